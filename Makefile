@@ -1,0 +1,33 @@
+# The two commands of the README:
+#   make run   install missing Debian packages, configure, build, open the app on the bundled scene
+#   make test  the same set-up, then every test (what .ci/run calls)
+# Other targets: make build, make deps, make gpu-build (sm_90 tree for the GPU machine), make clean.
+
+SHELL := /bin/bash
+JOBS ?= $(shell nproc)
+# CUDA architecture for `make run`: the local GPU's, else sm_90.
+CUDA_ARCH ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d . | grep -E '^[0-9]+$$' || echo 90)
+
+.PHONY: run test build deps gpu-build clean
+
+deps:
+	@bash tools/install-deps.sh
+
+build: deps
+	cmake --preset release -DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCH)
+	cmake --build --preset release -j $(JOBS)
+
+run: build
+	./build/release/app/satlab $(ARGS)
+
+test: deps
+	cmake --preset ci
+	cmake --build --preset ci -j $(JOBS)
+	ctest --preset ci -j $(JOBS)
+
+gpu-build: deps
+	cmake --preset gpu
+	cmake --build --preset gpu -j $(JOBS)
+
+clean:
+	rm -rf build build-gpu

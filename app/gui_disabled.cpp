@@ -1,0 +1,1 @@
+// Linked when satlab is configured with SATLAB_WITH_GUI=OFF.

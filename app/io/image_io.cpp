@@ -1,0 +1,1 @@
+#include "app/io/image_io.hpp"

@@ -1,0 +1,27 @@
+#include "core/params.hpp"
+
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace satlab {
+
+const char* to_string(FilterKind f) { return f == FilterKind::Box ? "box" : "dof"; }
+
+FilterKind filter_from_string(const std::string& s) {
+  if (s == "box") return FilterKind::Box;
+  if (s == "dof") return FilterKind::Dof;
+  throw Error("unknown filter '" + s + "' (expected box or dof)");
+}
+
+void validate(const Params& p) {
+  auto bad = [](const std::string& what) { throw Error("parameter out of range: " + what); };
+  if (p.box_radius < 0 || p.box_radius > 4096) bad("box_radius must be in [0, 4096]");
+  if (!(p.focus >= 0.f && p.focus <= 1.f)) bad("focus must be in [0, 1]");
+  if (!(p.aperture >= 0.f && std::isfinite(p.aperture))) bad("aperture must be >= 0");
+  if (!(p.max_radius >= 0.f && p.max_radius <= 4096.f)) bad("max_radius must be in [0, 4096]");
+  if (!(p.near_depth > 0.f && std::isfinite(p.near_depth))) bad("near_depth must be > 0");
+  if (!(p.far_depth > p.near_depth && std::isfinite(p.far_depth))) bad("far_depth must be > near_depth");
+}
+
+}  // namespace satlab

@@ -1,0 +1,32 @@
+// Every user-facing parameter of the filter pipeline, in one struct that the UI panels, presets, the
+// CLI and both backends read.
+#pragma once
+#include <string>
+
+namespace satlab {
+
+enum class FilterKind { Box, Dof };
+
+struct Params {
+  FilterKind filter = FilterKind::Dof;
+  int box_radius = 4;  // Box: one radius for the whole image, in pixels
+
+  // Depth of field. Depth maps are normalised to d in [0,1] by a min/max reduction, then mapped to scene
+  // depth z = near + d * (far - near) (or, with `disparity`, 1/z = 1/far + d * (1/near - 1/far)).
+  // Thin-lens circle of confusion, signed (> 0 in front of the focus plane, < 0 behind):
+  //   c = aperture * (1/z - 1/z_focus)   in pixels, radius = min(|c|, max_radius).
+  float focus = 0.5f;        // normalised depth in [0,1] that is in focus
+  float aperture = 40.0f;    // K, pixels * depth units
+  float max_radius = 24.0f;  // pixels
+  float near_depth = 1.0f;   // scene depth at d = 0
+  float far_depth = 10.0f;   // scene depth at d = 1
+  bool disparity = false;    // the depth map stores inverse depth (bright = near)
+};
+
+const char* to_string(FilterKind f);
+// Parses "box" / "dof"; throws satlab::Error otherwise.
+FilterKind filter_from_string(const std::string& s);
+// Throws satlab::Error naming the first out-of-range field.
+void validate(const Params& p);
+
+}  // namespace satlab

@@ -1,0 +1,57 @@
+// CPU reference algorithms: the fallback backend's building blocks and the gold results every GPU
+// variant is compared with. Multi-threaded (threads <= 0: default_threads()).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/image.hpp"
+#include "core/params.hpp"
+
+namespace satlab {
+
+// --- Reductions ------------------------------------------------------------------------------------
+struct MinMax {
+  float min = 0.f;
+  float max = 0.f;
+};
+MinMax minmax_reduce(const float* data, size_t n, int threads = 0);  // n >= 1
+int64_t sum_reduce(const int32_t* data, size_t n, int threads = 0);    // exact (64-bit accumulator)
+double sum_reduce(const float* data, size_t n, int threads = 0);       // float64 accumulation
+
+// --- Scans (inclusive unless named otherwise); uint32 wraps around like the GPU --------------------
+void inclusive_scan(const uint32_t* in, uint32_t* out, size_t n);
+void exclusive_scan(const uint32_t* in, uint32_t* out, size_t n);
+
+// --- Summed-area tables (inclusive: S(x,y) = sum of pixels with x' <= x and y' <= y) ---------------
+// RGBA8 -> 4 x uint32 per pixel, interleaved, wrap-around arithmetic: any box sum recovered with
+// box_sum() is exact whatever the image size, because every true box sum of 8-bit data over fewer than
+// 2^24 pixels fits in 32 bits.
+void sat_rgba8(const ImageRGBA8& image, std::vector<uint32_t>& sat, int threads = 0);
+// One channel of 8-bit data (w*h bytes) -> uint32 SAT (w*h).
+void sat_u8(const uint8_t* data, int width, int height, std::vector<uint32_t>& sat, int threads = 0);
+// Float image (any channel count) -> float64 SAT, interleaved like the input.
+void sat_float(const ImageF& image, std::vector<double>& sat, int threads = 0);
+
+// Sum of channel c over the box [x0,x1] x [y0,y1] (inclusive, clipped by the caller) from an
+// interleaved inclusive SAT with `channels` channels: 4 taps, wrap-around subtraction.
+uint32_t box_sum(const uint32_t* sat, int width, int channels, int c, int x0, int y0, int x1, int y1);
+
+// --- Depth of field --------------------------------------------------------------------------------
+// d = (raw - min) / (max - min) (all zeros when max == min), via minmax_reduce.
+ImageF normalise_depth(const ImageF& raw, int threads = 0);
+// Signed circle of confusion in pixels from normalised depth (see Params), clamped to +-max_radius.
+// Computed in float without fused multiply-add so that a GPU kernel can match it bit for bit.
+float coc_from_depth(float d, const Params& p);
+ImageF coc_map(const ImageF& depth_normalised, const Params& p, int threads = 0);
+// The integer blur radius of a CoC value: round(|c|) half away from zero.
+int blur_radius(float coc);
+
+// --- Box blurs through the SAT (4 taps per pixel and channel) --------------------------------------
+// Each output channel is round(box_sum / area) (half up, integer arithmetic: (sum + area/2) / area)
+// over the box of the pixel's radius clipped to the image, so edges are normalised by the clipped area.
+ImageRGBA8 box_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, int radius, int threads = 0);
+ImageRGBA8 dof_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, const ImageF& coc,
+                    int threads = 0);
+
+}  // namespace satlab

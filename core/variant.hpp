@@ -1,0 +1,67 @@
+// The variant registry's types. A variant is one GPU algorithm (a reduction, a scan, a SAT builder) with
+// its name, where it comes from, its bytes-moved model and its launch function. The UI, `satlab bench`,
+// `satlab verify`, `satlab variants` and the tests all iterate the registry (gpu/registry), so adding a
+// variant is one file and one line in the table. Plain C++: device pointers travel as void*.
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace satlab {
+
+enum class Family { Reduce, Scan, Sat };
+enum class DType { I32, U32, F32, U8, RGBA8 };
+enum class ReduceOp { Sum, Min, Max };
+
+const char* to_string(Family f);
+const char* to_string(DType t);
+const char* to_string(ReduceOp op);
+size_t dtype_size(DType t);
+
+// Device-side arguments of one launch. Pointers are device pointers; `stream` is a cudaStream_t.
+struct ReduceArgs {
+  const void* in = nullptr;
+  void* out = nullptr;  // one element of `dtype`
+  size_t n = 0;
+  DType dtype = DType::I32;
+  ReduceOp op = ReduceOp::Sum;
+  void* stream = nullptr;
+};
+struct ScanArgs {
+  const void* in = nullptr;
+  void* out = nullptr;  // n elements of `dtype`
+  size_t n = 0;
+  DType dtype = DType::I32;
+  bool inclusive = true;
+  void* stream = nullptr;
+};
+struct SatArgs {
+  const void* in = nullptr;  // width*height pixels of `dtype` (U8, RGBA8 or F32 with `channels`)
+  void* out = nullptr;       // width*height*channels of uint32 (8-bit input) or float
+  int width = 0;
+  int height = 0;
+  int channels = 1;
+  DType dtype = DType::U8;
+  void* stream = nullptr;
+};
+
+struct Variant {
+  std::string name;          // stable id used on the command line: "harris7", "blelloch_padded", ...
+  Family family = Family::Reduce;
+  std::string label;         // shown in the UI: "#7 multiple adds per thread"
+  std::string source;        // seed file, paper or library
+  std::vector<DType> dtypes; // element types it accepts
+  // Minimum bytes moved through device memory for a problem of n elements (SAT: width*height pixels),
+  // the denominator of its GB/s.
+  std::function<double(size_t n, DType t)> bytes;
+  // "" when the variant can run this size/type, else the reason it refuses (never a wrong answer).
+  std::function<std::string(size_t n, DType t)> refuses;
+  // Exactly one of these is set, matching `family`. They enqueue on args.stream and return; they throw
+  // satlab::Error on a CUDA error (with the failing call and sizes).
+  std::function<void(const ReduceArgs&)> reduce;
+  std::function<void(const ScanArgs&)> scan;
+  std::function<void(const SatArgs&)> sat;
+};
+
+}  // namespace satlab

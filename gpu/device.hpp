@@ -1,0 +1,27 @@
+// The GPU library's plain C++ face: callable from app/ and tests whether or not CUDA was built in.
+// Without CUDA (or without a device) everything here reports why instead of failing obscurely.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/variant.hpp"
+
+namespace satlab::gpu {
+
+struct DeviceInfo {
+  bool available = false;
+  std::string name;       // "NVIDIA H100 80GB HBM3"
+  std::string reason;     // why not available ("satlab was built without CUDA", "no CUDA device: ...")
+  int sm_count = 0;
+  int cc_major = 0, cc_minor = 0;
+  size_t total_memory = 0;
+  size_t l2_bytes = 0;
+};
+
+// Probes once (cached); never throws.
+const DeviceInfo& probe();
+
+// Every registered GPU variant, in table order (empty without CUDA).
+const std::vector<Variant>& variants();
+
+}  // namespace satlab::gpu

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages satlab needs, only those missing. Root, or a user with sudo.
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config libglfw3-dev libimgui-dev libstb-dev python3-glad libcli11-dev
+      nlohmann-json3-dev libgtest-dev libgmock-dev libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri
+      xvfb xauth)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "satlab: installing Debian packages: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+if [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null; then
+  echo "satlab: CUDA toolkit found: the GPU backend will be built"
+else
+  echo "satlab: no CUDA toolkit (/usr/local/cuda): building the CPU backend only"
+fi
