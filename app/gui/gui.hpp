@@ -1,0 +1,22 @@
+// The desktop front end (GLFW window or headless EGL, ImGui panels, GL viewer). The CLI fills Options.
+#pragma once
+#include <string>
+
+namespace satlab::gui {
+
+struct Options {
+  std::string image_path;      // empty: the bundled default scene
+  std::string depth_path;      // empty: the scene's own depth map (default scene) or synthetic depth
+  int frames = 0;              // > 0: render this many frames, then exit
+  std::string screenshot;      // with frames: save the final frame (full UI) to this PNG
+  bool headless = false;       // EGL offscreen context instead of a GLFW window
+  int width = 1600;            // window / offscreen framebuffer size in pixels
+  int height = 900;
+  std::string backend = "auto";  // auto | cpu | gpu
+};
+
+// Runs the app; returns the process exit code. Without a display (and not headless) it prints one line
+// that names `satlab render` and `xvfb-run` and returns non-zero.
+int run(const Options& options);
+
+}  // namespace satlab::gui
