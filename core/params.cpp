@@ -16,10 +16,10 @@ FilterKind filter_from_string(const std::string& s) {
 
 void validate(const Params& p) {
   auto bad = [](const std::string& what) { throw Error("parameter out of range: " + what); };
-  if (p.box_radius < 0 || p.box_radius > 4096) bad("box_radius must be in [0, 4096]");
+  if (p.box_radius < 0 || p.box_radius > 2047) bad("box_radius must be in [0, 2047]");
   if (!(p.focus >= 0.f && p.focus <= 1.f)) bad("focus must be in [0, 1]");
   if (!(p.aperture >= 0.f && std::isfinite(p.aperture))) bad("aperture must be >= 0");
-  if (!(p.max_radius >= 0.f && p.max_radius <= 4096.f)) bad("max_radius must be in [0, 4096]");
+  if (!(p.max_radius >= 0.f && p.max_radius <= 2047.f)) bad("max_radius must be in [0, 2047]");
   if (!(p.near_depth > 0.f && std::isfinite(p.near_depth))) bad("near_depth must be > 0");
   if (!(p.far_depth > p.near_depth && std::isfinite(p.far_depth))) bad("far_depth must be > near_depth");
 }

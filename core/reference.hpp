@@ -48,6 +48,9 @@ ImageF coc_map(const ImageF& depth_normalised, const Params& p, int threads = 0)
 int blur_radius(float coc);
 
 // --- Box blurs through the SAT (4 taps per pixel and channel) --------------------------------------
+// Radii are clamped to kMaxBlurRadius: a box of at most 4095 x 4095 < 2^24 pixels keeps every true box
+// sum of 8-bit data (and sum + area/2) inside 32 bits, so wrap-around SATs stay exact.
+constexpr int kMaxBlurRadius = 2047;
 // Each output channel is round(box_sum / area) (half up, integer arithmetic: (sum + area/2) / area)
 // over the box of the pixel's radius clipped to the image, so edges are normalised by the clipped area.
 ImageRGBA8 box_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, int radius, int threads = 0);
