@@ -1,1 +1,208 @@
+// stb-based loaders and writers. Headers are checked (size, dimensions) before any pixel is decoded,
+// and every failure names the file and the reason.
 #include "app/io/image_io.hpp"
+
+#include <stb_image.h>
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error.hpp"
+
+namespace satlab::io {
+
+bool write_png16_gray(const std::string& path, int width, int height, const std::vector<uint8_t>& rows);
+
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const std::string& why) { throw Error(path + ": " + why); }
+
+std::string ext_lower(const std::string& path) {
+  auto dot = path.find_last_of('.');
+  if (dot == std::string::npos) return "";
+  std::string e = path.substr(dot + 1);
+  for (auto& ch : e) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  return e;
+}
+
+// Readable regular file, not empty.
+void check_file(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) fail(path, std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) fail(path, "is a folder, not an image");
+  if (st.st_size == 0) fail(path, "file is empty (0 bytes)");
+  if (access(path.c_str(), R_OK) != 0) fail(path, "not readable: " + std::string(std::strerror(errno)));
+}
+
+// Dimensions from the header; refuses unknown formats and oversized images before decoding.
+void check_header(const std::string& path, int* w, int* h, int* comp) {
+  if (!stbi_info(path.c_str(), w, h, comp))
+    fail(path, std::string("not a readable image (") + stbi_failure_reason() + ")");
+  if (*w <= 0 || *h <= 0) fail(path, "image has zero size");
+  if (size_t(*w) * size_t(*h) > kMaxPixels)
+    fail(path, "image is " + std::to_string(*w) + "x" + std::to_string(*h) +
+                   " pixels, more than the limit of 2^28 (16384x16384)");
+}
+
+struct StbFree {
+  void operator()(void* p) const { stbi_image_free(p); }
+};
+
+ImageF load_pfm(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) fail(path, std::strerror(errno));
+  std::string magic;
+  int w = 0, h = 0;
+  double scale = 0;
+  f >> magic >> w >> h >> scale;
+  if (!f || (magic != "Pf" && magic != "PF")) fail(path, "not a PFM file (bad header)");
+  if (w <= 0 || h <= 0 || size_t(w) * size_t(h) > kMaxPixels)
+    fail(path, "PFM size " + std::to_string(w) + "x" + std::to_string(h) + " out of range");
+  f.get();  // the single whitespace byte after the scale
+  const int ch = magic == "PF" ? 3 : 1;
+  std::vector<float> raw(size_t(w) * size_t(h) * size_t(ch));
+  f.read(reinterpret_cast<char*>(raw.data()), std::streamsize(raw.size() * sizeof(float)));
+  if (size_t(f.gcount()) != raw.size() * sizeof(float)) fail(path, "PFM file is truncated");
+  const bool little = scale < 0;
+  const uint16_t probe = 1;
+  const bool host_little = *reinterpret_cast<const uint8_t*>(&probe) == 1;
+  if (little != host_little)
+    for (auto& v : raw) {
+      uint32_t u;
+      std::memcpy(&u, &v, 4);
+      u = __builtin_bswap32(u);
+      std::memcpy(&v, &u, 4);
+    }
+  ImageF d(w, h, 1);
+  for (int y = 0; y < h; ++y)  // PFM rows run bottom to top
+    for (int x = 0; x < w; ++x) d.at(x, y) = raw[(size_t(h - 1 - y) * size_t(w) + size_t(x)) * size_t(ch)];
+  return d;
+}
+
+void check_finite(const std::string& path, const ImageF& d) {
+  for (float v : d.data)
+    if (!std::isfinite(v)) fail(path, "depth map contains NaN or infinite values");
+}
+
+// Writes bytes to path through path.tmp-XXXX + rename, so readers never see a partial file.
+template <typename WriteFn>
+void write_atomically(const std::string& path, WriteFn&& write) {
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  if (!write(tmp)) {
+    std::remove(tmp.c_str());
+    fail(path, "cannot write PNG (" + std::string(std::strerror(errno ? errno : EIO)) + ")");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    std::remove(tmp.c_str());
+    fail(path, "cannot write: " + std::string(std::strerror(e)));
+  }
+}
+
+}  // namespace
+
+ImageRGBA8 load_image(const std::string& path) {
+  check_file(path);
+  int w = 0, h = 0, comp = 0;
+  check_header(path, &w, &h, &comp);
+  ImageRGBA8 img(w, h);
+  if (stbi_is_hdr(path.c_str())) {
+    // Radiance HDR: clamp to [0,1] and encode with the sRGB-like gamma stb uses for LDR conversion.
+    std::unique_ptr<float, StbFree> px(stbi_loadf(path.c_str(), &w, &h, &comp, 4));
+    if (!px) fail(path, std::string("cannot decode (") + stbi_failure_reason() + ")");
+    for (size_t i = 0; i < img.data.size(); ++i) {
+      float v = px.get()[i];
+      if (i % 4 != 3) v = std::pow(std::max(v, 0.f), 1.f / 2.2f);
+      img.data[i] = uint8_t(std::lround(std::min(std::max(v, 0.f), 1.f) * 255.f));
+    }
+    return img;
+  }
+  // 16-bit PNGs are reduced to 8 bits by stbi_load (rounded by stb).
+  std::unique_ptr<uint8_t, StbFree> px(stbi_load(path.c_str(), &w, &h, &comp, 4));
+  if (!px) fail(path, std::string("cannot decode (") + stbi_failure_reason() + ")");
+  std::memcpy(img.data.data(), px.get(), img.data.size());
+  return img;
+}
+
+ImageF load_depth(const std::string& path) {
+  check_file(path);
+  if (ext_lower(path) == "pfm") {
+    ImageF d = load_pfm(path);
+    check_finite(path, d);
+    return d;
+  }
+  int w = 0, h = 0, comp = 0;
+  check_header(path, &w, &h, &comp);
+  ImageF d(w, h, 1);
+  if (stbi_is_hdr(path.c_str())) {
+    std::unique_ptr<float, StbFree> px(stbi_loadf(path.c_str(), &w, &h, &comp, 1));
+    if (!px) fail(path, std::string("cannot decode (") + stbi_failure_reason() + ")");
+    std::copy(px.get(), px.get() + d.data.size(), d.data.begin());
+    check_finite(path, d);
+  } else if (stbi_is_16_bit(path.c_str())) {
+    std::unique_ptr<uint16_t, StbFree> px(stbi_load_16(path.c_str(), &w, &h, &comp, 0));
+    if (!px) fail(path, std::string("cannot decode (") + stbi_failure_reason() + ")");
+    for (size_t i = 0; i < d.data.size(); ++i) d.data[i] = float(px.get()[i * size_t(comp)]) / 65535.f;
+  } else {
+    std::unique_ptr<uint8_t, StbFree> px(stbi_load(path.c_str(), &w, &h, &comp, 0));
+    if (!px) fail(path, std::string("cannot decode (") + stbi_failure_reason() + ")");
+    for (size_t i = 0; i < d.data.size(); ++i) d.data[i] = float(px.get()[i * size_t(comp)]) / 255.f;
+  }
+  return d;
+}
+
+ImageF resample_depth(const ImageF& depth, int width, int height) {
+  if (depth.width == width && depth.height == height) return depth;
+  if (depth.empty() || width <= 0 || height <= 0) throw Error("resample_depth: empty size");
+  ImageF out(width, height, 1);
+  const float sx = float(depth.width) / float(width), sy = float(depth.height) / float(height);
+  for (int y = 0; y < height; ++y) {
+    const float fy = std::min(std::max((float(y) + 0.5f) * sy - 0.5f, 0.f), float(depth.height - 1));
+    const int y0 = int(fy), y1 = std::min(y0 + 1, depth.height - 1);
+    const float ty = fy - float(y0);
+    for (int x = 0; x < width; ++x) {
+      const float fx = std::min(std::max((float(x) + 0.5f) * sx - 0.5f, 0.f), float(depth.width - 1));
+      const int x0 = int(fx), x1 = std::min(x0 + 1, depth.width - 1);
+      const float tx = fx - float(x0);
+      const float top = depth.at(x0, y0) * (1 - tx) + depth.at(x1, y0) * tx;
+      const float bot = depth.at(x0, y1) * (1 - tx) + depth.at(x1, y1) * tx;
+      out.at(x, y) = top * (1 - ty) + bot * ty;
+    }
+  }
+  return out;
+}
+
+void save_png(const std::string& path, const ImageRGBA8& image) {
+  if (image.empty()) fail(path, "nothing to save (empty image)");
+  write_atomically(path, [&](const std::string& tmp) {
+    return stbi_write_png(tmp.c_str(), image.width, image.height, 4, image.data.data(), image.width * 4) != 0;
+  });
+}
+
+void save_png16(const std::string& path, const ImageF& grey01) {
+  if (grey01.empty() || grey01.channels != 1) fail(path, "nothing to save (need a 1-channel image)");
+  // stb writes 8-bit PNGs only: 16-bit greyscale goes through png16.cpp.
+  std::vector<uint8_t> raw;
+  raw.reserve((size_t(grey01.width) * 2 + 1) * size_t(grey01.height));
+  for (int y = 0; y < grey01.height; ++y) {
+    raw.push_back(0);  // filter: none
+    for (int x = 0; x < grey01.width; ++x) {
+      const float v = std::min(std::max(grey01.at(x, y), 0.f), 1.f);
+      const uint16_t q = uint16_t(std::lround(v * 65535.f));
+      raw.push_back(uint8_t(q >> 8));
+      raw.push_back(uint8_t(q & 0xff));
+    }
+  }
+  write_atomically(path, [&](const std::string& tmp) { return write_png16_gray(tmp, grey01.width, grey01.height, raw); });
+}
+
+}  // namespace satlab::io

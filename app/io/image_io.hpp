@@ -16,6 +16,9 @@ ImageRGBA8 load_image(const std::string& path);
 // (float). Values are returned raw, scaled to [0,1] for integer formats.
 ImageF load_depth(const std::string& path);
 
+// Bilinear resampling of a 1-channel depth map to another size (identity when the size matches).
+ImageF resample_depth(const ImageF& depth, int width, int height);
+
 // Writes through a temporary file and rename, so an interrupted save leaves no half-written file.
 void save_png(const std::string& path, const ImageRGBA8& image);
 void save_png16(const std::string& path, const ImageF& grey01);  // 1 channel in [0,1] -> 16-bit PNG

@@ -1,0 +1,51 @@
+#include "app/io/assets.hpp"
+
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <sys/stat.h>
+#include <vector>
+
+#include "core/error.hpp"
+
+#ifndef SATLAB_SOURCE_DIR
+#define SATLAB_SOURCE_DIR "."
+#endif
+
+namespace satlab::io {
+namespace {
+
+bool has_default(const std::string& dir) {
+  struct stat st {};
+  return stat((dir + "/default.png").c_str(), &st) == 0;
+}
+
+std::string exe_dir() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return ".";
+  std::string p(buf, size_t(n));
+  return p.substr(0, p.find_last_of('/'));
+}
+
+}  // namespace
+
+std::string assets_dir() {
+  std::vector<std::string> tried;
+  if (const char* env = std::getenv("SATLAB_ASSETS")) tried.push_back(env);
+  const std::string exe = exe_dir();
+  tried.push_back(exe + "/../../assets");         // build/<preset>/app/satlab
+  tried.push_back(exe + "/../share/satlab/assets");  // installed
+  tried.push_back(SATLAB_SOURCE_DIR "/assets");
+  for (const auto& d : tried)
+    if (has_default(d)) return d;
+  std::string msg = "bundled scene not found (looked in";
+  for (const auto& d : tried) msg += " " + d;
+  throw Error(msg + "); set SATLAB_ASSETS to the assets folder");
+}
+
+std::string default_scene_image() { return assets_dir() + "/default.png"; }
+std::string default_scene_depth() { return assets_dir() + "/default_depth.png"; }
+
+}  // namespace satlab::io
