@@ -1,9 +1,11 @@
 // The GPU library's plain C++ face: callable from app/ and tests whether or not CUDA was built in.
 // Without CUDA (or without a device) everything here reports why instead of failing obscurely.
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/pipeline.hpp"
 #include "core/variant.hpp"
 
 namespace satlab::gpu {
@@ -23,5 +25,9 @@ const DeviceInfo& probe();
 
 // Every registered GPU variant, in table order (empty without CUDA).
 const std::vector<Variant>& variants();
+
+// The GPU backend of the Pipeline interface. Throws satlab::Error (with the reason) when it cannot be
+// created: no device, not enough memory, or a build without CUDA.
+std::unique_ptr<Pipeline> make_pipeline();
 
 }  // namespace satlab::gpu

@@ -1,4 +1,5 @@
 // Built instead of the CUDA library when no CUDA toolkit was found at configure time.
+#include "core/error.hpp"
 #include "gpu/device.hpp"
 
 namespace satlab::gpu {
@@ -16,5 +17,7 @@ const std::vector<Variant>& variants() {
   static const std::vector<Variant> none;
   return none;
 }
+
+std::unique_ptr<Pipeline> make_pipeline() { throw Error(probe().reason); }
 
 }  // namespace satlab::gpu

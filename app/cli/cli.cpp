@@ -1,12 +1,65 @@
+// The command line. With no subcommand satlab opens the GUI (optionally on IMAGE [--depth D]);
+// subcommands run headless. To add a subcommand: write app/cli/cmd_NAME.cpp with an AddCommand
+// function (commands.hpp) and add it to kCommands below.
 #include "app/cli/cli.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
+#include <iterator>
+
+#include "app/cli/commands.hpp"
+#include "app/gui/gui.hpp"
+#include "core/error.hpp"
 
 namespace satlab::cli {
+namespace {
 
-int run(int, char**) {
-  std::fprintf(stderr, "satlab: not built yet\n");
-  return 1;
+constexpr AddCommand kCommands[] = {
+    add_render_command,
+};
+
+void parse_size(const std::string& s, int* w, int* h) {
+  if (std::sscanf(s.c_str(), "%dx%d", w, h) != 2 || *w < 64 || *h < 64 || *w > 16384 || *h > 16384)
+    throw CLI::ValidationError("--size", "expected WIDTHxHEIGHT between 64x64 and 16384x16384, got " + s);
+}
+
+}  // namespace
+
+int run(int argc, char** argv) {
+  CLI::App app{"satlab: summed-area-table image filters (GPU variable box blur / depth of field)", "satlab"};
+  app.require_subcommand(0, 1);
+  gui::Options gui;
+  std::string size;
+  app.add_option("image", gui.image_path, "Image to open (PNG, JPEG, BMP, TGA, HDR); default: the bundled scene");
+  app.add_option("--depth", gui.depth_path, "Depth map for the image (8/16-bit PNG, .hdr, .pfm)");
+  app.add_option("--frames", gui.frames, "Render this many frames, then exit")->check(CLI::NonNegativeNumber);
+  app.add_option("--screenshot", gui.screenshot, "With --frames: save the last frame (whole window) as PNG");
+  app.add_flag("--headless", gui.headless, "Render offscreen through EGL (no window, no display needed)");
+  app.add_option("--size", size, "Window or offscreen size, WIDTHxHEIGHT (default 1600x900)");
+  app.add_option("--backend", gui.backend, "Pipeline backend")->check(CLI::IsMember({"auto", "cpu", "gpu"}));
+  app.add_option("--view", gui.view, "Initial view")->check(CLI::IsMember({"result", "input", "depth", "coc"}));
+
+  Action action;
+  for (AddCommand add : kCommands) add(app, action);
+
+  try {
+    app.parse(argc, argv);
+    if (!size.empty()) parse_size(size, &gui.width, &gui.height);
+    if (!gui.screenshot.empty() && gui.frames == 0) gui.frames = 30;
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    return action ? action() : gui::run(gui);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "satlab: %s\n", e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "satlab: out of memory\n");
+    return 1;
+  }
 }
 
 }  // namespace satlab::cli

@@ -13,6 +13,7 @@ struct Options {
   int width = 1600;            // window / offscreen framebuffer size in pixels
   int height = 900;
   std::string backend = "auto";  // auto | cpu | gpu
+  std::string view = "result";   // result | input | depth | coc
 };
 
 // Runs the app; returns the process exit code. Without a display (and not headless) it prints one line

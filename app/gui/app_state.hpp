@@ -1,0 +1,48 @@
+// The one settings struct of the front end: panels read and write it, the main loop acts on it.
+#pragma once
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/params.hpp"
+#include "core/pipeline.hpp"
+
+namespace satlab::gui {
+
+enum class View { Result, Input, Depth, Coc };
+const char* to_string(View v);
+View view_from_string(const std::string& s);
+
+struct StageStats {
+  double ema_ms = 0;
+  double last_ms = 0;
+  double bytes = 0;
+};
+
+struct AppState {
+  Params params;
+  View view = View::Result;
+  std::string backend = "auto";  // requested: auto | cpu | gpu
+  bool show_ui = true;
+  bool vsync = true;
+
+  // What is loaded, for display.
+  std::string image_path, depth_path, backend_name, backend_note, surface_name;
+  int image_width = 0, image_height = 0;
+
+  // Requests from the panels, handled by the loop.
+  bool params_changed = true;
+  bool backend_changed = false;
+  std::string open_image, open_depth;
+  std::string error;  // shown in a popup until dismissed
+
+  // Timings of the last frames the pipeline ran.
+  std::vector<std::string> stage_order;
+  std::map<std::string, StageStats> stages;
+  std::deque<float> frame_ms_history;
+  int pipeline_runs = 0;
+  void record(const std::vector<StageTiming>& timings);
+};
+
+}  // namespace satlab::gui

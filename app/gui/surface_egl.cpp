@@ -1,0 +1,106 @@
+// Headless OpenGL: an EGL context with no window system (the EGL device platform: NVIDIA's driver on
+// the GPU machine, Mesa's software device elsewhere; Mesa's surfaceless platform as a fallback),
+// rendering into a framebuffer object. ImGui runs without a platform backend here.
+#include <glad/egl.h>
+#include <glad/gl.h>
+#include <imgui.h>
+
+#include "app/gui/surface.hpp"
+#include "core/error.hpp"
+
+namespace satlab::gui {
+namespace {
+
+std::string egl_error(const char* what) {
+  char buf[96];
+  std::snprintf(buf, sizeof(buf), "%s failed (EGL error 0x%04x)", what, unsigned(eglGetError()));
+  return buf;
+}
+
+class EglSurface final : public Surface {
+ public:
+  EglSurface(int width, int height) : width_(width), height_(height) {
+    if (!gladLoaderLoadEGL(EGL_NO_DISPLAY)) throw Error("headless mode needs libEGL.so.1 (EGL 1.5), not found");
+    display_ = pick_display();
+    if (!gladLoaderLoadEGL(display_)) throw Error("cannot load EGL functions for the display");
+    if (!eglBindAPI(EGL_OPENGL_API)) throw Error(egl_error("eglBindAPI(OpenGL)"));
+    // We render into our own framebuffer object, so any OpenGL-capable config will do; some device
+    // platforms offer none at all, which EGL_KHR_no_config_context allows.
+    const EGLint config_attribs[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE};
+    EGLConfig config = EGL_NO_CONFIG_KHR;
+    EGLint n = 0;
+    if ((!eglChooseConfig(display_, config_attribs, &config, 1, &n) || n < 1)) {
+      if (!GLAD_EGL_KHR_no_config_context) throw Error(egl_error("eglChooseConfig (OpenGL)"));
+      config = EGL_NO_CONFIG_KHR;
+    }
+    const EGLint ctx_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
+                                  EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+    context_ = eglCreateContext(display_, config, EGL_NO_CONTEXT, ctx_attribs);
+    if (context_ == EGL_NO_CONTEXT) throw Error(egl_error("eglCreateContext (OpenGL 4.5 core)"));
+    if (!eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, context_))
+      throw Error(egl_error("eglMakeCurrent (surfaceless)"));
+    load_gl(reinterpret_cast<void* (*)(const char*)>(eglGetProcAddress));
+    glGenFramebuffers(1, &fbo_);
+    glGenRenderbuffers(1, &colour_);
+    glBindRenderbuffer(GL_RENDERBUFFER, colour_);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width_, height_);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, colour_);
+    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
+      throw Error("offscreen framebuffer of " + std::to_string(width) + "x" + std::to_string(height) + " incomplete");
+  }
+  ~EglSurface() override {
+    if (fbo_) glDeleteFramebuffers(1, &fbo_);
+    if (colour_) glDeleteRenderbuffers(1, &colour_);
+    eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    if (context_ != EGL_NO_CONTEXT) eglDestroyContext(display_, context_);
+    eglTerminate(display_);
+    gladLoaderUnloadEGL();
+  }
+  bool should_close() override { return false; }
+  void new_frame() override {
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = ImVec2(float(width_), float(height_));
+    io.DisplayFramebufferScale = ImVec2(1, 1);
+    io.DeltaTime = 1.f / 60.f;
+  }
+  void framebuffer_size(int* w, int* h) override {
+    *w = width_;
+    *h = height_;
+  }
+  float content_scale() override { return 1.f; }
+  void bind_framebuffer() override { glBindFramebuffer(GL_FRAMEBUFFER, fbo_); }
+  void present() override { glFlush(); }
+  void set_vsync(bool) override {}
+  std::string describe() override { return "headless EGL, " + gl_renderer(); }
+
+ private:
+  static EGLDisplay pick_display() {
+    EGLint major = 0, minor = 0;
+    if (GLAD_EGL_EXT_device_enumeration && GLAD_EGL_EXT_platform_device) {
+      EGLDeviceEXT devices[16];
+      EGLint count = 0;
+      if (eglQueryDevicesEXT(16, devices, &count))
+        for (EGLint i = 0; i < count; ++i) {
+          EGLDisplay d = eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr);
+          if (d != EGL_NO_DISPLAY && eglInitialize(d, &major, &minor)) return d;
+        }
+    }
+    if (GLAD_EGL_MESA_platform_surfaceless) {
+      EGLDisplay d = eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
+      if (d != EGL_NO_DISPLAY && eglInitialize(d, &major, &minor)) return d;
+    }
+    throw Error("no EGL device or surfaceless display for headless rendering");
+  }
+
+  int width_, height_;
+  EGLDisplay display_ = EGL_NO_DISPLAY;
+  EGLContext context_ = EGL_NO_CONTEXT;
+  GLuint fbo_ = 0, colour_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Surface> open_headless(int width, int height) { return std::make_unique<EglSurface>(width, height); }
+
+}  // namespace satlab::gui

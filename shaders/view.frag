@@ -1,0 +1,42 @@
+#version 450 core
+// Draws one view of the pipeline: colour images as they are, depth through a perceptual colour map,
+// the signed circle of confusion with near (warm) and far (cool) colours.
+layout(location = 0) in vec2 uv;
+layout(location = 0) out vec4 colour;
+layout(binding = 0) uniform sampler2D rgba_tex;    // result / input (RGBA8)
+layout(binding = 1) uniform sampler2D scalar_tex;  // depth in [0,1] or signed CoC in pixels (R32F)
+uniform int mode;          // 0 colour, 1 depth, 2 signed CoC
+uniform float coc_scale;   // 1 / max radius
+uniform vec4 uv_rect;      // visible part of the image: xy = origin, zw = size, in image uv
+uniform vec4 background;
+
+// Polynomial fit of the Turbo colour map (Google, 2019: public domain coefficients).
+vec3 turbo(float x) {
+  const vec4 kR = vec4(0.13572138, 4.61539260, -42.66032258, 132.13108234);
+  const vec4 kG = vec4(0.09140261, 2.19418839, 4.84296658, -14.18503333);
+  const vec4 kB = vec4(0.10667330, 12.64194608, -60.58204836, 110.36276771);
+  const vec2 kR2 = vec2(-152.94239396, 59.28637943);
+  const vec2 kG2 = vec2(4.27729857, 2.82956604);
+  const vec2 kB2 = vec2(-89.90310912, 27.34824973);
+  x = clamp(x, 0.0, 1.0);
+  vec4 v4 = vec4(1.0, x, x * x, x * x * x);
+  vec2 v2 = v4.zw * v4.z;
+  return vec3(dot(v4, kR) + dot(v2, kR2), dot(v4, kG) + dot(v2, kG2), dot(v4, kB) + dot(v2, kB2));
+}
+
+void main() {
+  vec2 t = uv_rect.xy + uv * uv_rect.zw;
+  if (any(lessThan(t, vec2(0.0))) || any(greaterThan(t, vec2(1.0)))) {
+    colour = background;
+    return;
+  }
+  if (mode == 0) {
+    colour = vec4(texture(rgba_tex, t).rgb, 1.0);
+  } else if (mode == 1) {
+    colour = vec4(turbo(texture(scalar_tex, t).r), 1.0);
+  } else {
+    float c = clamp(texture(scalar_tex, t).r * coc_scale, -1.0, 1.0);
+    vec3 near_col = vec3(1.0, 0.45, 0.1), far_col = vec3(0.15, 0.45, 1.0), focus_col = vec3(0.08);
+    colour = vec4(mix(focus_col, c > 0.0 ? near_col : far_col, sqrt(abs(c))), 1.0);
+  }
+}
