@@ -43,10 +43,26 @@ void check_file(const std::string& path) {
   if (access(path.c_str(), R_OK) != 0) fail(path, "not readable: " + std::string(std::strerror(errno)));
 }
 
+// The size a PNG's IHDR declares, for a clear message where stb refuses the header as a whole.
+bool png_declared_size(const std::string& path, uint32_t* w, uint32_t* h) {
+  unsigned char b[24];
+  std::ifstream f(path, std::ios::binary);
+  if (!f.read(reinterpret_cast<char*>(b), 24)) return false;
+  if (std::memcmp(b, "\x89PNG\r\n\x1a\n", 8) != 0 || std::memcmp(b + 12, "IHDR", 4) != 0) return false;
+  *w = uint32_t(b[16]) << 24 | uint32_t(b[17]) << 16 | uint32_t(b[18]) << 8 | b[19];
+  *h = uint32_t(b[20]) << 24 | uint32_t(b[21]) << 16 | uint32_t(b[22]) << 8 | b[23];
+  return true;
+}
+
 // Dimensions from the header; refuses unknown formats and oversized images before decoding.
 void check_header(const std::string& path, int* w, int* h, int* comp) {
-  if (!stbi_info(path.c_str(), w, h, comp))
+  if (!stbi_info(path.c_str(), w, h, comp)) {
+    uint32_t pw = 0, ph = 0;
+    if (png_declared_size(path, &pw, &ph) && uint64_t(pw) * ph > kMaxPixels)
+      fail(path, "PNG declares " + std::to_string(pw) + "x" + std::to_string(ph) +
+                     " pixels, more than the limit of 2^28 (16384x16384)");
     fail(path, std::string("not a readable image (") + stbi_failure_reason() + ")");
+  }
   if (*w <= 0 || *h <= 0) fail(path, "image has zero size");
   if (size_t(*w) * size_t(*h) > kMaxPixels)
     fail(path, "image is " + std::to_string(*w) + "x" + std::to_string(*h) +

@@ -1,0 +1,150 @@
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <cstring>
+#include <unistd.h>
+
+#include "app/io/assets.hpp"
+#include "app/io/image_io.hpp"
+#include "core/error.hpp"
+#include "test_util.hpp"
+
+using namespace satlab;
+
+namespace {
+
+std::string tmp_path(const std::string& name) {
+  return ::testing::TempDir() + "satlab_io_" + std::to_string(::getpid()) + "_" + name;
+}
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+// Expects load_image/load_depth to throw satlab::Error whose message names the file and `why`.
+template <typename F>
+void expect_clear_error(F&& load, const std::string& path, const std::string& why) {
+  try {
+    load(path);
+    FAIL() << "no error for " << path;
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(path), std::string::npos) << msg;
+    EXPECT_NE(msg.find(why), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << "not one line: " << msg;
+  }
+}
+
+}  // namespace
+
+TEST(Io, PngRoundTripIsExact) {
+  ImageRGBA8 img = test::random_image(37, 23, test::fresh_seed());
+  const std::string p = tmp_path("rt.png");
+  io::save_png(p, img);
+  ImageRGBA8 back = io::load_image(p);
+  EXPECT_EQ(back.width, 37);
+  EXPECT_EQ(back.height, 23);
+  EXPECT_EQ(back.data, img.data);
+  std::remove(p.c_str());
+}
+
+TEST(Io, SixteenBitDepthRoundTripKeepsSixteenBits) {
+  ImageF d(19, 11, 1);
+  for (int i = 0; i < 19 * 11; ++i) d.data[size_t(i)] = float(i * 311 % 65536) / 65535.f;
+  const std::string p = tmp_path("d16.png");
+  io::save_png16(p, d);
+  ImageF back = io::load_depth(p);
+  ASSERT_EQ(back.width, 19);
+  ASSERT_EQ(back.height, 11);
+  for (size_t i = 0; i < d.data.size(); ++i) ASSERT_EQ(back.data[i], d.data[i]) << i;
+  std::remove(p.c_str());
+}
+
+TEST(Io, PfmDepthIsReadBottomUpInEitherByteOrder) {
+  for (const char* scale : {"-1.0", "1.0"}) {
+    const bool little = scale[0] == '-';
+    std::string bytes = std::string("Pf\n2 2\n") + scale + "\n";
+    const float rows[4] = {1.f, 2.f, 3.f, 4.f};  // file order: bottom row first
+    for (float v : rows) {
+      uint32_t u;
+      std::memcpy(&u, &v, 4);
+      if (!little) u = __builtin_bswap32(u);
+      bytes.append(reinterpret_cast<const char*>(&u), 4);
+    }
+    const std::string p = tmp_path("d.pfm");
+    write_bytes(p, bytes);
+    ImageF d = io::load_depth(p);
+    EXPECT_EQ(d.data, (std::vector<float>{3.f, 4.f, 1.f, 2.f})) << scale;
+    std::remove(p.c_str());
+  }
+}
+
+TEST(Io, BadFilesGiveOneClearLine) {
+  const std::string text = tmp_path("text.png"), empty = tmp_path("empty.png"), trunc = tmp_path("trunc.png"),
+                    huge = tmp_path("huge.png"), missing = tmp_path("missing.png");
+  write_bytes(text, "this is not an image at all");
+  write_bytes(empty, "");
+  // A valid PNG cut short after its header.
+  ImageRGBA8 img = test::random_image(64, 64, 7);
+  io::save_png(trunc, img);
+  std::ifstream in(trunc, std::ios::binary);
+  std::string full((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  write_bytes(trunc, full.substr(0, full.size() / 3));
+  // A PNG header declaring 100000 x 100000 pixels (CRC left as is: the size check comes first).
+  std::string hdr = "\x89PNG\r\n\x1a\n";
+  hdr += std::string("\0\0\0\x0dIHDR", 8);
+  hdr += std::string("\x00\x01\x86\xa0\x00\x01\x86\xa0\x08\x06\x00\x00\x00", 13);
+  hdr += std::string("\0\0\0\0", 4);
+  write_bytes(huge, hdr);
+
+  auto image = [](const std::string& p) { io::load_image(p); };
+  auto depth = [](const std::string& p) { io::load_depth(p); };
+  expect_clear_error(image, text, "not a readable image");
+  expect_clear_error(image, empty, "empty");
+  expect_clear_error(image, trunc, "");
+  expect_clear_error(image, huge, "");
+  expect_clear_error(image, missing, "No such file");
+  expect_clear_error(depth, text, "not a readable image");
+  expect_clear_error(depth, trunc, "");
+  // The oversized header is refused by size, before any decoding.
+  try {
+    io::load_image(huge);
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_TRUE(msg.find("100000x100000") != std::string::npos || msg.find("too large") != std::string::npos)
+        << "message: " << msg;
+  }
+  for (const auto& p : {text, empty, trunc, huge}) std::remove(p.c_str());
+}
+
+TEST(Io, FailedSaveLeavesNoFile) {
+  ImageRGBA8 img = test::random_image(4, 4, 1);
+  EXPECT_THROW(io::save_png("/nonexistent-dir/x.png", img), Error);
+  EXPECT_THROW(io::save_png(tmp_path("empty_out.png"), ImageRGBA8()), Error);
+}
+
+TEST(Io, DepthResampleKeepsConstantsAndCorners) {
+  ImageF d(4, 3, 1);
+  for (auto& v : d.data) v = 0.25f;
+  ImageF r = io::resample_depth(d, 17, 9);
+  EXPECT_EQ(r.width, 17);
+  for (float v : r.data) EXPECT_FLOAT_EQ(v, 0.25f);
+  ImageF ramp(2, 1, 1);
+  ramp.data = {0.f, 1.f};
+  ImageF up = io::resample_depth(ramp, 8, 1);
+  EXPECT_EQ(up.data.front(), 0.f);
+  EXPECT_EQ(up.data.back(), 1.f);
+}
+
+TEST(Io, BundledSceneIsFoundAndHasAMatchingDepthMap) {
+  ImageRGBA8 img = io::load_image(io::default_scene_image());
+  ImageF depth = io::load_depth(io::default_scene_depth());
+  EXPECT_EQ(img.width, depth.width);
+  EXPECT_EQ(img.height, depth.height);
+  float lo = 1, hi = 0;
+  for (float v : depth.data) lo = std::min(lo, v), hi = std::max(hi, v);
+  EXPECT_EQ(lo, 0.f);
+  EXPECT_EQ(hi, 1.f);
+}
