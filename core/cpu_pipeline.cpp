@@ -1,7 +1,11 @@
 // The CPU backend of the Pipeline interface: the fallback where there is no CUDA device and the
 // reference the GPU backend is compared with. Stages are timed with a steady clock.
+// Without a depth map the dof filter treats every pixel as lying on the focus plane (the image stays
+// sharp): the GUI can show any image before a depth map is chosen.
 #include <algorithm>
 #include <chrono>
+#include <new>
+#include <string>
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
@@ -20,12 +24,16 @@ class CpuPipeline final : public Pipeline {
   std::string backend_name() const override { return "cpu (" + std::to_string(threads_) + " threads)"; }
 
   void set_image(const ImageRGBA8& image) override {
-    if (image.empty()) throw Error("empty image");
+    if (image.empty()) throw Error("empty image (" + std::to_string(image.width) + "x" + std::to_string(image.height) + ")");
+    // Checked before anything is allocated: the SAT alone takes 16 bytes per pixel.
     if (image.pixels() > kMaxPixels)
       throw Error("image of " + std::to_string(image.width) + "x" + std::to_string(image.height) +
                   " pixels is larger than the CPU backend's limit of 2^28 pixels");
-    image_ = image;
-    sat_valid_ = false;
+    if (image.data.size() != image.pixels() * 4)
+      throw Error("image buffer holds " + std::to_string(image.data.size()) + " bytes, not " +
+                  std::to_string(image.pixels() * 4) + " for " + std::to_string(image.width) + "x" +
+                  std::to_string(image.height) + " RGBA8");
+    guard_memory("the image", [&] { image_ = image; });
     if (!depth_raw_.empty() && (depth_raw_.width != image.width || depth_raw_.height != image.height))
       depth_raw_ = ImageF();  // a depth map of the old size no longer applies
   }
@@ -35,8 +43,8 @@ class CpuPipeline final : public Pipeline {
     if (depth.width != image_.width || depth.height != image_.height)
       throw Error("depth map is " + std::to_string(depth.width) + "x" + std::to_string(depth.height) +
                   " but the image is " + std::to_string(image_.width) + "x" + std::to_string(image_.height));
-    depth_raw_ = depth;
-    depth_valid_ = false;
+    if (depth.data.size() != depth.pixels()) throw Error("depth map buffer does not match its size");
+    guard_memory("the depth map", [&] { depth_raw_ = depth; });
   }
 
   void set_params(const Params& params) override {
@@ -44,29 +52,11 @@ class CpuPipeline final : public Pipeline {
     params_ = params;
   }
 
+  // Every stage of the chosen filter runs (and is timed) on every call, so the timings list depends
+  // only on the filter: dof = reduce, coc, sat, blur; box = sat, blur.
   void run() override {
     if (image_.empty()) throw Error("no image set");
-    timings_.clear();
-    const double n = double(image_.pixels());
-    if (params_.filter == FilterKind::Dof) {
-      // Without a depth map every pixel is taken to lie on the focus plane: the image stays sharp.
-      if (depth_raw_.empty()) {
-        depth_norm_ = ImageF(image_.width, image_.height, 1);
-        std::fill(depth_norm_.data.begin(), depth_norm_.data.end(), params_.focus);
-      } else if (!depth_valid_) {  // the normalised depth changes only with the depth map
-        time("reduce", 4 * n, [&] { depth_norm_ = normalise_depth(depth_raw_, threads_); });
-        depth_valid_ = true;
-      }
-      time("coc", 8 * n, [&] { coc_ = coc_map(depth_norm_, params_, threads_); });
-    }
-    if (!sat_valid_) {  // the SAT depends on the image only
-      time("sat", 20 * n, [&] { sat_rgba8(image_, sat_, threads_); });
-      sat_valid_ = true;
-    }
-    time("blur", 24 * n, [&] {
-      result_ = params_.filter == FilterKind::Dof ? dof_blur(image_, sat_, coc_, threads_)
-                                                  : box_blur(image_, sat_, params_.box_radius, threads_);
-    });
+    guard_memory("one frame", [&] { run_stages(); });
   }
 
   const ImageRGBA8& result() override { return result_; }
@@ -75,6 +65,42 @@ class CpuPipeline final : public Pipeline {
   const std::vector<StageTiming>& timings() const override { return timings_; }
 
  private:
+  void run_stages() {
+    timings_.clear();
+    const double n = double(image_.pixels());
+    const bool dof = params_.filter == FilterKind::Dof;
+    if (dof) {
+      if (depth_raw_.empty()) {
+        // No depth map: every pixel lies on the focus plane, so the frame stays sharp. The stage still
+        // runs so that the stage list does not change with the inputs.
+        time("reduce", 0, [&] {
+          depth_norm_ = ImageF(image_.width, image_.height, 1);
+          std::fill(depth_norm_.data.begin(), depth_norm_.data.end(), params_.focus);
+        });
+      } else {
+        // min/max: read 4 B; normalise: read 4 B, write 4 B.
+        time("reduce", 12 * n, [&] { depth_norm_ = normalise_depth(depth_raw_, threads_); });
+      }
+      time("coc", 8 * n, [&] { coc_ = coc_map(depth_norm_, params_, threads_); });
+    }
+    time("sat", 20 * n, [&] { sat_rgba8(image_, sat_, threads_); });  // read 4 B, write 16 B
+    // Minimum traffic: the SAT read once (16 B), the result written (4 B), dof also reads the CoC.
+    time("blur", (dof ? 24 : 20) * n, [&] {
+      result_ = dof ? dof_blur(image_, sat_, coc_, threads_) : box_blur(image_, sat_, params_.box_radius, threads_);
+    });
+  }
+
+  // Allocation failures become satlab::Error naming what did not fit (the state stays usable).
+  template <typename F>
+  void guard_memory(const char* what, F&& f) {
+    try {
+      f();
+    } catch (const std::bad_alloc&) {
+      throw Error("out of memory for " + std::string(what) + " (" + std::to_string(image_.width) + "x" +
+                  std::to_string(image_.height) + " pixels)");
+    }
+  }
+
   template <typename F>
   void time(const char* name, double bytes, F&& f) {
     auto t0 = std::chrono::steady_clock::now();
@@ -87,7 +113,6 @@ class CpuPipeline final : public Pipeline {
   ImageRGBA8 image_, result_;
   ImageF depth_raw_, depth_norm_, coc_;
   std::vector<uint32_t> sat_;
-  bool sat_valid_ = false, depth_valid_ = false;
   Params params_;
   std::vector<StageTiming> timings_;
 };

@@ -24,6 +24,7 @@ class Pipeline {
   // The image to filter. Throws satlab::Error on an empty or oversized image (state unchanged).
   virtual void set_image(const ImageRGBA8& image) = 0;
   // A 1-channel depth map of the image's size (callers resample first). Raw values, any range.
+  // Without one, the dof filter puts every pixel on the focus plane (the result stays sharp).
   virtual void set_depth(const ImageF& depth) = 0;
   virtual void set_params(const Params& params) = 0;
 

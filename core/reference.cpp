@@ -74,83 +74,19 @@ void exclusive_scan(const uint32_t* in, uint32_t* out, size_t n) {
   }
 }
 
-// --- Summed-area tables ----------------------------------------------------------------------------
-// Rows are split into one band per thread. Each band builds its local SAT in one sweep (row prefix
-// plus the row above, still in cache); then the last row of every band is carried into the bands
-// below it. Unsigned accumulators wrap around, which keeps box sums exact (see reference.hpp).
-
-template <typename In, typename Acc>
-static void sat_generic(const In* in, Acc* out, int width, int height, int channels, int threads) {
-  const size_t row = size_t(width) * size_t(channels);
-  int t = std::max(1, std::min(threads <= 0 ? default_threads() : threads, height));
-  std::vector<int> band(size_t(t) + 1);
-  for (int i = 0; i <= t; ++i) band[size_t(i)] = int(int64_t(height) * i / t);
-
-  parallel_for(0, t, [&](long b, long e) {
-    std::vector<Acc> acc(static_cast<size_t>(channels));
-    for (long bi = b; bi < e; ++bi) {
-      for (int y = band[size_t(bi)]; y < band[size_t(bi) + 1]; ++y) {
-        const In* src = in + size_t(y) * row;
-        Acc* dst = out + size_t(y) * row;
-        const Acc* above = y > band[size_t(bi)] ? dst - row : nullptr;
-        std::fill(acc.begin(), acc.end(), Acc(0));
-        for (size_t i = 0; i < row; i += size_t(channels)) {
-          for (int c = 0; c < channels; ++c) {
-            acc[size_t(c)] += Acc(src[i + size_t(c)]);
-            dst[i + size_t(c)] = above ? Acc(acc[size_t(c)] + above[i + size_t(c)]) : acc[size_t(c)];
-          }
-        }
-      }
-    }
-  }, t);
-
-  if (t == 1) return;
-  // carry[b] = true SAT row just above band b (sum of the last local rows of bands 0..b-1).
-  std::vector<Acc> carry(size_t(t) * row, Acc(0));
-  for (int bi = 1; bi < t; ++bi) {
-    const Acc* last = out + size_t(band[size_t(bi)] - 1) * row;
-    const Acc* prev = carry.data() + size_t(bi - 1) * row;
-    Acc* cur = carry.data() + size_t(bi) * row;
-    for (size_t i = 0; i < row; ++i) cur[i] = Acc(prev[i] + last[i]);
-  }
-  parallel_for(1, t, [&](long b, long e) {
-    for (long bi = b; bi < e; ++bi) {
-      const Acc* c = carry.data() + size_t(bi) * row;
-      for (int y = band[size_t(bi)]; y < band[size_t(bi) + 1]; ++y) {
-        Acc* dst = out + size_t(y) * row;
-        for (size_t i = 0; i < row; ++i) dst[i] = Acc(dst[i] + c[i]);
-      }
-    }
-  }, t);
-}
-
-void sat_rgba8(const ImageRGBA8& image, std::vector<uint32_t>& sat, int threads) {
-  sat.resize(image.pixels() * 4);
-  if (image.empty()) return;
-  sat_generic(image.data.data(), sat.data(), image.width, image.height, 4, threads);
-}
-
-void sat_u8(const uint8_t* data, int width, int height, std::vector<uint32_t>& sat, int threads) {
-  sat.resize(size_t(std::max(width, 0)) * size_t(std::max(height, 0)));
-  if (width <= 0 || height <= 0) return;
-  sat_generic(data, sat.data(), width, height, 1, threads);
-}
-
-void sat_float(const ImageF& image, std::vector<double>& sat, int threads) {
-  sat.resize(image.pixels() * size_t(image.channels));
-  if (image.empty()) return;
-  sat_generic(image.data.data(), sat.data(), image.width, image.height, image.channels, threads);
-}
-
-uint32_t box_sum(const uint32_t* sat, int width, int channels, int c, int x0, int y0, int x1, int y1) {
-  auto S = [&](int x, int y) -> uint32_t {
-    if (x < 0 || y < 0) return 0;
-    return sat[(size_t(y) * size_t(width) + size_t(x)) * size_t(channels) + size_t(c)];
-  };
-  return S(x1, y1) - S(x0 - 1, y1) - S(x1, y0 - 1) + S(x0 - 1, y0 - 1);
-}
+// Summed-area tables: core/sat.cpp.
 
 // --- Depth of field --------------------------------------------------------------------------------
+
+// Normalisation, CoC and blur radius are written as the exact float operation sequence a CUDA kernel
+// reproduces bit for bit with the round-to-nearest intrinsics (no FMA here: -ffp-contract=off, and
+// x86-64 evaluates float in float, FLT_EVAL_METHOD == 0):
+//   normalise:  range = __fsub_rn(max, min);  d = range > 0 ? __fdiv_rn(__fsub_rn(raw, min), range) : 0
+//   depth:      z = __fadd_rn(near, __fmul_rn(d, __fsub_rn(far, near)));  inv = __fdiv_rn(1.0f, z)
+//   disparity:  a = __fdiv_rn(1.0f, far);  b = __fdiv_rn(1.0f, near);  inv = __fadd_rn(a, __fmul_rn(d, __fsub_rn(b, a)))
+//   coc:        c = __fmul_rn(aperture, __fsub_rn(inv(d), inv(focus)));  c = fminf(fmaxf(c, -max_r), max_r)
+//   radius:     r = (int)roundf(fabsf(c))   (half away from zero), clamped to kMaxBlurRadius
+// inv(focus) may be computed once per frame: it is the same operation sequence on the same inputs.
 
 ImageF normalise_depth(const ImageF& raw, int threads) {
   if (raw.empty()) throw Error("normalise_depth: empty depth map");
@@ -165,21 +101,25 @@ ImageF normalise_depth(const ImageF& raw, int threads) {
   return d;
 }
 
-// 1/z at normalised depth d. Operation order is fixed (no FMA: -ffp-contract=off) so the GPU kernel
-// reproduces it: depth:     t = far - near; z = near + d * t; return 1 / z
-//                disparity: a = 1/far; b = 1/near; return a + d * (b - a)
 static float inverse_depth(float d, const Params& p) {
   if (p.disparity) {
     const float a = 1.0f / p.far_depth, b = 1.0f / p.near_depth;
-    return a + d * (b - a);
+    const float span = b - a;
+    const float t = d * span;
+    return a + t;
   }
-  const float z = p.near_depth + d * (p.far_depth - p.near_depth);
+  const float span = p.far_depth - p.near_depth;
+  const float t = d * span;
+  const float z = p.near_depth + t;
   return 1.0f / z;
 }
 
 float coc_from_depth(float d, const Params& p) {
-  const float c = p.aperture * (inverse_depth(d, p) - inverse_depth(p.focus, p));
-  return std::min(std::max(c, -p.max_radius), p.max_radius);
+  const float diff = inverse_depth(d, p) - inverse_depth(p.focus, p);
+  const float c = p.aperture * diff;
+  // fmaxf/fminf semantics: a NaN input gives the bound, never a NaN radius.
+  const float lo = std::fmax(c, -p.max_radius);
+  return std::fmin(lo, p.max_radius);
 }
 
 ImageF coc_map(const ImageF& depth_normalised, const Params& p, int threads) {
@@ -190,17 +130,29 @@ ImageF coc_map(const ImageF& depth_normalised, const Params& p, int threads) {
   return c;
 }
 
-int blur_radius(float coc) { return int(std::floor(std::fabs(coc) + 0.5f)); }
+int blur_radius(float coc) {
+  const float a = std::fabs(coc);
+  if (!(a < float(kMaxBlurRadius))) return std::isnan(a) ? 0 : kMaxBlurRadius;
+  return int(std::round(a));
+}
 
 // One output pixel: the box of radius r around (x, y) clipped to the image, each channel rounded
-// half up in integers. With r <= kMaxBlurRadius the true box sum fits in 32 bits.
+// half up in integers. With r <= kMaxBlurRadius the true box sum (and sum + area/2) fits in 32 bits.
+// The four taps read all four channels at once (16 contiguous bytes each).
 static inline void blur_pixel(const uint32_t* sat, int w, int h, int x, int y, int r, uint8_t* out) {
-  const int x0 = std::max(x - r, 0), x1 = std::min(x + r, w - 1);
-  const int y0 = std::max(y - r, 0), y1 = std::min(y + r, h - 1);
-  const uint32_t area = uint32_t(x1 - x0 + 1) * uint32_t(y1 - y0 + 1);
-  for (int c = 0; c < 4; ++c) {
-    const uint32_t s = box_sum(sat, w, 4, c, x0, y0, x1, y1);
-    out[c] = uint8_t((uint64_t(s) + area / 2) / area);
+  const int x0 = std::max(x - r, 0) - 1, x1 = std::min(x + r, w - 1);
+  const int y0 = std::max(y - r, 0) - 1, y1 = std::min(y + r, h - 1);
+  const uint32_t area = uint32_t(x1 - x0) * uint32_t(y1 - y0);
+  const uint32_t* a = sat + (size_t(y1) * size_t(w) + size_t(x1)) * 4;
+  const uint32_t* b = x0 >= 0 ? sat + (size_t(y1) * size_t(w) + size_t(x0)) * 4 : nullptr;
+  const uint32_t* c = y0 >= 0 ? sat + (size_t(y0) * size_t(w) + size_t(x1)) * 4 : nullptr;
+  const uint32_t* d = x0 >= 0 && y0 >= 0 ? sat + (size_t(y0) * size_t(w) + size_t(x0)) * 4 : nullptr;
+  for (int ch = 0; ch < 4; ++ch) {
+    uint32_t s = a[ch];
+    if (b) s -= b[ch];
+    if (c) s -= c[ch];
+    if (d) s += d[ch];
+    out[ch] = uint8_t((s + area / 2) / area);
   }
 }
 

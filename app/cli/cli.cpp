@@ -1,6 +1,13 @@
 // The command line. With no subcommand satlab opens the GUI (optionally on IMAGE [--depth D]);
-// subcommands run headless. To add a subcommand: write app/cli/cmd_NAME.cpp with an AddCommand
-// function (commands.hpp) and add it to kCommands below.
+// subcommands run headless.
+//
+// Adding a subcommand takes one file and one line:
+//   1. app/cli/cmd_NAME.cpp defines `void add_NAME_command(CLI::App& app, Action& action)`: it adds its
+//      subcommand (for a leaf under a group such as `bench`, on command_group(app, "bench", ...)), and
+//      in the subcommand's callback stores in `action` a function returning the exit code;
+//   2. declare it in commands.hpp and add it to kCommands below.
+// Exit codes: 0 ok, 1 runtime error (every satlab::Error is one line `satlab: <message>` on stderr),
+// 2 usage error. Actions throw satlab::Error instead of printing their own failures.
 #include "app/cli/cli.hpp"
 
 #include <CLI/CLI.hpp>
@@ -16,7 +23,8 @@ namespace satlab::cli {
 namespace {
 
 constexpr AddCommand kCommands[] = {
-    add_render_command,
+    add_render_command,     // satlab render
+    add_bench_cpu_command,  // satlab bench cpu
 };
 
 void parse_size(const std::string& s, int* w, int* h) {
@@ -25,6 +33,14 @@ void parse_size(const std::string& s, int* w, int* h) {
 }
 
 }  // namespace
+
+CLI::App& command_group(CLI::App& parent, const std::string& name, const std::string& description) {
+  for (CLI::App* sub : parent.get_subcommands({}))
+    if (sub->get_name() == name) return *sub;
+  CLI::App* group = parent.add_subcommand(name, description);
+  group->require_subcommand(1);
+  return *group;
+}
 
 int run(int argc, char** argv) {
   CLI::App app{"satlab: summed-area-table image filters (GPU variable box blur / depth of field)", "satlab"};
@@ -48,8 +64,9 @@ int run(int argc, char** argv) {
     if (!size.empty()) parse_size(size, &gui.width, &gui.height);
     if (!gui.screenshot.empty() && gui.frames == 0) gui.frames = 30;
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::fprintf(stderr, "satlab: %s (see --help)\n", e.what());
+    return 2;
   }
   try {
     return action ? action() : gui::run(gui);
@@ -58,6 +75,9 @@ int run(int argc, char** argv) {
     return 1;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "satlab: out of memory\n");
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "satlab: internal error: %s\n", e.what());
     return 1;
   }
 }

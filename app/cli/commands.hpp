@@ -1,16 +1,22 @@
-// Headless subcommands. Each lives in its own file and adds itself to the parser through one entry of
-// kCommands in cli.cpp: it declares its options on a new subcommand and, when that subcommand is
-// chosen, stores in `action` the function that runs it and returns the exit code.
+// Headless subcommands. Each lives in its own file (app/cli/cmd_*.cpp) and adds itself to the parser
+// through one entry of kCommands in cli.cpp: it declares its options on a new subcommand and, when that
+// subcommand is chosen, stores in `action` the function that runs it and returns the exit code.
 #pragma once
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
 
 namespace satlab::cli {
 
 using Action = std::function<int()>;
 using AddCommand = void (*)(CLI::App& app, Action& action);
 
-void add_render_command(CLI::App& app, Action& action);
+// The subcommand `name` of `parent`, created on first use, so that several files can add leaves under
+// one group (`satlab bench cpu`, `satlab bench sat`, ...): the group itself requires one of them.
+CLI::App& command_group(CLI::App& parent, const std::string& name, const std::string& description);
+
+void add_render_command(CLI::App& app, Action& action);     // satlab render
+void add_bench_cpu_command(CLI::App& app, Action& action);  // satlab bench cpu
 
 }  // namespace satlab::cli
