@@ -2,6 +2,7 @@
 #   make run   install missing Debian packages, configure, build, open the app on the bundled scene
 #   make test  the same set-up, then every test (what .ci/run calls)
 # Other targets: make build, make deps, make gpu-build (sm_90 tree for the GPU machine), make clean.
+# make test also rebuilds the CPU code CPU-only under ASan+UBSan (preset asan) and runs its tests.
 
 SHELL := /bin/bash
 JOBS ?= $(shell nproc)
@@ -24,6 +25,10 @@ test: deps
 	cmake --preset ci
 	cmake --build --preset ci -j $(JOBS)
 	ctest --preset ci -j $(JOBS)
+	@echo "== the CPU code again under AddressSanitizer + UndefinedBehaviorSanitizer (CPU-only build) =="
+	cmake --preset asan
+	cmake --build --preset asan -j $(JOBS)
+	ctest --preset asan -j $(JOBS)
 
 gpu-build: deps
 	cmake --preset gpu
