@@ -15,26 +15,27 @@ struct RenderOptions {
   Params params;
 };
 
+// Inputs are loaded (and refused) before the backend is created, so a bad file gives exactly one line.
 int run_render(const RenderOptions& o) {
   Params p = o.params;
   p.filter = filter_from_string(o.filter);
-  validate(p);
   ImageRGBA8 img = io::load_image(o.image);
-  std::string note;
-  std::unique_ptr<Pipeline> pipe = make_backend(o.backend, &note);
-  if (!note.empty()) std::fprintf(stderr, "satlab: %s\n", note.c_str());
-  pipe->set_image(img);
+  ImageF depth;
   if (!o.depth.empty()) {
-    ImageF depth = io::load_depth(o.depth);
+    depth = io::load_depth(o.depth);
     if (depth.width != img.width || depth.height != img.height) {
       std::fprintf(stderr, "satlab: note: depth map %dx%d resampled to the image's %dx%d\n", depth.width,
                    depth.height, img.width, img.height);
       depth = io::resample_depth(depth, img.width, img.height);
     }
-    pipe->set_depth(depth);
   } else if (p.filter == FilterKind::Dof) {
     std::fprintf(stderr, "satlab: note: no --depth given: the dof filter keeps the image sharp\n");
   }
+  std::string note;
+  std::unique_ptr<Pipeline> pipe = make_backend(o.backend, &note);
+  if (!note.empty()) std::fprintf(stderr, "satlab: note: %s\n", note.c_str());
+  pipe->set_image(img);
+  if (!depth.empty()) pipe->set_depth(depth);
   pipe->set_params(p);
   pipe->run();
   io::save_png(o.out, pipe->result());
@@ -52,7 +53,7 @@ void add_render_command(CLI::App& app, Action& action) {
   CLI::App* sub = app.add_subcommand("render", "Filter an image headless and write the result as PNG");
   sub->add_option("--image,image", o->image, "Input image")->required();
   sub->add_option("--depth", o->depth, "Depth map (resampled to the image if its size differs)");
-  sub->add_option("--out,-o", o->out, "Output PNG")->required();
+  sub->add_option("--out,-o", o->out, "Output PNG (written through a temporary file and rename)")->required();
   sub->add_option("--filter", o->filter, "box: one radius; dof: radius from the depth map")
       ->check(CLI::IsMember({"box", "dof"}));
   sub->add_option("--radius", o->params.box_radius, "Box filter radius in pixels")->check(CLI::Range(0, 2047));
@@ -64,7 +65,17 @@ void add_render_command(CLI::App& app, Action& action) {
   sub->add_option("--far", o->params.far_depth, "Scene depth at normalised depth 1");
   sub->add_flag("--disparity", o->params.disparity, "The depth map stores inverse depth (bright = near)");
   sub->add_option("--backend", o->backend, "Pipeline backend")->check(CLI::IsMember({"auto", "cpu", "gpu"}));
-  sub->callback([o, &action] { action = [o] { return run_render(*o); }; });
+  sub->callback([o, &action] {
+    // Inconsistent parameters (--far <= --near, ...) are usage errors (exit 2), found before any I/O.
+    try {
+      Params p = o->params;
+      p.filter = filter_from_string(o->filter);
+      validate(p);
+    } catch (const Error& e) {
+      throw CLI::ValidationError(e.what());
+    }
+    action = [o] { return run_render(*o); };
+  });
 }
 
 }  // namespace satlab::cli

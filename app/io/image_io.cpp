@@ -142,7 +142,13 @@ ImageRGBA8 load_image(const std::string& path) {
     }
     return img;
   }
-  // 16-bit PNGs are reduced to 8 bits by stbi_load (rounded by stb).
+  if (stbi_is_16_bit(path.c_str())) {
+    // 16-bit PNG: rounded to 8 bits (stbi_load would truncate, darkening by up to one level).
+    std::unique_ptr<uint16_t, StbFree> px(stbi_load_16(path.c_str(), &w, &h, &comp, 4));
+    if (!px) fail(path, std::string("cannot decode (") + stbi_failure_reason() + ")");
+    for (size_t i = 0; i < img.data.size(); ++i) img.data[i] = uint8_t((uint32_t(px.get()[i]) * 255u + 32767u) / 65535u);
+    return img;
+  }
   std::unique_ptr<uint8_t, StbFree> px(stbi_load(path.c_str(), &w, &h, &comp, 4));
   if (!px) fail(path, std::string("cannot decode (") + stbi_failure_reason() + ")");
   std::memcpy(img.data.data(), px.get(), img.data.size());
@@ -160,9 +166,11 @@ ImageF load_depth(const std::string& path) {
   check_header(path, &w, &h, &comp);
   ImageF d(w, h, 1);
   if (stbi_is_hdr(path.c_str())) {
-    std::unique_ptr<float, StbFree> px(stbi_loadf(path.c_str(), &w, &h, &comp, 1));
+    // Loaded as stored (RGB) and the first channel kept, like every other format (asking stb for one
+    // channel would average the three).
+    std::unique_ptr<float, StbFree> px(stbi_loadf(path.c_str(), &w, &h, &comp, 0));
     if (!px) fail(path, std::string("cannot decode (") + stbi_failure_reason() + ")");
-    std::copy(px.get(), px.get() + d.data.size(), d.data.begin());
+    for (size_t i = 0; i < d.data.size(); ++i) d.data[i] = px.get()[i * size_t(comp)];
     check_finite(path, d);
   } else if (stbi_is_16_bit(path.c_str())) {
     std::unique_ptr<uint16_t, StbFree> px(stbi_load_16(path.c_str(), &w, &h, &comp, 0));

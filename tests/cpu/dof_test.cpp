@@ -123,3 +123,145 @@ TEST(CpuPipeline, BadInputsAreRefusedAndStateKept) {
   pipe->run();
   EXPECT_EQ(pipe->result().data, img.data);
 }
+
+TEST(Coc, FollowsTheDocumentedFloatOperationOrderBitForBit) {
+  // The sequence a CUDA kernel reproduces with __fsub_rn/__fmul_rn/__fadd_rn/__fdiv_rn (reference.cpp).
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  for (int i = 0; i < 20000; ++i) {
+    Params p;
+    p.disparity = i % 2 == 1;
+    p.near_depth = 0.1f + 5.f * u(rng);
+    p.far_depth = p.near_depth + 0.01f + 50.f * u(rng);
+    p.focus = u(rng);
+    p.aperture = 200.f * u(rng);
+    p.max_radius = 64.f * u(rng);
+    const float d = u(rng);
+    auto inv = [&](float x) {
+      volatile float a, b, s, t;
+      if (p.disparity) {
+        a = 1.0f / p.far_depth;
+        b = 1.0f / p.near_depth;
+        s = b - a;
+        t = x * s;
+        return float(a + t);
+      }
+      s = p.far_depth - p.near_depth;
+      t = x * s;
+      volatile float z = p.near_depth + t;
+      return 1.0f / z;
+    };
+    volatile float diff = inv(d) - inv(p.focus);
+    volatile float c = p.aperture * diff;
+    const float expect = std::fmin(std::fmax(c, -p.max_radius), p.max_radius);
+    ASSERT_EQ(coc_from_depth(d, p), expect) << "d " << d << " disparity " << p.disparity;
+  }
+}
+
+TEST(Coc, ClampsToPlusMaxRadiusInFrontAndMinusBehind) {
+  Params p;
+  p.focus = 0.5f;
+  p.aperture = 1e6f;
+  p.max_radius = 9.f;
+  EXPECT_EQ(coc_from_depth(0.f, p), 9.f);
+  EXPECT_EQ(coc_from_depth(1.f, p), -9.f);
+  p.max_radius = 0.f;
+  EXPECT_EQ(blur_radius(coc_from_depth(0.f, p)), 0);
+}
+
+TEST(Coc, BlurRadiusRoundsHalfAwayFromZeroAndStaysInRange) {
+  EXPECT_EQ(blur_radius(0.49999997f), 0);  // float(|c| + 0.5) would round this up to 1
+  EXPECT_EQ(blur_radius(1.5f), 2);
+  EXPECT_EQ(blur_radius(-1.5f), 2);
+  EXPECT_EQ(blur_radius(1e30f), kMaxBlurRadius);
+  EXPECT_EQ(blur_radius(std::nanf("")), 0);
+}
+
+TEST(Reduce, FloatSumAccumulatesInDouble) {
+  std::vector<float> v(1 << 20, 0.1f);
+  v[0] = -3.f;
+  const double expect = double(0.1f) * double((1 << 20) - 1) - 3.0;
+  for (int t : {1, 2, 3}) EXPECT_NEAR(sum_reduce(v.data(), v.size(), t), expect, 1e-6);
+  EXPECT_EQ(sum_reduce(v.data(), 0), 0.0);
+}
+
+TEST(Reduce, MoreThreadsThanElements) {
+  std::vector<float> v = {-2.f, 5.f, -7.f};
+  MinMax m = minmax_reduce(v.data(), v.size(), 16);
+  EXPECT_EQ(m.min, -7.f);
+  EXPECT_EQ(m.max, 5.f);
+  std::vector<int32_t> w = {-4, 9};
+  EXPECT_EQ(sum_reduce(w.data(), w.size(), 16), 5);
+}
+
+TEST(Scan, RandomArraysMatchARunningSum) {
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  for (size_t n : {size_t(1), size_t(2), size_t(1000), size_t(65537)}) {
+    std::vector<uint32_t> in(n), inc(n), exc(n);
+    for (auto& v : in) v = rng();
+    inclusive_scan(in.data(), inc.data(), n);
+    exclusive_scan(in.data(), exc.data(), n);
+    uint32_t s = 0;
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(exc[i], s) << i;
+      s += in[i];
+      ASSERT_EQ(inc[i], s) << i;
+    }
+  }
+}
+
+TEST(CpuPipeline, DofWithoutDepthMapKeepsTheImageSharp) {
+  ImageRGBA8 img = test::random_image(40, 30, test::fresh_seed());
+  auto pipe = make_cpu_pipeline();
+  Params p;
+  p.aperture = 500.f;
+  pipe->set_image(img);
+  pipe->set_params(p);
+  pipe->run();
+  EXPECT_EQ(pipe->result().data, img.data);
+  for (float c : pipe->coc().data) ASSERT_EQ(c, 0.f);
+}
+
+TEST(CpuPipeline, BoxFilterRunsOnlySatAndBlurWithTheirBytes) {
+  ImageRGBA8 img = test::random_image(33, 21, test::fresh_seed());
+  auto pipe = make_cpu_pipeline(3);
+  Params p;
+  p.filter = FilterKind::Box;
+  p.box_radius = 3;
+  pipe->set_image(img);
+  pipe->set_params(p);
+  for (int frame = 0; frame < 2; ++frame) {  // the same stages every frame
+    pipe->run();
+    ASSERT_EQ(pipe->timings().size(), 2u);
+    EXPECT_EQ(pipe->timings()[0].name, "sat");
+    EXPECT_EQ(pipe->timings()[0].bytes, 20.0 * 33 * 21);
+    EXPECT_EQ(pipe->timings()[1].name, "blur");
+    EXPECT_GE(pipe->timings()[1].ms, 0.0);
+  }
+  std::vector<uint32_t> sat;
+  sat_rgba8(img, sat);
+  EXPECT_EQ(pipe->result().data, box_blur(img, sat, 3).data);
+}
+
+TEST(CpuPipeline, AbsurdSizesAreRefusedBeforeAllocating) {
+  auto pipe = make_cpu_pipeline();
+  ImageRGBA8 huge;  // declares 100000 x 100000 without any pixels behind it
+  huge.width = 100000;
+  huge.height = 100000;
+  try {
+    pipe->set_image(huge);
+    FAIL() << "accepted a 100000x100000 image";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("100000x100000"), std::string::npos) << e.what();
+  }
+  ImageRGBA8 short_buffer;
+  short_buffer.width = 8;
+  short_buffer.height = 8;
+  short_buffer.data.resize(10);
+  EXPECT_THROW(pipe->set_image(short_buffer), Error);
+  EXPECT_THROW(pipe->run(), Error);  // nothing was accepted
+}

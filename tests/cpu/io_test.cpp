@@ -148,3 +148,50 @@ TEST(Io, BundledSceneIsFoundAndHasAMatchingDepthMap) {
   EXPECT_EQ(lo, 0.f);
   EXPECT_EQ(hi, 1.f);
 }
+
+TEST(Io, SixteenBitPngImageIsRoundedToEightBits) {
+  ImageF g(5, 1, 1);
+  g.data = {0.f, 128.f / 65535.f, 129.f / 65535.f, 0.5f, 1.f};  // 16-bit values 0, 128, 129, 32768, 65535
+  const std::string p = tmp_path("g16.png");
+  io::save_png16(p, g);
+  ImageRGBA8 img = io::load_image(p);
+  ASSERT_EQ(img.width, 5);
+  const uint8_t expect[5] = {0, 0, 1, 128, 255};  // round(v * 255 / 65535); truncation gives 0, 0, 0, 128
+  for (int x = 0; x < 5; ++x) {
+    EXPECT_EQ(img.px(x, 0)[0], expect[x]) << x;
+    EXPECT_EQ(img.px(x, 0)[2], expect[x]) << x;
+    EXPECT_EQ(img.px(x, 0)[3], 255) << x;
+  }
+  std::remove(p.c_str());
+}
+
+TEST(Io, HdrDepthKeepsTheFirstChannel) {
+  // Radiance RGBE, 2x1, uncompressed: (1.5, 0.5, 0) and (0.5, 0, 0).
+  std::string bytes = "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 1 +X 2\n";
+  bytes += std::string("\xc0\x40\x00\x81", 4);
+  bytes += std::string("\x80\x00\x00\x80", 4);
+  const std::string p = tmp_path("d.hdr");
+  write_bytes(p, bytes);
+  ImageF d = io::load_depth(p);
+  ASSERT_EQ(d.width, 2);
+  ASSERT_EQ(d.height, 1);
+  EXPECT_EQ(d.data, (std::vector<float>{1.5f, 0.5f}));  // the average of the channels would be 0.667
+  ImageRGBA8 img = io::load_image(p);  // HDR colour: clamped and gamma encoded
+  EXPECT_EQ(img.px(0, 0)[0], 255);
+  EXPECT_EQ(img.px(0, 0)[2], 0);
+  EXPECT_EQ(img.px(1, 0)[0], 186);  // 255 * 0.5^(1/2.2)
+  std::remove(p.c_str());
+}
+
+TEST(Io, ColourPfmGivesItsFirstChannelAndTruncatedPfmIsRefused) {
+  std::string bytes = "PF\n1 1\n-1.0\n";
+  const float rgb[3] = {7.f, 8.f, 9.f};
+  bytes.append(reinterpret_cast<const char*>(rgb), sizeof(rgb));
+  const std::string p = tmp_path("c.pfm"), t = tmp_path("t.pfm");
+  write_bytes(p, bytes);
+  EXPECT_EQ(io::load_depth(p).data, (std::vector<float>{7.f}));
+  write_bytes(t, "Pf\n4 4\n-1.0\n" + std::string(12, '\0'));
+  expect_clear_error([](const std::string& f) { io::load_depth(f); }, t, "truncated");
+  std::remove(p.c_str());
+  std::remove(t.c_str());
+}

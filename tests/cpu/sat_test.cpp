@@ -55,7 +55,7 @@ TEST(Sat, WrapAroundKeepsBoxSumsExactOn8192SquareOfWhite) {
   ImageRGBA8 img(n, n);
   std::fill(img.data.begin(), img.data.end(), uint8_t(255));
   std::vector<uint32_t> sat;
-  sat_rgba8(img, sat);
+  sat_rgba8(img, sat, 3);  // three uneven bands: the carries between them wrap around too
   // The whole image sums to 255 * 2^26, far past 2^32: the stored corner has wrapped around...
   EXPECT_EQ(sat.back(), uint32_t(uint64_t(255) * n * n));
   EXPECT_NE(uint64_t(sat.back()), uint64_t(255) * n * n);
@@ -70,6 +70,8 @@ TEST(Sat, WrapAroundKeepsBoxSumsExactOn8192SquareOfWhite) {
     uint32_t s = box_sum(sat.data(), n, 4, c, x0, y0, x0 + bw - 1, y0 + bh - 1);
     ASSERT_EQ(uint64_t(s), uint64_t(255) * uint64_t(bw) * uint64_t(bh)) << "box " << x0 << "," << y0 << " " << bw << "x" << bh;
   }
+  // The whole image through four taps is its 64-bit sum modulo 2^32, like every wrapped value.
+  EXPECT_EQ(box_sum(sat.data(), n, 4, 1, 0, 0, n - 1, n - 1), uint32_t(uint64_t(255) * n * n));
   // Boxes touching the far corner (largest wrapped taps).
   EXPECT_EQ(box_sum(sat.data(), n, 4, 3, n - 4095, n - 4095, n - 1, n - 1), 255u * 4095u * 4095u);
 }

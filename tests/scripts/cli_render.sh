@@ -40,4 +40,24 @@ done
 [ $? -eq 2 ] || fail "unknown filter is not a usage error (exit 2)"
 "$bin" render --image "$src/assets/default.png" --depth "$tmp/text.png" --out "$tmp/x.png" >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q text.png "$tmp/err" || fail "bad depth map not reported"
+# The written PNG has the input's size (IHDR width and height, big-endian, bytes 16..23).
+ihdr() { od -An -tx1 -j16 -N8 "$1" | tr -d ' \n'; }
+[ "$(ihdr "$tmp/dof.png")" = "$(ihdr "$src/assets/default.png")" ] || fail "output size differs from the input"
+# Inconsistent parameters are usage errors, found before any file is read.
+"$bin" render --image "$tmp/missing.png" --near 5 --far 2 --out "$tmp/x.png" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "--far <= --near is not a usage error (exit 2)"
+grep -q far_depth "$tmp/err" || { cat "$tmp/err"; fail "usage error does not name the parameter"; }
+# --backend gpu renders where a CUDA backend exists; elsewhere one line saying why, exit 1.
+"$bin" render --image "$src/assets/default.png" --filter box --backend gpu --out "$tmp/gpu.png" >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 0 ]; then
+  [ $rc -eq 1 ] || fail "--backend gpu failed with exit $rc, expected 1"
+  [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -qi gpu "$tmp/err" || { cat "$tmp/err"; fail "unclear --backend gpu error"; }
+  [ ! -e "$tmp/gpu.png" ] || fail "output written although the GPU backend failed"
+fi
+# A subcommand of a group needs its leaf: usage error.
+"$bin" bench >/dev/null 2>&1
+[ $? -eq 2 ] || fail "satlab bench without a benchmark is not a usage error"
+"$bin" bench cpu --size 64 --reps 1 >"$tmp/bench" 2>&1 || { cat "$tmp/bench"; fail "bench cpu failed"; }
+grep -q "^64x64 *sat" "$tmp/bench" || { cat "$tmp/bench"; fail "bench cpu printed no sat row"; }
 echo "cli_render: all checks passed"
