@@ -1,6 +1,7 @@
 // Built instead of the CUDA library when no CUDA toolkit was found at configure time.
 #include "core/error.hpp"
 #include "gpu/device.hpp"
+#include "gpu/sat/sat_host.hpp"
 
 namespace satlab::gpu {
 
@@ -18,6 +19,11 @@ const std::vector<Variant>& variants() {
   return none;
 }
 
-std::unique_ptr<Pipeline> make_pipeline() { throw Error(probe().reason); }
+std::unique_ptr<Pipeline> make_pipeline() { throw Error("built without CUDA"); }
+
+std::vector<uint32_t> run_sat_u32(const Variant&, const uint8_t*, int, int, int) { throw Error("built without CUDA"); }
+std::vector<float> run_sat_f32(const Variant&, const float*, int, int, int) { throw Error("built without CUDA"); }
+SatTiming time_sat(const Variant&, DType, int, int, int, int, int) { throw Error("built without CUDA"); }
+double copy_bandwidth_gbs(size_t, int) { throw Error("built without CUDA"); }
 
 }  // namespace satlab::gpu

@@ -25,6 +25,7 @@ namespace {
 constexpr AddCommand kCommands[] = {
     add_render_command,     // satlab render
     add_bench_cpu_command,  // satlab bench cpu
+    add_bench_sat_command,  // satlab bench sat
 };
 
 void parse_size(const std::string& s, int* w, int* h) {

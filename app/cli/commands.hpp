@@ -18,5 +18,6 @@ CLI::App& command_group(CLI::App& parent, const std::string& name, const std::st
 
 void add_render_command(CLI::App& app, Action& action);     // satlab render
 void add_bench_cpu_command(CLI::App& app, Action& action);  // satlab bench cpu
+void add_bench_sat_command(CLI::App& app, Action& action);  // satlab bench sat
 
 }  // namespace satlab::cli

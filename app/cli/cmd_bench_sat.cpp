@@ -1,0 +1,161 @@
+// satlab bench sat: every registered SAT variant (and NPP where found) over the sizes and types,
+// the GPU blur and a whole pipeline frame, against the device-to-device copy bandwidth C measured in the
+// same run. Medians of >= 20 CUDA-event-timed runs after warm-up; GB/s on each variant's minimum bytes.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/commands.hpp"
+#include "core/error.hpp"
+#include "core/pipeline.hpp"
+#include "gpu/device.hpp"
+#include "gpu/sat/sat_host.hpp"
+
+namespace satlab::cli {
+namespace {
+
+struct BenchSatOptions {
+  std::string json;
+  std::vector<std::string> sizes = {"1024x1024", "1920x1080", "3840x2160", "4096x4096",
+                                    "4097x3001", "8192x8192", "16384x16384"};
+  std::vector<std::string> only;  // variant names; empty: all
+  int runs = 20, warmup = 5;
+};
+
+struct Row {
+  std::string variant, dtype, note;
+  int width, height;
+  double ms, bytes;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Median per-stage times of a pipeline over `runs` frames (the SAT stage runs once per image, so it is
+// re-armed each frame by setting the image again: upload is then timed too and reported apart).
+std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int runs) {
+  auto pipe = gpu::make_pipeline();
+  ImageRGBA8 img(w, h);
+  ImageF depth(w, h, 1);
+  std::mt19937 rng(7);
+  for (auto& b : img.data) b = uint8_t(rng());
+  for (auto& d : depth.data) d = float(rng() % 1000);
+  Params p;
+  p.filter = filter;
+  p.box_radius = 12;
+  pipe->set_image(img);
+  pipe->set_depth(depth);
+  pipe->set_params(p);
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> ms;
+  std::vector<double> bytes;
+  for (int i = 0; i < warmup + runs; ++i) {
+    pipe->set_image(img);  // every frame does every stage
+    pipe->set_depth(depth);
+    pipe->run();
+    pipe->result();
+    if (i < warmup) continue;
+    const auto& t = pipe->timings();
+    for (size_t s = 0; s < t.size(); ++s) {
+      auto it = std::find(names.begin(), names.end(), t[s].name);
+      if (it == names.end()) {
+        names.push_back(t[s].name);
+        ms.emplace_back();
+        bytes.push_back(t[s].bytes);
+        it = names.end() - 1;
+      }
+      ms[size_t(it - names.begin())].push_back(t[s].ms);
+    }
+  }
+  std::vector<Row> rows;
+  double frame = 0, frame_bytes = 0;
+  for (size_t s = 0; s < names.size(); ++s) {
+    const double m = median(ms[s]);
+    rows.push_back({std::string("pipeline.") + to_string(filter) + "." + names[s], "rgba8", "", w, h, m, bytes[s]});
+    if (names[s] != "upload") frame += m, frame_bytes += bytes[s];
+  }
+  rows.push_back({std::string("pipeline.") + to_string(filter) + ".frame_without_upload", "rgba8",
+                  "sum of stage medians; interop and draw are timed in the app", w, h, frame, frame_bytes});
+  return rows;
+}
+
+int run_bench_sat(const BenchSatOptions& o) {
+  const auto& dev = gpu::probe();
+  if (!dev.available) throw Error("bench sat needs a CUDA device: " + dev.reason);
+  const double c_gbs = gpu::copy_bandwidth_gbs(size_t(1) << 30, o.runs);
+  std::printf("device %s, copy bandwidth C = %.0f GB/s (1 GiB device-to-device, read + write)\n", dev.name.c_str(),
+              c_gbs);
+  std::printf("%-28s %-6s %-12s %9s %10s %9s %6s\n", "variant", "type", "size", "ms", "Gpx/s", "GB/s", "of C");
+  std::vector<Row> rows;
+  auto print = [&](const Row& r) {
+    const double gbs = r.bytes / (r.ms * 1e-3) / 1e9;
+    std::printf("%-28s %-6s %5dx%-6d %9.4f %10.2f %9.1f %6.2f %s\n", r.variant.c_str(), r.dtype.c_str(), r.width,
+                r.height, r.ms, double(r.width) * r.height / (r.ms * 1e-3) / 1e9, gbs, gbs / c_gbs, r.note.c_str());
+    std::fflush(stdout);
+    rows.push_back(r);
+  };
+  for (const std::string& size : o.sizes) {
+    int w = 0, h = 0;
+    if (std::sscanf(size.c_str(), "%dx%d", &w, &h) != 2 || w <= 0 || h <= 0) throw Error("bad size " + size);
+    const size_t n = size_t(w) * size_t(h);
+    for (DType t : {DType::U8, DType::RGBA8, DType::F32}) {
+      const int ch = t == DType::RGBA8 ? 4 : 1;
+      if (n * ch * 5 > dev.total_memory * 3 / 4) continue;
+      for (const Variant& v : gpu::variants()) {
+        if (v.family != Family::Sat) continue;
+        if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), v.name) == o.only.end()) continue;
+        const std::string why = v.refuses ? v.refuses(n, t) : "";
+        if (!why.empty()) continue;
+        const gpu::SatTiming tm = gpu::time_sat(v, t, ch, w, h, o.warmup, o.runs);
+        print({v.name, to_string(t), "", w, h, tm.median_ms, v.bytes(n, t)});
+      }
+    }
+  }
+  for (FilterKind f : {FilterKind::Dof, FilterKind::Box})
+    for (const Row& r : bench_pipeline(3840, 2160, f, o.warmup, o.runs)) print(r);
+
+  if (!o.json.empty()) {
+    nlohmann::json j;
+    j["device"] = dev.name;
+    j["copy_gbps"] = c_gbs;
+    j["runs"] = o.runs;
+    j["statistic"] = "median of CUDA-event-timed runs after warm-up";
+    j["rows"] = nlohmann::json::array();
+    for (const Row& r : rows) {
+      const double gbs = r.bytes / (r.ms * 1e-3) / 1e9;
+      j["rows"].push_back({{"family", "sat"}, {"variant", r.variant}, {"dtype", r.dtype}, {"width", r.width},
+                           {"height", r.height}, {"ms", r.ms}, {"bytes", r.bytes}, {"gbps", gbs},
+                           {"fraction_of_copy", gbs / c_gbs},
+                           {"gpix_per_s", double(r.width) * r.height / (r.ms * 1e-3) / 1e9}, {"note", r.note}});
+    }
+    std::ofstream f(o.json);
+    f << j.dump(2) << "\n";
+    if (!f) throw Error("cannot write " + o.json);
+    std::printf("wrote %s\n", o.json.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_bench_sat_command(CLI::App& app, Action& action) {
+  auto o = std::make_shared<BenchSatOptions>();
+  CLI::App& bench = command_group(app, "bench", "Benchmarks (medians, against copy bandwidth C)");
+  CLI::App* sub = bench.add_subcommand("sat", "GPU SAT variants, NPP, the blur and a pipeline frame");
+  sub->add_option("--json", o->json, "Also write the rows as JSON to this file");
+  sub->add_option("--sizes", o->sizes, "Sizes WIDTHxHEIGHT");
+  sub->add_option("--variants", o->only, "Only these SAT variants");
+  sub->add_option("--runs", o->runs, "Timed runs per row (median)")->check(CLI::Range(20, 100000));
+  sub->add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::NonNegativeNumber);
+  sub->callback([o, &action] { action = [o] { return run_bench_sat(*o); }; });
+}
+
+}  // namespace satlab::cli

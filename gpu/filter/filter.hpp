@@ -1,0 +1,26 @@
+// Depth-of-field filter stages on device buffers (enqueued on `stream`, a cudaStream_t). Each matches its
+// CPU reference in core/reference.hpp bit for bit.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "core/params.hpp"
+
+namespace satlab::gpu {
+
+// minmax[0..1] = min and max of depth[0..n) (device float[2]); `scratch` from minmax_scratch_bytes(n).
+size_t minmax_scratch_bytes(size_t n);
+void depth_minmax(const float* depth, size_t n, float* minmax, void* scratch, size_t scratch_bytes, void* stream);
+// d = (raw - min) / (max - min), 0 where max == min (normalise_depth).
+void depth_normalise(const float* raw, const float* minmax, float* d, size_t n, void* stream);
+// Every element = value.
+void fill(float* d, size_t n, float value, void* stream);
+// Signed CoC in pixels (coc_from_depth), no fused multiply-add.
+void coc_map(const float* d, float* coc, size_t n, const Params& p, void* stream);
+
+// Box blur through an interleaved RGBA uint32 SAT: every pixel's box of radius round(|coc|) (dof_blur)
+// or `radius` where coc is null (box_blur), clipped to the image, rounded half up in integers.
+void blur_rgba8(const uint32_t* sat, const float* coc, int radius, int width, int height, uint8_t* out,
+                void* stream);
+
+}  // namespace satlab::gpu

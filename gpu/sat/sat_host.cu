@@ -1,0 +1,125 @@
+// Host-side drivers of the SAT variants: correctness runs (poisoned output) and CUDA-event timings.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "core/error.hpp"
+#include "gpu/sat/sat_host.hpp"
+
+namespace satlab::gpu {
+namespace {
+
+void check(cudaError_t e, const std::string& what) {
+  if (e != cudaSuccess) throw Error(what + ": " + cudaGetErrorString(e));
+}
+
+struct DeviceBuffer {
+  void* p = nullptr;
+  explicit DeviceBuffer(size_t bytes) {
+    check(cudaMalloc(&p, std::max<size_t>(bytes, 1)),
+          "cudaMalloc of " + std::to_string(bytes) + " bytes for a SAT run");
+  }
+  ~DeviceBuffer() { cudaFree(p); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+};
+
+template <typename Out, typename In>
+std::vector<Out> run_sat(const Variant& v, const In* data, int w, int h, int ch, DType t) {
+  if (!v.sat) throw Error(v.name + " is not a SAT variant");
+  const std::string why = v.refuses ? v.refuses(size_t(w) * size_t(h), t) : "";
+  if (!why.empty()) throw Error(v.name + " refuses this input: " + why);
+  const size_t n = size_t(w) * size_t(h) * size_t(ch);
+  DeviceBuffer in(n * sizeof(In)), out(n * sizeof(Out));
+  check(cudaMemcpy(in.p, data, n * sizeof(In), cudaMemcpyHostToDevice), "upload of the SAT input");
+  check(cudaMemset(out.p, 0xAB, n * sizeof(Out)), "poisoning the SAT output");
+  SatArgs a;
+  a.in = in.p, a.out = out.p, a.width = w, a.height = h, a.channels = ch, a.dtype = t;
+  v.sat(a);
+  check(cudaDeviceSynchronize(), v.name + " on " + std::to_string(w) + "x" + std::to_string(h));
+  std::vector<Out> result(n);
+  check(cudaMemcpy(result.data(), out.p, n * sizeof(Out), cudaMemcpyDeviceToHost), "download of the SAT");
+  return result;
+}
+
+double median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : double(v[v.size() / 2]);
+}
+
+}  // namespace
+
+std::vector<uint32_t> run_sat_u32(const Variant& v, const uint8_t* data, int w, int h, int ch) {
+  return run_sat<uint32_t>(v, data, w, h, ch, ch == 4 ? DType::RGBA8 : DType::U8);
+}
+
+std::vector<float> run_sat_f32(const Variant& v, const float* data, int w, int h, int ch) {
+  return run_sat<float>(v, data, w, h, ch, DType::F32);
+}
+
+SatTiming time_sat(const Variant& v, DType t, int ch, int w, int h, int warmup, int runs) {
+  if (t == DType::U8) ch = 1;
+  if (t == DType::RGBA8) ch = 4;
+  const size_t n = size_t(w) * size_t(h) * size_t(ch);
+  const size_t in_size = t == DType::F32 ? 4 : 1;
+  DeviceBuffer in(n * in_size), out(n * 4);
+  {
+    std::vector<uint32_t> host((n * in_size + 3) / 4);
+    std::mt19937 rng(12345);
+    if (t == DType::F32)
+      for (auto& x : host) {
+        float f = float(rng() % 65536) / 65536.0f;
+        std::memcpy(&x, &f, 4);
+      }
+    else
+      for (auto& x : host) x = rng();
+    check(cudaMemcpy(in.p, host.data(), n * in_size, cudaMemcpyHostToDevice), "upload of the bench input");
+  }
+  SatArgs a;
+  a.in = in.p, a.out = out.p, a.width = w, a.height = h, a.channels = ch, a.dtype = t;
+  for (int i = 0; i < warmup; ++i) v.sat(a);
+  check(cudaDeviceSynchronize(), v.name + " warm-up");
+  cudaEvent_t e0, e1;
+  check(cudaEventCreate(&e0), "cudaEventCreate");
+  check(cudaEventCreate(&e1), "cudaEventCreate");
+  std::vector<float> ms(size_t(std::max(runs, 1)));
+  for (auto& m : ms) {
+    cudaEventRecord(e0);
+    v.sat(a);
+    cudaEventRecord(e1);
+    check(cudaEventSynchronize(e1), v.name + " timed run");
+    cudaEventElapsedTime(&m, e0, e1);
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  SatTiming r;
+  r.median_ms = median(ms);
+  r.min_ms = double(*std::min_element(ms.begin(), ms.end()));
+  r.runs = int(ms.size());
+  return r;
+}
+
+double copy_bandwidth_gbs(size_t bytes, int runs) {
+  DeviceBuffer a(bytes), b(bytes);
+  check(cudaMemset(a.p, 1, bytes), "cudaMemset");
+  for (int i = 0; i < 3; ++i) cudaMemcpy(b.p, a.p, bytes, cudaMemcpyDeviceToDevice);
+  cudaEvent_t e0, e1;
+  check(cudaEventCreate(&e0), "cudaEventCreate");
+  check(cudaEventCreate(&e1), "cudaEventCreate");
+  std::vector<float> ms(size_t(std::max(runs, 1)));
+  for (auto& m : ms) {
+    cudaEventRecord(e0);
+    cudaMemcpyAsync(b.p, a.p, bytes, cudaMemcpyDeviceToDevice);
+    cudaEventRecord(e1);
+    check(cudaEventSynchronize(e1), "device copy");
+    cudaEventElapsedTime(&m, e0, e1);
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  return 2.0 * double(bytes) / (median(ms) * 1e-3) / 1e9;
+}
+
+}  // namespace satlab::gpu

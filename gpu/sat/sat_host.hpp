@@ -1,0 +1,30 @@
+// Host-side drivers of the SAT variants for tests, `satlab verify`, `satlab bench sat` and the UI's
+// comparison: upload, poison the output, launch, download; and timed runs. Plain C++; without CUDA they
+// throw satlab::Error.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/variant.hpp"
+
+namespace satlab::gpu {
+
+// The output is filled with 0xAB bytes before the launch, so an unwritten element shows up.
+// 8-bit input (U8 with 1 channel, RGBA8 with 4) -> uint32 SAT.
+std::vector<uint32_t> run_sat_u32(const Variant& v, const uint8_t* data, int width, int height, int channels);
+// F32 input -> float SAT.
+std::vector<float> run_sat_f32(const Variant& v, const float* data, int width, int height, int channels);
+
+struct SatTiming {
+  double median_ms = 0;
+  double min_ms = 0;
+  int runs = 0;
+};
+// Random input of `dtype` (U8: 1 channel, RGBA8: 4, F32: `channels`), `warmup` untimed runs, then
+// `runs` runs each timed with CUDA events; medians.
+SatTiming time_sat(const Variant& v, DType dtype, int channels, int width, int height, int warmup, int runs);
+
+// Device-to-device copy bandwidth (bytes read + written per second, GB/s) over `bytes`: median of `runs`.
+double copy_bandwidth_gbs(size_t bytes, int runs);
+
+}  // namespace satlab::gpu

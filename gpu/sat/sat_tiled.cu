@@ -1,0 +1,364 @@
+// Tiled 2D SAT for 8-bit data (1 or 4 interleaved channels) -> uint32 with wrap-around: the three-pass
+// tile scheme of Nehab, Maximo, Lima and Hoppe, "GPU-Efficient Recursive Filtering and Summed-Area
+// Tables" (SIGGRAPH Asia 2011), algorithm SAT:
+//   1. tile sums: each 128-byte x (32 K)-row tile writes its column sums, row sums and total;
+//   2. carries: column sums scanned down the tile rows, row sums across the tile columns, totals in 2D;
+//   3. rebuild: each tile re-reads its input and writes its SAT plus the carries.
+// A thread owns 16 bytes of K consecutive rows (one 16-byte load per row); 8 threads span the tile's
+// width, 32 groups of K rows its height. Row prefixes come from warp shuffles, column carries between
+// groups from shared memory. Bytes: input read twice, output written once: 6 B per element (plus the
+// carry tables, ~1/32 of that); the minimum is 5 B.
+#include <algorithm>
+
+#include "gpu/device.hpp"
+#include "gpu/sat/sat.hpp"
+#include "gpu/sat/sat_common.cuh"
+
+namespace satlab::gpu {
+namespace {
+
+using namespace sat_detail;
+
+constexpr int kThreads = 256;
+constexpr int kLanes = 8;                   // threads across a tile row
+constexpr int kGroups = kThreads / kLanes;  // groups of K rows down the tile
+constexpr int kTileE = kLanes * 16;         // tile width in elements (bytes of input)
+constexpr int kPad = 20;                    // 16 values per thread + 4: conflict-free uint4 access
+
+struct Geometry {
+  int E, H;        // row length in elements (width * channels), rows
+  int nTx, nTy;    // tiles across, down
+};
+
+template <bool VEC>
+__device__ __forceinline__ uint4 load16(const uint8_t* in, const Geometry& g, int x0, int y) {
+  if (y >= g.H || x0 >= g.E) return make_uint4(0, 0, 0, 0);
+  const uint8_t* p = in + size_t(y) * size_t(g.E) + size_t(x0);
+  if (VEC) return __ldg(reinterpret_cast<const uint4*>(p));
+  uint32_t w[4] = {0, 0, 0, 0};
+  const int n = min(16, g.E - x0);
+  for (int k = 0; k < n; ++k) w[k >> 2] |= uint32_t(__ldg(p + k)) << (8 * (k & 3));
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+__device__ __forceinline__ void unpack(const uint4& v, uint32_t (&b)[16]) {
+  const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (int k = 0; k < 16; ++k) b[k] = (w[k >> 2] >> (8 * (k & 3))) & 0xffu;
+}
+
+// Per-channel sum over the 8 threads of a tile row (xor butterfly stays inside the 8-lane group).
+template <int CH>
+__device__ __forceinline__ void row_reduce(uint32_t (&t)[CH]) {
+#pragma unroll
+  for (int c = 0; c < CH; ++c)
+#pragma unroll
+    for (int m = kLanes / 2; m > 0; m >>= 1) t[c] += __shfl_xor_sync(0xffffffffu, t[c], m);
+}
+
+// Per-channel exclusive scan over the 8 threads of a tile row.
+template <int CH>
+__device__ __forceinline__ void row_exclusive(uint32_t (&t)[CH]) {
+  const int lane = threadIdx.x & (kLanes - 1);
+#pragma unroll
+  for (int c = 0; c < CH; ++c) {
+    const uint32_t own = t[c];
+#pragma unroll
+    for (int d = 1; d < kLanes; d <<= 1) {
+      const uint32_t n = __shfl_up_sync(0xffffffffu, t[c], d, kLanes);
+      if (lane >= d) t[c] += n;
+    }
+    t[c] -= own;
+  }
+}
+
+// Pass 1: column sums C[i][x], row sums R[j][y][c], tile totals T[i][j][c].
+template <int CH, int K, bool VEC>
+__global__ void __launch_bounds__(kThreads) tile_sums(const uint8_t* __restrict__ in, Geometry g,
+                                                      uint32_t* __restrict__ C, uint32_t* __restrict__ R,
+                                                      uint32_t* __restrict__ T) {
+  __shared__ uint32_t cols[kGroups][kTileE + 1];
+  __shared__ uint32_t warp_tot[kThreads / 32][CH];
+  const int lane = threadIdx.x & (kLanes - 1), grp = threadIdx.x / kLanes;
+  const int i = blockIdx.y, j = blockIdx.x;
+  const int x0 = j * kTileE + lane * 16, y0 = i * kGroups * K + grp * K;
+
+  uint4 v[K];
+#pragma unroll
+  for (int r = 0; r < K; ++r) v[r] = load16<VEC>(in, g, x0, y0 + r);
+
+  uint32_t cs[16] = {};
+#pragma unroll
+  for (int r = 0; r < K; ++r) {
+    uint32_t b[16], t[CH] = {};
+    unpack(v[r], b);
+#pragma unroll
+    for (int k = 0; k < 16; ++k) {
+      cs[k] += b[k];
+      t[k % CH] += b[k];
+    }
+    row_reduce<CH>(t);
+    const int y = y0 + r;
+    if (lane == 0 && y < g.H)
+#pragma unroll
+      for (int c = 0; c < CH; ++c) R[(size_t(j) * g.H + y) * CH + c] = t[c];
+  }
+#pragma unroll
+  for (int k = 0; k < 16; ++k) cols[grp][lane * 16 + k] = cs[k];
+  __syncthreads();
+  if (threadIdx.x < kTileE) {
+    const int t = threadIdx.x;
+    uint32_t s = 0;
+    for (int q = 0; q < kGroups; ++q) s += cols[q][t];
+    const int x = j * kTileE + t;
+    if (x < g.E) C[size_t(i) * g.E + x] = s;
+    // Tile total per channel: lanes t, t+CH, ... share a channel.
+#pragma unroll
+    for (int m = 16; m >= CH; m >>= 1) s += __shfl_xor_sync(0xffffffffu, s, m);
+    if ((t & 31) < CH) warp_tot[t >> 5][t & 31] = s;
+  }
+  __syncthreads();
+  if (threadIdx.x < CH) {
+    uint32_t s = 0;
+    for (int w = 0; w < kTileE / 32; ++w) s += warp_tot[w][threadIdx.x];
+    T[(size_t(i) * g.nTx + j) * CH + threadIdx.x] = s;
+  }
+}
+
+// Pass 2: in place, C becomes the exclusive scan down the tile rows (sum of the column above the tile),
+// R the exclusive scan across tile columns (sum of the row left of the tile), T the 2D exclusive SAT of
+// tile totals (sum of everything above and left of the tile). The last block does T.
+template <int CH>
+__global__ void __launch_bounds__(kThreads) carries(Geometry g, uint32_t* __restrict__ C,
+                                                    uint32_t* __restrict__ R, uint32_t* __restrict__ T,
+                                                    int c_blocks, int r_blocks) {
+  const int b = blockIdx.x;
+  if (b < c_blocks) {
+    const int x = b * kThreads + threadIdx.x;
+    if (x >= g.E) return;
+    uint32_t run = 0;
+    for (int i = 0; i < g.nTy; ++i) {
+      const uint32_t v = C[size_t(i) * g.E + x];
+      C[size_t(i) * g.E + x] = run;
+      run += v;
+    }
+  } else if (b < c_blocks + r_blocks) {
+    const size_t yc = size_t(b - c_blocks) * kThreads + threadIdx.x, stride = size_t(g.H) * CH;
+    if (yc >= stride) return;
+    uint32_t run = 0;
+    for (int j = 0; j < g.nTx; ++j) {
+      const uint32_t v = R[size_t(j) * stride + yc];
+      R[size_t(j) * stride + yc] = run;
+      run += v;
+    }
+  } else {
+    for (int jc = threadIdx.x; jc < g.nTx * CH; jc += kThreads) {  // down each tile column
+      uint32_t run = 0;
+      for (int i = 0; i < g.nTy; ++i) {
+        const size_t at = size_t(i) * g.nTx * CH + jc;
+        const uint32_t v = T[at];
+        T[at] = run;
+        run += v;
+      }
+    }
+    __syncthreads();
+    for (int ic = threadIdx.x; ic < g.nTy * CH; ic += kThreads) {  // then across each tile row
+      const int i = ic / CH, c = ic % CH;
+      uint32_t run = 0;
+      for (int j = 0; j < g.nTx; ++j) {
+        const size_t at = (size_t(i) * g.nTx + j) * CH + c;
+        const uint32_t v = T[at];
+        T[at] = run;
+        run += v;
+      }
+    }
+  }
+}
+
+// Pass 3: rebuild. S(x, y) = S(x, y0 - 1) + sum over rows y0..y of (row sum left of the tile + in-tile
+// row prefix); the first term comes from the carries and the groups above, accumulated in shared memory.
+template <int CH, int K, bool VEC>
+__global__ void __launch_bounds__(kThreads) rebuild(const uint8_t* __restrict__ in, Geometry g,
+                                                    const uint32_t* __restrict__ C, const uint32_t* __restrict__ L,
+                                                    const uint32_t* __restrict__ T, uint32_t* __restrict__ out) {
+  __shared__ __align__(16) uint32_t start[kGroups][kLanes * kPad];
+  __shared__ uint32_t warp_tot[kTileE / 32][CH];
+  const int lane = threadIdx.x & (kLanes - 1), grp = threadIdx.x / kLanes;
+  const int i = blockIdx.y, j = blockIdx.x;
+  const int x0 = j * kTileE + lane * 16, y0 = i * kGroups * K + grp * K;
+  const size_t Lstride = size_t(g.H) * CH;
+  const uint32_t* Lj = L + size_t(j) * Lstride;
+
+  uint4 v[K];
+#pragma unroll
+  for (int r = 0; r < K; ++r) v[r] = load16<VEC>(in, g, x0, y0 + r);
+
+  // This group's contribution to the SAT row below it: sum over its rows of (left sum + row prefix).
+  {
+    uint32_t cs[16] = {}, lsum[CH] = {};
+#pragma unroll
+    for (int r = 0; r < K; ++r) {
+      uint32_t b[16];
+      unpack(v[r], b);
+#pragma unroll
+      for (int k = 0; k < 16; ++k) cs[k] += b[k];
+      if (y0 + r < g.H)
+#pragma unroll
+        for (int c = 0; c < CH; ++c) lsum[c] += Lj[size_t(y0 + r) * CH + c];
+    }
+    uint32_t run[CH], tot[CH];
+#pragma unroll
+    for (int c = 0; c < CH; ++c) run[c] = 0;
+#pragma unroll
+    for (int k = 0; k < 16; ++k) cs[k] = run[k % CH] += cs[k];
+#pragma unroll
+    for (int c = 0; c < CH; ++c) tot[c] = run[c];
+    row_exclusive<CH>(tot);
+#pragma unroll
+    for (int k = 0; k < 16; k += 4)
+      *reinterpret_cast<uint4*>(&start[grp][lane * kPad + k]) =
+          make_uint4(cs[k] + tot[k % CH] + lsum[k % CH], cs[k + 1] + tot[(k + 1) % CH] + lsum[(k + 1) % CH],
+                     cs[k + 2] + tot[(k + 2) % CH] + lsum[(k + 2) % CH],
+                     cs[k + 3] + tot[(k + 3) % CH] + lsum[(k + 3) % CH]);
+  }
+  // S(x, tile top - 1) for the tile's columns: corner + prefix across the tile of the column carries.
+  uint32_t top = 0;
+  if (threadIdx.x < kTileE) {
+    const int t = threadIdx.x, x = j * kTileE + t;
+    top = x < g.E ? C[size_t(i) * g.E + x] : 0u;
+    const int wl = t & 31;
+#pragma unroll
+    for (int d = CH; d < 32; d <<= 1) {
+      const uint32_t n = __shfl_up_sync(0xffffffffu, top, d);
+      if (wl >= d) top += n;
+    }
+    if (wl >= 32 - CH) warp_tot[t >> 5][wl % CH] = top;
+  }
+  __syncthreads();
+  if (threadIdx.x < kTileE) {
+    const int t = threadIdx.x, c = t % CH;
+    top += T[(size_t(i) * g.nTx + j) * CH + c];
+    for (int w = 0; w < (t >> 5); ++w) top += warp_tot[w][c];
+    // Exclusive scan down the groups of this column, starting from the row above the tile.
+    uint32_t* col = &start[0][(t / 16) * kPad + (t % 16)];
+    for (int q = 0; q < kGroups; ++q) {
+      const uint32_t s = col[q * kLanes * kPad];
+      col[q * kLanes * kPad] = top;
+      top += s;
+    }
+  }
+  __syncthreads();
+
+  uint32_t acc[16];
+#pragma unroll
+  for (int k = 0; k < 16; k += 4) {
+    const uint4 s = *reinterpret_cast<const uint4*>(&start[grp][lane * kPad + k]);
+    acc[k] = s.x, acc[k + 1] = s.y, acc[k + 2] = s.z, acc[k + 3] = s.w;
+  }
+#pragma unroll
+  for (int r = 0; r < K; ++r) {
+    const int y = y0 + r;
+    uint32_t b[16], t[CH] = {};
+    unpack(v[r], b);
+#pragma unroll
+    for (int k = 0; k < 16; ++k) t[k % CH] += b[k];
+    row_exclusive<CH>(t);
+    if (y < g.H)
+#pragma unroll
+      for (int c = 0; c < CH; ++c) t[c] += Lj[size_t(y) * CH + c];
+#pragma unroll
+    for (int k = 0; k < 16; ++k) acc[k] += (t[k % CH] += b[k]);
+    if (y >= g.H || x0 >= g.E) continue;
+    uint32_t* o = out + size_t(y) * g.E + x0;
+    if (VEC) {
+#pragma unroll
+      for (int k = 0; k < 16; k += 4)
+        __stcs(reinterpret_cast<uint4*>(o + k), make_uint4(acc[k], acc[k + 1], acc[k + 2], acc[k + 3]));
+    } else {
+      const int n = min(16, g.E - x0);
+#pragma unroll
+      for (int k = 0; k < 16; ++k)
+        if (k < n) o[k] = acc[k];
+    }
+  }
+}
+
+template <int CH, int K, bool VEC>
+void run_tiled(const SatArgs& a, const Geometry& g) {
+  const size_t nC = size_t(g.nTy) * g.E, nR = size_t(g.nTx) * g.H * CH, nT = size_t(g.nTx) * g.nTy * CH;
+  Scratch s((nC + nR + nT) * sizeof(uint32_t), a);
+  uint32_t *C = s.as<uint32_t>(), *R = s.as<uint32_t>(nC), *T = s.as<uint32_t>(nC + nR);
+  cudaStream_t st = cudaStream_t(a.stream);
+  const auto* in = static_cast<const uint8_t*>(a.in);
+  const dim3 grid(unsigned(g.nTx), unsigned(g.nTy));
+  tile_sums<CH, K, VEC><<<grid, kThreads, 0, st>>>(in, g, C, R, T);
+  launch_check("sat_tiled tile_sums", a);
+  const int cb = int(ceil_div(size_t(g.E), kThreads)), rb = int(ceil_div(size_t(g.H) * CH, kThreads));
+  carries<CH><<<cb + rb + 1, kThreads, 0, st>>>(g, C, R, T, cb, rb);
+  launch_check("sat_tiled carries", a);
+  rebuild<CH, K, VEC><<<grid, kThreads, 0, st>>>(in, g, C, R, T, static_cast<uint32_t*>(a.out));
+  launch_check("sat_tiled rebuild", a);
+}
+
+template <int CH, bool VEC>
+void pick_rows(const SatArgs& a) {
+  Geometry g{a.width * CH, a.height, 0, 0};
+  g.nTx = int(ceil_div(size_t(g.E), kTileE));
+  // Tall tiles (K = 8) where they still give every SM several blocks, else short ones.
+  const int sms = std::max(1, probe().sm_count);
+  const int tall = int(ceil_div(size_t(g.H), kGroups * 8));
+  if (size_t(g.nTx) * size_t(tall) >= size_t(4 * sms)) {
+    g.nTy = tall;
+    run_tiled<CH, 8, VEC>(a, g);
+  } else {
+    g.nTy = int(ceil_div(size_t(g.H), kGroups));
+    run_tiled<CH, 1, VEC>(a, g);
+  }
+}
+
+template <int CH>
+void pick_vec(const SatArgs& a) {
+  const bool vec = (size_t(a.width) * CH) % 16 == 0 && reinterpret_cast<uintptr_t>(a.in) % 16 == 0 &&
+                   reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
+  if (vec)
+    pick_rows<CH, true>(a);
+  else
+    pick_rows<CH, false>(a);
+}
+
+}  // namespace
+
+void sat_tiled(const SatArgs& a) {
+  check_args(a, true);
+  if (a.height > 65535 * kGroups) throw Error("sat_tiled: image taller than " + std::to_string(65535 * kGroups));
+  if (a.channels == 1)
+    pick_vec<1>(a);
+  else
+    pick_vec<4>(a);
+}
+
+double sat_min_bytes(size_t n, DType t) {
+  switch (t) {
+    case DType::U8: return double(n) * 5.0;
+    case DType::RGBA8: return double(n) * 20.0;
+    case DType::F32: return double(n) * 8.0;
+    default: return double(n) * 8.0;
+  }
+}
+
+Variant sat_tiled_variant() {
+  Variant v;
+  v.name = "sat_tiled";
+  v.family = Family::Sat;
+  v.label = "tiled 2D (tile sums | carries | rebuild)";
+  v.source = "Nehab et al. 2011, GPU-Efficient Recursive Filtering and Summed-Area Tables";
+  v.dtypes = {DType::U8, DType::RGBA8};
+  v.bytes = sat_min_bytes;
+  v.refuses = [](size_t, DType t) {
+    return t == DType::U8 || t == DType::RGBA8 ? std::string() : std::string("8-bit input only");
+  };
+  v.sat = sat_tiled;
+  return v;
+}
+
+}  // namespace satlab::gpu

@@ -1,0 +1,122 @@
+// Every registered SAT variant against the CPU reference: bit-exact for 8-bit input (wrap-around uint32)
+// on random images of awkward sizes and on an all-255 16384x16384; float within its stated bound.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "core/reference.hpp"
+#include "gpu/device.hpp"
+#include "gpu/sat/sat_host.hpp"
+
+namespace {
+
+using satlab::DType;
+using satlab::Family;
+using satlab::Variant;
+
+#define SKIP_WITHOUT_GPU()                                                              \
+  do {                                                                                  \
+    if (!satlab::gpu::probe().available) GTEST_SKIP() << satlab::gpu::probe().reason; \
+  } while (0)
+
+std::vector<const Variant*> sat_variants(DType t) {
+  std::vector<const Variant*> out;
+  for (const auto& v : satlab::gpu::variants())
+    if (v.family == Family::Sat && v.refuses && v.refuses(1, t).empty()) out.push_back(&v);
+  return out;
+}
+
+struct Size {
+  int w, h;
+};
+// 1x1, single rows and columns, primes, non-multiples of every tile, and a full-tile multiple.
+const Size kSizes[] = {{1, 1},   {1, 777},  {1013, 1}, {2, 3},     {31, 29},    {127, 257},
+                       {128, 256}, {509, 263}, {1021, 1031}, {4097, 3}, {3, 2049}, {1920, 1080}};
+
+void expect_same(const std::vector<uint32_t>& got, const std::vector<uint32_t>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  size_t bad = 0, first = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (got[i] != want[i] && bad++ == 0) first = i;
+  EXPECT_EQ(bad, 0u) << what << ": first mismatch at element " << first << " got " << got[first] << " want "
+                     << want[first];
+}
+
+TEST(Sat, EveryIntegerVariantMatchesTheCpuReferenceBitForBitOnOddSizes) {
+  SKIP_WITHOUT_GPU();
+  const uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  for (DType t : {DType::U8, DType::RGBA8}) {
+    const auto vs = sat_variants(t);
+    ASSERT_FALSE(vs.empty()) << "no SAT variant takes " << satlab::to_string(t);
+    const int ch = t == DType::RGBA8 ? 4 : 1;
+    for (const Size s : kSizes) {
+      std::vector<uint8_t> img(size_t(s.w) * s.h * ch);
+      for (auto& b : img) b = uint8_t(rng());
+      std::vector<uint32_t> want;
+      if (ch == 1) {
+        satlab::sat_u8(img.data(), s.w, s.h, want);
+      } else {
+        satlab::ImageRGBA8 im(s.w, s.h);
+        im.data = img;
+        satlab::sat_rgba8(im, want);
+      }
+      for (const Variant* v : vs)
+        expect_same(satlab::gpu::run_sat_u32(*v, img.data(), s.w, s.h, ch), want,
+                    v->name + " " + satlab::to_string(t) + " " + std::to_string(s.w) + "x" + std::to_string(s.h));
+    }
+  }
+}
+
+// 16384^2 * 255 wraps around uint32 many times; box sums must still come out exact. Checked against the
+// closed form S(x, y) = 255 (x+1)(y+1) mod 2^32 rather than a second 1 GiB CPU table.
+TEST(Sat, WrapAroundKeepsEveryValueExactOn16384SquareOfWhite) {
+  SKIP_WITHOUT_GPU();
+  const int n = 16384;
+  if (satlab::gpu::probe().total_memory < size_t(n) * n * 6) GTEST_SKIP() << "not enough GPU memory";
+  std::vector<uint8_t> img(size_t(n) * n, 255);
+  for (const Variant* v : sat_variants(DType::U8)) {
+    const auto got = satlab::gpu::run_sat_u32(*v, img.data(), n, n, 1);
+    size_t bad = 0;
+    for (int y = 0; y < n; ++y)
+      for (int x = 0; x < n; ++x)
+        bad += got[size_t(y) * n + x] != uint32_t(255u * uint32_t(x + 1) * uint32_t(y + 1));
+    EXPECT_EQ(bad, 0u) << v->name;
+    // A box deep inside the wrapped region: 1000 x 1000 pixels of 255.
+    EXPECT_EQ(satlab::box_sum(got.data(), n, 1, 0, 15000, 15000, 15999, 15999), 255u * 1000u * 1000u) << v->name;
+  }
+}
+
+// Float SAT: relative error against float64 of every element within the builder's bound (tile-local
+// float sums, float64 carries: a few ulp of the element's magnitude, see docs/performance.md).
+TEST(Sat, FloatVariantsStayWithinTheirErrorBoundOfFloat64) {
+  SKIP_WITHOUT_GPU();
+  const auto vs = sat_variants(DType::F32);
+  if (vs.empty()) GTEST_SKIP() << "no float SAT variant registered";
+  const uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  for (const Size s : {Size{1, 1}, Size{509, 263}, Size{1021, 1031}, Size{2048, 2048}}) {
+    for (int ch : {1, 4}) {
+      satlab::ImageF im(s.w, s.h, ch);
+      for (auto& f : im.data) f = u(rng);
+      std::vector<double> want;
+      satlab::sat_float(im, want);
+      for (const Variant* v : vs) {
+        const auto got = satlab::gpu::run_sat_f32(*v, im.data.data(), s.w, s.h, ch);
+        double worst = 0;
+        for (size_t i = 0; i < got.size(); ++i) {
+          ASSERT_FALSE(std::isnan(got[i])) << v->name << " element " << i;
+          worst = std::max(worst, std::fabs(double(got[i]) - want[i]) / std::max(want[i], 1e-30));
+        }
+        EXPECT_LE(worst, 4.0 * 5.96e-8) << v->name << " " << s.w << "x" << s.h << "x" << ch;
+      }
+    }
+  }
+}
+
+}  // namespace
