@@ -74,19 +74,24 @@ class CpuPipeline final : public Pipeline {
         // No depth map: every pixel lies on the focus plane, so the frame stays sharp. The stage still
         // runs so that the stage list does not change with the inputs.
         time("reduce", 0, [&] {
-          depth_norm_ = ImageF(image_.width, image_.height, 1);
+          if (depth_norm_.pixels() != image_.pixels()) depth_norm_ = ImageF(image_.width, image_.height, 1);
+          depth_norm_.width = image_.width;
+          depth_norm_.height = image_.height;
           std::fill(depth_norm_.data.begin(), depth_norm_.data.end(), params_.focus);
         });
       } else {
         // min/max: read 4 B; normalise: read 4 B, write 4 B.
-        time("reduce", 12 * n, [&] { depth_norm_ = normalise_depth(depth_raw_, threads_); });
+        time("reduce", 12 * n, [&] { normalise_depth(depth_raw_, depth_norm_, threads_); });
       }
-      time("coc", 8 * n, [&] { coc_ = coc_map(depth_norm_, params_, threads_); });
+      time("coc", 8 * n, [&] { coc_map(depth_norm_, params_, coc_, threads_); });
     }
     time("sat", 20 * n, [&] { sat_rgba8(image_, sat_, threads_); });  // read 4 B, write 16 B
     // Minimum traffic: the SAT read once (16 B), the result written (4 B), dof also reads the CoC.
     time("blur", (dof ? 24 : 20) * n, [&] {
-      result_ = dof ? dof_blur(image_, sat_, coc_, threads_) : box_blur(image_, sat_, params_.box_radius, threads_);
+      if (dof)
+        dof_blur(image_, sat_, coc_, result_, threads_);
+      else
+        box_blur(image_, sat_, params_.box_radius, result_, threads_);
     });
   }
 

@@ -88,16 +88,27 @@ void exclusive_scan(const uint32_t* in, uint32_t* out, size_t n) {
 //   radius:     r = (int)roundf(fabsf(c))   (half away from zero), clamped to kMaxBlurRadius
 // inv(focus) may be computed once per frame: it is the same operation sequence on the same inputs.
 
-ImageF normalise_depth(const ImageF& raw, int threads) {
+// Reuses out's pixels when its size and channel count already match.
+static void fit(ImageF& out, int w, int h) {
+  if (out.width != w || out.height != h || out.channels != 1 || out.data.size() != size_t(w) * size_t(h))
+    out = ImageF(w, h, 1);
+}
+
+void normalise_depth(const ImageF& raw, ImageF& d, int threads) {
   if (raw.empty()) throw Error("normalise_depth: empty depth map");
   if (raw.channels != 1) throw Error("normalise_depth: depth map must have 1 channel");
   MinMax mm = minmax_reduce(raw.data.data(), raw.data.size(), threads);
-  ImageF d(raw.width, raw.height, 1);
+  fit(d, raw.width, raw.height);
   const float lo = mm.min, range = mm.max - mm.min;
   parallel_for(0, long(raw.data.size()), [&](long b, long e) {
     for (long i = b; i < e; ++i)
       d.data[size_t(i)] = range > 0.f ? (raw.data[size_t(i)] - lo) / range : 0.f;
   }, threads);
+}
+
+ImageF normalise_depth(const ImageF& raw, int threads) {
+  ImageF d;
+  normalise_depth(raw, d, threads);
   return d;
 }
 
@@ -122,11 +133,16 @@ float coc_from_depth(float d, const Params& p) {
   return std::fmin(lo, p.max_radius);
 }
 
-ImageF coc_map(const ImageF& depth_normalised, const Params& p, int threads) {
-  ImageF c(depth_normalised.width, depth_normalised.height, 1);
+void coc_map(const ImageF& depth_normalised, const Params& p, ImageF& c, int threads) {
+  fit(c, depth_normalised.width, depth_normalised.height);
   parallel_for(0, long(c.data.size()), [&](long b, long e) {
     for (long i = b; i < e; ++i) c.data[size_t(i)] = coc_from_depth(depth_normalised.data[size_t(i)], p);
   }, threads);
+}
+
+ImageF coc_map(const ImageF& depth_normalised, const Params& p, int threads) {
+  ImageF c;
+  coc_map(depth_normalised, p, c, threads);
   return c;
 }
 
@@ -156,33 +172,44 @@ static inline void blur_pixel(const uint32_t* sat, int w, int h, int x, int y, i
   }
 }
 
-static void check_sat(const ImageRGBA8& image, const std::vector<uint32_t>& sat) {
+static void check_sat(const ImageRGBA8& image, const std::vector<uint32_t>& sat, ImageRGBA8& out) {
   if (sat.size() != image.pixels() * 4) throw Error("blur: SAT size does not match the image");
+  if (out.width != image.width || out.height != image.height || out.data.size() != image.pixels() * 4)
+    out = ImageRGBA8(image.width, image.height);
+}
+
+void box_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, int radius, ImageRGBA8& out, int threads) {
+  check_sat(image, sat, out);
+  const int r = std::min(std::max(radius, 0), kMaxBlurRadius);
+  parallel_for(0, image.height, [&](long b, long e) {
+    for (long y = b; y < e; ++y)
+      for (int x = 0; x < image.width; ++x)
+        blur_pixel(sat.data(), image.width, image.height, x, int(y), r, out.px(x, int(y)));
+  }, threads);
+}
+
+void dof_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, const ImageF& coc, ImageRGBA8& out,
+              int threads) {
+  if (coc.width != image.width || coc.height != image.height || coc.channels != 1)
+    throw Error("dof_blur: CoC map size does not match the image");
+  check_sat(image, sat, out);
+  parallel_for(0, image.height, [&](long b, long e) {
+    for (long y = b; y < e; ++y)
+      for (int x = 0; x < image.width; ++x)
+        blur_pixel(sat.data(), image.width, image.height, x, int(y), blur_radius(coc.at(x, int(y))),
+                   out.px(x, int(y)));
+  }, threads);
 }
 
 ImageRGBA8 box_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, int radius, int threads) {
-  check_sat(image, sat);
-  const int r = std::min(std::max(radius, 0), kMaxBlurRadius);
-  ImageRGBA8 out(image.width, image.height);
-  parallel_for(0, image.height, [&](long b, long e) {
-    for (long y = b; y < e; ++y)
-      for (int x = 0; x < image.width; ++x) blur_pixel(sat.data(), image.width, image.height, x, int(y), r, out.px(x, int(y)));
-  }, threads);
+  ImageRGBA8 out;
+  box_blur(image, sat, radius, out, threads);
   return out;
 }
 
 ImageRGBA8 dof_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, const ImageF& coc, int threads) {
-  check_sat(image, sat);
-  if (coc.width != image.width || coc.height != image.height || coc.channels != 1)
-    throw Error("dof_blur: CoC map size does not match the image");
-  ImageRGBA8 out(image.width, image.height);
-  parallel_for(0, image.height, [&](long b, long e) {
-    for (long y = b; y < e; ++y)
-      for (int x = 0; x < image.width; ++x) {
-        const int r = std::min(blur_radius(coc.at(x, int(y))), kMaxBlurRadius);
-        blur_pixel(sat.data(), image.width, image.height, x, int(y), r, out.px(x, int(y)));
-      }
-  }, threads);
+  ImageRGBA8 out;
+  dof_blur(image, sat, coc, out, threads);
   return out;
 }
 

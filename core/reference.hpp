@@ -44,6 +44,10 @@ ImageF normalise_depth(const ImageF& raw, int threads = 0);
 // Computed in float without fused multiply-add so that a GPU kernel can match it bit for bit.
 float coc_from_depth(float d, const Params& p);
 ImageF coc_map(const ImageF& depth_normalised, const Params& p, int threads = 0);
+// Into-variants of normalise_depth / coc_map (and of the blurs below) write into `out`, reusing its
+// storage when the size matches: a caller running frame after frame avoids faulting in fresh pages.
+void normalise_depth(const ImageF& raw, ImageF& out, int threads = 0);
+void coc_map(const ImageF& depth_normalised, const Params& p, ImageF& out, int threads = 0);
 // The integer blur radius of a CoC value: round(|c|) half away from zero.
 int blur_radius(float coc);
 
@@ -56,5 +60,9 @@ constexpr int kMaxBlurRadius = 2047;
 ImageRGBA8 box_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, int radius, int threads = 0);
 ImageRGBA8 dof_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, const ImageF& coc,
                     int threads = 0);
+void box_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, int radius, ImageRGBA8& out,
+              int threads = 0);
+void dof_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, const ImageF& coc, ImageRGBA8& out,
+              int threads = 0);
 
 }  // namespace satlab
