@@ -85,6 +85,15 @@ ImageF load_pfm(const std::string& path) {
     fail(path, "PFM size " + std::to_string(w) + "x" + std::to_string(h) + " out of range");
   f.get();  // the single whitespace byte after the scale
   const int ch = magic == "PF" ? 3 : 1;
+  const size_t need = size_t(w) * size_t(h) * size_t(ch) * sizeof(float);
+  // Checked before allocating, so a short file declaring a large size costs nothing.
+  const std::streamoff start = f.tellg();
+  f.seekg(0, std::ios::end);
+  const std::streamoff have = f.tellg() - start;
+  f.seekg(start);
+  if (!f || have < std::streamoff(need))
+    fail(path, "PFM file is truncated (" + std::to_string(w) + "x" + std::to_string(h) + " needs " +
+                   std::to_string(need) + " bytes of pixels, the file has " + std::to_string(have) + ")");
   std::vector<float> raw(size_t(w) * size_t(h) * size_t(ch));
   f.read(reinterpret_cast<char*>(raw.data()), std::streamsize(raw.size() * sizeof(float)));
   if (size_t(f.gcount()) != raw.size() * sizeof(float)) fail(path, "PFM file is truncated");

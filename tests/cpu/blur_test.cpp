@@ -81,3 +81,39 @@ TEST(Blur, MismatchedSatIsRejected) {
   std::vector<uint32_t> sat(10);
   EXPECT_THROW(box_blur(img, sat, 1), Error);
 }
+
+TEST(Blur, DofBlurOnThinImagesWithAnyThreadCountEqualsBruteForceGather) {
+  for (auto [w, h] : {std::pair{1, 1}, {1, 57}, {61, 1}, {2, 3}}) {
+    for (int threads : {1, 2, 5}) {
+      const uint32_t seed = test::fresh_seed();
+      SCOPED_TRACE("size " + std::to_string(w) + "x" + std::to_string(h) + " threads " + std::to_string(threads) +
+                   " seed " + std::to_string(seed));
+      ImageRGBA8 img = test::random_image(w, h, seed);
+      ImageF coc(w, h, 1);
+      std::mt19937 rng(seed + 7);
+      for (auto& v : coc.data) v = float(int(rng() % 140) - 70) * 0.5f;  // radii 0..35 of either sign
+      std::vector<uint32_t> sat;
+      sat_rgba8(img, sat, threads);
+      ImageRGBA8 out(3, 3);  // the wrong size: the into-variant resizes it
+      dof_blur(img, sat, coc, out, threads);
+      ASSERT_EQ(out.width, w);
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+          uint8_t ref[4];
+          gather(img, x, y, blur_radius(coc.at(x, y)), ref);
+          for (int c = 0; c < 4; ++c) ASSERT_EQ(out.px(x, y)[c], ref[c]) << x << "," << y << " c" << c;
+        }
+    }
+  }
+}
+
+TEST(Blur, ReusedOutputBufferGivesTheSameResult) {
+  ImageRGBA8 img = test::random_image(29, 19, test::fresh_seed());
+  std::vector<uint32_t> sat;
+  sat_rgba8(img, sat);
+  ImageRGBA8 out;
+  box_blur(img, sat, 2, out);
+  std::fill(out.data.begin(), out.data.end(), uint8_t(7));  // stale contents must not leak through
+  box_blur(img, sat, 2, out);
+  EXPECT_EQ(out.data, box_blur(img, sat, 2).data);
+}

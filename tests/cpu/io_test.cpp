@@ -190,7 +190,7 @@ TEST(Io, ColourPfmGivesItsFirstChannelAndTruncatedPfmIsRefused) {
   const std::string p = tmp_path("c.pfm"), t = tmp_path("t.pfm");
   write_bytes(p, bytes);
   EXPECT_EQ(io::load_depth(p).data, (std::vector<float>{7.f}));
-  write_bytes(t, "Pf\n4 4\n-1.0\n" + std::string(12, '\0'));
+  write_bytes(t, "Pf\n16384 16384\n-1.0\n" + std::string(12, '\0'));  // 1 GiB declared, 12 bytes there
   expect_clear_error([](const std::string& f) { io::load_depth(f); }, t, "truncated");
   std::remove(p.c_str());
   std::remove(t.c_str());
