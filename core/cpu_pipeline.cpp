@@ -24,7 +24,8 @@ class CpuPipeline final : public Pipeline {
   std::string backend_name() const override { return "cpu (" + std::to_string(threads_) + " threads)"; }
 
   void set_image(const ImageRGBA8& image) override {
-    if (image.empty()) throw Error("empty image (" + std::to_string(image.width) + "x" + std::to_string(image.height) + ")");
+    if (image.empty())
+      throw Error("empty image (" + std::to_string(image.width) + "x" + std::to_string(image.height) + ")");
     // Checked before anything is allocated: the SAT alone takes 16 bytes per pixel.
     if (image.pixels() > kMaxPixels)
       throw Error("image of " + std::to_string(image.width) + "x" + std::to_string(image.height) +
@@ -124,6 +125,8 @@ class CpuPipeline final : public Pipeline {
 
 }  // namespace
 
-std::unique_ptr<Pipeline> make_cpu_pipeline(int threads) { return std::make_unique<CpuPipeline>(threads); }
+std::unique_ptr<Pipeline> make_cpu_pipeline(int threads) {
+  return std::make_unique<CpuPipeline>(threads);
+}
 
 }  // namespace satlab

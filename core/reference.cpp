@@ -18,17 +18,20 @@ MinMax minmax_reduce(const float* data, size_t n, int threads) {
   int t = threads <= 0 ? default_threads() : threads;
   std::vector<MinMax> part(size_t(t), MinMax{data[0], data[0]});
   long chunk = long((n + size_t(t) - 1) / size_t(t));
-  parallel_for(0, t, [&](long b, long e) {
-    for (long i = b; i < e; ++i) {
-      size_t lo = size_t(i) * size_t(chunk), hi = std::min(n, lo + size_t(chunk));
-      MinMax m{data[std::min(lo, n - 1)], data[std::min(lo, n - 1)]};
-      for (size_t k = lo; k < hi; ++k) {
-        m.min = std::min(m.min, data[k]);
-        m.max = std::max(m.max, data[k]);
-      }
-      part[size_t(i)] = m;
-    }
-  }, t);
+  parallel_for(
+      0, t,
+      [&](long b, long e) {
+        for (long i = b; i < e; ++i) {
+          size_t lo = size_t(i) * size_t(chunk), hi = std::min(n, lo + size_t(chunk));
+          MinMax m{data[std::min(lo, n - 1)], data[std::min(lo, n - 1)]};
+          for (size_t k = lo; k < hi; ++k) {
+            m.min = std::min(m.min, data[k]);
+            m.max = std::max(m.max, data[k]);
+          }
+          part[size_t(i)] = m;
+        }
+      },
+      t);
   MinMax r = part[0];
   for (const auto& m : part) {
     r.min = std::min(r.min, m.min);
@@ -42,21 +45,28 @@ static Acc sum_parallel(const T* data, size_t n, int threads) {
   int t = threads <= 0 ? default_threads() : threads;
   std::vector<Acc> part(size_t(t), Acc(0));
   long chunk = long((n + size_t(t) - 1) / size_t(t));
-  parallel_for(0, t, [&](long b, long e) {
-    for (long i = b; i < e; ++i) {
-      size_t lo = std::min(n, size_t(i) * size_t(chunk)), hi = std::min(n, lo + size_t(chunk));
-      Acc s = 0;
-      for (size_t k = lo; k < hi; ++k) s += Acc(data[k]);
-      part[size_t(i)] = s;
-    }
-  }, t);
+  parallel_for(
+      0, t,
+      [&](long b, long e) {
+        for (long i = b; i < e; ++i) {
+          size_t lo = std::min(n, size_t(i) * size_t(chunk)), hi = std::min(n, lo + size_t(chunk));
+          Acc s = 0;
+          for (size_t k = lo; k < hi; ++k) s += Acc(data[k]);
+          part[size_t(i)] = s;
+        }
+      },
+      t);
   Acc s = 0;
   for (Acc p : part) s += p;
   return s;
 }
 
-int64_t sum_reduce(const int32_t* data, size_t n, int threads) { return sum_parallel<int64_t>(data, n, threads); }
-double sum_reduce(const float* data, size_t n, int threads) { return sum_parallel<double>(data, n, threads); }
+int64_t sum_reduce(const int32_t* data, size_t n, int threads) {
+  return sum_parallel<int64_t>(data, n, threads);
+}
+double sum_reduce(const float* data, size_t n, int threads) {
+  return sum_parallel<double>(data, n, threads);
+}
 
 // --- Scans -----------------------------------------------------------------------------------------
 
@@ -83,9 +93,9 @@ void exclusive_scan(const uint32_t* in, uint32_t* out, size_t n) {
 // x86-64 evaluates float in float, FLT_EVAL_METHOD == 0):
 //   normalise:  range = __fsub_rn(max, min);  d = range > 0 ? __fdiv_rn(__fsub_rn(raw, min), range) : 0
 //   depth:      z = __fadd_rn(near, __fmul_rn(d, __fsub_rn(far, near)));  inv = __fdiv_rn(1.0f, z)
-//   disparity:  a = __fdiv_rn(1.0f, far);  b = __fdiv_rn(1.0f, near);  inv = __fadd_rn(a, __fmul_rn(d, __fsub_rn(b, a)))
-//   coc:        c = __fmul_rn(aperture, __fsub_rn(inv(d), inv(focus)));  c = fminf(fmaxf(c, -max_r), max_r)
-//   radius:     r = (int)roundf(fabsf(c))   (half away from zero), clamped to kMaxBlurRadius
+//   disparity:  a = __fdiv_rn(1.0f, far);  b = __fdiv_rn(1.0f, near);  inv = __fadd_rn(a, __fmul_rn(d,
+//   __fsub_rn(b, a))) coc:        c = __fmul_rn(aperture, __fsub_rn(inv(d), inv(focus)));  c = fminf(fmaxf(c,
+//   -max_r), max_r) radius:     r = (int)roundf(fabsf(c))   (half away from zero), clamped to kMaxBlurRadius
 // inv(focus) may be computed once per frame: it is the same operation sequence on the same inputs.
 
 // Reuses out's pixels when its size and channel count already match.
@@ -100,10 +110,13 @@ void normalise_depth(const ImageF& raw, ImageF& d, int threads) {
   MinMax mm = minmax_reduce(raw.data.data(), raw.data.size(), threads);
   fit(d, raw.width, raw.height);
   const float lo = mm.min, range = mm.max - mm.min;
-  parallel_for(0, long(raw.data.size()), [&](long b, long e) {
-    for (long i = b; i < e; ++i)
-      d.data[size_t(i)] = range > 0.f ? (raw.data[size_t(i)] - lo) / range : 0.f;
-  }, threads);
+  parallel_for(
+      0, long(raw.data.size()),
+      [&](long b, long e) {
+        for (long i = b; i < e; ++i)
+          d.data[size_t(i)] = range > 0.f ? (raw.data[size_t(i)] - lo) / range : 0.f;
+      },
+      threads);
 }
 
 ImageF normalise_depth(const ImageF& raw, int threads) {
@@ -135,9 +148,12 @@ float coc_from_depth(float d, const Params& p) {
 
 void coc_map(const ImageF& depth_normalised, const Params& p, ImageF& c, int threads) {
   fit(c, depth_normalised.width, depth_normalised.height);
-  parallel_for(0, long(c.data.size()), [&](long b, long e) {
-    for (long i = b; i < e; ++i) c.data[size_t(i)] = coc_from_depth(depth_normalised.data[size_t(i)], p);
-  }, threads);
+  parallel_for(
+      0, long(c.data.size()),
+      [&](long b, long e) {
+        for (long i = b; i < e; ++i) c.data[size_t(i)] = coc_from_depth(depth_normalised.data[size_t(i)], p);
+      },
+      threads);
 }
 
 ImageF coc_map(const ImageF& depth_normalised, const Params& p, int threads) {
@@ -178,14 +194,18 @@ static void check_sat(const ImageRGBA8& image, const std::vector<uint32_t>& sat,
     out = ImageRGBA8(image.width, image.height);
 }
 
-void box_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, int radius, ImageRGBA8& out, int threads) {
+void box_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, int radius, ImageRGBA8& out,
+              int threads) {
   check_sat(image, sat, out);
   const int r = std::min(std::max(radius, 0), kMaxBlurRadius);
-  parallel_for(0, image.height, [&](long b, long e) {
-    for (long y = b; y < e; ++y)
-      for (int x = 0; x < image.width; ++x)
-        blur_pixel(sat.data(), image.width, image.height, x, int(y), r, out.px(x, int(y)));
-  }, threads);
+  parallel_for(
+      0, image.height,
+      [&](long b, long e) {
+        for (long y = b; y < e; ++y)
+          for (int x = 0; x < image.width; ++x)
+            blur_pixel(sat.data(), image.width, image.height, x, int(y), r, out.px(x, int(y)));
+      },
+      threads);
 }
 
 void dof_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, const ImageF& coc, ImageRGBA8& out,
@@ -193,12 +213,15 @@ void dof_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, const I
   if (coc.width != image.width || coc.height != image.height || coc.channels != 1)
     throw Error("dof_blur: CoC map size does not match the image");
   check_sat(image, sat, out);
-  parallel_for(0, image.height, [&](long b, long e) {
-    for (long y = b; y < e; ++y)
-      for (int x = 0; x < image.width; ++x)
-        blur_pixel(sat.data(), image.width, image.height, x, int(y), blur_radius(coc.at(x, int(y))),
-                   out.px(x, int(y)));
-  }, threads);
+  parallel_for(
+      0, image.height,
+      [&](long b, long e) {
+        for (long y = b; y < e; ++y)
+          for (int x = 0; x < image.width; ++x)
+            blur_pixel(sat.data(), image.width, image.height, x, int(y), blur_radius(coc.at(x, int(y))),
+                       out.px(x, int(y)));
+      },
+      threads);
 }
 
 ImageRGBA8 box_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, int radius, int threads) {
@@ -207,7 +230,8 @@ ImageRGBA8 box_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, i
   return out;
 }
 
-ImageRGBA8 dof_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, const ImageF& coc, int threads) {
+ImageRGBA8 dof_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, const ImageF& coc,
+                    int threads) {
   ImageRGBA8 out;
   dof_blur(image, sat, coc, out, threads);
   return out;

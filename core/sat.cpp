@@ -106,11 +106,14 @@ void sat_bands(const In* in, Acc* out, int width, int height, int channels, int 
   // Pass 1: column sums of every band but the last (nothing lies below it).
   std::vector<Acc> colsum(size_t(t) * row, Acc(0));
   if (t > 1)
-    parallel_for(0, t - 1, [&](long b, long e) {
-      for (long bi = b; bi < e; ++bi)
-        for (int y = band[size_t(bi)]; y < band[size_t(bi) + 1]; ++y)
-          Rows::add_columns(in + size_t(y) * row, colsum.data() + size_t(bi) * row, row);
-    }, t - 1);
+    parallel_for(
+        0, t - 1,
+        [&](long b, long e) {
+          for (long bi = b; bi < e; ++bi)
+            for (int y = band[size_t(bi)]; y < band[size_t(bi) + 1]; ++y)
+              Rows::add_columns(in + size_t(y) * row, colsum.data() + size_t(bi) * row, row);
+        },
+        t - 1);
 
   // carry[b] = true SAT row above band b = prefix over x of the column sums of bands 0..b-1.
   // Reuses colsum's storage: band b's slot becomes its carry row.
@@ -130,14 +133,17 @@ void sat_bands(const In* in, Acc* out, int width, int height, int channels, int 
   }
 
   // Pass 2: each band sweeps its rows with the running row starting at its carry.
-  parallel_for(0, t, [&](long b, long e) {
-    for (long bi = b; bi < e; ++bi) {
-      Acc* run = colsum.data() + size_t(bi) * row;
-      for (int y = band[size_t(bi)]; y < band[size_t(bi) + 1]; ++y)
-        Rows::sat_row(in + size_t(y) * row, run, out + size_t(y) * row, width, channels);
-    }
-    Rows::finish();
-  }, t);
+  parallel_for(
+      0, t,
+      [&](long b, long e) {
+        for (long bi = b; bi < e; ++bi) {
+          Acc* run = colsum.data() + size_t(bi) * row;
+          for (int y = band[size_t(bi)]; y < band[size_t(bi) + 1]; ++y)
+            Rows::sat_row(in + size_t(y) * row, run, out + size_t(y) * row, width, channels);
+        }
+        Rows::finish();
+      },
+      t);
 }
 
 }  // namespace
@@ -146,7 +152,8 @@ void sat_rgba8(const ImageRGBA8& image, std::vector<uint32_t>& sat, int threads)
   sat.resize(image.pixels() * 4);
   if (image.empty()) return;
 #if defined(__SSE2__)
-  sat_bands<uint8_t, uint32_t, Rgba8Rows>(image.data.data(), sat.data(), image.width, image.height, 4, threads);
+  sat_bands<uint8_t, uint32_t, Rgba8Rows>(image.data.data(), sat.data(), image.width, image.height, 4,
+                                          threads);
 #else
   sat_bands<uint8_t, uint32_t, GenericRows<uint8_t, uint32_t>>(image.data.data(), sat.data(), image.width,
                                                                image.height, 4, threads);
@@ -162,8 +169,8 @@ void sat_u8(const uint8_t* data, int width, int height, std::vector<uint32_t>& s
 void sat_float(const ImageF& image, std::vector<double>& sat, int threads) {
   sat.resize(image.pixels() * size_t(image.channels));
   if (image.empty()) return;
-  sat_bands<float, double, GenericRows<float, double>>(image.data.data(), sat.data(), image.width, image.height,
-                                                       image.channels, threads);
+  sat_bands<float, double, GenericRows<float, double>>(image.data.data(), sat.data(), image.width,
+                                                       image.height, image.channels, threads);
 }
 
 uint32_t box_sum(const uint32_t* sat, int width, int channels, int c, int x0, int y0, int x1, int y1) {

@@ -21,14 +21,30 @@ namespace {
 struct V {
   double x = 0, y = 0, z = 0;
 };
-V operator+(V a, V b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-V operator-(V a, V b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-V operator*(V a, double s) { return {a.x * s, a.y * s, a.z * s}; }
-V mul(V a, V b) { return {a.x * b.x, a.y * b.y, a.z * b.z}; }
-double dot(V a, V b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-V cross(V a, V b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
-V norm(V a) { return a * (1.0 / std::sqrt(dot(a, a))); }
-V mix(V a, V b, double t) { return a * (1 - t) + b * t; }
+V operator+(V a, V b) {
+  return {a.x + b.x, a.y + b.y, a.z + b.z};
+}
+V operator-(V a, V b) {
+  return {a.x - b.x, a.y - b.y, a.z - b.z};
+}
+V operator*(V a, double s) {
+  return {a.x * s, a.y * s, a.z * s};
+}
+V mul(V a, V b) {
+  return {a.x * b.x, a.y * b.y, a.z * b.z};
+}
+double dot(V a, V b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+V cross(V a, V b) {
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+V norm(V a) {
+  return a * (1.0 / std::sqrt(dot(a, a)));
+}
+V mix(V a, V b, double t) {
+  return a * (1 - t) + b * t;
+}
 
 struct Sphere {
   V c;
@@ -47,26 +63,28 @@ struct Box {
 };
 
 const std::vector<Sphere> kSpheres = {
-    {{-1.55, 0.7, 3.3}, 0.7, {0.86, 0.24, 0.2}, 0, 40},   // near red
-    {{0.55, 0.9, 6.2}, 0.9, {0.2, 0.52, 0.86}, 0, 60},    // middle blue (default focus)
-    {{2.9, 0.6, 9.8}, 0.6, {0.95, 0.78, 0.3}, 0, 25},     // far gold
-    {{-4.2, 1.2, 15.5}, 1.2, {0.3, 0.74, 0.42}, 0, 30},   // far green
-    {{1.95, 0.35, 4.3}, 0.35, {0.92, 0.92, 0.94}, 0, 90}, // small near white
+    {{-1.55, 0.7, 3.3}, 0.7, {0.86, 0.24, 0.2}, 0, 40},     // near red
+    {{0.55, 0.9, 6.2}, 0.9, {0.2, 0.52, 0.86}, 0, 60},      // middle blue (default focus)
+    {{2.9, 0.6, 9.8}, 0.6, {0.95, 0.78, 0.3}, 0, 25},       // far gold
+    {{-4.2, 1.2, 15.5}, 1.2, {0.3, 0.74, 0.42}, 0, 30},     // far green
+    {{1.95, 0.35, 4.3}, 0.35, {0.92, 0.92, 0.94}, 0, 90},   // small near white
     {{-0.45, 0.22, 2.25}, 0.22, {0.55, 0.3, 0.75}, 0, 50},  // nearest: violet marble
 };
 const std::vector<Box> kBoxes = {
-    {{-3.7, 0.55, 7.2}, {0.55, 0.55, 0.55}, 0.5, {0.9, 0.55, 0.25}, 20},   // orange crate
-    {{4.6, 1.6, 13.0}, {0.45, 1.6, 0.45}, -0.3, {0.75, 0.72, 0.68}, 0},    // stone pillar
-    {{-1.3, 0.3, 11.5}, {0.8, 0.3, 0.4}, 0.25, {0.35, 0.4, 0.5}, 10},       // low slab
+    {{-3.7, 0.55, 7.2}, {0.55, 0.55, 0.55}, 0.5, {0.9, 0.55, 0.25}, 20},  // orange crate
+    {{4.6, 1.6, 13.0}, {0.45, 1.6, 0.45}, -0.3, {0.75, 0.72, 0.68}, 0},   // stone pillar
+    {{-1.3, 0.3, 11.5}, {0.8, 0.3, 0.4}, 0.25, {0.35, 0.4, 0.5}, 10},     // low slab
 };
 
 // Small bright lights: a string of them across the far backdrop, a few in the middle, two at the front.
 std::vector<Sphere> make_lights() {
-  const V colours[5] = {{1.0, 0.42, 0.1}, {1.0, 0.78, 0.28}, {0.28, 0.58, 1.0}, {1.0, 0.28, 0.48}, {0.4, 1.0, 0.45}};
+  const V colours[5] = {
+      {1.0, 0.42, 0.1}, {1.0, 0.78, 0.28}, {0.28, 0.58, 1.0}, {1.0, 0.28, 0.48}, {0.4, 1.0, 0.45}};
   std::vector<Sphere> l;
   for (int i = 0; i < 15; ++i) {  // a sagging garland in front of the backdrop
     const double u = (i - 7) / 7.0;
-    l.push_back({{u * 7.5, 3.4 - 1.0 * (1 - u * u) + 0.15 * std::sin(i * 2.1), 20.0}, 0.15, colours[i % 5], 2.2, 0});
+    l.push_back(
+        {{u * 7.5, 3.4 - 1.0 * (1 - u * u) + 0.15 * std::sin(i * 2.1), 20.0}, 0.15, colours[i % 5], 2.2, 0});
   }
   l.push_back({{-0.9, 2.4, 10.5}, 0.08, colours[1], 2.2, 0});
   l.push_back({{3.4, 2.0, 8.0}, 0.08, colours[2], 2.2, 0});

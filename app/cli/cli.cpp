@@ -11,7 +11,6 @@
 #include "app/cli/cli.hpp"
 
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <iterator>
 
@@ -48,14 +47,16 @@ int run(int argc, char** argv) {
   app.require_subcommand(0, 1);
   gui::Options gui;
   std::string size;
-  app.add_option("image", gui.image_path, "Image to open (PNG, JPEG, BMP, TGA, HDR); default: the bundled scene");
+  app.add_option("image", gui.image_path,
+                 "Image to open (PNG, JPEG, BMP, TGA, HDR); default: the bundled scene");
   app.add_option("--depth", gui.depth_path, "Depth map for the image (8/16-bit PNG, .hdr, .pfm)");
   app.add_option("--frames", gui.frames, "Render this many frames, then exit")->check(CLI::NonNegativeNumber);
   app.add_option("--screenshot", gui.screenshot, "With --frames: save the last frame (whole window) as PNG");
   app.add_flag("--headless", gui.headless, "Render offscreen through EGL (no window, no display needed)");
   app.add_option("--size", size, "Window or offscreen size, WIDTHxHEIGHT (default 1600x900)");
   app.add_option("--backend", gui.backend, "Pipeline backend")->check(CLI::IsMember({"auto", "cpu", "gpu"}));
-  app.add_option("--view", gui.view, "Initial view")->check(CLI::IsMember({"result", "input", "depth", "coc"}));
+  app.add_option("--view", gui.view, "Initial view")
+      ->check(CLI::IsMember({"result", "input", "depth", "coc"}));
 
   Action action;
   for (AddCommand add : kCommands) add(app, action);

@@ -5,12 +5,11 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <string>
 #include <memory>
-#include <random>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "app/cli/commands.hpp"
 #include "core/error.hpp"
@@ -43,8 +42,8 @@ double best_ms(int reps, F&& f) {
 int run_bench_cpu(const BenchCpuOptions& o) {
   const int threads = o.threads <= 0 ? default_threads() : o.threads;
   nlohmann::json rows = nlohmann::json::array();
-  std::printf("%-12s %-10s %9s %9s %7s   (best of %d runs, %d threads)\n", "size", "stage", "ms", "GB/s", "of C",
-              o.reps, threads);
+  std::printf("%-12s %-10s %9s %9s %7s   (best of %d runs, %d threads)\n", "size", "stage", "ms", "GB/s",
+              "of C", o.reps, threads);
   for (int n : o.sizes) {
     const size_t px = size_t(n) * size_t(n);
     ImageRGBA8 img(n, n);
@@ -55,12 +54,16 @@ int run_bench_cpu(const BenchCpuOptions& o) {
     // C: a threaded memcpy as large as the SAT, counting its read and its write.
     std::vector<uint8_t> src(px * 16, 1), dst(px * 16);
     const double copy_ms = best_ms(o.reps, [&] {
-      parallel_for(0, threads, [&](long b, long e) {
-        for (long t = b; t < e; ++t) {
-          const size_t lo = src.size() * size_t(t) / size_t(threads), hi = src.size() * size_t(t + 1) / size_t(threads);
-          std::memcpy(dst.data() + lo, src.data() + lo, hi - lo);
-        }
-      }, threads);
+      parallel_for(
+          0, threads,
+          [&](long b, long e) {
+            for (long t = b; t < e; ++t) {
+              const size_t lo = src.size() * size_t(t) / size_t(threads),
+                           hi = src.size() * size_t(t + 1) / size_t(threads);
+              std::memcpy(dst.data() + lo, src.data() + lo, hi - lo);
+            }
+          },
+          threads);
     });
     const double c_gbs = 2.0 * double(src.size()) / copy_ms * 1e-6;
     ImageF coc(n, n, 1);
@@ -78,8 +81,15 @@ int run_bench_cpu(const BenchCpuOptions& o) {
     for (const auto& s : stages) {
       const double gbs = s.bytes / s.ms * 1e-6;
       const std::string size = std::to_string(n) + "x" + std::to_string(n);
-      rows.push_back({{"family", "cpu"}, {"variant", s.name}, {"width", n}, {"height", n}, {"threads", threads},
-                      {"ms", s.ms}, {"bytes", s.bytes}, {"gbps", gbs}, {"fraction_of_copy", gbs / c_gbs}});
+      rows.push_back({{"family", "cpu"},
+                      {"variant", s.name},
+                      {"width", n},
+                      {"height", n},
+                      {"threads", threads},
+                      {"ms", s.ms},
+                      {"bytes", s.bytes},
+                      {"gbps", gbs},
+                      {"fraction_of_copy", gbs / c_gbs}});
       std::printf("%-12s %-10s %9.2f %9.2f %7.2f\n", size.c_str(), s.name, s.ms, gbs, gbs / c_gbs);
     }
   }
@@ -87,7 +97,8 @@ int run_bench_cpu(const BenchCpuOptions& o) {
     nlohmann::json j;
     j["device"] = "cpu";
     j["runs"] = o.reps;
-    j["statistic"] = "best of runs (steady_clock), fraction_of_copy against a threaded memcpy of the SAT's size";
+    j["statistic"] =
+        "best of runs (steady_clock), fraction_of_copy against a threaded memcpy of the SAT's size";
     j["rows"] = rows;
     std::ofstream f(o.json);
     f << j.dump(2) << "\n";
@@ -105,7 +116,8 @@ void add_bench_cpu_command(CLI::App& app, Action& action) {
   CLI::App* sub = bench.add_subcommand("cpu", "CPU backend: SAT and blurs of square RGBA8 images vs memcpy");
   sub->add_option("--size", o->sizes, "Square image sizes (repeatable)")->check(CLI::Range(1, 16384));
   sub->add_option("--threads", o->threads, "Worker threads (default: one per hardware thread)");
-  sub->add_option("--reps", o->reps, "Runs per measurement; the best is reported")->check(CLI::Range(1, 1000));
+  sub->add_option("--reps", o->reps, "Runs per measurement; the best is reported")
+      ->check(CLI::Range(1, 1000));
   sub->add_option("--json", o->json, "Also write the rows as JSON to this file");
   sub->callback([o, &action] { action = [o] { return run_bench_cpu(*o); }; });
 }

@@ -41,8 +41,8 @@ int run_render(const RenderOptions& o) {
   io::save_png(o.out, pipe->result());
   double total = 0;
   for (const auto& t : pipe->timings()) total += t.ms;
-  std::printf("wrote %s (%dx%d, %s filter, %s, %.2f ms)\n", o.out.c_str(), img.width, img.height, o.filter.c_str(),
-              pipe->backend_name().c_str(), total);
+  std::printf("wrote %s (%dx%d, %s filter, %s, %.2f ms)\n", o.out.c_str(), img.width, img.height,
+              o.filter.c_str(), pipe->backend_name().c_str(), total);
   return 0;
 }
 
@@ -56,11 +56,14 @@ void add_render_command(CLI::App& app, Action& action) {
   sub->add_option("--out,-o", o->out, "Output PNG (written through a temporary file and rename)")->required();
   sub->add_option("--filter", o->filter, "box: one radius; dof: radius from the depth map")
       ->check(CLI::IsMember({"box", "dof"}));
-  sub->add_option("--radius", o->params.box_radius, "Box filter radius in pixels")->check(CLI::Range(0, 2047));
-  sub->add_option("--focus", o->params.focus, "Depth in focus, normalised to [0,1]")->check(CLI::Range(0.0, 1.0));
+  sub->add_option("--radius", o->params.box_radius, "Box filter radius in pixels")
+      ->check(CLI::Range(0, 2047));
+  sub->add_option("--focus", o->params.focus, "Depth in focus, normalised to [0,1]")
+      ->check(CLI::Range(0.0, 1.0));
   sub->add_option("--aperture", o->params.aperture, "Aperture K of c = K |1/z - 1/z_focus| (pixels)")
       ->check(CLI::NonNegativeNumber);
-  sub->add_option("--max-radius", o->params.max_radius, "Largest blur radius in pixels")->check(CLI::Range(0.0, 2047.0));
+  sub->add_option("--max-radius", o->params.max_radius, "Largest blur radius in pixels")
+      ->check(CLI::Range(0.0, 2047.0));
   sub->add_option("--near", o->params.near_depth, "Scene depth at normalised depth 0");
   sub->add_option("--far", o->params.far_depth, "Scene depth at normalised depth 1");
   sub->add_flag("--disparity", o->params.disparity, "The depth map stores inverse depth (bright = near)");

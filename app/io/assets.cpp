@@ -1,10 +1,10 @@
 #include "app/io/assets.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <climits>
 #include <cstdlib>
-#include <sys/stat.h>
 #include <vector>
 
 #include "core/error.hpp"
@@ -35,7 +35,7 @@ std::string assets_dir() {
   std::vector<std::string> tried;
   if (const char* env = std::getenv("SATLAB_ASSETS")) tried.push_back(env);
   const std::string exe = exe_dir();
-  tried.push_back(exe + "/../../assets");         // build/<preset>/app/satlab
+  tried.push_back(exe + "/../../assets");            // build/<preset>/app/satlab
   tried.push_back(exe + "/../share/satlab/assets");  // installed
   tried.push_back(SATLAB_SOURCE_DIR "/assets");
   for (const auto& d : tried)
@@ -45,7 +45,11 @@ std::string assets_dir() {
   throw Error(msg + "); set SATLAB_ASSETS to the assets folder");
 }
 
-std::string default_scene_image() { return assets_dir() + "/default.png"; }
-std::string default_scene_depth() { return assets_dir() + "/default_depth.png"; }
+std::string default_scene_image() {
+  return assets_dir() + "/default.png";
+}
+std::string default_scene_depth() {
+  return assets_dir() + "/default_depth.png";
+}
 
 }  // namespace satlab::io

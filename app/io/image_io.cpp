@@ -4,6 +4,8 @@
 
 #include <stb_image.h>
 #include <stb_image_write.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -13,9 +15,8 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "app/io/format_guard.hpp"
 #include "core/error.hpp"
 
 namespace satlab::io {
@@ -24,7 +25,9 @@ bool write_png16_gray(const std::string& path, int width, int height, const std:
 
 namespace {
 
-[[noreturn]] void fail(const std::string& path, const std::string& why) { throw Error(path + ": " + why); }
+[[noreturn]] void fail(const std::string& path, const std::string& why) {
+  throw Error(path + ": " + why);
+}
 
 std::string ext_lower(const std::string& path) {
   auto dot = path.find_last_of('.');
@@ -67,6 +70,7 @@ void check_header(const std::string& path, int* w, int* h, int* comp) {
   if (size_t(*w) * size_t(*h) > kMaxPixels)
     fail(path, "image is " + std::to_string(*w) + "x" + std::to_string(*h) +
                    " pixels, more than the limit of 2^28 (16384x16384)");
+  check_untrusted_image(path, *w, *h);
 }
 
 struct StbFree {
@@ -155,7 +159,8 @@ ImageRGBA8 load_image(const std::string& path) {
     // 16-bit PNG: rounded to 8 bits (stbi_load would truncate, darkening by up to one level).
     std::unique_ptr<uint16_t, StbFree> px(stbi_load_16(path.c_str(), &w, &h, &comp, 4));
     if (!px) fail(path, std::string("cannot decode (") + stbi_failure_reason() + ")");
-    for (size_t i = 0; i < img.data.size(); ++i) img.data[i] = uint8_t((uint32_t(px.get()[i]) * 255u + 32767u) / 65535u);
+    for (size_t i = 0; i < img.data.size(); ++i)
+      img.data[i] = uint8_t((uint32_t(px.get()[i]) * 255u + 32767u) / 65535u);
     return img;
   }
   std::unique_ptr<uint8_t, StbFree> px(stbi_load(path.c_str(), &w, &h, &comp, 4));
@@ -235,7 +240,8 @@ void save_png16(const std::string& path, const ImageF& grey01) {
       raw.push_back(uint8_t(q & 0xff));
     }
   }
-  write_atomically(path, [&](const std::string& tmp) { return write_png16_gray(tmp, grey01.width, grey01.height, raw); });
+  write_atomically(
+      path, [&](const std::string& tmp) { return write_png16_gray(tmp, grey01.width, grey01.height, raw); });
 }
 
 }  // namespace satlab::io

@@ -28,8 +28,8 @@ void gather(const ImageRGBA8& img, int x, int y, int r, uint8_t* out) {
 TEST(Blur, BoxBlurEqualsBruteForceGather) {
   for (auto [w, h, r] : {std::tuple{1, 1, 3}, {47, 31, 0}, {47, 31, 1}, {64, 17, 5}, {23, 59, 100}}) {
     const uint32_t seed = test::fresh_seed();
-    SCOPED_TRACE("size " + std::to_string(w) + "x" + std::to_string(h) + " r " + std::to_string(r) + " seed " +
-                 std::to_string(seed));
+    SCOPED_TRACE("size " + std::to_string(w) + "x" + std::to_string(h) + " r " + std::to_string(r) +
+                 " seed " + std::to_string(seed));
     ImageRGBA8 img = test::random_image(w, h, seed);
     std::vector<uint32_t> sat;
     sat_rgba8(img, sat);
@@ -86,8 +86,8 @@ TEST(Blur, DofBlurOnThinImagesWithAnyThreadCountEqualsBruteForceGather) {
   for (auto [w, h] : {std::pair{1, 1}, {1, 57}, {61, 1}, {2, 3}}) {
     for (int threads : {1, 2, 5}) {
       const uint32_t seed = test::fresh_seed();
-      SCOPED_TRACE("size " + std::to_string(w) + "x" + std::to_string(h) + " threads " + std::to_string(threads) +
-                   " seed " + std::to_string(seed));
+      SCOPED_TRACE("size " + std::to_string(w) + "x" + std::to_string(h) + " threads " +
+                   std::to_string(threads) + " seed " + std::to_string(seed));
       ImageRGBA8 img = test::random_image(w, h, seed);
       ImageF coc(w, h, 1);
       std::mt19937 rng(seed + 7);

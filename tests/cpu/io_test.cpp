@@ -1,10 +1,10 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <random>
-#include <cstring>
-#include <unistd.h>
 
 #include "app/io/assets.hpp"
 #include "app/io/image_io.hpp"
@@ -176,7 +176,7 @@ TEST(Io, HdrDepthKeepsTheFirstChannel) {
   ASSERT_EQ(d.width, 2);
   ASSERT_EQ(d.height, 1);
   EXPECT_EQ(d.data, (std::vector<float>{1.5f, 0.5f}));  // the average of the channels would be 0.667
-  ImageRGBA8 img = io::load_image(p);  // HDR colour: clamped and gamma encoded
+  ImageRGBA8 img = io::load_image(p);                   // HDR colour: clamped and gamma encoded
   EXPECT_EQ(img.px(0, 0)[0], 255);
   EXPECT_EQ(img.px(0, 0)[2], 0);
   EXPECT_EQ(img.px(1, 0)[0], 186);  // 255 * 0.5^(1/2.2)

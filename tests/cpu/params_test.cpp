@@ -1,9 +1,12 @@
+#include "core/params.hpp"
+
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "core/params.hpp"
 
-TEST(Params, DefaultsAreValid) { EXPECT_NO_THROW(satlab::validate(satlab::Params{})); }
+TEST(Params, DefaultsAreValid) {
+  EXPECT_NO_THROW(satlab::validate(satlab::Params{}));
+}
 
 TEST(Params, OutOfRangeFieldIsNamed) {
   satlab::Params p;

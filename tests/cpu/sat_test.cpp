@@ -31,7 +31,8 @@ void expect_sat_exact(int w, int h, int threads) {
       for (int c = 0; c < 4; ++c) {
         row[c] += img.px(x, y)[c];
         col[size_t(x) * 4 + size_t(c)] += row[c];
-        ASSERT_EQ(sat[(size_t(y) * size_t(w) + size_t(x)) * 4 + size_t(c)], uint32_t(col[size_t(x) * 4 + size_t(c)]))
+        ASSERT_EQ(sat[(size_t(y) * size_t(w) + size_t(x)) * 4 + size_t(c)],
+                  uint32_t(col[size_t(x) * 4 + size_t(c)]))
             << "at " << x << "," << y << " channel " << c;
       }
   }
@@ -39,9 +40,15 @@ void expect_sat_exact(int w, int h, int threads) {
 
 }  // namespace
 
-TEST(Sat, ExactOnOnePixel) { expect_sat_exact(1, 1, 0); }
-TEST(Sat, ExactOnOneRow) { expect_sat_exact(1013, 1, 0); }
-TEST(Sat, ExactOnOneColumn) { expect_sat_exact(1, 997, 0); }
+TEST(Sat, ExactOnOnePixel) {
+  expect_sat_exact(1, 1, 0);
+}
+TEST(Sat, ExactOnOneRow) {
+  expect_sat_exact(1013, 1, 0);
+}
+TEST(Sat, ExactOnOneColumn) {
+  expect_sat_exact(1, 997, 0);
+}
 TEST(Sat, ExactOnPrimeSizes) {
   expect_sat_exact(37, 53, 0);
   expect_sat_exact(257, 131, 0);
@@ -68,7 +75,8 @@ TEST(Sat, WrapAroundKeepsBoxSumsExactOn8192SquareOfWhite) {
     int x0 = int(rng() % uint32_t(n - bw + 1)), y0 = int(rng() % uint32_t(n - bh + 1));
     int c = int(rng() % 4);
     uint32_t s = box_sum(sat.data(), n, 4, c, x0, y0, x0 + bw - 1, y0 + bh - 1);
-    ASSERT_EQ(uint64_t(s), uint64_t(255) * uint64_t(bw) * uint64_t(bh)) << "box " << x0 << "," << y0 << " " << bw << "x" << bh;
+    ASSERT_EQ(uint64_t(s), uint64_t(255) * uint64_t(bw) * uint64_t(bh))
+        << "box " << x0 << "," << y0 << " " << bw << "x" << bh;
   }
   // The whole image through four taps is its 64-bit sum modulo 2^32, like every wrapped value.
   EXPECT_EQ(box_sum(sat.data(), n, 4, 1, 0, 0, n - 1, n - 1), uint32_t(uint64_t(255) * n * n));

@@ -10,7 +10,9 @@
 namespace satlab::test {
 
 // A fresh seed per call; SCOPED_TRACE it so a failure can be replayed.
-inline uint32_t fresh_seed() { return std::random_device{}(); }
+inline uint32_t fresh_seed() {
+  return std::random_device{}();
+}
 
 inline ImageRGBA8 random_image(int w, int h, uint32_t seed) {
   ImageRGBA8 img(w, h);
