@@ -108,6 +108,9 @@ TEST(Io, BadFilesGiveOneClearLine) {
   expect_clear_error(image, missing, "No such file");
   expect_clear_error(depth, text, "not a readable image");
   expect_clear_error(depth, trunc, "");
+  expect_clear_error(depth, empty, "empty");
+  expect_clear_error(depth, huge, "100000x100000");
+  expect_clear_error(depth, missing, "No such file");
   // The oversized header is refused by size, before any decoding.
   try {
     io::load_image(huge);
@@ -194,4 +197,18 @@ TEST(Io, ColourPfmGivesItsFirstChannelAndTruncatedPfmIsRefused) {
   expect_clear_error([](const std::string& f) { io::load_depth(f); }, t, "truncated");
   std::remove(p.c_str());
   std::remove(t.c_str());
+}
+
+TEST(Io, AssetsFolderFromTheEnvironmentComesFirst) {
+  const std::string dir = tmp_path("assets");
+  ASSERT_EQ(::system(("mkdir -p '" + dir + "'").c_str()), 0);
+  io::save_png(dir + "/default.png", test::random_image(4, 4, 1));
+  ::setenv("SATLAB_ASSETS", dir.c_str(), 1);
+  EXPECT_EQ(io::assets_dir(), dir);
+  EXPECT_EQ(io::default_scene_depth(), dir + "/default_depth.png");
+  ::setenv("SATLAB_ASSETS", (dir + "/nothing-here").c_str(), 1);  // not a scene folder: the next place
+  EXPECT_NE(io::assets_dir(), dir + "/nothing-here");
+  ::unsetenv("SATLAB_ASSETS");
+  std::remove((dir + "/default.png").c_str());
+  ::rmdir(dir.c_str());
 }
