@@ -1,6 +1,7 @@
 // satlab render: filter an image without a window and write the result as PNG.
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include "app/backend.hpp"
 #include "app/cli/commands.hpp"
@@ -40,9 +41,15 @@ int run_render(const RenderOptions& o) {
   pipe->run();
   io::save_png(o.out, pipe->result());
   double total = 0;
-  for (const auto& t : pipe->timings()) total += t.ms;
-  std::printf("wrote %s (%dx%d, %s filter, %s, %.2f ms)\n", o.out.c_str(), img.width, img.height,
-              o.filter.c_str(), pipe->backend_name().c_str(), total);
+  std::string stages;
+  for (const auto& t : pipe->timings()) {
+    total += t.ms;
+    char buf[96];
+    std::snprintf(buf, sizeof(buf), "  %s %.2f ms", t.name.c_str(), t.ms);
+    stages += buf;
+  }
+  std::printf("wrote %s (%dx%d, %s filter, %s, %.2f ms:%s)\n", o.out.c_str(), img.width, img.height,
+              o.filter.c_str(), pipe->backend_name().c_str(), total, stages.c_str());
   return 0;
 }
 
