@@ -10,11 +10,15 @@
 namespace satlab::io {
 namespace {
 
-// Walks the JPEG marker segments (and the entropy-coded data between scans) and checks every DHT.
+// Walks the JPEG marker segments the way stb_image does (skipping stray bytes between segments and the
+// entropy-coded data of scans) and checks every Huffman table it would build.
 bool jpeg_huffman_tables_ok(const std::vector<uint8_t>& b) {
   size_t i = 2;  // after SOI
   while (i + 4 <= b.size()) {
-    if (b[i] != 0xFF) return true;  // not a marker: let the decoder report it
+    if (b[i] != 0xFF) {  // stb resynchronises on the next 0xFF
+      ++i;
+      continue;
+    }
     const uint8_t m = b[i + 1];
     if (m == 0xFF) {  // fill byte
       ++i;
@@ -29,7 +33,8 @@ bool jpeg_huffman_tables_ok(const std::vector<uint8_t>& b) {
     if (len < 2) return true;
     const size_t end = std::min(b.size(), i + 2 + len);
     if (m == 0xC4) {  // DHT: [class/id][16 counts][symbols] repeated
-      for (size_t p = i + 4; p + 17 <= end;) {
+      // stb reads each table's 16 counts even past the segment's end, so bound by the file only.
+      for (size_t p = i + 4; p < end && p + 17 <= b.size();) {
         size_t n = 0;
         for (int k = 1; k <= 16; ++k) n += b[p + size_t(k)];
         if (n > 256) return false;
