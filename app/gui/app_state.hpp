@@ -26,6 +26,7 @@ struct AppState {
   std::string backend = "auto";  // requested: auto | cpu | gpu
   bool show_ui = true;
   bool vsync = true;
+  bool continuous = false;  // run the pipeline every frame (live timings), not only on changes
 
   // What is loaded, for display.
   std::string image_path, depth_path, backend_name, backend_note, surface_name;
@@ -36,6 +37,7 @@ struct AppState {
   bool backend_changed = false;
   std::string open_image, open_depth;
   std::string error;  // shown in a popup until dismissed
+  std::string pixel_info;  // the image pixel under the cursor, for the status overlay
 
   // Timings of the last frames the pipeline ran.
   std::vector<std::string> stage_order;

@@ -5,6 +5,9 @@
 #include <glad/gl.h>
 #include <imgui.h>
 
+#include <cstdio>
+#include <string>
+
 #include "app/gui/surface.hpp"
 #include "core/error.hpp"
 
@@ -21,7 +24,7 @@ class EglSurface final : public Surface {
  public:
   EglSurface(int width, int height) : width_(width), height_(height) {
     if (!gladLoaderLoadEGL(EGL_NO_DISPLAY)) throw Error("headless mode needs libEGL.so.1 (EGL 1.5), not found");
-    display_ = pick_display();
+    display_ = pick_display(&platform_);
     if (!gladLoaderLoadEGL(display_)) throw Error("cannot load EGL functions for the display");
     if (!eglBindAPI(EGL_OPENGL_API)) throw Error(egl_error("eglBindAPI(OpenGL)"));
     // We render into our own framebuffer object, so any OpenGL-capable config will do; some device
@@ -72,10 +75,10 @@ class EglSurface final : public Surface {
   void bind_framebuffer() override { glBindFramebuffer(GL_FRAMEBUFFER, fbo_); }
   void present() override { glFlush(); }
   void set_vsync(bool) override {}
-  std::string describe() override { return "headless EGL, " + gl_renderer(); }
+  std::string describe() override { return "headless EGL (" + platform_ + "), " + gl_renderer(); }
 
  private:
-  static EGLDisplay pick_display() {
+  static EGLDisplay pick_display(std::string* platform) {
     EGLint major = 0, minor = 0;
     if (GLAD_EGL_EXT_device_enumeration && GLAD_EGL_EXT_platform_device) {
       EGLDeviceEXT devices[16];
@@ -83,17 +86,24 @@ class EglSurface final : public Surface {
       if (eglQueryDevicesEXT(16, devices, &count))
         for (EGLint i = 0; i < count; ++i) {
           EGLDisplay d = eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr);
-          if (d != EGL_NO_DISPLAY && eglInitialize(d, &major, &minor)) return d;
+          if (d != EGL_NO_DISPLAY && eglInitialize(d, &major, &minor)) {
+            *platform = "device platform";
+            return d;
+          }
         }
     }
     if (GLAD_EGL_MESA_platform_surfaceless) {
       EGLDisplay d = eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
-      if (d != EGL_NO_DISPLAY && eglInitialize(d, &major, &minor)) return d;
+      if (d != EGL_NO_DISPLAY && eglInitialize(d, &major, &minor)) {
+        *platform = "Mesa surfaceless platform";
+        return d;
+      }
     }
     throw Error("no EGL device or surfaceless display for headless rendering");
   }
 
   int width_, height_;
+  std::string platform_;
   EGLDisplay display_ = EGL_NO_DISPLAY;
   EGLContext context_ = EGL_NO_CONTEXT;
   GLuint fbo_ = 0, colour_ = 0;

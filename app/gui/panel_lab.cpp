@@ -1,24 +1,100 @@
-// The Lab: the registered GPU variants. Running and comparing them lives with the GPU benchmarks.
+// The Lab: pick a family (reduction or scan), N and element type, run every registered variant on the
+// current GPU and show the Harris-style table (ms, GB/s, fraction of the copy bandwidth C measured in the
+// same run, step and cumulative speedup, correctness) with bars. Runs on demand (a click), synchronously:
+// a full table takes about a second at 2^24. Without a GPU it says why it is empty.
 #include <imgui.h>
 
+#include <string>
+#include <vector>
+
 #include "app/gui/panels.hpp"
+#include "core/error.hpp"
+#include "gpu/bench/primitives.hpp"
 #include "gpu/device.hpp"
 
 namespace satlab::gui {
+namespace {
 
-void draw_lab_section(AppState&) {
+struct LabState {
+  int family = 0;  // 0 reduce, 1 scan
+  int log2n = 22;
+  int dtype = 0;   // 0 i32, 1 f32, 2 u32
+  std::vector<gpu::PrimitiveResult> rows;
+  gpu::Bandwidth bw;
+  std::string error;
+};
+
+void run_all(LabState& s) {
+  static const DType types[] = {DType::I32, DType::F32, DType::U32};
+  s.rows.clear();
+  s.error.clear();
+  try {
+    gpu::PrimitiveBenchOptions o;
+    o.family = s.family == 0 ? Family::Reduce : Family::Scan;
+    o.dtype = types[s.dtype];
+    o.n = size_t(1) << s.log2n;
+    o.warmup = 3;
+    s.bw = gpu::measure_bandwidth(o.n * dtype_size(o.dtype), 20);
+    s.rows = gpu::bench_primitives(o);
+  } catch (const Error& e) {
+    s.error = e.what();
+  }
+}
+
+}  // namespace
+
+void draw_lab_panel(AppState&) {
+  static LabState s;
   const auto& dev = gpu::probe();
   if (!dev.available) {
     ImGui::TextWrapped("No GPU variants to compare: %s", dev.reason.c_str());
     return;
   }
-  const auto& vars = gpu::variants();
-  ImGui::Text("%s, %d SMs", dev.name.c_str(), dev.sm_count);
-  if (vars.empty()) {
-    ImGui::TextDisabled("no GPU variants registered in this build");
+  ImGui::Text("%s, %d SMs, %zu variants registered", dev.name.c_str(), dev.sm_count, gpu::variants().size());
+  ImGui::Combo("family", &s.family, "reduction\0scan\0");
+  ImGui::SliderInt("log2 N", &s.log2n, 10, 28);
+  ImGui::Combo("type", &s.dtype, s.family == 0 ? "int32\0float\0" : "int32\0float\0uint32\0");
+  if (s.family == 0 && s.dtype > 1) s.dtype = 0;
+  if (ImGui::Button("Run all variants")) run_all(s);
+  if (!s.error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", s.error.c_str());
+  if (s.rows.empty()) return;
+  ImGui::Text("C = %.0f GB/s (device copy), read = %.0f GB/s", s.bw.copy_gbps, s.bw.read_gbps);
+  if (!ImGui::BeginTable("lab", 8, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit))
     return;
+  for (const char* h : {"variant", "ms", "GB/s", "of C", "", "step", "cumul", "ok"}) ImGui::TableSetupColumn(h);
+  ImGui::TableHeadersRow();
+  double first = 0, prev = 0;
+  for (const auto& r : s.rows) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(r.variant.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.label.c_str());
+    if (r.median_ms <= 0) {
+      ImGui::TableNextColumn();
+      ImGui::TextDisabled("refused: %s", r.note.c_str());
+      continue;
+    }
+    if (first == 0) first = r.median_ms;
+    const double frac = s.bw.copy_gbps > 0 ? r.gbps / s.bw.copy_gbps : 0;
+    ImGui::TableNextColumn();
+    ImGui::Text("%.4f", r.median_ms);
+    ImGui::TableNextColumn();
+    ImGui::Text("%.0f", r.gbps);
+    ImGui::TableNextColumn();
+    ImGui::Text("%.2f", frac);
+    ImGui::TableNextColumn();
+    ImGui::ProgressBar(float(frac > 1.2 ? 1.2 : frac) / 1.2f, ImVec2(120, 0), "");
+    ImGui::TableNextColumn();
+    ImGui::Text("%.2fx", prev > 0 ? prev / r.median_ms : 1.0);
+    ImGui::TableNextColumn();
+    ImGui::Text("%.2fx", first / r.median_ms);
+    ImGui::TableNextColumn();
+    if (r.correct) ImGui::TextColored(ImVec4(0.4f, 1, 0.4f, 1), "yes");
+    else ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "NO");
+    if (!r.correct && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.note.c_str());
+    prev = r.median_ms;
   }
-  for (const auto& v : vars) ImGui::BulletText("%s  %s", to_string(v.family), v.label.c_str());
+  ImGui::EndTable();
 }
 
 }  // namespace satlab::gui

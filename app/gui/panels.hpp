@@ -1,16 +1,21 @@
-// ImGui panels: each is a function that reads and writes the AppState and nothing else.
+// ImGui panels: each is a function that reads and writes the AppState and nothing else; the main loop
+// acts on the requests they leave there. One panel per file (panel_*.cpp).
 #pragma once
 #include "app/gui/app_state.hpp"
 
 namespace satlab::gui {
 
-// The right-hand column: parameters, view, scene and backend, at (x, y) with the given size.
-void draw_controls_panel(AppState& s, float x, float y, float w, float h);
-void draw_params_section(AppState& s);
-void draw_timings_section(AppState& s);
-void draw_lab_section(AppState& s);
-void draw_error_popup(AppState& s);
-// Small overlay in the image corner: pixel under the cursor and the key help.
-void draw_status_overlay(const AppState& s, float x, float y, const char* pixel_info);
+// The right-hand column at (x, y) with the given size, holding the panels below in collapsing sections.
+void draw_sidebar(AppState& s, float x, float y, float w, float h);
+
+void draw_scene_panel(AppState& s);    // what is open, and the view selector
+void draw_params_panel(AppState& s);   // filter, box radius, focus, aperture, max radius, near/far, disparity
+void draw_timings_panel(AppState& s);  // per-stage ms (EMA), GB/s, share bars and the history plot
+void draw_backend_panel(AppState& s);  // backend choice and what runs where
+void draw_lab_panel(AppState& s);      // registered GPU variants and their live comparison
+
+void draw_error_popup(AppState& s);  // modal while s.error is set; OK clears it
+// Small overlay in the image corner: the view, the pixel under the cursor and the key help.
+void draw_status_overlay(const AppState& s, float x, float y);
 
 }  // namespace satlab::gui

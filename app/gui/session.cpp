@@ -6,41 +6,48 @@
 #include "core/error.hpp"
 
 namespace satlab::gui {
+namespace {
 
-void Session::set_backend(AppState& s) {
+const ImageF kNone;
+
+}  // namespace
+
+// A fresh backend per image as well: the Pipeline interface cannot forget a depth map, and timings of
+// another image size would not compare anyway. Nothing is replaced until the new one has accepted all.
+void Session::load(AppState& s, ImageRGBA8 image, ImageF depth) {
   std::string note;
   auto p = make_backend(s.backend, &note);
-  if (!image_.empty()) {
-    p->set_image(image_);
-    if (!depth_.empty()) p->set_depth(depth_);
+  if (!image.empty()) {
+    p->set_image(image);
+    if (!depth.empty()) p->set_depth(depth);
   }
   pipeline_ = std::move(p);
+  image_ = std::move(image);
+  depth_ = std::move(depth);
+  has_result_ = false;
+  depth_normalised_ = coc_ = nullptr;
   s.backend_name = pipeline_->backend_name();
   s.backend_note = note;
+  s.image_width = image_.width;
+  s.image_height = image_.height;
   s.params_changed = true;
   s.stages.clear();
   s.stage_order.clear();
   s.frame_ms_history.clear();
 }
 
+void Session::set_backend(AppState& s) { load(s, image_, depth_); }  // copies: a refusal keeps them
+
 void Session::open(AppState& s, const std::string& image_path, const std::string& depth_path) {
   const bool bundled = image_path.empty();
   const std::string path = bundled ? io::default_scene_image() : image_path;
-  std::string dpath = bundled && depth_path.empty() ? io::default_scene_depth() : depth_path;
-  ImageRGBA8 img = io::load_image(path);
+  const std::string dpath = bundled && depth_path.empty() ? io::default_scene_depth() : depth_path;
+  ImageRGBA8 image = io::load_image(path);
   ImageF depth;
-  if (!dpath.empty()) depth = io::resample_depth(io::load_depth(dpath), img.width, img.height);
-  if (!pipeline_) set_backend(s);
-  pipeline_->set_image(img);  // may refuse (size): nothing below has changed yet
-  if (!depth.empty()) pipeline_->set_depth(depth);
-  image_ = std::move(img);
-  depth_ = std::move(depth);
+  if (!dpath.empty()) depth = io::resample_depth(io::load_depth(dpath), image.width, image.height);
+  load(s, std::move(image), std::move(depth));
   s.image_path = path;
   s.depth_path = dpath;
-  s.image_width = image_.width;
-  s.image_height = image_.height;
-  s.params_changed = true;
-  has_result_ = false;
 }
 
 void Session::open_depth(AppState& s, const std::string& depth_path) {
@@ -51,14 +58,63 @@ void Session::open_depth(AppState& s, const std::string& depth_path) {
   s.params_changed = true;
 }
 
+void Session::handle_requests(AppState& s, const std::vector<std::string>& dropped) {
+  for (const auto& f : dropped) {
+    const std::string name = f.substr(f.find_last_of('/') + 1);
+    (name.find("depth") != std::string::npos ? s.open_depth : s.open_image) = f;
+  }
+  try {
+    if (!s.open_image.empty()) open(s, s.open_image, "");
+    if (!s.open_depth.empty()) open_depth(s, s.open_depth);
+    if (s.backend_changed) set_backend(s);
+  } catch (const Error& e) {
+    s.error = e.what();
+  }
+  s.open_image.clear();
+  s.open_depth.clear();
+  s.backend_changed = false;
+}
+
 bool Session::update(AppState& s) {
-  if (!s.params_changed || image_.empty()) return false;
+  if (!(s.params_changed || s.continuous) || image_.empty()) return false;
   s.params_changed = false;
-  pipeline_->set_params(s.params);
-  pipeline_->run();
+  depth_normalised_ = coc_ = nullptr;
+  try {
+    pipeline_->set_params(s.params);
+    pipeline_->run();
+  } catch (const Error& e) {
+    s.error = std::string("the pipeline failed: ") + e.what();
+    s.continuous = false;  // one popup, not one per frame
+    return false;
+  }
   s.record(pipeline_->timings());
   has_result_ = true;
   return true;
+}
+
+const ImageF& Session::depth_normalised() {
+  if (!has_result_) return kNone;
+  if (!depth_normalised_) depth_normalised_ = &pipeline_->depth_normalised();
+  return *depth_normalised_;
+}
+
+const ImageF& Session::coc() {
+  if (!has_result_) return kNone;
+  if (!coc_) coc_ = &pipeline_->coc();
+  return *coc_;
+}
+
+void Session::show(AppState& s, Viewer& viewer, View view) try {
+  if (view == View::Result && has_result_) {
+    viewer.colour().allocate(image_.width, image_.height);
+    if (!viewer.external_writer || !viewer.external_writer(viewer.colour())) viewer.colour().upload(pipeline_->result());
+  } else {
+    viewer.colour().upload(image_);  // fixes the image size for the scalar views too
+  }
+  if (view == View::Depth) viewer.scalar().upload(depth_normalised());
+  if (view == View::Coc) viewer.scalar().upload(coc());
+} catch (const Error& e) {
+  s.error = e.what();
 }
 
 }  // namespace satlab::gui

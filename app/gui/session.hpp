@@ -1,10 +1,12 @@
 // What the front end has open: the image, its depth map and the pipeline backend. Loading is
-// transactional: a file that fails to load leaves everything as it was and returns the message.
+// transactional: a file that fails to load leaves everything as it was and throws satlab::Error.
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "app/gui/app_state.hpp"
+#include "app/gui/viewer.hpp"
 #include "core/image.hpp"
 #include "core/pipeline.hpp"
 
@@ -16,18 +18,29 @@ class Session {
   void open(AppState& s, const std::string& image_path, const std::string& depth_path);
   void open_depth(AppState& s, const std::string& depth_path);  // throws satlab::Error
   void set_backend(AppState& s);                                // throws satlab::Error
-  // Runs the pipeline if parameters or inputs changed; returns true when there is a new result.
+  // Acts on what panels and the window asked for (files to open, backend switch); a failure goes to
+  // s.error and changes nothing. Dropped files whose name contains "depth" are taken as depth maps.
+  void handle_requests(AppState& s, const std::vector<std::string>& dropped);
+  // Runs the pipeline if parameters or inputs changed (or every frame in continuous mode); returns true
+  // when there is a new result. A failing run goes to s.error.
   bool update(AppState& s);
+  // Puts what `view` shows into the viewer's textures: the result through the viewer's external writer
+  // where one is set, else host copies. A failure (e.g. an image larger than GL textures) goes to s.error.
+  void show(AppState& s, Viewer& viewer, View view);
 
   const ImageRGBA8& input() const { return image_; }
-  Pipeline& pipeline() { return *pipeline_; }
-  bool has_result() const { return has_result_; }
+  // Of the last run, empty before the first; fetched from the backend once per run.
+  const ImageF& depth_normalised();
+  const ImageF& coc();
 
  private:
+  void load(AppState& s, ImageRGBA8 image, ImageF depth);  // throws satlab::Error, state unchanged
   ImageRGBA8 image_;
   ImageF depth_;  // raw, resampled to the image
   std::unique_ptr<Pipeline> pipeline_;
   bool has_result_ = false;
+  const ImageF* depth_normalised_ = nullptr;  // valid until the next run
+  const ImageF* coc_ = nullptr;
 };
 
 }  // namespace satlab::gui

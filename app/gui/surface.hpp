@@ -1,5 +1,5 @@
-// Where frames are drawn: a GLFW window, or an offscreen framebuffer on a headless EGL context. A
-// Surface owns the OpenGL 4.5 core context (loaded through GLAD) and ImGui's platform side, so the
+// Where frames are drawn: a GLFW window (window_glfw.cpp), or an offscreen framebuffer on a headless EGL
+// context (context_egl.cpp). A Surface owns the OpenGL 4.5 core context (loaded through GLAD) and ImGui's platform side, so the
 // main loop does not care which one it has.
 #pragma once
 #include <memory>
@@ -31,5 +31,7 @@ std::unique_ptr<Surface> open_headless(int width, int height);
 // Loads GL entry points after a context is current and checks for 4.5 core; throws satlab::Error.
 void load_gl(void* (*get_proc)(const char*));
 std::string gl_renderer();
+// The one GL error check: throws satlab::Error naming `what` (with sizes) and the GL error code.
+void check_gl(const std::string& what);
 
 }  // namespace satlab::gui

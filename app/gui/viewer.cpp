@@ -26,14 +26,6 @@ GLuint compile(GLenum type, const char* src, const char* name) {
   return s;
 }
 
-void alloc_texture(GLuint* tex, GLenum internal, int w, int h) {
-  if (*tex) glDeleteTextures(1, tex);
-  glCreateTextures(GL_TEXTURE_2D, 1, tex);
-  glTextureStorage2D(*tex, 1, internal, w, h);
-  glTextureParameteri(*tex, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-  glTextureParameteri(*tex, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-}
-
 }  // namespace
 
 Viewer::Viewer() {
@@ -53,41 +45,20 @@ Viewer::Viewer() {
     throw Error(std::string("viewer shaders do not link: ") + log);
   }
   glCreateVertexArrays(1, &vao_);
+  loc_mode_ = glGetUniformLocation(program_, "mode");
+  loc_coc_scale_ = glGetUniformLocation(program_, "coc_scale");
+  loc_uv_rect_ = glGetUniformLocation(program_, "uv_rect");
+  loc_background_ = glGetUniformLocation(program_, "background");
 }
 
 Viewer::~Viewer() {
-  if (colour_tex_) glDeleteTextures(1, &colour_tex_);
-  if (scalar_tex_) glDeleteTextures(1, &scalar_tex_);
   if (vao_) glDeleteVertexArrays(1, &vao_);
   if (program_) glDeleteProgram(program_);
 }
 
-void Viewer::resize_colour(int width, int height) {
-  if (colour_tex_ && width == colour_w_ && height == colour_h_) return;
-  alloc_texture(&colour_tex_, GL_RGBA8, width, height);
-  colour_w_ = width, colour_h_ = height;
-}
-
-void Viewer::upload_colour(const ImageRGBA8& image) {
-  if (image.empty()) return;
-  resize_colour(image.width, image.height);
-  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-  glTextureSubImage2D(colour_tex_, 0, 0, 0, image.width, image.height, GL_RGBA, GL_UNSIGNED_BYTE, image.data.data());
-}
-
-void Viewer::upload_scalar(const ImageF& image) {
-  if (image.empty()) return;
-  if (!scalar_tex_ || image.width != scalar_w_ || image.height != scalar_h_) {
-    alloc_texture(&scalar_tex_, GL_R32F, image.width, image.height);
-    scalar_w_ = image.width, scalar_h_ = image.height;
-  }
-  glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-  glTextureSubImage2D(scalar_tex_, 0, 0, 0, image.width, image.height, GL_RED, GL_FLOAT, image.data.data());
-}
-
 Viewer::Rect Viewer::visible_rect() const {
   // Fit the image into the region (letterboxed), then zoom about the centre and pan.
-  const float iw = float(std::max(colour_w_, 1)), ih = float(std::max(colour_h_, 1));
+  const float iw = float(std::max(colour_.width(), 1)), ih = float(std::max(colour_.height(), 1));
   const float fit = std::min(float(region_w_) / iw, float(region_h_) / ih) * zoom_;  // region px per image px
   const float du = float(region_w_) / (fit * iw), dv = float(region_h_) / (fit * ih);
   const float u0 = 0.5f - 0.5f * du - pan_x_ / (fit * iw), v0 = 0.5f - 0.5f * dv - pan_y_ / (fit * ih);
@@ -97,23 +68,20 @@ Viewer::Rect Viewer::visible_rect() const {
 void Viewer::draw(View view, int x, int y, int w, int h, int fb_height, float coc_scale) {
   region_w_ = std::max(w, 1), region_h_ = std::max(h, 1);
   const bool scalar = view == View::Depth || view == View::Coc;
-  if (!colour_tex_ || (scalar && !scalar_tex_)) return;
+  if (!colour_.texture() || (scalar && !scalar_.texture())) return;
   const Rect r = visible_rect();
+  // Nearest sampling once an image pixel covers more than 1.5 screen pixels, so pixels stay crisp.
+  const bool magnified = float(region_w_) / (r.du * float(colour_.width())) > 1.5f;
+  colour_.set_magnified(magnified);
+  scalar_.set_magnified(magnified);
   glViewport(x, fb_height - y - h, w, h);
   glUseProgram(program_);
-  glBindTextureUnit(0, colour_tex_);
-  glBindTextureUnit(1, scalar ? scalar_tex_ : colour_tex_);
-  // Nearest sampling once a pixel covers more than one screen pixel, so pixels stay crisp.
-  const bool magnified = float(region_w_) / (r.du * float(colour_w_)) > 1.5f;
-  for (GLuint t : {colour_tex_, scalar_tex_})
-    if (t) {
-      glTextureParameteri(t, GL_TEXTURE_MAG_FILTER, magnified ? GL_NEAREST : GL_LINEAR);
-      glTextureParameteri(t, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-    }
-  glUniform1i(glGetUniformLocation(program_, "mode"), view == View::Depth ? 1 : view == View::Coc ? 2 : 0);
-  glUniform1f(glGetUniformLocation(program_, "coc_scale"), coc_scale);
-  glUniform4f(glGetUniformLocation(program_, "uv_rect"), r.u0, r.v0, r.du, r.dv);
-  glUniform4f(glGetUniformLocation(program_, "background"), 0.09f, 0.09f, 0.1f, 1.f);
+  glBindTextureUnit(0, colour_.texture());
+  glBindTextureUnit(1, scalar ? scalar_.texture() : colour_.texture());
+  glUniform1i(loc_mode_, view == View::Depth ? 1 : view == View::Coc ? 2 : 0);
+  glUniform1f(loc_coc_scale_, coc_scale);
+  glUniform4f(loc_uv_rect_, r.u0, r.v0, r.du, r.dv);
+  glUniform4f(loc_background_, 0.09f, 0.09f, 0.1f, 1.f);
   glBindVertexArray(vao_);
   glDrawArrays(GL_TRIANGLES, 0, 3);
   glBindVertexArray(0);
@@ -139,8 +107,8 @@ bool Viewer::pixel_at(float mx, float my, int* px, int* py) const {
   const Rect r = visible_rect();
   const float u = r.u0 + mx / float(region_w_) * r.du, v = r.v0 + my / float(region_h_) * r.dv;
   if (u < 0 || v < 0 || u >= 1 || v >= 1) return false;
-  *px = std::min(int(u * float(colour_w_)), colour_w_ - 1);
-  *py = std::min(int(v * float(colour_h_)), colour_h_ - 1);
+  *px = std::min(int(u * float(colour_.width())), colour_.width() - 1);
+  *py = std::min(int(v * float(colour_.height())), colour_.height() - 1);
   return true;
 }
 

@@ -1,12 +1,9 @@
-// Draws the pipeline's images with the shaders from shaders/: colour views (result, input) from an RGBA8
-// texture, depth and CoC from an R32F texture through colour maps. Fits the image to its region with
-// zoom (to the cursor) and pan. The colour texture is the one an external writer (CUDA-GL interop) may
-// fill directly: colour_texture() / resize_colour().
+// Draws the pipeline's images with the shaders from shaders/: colour views (result, input) from the RGBA8
+// texture, depth and CoC from the R32F texture through colour maps. Fits the image to its region
+// (aspect kept), with zoom to the cursor and pan.
 #pragma once
-#include <cstdint>
-
 #include "app/gui/app_state.hpp"
-#include "core/image.hpp"
+#include "app/gui/viewer_texture.hpp"
 
 namespace satlab::gui {
 
@@ -17,14 +14,14 @@ class Viewer {
   Viewer(const Viewer&) = delete;
   Viewer& operator=(const Viewer&) = delete;
 
-  void upload_colour(const ImageRGBA8& image);
-  void upload_scalar(const ImageF& image);
-  // Allocates the colour texture at this size without uploading (for an external writer).
-  void resize_colour(int width, int height);
-  unsigned colour_texture() const { return colour_tex_; }
+  // The colour texture fixes the image size (and aspect) for every view.
+  ViewerTexture& colour() { return colour_; }
+  ViewerTexture& scalar() { return scalar_; }
+  // Set by a device-side writer of the result (CUDA-GL interop); empty: host uploads only.
+  ExternalWriter external_writer;
 
   // Draws `view` into the framebuffer region (x, y, w, h) in pixels, y from the top of a framebuffer
-  // `fb_height` tall. Scalars are scaled by coc_scale for the CoC view.
+  // `fb_height` tall. CoC values are multiplied by coc_scale (1 / max radius) before the colour map.
   void draw(View view, int x, int y, int w, int h, int fb_height, float coc_scale);
 
   // Zoom by `factor` keeping the image point under (mx, my) (region pixels) fixed; pan by pixels.
@@ -40,8 +37,10 @@ class Viewer {
     float u0, v0, du, dv;
   };
   Rect visible_rect() const;  // image uv shown across the region
-  unsigned program_ = 0, vao_ = 0, colour_tex_ = 0, scalar_tex_ = 0;
-  int colour_w_ = 0, colour_h_ = 0, scalar_w_ = 0, scalar_h_ = 0;
+  unsigned program_ = 0, vao_ = 0;
+  int loc_mode_ = -1, loc_coc_scale_ = -1, loc_uv_rect_ = -1, loc_background_ = -1;
+  ViewerTexture colour_{ViewerTexture::Format::Rgba8};
+  ViewerTexture scalar_{ViewerTexture::Format::R32f};
   int region_w_ = 1, region_h_ = 1;
   float zoom_ = 1.f, pan_x_ = 0.f, pan_y_ = 0.f;  // pan in region pixels
 };

@@ -1,0 +1,21 @@
+#include <imgui.h>
+
+#include "app/gui/panels.hpp"
+
+namespace satlab::gui {
+
+void draw_sidebar(AppState& s, float x, float y, float w, float h) {
+  ImGui::SetNextWindowPos(ImVec2(x, y));
+  ImGui::SetNextWindowSize(ImVec2(w, h));
+  ImGui::Begin("satlab", nullptr,
+               ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus);
+  draw_scene_panel(s);
+  if (ImGui::CollapsingHeader("Filter", ImGuiTreeNodeFlags_DefaultOpen)) draw_params_panel(s);
+  if (ImGui::CollapsingHeader("Timings", ImGuiTreeNodeFlags_DefaultOpen)) draw_timings_panel(s);
+  if (ImGui::CollapsingHeader("Backend", ImGuiTreeNodeFlags_DefaultOpen)) draw_backend_panel(s);
+  if (ImGui::CollapsingHeader("Lab")) draw_lab_panel(s);
+  ImGui::End();
+}
+
+}  // namespace satlab::gui

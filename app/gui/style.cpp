@@ -1,0 +1,46 @@
+#include <imgui.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "app/gui/frame.hpp"
+
+namespace satlab::gui {
+
+void setup_imgui_style(float scale) {
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;  // the layout is fixed; never write imgui.ini into the working directory
+  ImGui::StyleColorsDark();
+  ImGuiStyle& style = ImGui::GetStyle();
+  style.WindowRounding = 0.f;
+  style.WindowBorderSize = 0.f;
+  style.FrameRounding = 3.f;
+  style.GrabRounding = 3.f;
+  style.WindowPadding = ImVec2(10, 10);
+  style.ItemSpacing = ImVec2(8, 6);
+  style.Colors[ImGuiCol_WindowBg] = ImVec4(0.12f, 0.12f, 0.13f, 1.f);
+  style.Colors[ImGuiCol_TitleBgActive] = style.Colors[ImGuiCol_TitleBg] = ImVec4(0.16f, 0.16f, 0.18f, 1.f);
+  style.ScaleAllSizes(scale);
+  // DejaVu (fonts-dejavu-core) reads better than ImGui's bitmap font, and scales cleanly.
+  const char* font = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+  struct stat st {};
+  if (stat(font, &st) == 0) {
+    io.Fonts->AddFontFromFileTTF(font, std::round(15.f * scale));
+  } else {
+    ImFontConfig cfg;
+    cfg.SizePixels = std::round(13.f * scale);
+    io.Fonts->AddFontDefault(&cfg);
+  }
+}
+
+Layout layout_for(const AppState& s, float display_w, float display_h, float scale) {
+  Layout l;
+  l.panel_w = s.show_ui ? std::min(430.f * scale, display_w * 0.45f) : 0.f;
+  l.panel_x = display_w - l.panel_w;
+  l.image_w = display_w - l.panel_w;
+  l.image_h = display_h;
+  return l;
+}
+
+}  // namespace satlab::gui

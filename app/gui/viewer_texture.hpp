@@ -1,0 +1,43 @@
+// The GL textures the viewer samples, owned in one place. The host path uploads images with
+// glTextureSubImage2D. An external writer (CUDA-GL interop in gpu/interop/) instead registers texture()
+// and writes into it on the device: it must register again whenever generation() changes, because the
+// texture is recreated when the image size or format changes.
+#pragma once
+#include <functional>
+
+#include "core/image.hpp"
+
+namespace satlab::gui {
+
+class ViewerTexture {
+ public:
+  enum class Format { Rgba8, R32f };
+  explicit ViewerTexture(Format format) : format_(format) {}
+  ~ViewerTexture();
+  ViewerTexture(const ViewerTexture&) = delete;
+  ViewerTexture& operator=(const ViewerTexture&) = delete;
+
+  // Makes sure storage of this size exists (keeps it when the size matches).
+  void allocate(int width, int height);
+  void upload(const ImageRGBA8& image);  // Rgba8 only
+  void upload(const ImageF& image);      // R32f only, first channel
+  // Nearest sampling when magnified (crisp pixels when zoomed in), linear otherwise.
+  void set_magnified(bool nearest);
+
+  unsigned texture() const { return tex_; }  // 0 until allocated
+  int width() const { return width_; }
+  int height() const { return height_; }
+  unsigned generation() const { return generation_; }  // bumps on every reallocation
+
+ private:
+  Format format_;
+  unsigned tex_ = 0, generation_ = 0;
+  int width_ = 0, height_ = 0;
+  int mag_filter_ = 0;
+};
+
+// The hook for a device-side writer of the result texture: given the texture allocated at the image
+// size, write the pipeline's result into it and return true; false falls back to the host upload.
+using ExternalWriter = std::function<bool(ViewerTexture& result_texture)>;
+
+}  // namespace satlab::gui
