@@ -9,6 +9,7 @@ uniform int mode;          // 0 colour, 1 depth, 2 signed CoC
 uniform float coc_scale;   // 1 / max radius
 uniform vec4 uv_rect;      // visible part of the image: xy = origin, zw = size, in image uv
 uniform vec4 background;
+uniform bool legend;       // draw the colour map itself: the scalar runs along x (0..1, or -1..1 for CoC)
 
 // Polynomial fit of the Turbo colour map (Google, 2019: public domain coefficients).
 vec3 turbo(float x) {
@@ -24,8 +25,13 @@ vec3 turbo(float x) {
   return vec3(dot(v4, kR) + dot(v2, kR2), dot(v4, kG) + dot(v2, kG2), dot(v4, kB) + dot(v2, kB2));
 }
 
+float scalar_at(vec2 t) {
+  if (!legend) return texture(scalar_tex, t).r;
+  return mode == 1 ? uv.x : (2.0 * uv.x - 1.0) / coc_scale;
+}
+
 void main() {
-  vec2 t = uv_rect.xy + uv * uv_rect.zw;
+  vec2 t = legend ? uv : uv_rect.xy + uv * uv_rect.zw;
   if (any(lessThan(t, vec2(0.0))) || any(greaterThan(t, vec2(1.0)))) {
     colour = background;
     return;
@@ -33,9 +39,9 @@ void main() {
   if (mode == 0) {
     colour = vec4(texture(rgba_tex, t).rgb, 1.0);
   } else if (mode == 1) {
-    colour = vec4(turbo(texture(scalar_tex, t).r), 1.0);
+    colour = vec4(turbo(scalar_at(t)), 1.0);
   } else {
-    float c = clamp(texture(scalar_tex, t).r * coc_scale, -1.0, 1.0);
+    float c = clamp(scalar_at(t) * coc_scale, -1.0, 1.0);
     vec3 near_col = vec3(1.0, 0.45, 0.1), far_col = vec3(0.15, 0.45, 1.0), focus_col = vec3(0.08);
     colour = vec4(mix(focus_col, c > 0.0 ? near_col : far_col, sqrt(abs(c))), 1.0);
   }

@@ -38,6 +38,7 @@ struct AppState {
   std::string open_image, open_depth;
   std::string error;  // shown in a popup until dismissed
   std::string pixel_info;  // the image pixel under the cursor, for the status overlay
+  float zoom = 1.f;        // the viewer's, for display
 
   // Timings of the last frames the pipeline ran.
   std::vector<std::string> stage_order;

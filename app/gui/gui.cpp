@@ -81,7 +81,7 @@ int run(const Options& o) {
     handle_image_input(s, viewer, session, layout);
     if (s.show_ui) {
       draw_sidebar(s, layout.panel_x, 0, layout.panel_w, display.y);
-      draw_status_overlay(s, 8 * fe.scale, 8 * fe.scale);
+      draw_status_overlay(s, 8 * fe.scale, 8 * fe.scale, viewer.legend_texture(s.view));
     }
     draw_error_popup(s);
     ImGui::Render();

@@ -14,6 +14,7 @@ void handle_image_input(AppState& s, Viewer& viewer, Session& session, const Lay
     if (ImGui::IsKeyPressed('R')) viewer.reset_view();
   }
   s.pixel_info.clear();
+  s.zoom = viewer.zoom();
   const float mx = io.MousePos.x, my = io.MousePos.y;
   if (io.WantCaptureMouse || mx < 0 || my < 0 || mx >= l.image_w || my >= l.image_h) return;
   // The viewer works in framebuffer pixels, ImGui in window coordinates.

@@ -1,17 +1,51 @@
 #include <imgui.h>
 
+#include <cstdint>
+#include <cstdio>
+
 #include "app/gui/panels.hpp"
 
 namespace satlab::gui {
 
-void draw_status_overlay(const AppState& s, float x, float y) {
+namespace {
+
+// Labels under a legend strip: at the left, the centre (optional) and the right.
+void legend_labels(const char* left, const char* centre, const char* right, float width) {
+  const float x0 = ImGui::GetCursorPosX();
+  ImGui::TextDisabled("%s", left);
+  if (centre) {
+    ImGui::SameLine(x0 + 0.5f * (width - ImGui::CalcTextSize(centre).x));
+    ImGui::TextDisabled("%s", centre);
+  }
+  ImGui::SameLine(x0 + width - ImGui::CalcTextSize(right).x);
+  ImGui::TextDisabled("%s", right);
+}
+
+}  // namespace
+
+void draw_status_overlay(const AppState& s, float x, float y, unsigned legend_texture) {
   ImGui::SetNextWindowPos(ImVec2(x, y));
   ImGui::SetNextWindowBgAlpha(0.55f);
   ImGui::Begin("##status", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
                    ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs);
   ImGui::Text("%s view", to_string(s.view));
+  ImGui::SameLine();
+  ImGui::TextDisabled("zoom %.0f%%", 100.f * s.zoom);
   if (!s.pixel_info.empty()) ImGui::TextUnformatted(s.pixel_info.c_str());
+  if (legend_texture) {
+    const float w = 18 * ImGui::GetFontSize();
+    ImGui::Image(reinterpret_cast<ImTextureID>(uintptr_t(legend_texture)), ImVec2(w, 0.8f * ImGui::GetFontSize()));
+    char left[32], right[32];
+    if (s.view == View::Depth) {
+      // d = 0 is the near plane unless the map stores disparity (then it is the far one).
+      legend_labels(s.params.disparity ? "0 far" : "0 near", "depth", s.params.disparity ? "near 1" : "far 1", w);
+    } else {
+      std::snprintf(left, sizeof(left), "-%.0f px far", s.params.max_radius);
+      std::snprintf(right, sizeof(right), "near +%.0f px", s.params.max_radius);
+      legend_labels(left, "in focus", right, w);
+    }
+  }
   ImGui::TextDisabled("click: focus here  wheel: zoom  drag: pan  R: reset view  Tab: hide UI  drop files to open");
   ImGui::End();
 }

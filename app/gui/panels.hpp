@@ -15,7 +15,8 @@ void draw_backend_panel(AppState& s);  // backend choice and what runs where
 void draw_lab_panel(AppState& s);      // registered GPU variants and their live comparison
 
 void draw_error_popup(AppState& s);  // modal while s.error is set; OK clears it
-// Small overlay in the image corner: the view, the pixel under the cursor and the key help.
-void draw_status_overlay(const AppState& s, float x, float y);
+// Small overlay in the image corner: the view, zoom, the pixel under the cursor, the colour-map legend
+// (a GL texture from the viewer, 0 for none) and the key help.
+void draw_status_overlay(const AppState& s, float x, float y, unsigned legend_texture);
 
 }  // namespace satlab::gui

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "app/gui/surface.hpp"
 #include "core/error.hpp"
 #include "satlab_shaders.hpp"
 
@@ -49,6 +50,37 @@ Viewer::Viewer() {
   loc_coc_scale_ = glGetUniformLocation(program_, "coc_scale");
   loc_uv_rect_ = glGetUniformLocation(program_, "uv_rect");
   loc_background_ = glGetUniformLocation(program_, "background");
+  loc_legend_ = glGetUniformLocation(program_, "legend");
+  render_legend(depth_legend_, 1);
+  render_legend(coc_legend_, 2);
+}
+
+// Legends go through the same shader as the views, so they can never disagree with them.
+void Viewer::render_legend(ViewerTexture& target, int mode) {
+  target.allocate(256, 1);
+  GLint previous = 0;
+  glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &previous);
+  GLuint fbo = 0;
+  glCreateFramebuffers(1, &fbo);
+  glNamedFramebufferTexture(fbo, GL_COLOR_ATTACHMENT0, target.texture(), 0);
+  glBindFramebuffer(GL_DRAW_FRAMEBUFFER, fbo);
+  glViewport(0, 0, 256, 1);
+  glUseProgram(program_);
+  glUniform1i(loc_mode_, mode);
+  glUniform1i(loc_legend_, 1);
+  glUniform1f(loc_coc_scale_, 1.f);
+  glBindVertexArray(vao_);
+  glDrawArrays(GL_TRIANGLES, 0, 3);
+  glBindVertexArray(0);
+  glUniform1i(loc_legend_, 0);
+  glUseProgram(0);
+  glBindFramebuffer(GL_DRAW_FRAMEBUFFER, GLuint(previous));
+  glDeleteFramebuffers(1, &fbo);
+  check_gl("drawing the colour-map legend");
+}
+
+unsigned Viewer::legend_texture(View view) const {
+  return view == View::Depth ? depth_legend_.texture() : view == View::Coc ? coc_legend_.texture() : 0;
 }
 
 Viewer::~Viewer() {

@@ -24,6 +24,10 @@ class Viewer {
   // `fb_height` tall. CoC values are multiplied by coc_scale (1 / max radius) before the colour map.
   void draw(View view, int x, int y, int w, int h, int fb_height, float coc_scale);
 
+  // A strip of the colour map of the depth or CoC view (texture of 256 x 1; 0 for other views), for
+  // legends: depth 0 (near) .. 1 (far) and CoC -max (far) .. 0 .. +max (near), left to right.
+  unsigned legend_texture(View view) const;
+
   // Zoom by `factor` keeping the image point under (mx, my) (region pixels) fixed; pan by pixels.
   void zoom_at(float factor, float mx, float my);
   void pan(float dx, float dy);
@@ -38,7 +42,10 @@ class Viewer {
   };
   Rect visible_rect() const;  // image uv shown across the region
   unsigned program_ = 0, vao_ = 0;
-  int loc_mode_ = -1, loc_coc_scale_ = -1, loc_uv_rect_ = -1, loc_background_ = -1;
+  int loc_mode_ = -1, loc_coc_scale_ = -1, loc_uv_rect_ = -1, loc_background_ = -1, loc_legend_ = -1;
+  ViewerTexture depth_legend_{ViewerTexture::Format::Rgba8};
+  ViewerTexture coc_legend_{ViewerTexture::Format::Rgba8};
+  void render_legend(ViewerTexture& target, int mode);
   ViewerTexture colour_{ViewerTexture::Format::Rgba8};
   ViewerTexture scalar_{ViewerTexture::Format::R32f};
   int region_w_ = 1, region_h_ = 1;
