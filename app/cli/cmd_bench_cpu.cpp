@@ -114,6 +114,7 @@ void add_bench_cpu_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<BenchCpuOptions>();
   CLI::App& bench = command_group(app, "bench", "Benchmarks (GB/s on minimum bytes, fraction of memcpy C)");
   CLI::App* sub = bench.add_subcommand("cpu", "CPU backend: SAT and blurs of square RGBA8 images vs memcpy");
+  sub->option_defaults()->always_capture_default();  // --help shows every default
   sub->add_option("--size", o->sizes, "Square image sizes (repeatable)")->check(CLI::Range(1, 16384));
   sub->add_option("--threads", o->threads, "Worker threads (default: one per hardware thread)");
   sub->add_option("--reps", o->reps, "Runs per measurement; the best is reported")

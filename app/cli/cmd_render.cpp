@@ -58,6 +58,7 @@ int run_render(const RenderOptions& o) {
 void add_render_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<RenderOptions>();
   CLI::App* sub = app.add_subcommand("render", "Filter an image headless and write the result as PNG");
+  sub->option_defaults()->always_capture_default();  // --help shows every default
   sub->add_option("--image,image", o->image, "Input image")->required();
   sub->add_option("--depth", o->depth, "Depth map (resampled to the image if its size differs)");
   sub->add_option("--out,-o", o->out, "Output PNG (written through a temporary file and rename)")->required();
