@@ -36,6 +36,7 @@ struct AppState {
   bool params_changed = true;
   bool backend_changed = false;
   std::string open_image, open_depth;
+  char path_field[1024] = {};  // the scene panel's "open" text field
   std::string error;  // shown in a popup until dismissed
   std::string pixel_info;  // the image pixel under the cursor, for the status overlay
   float zoom = 1.f;        // the viewer's, for display

@@ -20,6 +20,17 @@ void draw_scene_panel(AppState& s) {
     ImGui::TextDisabled("depth: %s", file_name(s.depth_path).c_str());
   ImGui::Spacing();
 
+  // Until there is a file browser: a path field; Enter opens it as the image.
+  ImGui::SetNextItemWidth(-ImGui::CalcTextSize("image depth").x - 4 * ImGui::GetStyle().ItemSpacing.x -
+                          4 * ImGui::GetStyle().FramePadding.x);
+  const bool enter = ImGui::InputTextWithHint("##path", "file to open (or drop one)",
+                                              s.path_field, sizeof(s.path_field), ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::SameLine();
+  if ((ImGui::Button("image") || enter) && s.path_field[0]) s.open_image = s.path_field;
+  ImGui::SameLine();
+  if (ImGui::Button("depth") && s.path_field[0]) s.open_depth = s.path_field;
+  ImGui::Spacing();
+
   int v = int(s.view);
   const char* views[] = {"Result", "Input", "Depth", "CoC"};
   for (int i = 0; i < 4; ++i) {
