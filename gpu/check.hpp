@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "core/error.hpp"
 
@@ -53,7 +54,8 @@ class Scratch {
   Scratch& operator=(const Scratch&) = delete;
   template <typename T>
   T* as(size_t offset = 0) const {
-    return static_cast<T*>(p_) + offset;
+    if constexpr (std::is_void_v<T>) return p_;
+    else return static_cast<T*>(p_) + offset;
   }
 
  private:

@@ -1,7 +1,9 @@
 // Built instead of the CUDA library when no CUDA toolkit was found at configure time.
 #include "core/error.hpp"
+#include "gpu/bench/primitives.hpp"
 #include "gpu/device.hpp"
 #include "gpu/sat/sat_host.hpp"
+#include "gpu/verify.hpp"
 
 namespace satlab::gpu {
 
@@ -25,5 +27,16 @@ std::vector<uint32_t> run_sat_u32(const Variant&, const uint8_t*, int, int, int)
 std::vector<float> run_sat_f32(const Variant&, const float*, int, int, int) { throw Error("built without CUDA"); }
 SatTiming time_sat(const Variant&, DType, int, int, int, int, int) { throw Error("built without CUDA"); }
 double copy_bandwidth_gbs(size_t, int) { throw Error("built without CUDA"); }
+
+void run_reduce(const Variant&, const void*, size_t, DType, ReduceOp, void*) { throw Error("built without CUDA"); }
+void run_scan(const Variant&, const void*, size_t, DType, bool, void*) { throw Error("built without CUDA"); }
+std::vector<VerifyLine> verify_variants(uint64_t, const std::function<void(const VerifyLine&)>&) {
+  throw Error("verify needs a CUDA device: satlab was built without CUDA");
+}
+Bandwidth measure_bandwidth(size_t, int) { throw Error("built without CUDA"); }
+std::vector<PrimitiveResult> bench_primitives(const PrimitiveBenchOptions&,
+                                              const std::function<void(const PrimitiveResult&)>&) {
+  throw Error("bench needs a CUDA device: satlab was built without CUDA");
+}
 
 }  // namespace satlab::gpu

@@ -1,13 +1,42 @@
 // The one table of GPU variants: the UI, the benchmarks, `satlab verify` and the tests iterate it.
+// Reductions and scans are listed in the order of their tables (Harris's for reductions): the bench
+// reports step and cumulative speedups in this order.
 #include "gpu/device.hpp"
 #include "gpu/npp_baseline.hpp"
+#include "gpu/reduce/reduce.hpp"
 #include "gpu/sat/sat.hpp"
+#include "gpu/scan/scan.hpp"
 
 namespace satlab::gpu {
 
 const std::vector<Variant>& variants() {
   static const std::vector<Variant> table = {
+      reduce::harris1_variant(),
+      reduce::harris2_variant(),
+      reduce::harris3_variant(),
+      reduce::harris4_variant(),
+      reduce::harris5_variant(),
+      reduce::harris6_variant(),
+      reduce::harris7_variant(),
+      reduce::unroll2_variant(),
+      reduce::unroll4_variant(),
+      reduce::unroll8_variant(),
+      reduce::atomic_variant(),
+      reduce::warp_shuffle_variant(),
+      reduce::vectorized_variant(),
+      reduce::single_pass_variant(),
+      reduce::cub_variant(),
+      scan::hillis_steele_variant(),
+      scan::blelloch_variant(),
+      scan::blelloch_padded_variant(),
+      scan::shuffle_variant(),
+      scan::cub_raking_variant(),
+      scan::cub_warp_scans_variant(),
+      scan::reduce_then_scan_variant(),
+      scan::lookback_variant(),
+      scan::cub_device_scan_variant(),
       sat_tiled_variant(),
+      sat_rows_transpose_cub_variant(),
       npp_integral_variant(),
   };
   return table;

@@ -25,6 +25,9 @@ constexpr AddCommand kCommands[] = {
     add_render_command,     // satlab render
     add_bench_cpu_command,  // satlab bench cpu
     add_bench_sat_command,  // satlab bench sat
+    add_bench_primitives_command,  // satlab bench primitives
+    add_verify_command,            // satlab verify
+    add_variants_command,          // satlab variants
 };
 
 void parse_size(const std::string& s, int* w, int* h) {

@@ -19,5 +19,8 @@ CLI::App& command_group(CLI::App& parent, const std::string& name, const std::st
 void add_render_command(CLI::App& app, Action& action);     // satlab render
 void add_bench_cpu_command(CLI::App& app, Action& action);  // satlab bench cpu
 void add_bench_sat_command(CLI::App& app, Action& action);  // satlab bench sat
+void add_bench_primitives_command(CLI::App& app, Action& action);  // satlab bench primitives
+void add_verify_command(CLI::App& app, Action& action);            // satlab verify
+void add_variants_command(CLI::App& app, Action& action);          // satlab variants
 
 }  // namespace satlab::cli

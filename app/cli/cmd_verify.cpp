@@ -1,0 +1,40 @@
+// satlab verify: every registered reduction and scan variant against the CPU reference on fresh random
+// inputs of awkward sizes; one line per variant; exit 1 on any mismatch.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "app/cli/commands.hpp"
+#include "core/error.hpp"
+#include "gpu/device.hpp"
+#include "gpu/verify.hpp"
+
+namespace satlab::cli {
+namespace {
+
+int run_verify(uint64_t seed) {
+  if (!gpu::probe().available) throw Error("verify needs a CUDA device: " + gpu::probe().reason);
+  std::printf("satlab verify on %s, seed %llu\n", gpu::probe().name.c_str(), (unsigned long long)seed);
+  int bad = 0, total = 0;
+  gpu::verify_variants(seed, [&](const gpu::VerifyLine& l) {
+    ++total;
+    bad += !l.ok;
+    std::printf("%-4s %-8s %-18s %3d cases%s%s\n", l.ok ? "ok" : "FAIL", l.family.c_str(), l.variant.c_str(),
+                l.cases, l.detail.empty() ? "" : "  ", l.detail.c_str());
+    std::fflush(stdout);
+  });
+  if (bad) throw Error("verify: " + std::to_string(bad) + " of " + std::to_string(total) + " variants mismatch");
+  std::printf("all %d variants match the CPU reference\n", total);
+  return 0;
+}
+
+}  // namespace
+
+void add_verify_command(CLI::App& app, Action& action) {
+  auto seed = std::make_shared<uint64_t>(uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()));
+  CLI::App* sub = app.add_subcommand("verify", "Check every GPU reduction and scan variant against the CPU reference");
+  sub->add_option("--seed", *seed, "Random seed (default: fresh each run)");
+  sub->callback([seed, &action] { action = [seed] { return run_verify(*seed); }; });
+}
+
+}  // namespace satlab::cli

@@ -1,0 +1,161 @@
+#include "gpu/bench/primitives.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "gpu/check.hpp"
+#include "gpu/device.hpp"
+#include "gpu/verify.hpp"
+
+namespace satlab::gpu {
+namespace {
+
+struct Buffer {
+  void* p = nullptr;
+  explicit Buffer(size_t bytes) { SATLAB_CUDA(cudaMalloc(&p, bytes ? bytes : 1), std::to_string(bytes) + " bytes"); }
+  ~Buffer() { cudaFree(p); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+};
+
+struct Events {
+  cudaEvent_t a, b;
+  Events() {
+    SATLAB_CUDA(cudaEventCreate(&a), "bench events");
+    SATLAB_CUDA(cudaEventCreate(&b), "bench events");
+  }
+  ~Events() {
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+  }
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// Times `work(i)` (i: run index, for rotating inputs): warm-up, then one event pair per run.
+template <typename Work>
+double time_median_ms(int warmup, int runs, Work work) {
+  Events ev;
+  for (int i = 0; i < warmup; ++i) work(i);
+  SATLAB_CUDA(cudaDeviceSynchronize(), "bench warm-up");
+  std::vector<double> ms;
+  for (int i = 0; i < runs; ++i) {
+    SATLAB_CUDA(cudaEventRecord(ev.a), "bench");
+    work(warmup + i);
+    SATLAB_CUDA(cudaEventRecord(ev.b), "bench");
+    SATLAB_CUDA(cudaEventSynchronize(ev.b), "bench");
+    float t = 0;
+    SATLAB_CUDA(cudaEventElapsedTime(&t, ev.a, ev.b), "bench");
+    ms.push_back(t);
+  }
+  return median(ms);
+}
+
+// Read-only bandwidth: 16-byte loads over a grid stride, one word written per block.
+__global__ void read_kernel(const int4* __restrict__ in, size_t n4, int* out) {
+  int s = 0;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n4; i += size_t(gridDim.x) * blockDim.x) {
+    const int4 v = in[i];
+    s ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (s == 0x7fffffff) out[blockIdx.x] = s;  // practically never: keeps the loads alive
+}
+
+// Enough input copies that consecutive runs never find their input in L2 (2x its size).
+int rotation(size_t bytes) {
+  const size_t l2 = probe().l2_bytes ? probe().l2_bytes : (size_t(50) << 20);
+  const size_t copies = bytes >= 2 * l2 ? 1 : (2 * l2 + bytes - 1) / bytes + 1;
+  return int(std::min<size_t>(copies, 64));
+}
+
+}  // namespace
+
+Bandwidth measure_bandwidth(size_t bytes, int runs) {
+  if (!probe().available) throw Error("bandwidth needs a CUDA device: " + probe().reason);
+  bytes = bytes / 16 * 16;
+  const int k = rotation(bytes);
+  std::vector<std::unique_ptr<Buffer>> in;
+  for (int i = 0; i < k; ++i) {
+    in.push_back(std::make_unique<Buffer>(bytes));
+    SATLAB_CUDA(cudaMemset(in.back()->p, i + 1, bytes), "bandwidth input");
+  }
+  Buffer out(bytes), sink(4096 * sizeof(int));
+  Bandwidth b;
+  const double copy_ms = time_median_ms(3, runs, [&](int i) {
+    SATLAB_CUDA(cudaMemcpyAsync(out.p, in[i % k]->p, bytes, cudaMemcpyDeviceToDevice), "copy bandwidth");
+  });
+  b.copy_gbps = 2.0 * double(bytes) / (copy_ms * 1e6);
+  const int grid = probe().sm_count * 8;
+  const double read_ms = time_median_ms(3, runs, [&](int i) {
+    read_kernel<<<grid, 256>>>(static_cast<const int4*>(in[i % k]->p), bytes / 16, static_cast<int*>(sink.p));
+    SATLAB_LAUNCHED("read_kernel", std::to_string(bytes) + " bytes");
+  });
+  b.read_gbps = double(bytes) / (read_ms * 1e6);
+  return b;
+}
+
+std::vector<PrimitiveResult> bench_primitives(const PrimitiveBenchOptions& o,
+                                              const std::function<void(const PrimitiveResult&)>& on_result) {
+  if (!probe().available) throw Error("bench needs a CUDA device: " + probe().reason);
+  if (o.family == Family::Sat) throw Error("bench_primitives runs reductions and scans (SATs: satlab bench sat)");
+  const size_t n = o.n, es = dtype_size(o.dtype), bytes = n * es;
+  const int k = rotation(bytes);
+  // Inputs: k copies of one random array (so one reference serves all), outputs: one buffer.
+  const std::vector<uint32_t> host = random_input(n, o.dtype, 0x5A71AB + n);
+  std::vector<std::unique_ptr<Buffer>> in;
+  for (int i = 0; i < k; ++i) {
+    in.push_back(std::make_unique<Buffer>(bytes));
+    SATLAB_CUDA(cudaMemcpy(in.back()->p, host.data(), bytes, cudaMemcpyHostToDevice), "bench input");
+  }
+  Buffer out(o.family == Family::Scan ? bytes : 16);
+  std::vector<uint32_t> result(o.family == Family::Scan ? std::max<size_t>(n, 1) : 4);
+  std::vector<PrimitiveResult> rows;
+  for (const Variant& v : variants()) {
+    if (v.family != o.family) continue;
+    if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), v.name) == o.only.end()) continue;
+    PrimitiveResult r;
+    r.family = to_string(v.family), r.variant = v.name, r.label = v.label, r.dtype = to_string(o.dtype), r.n = n;
+    r.bytes = v.bytes ? v.bytes(n, o.dtype) : double(bytes);
+    const bool takes = std::find(v.dtypes.begin(), v.dtypes.end(), o.dtype) != v.dtypes.end();
+    r.note = !takes ? std::string("no ") + to_string(o.dtype) : v.refuses ? v.refuses(n, o.dtype) : "";
+    if (r.note.empty()) {
+      auto launch = [&](int i) {
+        if (v.reduce) {
+          ReduceArgs a;
+          a.in = in[i % k]->p;
+          a.out = out.p;
+          a.n = n;
+          a.dtype = o.dtype;
+          v.reduce(a);
+        } else {
+          ScanArgs a;
+          a.in = in[i % k]->p;
+          a.out = out.p;
+          a.n = n;
+          a.dtype = o.dtype;
+          v.scan(a);
+        }
+      };
+      // Correctness of the measured configuration, on a poisoned output.
+      SATLAB_CUDA(cudaMemset(out.p, 0xA5, o.family == Family::Scan ? bytes : 16), "bench poison");
+      launch(0);
+      SATLAB_CUDA(cudaDeviceSynchronize(), v.name);
+      SATLAB_CUDA(cudaMemcpy(result.data(), out.p, o.family == Family::Scan ? bytes : es, cudaMemcpyDeviceToHost),
+                  v.name);
+      r.note = v.reduce ? check_reduce(host.data(), n, o.dtype, ReduceOp::Sum, result.data())
+                        : check_scan(host.data(), n, o.dtype, true, result.data());
+      r.correct = r.note.empty();
+      r.median_ms = time_median_ms(o.warmup, o.runs, launch);
+      r.gbps = r.median_ms > 0 ? r.bytes / (r.median_ms * 1e6) : 0;
+    }
+    if (on_result) on_result(r);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+}  // namespace satlab::gpu

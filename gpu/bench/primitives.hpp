@@ -1,0 +1,43 @@
+// The primitives benchmark behind `satlab bench primitives` and the Lab panel: every reduction or scan
+// variant at one size and type, timed with CUDA events (median of `runs` after `warmup`), inputs
+// rotated through enough buffers to exceed L2, checked once against the CPU reference. The copy
+// bandwidth C (cudaMemcpy device to device, read + write bytes) and a read-only bandwidth (16-byte
+// loads, grid stride) are measured in the same process. Plain C++; without CUDA it throws.
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/variant.hpp"
+
+namespace satlab::gpu {
+
+struct Bandwidth {
+  double copy_gbps = 0;  // C: bytes read + bytes written per second, GB/s (1e9)
+  double read_gbps = 0;
+};
+// Both bandwidths over buffers of `bytes` (median of `runs`).
+Bandwidth measure_bandwidth(size_t bytes, int runs = 20);
+
+struct PrimitiveResult {
+  std::string family, variant, label, dtype;
+  size_t n = 0;
+  double median_ms = 0, bytes = 0, gbps = 0;
+  bool correct = false;
+  std::string note;  // refusal or mismatch, when any
+};
+
+struct PrimitiveBenchOptions {
+  Family family = Family::Reduce;
+  DType dtype = DType::I32;
+  size_t n = size_t(1) << 22;
+  int warmup = 5, runs = 20;
+  std::vector<std::string> only;  // variant names; empty: all of the family
+};
+
+// Every variant of the family in registry order; `on_result` is called as each one finishes.
+std::vector<PrimitiveResult> bench_primitives(const PrimitiveBenchOptions& o,
+                                              const std::function<void(const PrimitiveResult&)>& on_result = {});
+
+}  // namespace satlab::gpu

@@ -1,0 +1,212 @@
+#include "gpu/verify.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "core/error.hpp"
+#include "core/reference.hpp"
+#include "gpu/check.hpp"
+#include "gpu/device.hpp"
+
+namespace satlab::gpu {
+namespace {
+
+// Device buffer owned for the length of one run.
+struct DeviceBuffer {
+  void* p = nullptr;
+  explicit DeviceBuffer(size_t bytes) { SATLAB_CUDA(cudaMalloc(&p, bytes ? bytes : 1), std::to_string(bytes) + " bytes"); }
+  ~DeviceBuffer() { cudaFree(p); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+};
+
+void require(const Variant& v, size_t n, DType t) {
+  if (!probe().available) throw Error(probe().reason);
+  const std::string why = v.refuses ? v.refuses(n, t) : "";
+  if (!why.empty()) throw Error(v.name + " refuses n=" + std::to_string(n) + " " + to_string(t) + ": " + why);
+}
+
+std::string ctx(const Variant& v, size_t n, DType t) { return v.name + " n=" + std::to_string(n) + " " + to_string(t); }
+
+}  // namespace
+
+void run_reduce(const Variant& v, const void* in, size_t n, DType t, ReduceOp op, void* result) {
+  require(v, n, t);
+  if (!v.reduce) throw Error(v.name + " is not a reduction");
+  const size_t es = dtype_size(t);
+  DeviceBuffer din(n * es), dout(es);
+  SATLAB_CUDA(cudaMemcpy(din.p, in, n * es, cudaMemcpyHostToDevice), ctx(v, n, t));
+  SATLAB_CUDA(cudaMemset(dout.p, 0xA5, es), ctx(v, n, t));
+  ReduceArgs a;
+  a.in = din.p;
+  a.out = dout.p;
+  a.n = n;
+  a.dtype = t;
+  a.op = op;
+  v.reduce(a);
+  SATLAB_CUDA(cudaDeviceSynchronize(), ctx(v, n, t));
+  SATLAB_CUDA(cudaMemcpy(result, dout.p, es, cudaMemcpyDeviceToHost), ctx(v, n, t));
+}
+
+void run_scan(const Variant& v, const void* in, size_t n, DType t, bool inclusive, void* out) {
+  require(v, n, t);
+  if (!v.scan) throw Error(v.name + " is not a scan");
+  const size_t es = dtype_size(t);
+  DeviceBuffer din(n * es), dout(n * es);
+  SATLAB_CUDA(cudaMemcpy(din.p, in, n * es, cudaMemcpyHostToDevice), ctx(v, n, t));
+  SATLAB_CUDA(cudaMemset(dout.p, 0xA5, n * es), ctx(v, n, t));
+  ScanArgs a;
+  a.in = din.p;
+  a.out = dout.p;
+  a.n = n;
+  a.dtype = t;
+  a.inclusive = inclusive;
+  v.scan(a);
+  SATLAB_CUDA(cudaDeviceSynchronize(), ctx(v, n, t));
+  SATLAB_CUDA(cudaMemcpy(out, dout.p, n * es, cudaMemcpyDeviceToHost), ctx(v, n, t));
+}
+
+std::vector<uint32_t> random_input(size_t n, DType t, uint64_t seed) {
+  std::vector<uint32_t> v(n);
+  std::mt19937_64 rng(seed);
+  for (auto& x : v) {
+    const uint64_t r = rng();
+    if (t == DType::I32) {
+      const int32_t i = int32_t(r % 2001) - 1000;
+      std::memcpy(&x, &i, 4);
+    } else if (t == DType::F32) {
+      const float f = float(double(r >> 11) * 0x1p-53 * 2.0 - 1.0);
+      std::memcpy(&x, &f, 4);
+    } else {
+      x = uint32_t(r >> 32);
+    }
+  }
+  return v;
+}
+
+// Float tolerance: a float sum computed in any order differs from the exact sum by at most
+// k * eps * sum|x| (eps = 2^-24, k the longest chain of dependent roundings). Our tree, shuffle and
+// three-phase variants have k <= ~64 (16 serial items per thread, 5 warp and 5 block levels, three
+// recursion levels, the prefix add), so k * eps < 4e-6 < 1e-5. The long serial chains (the naive
+// atomic sum, the look-back walk across tiles) round partial sums of random-sign inputs, which stay
+// near sqrt(n) in size, so their error is far below eps * sum|x| per step. Min/max are exact.
+std::string check_reduce(const void* in, size_t n, DType t, ReduceOp op, const void* result) {
+  char buf[200];
+  if (t == DType::I32) {
+    const auto* x = static_cast<const int32_t*>(in);
+    int32_t want;
+    if (op == ReduceOp::Sum) {
+      want = int32_t(uint32_t(uint64_t(sum_reduce(x, n))));
+    } else {
+      want = op == ReduceOp::Min ? INT32_MAX : INT32_MIN;
+      for (size_t i = 0; i < n; ++i) want = op == ReduceOp::Min ? std::min(want, x[i]) : std::max(want, x[i]);
+    }
+    int32_t got;
+    std::memcpy(&got, result, 4);
+    if (got == want) return "";
+    std::snprintf(buf, sizeof buf, "%s: got %d, want %d", to_string(op), got, want);
+    return buf;
+  }
+  const auto* x = static_cast<const float*>(in);
+  float got;
+  std::memcpy(&got, result, 4);
+  if (op == ReduceOp::Sum) {
+    double want = n ? sum_reduce(x, n) : 0.0, abs = 0;
+    for (size_t i = 0; i < n; ++i) abs += std::fabs(x[i]);
+    if (std::fabs(double(got) - want) <= kFloatSumRelTol * abs) return "";
+    std::snprintf(buf, sizeof buf, "sum: got %.9g, want %.9g (tolerance %.3g)", got, want, kFloatSumRelTol * abs);
+    return buf;
+  }
+  float want = op == ReduceOp::Min ? 3.402823466e38f : -3.402823466e38f;
+  if (n) {
+    const MinMax m = minmax_reduce(x, n);
+    want = op == ReduceOp::Min ? m.min : m.max;
+  }
+  if (got == want) return "";
+  std::snprintf(buf, sizeof buf, "%s: got %.9g, want %.9g", to_string(op), got, want);
+  return buf;
+}
+
+std::string check_scan(const void* in, size_t n, DType t, bool inclusive, const void* out) {
+  char buf[200];
+  if (t == DType::I32 || t == DType::U32) {
+    std::vector<uint32_t> want(n);
+    const auto* x = static_cast<const uint32_t*>(in);
+    if (inclusive) inclusive_scan(x, want.data(), n);
+    else exclusive_scan(x, want.data(), n);
+    const auto* got = static_cast<const uint32_t*>(out);
+    for (size_t i = 0; i < n; ++i)
+      if (got[i] != want[i]) {
+        std::snprintf(buf, sizeof buf, "element %zu of %zu: got 0x%08x, want 0x%08x", i, n, got[i], want[i]);
+        return buf;
+      }
+    return "";
+  }
+  const auto* x = static_cast<const float*>(in);
+  const auto* got = static_cast<const float*>(out);
+  double sum = 0, abs = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (inclusive) sum += x[i], abs += std::fabs(x[i]);
+    const double err = std::fabs(double(got[i]) - sum);
+    if (!(err <= kFloatSumRelTol * abs)) {  // NaN (an unwritten 0xA5A5A5A5 is -2.9e-16, caught too) fails
+      std::snprintf(buf, sizeof buf, "element %zu of %zu: got %.9g, want %.9g", i, n, got[i], sum);
+      return buf;
+    }
+    if (!inclusive) sum += x[i], abs += std::fabs(x[i]);
+  }
+  return "";
+}
+
+std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(const VerifyLine&)>& on_line) {
+  if (!probe().available) throw Error("verify needs a CUDA device: " + probe().reason);
+  std::mt19937_64 rng(seed);
+  auto awkward = [&] {
+    std::vector<size_t> s = {0, 1, 31, 33};
+    for (size_t base : {size_t(256), size_t(512), size_t(1024), size_t(4096), size_t(2048 * 512), size_t(1) << 22})
+      s.push_back(base + rng() % 7 - 3);  // around block, tile and recursion boundaries
+    s.push_back(1000 + rng() % 100000);
+    s.push_back((size_t(1) << 24) + rng() % 100000);  // millions: three levels of tile sums
+    return s;
+  };
+  std::vector<VerifyLine> lines;
+  for (const Variant& v : variants()) {
+    if (v.family == Family::Sat) continue;
+    VerifyLine line{v.name, to_string(v.family)};
+    for (size_t n : awkward()) {
+      for (DType t : v.dtypes) {
+        const std::string why = v.refuses ? v.refuses(n, t) : "";
+        if (!why.empty()) continue;
+        const auto in = random_input(n, t, rng());
+        std::vector<uint32_t> out(std::max<size_t>(n, 1));
+        std::vector<std::string> fails;
+        if (v.reduce) {
+          for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max}) {
+            run_reduce(v, in.data(), n, t, op, out.data());
+            ++line.cases;
+            const std::string d = check_reduce(in.data(), n, t, op, out.data());
+            if (!d.empty()) fails.push_back(d);
+          }
+        } else if (v.scan) {
+          for (bool inclusive : {true, false}) {
+            run_scan(v, in.data(), n, t, inclusive, out.data());
+            ++line.cases;
+            const std::string d = check_scan(in.data(), n, t, inclusive, out.data());
+            if (!d.empty()) fails.push_back(std::string(inclusive ? "inclusive " : "exclusive ") + d);
+          }
+        }
+        if (!fails.empty() && line.ok) {
+          line.ok = false;
+          line.detail = "n=" + std::to_string(n) + " " + to_string(t) + ": " + fails.front();
+        }
+      }
+    }
+    on_line(line);
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+}  // namespace satlab::gpu

@@ -1,0 +1,57 @@
+// Every registered reduction against the CPU reference: sum, min and max over int32 and float, on
+// random inputs (int32 in [-1000, 1000], float in [-1, 1): negative values, no NaN) of sizes 0, 1, 31,
+// 32, 33, 1023, 1024, 1025, 2^20+7 and 2^26, the output poisoned before every run. Int32 sums wrap
+// modulo 2^32 and must match bit for bit; float sums are compared within gpu::kFloatSumRelTol * sum|x|
+// (the bound is justified in gpu/verify.cpp); min and max are exact.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "gpu/verify.hpp"
+#include "variant_test_util.hpp"
+
+namespace satlab {
+namespace {
+
+class ReduceVariant : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ReduceVariant, MatchesCpuReferenceOnAwkwardSizesAndPoisonedOutput) {
+  if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason;
+  const Variant* v = test::find_variant(GetParam());
+  ASSERT_NE(v, nullptr);
+  uint64_t seed = 1;
+  for (size_t n : test::variant_test_sizes()) {
+    for (DType t : v->dtypes) {
+      const std::string why = v->refuses(n, t);
+      if (!why.empty()) {
+        std::printf("  %s refuses n=%zu %s: %s\n", v->name.c_str(), n, to_string(t), why.c_str());
+        continue;
+      }
+      const auto in = gpu::random_input(n, t, seed++);
+      for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max}) {
+        SCOPED_TRACE(v->name + " n=" + std::to_string(n) + " " + to_string(t) + " " + to_string(op));
+        uint32_t result = 0;
+        gpu::run_reduce(*v, in.data(), n, t, op, &result);
+        EXPECT_EQ(gpu::check_reduce(in.data(), n, t, op, &result), "");
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, ReduceVariant, ::testing::ValuesIn(test::variant_names(Family::Reduce)),
+                         [](const auto& info) { return info.param; });
+
+// The check itself must be able to fail: a result off by one, or left poisoned, is reported.
+TEST(ReduceCheck, RejectsAWrongSumAndAPoisonedResult) {
+  const auto in = gpu::random_input(1000, DType::I32, 3);
+  int32_t sum = 0;
+  for (uint32_t x : in) sum = int32_t(uint32_t(sum) + x);
+  int32_t wrong = sum + 1, poison;
+  std::memset(&poison, 0xA5, 4);
+  EXPECT_EQ(gpu::check_reduce(in.data(), in.size(), DType::I32, ReduceOp::Sum, &sum), "");
+  EXPECT_NE(gpu::check_reduce(in.data(), in.size(), DType::I32, ReduceOp::Sum, &wrong), "");
+  EXPECT_NE(gpu::check_reduce(in.data(), in.size(), DType::I32, ReduceOp::Max, &poison), "");
+}
+
+}  // namespace
+}  // namespace satlab

@@ -1,0 +1,39 @@
+// Shared by the reduction and scan variant tests: the sizes of the issue (plus 0), limited by the
+// environment variable SATLAB_TEST_MAX_N (the sanitizer runs use a small limit), and the registry's
+// variants of one family as test parameters.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "gpu/device.hpp"
+
+namespace satlab::test {
+
+inline std::vector<size_t> variant_test_sizes() {
+  const size_t all[] = {0, 1, 31, 32, 33, 1023, 1024, 1025, (size_t(1) << 20) + 7, size_t(1) << 26};
+  size_t max = ~size_t(0);
+  if (const char* e = std::getenv("SATLAB_TEST_MAX_N")) max = std::strtoull(e, nullptr, 10);
+  std::vector<size_t> s;
+  for (size_t n : all)
+    if (n <= max) s.push_back(n);
+  return s;
+}
+
+inline std::vector<std::string> variant_names(Family f) {
+  std::vector<std::string> names;
+  for (const Variant& v : gpu::variants())
+    if (v.family == f) names.push_back(v.name);
+  if (names.empty()) names.push_back("none");  // a build without variants still shows one skipped test
+  return names;
+}
+
+inline const Variant* find_variant(const std::string& name) {
+  for (const Variant& v : gpu::variants())
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+}  // namespace satlab::test
