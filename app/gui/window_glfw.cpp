@@ -19,7 +19,9 @@ class GlfwSurface final : public Surface {
  public:
   GlfwSurface(int width, int height, const char* title) {
     glfwSetErrorCallback([](int, const char* msg) { last_error() = msg; });
-    if (!glfwInit()) throw Error("cannot open a window: " + last_error());
+    if (!glfwInit())
+      throw Error("cannot open a window (" + last_error() +
+                  "): use `satlab render` for files, `satlab --headless`, or `xvfb-run satlab`");
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 5);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);

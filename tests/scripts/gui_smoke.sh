@@ -15,6 +15,9 @@ env -u DISPLAY -u WAYLAND_DISPLAY "$bin" --frames 1 >"$tmp/out" 2>"$tmp/err" && 
 for word in "satlab render" "xvfb-run" "--headless"; do
   grep -q -- "$word" "$tmp/err" || { cat "$tmp/err"; fail "no-display message does not name '$word'"; }
 done
+# A display that cannot be opened: the same advice, non-zero.
+env -u WAYLAND_DISPLAY DISPLAY=:987 "$bin" --frames 1 >"$tmp/out" 2>"$tmp/err" && fail "unreachable display accepted"
+grep -q "xvfb-run" "$tmp/err" || { cat "$tmp/err"; fail "unreachable-display message does not name xvfb-run"; }
 
 command -v xvfb-run >/dev/null || { echo "SKIP: xvfb-run is not installed (Debian package xvfb)"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed to check the screenshots"; exit 77; }
