@@ -27,6 +27,16 @@ cmp -s "$tmp/dof.png" "$tmp/box.png" && fail "dof and box results are identical"
 "$bin" render --image "$tmp/same.png" --filter box --radius 0 --backend cpu --out "$tmp/same2.png" >/dev/null 2>&1
 cmp -s "$tmp/same.png" "$tmp/same2.png" || fail "radius 0 is not the identity"
 
+# Aperture 0 puts everything in focus: the dof filter is then the identity too.
+"$bin" render --image "$src/assets/default.png" --depth "$src/assets/default_depth.png" --filter dof --aperture 0 \
+  --backend cpu --out "$tmp/sharp.png" >/dev/null 2>&1 || fail "dof render with aperture 0 failed"
+cmp -s "$tmp/same.png" "$tmp/sharp.png" || fail "dof with aperture 0 is not the identity"
+# An output folder that does not exist: one line naming the output, exit 1.
+"$bin" render --image "$src/assets/default.png" --filter box --backend cpu --out "$tmp/no/such/dir/o.png" \
+  >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "o.png" "$tmp/err" ||
+  { cat "$tmp/err"; fail "unwritable output not reported in one line"; }
+
 # Bad inputs: non-zero exit, exactly one line naming the file, nothing written.
 printf 'not an image' >"$tmp/text.png"
 : >"$tmp/empty.png"
