@@ -48,14 +48,26 @@ bool jpeg_huffman_tables_ok(const std::vector<uint8_t>& b) {
   return true;
 }
 
+std::vector<uint8_t> read_all(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+bool is_jpeg(const std::vector<uint8_t>& b) { return b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF; }
+
 }  // namespace
 
+void check_untrusted_file(const std::string& path) {
+  const std::vector<uint8_t> b = read_all(path);
+  if (is_jpeg(b) && !jpeg_huffman_tables_ok(b))
+    throw Error(path + ": corrupt JPEG (Huffman table with more than 256 codes)");
+}
+
 void check_untrusted_image(const std::string& path, int width, int height) {
-  std::ifstream f(path, std::ios::binary);
-  std::vector<uint8_t> b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::vector<uint8_t> b = read_all(path);
   const uint64_t pixels = uint64_t(width) * uint64_t(height);
   const bool png = b.size() >= 8 && b[0] == 0x89 && b[1] == 'P' && b[2] == 'N' && b[3] == 'G';
-  const bool jpeg = b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF;
+  const bool jpeg = is_jpeg(b);
   // Deflate cannot beat 1032:1, and a PNG row costs at least one filter byte plus one bit per pixel.
   if (png && uint64_t(b.size()) * 1032 < pixels / 8)
     throw Error(path + ": PNG of " + std::to_string(b.size()) + " bytes cannot hold the " + std::to_string(width) +
@@ -64,7 +76,6 @@ void check_untrusted_image(const std::string& path, int width, int height) {
   if (jpeg && uint64_t(b.size()) * 8 * 64 < pixels / 4)
     throw Error(path + ": JPEG of " + std::to_string(b.size()) + " bytes cannot hold the " + std::to_string(width) +
                 "x" + std::to_string(height) + " pixels it declares (truncated or corrupt)");
-  if (jpeg && !jpeg_huffman_tables_ok(b)) throw Error(path + ": corrupt JPEG (Huffman table with more than 256 codes)");
 }
 
 }  // namespace satlab::io

@@ -59,6 +59,7 @@ bool png_declared_size(const std::string& path, uint32_t* w, uint32_t* h) {
 
 // Dimensions from the header; refuses unknown formats and oversized images before decoding.
 void check_header(const std::string& path, int* w, int* h, int* comp) {
+  check_untrusted_file(path);
   if (!stbi_info(path.c_str(), w, h, comp)) {
     uint32_t pw = 0, ph = 0;
     if (png_declared_size(path, &pw, &ph) && uint64_t(pw) * ph > kMaxPixels)
