@@ -36,4 +36,14 @@ const DeviceInfo& probe() {
   return info;
 }
 
+size_t device_memory_in_use() {
+  if (!probe().available) return 0;
+  size_t free = 0, total = 0;
+  if (cudaMemGetInfo(&free, &total) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return total - free;
+}
+
 }  // namespace satlab::gpu

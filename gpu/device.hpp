@@ -26,6 +26,9 @@ const DeviceInfo& probe();
 // Every registered GPU variant, in table order (empty without CUDA).
 const std::vector<Variant>& variants();
 
+// Bytes of device memory in use on device 0 (total - free, all processes); 0 without a device.
+size_t device_memory_in_use();
+
 // The GPU backend of the Pipeline interface. Throws satlab::Error (with the reason) when it cannot be
 // created: no device, not enough memory, or a build without CUDA.
 std::unique_ptr<Pipeline> make_pipeline();

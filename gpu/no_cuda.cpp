@@ -21,6 +21,8 @@ const std::vector<Variant>& variants() {
   return none;
 }
 
+size_t device_memory_in_use() { return 0; }
+
 std::unique_ptr<Pipeline> make_pipeline() { throw Error("built without CUDA"); }
 
 std::vector<uint32_t> run_sat_u32(const Variant&, const uint8_t*, int, int, int) { throw Error("built without CUDA"); }

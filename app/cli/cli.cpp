@@ -28,6 +28,7 @@ constexpr AddCommand kCommands[] = {
     add_bench_primitives_command,  // satlab bench primitives
     add_verify_command,            // satlab verify
     add_variants_command,          // satlab variants
+    add_soak_command,              // satlab soak
 };
 
 void parse_size(const std::string& s, int* w, int* h) {

@@ -22,5 +22,6 @@ void add_bench_sat_command(CLI::App& app, Action& action);  // satlab bench sat
 void add_bench_primitives_command(CLI::App& app, Action& action);  // satlab bench primitives
 void add_verify_command(CLI::App& app, Action& action);            // satlab verify
 void add_variants_command(CLI::App& app, Action& action);          // satlab variants
+void add_soak_command(CLI::App& app, Action& action);              // satlab soak
 
 }  // namespace satlab::cli
