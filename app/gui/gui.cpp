@@ -30,6 +30,17 @@ struct Frontend {
     setup_imgui_style(scale);
     ImGui_ImplOpenGL3_Init("#version 450");
   }
+  // The window moved to a screen of another scale: fonts and sizes again, between frames.
+  void follow_content_scale() {
+    const float now = surface->content_scale();
+    if (now == scale) return;
+    scale = now;
+    ImGui::GetStyle() = ImGuiStyle();
+    ImGui::GetIO().Fonts->Clear();
+    setup_imgui_style(scale);
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    ImGui_ImplOpenGL3_CreateFontsTexture();
+  }
   ~Frontend() {
     ImGui_ImplOpenGL3_Shutdown();
     surface.reset();  // its platform backend detaches from the ImGui context
@@ -73,6 +84,7 @@ int run(const Options& o) {
 
   for (int frame = 0; !surface.should_close() && (o.frames == 0 || frame < o.frames); ++frame) {
     surface.new_frame();  // events, display size, time
+    fe.follow_content_scale();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui::NewFrame();
 
