@@ -29,6 +29,8 @@ class Session {
   void show(AppState& s, Viewer& viewer, View view);
 
   const ImageRGBA8& input() const { return image_; }
+  // The backend, for an external writer that takes the result from it on the device.
+  Pipeline& pipeline() { return *pipeline_; }
   // Of the last run, empty before the first; fetched from the backend once per run.
   const ImageF& depth_normalised();
   const ImageF& coc();

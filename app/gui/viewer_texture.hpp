@@ -37,7 +37,9 @@ class ViewerTexture {
 };
 
 // The hook for a device-side writer of the result texture: given the texture allocated at the image
-// size, write the pipeline's result into it and return true; false falls back to the host upload.
+// size, write the pipeline's result into it and return true; false falls back to the host upload
+// (e.g. the CPU backend, or a GL without interop). Installed in gui.cpp next to the Viewer, e.g.
+//   viewer.external_writer = [&](ViewerTexture& t) { return interop.write(session.pipeline(), t); };
 using ExternalWriter = std::function<bool(ViewerTexture& result_texture)>;
 
 }  // namespace satlab::gui
