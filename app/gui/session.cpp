@@ -22,6 +22,7 @@ void Session::load(AppState& s, ImageRGBA8 image, ImageF depth) {
     if (!depth.empty()) p->set_depth(depth);
   }
   pipeline_ = std::move(p);
+  backend_ = s.backend;
   image_ = std::move(image);
   depth_ = std::move(depth);
   has_result_ = false;
@@ -69,6 +70,7 @@ void Session::handle_requests(AppState& s, const std::vector<std::string>& dropp
     if (s.backend_changed) set_backend(s);
   } catch (const Error& e) {
     s.error = e.what();
+    s.backend = backend_;  // the selector shows what still runs
   }
   s.open_image.clear();
   s.open_depth.clear();

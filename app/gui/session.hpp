@@ -40,6 +40,7 @@ class Session {
   ImageRGBA8 image_;
   ImageF depth_;  // raw, resampled to the image
   std::unique_ptr<Pipeline> pipeline_;
+  std::string backend_;  // what pipeline_ was made for: auto | cpu | gpu
   bool has_result_ = false;
   const ImageF* depth_normalised_ = nullptr;  // valid until the next run
   const ImageF* coc_ = nullptr;
