@@ -25,7 +25,10 @@ __global__ void __launch_bounds__(256) blur_kernel(const uint4* __restrict__ sat
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= w || y >= h) return;
   int r = radius;
-  if (DOF) r = min(int(floorf(__fadd_rn(fabsf(coc[size_t(y) * w + x]), 0.5f))), kMaxBlurRadius);
+  if (DOF) {  // blur_radius(): round half away from zero, NaN -> 0, clamped to kMaxBlurRadius
+    const float a = fabsf(coc[size_t(y) * w + x]);
+    r = a < float(kMaxBlurRadius) ? int(roundf(a)) : (isnan(a) ? 0 : kMaxBlurRadius);
+  }
   const int x0 = max(x - r, 0), x1 = min(x + r, w - 1), y0 = max(y - r, 0), y1 = min(y + r, h - 1);
   const uint32_t area = uint32_t(x1 - x0 + 1) * uint32_t(y1 - y0 + 1), half = area / 2;
   const uint4 a = tap(sat, w, x1, y1), b = tap(sat, w, x0 - 1, y1), c = tap(sat, w, x1, y0 - 1),

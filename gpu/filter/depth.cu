@@ -82,9 +82,7 @@ __global__ void coc_kernel(const float* __restrict__ d, float* __restrict__ coc,
   const float inv_focus = inverse_depth(focus, p);
   for (size_t i = blockIdx.x * size_t(kThreads) + threadIdx.x; i < n; i += size_t(gridDim.x) * kThreads) {
     const float c = __fmul_rn(p.aperture, __fsub_rn(inverse_depth(d[i], p), inv_focus));
-    const float lo = -p.max_radius;
-    const float m = c < lo ? lo : c;                    // std::max(c, -max_radius)
-    coc[i] = p.max_radius < m ? p.max_radius : m;       // std::min(m, max_radius)
+    coc[i] = fminf(fmaxf(c, -p.max_radius), p.max_radius);  // a NaN gives the bound, as on the CPU
   }
 }
 

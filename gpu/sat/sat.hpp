@@ -6,16 +6,13 @@
 
 namespace satlab::gpu {
 
-void sat_tiled(const SatArgs& args);        // tiled 2D (tile sums -> carries -> rebuild)
-void sat_cub_rows_columns(const SatArgs& args);  // cub::BlockScan rows, then columns
-void sat_rows_transpose(const SatArgs& args);    // rows, tiled transpose, rows, transpose back
-void sat_tiled_float(const SatArgs& args);  // F32: float tiles, float64 carries
+void sat_tiled(const SatArgs& args);  // tiled 2D (tile sums -> carries -> rebuild), 8-bit input
 
 // Registry entries (gpu/registry.cpp lists them).
 Variant sat_tiled_variant();
-Variant sat_cub_variant();
-Variant sat_transpose_variant();
-Variant sat_float_variant();
+// Rows | transpose | rows | transpose back, the row passes built from a block scan (here cub's, in the
+// block-scan interface of gpu/scan); also F32 (float block sums, float64 carries).
+Variant sat_rows_transpose_cub_variant();
 
 // Minimum bytes of a SAT over n pixels: each input element read once, each output element written once.
 double sat_min_bytes(size_t n, DType t);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <string>
 
@@ -90,8 +91,11 @@ TEST(Sat, WrapAroundKeepsEveryValueExactOn16384SquareOfWhite) {
   }
 }
 
-// Float SAT: relative error against float64 of every element within the builder's bound (tile-local
-// float sums, float64 carries: a few ulp of the element's magnitude, see docs/performance.md).
+// Float SAT: relative error against float64 of every element within the builder's bound. Block-local
+// sums are float (8 serial adds per thread, then a log-depth block scan: at most ~16 roundings, each
+// relative to a partial sum no larger than the element), carries float64, each output rounded once per
+// pass and two passes: bound 2 * (16 + 1) * 2^-24 ~ 2.0e-6. See docs/performance.md for measured values.
+constexpr double kFloatSatBound = 2.0 * 17.0 * 5.96e-8;
 TEST(Sat, FloatVariantsStayWithinTheirErrorBoundOfFloat64) {
   SKIP_WITHOUT_GPU();
   const auto vs = sat_variants(DType::F32);
@@ -113,7 +117,8 @@ TEST(Sat, FloatVariantsStayWithinTheirErrorBoundOfFloat64) {
           ASSERT_FALSE(std::isnan(got[i])) << v->name << " element " << i;
           worst = std::max(worst, std::fabs(double(got[i]) - want[i]) / std::max(want[i], 1e-30));
         }
-        EXPECT_LE(worst, 4.0 * 5.96e-8) << v->name << " " << s.w << "x" << s.h << "x" << ch;
+        std::printf("%s %dx%dx%d: max relative error vs float64 %.3g\n", v->name.c_str(), s.w, s.h, ch, worst);
+        EXPECT_LE(worst, kFloatSatBound) << v->name << " " << s.w << "x" << s.h << "x" << ch;
       }
     }
   }
