@@ -9,6 +9,8 @@
 // groups from shared memory. Bytes: input read twice, output written once: 6 B per element (plus the
 // carry tables, ~1/32 of that); the minimum is 5 B.
 #include <algorithm>
+#include <cstdlib>
+#include <type_traits>
 
 #include "gpu/device.hpp"
 #include "gpu/sat/sat.hpp"
@@ -24,6 +26,25 @@ constexpr int kLanes = 8;                   // threads across a tile row
 constexpr int kGroups = kThreads / kLanes;  // groups of K rows down the tile
 constexpr int kTileE = kLanes * 16;         // tile width in elements (bytes of input)
 constexpr int kPad = 20;                    // 16 values per thread + 4: conflict-free uint4 access
+// Rebuild blocks resident per SM, by rows per thread: caps registers (128 for K = 8, 80 for K = 4) so
+// that several blocks overlap each other's barriers and loads.
+template <int K>
+constexpr int kRebuildBlocksPerSm = K >= 8 ? 2 : 3;
+
+// SATLAB_SAT_TILED_DIRECT=1: each thread stores its own 64 bytes (no staging), for comparison.
+bool direct_stores() {
+  static const bool d = std::getenv("SATLAB_SAT_TILED_DIRECT") != nullptr;
+  return d;
+}
+
+// Rows per thread: SATLAB_SAT_TILED_ROWS (1, 4 or 8) forces it, for tuning.
+int forced_rows() {
+  static const int k = [] {
+    const char* e = std::getenv("SATLAB_SAT_TILED_ROWS");
+    return e ? std::atoi(e) : 0;
+  }();
+  return k;
+}
 
 struct Geometry {
   int E, H;        // row length in elements (width * channels), rows
@@ -125,6 +146,23 @@ __global__ void __launch_bounds__(kThreads) tile_sums(const uint8_t* __restrict_
   }
 }
 
+// In place: p[k * stride] becomes the sum of the elements before it, k < n. Loads come 8 at a time, so
+// a long chain costs n / 8 memory round trips rather than n.
+__device__ __forceinline__ void exclusive_down(uint32_t* p, size_t stride, int n) {
+  uint32_t run = 0;
+  for (int k0 = 0; k0 < n; k0 += 8) {
+    uint32_t v[8];
+#pragma unroll
+    for (int u = 0; u < 8; ++u) v[u] = k0 + u < n ? p[size_t(k0 + u) * stride] : 0u;
+#pragma unroll
+    for (int u = 0; u < 8; ++u)
+      if (k0 + u < n) {
+        p[size_t(k0 + u) * stride] = run;
+        run += v[u];
+      }
+  }
+}
+
 // Pass 2: in place, C becomes the exclusive scan down the tile rows (sum of the column above the tile),
 // R the exclusive scan across tile columns (sum of the row left of the tile), T the 2D exclusive SAT of
 // tile totals (sum of everything above and left of the tile). The last block does T.
@@ -135,52 +173,25 @@ __global__ void __launch_bounds__(kThreads) carries(Geometry g, uint32_t* __rest
   const int b = blockIdx.x;
   if (b < c_blocks) {
     const int x = b * kThreads + threadIdx.x;
-    if (x >= g.E) return;
-    uint32_t run = 0;
-    for (int i = 0; i < g.nTy; ++i) {
-      const uint32_t v = C[size_t(i) * g.E + x];
-      C[size_t(i) * g.E + x] = run;
-      run += v;
-    }
+    if (x < g.E) exclusive_down(C + x, size_t(g.E), g.nTy);
   } else if (b < c_blocks + r_blocks) {
     const size_t yc = size_t(b - c_blocks) * kThreads + threadIdx.x, stride = size_t(g.H) * CH;
-    if (yc >= stride) return;
-    uint32_t run = 0;
-    for (int j = 0; j < g.nTx; ++j) {
-      const uint32_t v = R[size_t(j) * stride + yc];
-      R[size_t(j) * stride + yc] = run;
-      run += v;
-    }
+    if (yc < stride) exclusive_down(R + yc, stride, g.nTx);
   } else {
-    for (int jc = threadIdx.x; jc < g.nTx * CH; jc += kThreads) {  // down each tile column
-      uint32_t run = 0;
-      for (int i = 0; i < g.nTy; ++i) {
-        const size_t at = size_t(i) * g.nTx * CH + jc;
-        const uint32_t v = T[at];
-        T[at] = run;
-        run += v;
-      }
-    }
+    for (int jc = threadIdx.x; jc < g.nTx * CH; jc += kThreads) exclusive_down(T + jc, size_t(g.nTx) * CH, g.nTy);
     __syncthreads();
-    for (int ic = threadIdx.x; ic < g.nTy * CH; ic += kThreads) {  // then across each tile row
-      const int i = ic / CH, c = ic % CH;
-      uint32_t run = 0;
-      for (int j = 0; j < g.nTx; ++j) {
-        const size_t at = (size_t(i) * g.nTx + j) * CH + c;
-        const uint32_t v = T[at];
-        T[at] = run;
-        run += v;
-      }
-    }
+    for (int ic = threadIdx.x; ic < g.nTy * CH; ic += kThreads)
+      exclusive_down(T + size_t(ic / CH) * g.nTx * CH + ic % CH, CH, g.nTx);
   }
 }
 
 // Pass 3: rebuild. S(x, y) = S(x, y0 - 1) + sum over rows y0..y of (row sum left of the tile + in-tile
 // row prefix); the first term comes from the carries and the groups above, accumulated in shared memory.
 template <int CH, int K, bool VEC>
-__global__ void __launch_bounds__(kThreads) rebuild(const uint8_t* __restrict__ in, Geometry g,
+__global__ void __launch_bounds__(kThreads, kRebuildBlocksPerSm<K>) rebuild(const uint8_t* __restrict__ in, Geometry g,
                                                     const uint32_t* __restrict__ C, const uint32_t* __restrict__ L,
-                                                    const uint32_t* __restrict__ T, uint32_t* __restrict__ out) {
+                                                    const uint32_t* __restrict__ T, uint32_t* __restrict__ out,
+                                                    bool staged) {
   __shared__ __align__(16) uint32_t start[kGroups][kLanes * kPad];
   __shared__ uint32_t warp_tot[kTileE / 32][CH];
   const int lane = threadIdx.x & (kLanes - 1), grp = threadIdx.x / kLanes;
@@ -255,6 +266,7 @@ __global__ void __launch_bounds__(kThreads) rebuild(const uint8_t* __restrict__ 
     const uint4 s = *reinterpret_cast<const uint4*>(&start[grp][lane * kPad + k]);
     acc[k] = s.x, acc[k + 1] = s.y, acc[k + 2] = s.z, acc[k + 3] = s.w;
   }
+  if (VEC && staged) __syncthreads();  // `start` becomes the store staging buffer
 #pragma unroll
   for (int r = 0; r < K; ++r) {
     const int y = y0 + r;
@@ -268,6 +280,24 @@ __global__ void __launch_bounds__(kThreads) rebuild(const uint8_t* __restrict__ 
       for (int c = 0; c < CH; ++c) t[c] += Lj[size_t(y) * CH + c];
 #pragma unroll
     for (int k = 0; k < 16; ++k) acc[k] += (t[k % CH] += b[k]);
+    if (VEC && staged) {
+      // Through this group's slice of `start`: each store instruction then writes 128 contiguous bytes
+      // per row instead of 16 bytes every 64.
+      __syncwarp();
+#pragma unroll
+      for (int k = 0; k < 16; k += 4)
+        *reinterpret_cast<uint4*>(&start[grp][lane * kPad + k]) = make_uint4(acc[k], acc[k + 1], acc[k + 2], acc[k + 3]);
+      __syncwarp();
+      if (y >= g.H) continue;
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        const int chunk = 8 * q + lane, owner = chunk / 4;
+        if (j * kTileE + owner * 16 >= g.E) continue;
+        const uint4 s = *reinterpret_cast<const uint4*>(&start[grp][owner * kPad + (chunk % 4) * 4]);
+        __stcs(reinterpret_cast<uint4*>(out + size_t(y) * g.E + j * kTileE + chunk * 4), s);
+      }
+      continue;
+    }
     if (y >= g.H || x0 >= g.E) continue;
     uint32_t* o = out + size_t(y) * g.E + x0;
     if (VEC) {
@@ -296,7 +326,7 @@ void run_tiled(const SatArgs& a, const Geometry& g) {
   const int cb = int(ceil_div(size_t(g.E), kThreads)), rb = int(ceil_div(size_t(g.H) * CH, kThreads));
   carries<CH><<<cb + rb + 1, kThreads, 0, st>>>(g, C, R, T, cb, rb);
   launch_check("sat_tiled carries", a);
-  rebuild<CH, K, VEC><<<grid, kThreads, 0, st>>>(in, g, C, R, T, static_cast<uint32_t*>(a.out));
+  rebuild<CH, K, VEC><<<grid, kThreads, 0, st>>>(in, g, C, R, T, static_cast<uint32_t*>(a.out), !direct_stores());
   launch_check("sat_tiled rebuild", a);
 }
 
@@ -304,16 +334,21 @@ template <int CH, bool VEC>
 void pick_rows(const SatArgs& a) {
   Geometry g{a.width * CH, a.height, 0, 0};
   g.nTx = int(ceil_div(size_t(g.E), kTileE));
-  // Tall tiles (K = 8) where they still give every SM several blocks, else short ones.
-  const int sms = std::max(1, probe().sm_count);
-  const int tall = int(ceil_div(size_t(g.H), kGroups * 8));
-  if (size_t(g.nTx) * size_t(tall) >= size_t(4 * sms)) {
-    g.nTy = tall;
-    run_tiled<CH, 8, VEC>(a, g);
-  } else {
-    g.nTy = int(ceil_div(size_t(g.H), kGroups));
-    run_tiled<CH, 1, VEC>(a, g);
-  }
+  auto go = [&](auto k) {
+    constexpr int K = decltype(k)::value;
+    g.nTy = int(ceil_div(size_t(g.H), kGroups * K));
+    run_tiled<CH, K, VEC>(a, g);
+  };
+  // Tall tiles (K = 4 measured faster than 8 on the H100) where they still give every SM several
+  // blocks, else short ones.
+  const int sms = std::max(1, probe().sm_count), forced = forced_rows();
+  const size_t tall_blocks = size_t(g.nTx) * ceil_div(size_t(g.H), kGroups * 4);
+  if (forced == 8)
+    go(std::integral_constant<int, 8>());
+  else if (forced == 4 || (forced == 0 && tall_blocks >= size_t(4 * sms)))
+    go(std::integral_constant<int, 4>());
+  else
+    go(std::integral_constant<int, 1>());
 }
 
 template <int CH>
