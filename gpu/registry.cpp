@@ -34,6 +34,8 @@ const std::vector<Variant>& variants() {
       scan::cub_warp_scans_variant(),
       scan::reduce_then_scan_variant(),
       scan::lookback_variant(),
+      scan::lookback_128x16_variant(),
+      scan::lookback_512x8_variant(),
       scan::cub_device_scan_variant(),
       sat_tiled_variant(),
       sat_rows_transpose_cub_variant(),

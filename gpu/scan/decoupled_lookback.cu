@@ -1,6 +1,6 @@
 // Single-pass scan with decoupled look-back: one launch, every element read once and written once.
 // Each block takes the next tile id from an atomic counter (so every predecessor is already running),
-// scans its 256 x 16 tile with ShuffleBlockScan, publishes its aggregate (flag A), then warp 0 walks
+// scans its tile (B threads x IPT items; three shapes are registered) with ShuffleBlockScan, publishes its aggregate (flag A), then warp 0 walks
 // back over the predecessors 32 at a time, adding aggregates until it meets an inclusive prefix (flag
 // P), and publishes its own inclusive prefix. Flag and value share one 64-bit word, written and read
 // with single 8-byte accesses, so no reader sees a flag without its value (Merrill & Garland,
@@ -13,7 +13,6 @@
 namespace satlab::gpu::scan {
 namespace {
 
-constexpr int kBlock = 256, kItems = 16, kTile = kBlock * kItems;
 constexpr unsigned long long kFlagA = 1, kFlagP = 2;  // 0: not yet published
 
 template <typename T>
@@ -52,9 +51,10 @@ __device__ T look_back(const unsigned long long* status, long long tile) {
   }
 }
 
-template <typename T>
+template <typename T, int kBlock, int kItems>
 __global__ void __launch_bounds__(kBlock) kernel(const T* __restrict__ in, T* __restrict__ out, size_t n,
                                                  bool inclusive, unsigned long long* status, unsigned* counter) {
+  constexpr int kTile = kBlock * kItems;
   using Exchange = TileExchange<T, kBlock, kItems>;
   using Scan = ShuffleBlockScan<T, kBlock, kItems>;
   __shared__ union {
@@ -95,7 +95,9 @@ __global__ void __launch_bounds__(kBlock) kernel(const T* __restrict__ in, T* __
   Exchange::store(temp.exchange, out + first, valid, items);
 }
 
+template <int kBlock, int kItems>
 struct Impl {
+  static constexpr int kTile = kBlock * kItems;
   template <typename T>
   static void run(const T* in, T* out, size_t n, bool inclusive, cudaStream_t s) {
     const size_t tiles = (n + kTile - 1) / kTile;
@@ -106,7 +108,7 @@ struct Impl {
     auto* status = scratch.as<unsigned long long>();
     auto* counter = reinterpret_cast<unsigned*>(status + tiles);
     SATLAB_CUDA(cudaMemsetAsync(status, 0, bytes, s), ctx);
-    kernel<T><<<unsigned(tiles), kBlock, 0, s>>>(in, out, n, inclusive, status, counter);
+    kernel<T, kBlock, kItems><<<unsigned(tiles), kBlock, 0, s>>>(in, out, n, inclusive, status, counter);
     SATLAB_LAUNCHED("decoupled look-back scan", ctx);
   }
 };
@@ -114,7 +116,16 @@ struct Impl {
 }  // namespace
 
 Variant lookback_variant() {
-  return make_scan_variant<Impl>("lookback", "single pass, decoupled look-back (ours)", "Merrill & Garland 2016");
+  return make_scan_variant<Impl<256, 16>>("lookback", "single pass, decoupled look-back, 256x16 (ours)",
+                                          "Merrill & Garland 2016");
+}
+Variant lookback_128x16_variant() {
+  return make_scan_variant<Impl<128, 16>>("lookback_128x16", "single pass, decoupled look-back, 128x16 (ours)",
+                                          "Merrill & Garland 2016");
+}
+Variant lookback_512x8_variant() {
+  return make_scan_variant<Impl<512, 8>>("lookback_512x8", "single pass, decoupled look-back, 512x8 (ours)",
+                                         "Merrill & Garland 2016");
 }
 
 }  // namespace satlab::gpu::scan

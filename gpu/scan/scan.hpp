@@ -14,6 +14,8 @@ Variant cub_raking_variant();
 Variant cub_warp_scans_variant();
 Variant reduce_then_scan_variant();
 Variant lookback_variant();
+Variant lookback_128x16_variant();
+Variant lookback_512x8_variant();
 Variant cub_device_scan_variant();
 
 }  // namespace satlab::gpu::scan
