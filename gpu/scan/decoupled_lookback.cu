@@ -38,9 +38,11 @@ __device__ T look_back(const unsigned long long* status, long long tile) {
   for (long long last = tile - 1;; last -= 32) {
     const long long idx = last - lane;  // lane 0 is the nearest predecessor
     unsigned long long w;
-    do {
+    for (unsigned delay = 32;; delay = delay < 512 ? 2 * delay : delay) {
       w = idx >= 0 ? *reinterpret_cast<const volatile unsigned long long*>(status + idx) : (kFlagP << 32);
-    } while (__any_sync(0xffffffffu, (w >> 32) == 0));
+      if (!__any_sync(0xffffffffu, (w >> 32) == 0)) break;
+      __nanosleep(delay);  // back off: spinning warps would compete with the tiles' own loads in L2
+    }
     const unsigned p = __ballot_sync(0xffffffffu, (w >> 32) == kFlagP);
     const int stop = p ? __ffs(p) - 1 : 31;  // nearest inclusive prefix ends the walk
     T v = lane <= stop ? from_bits<T>(unsigned(w)) : T(0);
