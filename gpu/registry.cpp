@@ -38,6 +38,9 @@ const std::vector<Variant>& variants() {
       scan::lookback_512x8_variant(),
       scan::cub_device_scan_variant(),
       sat_tiled_variant(),
+      sat_rows_transpose_shuffle_variant(),
+      sat_rows_transpose_blelloch_variant(),
+      sat_rows_transpose_hillis_steele_variant(),
       sat_rows_transpose_cub_variant(),
       npp_integral_variant(),
   };

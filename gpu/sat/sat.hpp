@@ -10,8 +10,11 @@ void sat_tiled(const SatArgs& args);  // tiled 2D (tile sums -> carries -> rebui
 
 // Registry entries (gpu/registry.cpp lists them).
 Variant sat_tiled_variant();
-// Rows | transpose | rows | transpose back, the row passes built from a block scan (here cub's, in the
-// block-scan interface of gpu/scan); also F32 (float block sums, float64 carries).
+// Rows | transpose | rows | transpose back, the row passes built from a gpu/scan block scan; the
+// shuffle and cub ones also take F32 (float block sums, float64 carries).
+Variant sat_rows_transpose_shuffle_variant();
+Variant sat_rows_transpose_blelloch_variant();
+Variant sat_rows_transpose_hillis_steele_variant();
 Variant sat_rows_transpose_cub_variant();
 
 // Minimum bytes of a SAT over n pixels: each input element read once, each output element written once.

@@ -1,11 +1,12 @@
 // SAT as rows, tiled transpose, rows, transpose back; each row pass is the three-phase scheme of
-// gpu/scan (per-block scan | scan of block sums | add), its block scan any algorithm of gpu/scan/, and
+// gpu/scan (per-block scan | scan of block sums | add), its block scan any gpu/scan/block_scan.cuh
+// algorithm (template parameter), and
 // its "add" phase fused into the following shared-memory transpose (32x32 tiles, padded against bank
 // conflicts; Ruetsch & Micikevicius, "Optimizing Matrix Transpose in CUDA", 2009).
 // Integer input gives uint32 with wrap-around. Float input keeps block-local sums in float and the
 // carries between blocks in float64, each output rounded once from float64 (the precision strategy).
 // Bytes: 1+4 (row scan) + 4+4 (transpose) + 4+4 + 4+4 = 29 B per u8 element (minimum 5).
-#include <cub/block/block_scan.cuh>
+#include "gpu/scan/block_scan.cuh"
 
 #include "gpu/sat/sat.hpp"
 #include "gpu/sat/sat_common.cuh"
@@ -29,30 +30,28 @@ struct CarryOf<float> {
 
 // Phase 1: each block scans kChunk pixels of one row (CH interleaved channels): thread-serial over its
 // kItems pixels, then the block algorithm over thread totals. Writes local prefixes and block totals.
-template <template <typename, int> class Algo, typename In, typename Acc, int CH>
+template <template <typename, int, int> class BlockScan, typename In, typename Acc, int CH>
 __global__ void __launch_bounds__(kBlock) row_block_scan(const In* __restrict__ in, Acc* __restrict__ out, int w,
                                                          typename CarryOf<Acc>::type* __restrict__ sums, int chunks) {
-  __shared__ typename Algo<Acc, kBlock>::TempStorage tmp;
+  using Scan = BlockScan<Acc, kBlock, kItems>;
+  __shared__ typename Scan::TempStorage tmp;
   const int row = blockIdx.y, chunk = blockIdx.x;
   const int p0 = chunk * kChunk + threadIdx.x * kItems;
   const size_t base = size_t(row) * size_t(w) * CH;
   Acc v[kItems][CH];
-  Acc run[CH];
-#pragma unroll
-  for (int c = 0; c < CH; ++c) run[c] = Acc(0);
 #pragma unroll
   for (int k = 0; k < kItems; ++k)
 #pragma unroll
-    for (int c = 0; c < CH; ++c) {
-      const Acc x = p0 + k < w ? Acc(in[base + size_t(p0 + k) * CH + c]) : Acc(0);
-      v[k][c] = run[c] = run[c] + x;
-    }
+    for (int c = 0; c < CH; ++c) v[k][c] = p0 + k < w ? Acc(in[base + size_t(p0 + k) * CH + c]) : Acc(0);
 #pragma unroll
   for (int c = 0; c < CH; ++c) {
-    Acc total;
-    const Acc prefix = Algo<Acc, kBlock>::exclusive(run[c], total, tmp);
+    Acc items[kItems], total;
 #pragma unroll
-    for (int k = 0; k < kItems; ++k) v[k][c] = v[k][c] + prefix;
+    for (int k = 0; k < kItems; ++k) items[k] = v[k][c];
+    Scan(tmp).InclusiveSum(items, total);
+    __syncthreads();  // TempStorage is reused by the next channel
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) v[k][c] = items[k];
     if (threadIdx.x == 0) sums[(size_t(row) * chunks + chunk) * CH + c] = total;
   }
 #pragma unroll
@@ -102,7 +101,7 @@ __global__ void add_transpose(const Acc* __restrict__ in, const Carry* __restric
   }
 }
 
-template <template <typename, int> class Algo, typename In, typename Acc, int CH>
+template <template <typename, int, int> class Algo, typename In, typename Acc, int CH>
 void rows_then_transpose(const In* in, Acc* scan_out, Acc* out, int w, int h, const SatArgs& a) {
   using Carry = typename CarryOf<Acc>::type;
   const int chunks = int(ceil_div(size_t(w), kChunk));
@@ -118,7 +117,7 @@ void rows_then_transpose(const In* in, Acc* scan_out, Acc* out, int w, int h, co
   launch_check("add_transpose", a);
 }
 
-template <template <typename, int> class Algo, typename In, typename Acc, int CH>
+template <template <typename, int, int> class Algo, typename In, typename Acc, int CH>
 void sat_rows_transpose_typed(const SatArgs& a) {
   if (a.height > 65535) throw Error("rows+transpose SAT: more than 65535 rows");
   if (a.width > 65535) throw Error("rows+transpose SAT: more than 65535 columns");
@@ -128,7 +127,7 @@ void sat_rows_transpose_typed(const SatArgs& a) {
   rows_then_transpose<Algo, Acc, Acc, CH>(tmp.as<Acc>(), tmp.as<Acc>(), out, a.height, a.width, a);
 }
 
-template <template <typename, int> class Algo>
+template <template <typename, int, int> class Algo>
 void sat_rows_transpose(const SatArgs& a) {
   if (a.dtype == DType::F32) {
     check_args(a, false);
@@ -146,20 +145,7 @@ void sat_rows_transpose(const SatArgs& a) {
     sat_rows_transpose_typed<Algo, uint8_t, uint32_t, 4>(a);
 }
 
-// cub::BlockScan in the block-scan interface of gpu/scan (exclusive prefix of one value per thread).
-template <typename T, int BLOCK>
-struct CubWarpScans {
-  using Scan = cub::BlockScan<T, BLOCK, cub::BLOCK_SCAN_WARP_SCANS>;
-  using TempStorage = typename Scan::TempStorage;
-  __device__ static T exclusive(T v, T& total, TempStorage& tmp) {
-    T prefix;
-    Scan(tmp).ExclusiveSum(v, prefix, total);
-    __syncthreads();
-    return prefix;
-  }
-};
-
-template <template <typename, int> class Algo>
+template <template <typename, int, int> class Algo>
 Variant make(const std::string& scan_name, const std::string& scan_label, bool with_float) {
   Variant v;
   v.name = "sat_rows_transpose_" + scan_name;
@@ -179,6 +165,17 @@ Variant make(const std::string& scan_name, const std::string& scan_label, bool w
 
 }  // namespace
 
-Variant sat_rows_transpose_cub_variant() { return make<CubWarpScans>("cub", "cub::BlockScan WARP_SCANS", true); }
+Variant sat_rows_transpose_shuffle_variant() {
+  return make<scan::ShuffleBlockScan>("shuffle", "warp-shuffle block scan", true);
+}
+Variant sat_rows_transpose_blelloch_variant() {
+  return make<scan::BlellochPaddedBlockScan>("blelloch", "Blelloch block scan, padded", false);
+}
+Variant sat_rows_transpose_hillis_steele_variant() {
+  return make<scan::HillisSteeleBlockScan>("hillis_steele", "Hillis-Steele block scan", false);
+}
+Variant sat_rows_transpose_cub_variant() {
+  return make<scan::CubWarpScansBlockScan>("cub", "cub::BlockScan WARP_SCANS", true);
+}
 
 }  // namespace satlab::gpu
