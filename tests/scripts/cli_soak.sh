@@ -4,6 +4,13 @@
 set -u
 bin=$1 src=$2
 [ -x "$bin" ] && [ -f "$src/assets/default.png" ] || { echo "SKIP: no binary or bundled scene"; exit 77; }
-out=$("$bin" soak --frames 560 --resize-every 20 --max-drift-mb 8 --backend cpu 2>&1) || { echo "$out"; echo "FAIL: soak"; exit 1; }
+frames=560 drift=8
+if [ -n "${SATLAB_SANITIZED:-}" ]; then
+  # ASan keeps freed blocks in quarantine and its allocator caches by design, so RSS drift says nothing
+  # there: the sanitizer build runs fewer frames for memory errors and leaks; the ci build checks drift.
+  frames=140 drift=100000
+  echo "NOTE: sanitizer build: memory drift not checked here (ASan quarantine), only errors and leaks"
+fi
+out=$("$bin" soak --frames $frames --resize-every 20 --max-drift-mb $drift --backend cpu 2>&1) || { echo "$out"; echo "FAIL: soak"; exit 1; }
 echo "$out"
-echo "$out" | grep -q '"frames": 560' || { echo "FAIL: no result line"; exit 1; }
+echo "$out" | grep -q "\"frames\": $frames" || { echo "FAIL: no result line"; exit 1; }
