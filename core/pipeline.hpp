@@ -37,6 +37,14 @@ class Pipeline {
   virtual const ImageF& coc() = 0;               // signed CoC radius in pixels, clamped to max_radius
 
   virtual const std::vector<StageTiming>& timings() const = 0;
+
+  // The last result where a device-side consumer can take it without a host round trip (CUDA-GL
+  // interop): RGBA8, width * height * 4 bytes on the GPU, valid until the next run(); *stream receives
+  // the cudaStream_t it was produced on. nullptr for backends that keep results on the host.
+  virtual const void* device_result(void** stream) {
+    (void)stream;
+    return nullptr;
+  }
 };
 
 // threads <= 0: one per hardware thread.

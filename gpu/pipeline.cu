@@ -178,6 +178,11 @@ class GpuPipeline final : public Pipeline {
     result_ready_ = depth_ready_ = coc_ready_ = false;
   }
 
+  const void* device_result(void** stream) override {
+    if (stream) *stream = stream_;
+    return out_.p;
+  }
+
   const ImageRGBA8& result() override {
     if (!result_ready_) {
       result_ = ImageRGBA8(width_, height_);

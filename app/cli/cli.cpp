@@ -56,6 +56,7 @@ int run(int argc, char** argv) {
   app.add_option("--depth", gui.depth_path, "Depth map for the image (8/16-bit PNG, .hdr, .pfm)");
   app.add_option("--frames", gui.frames, "Render this many frames, then exit")->check(CLI::NonNegativeNumber);
   app.add_option("--screenshot", gui.screenshot, "With --frames: save the last frame (whole window) as PNG");
+  app.add_flag("--continuous", gui.continuous, "Run the pipeline every frame (live timings), not only on changes");
   app.add_flag("--headless", gui.headless, "Render offscreen through EGL (no window, no display needed)");
   app.add_option("--size", size, "Window or offscreen size, WIDTHxHEIGHT (default 1600x900)");
   app.add_option("--backend", gui.backend, "Pipeline backend")->check(CLI::IsMember({"auto", "cpu", "gpu"}));

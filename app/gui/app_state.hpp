@@ -30,6 +30,7 @@ struct AppState {
 
   // What is loaded, for display.
   std::string image_path, depth_path, backend_name, backend_note, surface_name;
+  std::string display_path;  // how the result reaches the screen (interop or host upload), and why
   int image_width = 0, image_height = 0;
 
   // Requests from the panels, handled by the loop.

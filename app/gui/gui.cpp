@@ -5,12 +5,16 @@
 #include <imgui.h>
 #include <imgui_impl_opengl3.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <vector>
 
 #include "app/gui/frame.hpp"
 #include "app/gui/panels.hpp"
+#include "app/gui/result_writer.hpp"
 #include "app/gui/session.hpp"
 #include "app/gui/surface.hpp"
 #include "app/gui/viewer.hpp"
@@ -75,14 +79,18 @@ int run(const Options& o) {
   AppState s;
   s.backend = o.backend;
   s.view = view_from_string(o.view);
+  s.continuous = o.continuous;
   s.surface_name = surface.describe();
   Session session;
   Viewer viewer;
+  ResultWriter result_writer(s, session, viewer);
   open_initial(s, session, o);
+  std::vector<double> frame_ms;  // scripted runs (--frames) report their frame times
   View shown = s.view;
   bool vsync = true;
 
   for (int frame = 0; !surface.should_close() && (o.frames == 0 || frame < o.frames); ++frame) {
+    const auto t0 = std::chrono::steady_clock::now();
     surface.new_frame();  // events, display size, time
     fe.follow_content_scale();
     ImGui_ImplOpenGL3_NewFrame();
@@ -116,6 +124,18 @@ int run(const Options& o) {
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     if (!o.screenshot.empty() && frame + 1 == o.frames) save_framebuffer_png(o.screenshot, fbw, fbh);
     surface.present();
+    if (o.frames > 0) {  // whole frame, GPU work included: wait for GL (which waited for interop's unmap)
+      glFinish();
+      frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+  }
+  if (frame_ms.size() > 10) {  // the first frames load, compile and allocate
+    std::vector<double> steady(frame_ms.begin() + 5, frame_ms.end());
+    std::nth_element(steady.begin(), steady.begin() + steady.size() / 2, steady.end());
+    std::printf("satlab: %zu frames of %dx%d (%s, %s), median %.3f ms per frame%s; result to screen: %s\n",
+                frame_ms.size(), s.image_width, s.image_height, s.backend_name.c_str(), surface.describe().c_str(),
+                steady[steady.size() / 2], s.continuous ? " with the pipeline run every frame" : "",
+                s.display_path.c_str());
   }
   // Scripted runs (--frames) report what the popup showed, and fail.
   if (!s.error.empty() && o.frames > 0) {

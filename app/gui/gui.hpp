@@ -14,6 +14,7 @@ struct Options {
   int height = 900;
   std::string backend = "auto";  // auto | cpu | gpu
   std::string view = "result";   // result | input | depth | coc
+  bool continuous = false;       // run the pipeline every frame, not only when something changes
 };
 
 // Runs the app; returns the process exit code. Without a display (and not headless) it prints one line

@@ -17,6 +17,7 @@ void draw_backend_panel(AppState& s) {
     ImGui::PopStyleColor();
   }
   ImGui::TextWrapped("Display: %s", s.surface_name.c_str());
+  if (!s.display_path.empty()) ImGui::TextWrapped("Result to screen: %s", s.display_path.c_str());
   ImGui::Checkbox("vsync", &s.vsync);
 }
 
