@@ -44,6 +44,7 @@ struct SatArgs {
   int channels = 1;
   DType dtype = DType::U8;
   void* stream = nullptr;
+  std::function<void(const char* phase)> phase;  // optional, host-side: called before each phase is enqueued
 };
 
 struct Variant {
