@@ -1,0 +1,123 @@
+#include "core/synthetic_depth.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "core/error.hpp"
+
+namespace satlab {
+namespace {
+
+constexpr float kPi = 3.14159265358979f;
+
+struct Key {
+  const char* name;
+  float SyntheticDepth::*field;
+};
+constexpr Key kGradientKeys[] = {
+    {"angle", &SyntheticDepth::angle}, {"pos", &SyntheticDepth::position}, {"width", &SyntheticDepth::width}};
+constexpr Key kRadialKeys[] = {
+    {"x", &SyntheticDepth::centre_x}, {"y", &SyntheticDepth::centre_y}, {"radius", &SyntheticDepth::radius}};
+
+float parse_number(const std::string& key, const std::string& text) {
+  char* end = nullptr;
+  const float v = std::strtof(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(v))
+    throw Error("synthetic depth: " + key + "='" + text + "' is not a number");
+  return v;
+}
+
+}  // namespace
+
+const char* to_string(SyntheticDepth::Mode m) {
+  switch (m) {
+    case SyntheticDepth::Mode::None: return "none";
+    case SyntheticDepth::Mode::Gradient: return "gradient";
+    case SyntheticDepth::Mode::Radial: return "radial";
+  }
+  return "none";
+}
+
+void validate(const SyntheticDepth& s) {
+  auto bad = [](const std::string& what) { throw Error("synthetic depth out of range: " + what); };
+  if (!(std::fabs(s.angle) <= 360.f)) bad("angle must be in [-360, 360] degrees");
+  if (!(s.position >= 0.f && s.position <= 1.f)) bad("pos must be in [0, 1]");
+  if (!(s.width >= 0.01f && s.width <= 10.f)) bad("width must be in [0.01, 10]");
+  if (!(s.centre_x >= 0.f && s.centre_x <= 1.f)) bad("x must be in [0, 1]");
+  if (!(s.centre_y >= 0.f && s.centre_y <= 1.f)) bad("y must be in [0, 1]");
+  if (!(s.radius >= 0.01f && s.radius <= 10.f)) bad("radius must be in [0.01, 10]");
+}
+
+SyntheticDepth parse_synthetic_depth(const std::string& spec) {
+  SyntheticDepth s;
+  const auto colon = spec.find(':');
+  const std::string mode = spec.substr(0, colon);
+  const Key* keys = nullptr;
+  if (mode == "none") s.mode = SyntheticDepth::Mode::None;
+  else if (mode == "gradient") s.mode = SyntheticDepth::Mode::Gradient, keys = kGradientKeys;
+  else if (mode == "radial") s.mode = SyntheticDepth::Mode::Radial, keys = kRadialKeys;
+  else throw Error("synthetic depth: unknown mode '" + mode + "' (expected none, gradient or radial)");
+  if (colon == std::string::npos) return s;
+  if (!keys) throw Error("synthetic depth: mode none takes no keys");
+  std::string rest = spec.substr(colon + 1);
+  size_t start = 0;
+  while (start <= rest.size()) {
+    const size_t comma = std::min(rest.find(',', start), rest.size());
+    const std::string item = rest.substr(start, comma - start);
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos) throw Error("synthetic depth: expected key=value, got '" + item + "'");
+    const std::string key = item.substr(0, eq);
+    const Key* k = std::find_if(keys, keys + 3, [&](const Key& c) { return key == c.name; });
+    if (k == keys + 3)
+      throw Error("synthetic depth: unknown key '" + key + "' for " + mode + " (expected " + keys[0].name +
+                  ", " + keys[1].name + " or " + keys[2].name + ")");
+    s.*(k->field) = parse_number(key, item.substr(eq + 1));
+    start = comma + 1;
+  }
+  validate(s);
+  return s;
+}
+
+std::string to_spec(const SyntheticDepth& s) {
+  if (s.mode == SyntheticDepth::Mode::None) return "none";
+  const Key* keys = s.mode == SyntheticDepth::Mode::Gradient ? kGradientKeys : kRadialKeys;
+  std::string out = to_string(s.mode);
+  for (int i = 0; i < 3; ++i) {
+    char buf[48];
+    std::snprintf(buf, sizeof(buf), "%c%s=%.9g", i ? ',' : ':', keys[i].name, double(s.*(keys[i].field)));
+    out += buf;
+  }
+  return out;
+}
+
+ImageF make_synthetic_depth(const SyntheticDepth& s, int width, int height) {
+  validate(s);
+  if (s.mode == SyntheticDepth::Mode::None || width <= 0 || height <= 0) return {};
+  ImageF d(width, height, 1);
+  const float w = float(width), h = float(height);
+  if (s.mode == SyntheticDepth::Mode::Gradient) {
+    // Direction with y up on screen; image rows go down, hence -sin.
+    const float dx = std::cos(s.angle * kPi / 180.f), dy = -std::sin(s.angle * kPi / 180.f);
+    // Projections of the image's corners bound the extent along the direction.
+    const float lo = std::min(0.f, dx * w) + std::min(0.f, dy * h);
+    const float extent = std::fabs(dx) * w + std::fabs(dy) * h;
+    const float centre = lo + s.position * extent, ramp = s.width * extent;
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x) {
+        const float t = dx * (float(x) + 0.5f) + dy * (float(y) + 0.5f);
+        d.at(x, y) = std::min(std::max((t - centre) / ramp + 0.5f, 0.f), 1.f);
+      }
+  } else {
+    const float cx = s.centre_x * w, cy = s.centre_y * h, r = s.radius * std::min(w, h);
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x) {
+        const float dist = std::hypot(float(x) + 0.5f - cx, float(y) + 0.5f - cy);
+        d.at(x, y) = std::min(dist / r, 1.f);
+      }
+  }
+  return d;
+}
+
+}  // namespace satlab

@@ -1,0 +1,127 @@
+#include "core/synthetic_depth.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/error.hpp"
+
+using satlab::Error;
+using satlab::SyntheticDepth;
+using Mode = satlab::SyntheticDepth::Mode;
+
+namespace {
+
+// The message of the satlab::Error that f throws, or a failure.
+template <class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no satlab::Error thrown";
+  return "";
+}
+
+}  // namespace
+
+TEST(SyntheticDepth, GradientAt90DegreesIsNearAtTheBottomAndFarAtTheTop) {
+  SyntheticDepth s;  // gradient, angle 90, pos 0.5, width 1: one ramp over the whole height
+  const satlab::ImageF d = satlab::make_synthetic_depth(s, 7, 101);
+  ASSERT_EQ(d.width, 7);
+  ASSERT_EQ(d.height, 101);
+  for (int x = 0; x < 7; ++x) {
+    EXPECT_NEAR(d.at(x, 0), 1.f - 0.5f / 101, 1e-5);     // top row: far
+    EXPECT_NEAR(d.at(x, 100), 0.5f / 101, 1e-5);         // bottom row: near
+    EXPECT_NEAR(d.at(x, 50), 0.5f, 1e-5);                // the middle row: half way
+    for (int y = 1; y < 101; ++y) EXPECT_LT(d.at(x, y), d.at(x, y - 1));  // strictly monotonic
+  }
+}
+
+TEST(SyntheticDepth, GradientAt0DegreesGrowsToTheRightAndIsConstantDownColumns) {
+  SyntheticDepth s;
+  s.angle = 0;
+  const satlab::ImageF d = satlab::make_synthetic_depth(s, 64, 9);
+  for (int y = 0; y < 9; ++y)
+    for (int x = 0; x < 64; ++x) {
+      EXPECT_FLOAT_EQ(d.at(x, y), d.at(x, 0));
+      if (x) {
+        EXPECT_GT(d.at(x, y), d.at(x - 1, y));
+      }
+    }
+}
+
+TEST(SyntheticDepth, NarrowGradientClampsOutsideItsBandAroundThePosition) {
+  SyntheticDepth s;
+  s.angle = 0;
+  s.position = 0.25f;
+  s.width = 0.1f;  // ramp over x in [0.2, 0.3] of the width
+  const satlab::ImageF d = satlab::make_synthetic_depth(s, 1000, 3);
+  EXPECT_EQ(d.at(0, 1), 0.f);
+  EXPECT_EQ(d.at(150, 1), 0.f);
+  EXPECT_NEAR(d.at(250, 1), 0.5f, 0.01f);
+  EXPECT_EQ(d.at(350, 1), 1.f);
+  EXPECT_EQ(d.at(999, 1), 1.f);
+}
+
+TEST(SyntheticDepth, RadialIsZeroAtTheCentreAndOneFromTheRadiusOn) {
+  SyntheticDepth s;
+  s.mode = Mode::Radial;
+  s.centre_x = 0.25f;
+  s.centre_y = 0.5f;
+  s.radius = 0.25f;  // of the shorter side (100): 25 pixels
+  const satlab::ImageF d = satlab::make_synthetic_depth(s, 201, 100);
+  EXPECT_NEAR(d.at(50, 50), 0.f, 0.03f);
+  EXPECT_NEAR(d.at(50 + 12, 50), 0.5f, 0.03f);
+  EXPECT_EQ(d.at(50 + 30, 50), 1.f);
+  EXPECT_EQ(d.at(200, 0), 1.f);
+  for (int y = 0; y < 100; ++y)
+    for (int x = 0; x < 201; ++x) {
+      ASSERT_GE(d.at(x, y), 0.f);
+      ASSERT_LE(d.at(x, y), 1.f);
+    }
+}
+
+TEST(SyntheticDepth, NoneGivesNoDepthMap) {
+  SyntheticDepth s;
+  s.mode = Mode::None;
+  EXPECT_TRUE(satlab::make_synthetic_depth(s, 10, 10).empty());
+}
+
+TEST(SyntheticDepth, SpecsParseAndRoundTrip) {
+  const SyntheticDepth g = satlab::parse_synthetic_depth("gradient:angle=45,pos=0.3,width=0.5");
+  EXPECT_EQ(g.mode, Mode::Gradient);
+  EXPECT_FLOAT_EQ(g.angle, 45.f);
+  EXPECT_FLOAT_EQ(g.position, 0.3f);
+  EXPECT_FLOAT_EQ(g.width, 0.5f);
+  const SyntheticDepth r = satlab::parse_synthetic_depth("radial:radius=0.7");
+  EXPECT_EQ(r.mode, Mode::Radial);
+  EXPECT_FLOAT_EQ(r.radius, 0.7f);
+  EXPECT_FLOAT_EQ(r.centre_x, 0.5f);  // unspecified keys keep their defaults
+  EXPECT_EQ(satlab::parse_synthetic_depth("none").mode, Mode::None);
+  EXPECT_EQ(satlab::parse_synthetic_depth("gradient").mode, Mode::Gradient);
+  for (const SyntheticDepth& s : {g, r, satlab::parse_synthetic_depth("none")}) {
+    const SyntheticDepth back = satlab::parse_synthetic_depth(satlab::to_spec(s));
+    EXPECT_EQ(back.mode, s.mode);
+    EXPECT_EQ(back.angle, s.angle);
+    EXPECT_EQ(back.position, s.position);
+    EXPECT_EQ(back.width, s.width);
+    EXPECT_EQ(back.centre_x, s.centre_x);
+    EXPECT_EQ(back.centre_y, s.centre_y);
+    EXPECT_EQ(back.radius, s.radius);
+  }
+}
+
+TEST(SyntheticDepth, BadSpecsNameTheKeyOrValue) {
+  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("spiral"); }).find("spiral"), std::string::npos);
+  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:tilt=3"); }).find("tilt"), std::string::npos);
+  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("radial:angle=3"); }).find("angle"), std::string::npos);
+  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:pos=abc"); }).find("pos"), std::string::npos);
+  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:pos=1.5"); }).find("pos"), std::string::npos);
+  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:width=0"); }).find("width"), std::string::npos);
+  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("radial:radius=-1"); }).find("radius"), std::string::npos);
+  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:pos"); }).find("key=value"), std::string::npos);
+  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:angle=nan"); }).find("angle"), std::string::npos);
+  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("none:x=1"); }).find("none"), std::string::npos);
+}
