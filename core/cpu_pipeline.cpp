@@ -90,7 +90,10 @@ class CpuPipeline final : public Pipeline {
     // Minimum traffic: the SAT read once (16 B), the result written (4 B), dof also reads the CoC.
     time("blur", (dof ? 24 : 20) * n, [&] {
       if (dof)
-        dof_blur(image_, sat_, coc_, result_, threads_);
+        if (params_.fractional_radius)
+          dof_blur_fractional(image_, sat_, coc_, result_, threads_);
+        else
+          dof_blur(image_, sat_, coc_, result_, threads_);
       else
         box_blur(image_, sat_, params_.box_radius, result_, threads_);
     });

@@ -21,6 +21,9 @@ struct Params {
   float near_depth = 1.0f;   // scene depth at d = 0
   float far_depth = 10.0f;   // scene depth at d = 1
   bool disparity = false;    // the depth map stores inverse depth (bright = near)
+  // Blend the two nearest integer boxes, floor(r) and floor(r) + 1, by frac(r) instead of rounding the
+  // radius: radius changes become gradual (no banding where the CoC crosses a half-pixel).
+  bool fractional_radius = false;
 };
 
 const char* to_string(FilterKind f);

@@ -168,23 +168,47 @@ int blur_radius(float coc) {
   return int(std::round(a));
 }
 
-// One output pixel: the box of radius r around (x, y) clipped to the image, each channel rounded
-// half up in integers. With r <= kMaxBlurRadius the true box sum (and sum + area/2) fits in 32 bits.
-// The four taps read all four channels at once (16 contiguous bytes each).
-static inline void blur_pixel(const uint32_t* sat, int w, int h, int x, int y, int r, uint8_t* out) {
+FractionalRadius fractional_radius(float coc) {
+  const float a = std::fabs(coc);
+  if (!(a < float(kMaxBlurRadius))) return {std::isnan(a) ? 0 : kMaxBlurRadius, 0.f};
+  const float f = std::floor(a);
+  return {int(f), a - f};
+}
+
+// Sums of the four channels over the box of radius r around (x, y) clipped to the image (4 taps of 16
+// contiguous bytes, wrap-around subtraction); returns the clipped area.
+static inline uint32_t box_sums(const uint32_t* sat, int w, int h, int x, int y, int r, uint32_t (&s)[4]) {
   const int x0 = std::max(x - r, 0) - 1, x1 = std::min(x + r, w - 1);
   const int y0 = std::max(y - r, 0) - 1, y1 = std::min(y + r, h - 1);
-  const uint32_t area = uint32_t(x1 - x0) * uint32_t(y1 - y0);
   const uint32_t* a = sat + (size_t(y1) * size_t(w) + size_t(x1)) * 4;
-  const uint32_t* b = x0 >= 0 ? sat + (size_t(y1) * size_t(w) + size_t(x0)) * 4 : nullptr;
-  const uint32_t* c = y0 >= 0 ? sat + (size_t(y0) * size_t(w) + size_t(x1)) * 4 : nullptr;
-  const uint32_t* d = x0 >= 0 && y0 >= 0 ? sat + (size_t(y0) * size_t(w) + size_t(x0)) * 4 : nullptr;
   for (int ch = 0; ch < 4; ++ch) {
-    uint32_t s = a[ch];
-    if (b) s -= b[ch];
-    if (c) s -= c[ch];
-    if (d) s += d[ch];
-    out[ch] = uint8_t((s + area / 2) / area);
+    s[ch] = a[ch];
+    if (x0 >= 0) s[ch] -= sat[(size_t(y1) * size_t(w) + size_t(x0)) * 4 + ch];
+    if (y0 >= 0) s[ch] -= sat[(size_t(y0) * size_t(w) + size_t(x1)) * 4 + ch];
+    if (x0 >= 0 && y0 >= 0) s[ch] += sat[(size_t(y0) * size_t(w) + size_t(x0)) * 4 + ch];
+  }
+  return uint32_t(x1 - x0) * uint32_t(y1 - y0);
+}
+
+// One output pixel: the box of radius r around (x, y) clipped to the image, each channel rounded
+// half up in integers. With r <= kMaxBlurRadius the true box sum (and sum + area/2) fits in 32 bits.
+static inline void blur_pixel(const uint32_t* sat, int w, int h, int x, int y, int r, uint8_t* out) {
+  uint32_t s[4];
+  const uint32_t area = box_sums(sat, w, h, x, y, r, s);
+  for (int ch = 0; ch < 4; ++ch) out[ch] = uint8_t((s[ch] + area / 2) / area);
+}
+
+// One output pixel of the fractional blur (see dof_blur_fractional in reference.hpp for the arithmetic).
+static inline void blur_pixel_fractional(const uint32_t* sat, int w, int h, int x, int y, FractionalRadius fr,
+                                         uint8_t* out) {
+  if (fr.t == 0.f) return blur_pixel(sat, w, h, x, y, fr.r0, out);
+  uint32_t s0[4], s1[4];
+  const float inv0 = 1.0f / float(box_sums(sat, w, h, x, y, fr.r0, s0));
+  const float inv1 = 1.0f / float(box_sums(sat, w, h, x, y, fr.r0 + 1, s1));
+  for (int ch = 0; ch < 4; ++ch) {
+    const float m0 = float(s0[ch]) * inv0, m1 = float(s1[ch]) * inv1;
+    const float v = m0 + fr.t * (m1 - m0);
+    out[ch] = uint8_t(int(v + 0.5f));
   }
 }
 
@@ -222,6 +246,29 @@ void dof_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, const I
                        out.px(x, int(y)));
       },
       threads);
+}
+
+void dof_blur_fractional(const ImageRGBA8& image, const std::vector<uint32_t>& sat, const ImageF& coc,
+                         ImageRGBA8& out, int threads) {
+  if (coc.width != image.width || coc.height != image.height || coc.channels != 1)
+    throw Error("dof_blur: CoC map size does not match the image");
+  check_sat(image, sat, out);
+  parallel_for(
+      0, image.height,
+      [&](long b, long e) {
+        for (long y = b; y < e; ++y)
+          for (int x = 0; x < image.width; ++x)
+            blur_pixel_fractional(sat.data(), image.width, image.height, x, int(y),
+                                  fractional_radius(coc.at(x, int(y))), out.px(x, int(y)));
+      },
+      threads);
+}
+
+ImageRGBA8 dof_blur_fractional(const ImageRGBA8& image, const std::vector<uint32_t>& sat, const ImageF& coc,
+                               int threads) {
+  ImageRGBA8 out;
+  dof_blur_fractional(image, sat, coc, out, threads);
+  return out;
 }
 
 ImageRGBA8 box_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, int radius, int threads) {

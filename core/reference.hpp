@@ -50,6 +50,13 @@ void normalise_depth(const ImageF& raw, ImageF& out, int threads = 0);
 void coc_map(const ImageF& depth_normalised, const Params& p, ImageF& out, int threads = 0);
 // The integer blur radius of a CoC value: round(|c|) half away from zero.
 int blur_radius(float coc);
+// Fractional radius of a CoC value (Params::fractional_radius): |c| = r0 + t with r0 = floor(|c|),
+// t = |c| - r0 in [0,1) (exact in float); NaN gives 0 and |c| >= kMaxBlurRadius gives kMaxBlurRadius, t = 0.
+struct FractionalRadius {
+  int r0 = 0;
+  float t = 0.f;
+};
+FractionalRadius fractional_radius(float coc);
 
 // --- Box blurs through the SAT (4 taps per pixel and channel) --------------------------------------
 // Radii are clamped to kMaxBlurRadius: a box of at most 4095 x 4095 < 2^24 pixels keeps every true box
@@ -64,5 +71,13 @@ void box_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, int rad
               int threads = 0);
 void dof_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, const ImageF& coc, ImageRGBA8& out,
               int threads = 0);
+// DoF blur with fractional radii: where t == 0 the box of radius r0 exactly as dof_blur; else per channel,
+// in float with every operation rounded to nearest (no FMA; a CUDA kernel matches it bit for bit with the
+// _rn intrinsics), the means of the boxes r0 and r0 + 1 (clipped) blended by t:
+//   m_i = float(sum_i) * (1.0f / float(area_i));  v = m0 + t * (m1 - m0);  out = (uint8)(int)(v + 0.5f)
+ImageRGBA8 dof_blur_fractional(const ImageRGBA8& image, const std::vector<uint32_t>& sat, const ImageF& coc,
+                               int threads = 0);
+void dof_blur_fractional(const ImageRGBA8& image, const std::vector<uint32_t>& sat, const ImageF& coc,
+                         ImageRGBA8& out, int threads = 0);
 
 }  // namespace satlab

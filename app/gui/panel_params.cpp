@@ -24,6 +24,7 @@ void draw_params_panel(AppState& s) {
     if (p.near_depth < 0.01f) p.near_depth = 0.01f;
     if (p.far_depth <= p.near_depth) p.far_depth = p.near_depth + 0.01f;
     c |= ImGui::Checkbox("depth map stores disparity", &p.disparity);
+    c |= ImGui::Checkbox("fractional radius (no banding)", &p.fractional_radius);
   }
   if (c) s.params_changed = true;
 }

@@ -19,6 +19,11 @@ inline void cuda_check(cudaError_t e, const char* what, const SatArgs& a) {
     throw Error(std::string(what) + " failed on a " + dims(a) + " SAT: " + cudaGetErrorString(e));
 }
 
+// Tells the caller (SatArgs::phase, when set) that the next phase is about to be enqueued.
+inline void phase(const SatArgs& a, const char* name) {
+  if (a.phase) a.phase(name);
+}
+
 // Launch errors (bad configuration) are reported at once; execution errors surface at the next sync.
 inline void launch_check(const char* kernel, const SatArgs& a) { cuda_check(cudaGetLastError(), kernel, a); }
 

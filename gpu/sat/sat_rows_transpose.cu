@@ -102,16 +102,19 @@ __global__ void add_transpose(const Acc* __restrict__ in, const Carry* __restric
 }
 
 template <template <typename, int, int> class Algo, typename In, typename Acc, int CH>
-void rows_then_transpose(const In* in, Acc* scan_out, Acc* out, int w, int h, const SatArgs& a) {
+void rows_then_transpose(const In* in, Acc* scan_out, Acc* out, int w, int h, const SatArgs& a, bool columns) {
   using Carry = typename CarryOf<Acc>::type;
   const int chunks = int(ceil_div(size_t(w), kChunk));
   Scratch s(size_t(h) * chunks * CH * sizeof(Carry), a);
   const cudaStream_t st = cudaStream_t(a.stream);
+  phase(a, columns ? "sat columns: block scan" : "sat rows: block scan");
   row_block_scan<Algo, In, Acc, CH><<<dim3(unsigned(chunks), unsigned(h)), kBlock, 0, st>>>(in, scan_out, w,
                                                                                           s.as<Carry>(), chunks);
   launch_check("row_block_scan", a);
+  phase(a, columns ? "sat columns: block-sum scan" : "sat rows: block-sum scan");
   row_sums_scan<Carry, CH><<<ceil_div(size_t(h) * CH, 256), 256, 0, st>>>(s.as<Carry>(), h, chunks);
   launch_check("row_sums_scan", a);
+  phase(a, columns ? "sat columns: add + transpose back" : "sat rows: add + transpose");
   add_transpose<Acc, Carry, CH><<<dim3(ceil_div(size_t(w), kTile), ceil_div(size_t(h), kTile)), dim3(kTile, kTileRows),
                                   0, st>>>(scan_out, s.as<Carry>(), w, h, chunks, out);
   launch_check("add_transpose", a);
@@ -123,8 +126,9 @@ void sat_rows_transpose_typed(const SatArgs& a) {
   if (a.width > 65535) throw Error("rows+transpose SAT: more than 65535 columns");
   Scratch tmp(size_t(a.width) * a.height * CH * sizeof(Acc), a);
   Acc* out = static_cast<Acc*>(a.out);
-  rows_then_transpose<Algo, In, Acc, CH>(static_cast<const In*>(a.in), out, tmp.as<Acc>(), a.width, a.height, a);
-  rows_then_transpose<Algo, Acc, Acc, CH>(tmp.as<Acc>(), tmp.as<Acc>(), out, a.height, a.width, a);
+  rows_then_transpose<Algo, In, Acc, CH>(static_cast<const In*>(a.in), out, tmp.as<Acc>(), a.width, a.height, a,
+                                          false);
+  rows_then_transpose<Algo, Acc, Acc, CH>(tmp.as<Acc>(), tmp.as<Acc>(), out, a.height, a.width, a, true);
 }
 
 template <template <typename, int, int> class Algo>

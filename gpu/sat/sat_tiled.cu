@@ -321,11 +321,14 @@ void run_tiled(const SatArgs& a, const Geometry& g) {
   cudaStream_t st = cudaStream_t(a.stream);
   const auto* in = static_cast<const uint8_t*>(a.in);
   const dim3 grid(unsigned(g.nTx), unsigned(g.nTy));
+  phase(a, "sat tiles: sums");
   tile_sums<CH, K, VEC><<<grid, kThreads, 0, st>>>(in, g, C, R, T);
   launch_check("sat_tiled tile_sums", a);
   const int cb = int(ceil_div(size_t(g.E), kThreads)), rb = int(ceil_div(size_t(g.H) * CH, kThreads));
+  phase(a, "sat tiles: carries");
   carries<CH><<<cb + rb + 1, kThreads, 0, st>>>(g, C, R, T, cb, rb);
   launch_check("sat_tiled carries", a);
+  phase(a, "sat tiles: rebuild");
   rebuild<CH, K, VEC><<<grid, kThreads, 0, st>>>(in, g, C, R, T, static_cast<uint32_t*>(a.out), !direct_stores());
   launch_check("sat_tiled rebuild", a);
 }
