@@ -85,9 +85,14 @@ std::string to_spec(const SyntheticDepth& s) {
   const Key* keys = s.mode == SyntheticDepth::Mode::Gradient ? kGradientKeys : kRadialKeys;
   std::string out = to_string(s.mode);
   for (int i = 0; i < 3; ++i) {
-    char buf[48];
-    std::snprintf(buf, sizeof(buf), "%c%s=%.9g", i ? ',' : ':', keys[i].name, double(s.*(keys[i].field)));
-    out += buf;
+    // The fewest digits that read back as the same float: 0.4, not 0.400000006.
+    const float v = s.*(keys[i].field);
+    char num[32];
+    for (int digits = 6; digits <= 9; ++digits) {
+      std::snprintf(num, sizeof(num), "%.*g", digits, double(v));
+      if (std::strtof(num, nullptr) == v) break;
+    }
+    out += std::string(i ? "," : ":") + keys[i].name + "=" + num;
   }
   return out;
 }

@@ -17,6 +17,7 @@
 #include "app/cli/commands.hpp"
 #include "app/gui/gui.hpp"
 #include "core/error.hpp"
+#include "core/synthetic_depth.hpp"
 
 namespace satlab::cli {
 namespace {
@@ -37,6 +38,19 @@ void parse_size(const std::string& s, int* w, int* h) {
 }
 
 }  // namespace
+
+CLI::Validator synthetic_depth_spec() {
+  return CLI::Validator(
+      [](std::string& spec) {
+        try {
+          parse_synthetic_depth(spec);
+          return std::string();
+        } catch (const Error& e) {
+          return std::string(e.what());
+        }
+      },
+      "SPEC");
+}
 
 CLI::App& command_group(CLI::App& parent, const std::string& name, const std::string& description) {
   for (CLI::App* sub : parent.get_subcommands({}))
@@ -62,6 +76,15 @@ int run(int argc, char** argv) {
   app.add_option("--backend", gui.backend, "Pipeline backend")->check(CLI::IsMember({"auto", "cpu", "gpu"}));
   app.add_option("--view", gui.view, "Initial view")
       ->check(CLI::IsMember({"result", "input", "depth", "coc"}));
+
+  app.add_option("--preset", gui.preset, "Start with the parameters, synthetic depth and view of a preset (JSON)");
+  app.add_option("--synthetic-depth", gui.synthetic_depth,
+                 "Depth for images without a depth map: none | gradient[:angle=DEG,pos=P,width=W] | "
+                 "radial[:x=X,y=Y,radius=R] (default gradient)")
+      ->check(synthetic_depth_spec());
+  app.add_option("--save-preset", gui.save_preset, "With --frames: save the final state as a preset");
+  app.add_option("--export", gui.export_dir,
+                 "With --frames: export result, depth, CoC and timings into this folder (never overwriting)");
 
   Action action;
   for (AddCommand add : kCommands) add(app, action);

@@ -1,73 +1,245 @@
-// satlab render: filter an image without a window and write the result as PNG.
+// satlab render: filter images without a window and write the results as PNG. One image (--out FILE) or
+// several, and folders of them (--out-dir DIR, names derived from the inputs and the parameters). Each
+// image takes the depth map --depth names (one image only), else NAME.depth.png / NAME_depth.png beside
+// it, else a synthetic depth map (--synthetic-depth). Parameters come from the defaults, then --preset,
+// then the options given on the command line.
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "app/backend.hpp"
 #include "app/cli/commands.hpp"
 #include "app/io/image_io.hpp"
+#include "app/io/output_names.hpp"
+#include "app/io/preset.hpp"
 #include "core/error.hpp"
+#include "core/synthetic_depth.hpp"
 
 namespace satlab::cli {
 namespace {
 
 struct RenderOptions {
-  std::string image, depth, out, filter = "dof", backend = "auto";
+  std::vector<std::string> inputs;
+  std::string depth, out, out_dir, filter = "dof", backend = "auto", preset, synthetic = "gradient";
   Params params;
+  std::set<std::string> given;  // the parameter options named on the command line (they beat --preset)
+  Algorithms algorithms;        // SAT builder and reduction by name; empty: the backend's defaults
 };
 
-// Inputs are loaded (and refused) before the backend is created, so a bad file gives exactly one line.
-int run_render(const RenderOptions& o) {
-  Params p = o.params;
-  p.filter = filter_from_string(o.filter);
-  ImageRGBA8 img = io::load_image(o.image);
+// Parameter options and the Params field each sets, for the --preset overlay.
+struct ParamOption {
+  const char* option;
+  void (*copy)(const Params& from, Params& to);
+};
+const ParamOption kParamOptions[] = {
+    {"--filter", [](const Params& f, Params& t) { t.filter = f.filter; }},
+    {"--radius", [](const Params& f, Params& t) { t.box_radius = f.box_radius; }},
+    {"--focus", [](const Params& f, Params& t) { t.focus = f.focus; }},
+    {"--aperture", [](const Params& f, Params& t) { t.aperture = f.aperture; }},
+    {"--max-radius", [](const Params& f, Params& t) { t.max_radius = f.max_radius; }},
+    {"--near", [](const Params& f, Params& t) { t.near_depth = f.near_depth; }},
+    {"--far", [](const Params& f, Params& t) { t.far_depth = f.far_depth; }},
+    {"--disparity", [](const Params& f, Params& t) { t.disparity = f.disparity; }},
+    {"--fractional-radius", [](const Params& f, Params& t) { t.fractional_radius = f.fractional_radius; }},
+};
+
+struct Job {
+  std::string input, output, error;  // error: refused before rendering
+};
+
+void note(const std::string& what) { std::fprintf(stderr, "satlab: note: %s\n", what.c_str()); }
+
+// Renders one image into job.output; throws satlab::Error (inputs are read before the backend exists, so
+// a bad file gives exactly one line). Returns the summary of what was done.
+std::string render_one(const RenderOptions& o, const Params& p, const SyntheticDepth& synthetic,
+                       const std::string& depth_option, const Job& job, bool* backend_noted) {
+  ImageRGBA8 img = io::load_image(job.input);
   ImageF depth;
-  if (!o.depth.empty()) {
-    depth = io::load_depth(o.depth);
-    if (depth.width != img.width || depth.height != img.height) {
-      std::fprintf(stderr, "satlab: note: depth map %dx%d resampled to the image's %dx%d\n", depth.width,
-                   depth.height, img.width, img.height);
-      depth = io::resample_depth(depth, img.width, img.height);
+  std::string depth_from = "no depth";
+  const std::string depth_path = !depth_option.empty() ? depth_option : io::depth_beside(job.input);
+  if (p.filter == FilterKind::Dof) {
+    if (!depth_path.empty()) {
+      depth = io::load_depth(depth_path);
+      if (depth.width != img.width || depth.height != img.height) {
+        note("depth map " + depth_path + " (" + std::to_string(depth.width) + "x" + std::to_string(depth.height) +
+             ") resampled to the image's " + std::to_string(img.width) + "x" + std::to_string(img.height));
+        depth = io::resample_depth(depth, img.width, img.height);
+      }
+      depth_from = "depth " + io::file_stem(depth_path);
+    } else {
+      depth = make_synthetic_depth(synthetic, img.width, img.height);
+      depth_from = "synthetic depth " + to_spec(synthetic);
+      if (depth.empty()) note("no depth map for " + job.input + ": the dof filter keeps the image sharp");
     }
-  } else if (p.filter == FilterKind::Dof) {
-    std::fprintf(stderr, "satlab: note: no --depth given: the dof filter keeps the image sharp\n");
   }
-  std::string note;
-  std::unique_ptr<Pipeline> pipe = make_backend(o.backend, &note);
-  if (!note.empty()) std::fprintf(stderr, "satlab: note: %s\n", note.c_str());
+  std::string backend_note;
+  std::unique_ptr<Pipeline> pipe = make_backend(o.backend, &backend_note);
+  if (!backend_note.empty() && !*backend_noted) note(backend_note);
+  *backend_noted = true;
+  pipe->set_algorithms(o.algorithms);  // an unknown name: one line listing the valid ones
   pipe->set_image(img);
   if (!depth.empty()) pipe->set_depth(depth);
   pipe->set_params(p);
   pipe->run();
-  io::save_png(o.out, pipe->result());
+  io::save_png(job.output, pipe->result());
   double total = 0;
   std::string stages;
   for (const auto& t : pipe->timings()) {
-    total += t.ms;
+    if (t.parent.empty()) total += t.ms;  // a phase's time is part of its stage's
     char buf[96];
-    std::snprintf(buf, sizeof(buf), "  %s %.2f ms", t.name.c_str(), t.ms);
+    std::snprintf(buf, sizeof(buf), t.parent.empty() ? "  %s %.2f ms" : " [%s %.3f]", t.name.c_str(), t.ms);
     stages += buf;
   }
-  std::printf("wrote %s (%dx%d, %s filter, %s, %.2f ms:%s)\n", o.out.c_str(), img.width, img.height,
-              o.filter.c_str(), pipe->backend_name().c_str(), total, stages.c_str());
-  return 0;
+  const Algorithms used = pipe->algorithms();
+  stages = " SAT " + used.sat_builder + ", reduction " + used.reduction + ":" + stages;
+  char head[160];
+  std::snprintf(head, sizeof(head), "(%dx%d, %s filter, ", img.width, img.height, to_string(p.filter));
+  char tail[64];
+  std::snprintf(tail, sizeof(tail), ", %.2f ms,", total);
+  return head + (p.filter == FilterKind::Dof ? depth_from + ", " : "") + pipe->backend_name() + tail + stages + ")";
+}
+
+// The files to render: folders expand to their images; several inputs or a folder need --out-dir.
+std::vector<Job> plan(const RenderOptions& o, bool* batch) {
+  std::vector<std::string> files;
+  *batch = o.inputs.size() > 1;
+  for (const auto& in : o.inputs) {
+    if (io::is_dir(in)) {
+      std::vector<std::string> found = io::images_in_dir(in);
+      if (found.empty()) throw Error(in + ": no image files in this folder (png, jpg, jpeg, bmp, tga, hdr)");
+      files.insert(files.end(), found.begin(), found.end());
+      *batch = true;
+    } else {
+      files.push_back(in);
+    }
+  }
+  if (*batch && !o.out.empty()) throw Error("--out names one output file: use --out-dir DIR for several images");
+  if (*batch && !o.depth.empty()) throw Error("--depth is for one image: put NAME.depth.png beside each image instead");
+  if (!o.out_dir.empty() && !io::is_dir(o.out_dir)) throw Error(o.out_dir + ": --out-dir is not an existing folder");
+  std::vector<Job> jobs;
+  std::set<std::string> taken;
+  std::set<std::string> inputs;
+  for (const auto& f : files) {
+    char* real = realpath(f.c_str(), nullptr);
+    inputs.insert(real ? real : f);
+    std::free(real);
+  }
+  for (const auto& f : files) {
+    Job job{f, o.out, ""};
+    if (job.output.empty()) {
+      // Two inputs with one stem (a.png, a.jpg) get a.., a..-2: neither overwrites the other's result.
+      const std::string base = o.out_dir + "/" + io::file_stem(f) + "_" + io::params_tag(o.params);
+      job.output = base + ".png";
+      for (int n = 2; taken.count(job.output); ++n) job.output = base + "-" + std::to_string(n) + ".png";
+    }
+    taken.insert(job.output);
+    char* real = realpath(job.output.c_str(), nullptr);
+    if (real && inputs.count(real)) job.error = "refusing to overwrite an input with the result (" + job.output + ")";
+    std::free(real);
+    jobs.push_back(job);
+  }
+  return jobs;
+}
+
+// A bar on a terminal (stderr); nothing otherwise, where the summary lines are the progress.
+class Progress {
+ public:
+  explicit Progress(size_t total) : total_(total), tty_(isatty(STDERR_FILENO) != 0) {}
+  void show(size_t done, const std::string& current) const {
+    if (!tty_) return;
+    const int width = 30, filled = int(width * done / (total_ ? total_ : 1));
+    std::fprintf(stderr, "\r\033[K[%s%s] %zu/%zu %s", std::string(size_t(filled), '#').c_str(),
+                 std::string(size_t(width - filled), '.').c_str(), done, total_, current.c_str());
+    std::fflush(stderr);
+  }
+  void clear() const {
+    if (tty_) std::fprintf(stderr, "\r\033[K");
+  }
+
+ private:
+  size_t total_;
+  bool tty_;
+};
+
+int run_render(RenderOptions o) {
+  // Defaults, then the preset, then what the command line named.
+  Params p = o.params;
+  SyntheticDepth synthetic;
+  if (!o.preset.empty()) {
+    const io::Preset preset = io::load_preset(o.preset);
+    p = preset.params;
+    synthetic = preset.synthetic;
+    for (const auto& opt : kParamOptions)
+      if (o.given.count(opt.option)) opt.copy(o.params, p);
+    try {
+      validate(p);
+    } catch (const Error& e) {
+      throw Error(std::string(e.what()) + " (after applying " + o.preset + " and the command line)");
+    }
+  }
+  if (o.given.count("--synthetic-depth") || o.preset.empty()) synthetic = parse_synthetic_depth(o.synthetic);
+  o.params = p;  // output names follow the parameters used
+
+  bool batch = false;
+  const std::vector<Job> jobs = plan(o, &batch);
+  bool noted = false;
+  if (!batch) {  // one image: its failure is the command's one error line
+    if (!jobs[0].error.empty()) throw Error(jobs[0].error);
+    const std::string what = render_one(o, p, synthetic, o.depth, jobs[0], &noted);
+    std::printf("wrote %s %s\n", jobs[0].output.c_str(), what.c_str());
+    return 0;
+  }
+  Progress progress(jobs.size());
+  int failed = 0;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const Job& job = jobs[i];
+    progress.show(i, io::file_stem(job.input));
+    std::string line;
+    try {
+      if (!job.error.empty()) throw Error(job.error);
+      line = "ok      " + job.input + " -> " + job.output + " " + render_one(o, p, synthetic, "", job, &noted);
+    } catch (const Error& e) {
+      const std::string msg = e.what();
+      // Loader errors already start with the path; do not say it twice.
+      line = "failed  " + (msg.rfind(job.input, 0) == 0 ? msg : job.input + ": " + msg);
+      ++failed;
+    }
+    progress.clear();
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+  }
+  progress.clear();
+  std::printf("%zu of %zu images written to %s%s\n", jobs.size() - size_t(failed), jobs.size(), o.out_dir.c_str(),
+              failed ? "; see the failed lines above" : "");
+  return failed ? 1 : 0;
 }
 
 }  // namespace
 
 void add_render_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<RenderOptions>();
-  CLI::App* sub = app.add_subcommand("render", "Filter an image headless and write the result as PNG");
+  CLI::App* sub = app.add_subcommand("render", "Filter images headless and write the results as PNG");
   sub->option_defaults()->always_capture_default();  // --help shows every default
-  sub->add_option("--image,image", o->image, "Input image")->required();
-  sub->add_option("--depth", o->depth, "Depth map (resampled to the image if its size differs)");
-  sub->add_option("--out,-o", o->out, "Output PNG (written through a temporary file and rename)")->required();
+  sub->add_option("--image,image", o->inputs, "Input images or folders of them (repeat --image, or list them)")
+      ->required();
+  sub->add_option("--depth", o->depth, "Depth map for a single image (resampled to the image if its size differs)");
+  sub->add_option("--out,-o", o->out, "Output PNG for a single image (written through a temporary file and rename)");
+  sub->add_option("--out-dir", o->out_dir,
+                  "Folder for the results of several images: NAME_<filter and parameters>.png (never an input)");
+  sub->add_option("--preset", o->preset, "Parameters from a preset JSON file; options given here override it");
+  sub->add_option("--synthetic-depth", o->synthetic,
+                  "Depth for images without a depth map: none | gradient[:angle=DEG,pos=P,width=W] | "
+                  "radial[:x=X,y=Y,radius=R]")
+      ->check(synthetic_depth_spec());
   sub->add_option("--filter", o->filter, "box: one radius; dof: radius from the depth map")
       ->check(CLI::IsMember({"box", "dof"}));
-  sub->add_option("--radius", o->params.box_radius, "Box filter radius in pixels")
-      ->check(CLI::Range(0, 2047));
-  sub->add_option("--focus", o->params.focus, "Depth in focus, normalised to [0,1]")
-      ->check(CLI::Range(0.0, 1.0));
+  sub->add_option("--radius", o->params.box_radius, "Box filter radius in pixels")->check(CLI::Range(0, 2047));
+  sub->add_option("--focus", o->params.focus, "Depth in focus, normalised to [0,1]")->check(CLI::Range(0.0, 1.0));
   sub->add_option("--aperture", o->params.aperture, "Aperture K of c = K |1/z - 1/z_focus| (pixels)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--max-radius", o->params.max_radius, "Largest blur radius in pixels")
@@ -75,13 +247,24 @@ void add_render_command(CLI::App& app, Action& action) {
   sub->add_option("--near", o->params.near_depth, "Scene depth at normalised depth 0");
   sub->add_option("--far", o->params.far_depth, "Scene depth at normalised depth 1");
   sub->add_flag("--disparity", o->params.disparity, "The depth map stores inverse depth (bright = near)");
+  sub->add_flag("--fractional-radius", o->params.fractional_radius,
+                "Blend the two nearest integer boxes by the fractional radius (no banding)");
   sub->add_option("--backend", o->backend, "Pipeline backend")->check(CLI::IsMember({"auto", "cpu", "gpu"}));
-  sub->callback([o, &action] {
-    // Inconsistent parameters (--far <= --near, ...) are usage errors (exit 2), found before any I/O.
+  sub->add_option("--sat-builder", o->algorithms.sat_builder,
+                  "SAT builder by registry name (see `satlab variants`; the CPU backend has one: cpu)");
+  sub->add_option("--reduce", o->algorithms.reduction,
+                  "Min/max reduction of the depth normalisation by registry name (the CPU backend: cpu)");
+  sub->callback([o, sub, &action] {
+    // Inconsistent parameters (--far <= --near, ...) and bad specs are usage errors (exit 2), found
+    // before any I/O; with --preset the merged parameters are checked when the preset has been read.
+    if (o->out.empty() && o->out_dir.empty()) throw CLI::ValidationError("give --out FILE, or --out-dir DIR");
+    if (!o->out.empty() && !o->out_dir.empty()) throw CLI::ValidationError("give --out or --out-dir, not both");
+    for (const auto& opt : kParamOptions)
+      if (sub->get_option(opt.option)->count()) o->given.insert(opt.option);
+    if (sub->get_option("--synthetic-depth")->count()) o->given.insert("--synthetic-depth");
     try {
-      Params p = o->params;
-      p.filter = filter_from_string(o->filter);
-      validate(p);
+      o->params.filter = filter_from_string(o->filter);
+      if (o->preset.empty()) validate(o->params);
     } catch (const Error& e) {
       throw CLI::ValidationError(e.what());
     }

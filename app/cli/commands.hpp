@@ -16,6 +16,9 @@ using AddCommand = void (*)(CLI::App& app, Action& action);
 // one group (`satlab bench cpu`, `satlab bench sat`, ...): the group itself requires one of them.
 CLI::App& command_group(CLI::App& parent, const std::string& name, const std::string& description);
 
+// Checks a --synthetic-depth spec (core/synthetic_depth.hpp) while parsing: a bad one is a usage error.
+CLI::Validator synthetic_depth_spec();
+
 void add_render_command(CLI::App& app, Action& action);     // satlab render
 void add_bench_cpu_command(CLI::App& app, Action& action);  // satlab bench cpu
 void add_bench_sat_command(CLI::App& app, Action& action);  // satlab bench sat

@@ -13,6 +13,10 @@ struct Options {
   int width = 1600;            // window / offscreen framebuffer size in pixels
   int height = 900;
   std::string backend = "auto";  // auto | cpu | gpu
+  std::string preset;            // a preset JSON file applied at start (after view and synthetic depth)
+  std::string synthetic_depth;   // depth of images without a depth map (parse_synthetic_depth); empty: default
+  std::string save_preset;       // scripted runs: save the final state as a preset here
+  std::string export_dir;        // scripted runs: export result, depth, CoC, timings here (next free names)
   std::string view = "result";   // result | input | depth | coc
   bool continuous = false;       // run the pipeline every frame, not only when something changes
 };

@@ -1,0 +1,190 @@
+#include "app/io/preset.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "app/io/image_io.hpp"
+#include "core/error.hpp"
+
+namespace satlab::io {
+namespace {
+
+using nlohmann::json;
+constexpr int kVersion = 1;
+
+// One table of Params fields by type: the reader, the writer and the field count all iterate it.
+template <class T>
+struct Field {
+  const char* name;
+  T Params::*member;
+};
+constexpr Field<float> kFloatFields[] = {{"focus", &Params::focus},
+                                         {"aperture", &Params::aperture},
+                                         {"max_radius", &Params::max_radius},
+                                         {"near_depth", &Params::near_depth},
+                                         {"far_depth", &Params::far_depth}};
+constexpr Field<int> kIntFields[] = {{"box_radius", &Params::box_radius}};
+constexpr Field<bool> kBoolFields[] = {{"disparity", &Params::disparity},
+                                      {"fractional_radius", &Params::fractional_radius}};
+constexpr Field<FilterKind> kEnumFields[] = {{"filter", &Params::filter}};
+
+[[noreturn]] void bad(const std::string& field, const std::string& why) {
+  throw Error("preset field '" + field + "': " + why);
+}
+
+std::string type_name(const json& v) { return v.type_name(); }
+
+float read_float(const json& v, const std::string& field) {
+  if (!v.is_number()) bad(field, "expected a number, got " + type_name(v));
+  const double d = v.get<double>();
+  if (!std::isfinite(d) || std::fabs(d) > double(std::numeric_limits<float>::max()))
+    bad(field, "number out of range");
+  return float(d);
+}
+
+int read_int(const json& v, const std::string& field) {
+  if (!v.is_number_integer()) bad(field, "expected an integer, got " + type_name(v));
+  if (v.is_number_unsigned() ? v.get<uint64_t>() > uint64_t(std::numeric_limits<int>::max())
+                             : (v.get<int64_t>() < std::numeric_limits<int>::min() ||
+                                v.get<int64_t>() > std::numeric_limits<int>::max()))
+    bad(field, "integer out of range");
+  return int(v.get<int64_t>());
+}
+
+std::string read_string(const json& v, const std::string& field) {
+  if (!v.is_string()) bad(field, "expected a string, got " + type_name(v));
+  return v.get<std::string>();
+}
+
+Params read_params(const json& j) {
+  if (!j.is_object()) bad("params", "expected an object, got " + type_name(j));
+  Params p;
+  for (const auto& [key, v] : j.items()) {
+    const std::string field = "params." + key;
+    bool known = false;
+    for (const auto& f : kFloatFields)
+      if (key == f.name) p.*(f.member) = read_float(v, field), known = true;
+    for (const auto& f : kIntFields)
+      if (key == f.name) p.*(f.member) = read_int(v, field), known = true;
+    for (const auto& f : kBoolFields)
+      if (key == f.name) {
+        if (!v.is_boolean()) bad(field, "expected true or false, got " + type_name(v));
+        p.*(f.member) = v.get<bool>(), known = true;
+      }
+    for (const auto& f : kEnumFields)
+      if (key == f.name) {
+        const std::string name = read_string(v, field);
+        try {
+          p.*(f.member) = filter_from_string(name);
+        } catch (const Error& e) {
+          bad(field, e.what());
+        }
+        known = true;
+      }
+    if (!known) bad(field, "unknown field");
+  }
+  try {
+    validate(p);
+  } catch (const Error& e) {  // "parameter out of range: focus must be in [0, 1]": name it as a field
+    const std::string msg = e.what();
+    for (const auto& f : kFloatFields)
+      if (msg.find(f.name) != std::string::npos) bad(std::string("params.") + f.name, msg);
+    for (const auto& f : kIntFields)
+      if (msg.find(f.name) != std::string::npos) bad(std::string("params.") + f.name, msg);
+    bad("params", msg);
+  }
+  return p;
+}
+
+// The double with the fewest digits that reads back as exactly v: 0.2f is written 0.2, not 0.200000003.
+double shortest(float v) {
+  char buf[32];
+  for (int digits = 6; digits < 9; ++digits) {
+    std::snprintf(buf, sizeof(buf), "%.*g", digits, double(v));
+    if (std::strtof(buf, nullptr) == v) return std::strtod(buf, nullptr);
+  }
+  return double(v);
+}
+
+}  // namespace
+
+int preset_param_field_count() {
+  return int(std::size(kFloatFields) + std::size(kIntFields) + std::size(kBoolFields) + std::size(kEnumFields));
+}
+
+Preset parse_preset(std::string_view text) {
+  json j;
+  try {
+    // Presets are two levels deep; refusing deeper nesting early bounds the parser's work on garbage.
+    j = json::parse(text.begin(), text.end(), [](int depth, json::parse_event_t, json&) {
+      if (depth > 4) throw Error("preset is nested deeper than 4 levels");
+      return true;
+    });
+  } catch (const json::exception& e) {
+    // nlohmann's message is "[json.exception.parse_error.101] parse error at line 1, column 2: ...".
+    std::string msg = e.what();
+    const auto close = msg.find("] ");
+    throw Error("preset is not valid JSON: " + (close == std::string::npos ? msg : msg.substr(close + 2)));
+  }
+  if (!j.is_object()) throw Error("preset is not a JSON object (got " + type_name(j) + ")");
+  Preset preset;
+  bool versioned = false;
+  for (const auto& [key, v] : j.items()) {
+    if (key == "satlab_preset") {
+      if (!v.is_number_integer() || v.get<int64_t>() != kVersion)
+        bad(key, "unsupported preset version " + v.dump() + " (this satlab reads version " +
+                     std::to_string(kVersion) + ")");
+      versioned = true;
+    } else if (key == "params") {
+      preset.params = read_params(v);
+    } else if (key == "synthetic_depth") {
+      const std::string spec = read_string(v, key);
+      try {
+        preset.synthetic = parse_synthetic_depth(spec);
+      } catch (const Error& e) {
+        bad(key, e.what());
+      }
+    } else if (key == "view") {
+      preset.view = read_string(v, key);
+    } else {
+      bad(key, "unknown field");
+    }
+  }
+  if (!versioned) throw Error("not a satlab preset (no \"satlab_preset\": " + std::to_string(kVersion) + " field)");
+  return preset;
+}
+
+std::string preset_to_json(const Preset& preset) {
+  json params = json::object();
+  const Params& p = preset.params;
+  for (const auto& f : kEnumFields) params[f.name] = to_string(p.*(f.member));
+  for (const auto& f : kIntFields) params[f.name] = p.*(f.member);
+  for (const auto& f : kFloatFields) params[f.name] = shortest(p.*(f.member));
+  for (const auto& f : kBoolFields) params[f.name] = p.*(f.member);
+  json j = {{"satlab_preset", kVersion}, {"params", params}, {"synthetic_depth", to_spec(preset.synthetic)}};
+  if (!preset.view.empty()) j["view"] = preset.view;
+  return j.dump(2) + "\n";
+}
+
+Preset load_preset(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(path + ": cannot open preset");
+  std::ostringstream text;
+  text << f.rdbuf();
+  if (text.str().size() > (1 << 20)) throw Error(path + ": preset larger than 1 MiB");
+  try {
+    return parse_preset(text.str());
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.what());
+  }
+}
+
+void save_preset(const std::string& path, const Preset& preset) { save_text(path, preset_to_json(preset)); }
+
+}  // namespace satlab::io

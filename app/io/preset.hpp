@@ -1,0 +1,33 @@
+// Presets: every filter parameter (core Params), the synthetic depth and the view, as JSON:
+//   {"satlab_preset": 1,
+//    "params": {"filter": "dof", "box_radius": 4, "focus": 0.2, ...},
+//    "synthetic_depth": "gradient:angle=90,pos=0.5,width=1",
+//    "view": "result"}
+// Parsing is strict: an unknown field, a wrong type or an out-of-range value throws satlab::Error naming
+// the field, and nothing is applied. Fields left out keep their defaults (Params{}, SyntheticDepth{}).
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "core/params.hpp"
+#include "core/synthetic_depth.hpp"
+
+namespace satlab::io {
+
+struct Preset {
+  Params params;
+  SyntheticDepth synthetic;
+  // The front end's view by name; checked by the front end, which knows its views (empty: unchanged).
+  std::string view;
+};
+
+// The number of Params fields a preset reads and writes; a test compares it with the number of fields
+// Params has, so a field added to Params without a preset entry fails the build's tests.
+int preset_param_field_count();
+
+Preset parse_preset(std::string_view json);  // throws satlab::Error naming the field
+std::string preset_to_json(const Preset& preset);
+Preset load_preset(const std::string& path);  // throws satlab::Error "PATH: reason"
+void save_preset(const std::string& path, const Preset& preset);  // through a temporary file + rename
+
+}  // namespace satlab::io

@@ -1,0 +1,169 @@
+#include "app/io/preset.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <type_traits>
+
+#include "core/error.hpp"
+
+using satlab::Error;
+using satlab::io::Preset;
+
+namespace {
+
+// The number of fields of an aggregate: the largest N for which T{any, ...N times} compiles.
+struct AnyField {
+  template <class T>
+  operator T() const;  // never called: only used in unevaluated contexts
+};
+template <class T, class... A>
+constexpr auto braces_ok(int) -> decltype(T{std::declval<A>()...}, true) {
+  return true;
+}
+template <class T, class... A>
+constexpr bool braces_ok(...) {
+  return false;
+}
+template <class T, class... A>
+constexpr int field_count() {
+  if constexpr (braces_ok<T, A..., AnyField>(0))
+    return field_count<T, A..., AnyField>();
+  else
+    return int(sizeof...(A));
+}
+
+// The message of the satlab::Error that parsing `json` throws, or a failure.
+std::string error_of(const std::string& json) {
+  try {
+    satlab::io::parse_preset(json);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "accepted: " << json;
+  return "";
+}
+
+Preset unusual_preset() {
+  Preset p;
+  p.params.filter = satlab::FilterKind::Box;
+  p.params.box_radius = 17;
+  p.params.focus = 0.731f;
+  p.params.aperture = 123.25f;
+  p.params.max_radius = 31.5f;
+  p.params.near_depth = 0.3f;
+  p.params.far_depth = 77.f;
+  p.params.disparity = true;
+  p.params.fractional_radius = true;
+  p.synthetic = satlab::parse_synthetic_depth("radial:x=0.2,y=0.9,radius=0.33");
+  p.view = "coc";
+  return p;
+}
+
+void expect_same(const Preset& a, const Preset& b) {
+  EXPECT_EQ(a.params.filter, b.params.filter);
+  EXPECT_EQ(a.params.box_radius, b.params.box_radius);
+  EXPECT_EQ(a.params.focus, b.params.focus);
+  EXPECT_EQ(a.params.aperture, b.params.aperture);
+  EXPECT_EQ(a.params.max_radius, b.params.max_radius);
+  EXPECT_EQ(a.params.near_depth, b.params.near_depth);
+  EXPECT_EQ(a.params.far_depth, b.params.far_depth);
+  EXPECT_EQ(a.params.disparity, b.params.disparity);
+  EXPECT_EQ(a.params.fractional_radius, b.params.fractional_radius);
+  EXPECT_EQ(satlab::to_spec(a.synthetic), satlab::to_spec(b.synthetic));
+  EXPECT_EQ(a.view, b.view);
+}
+
+}  // namespace
+
+TEST(Preset, CoversEveryFieldOfParams) {
+  static_assert(std::is_aggregate_v<satlab::Params>, "Params must stay an aggregate for this count");
+  EXPECT_EQ(satlab::io::preset_param_field_count(), field_count<satlab::Params>())
+      << "core Params gained (or lost) a field: add it to the tables in app/io/preset.cpp, the round trip "
+         "below and the preset section of the README";
+}
+
+TEST(Preset, RoundTripKeepsEveryValueExactly) {
+  const Preset p = unusual_preset();
+  const std::string json = satlab::io::preset_to_json(p);
+  expect_same(satlab::io::parse_preset(json), p);
+  // Every Params field is spelled out in the file.
+  for (const char* name : {"filter", "box_radius", "focus", "aperture", "max_radius", "near_depth", "far_depth",
+                           "disparity", "fractional_radius"})
+    EXPECT_NE(json.find(std::string("\"") + name + "\""), std::string::npos) << name << " missing in\n" << json;
+  EXPECT_NE(json.find("\"focus\": 0.731"), std::string::npos) << "floats written in their shortest form:\n" << json;
+}
+
+TEST(Preset, RoundTripThroughAFile) {
+  char dir[] = "/tmp/satlab_preset_XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/p.json";
+  satlab::io::save_preset(path, unusual_preset());
+  expect_same(satlab::io::load_preset(path), unusual_preset());
+  std::remove(path.c_str());
+  rmdir(dir);
+}
+
+TEST(Preset, MissingFieldsKeepTheirDefaults) {
+  const Preset p = satlab::io::parse_preset(R"({"satlab_preset": 1, "params": {"focus": 0.5}})");
+  EXPECT_EQ(p.params.focus, 0.5f);
+  EXPECT_EQ(p.params.aperture, satlab::Params{}.aperture);
+  EXPECT_EQ(p.synthetic.mode, satlab::SyntheticDepth{}.mode);
+  EXPECT_TRUE(p.view.empty());
+}
+
+TEST(Preset, UnknownFieldsAreNamed) {
+  EXPECT_NE(error_of(R"({"satlab_preset": 1, "colour": 3})").find("'colour': unknown field"), std::string::npos);
+  EXPECT_NE(error_of(R"({"satlab_preset": 1, "params": {"focal": 0.5}})").find("'params.focal': unknown field"),
+            std::string::npos);
+}
+
+TEST(Preset, WrongTypesAreNamed) {
+  EXPECT_NE(error_of(R"({"satlab_preset": 1, "params": {"focus": "near"}})").find("'params.focus': expected a number"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"satlab_preset": 1, "params": {"box_radius": 2.5}})").find("'params.box_radius'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"satlab_preset": 1, "params": {"disparity": 1}})").find("'params.disparity'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"satlab_preset": 1, "params": {"filter": 0}})").find("'params.filter'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"satlab_preset": 1, "params": [1, 2]})").find("'params'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"satlab_preset": 1, "view": 2})").find("'view'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"satlab_preset": 1, "synthetic_depth": {}})").find("'synthetic_depth'"), std::string::npos);
+}
+
+TEST(Preset, OutOfRangeValuesAreNamed) {
+  EXPECT_NE(error_of(R"({"satlab_preset": 1, "params": {"focus": 1.5}})").find("'params.focus'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"satlab_preset": 1, "params": {"box_radius": -1}})").find("'params.box_radius'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"satlab_preset": 1, "params": {"box_radius": 99999999999}})").find("'params.box_radius'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"satlab_preset": 1, "params": {"aperture": 1e300}})").find("'params.aperture'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"satlab_preset": 1, "params": {"near_depth": 5, "far_depth": 2}})").find("far_depth"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"satlab_preset": 1, "params": {"filter": "gauss"}})").find("gauss"), std::string::npos);
+  EXPECT_NE(error_of(R"({"satlab_preset": 1, "synthetic_depth": "radial:radius=0"})").find("radius"),
+            std::string::npos);
+}
+
+TEST(Preset, NotAPresetIsRefusedInOneLine) {
+  for (const std::string& text : {std::string(""), std::string("{"), std::string("[1]"), std::string("{} x"),
+                                  std::string(R"({"params": {}})"), std::string(R"({"satlab_preset": 2})"),
+                                  std::string("[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]")}) {
+    const std::string msg = error_of(text);
+    EXPECT_FALSE(msg.empty()) << text;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  }
+}
+
+TEST(Preset, MissingOrUnreadableFileNamesThePath) {
+  try {
+    satlab::io::load_preset("/nonexistent/p.json");
+    FAIL() << "missing preset loaded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/p.json"), std::string::npos) << e.what();
+  }
+}
