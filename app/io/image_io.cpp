@@ -129,7 +129,7 @@ void write_atomically(const std::string& path, WriteFn&& write) {
   const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
   if (!write(tmp)) {
     std::remove(tmp.c_str());
-    fail(path, "cannot write PNG (" + std::string(std::strerror(errno ? errno : EIO)) + ")");
+    fail(path, "cannot write (" + std::string(std::strerror(errno ? errno : EIO)) + ")");
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     int e = errno;
@@ -257,6 +257,13 @@ void save_png16(const std::string& path, const ImageF& grey01) {
   }
   write_atomically(
       path, [&](const std::string& tmp) { return write_png16_gray(tmp, grey01.width, grey01.height, raw); });
+}
+
+void save_text(const std::string& path, const std::string& text) {
+  write_atomically(path, [&](const std::string& tmp) {
+    std::ofstream f(tmp, std::ios::binary);
+    return bool(f.write(text.data(), std::streamsize(text.size())).flush());
+  });
 }
 
 }  // namespace satlab::io

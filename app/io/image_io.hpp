@@ -22,5 +22,6 @@ ImageF resample_depth(const ImageF& depth, int width, int height);
 // Writes through a temporary file and rename, so an interrupted save leaves no half-written file.
 void save_png(const std::string& path, const ImageRGBA8& image);
 void save_png16(const std::string& path, const ImageF& grey01);  // 1 channel in [0,1] -> 16-bit PNG
+void save_text(const std::string& path, const std::string& text);  // presets, timings (CSV, JSON)
 
 }  // namespace satlab::io
