@@ -5,8 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "app/gui/export.hpp"
 #include "core/params.hpp"
 #include "core/pipeline.hpp"
+#include "core/synthetic_depth.hpp"
 
 namespace satlab::gui {
 
@@ -27,6 +29,9 @@ struct AppState {
   bool show_ui = true;
   bool vsync = true;
   bool continuous = false;  // run the pipeline every frame (live timings), not only on changes
+  SyntheticDepth synthetic;        // the depth map of images without one (panel_depth.cpp)
+  bool synthetic_changed = false;  // the session regenerates it
+  FilesState files;                // bundled scenes, presets, export (export.cpp)
 
   // What is loaded, for display.
   std::string image_path, depth_path, backend_name, backend_note, surface_name;

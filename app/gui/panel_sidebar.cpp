@@ -1,5 +1,6 @@
 #include <imgui.h>
 
+#include "app/gui/export.hpp"
 #include "app/gui/panels.hpp"
 
 namespace satlab::gui {
@@ -12,6 +13,8 @@ void draw_sidebar(AppState& s, float x, float y, float w, float h) {
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus);
   draw_scene_panel(s);
   if (ImGui::CollapsingHeader("Filter", ImGuiTreeNodeFlags_DefaultOpen)) draw_params_panel(s);
+  if (ImGui::CollapsingHeader("Synthetic depth")) draw_depth_panel(s);
+  if (ImGui::CollapsingHeader("Files")) draw_files_panel(s);
   if (ImGui::CollapsingHeader("Timings", ImGuiTreeNodeFlags_DefaultOpen)) draw_timings_panel(s);
   if (ImGui::CollapsingHeader("Backend", ImGuiTreeNodeFlags_DefaultOpen)) draw_backend_panel(s);
   if (ImGui::CollapsingHeader("Lab")) draw_lab_panel(s);

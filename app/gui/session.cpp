@@ -3,6 +3,7 @@
 #include "app/backend.hpp"
 #include "app/io/assets.hpp"
 #include "app/io/image_io.hpp"
+#include "app/io/output_names.hpp"
 #include "core/error.hpp"
 
 namespace satlab::gui {
@@ -42,10 +43,14 @@ void Session::set_backend(AppState& s) { load(s, image_, depth_); }  // copies: 
 void Session::open(AppState& s, const std::string& image_path, const std::string& depth_path) {
   const bool bundled = image_path.empty();
   const std::string path = bundled ? io::default_scene_image() : image_path;
-  const std::string dpath = bundled && depth_path.empty() ? io::default_scene_depth() : depth_path;
+  // The depth map named, else the one beside the image (NAME.depth.png, NAME_depth.png), else synthetic.
+  const std::string dpath = !depth_path.empty() ? depth_path
+                            : bundled           ? io::default_scene_depth()
+                                                : io::depth_beside(path);
   ImageRGBA8 image = io::load_image(path);
   ImageF depth;
   if (!dpath.empty()) depth = io::resample_depth(io::load_depth(dpath), image.width, image.height);
+  else depth = make_synthetic_depth(s.synthetic, image.width, image.height);  // empty for mode none
   load(s, std::move(image), std::move(depth));
   s.image_path = path;
   s.depth_path = dpath;
@@ -59,6 +64,18 @@ void Session::open_depth(AppState& s, const std::string& depth_path) {
   s.params_changed = true;
 }
 
+void Session::apply_synthetic_depth(AppState& s) {
+  if (!s.depth_path.empty() || image_.empty()) return;  // a depth map file is open
+  ImageF depth = make_synthetic_depth(s.synthetic, image_.width, image_.height);
+  if (depth.empty()) {  // mode none: a fresh backend, which has no depth map
+    load(s, image_, ImageF());
+    return;
+  }
+  pipeline_->set_depth(depth);
+  depth_ = std::move(depth);
+  s.params_changed = true;
+}
+
 void Session::handle_requests(AppState& s, const std::vector<std::string>& dropped) {
   for (const auto& f : dropped) {
     const std::string name = f.substr(f.find_last_of('/') + 1);
@@ -68,6 +85,7 @@ void Session::handle_requests(AppState& s, const std::vector<std::string>& dropp
     if (!s.open_image.empty()) open(s, s.open_image, "");
     if (!s.open_depth.empty()) open_depth(s, s.open_depth);
     if (s.backend_changed) set_backend(s);
+    if (s.synthetic_changed) apply_synthetic_depth(s);
   } catch (const Error& e) {
     s.error = e.what();
     s.backend = backend_;  // the selector shows what still runs
@@ -75,6 +93,7 @@ void Session::handle_requests(AppState& s, const std::vector<std::string>& dropp
   s.open_image.clear();
   s.open_depth.clear();
   s.backend_changed = false;
+  s.synthetic_changed = false;
 }
 
 bool Session::update(AppState& s) {

@@ -17,6 +17,8 @@ class Session {
   // Opens the image (empty: the bundled scene) with its depth map; throws satlab::Error.
   void open(AppState& s, const std::string& image_path, const std::string& depth_path);
   void open_depth(AppState& s, const std::string& depth_path);  // throws satlab::Error
+  // Regenerates the synthetic depth map from s.synthetic where no depth map file is open.
+  void apply_synthetic_depth(AppState& s);  // throws satlab::Error
   void set_backend(AppState& s);                                // throws satlab::Error
   // Acts on what panels and the window asked for (files to open, backend switch); a failure goes to
   // s.error and changes nothing. Dropped files whose name contains "depth" are taken as depth maps.

@@ -1,0 +1,247 @@
+#include "app/gui/export.hpp"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "app/gui/app_state.hpp"
+#include "app/gui/session.hpp"
+#include "app/io/assets.hpp"
+#include "app/io/image_io.hpp"
+#include "app/io/output_names.hpp"
+#include "app/io/preset.hpp"
+#include "core/error.hpp"
+
+namespace satlab::gui {
+namespace {
+
+// The suffixes an export writes, in the order of FilesState's switches.
+std::vector<std::string> suffixes(const FilesState& f) {
+  std::vector<std::string> out;
+  if (f.result) out.push_back(".png");
+  if (f.depth) out.push_back("_depth.png");
+  if (f.coc) out.push_back("_coc.png");
+  if (f.timings) out.insert(out.end(), {"_timings.csv", "_timings.json"});
+  return out;
+}
+
+std::string export_base(const AppState& s) {
+  return io::file_stem(s.image_path) + "_" + io::params_tag(s.params);
+}
+
+// The CoC view's colour map (shaders/view.frag): grey in focus, towards orange in front, blue behind.
+ImageRGBA8 coc_colour_map(const ImageF& coc, float max_radius) {
+  ImageRGBA8 out(coc.width, coc.height);
+  const float scale = max_radius > 0 ? 1.f / max_radius : 1.f;
+  const float focus = 0.08f, near_col[3] = {1.f, 0.45f, 0.1f}, far_col[3] = {0.15f, 0.45f, 1.f};
+  for (int y = 0; y < coc.height; ++y)
+    for (int x = 0; x < coc.width; ++x) {
+      const float c = std::min(std::max(coc.at(x, y) * scale, -1.f), 1.f), t = std::sqrt(std::fabs(c));
+      const float* col = c > 0 ? near_col : far_col;
+      uint8_t* px = out.px(x, y);
+      for (int k = 0; k < 3; ++k) px[k] = uint8_t(std::lround(255.f * (focus + (col[k] - focus) * t)));
+      px[3] = 255;
+    }
+  return out;
+}
+
+std::string timings_csv(const AppState& s) {
+  std::string out = "stage,ema_ms,last_ms,bytes,gb_per_s\n";
+  for (const auto& name : s.stage_order) {
+    const StageStats& st = s.stages.at(name);
+    char line[256];
+    std::snprintf(line, sizeof(line), "%s,%.6f,%.6f,%.0f,%.3f\n", name.c_str(), st.ema_ms, st.last_ms, st.bytes,
+                  st.bytes > 0 && st.ema_ms > 0 ? st.bytes / (st.ema_ms * 1e6) : 0.0);
+    out += line;
+  }
+  return out;
+}
+
+std::string timings_json(const AppState& s) {
+  nlohmann::json stages = nlohmann::json::array();
+  double total = 0;
+  for (const auto& name : s.stage_order) {
+    const StageStats& st = s.stages.at(name);
+    total += st.ema_ms;
+    stages.push_back({{"stage", name}, {"ema_ms", st.ema_ms}, {"last_ms", st.last_ms}, {"bytes", st.bytes},
+                      {"gb_per_s", st.bytes > 0 && st.ema_ms > 0 ? st.bytes / (st.ema_ms * 1e6) : 0.0}});
+  }
+  io::Preset preset{s.params, s.synthetic, to_string(s.view)};
+  const nlohmann::json j = {{"image", s.image_path},
+                            {"depth", s.depth_path},
+                            {"width", s.image_width},
+                            {"height", s.image_height},
+                            {"backend", s.backend_name},
+                            {"pipeline_runs", s.pipeline_runs},
+                            {"total_ema_ms", total},
+                            {"stages", stages},
+                            {"preset", nlohmann::json::parse(io::preset_to_json(preset))}};
+  return j.dump(2) + "\n";
+}
+
+// Writes every chosen file under `base` (a path without suffix); returns what was written.
+std::vector<std::string> write_export(AppState& s, Session& session, const std::string& base) {
+  if (s.pipeline_runs == 0) throw Error("nothing to export yet: the pipeline has not run");
+  const FilesState& f = s.files;
+  std::vector<std::string> written;
+  if (f.result) {
+    io::save_png(base + ".png", session.pipeline().result());
+    written.push_back(base + ".png");
+  }
+  const ImageF& depth = session.depth_normalised();
+  if (f.depth && !depth.empty()) {
+    io::save_png16(base + "_depth.png", depth);
+    written.push_back(base + "_depth.png");
+  }
+  const ImageF& coc = session.coc();
+  if (f.coc && !coc.empty() && s.params.filter == FilterKind::Dof) {
+    io::save_png(base + "_coc.png", coc_colour_map(coc, s.params.max_radius));
+    written.push_back(base + "_coc.png");
+  }
+  if (f.timings) {
+    io::save_text(base + "_timings.csv", timings_csv(s));
+    io::save_text(base + "_timings.json", timings_json(s));
+    written.insert(written.end(), {base + "_timings.csv", base + "_timings.json"});
+  }
+  return written;
+}
+
+void report(AppState& s, const std::vector<std::string>& written) {
+  s.files.message = "wrote " + std::to_string(written.size()) + " file" + (written.size() == 1 ? "" : "s");
+  if (!written.empty()) s.files.message += ": " + io::file_stem(written.front()) + "...";
+}
+
+void run_export(AppState& s, Session& session) {
+  FilesState& f = s.files;
+  const std::string folder = f.folder[0] ? f.folder : ".";
+  if (!io::is_dir(folder)) throw Error(folder + ": the export folder does not exist");
+  const std::vector<std::string> sfx = suffixes(f);
+  if (sfx.empty()) throw Error("nothing chosen to export");
+  const std::string base = folder + "/" + export_base(s);
+  f.existing.clear();
+  if (f.taken == FilesState::Taken::Ask) {
+    for (const auto& x : sfx)
+      if (io::path_exists(base + x)) f.existing.push_back(base + x);
+    if (!f.existing.empty()) return;  // the panel asks; its answer comes back as another request
+  }
+  const std::string target = f.taken == FilesState::Taken::NextFree ? io::next_free_base(folder, export_base(s), sfx)
+                                                                    : base;
+  report(s, write_export(s, session, target));
+}
+
+}  // namespace
+
+std::vector<std::string> export_next_free(AppState& s, Session& session, const std::string& folder) {
+  if (!io::is_dir(folder)) throw Error(folder + ": the export folder does not exist");
+  return write_export(s, session, io::next_free_base(folder, export_base(s), suffixes(s.files)));
+}
+
+void apply_preset_file(AppState& s, const std::string& path) {
+  const io::Preset p = io::load_preset(path);
+  View view = s.view;
+  if (!p.view.empty()) {
+    try {
+      view = view_from_string(p.view);
+    } catch (const Error& e) {
+      throw Error(path + ": preset field 'view': " + e.what());
+    }
+  }
+  // Everything checked: now apply.
+  s.params = p.params;
+  s.view = view;
+  if (to_spec(p.synthetic) != to_spec(s.synthetic)) s.synthetic_changed = true;
+  s.synthetic = p.synthetic;
+  s.params_changed = true;
+}
+
+void save_preset_file(const AppState& s, const std::string& path) {
+  io::save_preset(path, io::Preset{s.params, s.synthetic, to_string(s.view)});
+}
+
+void handle_file_requests(AppState& s, Session& session) {
+  FilesState& f = s.files;
+  if (!f.scenes_listed) {  // the bundled scenes: every image in the assets folder
+    f.scenes_listed = true;
+    try {
+      f.scenes = io::images_in_dir(io::assets_dir());
+    } catch (const Error&) {  // none found: the panel shows no scene buttons
+    }
+  }
+  try {
+    if (f.export_requested) run_export(s, session);
+    if (f.save_preset) {
+      save_preset_file(s, f.preset_path);
+      f.message = std::string("saved preset ") + f.preset_path;
+    }
+    if (f.load_preset) {
+      apply_preset_file(s, f.preset_path);
+      f.message = std::string("loaded preset ") + f.preset_path;
+    }
+  } catch (const Error& e) {
+    s.error = e.what();
+    f.existing.clear();
+  }
+  f.export_requested = f.save_preset = f.load_preset = false;
+  f.taken = FilesState::Taken::Ask;
+}
+
+void draw_files_panel(AppState& s) {
+  FilesState& f = s.files;
+  if (!f.scenes.empty()) {
+    ImGui::TextUnformatted("scene");
+    for (const auto& path : f.scenes) {
+      ImGui::SameLine();
+      const bool open = path == s.image_path;
+      if (open) ImGui::BeginDisabled();
+      if (ImGui::Button(io::file_stem(path).c_str())) s.open_image = path;
+      if (open) ImGui::EndDisabled();
+    }
+  }
+
+  ImGui::SetNextItemWidth(-ImGui::CalcTextSize("save load").x - 4 * ImGui::GetStyle().ItemSpacing.x -
+                          4 * ImGui::GetStyle().FramePadding.x);
+  ImGui::InputTextWithHint("##preset", "preset.json", f.preset_path, sizeof(f.preset_path));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("preset file: every filter parameter, the synthetic depth and the view");
+  ImGui::SameLine();
+  if (ImGui::Button("save") && f.preset_path[0]) f.save_preset = true;
+  ImGui::SameLine();
+  if (ImGui::Button("load") && f.preset_path[0]) f.load_preset = true;
+
+  ImGui::SetNextItemWidth(-ImGui::CalcTextSize("export").x - 2 * ImGui::GetStyle().ItemSpacing.x -
+                          2 * ImGui::GetStyle().FramePadding.x);
+  ImGui::InputTextWithHint("##folder", "export folder", f.folder, sizeof(f.folder));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("folder to export into: %s_*.png", export_base(s).c_str());
+  ImGui::SameLine();
+  if (ImGui::Button("export")) f.export_requested = true;
+  ImGui::Checkbox("result", &f.result);
+  ImGui::SameLine();
+  ImGui::Checkbox("depth", &f.depth);
+  ImGui::SameLine();
+  ImGui::Checkbox("CoC", &f.coc);
+  ImGui::SameLine();
+  ImGui::Checkbox("timings", &f.timings);
+  if (!f.message.empty()) ImGui::TextDisabled("%s", f.message.c_str());
+
+  if (!f.existing.empty()) ImGui::OpenPopup("Overwrite?");
+  if (ImGui::BeginPopupModal("Overwrite?", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::TextUnformatted("These files exist already:");
+    for (const auto& e : f.existing) ImGui::BulletText("%s", e.c_str());
+    auto answer = [&](FilesState::Taken t) {
+      f.taken = t;
+      f.export_requested = t != FilesState::Taken::Ask;
+      f.existing.clear();
+      ImGui::CloseCurrentPopup();
+    };
+    if (ImGui::Button("Overwrite")) answer(FilesState::Taken::Overwrite);
+    ImGui::SameLine();
+    if (ImGui::Button("Use the next free name")) answer(FilesState::Taken::NextFree);
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) answer(FilesState::Taken::Ask);
+    ImGui::EndPopup();
+  }
+}
+
+}  // namespace satlab::gui

@@ -1,0 +1,39 @@
+// The Files section: the bundled scenes, presets (save/load as JSON) and export of what is on screen at
+// native resolution: the result (PNG), the normalised depth (16-bit PNG), the signed CoC (the CoC view's
+// colour map: warm in front of the focus plane, cool behind) and the timings (CSV and JSON). Names come
+// from the image and the parameters (coffee_dof_f0.20_a40_r24.png); a name that is taken is overwritten
+// only after a confirmation, otherwise the next free one (coffee_dof_f0.20_a40_r24-2.png) is used.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace satlab::gui {
+
+struct AppState;
+class Session;
+
+struct FilesState {
+  char folder[1024] = ".";                        // where exports go
+  char preset_path[1024] = "satlab-preset.json";  // the preset file to save or load
+  bool result = true, depth = true, coc = true, timings = true;  // what an export writes
+  // Requests from the panel, handled by handle_file_requests.
+  bool export_requested = false, save_preset = false, load_preset = false;
+  enum class Taken { Ask, Overwrite, NextFree } taken = Taken::Ask;  // names already in use
+  std::vector<std::string> existing;  // what an export would overwrite: the confirm popup lists them
+  std::string message;                // what the last action wrote
+  std::vector<std::string> scenes;    // the bundled scenes' images, listed once
+  bool scenes_listed = false;
+};
+
+void draw_files_panel(AppState& s);
+// Acts on the Files panel's requests; failures go to s.error and change nothing.
+void handle_file_requests(AppState& s, Session& session);
+
+// Writes the chosen exports into `folder` under the next free base name; returns the files written.
+// Throws satlab::Error (files written before the failure stay, each complete).
+std::vector<std::string> export_next_free(AppState& s, Session& session, const std::string& folder);
+// Applies a preset file to s (params, synthetic depth, view) or throws satlab::Error leaving s untouched.
+void apply_preset_file(AppState& s, const std::string& path);
+void save_preset_file(const AppState& s, const std::string& path);  // throws satlab::Error
+
+}  // namespace satlab::gui
