@@ -15,7 +15,7 @@ void draw_scene_panel(AppState& s) {
   ImGui::SameLine();
   ImGui::TextDisabled("%d x %d", s.image_width, s.image_height);
   if (s.depth_path.empty())
-    ImGui::TextDisabled("no depth map: everything is in focus");
+    ImGui::TextDisabled("no depth map: synthetic depth %s", to_spec(s.synthetic).c_str());
   else
     ImGui::TextDisabled("depth: %s", file_name(s.depth_path).c_str());
   ImGui::Spacing();
