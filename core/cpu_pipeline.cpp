@@ -65,6 +65,15 @@ class CpuPipeline final : public Pipeline {
   const ImageF& coc() override { return coc_; }
   const std::vector<StageTiming>& timings() const override { return timings_; }
 
+  // One fixed implementation of each: core/reference's multi-threaded SAT and min/max.
+  std::vector<std::string> sat_builders() const override { return {"cpu"}; }
+  std::vector<std::string> reductions() const override { return {"cpu"}; }
+  Algorithms algorithms() const override { return {"cpu", "cpu"}; }
+  void set_algorithms(const Algorithms& a) override {
+    if (!a.sat_builder.empty()) check_choice("SAT builder of the CPU backend", a.sat_builder, sat_builders());
+    if (!a.reduction.empty()) check_choice("reduction of the CPU backend", a.reduction, reductions());
+  }
+
  private:
   void run_stages() {
     timings_.clear();
@@ -115,7 +124,7 @@ class CpuPipeline final : public Pipeline {
     auto t0 = std::chrono::steady_clock::now();
     f();
     auto t1 = std::chrono::steady_clock::now();
-    timings_.push_back({name, std::chrono::duration<double, std::milli>(t1 - t0).count(), bytes});
+    timings_.push_back({name, std::chrono::duration<double, std::milli>(t1 - t0).count(), bytes, ""});
   }
 
   int threads_;

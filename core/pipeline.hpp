@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/image.hpp"
 #include "core/params.hpp"
 
@@ -14,7 +15,28 @@ struct StageTiming {
   std::string name;   // "reduce", "coc", "sat", "blur", ...
   double ms = 0.0;    // wall (CPU) or CUDA-event (GPU) time of this stage in the last timed frame
   double bytes = 0.0; // minimum bytes the stage must move (for GB/s); 0 when not meaningful
+  // "" for a stage of the frame; else the stage this one is a phase of ("sat"), listed right after it.
+  // A phase's time is part of its parent's: frame totals add only stages without a parent.
+  std::string parent;
 };
+
+// The interchangeable implementations of two stages, by name: the SAT builder and the min/max reduction
+// of the depth normalisation. The GPU backend offers its registered variants; a backend with one fixed
+// implementation lists just that one.
+struct Algorithms {
+  std::string sat_builder;
+  std::string reduction;
+};
+
+// Throws satlab::Error "unknown <what> '<name>' (valid: a, b, ...)" unless `name` is one of `valid`.
+inline void check_choice(const std::string& what, const std::string& name, const std::vector<std::string>& valid) {
+  std::string list;
+  for (const auto& v : valid) {
+    if (v == name) return;
+    list += (list.empty() ? "" : ", ") + v;
+  }
+  throw Error("unknown " + what + " '" + name + "' (valid: " + list + ")");
+}
 
 class Pipeline {
  public:
@@ -37,6 +59,15 @@ class Pipeline {
   virtual const ImageF& coc() = 0;               // signed CoC radius in pixels, clamped to max_radius
 
   virtual const std::vector<StageTiming>& timings() const = 0;
+
+  // The SAT builders and min/max reductions this backend can use, and the ones in use.
+  virtual std::vector<std::string> sat_builders() const = 0;
+  virtual std::vector<std::string> reductions() const = 0;
+  virtual Algorithms algorithms() const = 0;
+  // Takes effect at the next run(), which rebuilds the SAT (and the normalised depth) with them. An
+  // empty name keeps the current choice. An unknown name throws satlab::Error listing the valid ones
+  // (check_choice), and nothing changes.
+  virtual void set_algorithms(const Algorithms& a) = 0;
 
   // The last result where a device-side consumer can take it without a host round trip (CUDA-GL
   // interop): RGBA8, width * height * 4 bytes on the GPU, valid until the next run(); *stream receives

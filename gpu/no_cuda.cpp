@@ -1,6 +1,7 @@
 // Built instead of the CUDA library when no CUDA toolkit was found at configure time.
 #include "core/error.hpp"
 #include "gpu/bench/primitives.hpp"
+#include "gpu/compare.hpp"
 #include "gpu/device.hpp"
 #include "gpu/sat/sat_host.hpp"
 #include "gpu/verify.hpp"
@@ -36,6 +37,16 @@ std::vector<VerifyLine> verify_variants(uint64_t, const std::function<void(const
   throw Error("verify needs a CUDA device: satlab was built without CUDA");
 }
 Bandwidth measure_bandwidth(size_t, int) { throw Error("built without CUDA"); }
+
+struct SatComparer::Impl {};
+SatComparer::SatComparer() { throw Error(probe().reason); }  // nothing else can be reached
+SatComparer::~SatComparer() = default;
+void SatComparer::set_image(const ImageRGBA8&) {}
+int SatComparer::width() const { return 0; }
+int SatComparer::height() const { return 0; }
+std::vector<const Variant*> SatComparer::candidates() const { return {}; }
+SatComparison SatComparer::run(const Variant&) { return {}; }
+void SatComparer::corrupt_next_output(size_t) {}
 std::vector<PrimitiveResult> bench_primitives(const PrimitiveBenchOptions&,
                                               const std::function<void(const PrimitiveResult&)>&) {
   throw Error("bench needs a CUDA device: satlab was built without CUDA");

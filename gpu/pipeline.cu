@@ -1,18 +1,21 @@
-// The GPU backend of the Pipeline interface: upload -> reduce (depth min/max + normalise) -> coc -> sat
-// (tiled 2D builder from the registry) -> blur, all on one stream. Each stage is bracketed by CUDA events;
-// a frame's events are read at the next run() (one frame late, so timing never stalls the pipeline), or
-// when timings() finds them complete. CUDA errors become satlab::Error.
+// The GPU backend of the Pipeline interface: upload -> reduce (depth min and max through the selected
+// registry reduction) -> normalise -> coc -> sat (the selected registry SAT builder) -> blur, all on one
+// stream. Each stage is bracketed by CUDA events, and the SAT builder's phases (SatArgs::phase) get events
+// of their own; a frame's events are read at the next run() (one frame late, so timing never stalls the
+// pipeline), or when timings() finds them complete. CUDA errors become satlab::Error.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/pipeline.hpp"
 #include "core/reference.hpp"
 #include "gpu/device.hpp"
+#include "gpu/fault.hpp"
 #include "gpu/filter/filter.hpp"
-#include "gpu/sat/sat.hpp"
 
 namespace satlab::gpu {
 namespace {
@@ -29,11 +32,16 @@ struct DeviceMemory {
   size_t bytes = 0;
   void reset(size_t n, const char* what) {
     if (n == bytes) return;
-    cudaFree(p);
-    p = nullptr, bytes = 0;
-    check(cudaMalloc(&p, n), std::string("allocation of ") + std::to_string(n >> 20) + " MiB for the " + what);
+    release();
+    check(fault_due(Fault::Alloc) ? cudaErrorMemoryAllocation : cudaMalloc(&p, n),
+          std::string("allocation of ") + std::to_string(n >> 20) + " MiB for the " + what);
     bytes = n;
   }
+  void release() {
+    cudaFree(p);
+    p = nullptr, bytes = 0;
+  }
+  void swap(DeviceMemory& o) { std::swap(p, o.p), std::swap(bytes, o.bytes); }
   ~DeviceMemory() { cudaFree(p); }
   template <typename T>
   T* as() const {
@@ -41,16 +49,19 @@ struct DeviceMemory {
   }
 };
 
-// One frame's stage events: begin/end pair per stage.
+// One frame's stage events: begin/end pair per stage (a phase's end is the next phase's begin, the last
+// one's its stage's end).
 struct FrameEvents {
   struct Stage {
     std::string name;
     double bytes;
     cudaEvent_t begin, end;
+    std::string parent;
   };
   std::vector<Stage> stages;
   std::vector<cudaEvent_t> pool;
   size_t used = 0;
+  cudaEvent_t last = nullptr;  // the frame's last recorded event
   bool pending = false;
   cudaEvent_t next() {
     if (used == pool.size()) {
@@ -65,11 +76,43 @@ struct FrameEvents {
   }
 };
 
+// The registry's variants the pipeline can use: SAT builders taking RGBA8, reductions taking float (the
+// depth map) with min and max.
+std::vector<const Variant*> usable(Family family) {
+  std::vector<const Variant*> r;
+  for (const Variant& v : variants()) {
+    if (v.family != family || (family == Family::Sat ? !v.sat : !v.reduce)) continue;
+    const DType t = family == Family::Sat ? DType::RGBA8 : DType::F32;
+    const bool takes = std::find(v.dtypes.begin(), v.dtypes.end(), t) != v.dtypes.end();
+    if (takes && (!v.refuses || v.refuses(1, t).empty())) r.push_back(&v);
+  }
+  return r;
+}
+
+std::vector<std::string> names(const std::vector<const Variant*>& vs) {
+  std::vector<std::string> r;
+  for (const Variant* v : vs) r.push_back(v->name);
+  return r;
+}
+
+const Variant* by_name(Family family, const std::string& name) {
+  for (const Variant* v : usable(family))
+    if (v->name == name) return v;
+  return nullptr;
+}
+
+// Defaults: the tiled 2D SAT (fewest bytes per pixel) and CUB's reduction.
+constexpr const char* kDefaultSat = "sat_tiled";
+constexpr const char* kDefaultReduce = "cub";
+
 class GpuPipeline final : public Pipeline {
  public:
   GpuPipeline() {
     check(cudaSetDevice(0), "cudaSetDevice");
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream creation");
+    sat_ = by_name(Family::Sat, kDefaultSat);
+    reduce_ = by_name(Family::Reduce, kDefaultReduce);
+    if (!sat_ || !reduce_) throw Error("GPU backend: the registry lacks its default SAT builder or reduction");
   }
   ~GpuPipeline() override { cudaStreamDestroy(stream_); }
 
@@ -81,23 +124,34 @@ class GpuPipeline final : public Pipeline {
     const size_t need = n * (4 + 16 + 4 + 4 + 4 + 4) + (64 << 20);
     size_t free_b = 0, total_b = 0;
     check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-    const size_t have = free_b + img_.bytes + sat_.bytes + out_.bytes + raw_.bytes + dnorm_.bytes + coc_.bytes;
+    const size_t have = free_b + img_.bytes + table_.bytes + out_.bytes + raw_.bytes + dnorm_.bytes + coc_.bytes;
     if (need > have)
       throw Error("image of " + std::to_string(image.width) + "x" + std::to_string(image.height) + " needs " +
                   std::to_string(need >> 20) + " MiB of GPU memory, " + std::to_string(have >> 20) +
                   " MiB available (the CPU backend can still filter it)");
+    ImageRGBA8 upload = image;  // uploaded (and timed) in the next run()
     if (image.width != width_ || image.height != height_) {
-      img_.reset(n * 4, "image");
-      sat_.reset(n * 16, "SAT");
-      out_.reset(n * 4, "result");
-      dnorm_.reset(n * 4, "normalised depth");
-      coc_.reset(n * 4, "CoC map");
-      raw_.reset(n * 4, "depth map");
-      mm_.reset(minmax_scratch_bytes(n) + 2 * sizeof(float), "min/max scratch");
+      // The new size's buffers are allocated beside the old ones and swapped in once all exist, so an
+      // allocation failure leaves the previous image and state. Only where the old ones' memory is needed
+      // to fit do they go first; a failure then leaves no image.
+      DeviceMemory* mine[] = {&img_, &table_, &out_, &dnorm_, &coc_, &raw_};
+      if (need > free_b) {
+        for (DeviceMemory* m : mine) m->release();
+        width_ = height_ = 0;
+      }
+      DeviceMemory fresh[6];
+      fresh[0].reset(n * 4, "image");
+      fresh[1].reset(n * 16, "SAT");
+      fresh[2].reset(n * 4, "result");
+      fresh[3].reset(n * 4, "normalised depth");
+      fresh[4].reset(n * 4, "CoC map");
+      fresh[5].reset(n * 4, "depth map");
+      mm_.reset(2 * sizeof(float), "depth min/max");
+      for (int i = 0; i < 6; ++i) mine[i]->swap(fresh[i]);
       has_depth_ = false;
     }
     width_ = image.width, height_ = image.height;
-    pending_upload_ = image;  // uploaded (and timed) in the next run()
+    pending_upload_ = std::move(upload);
     sat_valid_ = false;
     dirty_ = true;
   }
@@ -121,12 +175,35 @@ class GpuPipeline final : public Pipeline {
     dirty_ = true;
   }
 
+  std::vector<std::string> sat_builders() const override { return names(usable(Family::Sat)); }
+  std::vector<std::string> reductions() const override { return names(usable(Family::Reduce)); }
+  Algorithms algorithms() const override { return {sat_->name, reduce_->name}; }
+  void set_algorithms(const Algorithms& a) override {
+    if (!a.sat_builder.empty()) check_choice("SAT builder", a.sat_builder, sat_builders());
+    if (!a.reduction.empty()) check_choice("reduction", a.reduction, reductions());
+    if (!a.sat_builder.empty() && a.sat_builder != sat_->name) {
+      sat_ = by_name(Family::Sat, a.sat_builder);
+      sat_valid_ = false;
+    }
+    if (!a.reduction.empty() && a.reduction != reduce_->name) {
+      reduce_ = by_name(Family::Reduce, a.reduction);
+      depth_valid_ = false;
+    }
+  }
+
   void run() override {
     if (width_ == 0) throw Error("no image set");
+    const size_t pixels = size_t(width_) * size_t(height_);
+    for (const Variant* v : {sat_, reduce_}) {
+      const std::string why = v->refuses ? v->refuses(pixels, v == sat_ ? DType::RGBA8 : DType::F32) : "";
+      if (!why.empty()) throw Error(v->name + " refuses this " + std::to_string(width_) + "x" +
+                                    std::to_string(height_) + " image: " + why);
+    }
     collect(frames_[cur_ ^ 1]);  // last frame's timings, one frame late
     FrameEvents& f = frames_[cur_];
     f.stages.clear();
     f.used = 0;
+    f.last = nullptr;
     const size_t n = size_t(width_) * size_t(height_);
     const double dn = double(n);
     if (!pending_upload_.empty()) {
@@ -143,9 +220,13 @@ class GpuPipeline final : public Pipeline {
         });
       } else {
         if (!depth_valid_) {
-          stage(f, "reduce", 4 * dn, [&] {
-            float* mm = mm_.as<float>();
-            depth_minmax(raw_.as<float>(), n, mm, mm + 2, mm_.bytes - 2 * sizeof(float), stream_);
+          stage(f, "reduce", 8 * dn, [&] {  // min and max: two reads of the depth map
+            ReduceArgs a;
+            a.in = raw_.p, a.n = n, a.dtype = DType::F32, a.stream = stream_;
+            for (ReduceOp op : {ReduceOp::Min, ReduceOp::Max}) {
+              a.op = op, a.out = mm_.as<float>() + (op == ReduceOp::Max);
+              reduce_->reduce(a);
+            }
           });
           stage(f, "normalise", 8 * dn,
                 [&] { depth_normalise(raw_.as<float>(), mm_.as<float>(), dnorm_.as<float>(), n, stream_); });
@@ -157,18 +238,19 @@ class GpuPipeline final : public Pipeline {
     if (!sat_valid_) {
       stage(f, "sat", 20 * dn, [&] {
         SatArgs a;
-        a.in = img_.p, a.out = sat_.p, a.width = width_, a.height = height_, a.channels = 4;
+        a.in = img_.p, a.out = table_.p, a.width = width_, a.height = height_, a.channels = 4;
         a.dtype = DType::RGBA8, a.stream = stream_;
-        sat_tiled(a);
+        a.phase = [&](const char* name) { phase(f, "sat", name); };
+        sat_->sat(a);
       });
       sat_valid_ = true;
     }
     stage(f, "blur", (params_.filter == FilterKind::Dof ? 24 : 20) * dn, [&] {
-      blur_rgba8(sat_.as<uint32_t>(), params_.filter == FilterKind::Dof ? coc_.as<float>() : nullptr,
-                 params_.box_radius, width_, height_, out_.as<uint8_t>(), stream_);
+      blur_rgba8(table_.as<uint32_t>(), params_.filter == FilterKind::Dof ? coc_.as<float>() : nullptr,
+                 params_.box_radius, width_, height_, out_.as<uint8_t>(), stream_, params_.fractional_radius);
     });
     f.pending = true;
-    const cudaError_t e = cudaPeekAtLastError();
+    const cudaError_t e = fault_due(Fault::Launch) ? cudaErrorLaunchFailure : cudaPeekAtLastError();
     check(e, "frame");
     if (!pending_upload_.empty()) {  // the host copy must outlive its asynchronous upload
       check(cudaStreamSynchronize(stream_), "image upload");
@@ -211,19 +293,34 @@ class GpuPipeline final : public Pipeline {
   const std::vector<StageTiming>& timings() const override {
     // The frame just run, once its last event has completed (never waits); else the one before.
     const FrameEvents& f = frames_[cur_ ^ 1];
-    if (f.pending && !f.stages.empty() && cudaEventQuery(f.stages.back().end) == cudaSuccess)
+    if (f.pending && f.last && cudaEventQuery(f.last) == cudaSuccess)
       const_cast<GpuPipeline*>(this)->collect(const_cast<FrameEvents&>(f));
     return timings_;
   }
 
  private:
+  cudaEvent_t record(FrameEvents& f) {
+    cudaEvent_t e = f.next();
+    check(cudaEventRecord(e, stream_), "event record");
+    return f.last = e;
+  }
+
+  // A stage, listed before the phases its body reports; open phases end with it.
   template <typename F>
   void stage(FrameEvents& f, const char* name, double bytes, F&& body) {
-    FrameEvents::Stage s{name, bytes, f.next(), f.next()};
-    check(cudaEventRecord(s.begin, stream_), "event record");
+    const size_t i = f.stages.size();
+    f.stages.push_back({name, bytes, record(f), nullptr, ""});
     body();
-    check(cudaEventRecord(s.end, stream_), "event record");
-    f.stages.push_back(s);
+    const cudaEvent_t end = record(f);
+    for (size_t j = i; j < f.stages.size(); ++j)
+      if (!f.stages[j].end) f.stages[j].end = end;
+  }
+
+  // A phase of `parent`'s body: from now to the next phase, or to the end of the stage.
+  void phase(FrameEvents& f, const char* parent, const char* name) {
+    const cudaEvent_t e = record(f);
+    if (!f.stages.back().parent.empty() && !f.stages.back().end) f.stages.back().end = e;
+    f.stages.push_back({name, 0.0, e, nullptr, parent});
   }
 
   void collect(FrameEvents& f) {
@@ -234,7 +331,7 @@ class GpuPipeline final : public Pipeline {
       check(cudaEventSynchronize(s.end), "stage '" + s.name + "'");
       float ms = 0;
       check(cudaEventElapsedTime(&ms, s.begin, s.end), "event timing");
-      timings_.push_back({s.name, double(ms), s.bytes});
+      timings_.push_back({s.name, double(ms), s.bytes, s.parent});
     }
   }
 
@@ -245,7 +342,9 @@ class GpuPipeline final : public Pipeline {
 
   cudaStream_t stream_ = nullptr;
   int width_ = 0, height_ = 0;
-  DeviceMemory img_, sat_, out_, raw_, dnorm_, coc_, mm_;
+  DeviceMemory img_, table_, out_, raw_, dnorm_, coc_, mm_;
+  const Variant* sat_ = nullptr;     // the selected SAT builder (registry entry)
+  const Variant* reduce_ = nullptr;  // the selected min/max reduction
   ImageRGBA8 pending_upload_, result_;
   ImageF depth_host_, coc_host_;
   bool has_depth_ = false, depth_valid_ = false, sat_valid_ = false, dirty_ = true;

@@ -28,6 +28,7 @@ struct RenderOptions {
   std::string depth, out, out_dir, filter = "dof", backend = "auto", preset, synthetic = "gradient";
   Params params;
   std::set<std::string> given;  // the parameter options named on the command line (they beat --preset)
+  Algorithms algorithms;        // SAT builder and reduction by name; empty: the backend's defaults
 };
 
 // Parameter options and the Params field each sets, for the --preset overlay.
@@ -80,6 +81,7 @@ std::string render_one(const RenderOptions& o, const Params& p, const SyntheticD
   std::unique_ptr<Pipeline> pipe = make_backend(o.backend, &backend_note);
   if (!backend_note.empty() && !*backend_noted) note(backend_note);
   *backend_noted = true;
+  pipe->set_algorithms(o.algorithms);  // an unknown name: one line listing the valid ones
   pipe->set_image(img);
   if (!depth.empty()) pipe->set_depth(depth);
   pipe->set_params(p);
@@ -88,15 +90,17 @@ std::string render_one(const RenderOptions& o, const Params& p, const SyntheticD
   double total = 0;
   std::string stages;
   for (const auto& t : pipe->timings()) {
-    total += t.ms;
+    if (t.parent.empty()) total += t.ms;  // a phase's time is part of its stage's
     char buf[96];
-    std::snprintf(buf, sizeof(buf), "  %s %.2f ms", t.name.c_str(), t.ms);
+    std::snprintf(buf, sizeof(buf), t.parent.empty() ? "  %s %.2f ms" : " [%s %.3f]", t.name.c_str(), t.ms);
     stages += buf;
   }
+  const Algorithms used = pipe->algorithms();
+  stages = " SAT " + used.sat_builder + ", reduction " + used.reduction + ":" + stages;
   char head[160];
   std::snprintf(head, sizeof(head), "(%dx%d, %s filter, ", img.width, img.height, to_string(p.filter));
   char tail[64];
-  std::snprintf(tail, sizeof(tail), ", %.2f ms:", total);
+  std::snprintf(tail, sizeof(tail), ", %.2f ms,", total);
   return head + (p.filter == FilterKind::Dof ? depth_from + ", " : "") + pipe->backend_name() + tail + stages + ")";
 }
 
@@ -246,6 +250,10 @@ void add_render_command(CLI::App& app, Action& action) {
   sub->add_flag("--fractional-radius", o->params.fractional_radius,
                 "Blend the two nearest integer boxes by the fractional radius (no banding)");
   sub->add_option("--backend", o->backend, "Pipeline backend")->check(CLI::IsMember({"auto", "cpu", "gpu"}));
+  sub->add_option("--sat-builder", o->algorithms.sat_builder,
+                  "SAT builder by registry name (see `satlab variants`; the CPU backend has one: cpu)");
+  sub->add_option("--reduce", o->algorithms.reduction,
+                  "Min/max reduction of the depth normalisation by registry name (the CPU backend: cpu)");
   sub->callback([o, sub, &action] {
     // Inconsistent parameters (--far <= --near, ...) and bad specs are usage errors (exit 2), found
     // before any I/O; with --preset the merged parameters are checked when the preset has been read.

@@ -1,7 +1,11 @@
 // The GPU Pipeline backend against the CPU backend: normalised depth, CoC and the blurred result are
-// bit-identical (dof and box filters, depth and disparity lenses, odd sizes, several frames).
+// bit-identical (dof and box filters, depth and disparity lenses, odd sizes, several frames), with every
+// selectable SAT builder and reduction; the SAT builders' phases are timed inside the sat stage.
+// SATLAB_TEST_MAX_N limits the image sizes (the sanitizer runs use a small one).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -9,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/pipeline.hpp"
 #include "gpu/device.hpp"
+#include "variant_test_util.hpp"
 
 namespace {
 
@@ -53,6 +58,7 @@ TEST(GpuPipeline, DofFrameIsBitIdenticalToTheCpuBackend) {
   for (const Case c : {Case{1, 1, false, 0.2f, 40.f, 24.f}, Case{333, 1, true, 0.7f, 300.f, 60.f},
                        Case{641, 479, false, 0.1f, 90.f, 33.5f}, Case{1920, 1080, true, 0.5f, 25.f, 12.f},
                        Case{257, 1031, false, 0.9f, 4000.f, 2047.f}}) {
+    if (size_t(c.w) * size_t(c.h) > test::test_max_n()) continue;
     const Scene s = random_scene(c.w, c.h, rng);
     Params p;
     p.disparity = c.disparity, p.focus = c.focus, p.aperture = c.aperture, p.max_radius = c.max_radius;
@@ -106,6 +112,118 @@ TEST(GpuPipeline, RejectsADepthMapOfTheWrongSizeAndRunWithoutImage) {
   EXPECT_THROW(pipe->run(), Error);
   pipe->set_image(ImageRGBA8(10, 10));
   EXPECT_THROW(pipe->set_depth(ImageF(9, 10, 1)), Error);
+}
+
+// The largest image side the environment allows (SATLAB_TEST_MAX_N pixels), at most `side`.
+int capped(int side) {
+  if (const char* e = std::getenv("SATLAB_TEST_MAX_N")) {
+    const long max = std::strtol(e, nullptr, 10);
+    while (side > 8 && long(side) * side > max) side /= 2;
+  }
+  return side;
+}
+
+void expect_same_frame(Pipeline& gpu_pipe, Pipeline& cpu_pipe, const std::string& what) {
+  EXPECT_EQ(count_diff(gpu_pipe.depth_normalised().data, cpu_pipe.depth_normalised().data), 0u) << what;
+  EXPECT_EQ(count_diff(gpu_pipe.coc().data, cpu_pipe.coc().data), 0u) << what;
+  EXPECT_TRUE(gpu_pipe.result().data == cpu_pipe.result().data) << what;
+}
+
+TEST(GpuPipeline, EverySelectableSatBuilderAndReductionGivesTheCpuBackendsFrame) {
+  SKIP_WITHOUT_GPU();
+  const uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  auto gpu_pipe = gpu::make_pipeline();
+  auto cpu_pipe = make_cpu_pipeline();
+  ASSERT_FALSE(gpu_pipe->sat_builders().empty());
+  ASSERT_FALSE(gpu_pipe->reductions().empty());
+  const int w = capped(333), h = capped(257);
+  const Scene s = random_scene(w, h, rng);
+  Scene white = random_scene(capped(1031), capped(517), rng);  // all 255: the wrap-around case
+  std::fill(white.image.data.begin(), white.image.data.end(), uint8_t(255));
+  Params dof;
+  dof.focus = 0.3f, dof.aperture = 120.f, dof.max_radius = 40.f, dof.near_depth = 0.5f, dof.far_depth = 40.f;
+  Params box;
+  box.filter = FilterKind::Box, box.box_radius = 600;
+  auto frame = [&](Pipeline& p, const Scene& sc, const Params& params) {
+    p.set_image(sc.image);
+    p.set_depth(sc.depth);
+    p.set_params(params);
+    p.run();
+  };
+  frame(*cpu_pipe, s, dof);
+  for (const std::string& name : gpu_pipe->sat_builders()) {
+    // The image stays; only the builder changes: the next run must rebuild the SAT with it.
+    frame(*gpu_pipe, s, dof);
+    gpu_pipe->set_algorithms({name, ""});
+    EXPECT_EQ(gpu_pipe->algorithms().sat_builder, name);
+    gpu_pipe->run();
+    expect_same_frame(*gpu_pipe, *cpu_pipe, "SAT builder " + name);
+  }
+  for (const std::string& name : gpu_pipe->reductions()) {
+    gpu_pipe->set_algorithms({"", name});
+    EXPECT_EQ(gpu_pipe->algorithms().reduction, name);
+    gpu_pipe->run();  // the depth map stays; the normalisation is redone with this reduction
+    expect_same_frame(*gpu_pipe, *cpu_pipe, "reduction " + name);
+  }
+  frame(*cpu_pipe, white, box);
+  for (const std::string& name : gpu_pipe->sat_builders()) {
+    gpu_pipe->set_algorithms({name, ""});
+    frame(*gpu_pipe, white, box);
+    EXPECT_TRUE(gpu_pipe->result().data == cpu_pipe->result().data) << "all-255 image, SAT builder " << name;
+  }
+}
+
+TEST(GpuPipeline, AnUnknownBuilderOrReductionIsRefusedAndChangesNothing) {
+  SKIP_WITHOUT_GPU();
+  auto pipe = gpu::make_pipeline();
+  const Algorithms before = pipe->algorithms();
+  try {
+    pipe->set_algorithms({"no_such_builder", ""});
+    ADD_FAILURE() << "an unknown SAT builder was accepted";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("unknown SAT builder 'no_such_builder' (valid: "), std::string::npos) << m;
+    for (const auto& n : pipe->sat_builders()) EXPECT_NE(m.find(n), std::string::npos) << n << " not listed in " << m;
+  }
+  EXPECT_THROW(pipe->set_algorithms({before.sat_builder, "no_such_reduction"}), Error);
+  EXPECT_THROW(pipe->set_algorithms({"harris7", ""}), Error);  // a reduction is no SAT builder
+  EXPECT_EQ(pipe->algorithms().sat_builder, before.sat_builder);
+  EXPECT_EQ(pipe->algorithms().reduction, before.reduction);
+}
+
+// Each builder's phases follow the sat stage, have their own non-negative times, and (being nested in it,
+// on one stream) add up to the sat stage's time, less what runs between its begin and the first phase.
+TEST(GpuPipeline, SatPhasesAreTimedInsideTheSatStage) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937 rng(7);
+  auto pipe = gpu::make_pipeline();
+  const Scene s = random_scene(capped(1920), capped(1080), rng);
+  for (const std::string& name : pipe->sat_builders()) {
+    pipe->set_algorithms({name, ""});
+    pipe->set_image(s.image);
+    pipe->set_depth(s.depth);
+    pipe->run();
+    (void)pipe->result();  // waits for the frame, so timings() has this frame's events
+    const auto& t = pipe->timings();
+    const auto sat = std::find_if(t.begin(), t.end(), [](const StageTiming& x) { return x.name == "sat"; });
+    ASSERT_NE(sat, t.end()) << name;
+    double sum = 0;
+    int phases = 0;
+    for (auto it = sat + 1; it != t.end() && it->parent == "sat"; ++it, ++phases) {
+      EXPECT_GE(it->ms, 0.0) << name << ": " << it->name;
+      sum += it->ms;
+    }
+    for (const auto& x : t) {
+      if (!x.parent.empty()) {
+        EXPECT_EQ(x.parent, "sat") << name << ": " << x.name << " is a phase out of place";
+      }
+    }
+    EXPECT_GT(phases, 0) << name << " reports no phases (SatArgs::phase)";
+    EXPECT_LE(sum, sat->ms + 0.002 * (phases + 1)) << name;  // event resolution about 0.5 us
+    EXPECT_GE(sum, 0.5 * sat->ms) << name;
+  }
 }
 
 }  // namespace
