@@ -1,11 +1,14 @@
-// satlab soak: many frames through one pipeline while filters, parameters and image sizes change, then
-// the host (RSS) and device memory at the end against the start. A leak per frame or per resize
-// shows as drift; the run fails when drift exceeds --max-drift-mb.
+// satlab soak: many frames through one pipeline while filters, parameters, the SAT builder and the
+// reduction (every variant the backend offers) and image sizes change, then the host (RSS) and device
+// memory at the end against the start. A leak per frame, per resize or per variant switch shows as
+// drift; the run fails when drift exceeds --max-drift-mb.
 #include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "app/backend.hpp"
 #include "app/cli/commands.hpp"
@@ -20,6 +23,7 @@ namespace {
 struct SoakOptions {
   int frames = 10000;
   int resize_every = 250;
+  int switch_every = 30;  // frames between SAT builder / reduction changes
   double max_drift_mb = 8.0;
   std::string backend = "auto", json;
 };
@@ -50,11 +54,17 @@ int run_soak(const SoakOptions& o) {
     pipe->set_image(img);
     pipe->set_depth(io::resample_depth(scene_depth, w, h));
   };
+  const std::vector<std::string> builders = pipe->sat_builders(), reductions = pipe->reductions();
   const int warmup = std::min(o.frames, 2 * int(std::size(kSizes)) * o.resize_every) / 2;
+  const double rss_first = rss_mb(), dev_first = double(gpu::device_memory_in_use()) / 1048576.0;
   double rss0 = 0, dev0 = 0, ms = 0;
-  int resizes = 0;
+  int resizes = 0, switches = 0;
   for (int f = 0; f < o.frames; ++f) {
     if (f % o.resize_every == 0) set_size(resizes++ % int(std::size(kSizes)));
+    if (f % o.switch_every == 0) {  // builders and reductions in a pattern that meets every pair
+      const size_t k = size_t(switches++);
+      pipe->set_algorithms({builders[k % builders.size()], reductions[(k / builders.size() + k) % reductions.size()]});
+    }
     Params p;
     p.filter = (f / 7) % 3 == 0 ? FilterKind::Box : FilterKind::Dof;
     p.box_radius = int(rng() % 40);
@@ -64,18 +74,22 @@ int run_soak(const SoakOptions& o) {
     p.disparity = (f / 13) % 2 == 1;
     pipe->set_params(p);
     pipe->run();
-    for (const auto& t : pipe->timings()) ms += t.ms;
+    for (const auto& t : pipe->timings())
+      if (t.parent.empty()) ms += t.ms;
     if (f + 1 == warmup) rss0 = rss_mb(), dev0 = double(gpu::device_memory_in_use()) / 1048576.0;
   }
   (void)pipe->result();
   const double rss1 = rss_mb(), dev1 = double(gpu::device_memory_in_use()) / 1048576.0;
   const double host_drift = rss1 - rss0, dev_drift = dev1 - dev0;
-  char line[512];
+  char line[768];
   std::snprintf(line, sizeof(line),
-                "{\"backend\": \"%s\", \"frames\": %d, \"resizes\": %d, \"measured_from_frame\": %d, "
-                "\"host_rss_mb\": [%.1f, %.1f], \"host_drift_mb\": %.2f, \"device_used_mb\": [%.1f, %.1f], "
-                "\"device_drift_mb\": %.2f, \"pipeline_ms_total\": %.1f}",
-                pipe->backend_name().c_str(), o.frames, resizes, warmup, rss0, rss1, host_drift, dev0, dev1, dev_drift, ms);
+                "{\"backend\": \"%s\", \"frames\": %d, \"resizes\": %d, \"algorithm_switches\": %d, "
+                "\"sat_builders\": %zu, \"reductions\": %zu, \"measured_from_frame\": %d, "
+                "\"host_rss_mb_at_frame_0\": %.1f, \"host_rss_mb\": [%.1f, %.1f], \"host_drift_mb\": %.2f, "
+                "\"device_used_mb_at_frame_0\": %.1f, \"device_used_mb\": [%.1f, %.1f], \"device_drift_mb\": %.2f, "
+                "\"pipeline_ms_total\": %.1f}",
+                pipe->backend_name().c_str(), o.frames, resizes, switches, builders.size(), reductions.size(), warmup,
+                rss_first, rss0, rss1, host_drift, dev_first, dev0, dev1, dev_drift, ms);
   std::printf("%s\n", line);
   if (!o.json.empty()) std::ofstream(o.json) << line << "\n";
   if (host_drift > o.max_drift_mb || dev_drift > o.max_drift_mb)
@@ -91,6 +105,8 @@ void add_soak_command(CLI::App& app, Action& action) {
   CLI::App* sub = app.add_subcommand("soak", "Run many frames while parameters and image sizes change; check memory drift");
   sub->add_option("--frames", o->frames, "Frames to run")->check(CLI::PositiveNumber)->capture_default_str();
   sub->add_option("--resize-every", o->resize_every, "Frames between image size changes")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  sub->add_option("--switch-every", o->switch_every, "Frames between SAT builder and reduction changes")
       ->check(CLI::PositiveNumber)->capture_default_str();
   sub->add_option("--max-drift-mb", o->max_drift_mb, "Fail when host or device memory grows more than this")
       ->capture_default_str();

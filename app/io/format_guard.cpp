@@ -1,11 +1,52 @@
 #include "app/io/format_guard.hpp"
 
+#include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 
+#include "app/io/image_io.hpp"
 #include "core/error.hpp"
 
 namespace satlab::io {
+namespace {
+
+std::atomic<uint64_t> g_memory_override{0};
+
+std::string megapixels(uint64_t pixels) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.1f Mpx", double(pixels) / 1e6);
+  return buf;
+}
+
+}  // namespace
+
+uint64_t host_memory_available() {
+  if (const uint64_t o = g_memory_override.load()) return o;
+  std::ifstream f("/proc/meminfo");
+  std::string key;
+  uint64_t kib = 0;
+  std::string unit;
+  while (f >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return 0;
+}
+
+void testing::set_host_memory_available(uint64_t bytes) { g_memory_override = bytes; }
+
+void check_image_limits(const std::string& path, uint64_t width, uint64_t height) {
+  const uint64_t pixels = width * height;  // both < 2^32: no overflow
+  const std::string size = std::to_string(width) + "x" + std::to_string(height) + " (" + megapixels(pixels) + ")";
+  const uint64_t limit = max_pixels();
+  if (pixels > limit)
+    throw Error(path + ": image is " + size + ", more than the limit of " + megapixels(limit) +
+                " (--max-megapixels or SATLAB_MAX_MEGAPIXELS; at most 268.4 Mpx, 16384x16384)");
+  const uint64_t need = pixels * kHostBytesPerPixel, have = host_memory_available();
+  if (have != 0 && need > have)
+    throw Error(path + ": image is " + size + ": loading and filtering it takes about " +
+                std::to_string(need >> 20) + " MiB of memory, only " + std::to_string(have >> 20) +
+                " MiB available");
+}
 
 void check_untrusted_image(const std::string& path, int width, int height) {
   std::ifstream f(path, std::ios::binary | std::ios::ate);

@@ -8,12 +8,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <sstream>
 
 #include "app/io/format_guard.hpp"
@@ -62,15 +66,11 @@ bool png_declared_size(const std::string& path, uint32_t* w, uint32_t* h) {
 void check_header(const std::string& path, int* w, int* h, int* comp) {
   if (!stbi_info(path.c_str(), w, h, comp)) {
     uint32_t pw = 0, ph = 0;
-    if (png_declared_size(path, &pw, &ph) && uint64_t(pw) * ph > kMaxPixels)
-      fail(path, "PNG declares " + std::to_string(pw) + "x" + std::to_string(ph) +
-                     " pixels, more than the limit of 2^28 (16384x16384)");
+    if (png_declared_size(path, &pw, &ph)) check_image_limits(path, pw, ph);
     fail(path, std::string("not a readable image (") + stbi_failure_reason() + ")");
   }
   if (*w <= 0 || *h <= 0) fail(path, "image has zero size");
-  if (size_t(*w) * size_t(*h) > kMaxPixels)
-    fail(path, "image is " + std::to_string(*w) + "x" + std::to_string(*h) +
-                   " pixels, more than the limit of 2^28 (16384x16384)");
+  check_image_limits(path, uint64_t(*w), uint64_t(*h));
   check_untrusted_image(path, *w, *h);
 }
 
@@ -86,8 +86,9 @@ ImageF load_pfm(const std::string& path) {
   double scale = 0;
   f >> magic >> w >> h >> scale;
   if (!f || (magic != "Pf" && magic != "PF")) fail(path, "not a PFM file (bad header)");
-  if (w <= 0 || h <= 0 || size_t(w) * size_t(h) > kMaxPixels)
+  if (w <= 0 || h <= 0 || w > (1 << 30) || h > (1 << 30))
     fail(path, "PFM size " + std::to_string(w) + "x" + std::to_string(h) + " out of range");
+  check_image_limits(path, uint64_t(w), uint64_t(h));
   f.get();  // the single whitespace byte after the scale
   const int ch = magic == "PF" ? 3 : 1;
   const size_t need = size_t(w) * size_t(h) * size_t(ch) * sizeof(float);
@@ -126,6 +127,7 @@ void check_finite(const std::string& path, const ImageF& d) {
 // Writes bytes to path through path.tmp-XXXX + rename, so readers never see a partial file.
 template <typename WriteFn>
 void write_atomically(const std::string& path, WriteFn&& write) {
+  refuse_overwriting_inputs(path);
   const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
   if (!write(tmp)) {
     std::remove(tmp.c_str());
@@ -138,9 +140,60 @@ void write_atomically(const std::string& path, WriteFn&& write) {
   }
 }
 
+// Every file loaded as an image or depth map, so that no writer replaces one.
+struct Inputs {
+  std::mutex mutex;
+  std::vector<std::string> paths;
+  void add(const std::string& path) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const auto& p : paths)
+      if (p == path) return;
+    paths.push_back(path);
+  }
+};
+Inputs& inputs() {
+  static Inputs in;
+  return in;
+}
+
+// The limit set on the command line, in pixels; 0: not set.
+std::atomic<size_t> g_max_pixels{0};
+
+size_t parse_megapixels(double mpx, const std::string& what) {
+  if (!(mpx > 0) || mpx > double(kMaxPixels) / 1e6)
+    throw Error(what + " must be a number of megapixels in (0, 268.4], got " + std::to_string(mpx));
+  return std::max<size_t>(1, size_t(std::llround(mpx * 1e6)));
+}
+
 }  // namespace
 
-ImageRGBA8 load_image(const std::string& path) {
+size_t max_pixels() {
+  if (const size_t set = g_max_pixels.load()) return set;
+  static const size_t from_env = [] {
+    const char* e = std::getenv("SATLAB_MAX_MEGAPIXELS");
+    if (!e || !*e) return kMaxPixels;
+    char* end = nullptr;
+    const double v = std::strtod(e, &end);
+    if (*end != '\0') throw Error("SATLAB_MAX_MEGAPIXELS='" + std::string(e) + "' is not a number of megapixels");
+    return parse_megapixels(v, "SATLAB_MAX_MEGAPIXELS");
+  }();
+  return from_env;
+}
+
+void set_max_megapixels(double megapixels) { g_max_pixels = parse_megapixels(megapixels, "--max-megapixels"); }
+
+void refuse_overwriting_inputs(const std::string& path) {
+  std::lock_guard<std::mutex> lock(inputs().mutex);
+  for (const auto& in : inputs().paths) {
+    std::error_code ec;  // a path that does not exist yet is no input
+    if (std::filesystem::equivalent(path, in, ec))
+      fail(path, "is an input of this run (" + in + "): refusing to overwrite it, write the result elsewhere");
+  }
+}
+
+namespace {
+
+ImageRGBA8 load_image_file(const std::string& path) {
   check_file(path);
   if (is_jpeg_file(path)) {
     int jw = 0, jh = 0;
@@ -177,7 +230,7 @@ ImageRGBA8 load_image(const std::string& path) {
   return img;
 }
 
-ImageF load_depth(const std::string& path) {
+ImageF load_depth_file(const std::string& path) {
   check_file(path);
   if (ext_lower(path) == "pfm") {
     ImageF d = load_pfm(path);
@@ -210,6 +263,20 @@ ImageF load_depth(const std::string& path) {
     if (!px) fail(path, std::string("cannot decode (") + stbi_failure_reason() + ")");
     for (size_t i = 0; i < d.data.size(); ++i) d.data[i] = float(px.get()[i * size_t(comp)]) / 255.f;
   }
+  return d;
+}
+
+}  // namespace
+
+ImageRGBA8 load_image(const std::string& path) {
+  ImageRGBA8 img = load_image_file(path);
+  inputs().add(path);
+  return img;
+}
+
+ImageF load_depth(const std::string& path) {
+  ImageF d = load_depth_file(path);
+  inputs().add(path);
   return d;
 }
 

@@ -5,7 +5,7 @@
 // jpeglib.h needs FILE and size_t declared first.
 #include <jpeglib.h>
 
-#include "app/io/image_io.hpp"
+#include "app/io/format_guard.hpp"
 #include "core/error.hpp"
 
 namespace satlab::io {
@@ -62,11 +62,14 @@ std::vector<uint8_t> decode_jpeg(const std::string& path, int channels, int* wid
   jpeg_read_header(&cinfo, TRUE);
   const uint64_t w = cinfo.image_width, h = cinfo.image_height, px = w * h;
   if (w == 0 || h == 0) failure = "image has zero size";
-  else if (px > kMaxPixels)
-    failure = "image is " + std::to_string(w) + "x" + std::to_string(h) +
-              " pixels, more than the limit of 2^28 (16384x16384)";
+  try {
+    if (failure.empty()) check_image_limits(path, w, h);
+  } catch (const Error&) {
+    jpeg_destroy_decompress(&cinfo);
+    throw;
+  }
   // Every 8x8 block of a baseline or progressive JPEG costs at least a few bits.
-  else if (uint64_t(file_size) * 2048 < px)
+  if (failure.empty() && uint64_t(file_size) * 2048 < px)
     failure = "JPEG of " + std::to_string(file_size) + " bytes cannot hold the " + std::to_string(w) + "x" +
               std::to_string(h) + " pixels it declares (truncated or corrupt)";
   if (!failure.empty()) {

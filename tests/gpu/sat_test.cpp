@@ -10,6 +10,7 @@
 #include "core/reference.hpp"
 #include "gpu/device.hpp"
 #include "gpu/sat/sat_host.hpp"
+#include "variant_test_util.hpp"
 
 namespace {
 
@@ -55,6 +56,7 @@ TEST(Sat, EveryIntegerVariantMatchesTheCpuReferenceBitForBitOnOddSizes) {
     ASSERT_FALSE(vs.empty()) << "no SAT variant takes " << satlab::to_string(t);
     const int ch = t == DType::RGBA8 ? 4 : 1;
     for (const Size s : kSizes) {
+      if (size_t(s.w) * size_t(s.h) > satlab::test::test_max_n()) continue;
       std::vector<uint8_t> img(size_t(s.w) * s.h * ch);
       for (auto& b : img) b = uint8_t(rng());
       std::vector<uint32_t> want;
@@ -78,6 +80,7 @@ TEST(Sat, WrapAroundKeepsEveryValueExactOn16384SquareOfWhite) {
   SKIP_WITHOUT_GPU();
   const int n = 16384;
   if (satlab::gpu::probe().total_memory < size_t(n) * n * 6) GTEST_SKIP() << "not enough GPU memory";
+  if (size_t(n) * n > satlab::test::test_max_n()) GTEST_SKIP() << "larger than SATLAB_TEST_MAX_N";
   std::vector<uint8_t> img(size_t(n) * n, 255);
   for (const Variant* v : sat_variants(DType::U8)) {
     const auto got = satlab::gpu::run_sat_u32(*v, img.data(), n, n, 1);
@@ -105,6 +108,7 @@ TEST(Sat, FloatVariantsStayWithinTheirErrorBoundOfFloat64) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(0.f, 1.f);
   for (const Size s : {Size{1, 1}, Size{509, 263}, Size{1021, 1031}, Size{2048, 2048}}) {
+    if (size_t(s.w) * size_t(s.h) > satlab::test::test_max_n()) continue;
     for (int ch : {1, 4}) {
       satlab::ImageF im(s.w, s.h, ch);
       for (auto& f : im.data) f = u(rng);

@@ -12,10 +12,16 @@
 
 namespace satlab::test {
 
+// The largest element (or pixel) count a GPU test may use: SATLAB_TEST_MAX_N, unlimited when unset. The
+// sanitizer runs (tools/gpu-sanitize.sh) set it; the SAT and pipeline tests skip larger cases too.
+inline size_t test_max_n() {
+  const char* e = std::getenv("SATLAB_TEST_MAX_N");
+  return e && *e ? std::strtoull(e, nullptr, 10) : ~size_t(0);
+}
+
 inline std::vector<size_t> variant_test_sizes() {
   const size_t all[] = {0, 1, 31, 32, 33, 1023, 1024, 1025, (size_t(1) << 20) + 7, size_t(1) << 26};
-  size_t max = ~size_t(0);
-  if (const char* e = std::getenv("SATLAB_TEST_MAX_N")) max = std::strtoull(e, nullptr, 10);
+  const size_t max = test_max_n();
   std::vector<size_t> s;
   for (size_t n : all)
     if (n <= max) s.push_back(n);
