@@ -1,14 +1,17 @@
 #version 450 core
 // Draws one view of the pipeline: colour images as they are, depth through a perceptual colour map,
-// the signed circle of confusion with near (warm) and far (cool) colours.
+// the signed circle of confusion with near (warm) and far (cool) colours, the difference against the
+// CPU reference as a heat map (exact zero is black), the log-scaled luminance SAT through the depth map's
+// colour map. The fragment's x in the framebuffer is clipped to [clip_x.x, clip_x.y) for split views.
 layout(location = 0) in vec2 uv;
 layout(location = 0) out vec4 colour;
-layout(binding = 0) uniform sampler2D rgba_tex;    // result / input (RGBA8)
-layout(binding = 1) uniform sampler2D scalar_tex;  // depth in [0,1] or signed CoC in pixels (R32F)
-uniform int mode;          // 0 colour, 1 depth, 2 signed CoC
-uniform float coc_scale;   // 1 / max radius
+layout(binding = 0) uniform sampler2D rgba_tex;    // result / input / SAT (RGBA8)
+layout(binding = 1) uniform sampler2D scalar_tex;  // depth in [0,1], signed CoC in pixels, difference in levels (R32F)
+uniform int mode;          // 0 colour, 1 depth, 2 signed CoC, 3 difference, 4 luminance SAT (rgba_tex.r)
+uniform float scale;       // CoC: 1 / max radius; difference: 1 / largest difference
 uniform vec4 uv_rect;      // visible part of the image: xy = origin, zw = size, in image uv
 uniform vec4 background;
+uniform vec2 clip_x;       // framebuffer x range this view may draw
 uniform bool legend;       // draw the colour map itself: the scalar runs along x (0..1, or -1..1 for CoC)
 
 // Polynomial fit of the Turbo colour map (Google, 2019: public domain coefficients).
@@ -25,12 +28,19 @@ vec3 turbo(float x) {
   return vec3(dot(v4, kR) + dot(v2, kR2), dot(v4, kG) + dot(v2, kG2), dot(v4, kB) + dot(v2, kB2));
 }
 
+// Black -> red -> yellow -> white: no difference stays black, the largest one is white.
+vec3 heat(float x) {
+  x = clamp(x, 0.0, 1.0);
+  return clamp(vec3(3.0 * x, 3.0 * x - 1.0, 3.0 * x - 2.0), 0.0, 1.0);
+}
+
 float scalar_at(vec2 t) {
-  if (!legend) return texture(scalar_tex, t).r;
-  return mode == 1 ? uv.x : (2.0 * uv.x - 1.0) / coc_scale;
+  if (!legend) return mode == 4 ? texture(rgba_tex, t).r : texture(scalar_tex, t).r;
+  return mode == 2 ? (2.0 * uv.x - 1.0) / scale : mode == 3 ? uv.x / scale : uv.x;
 }
 
 void main() {
+  if (gl_FragCoord.x < clip_x.x || gl_FragCoord.x >= clip_x.y) discard;
   vec2 t = legend ? uv : uv_rect.xy + uv * uv_rect.zw;
   if (any(lessThan(t, vec2(0.0))) || any(greaterThan(t, vec2(1.0)))) {
     colour = background;
@@ -38,11 +48,13 @@ void main() {
   }
   if (mode == 0) {
     colour = vec4(texture(rgba_tex, t).rgb, 1.0);
-  } else if (mode == 1) {
+  } else if (mode == 1 || mode == 4) {
     colour = vec4(turbo(scalar_at(t)), 1.0);
-  } else {
-    float c = clamp(scalar_at(t) * coc_scale, -1.0, 1.0);
+  } else if (mode == 2) {
+    float c = clamp(scalar_at(t) * scale, -1.0, 1.0);
     vec3 near_col = vec3(1.0, 0.45, 0.1), far_col = vec3(0.15, 0.45, 1.0), focus_col = vec3(0.08);
     colour = vec4(mix(focus_col, c > 0.0 ? near_col : far_col, sqrt(abs(c))), 1.0);
+  } else {
+    colour = vec4(heat(scalar_at(t) * scale), 1.0);
   }
 }

@@ -16,6 +16,7 @@
 
 #include "app/cli/commands.hpp"
 #include "app/gui/gui.hpp"
+#include "app/gui/keys.hpp"
 #include "core/error.hpp"
 #include "core/synthetic_depth.hpp"
 
@@ -75,7 +76,15 @@ int run(int argc, char** argv) {
   app.add_option("--size", size, "Window or offscreen size, WIDTHxHEIGHT (default 1600x900)");
   app.add_option("--backend", gui.backend, "Pipeline backend")->check(CLI::IsMember({"auto", "cpu", "gpu"}));
   app.add_option("--view", gui.view, "Initial view")
-      ->check(CLI::IsMember({"result", "input", "depth", "coc"}));
+      ->check(CLI::IsMember({"result", "input", "depth", "coc", "sat", "diff"}));
+  app.add_option("--compare", gui.compare, "Compare mode: off, split, split:F (divider at F of the width), side");
+  app.add_option("--compare-view", gui.compare_view, "The left side of a compare (right: --view)")
+      ->check(CLI::IsMember({"result", "input", "depth", "coc", "sat", "diff"}));
+  app.add_flag("--show-keys", gui.help, "Start with the key and mouse overlay shown (F1)");
+  app.add_flag("--sat-channels", gui.sat_channels, "SAT view per channel (RGB), not the luminance colour-mapped");
+  app.add_option("--browse", gui.browse, "Start with the file browser open on this folder");
+  bool keys = false;
+  app.add_flag("--keys", keys, "Print every key and mouse action of the app (the README's table) and exit");
 
   app.add_option("--preset", gui.preset, "Start with the parameters, synthetic depth and view of a preset (JSON)");
   app.add_option("--synthetic-depth", gui.synthetic_depth,
@@ -97,6 +106,11 @@ int run(int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::fprintf(stderr, "satlab: %s (see --help)\n", e.what());
     return 2;
+  }
+  if (keys) {
+    std::printf("| input | action |\n|---|---|\n");
+    for (const gui::KeyBinding& k : gui::kKeyBindings) std::printf("%s\n", gui::markdown_row(k).c_str());
+    return 0;
   }
   try {
     return action ? action() : gui::run(gui);

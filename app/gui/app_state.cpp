@@ -1,6 +1,7 @@
 #include "app/gui/app_state.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "core/error.hpp"
 
@@ -12,14 +13,40 @@ const char* to_string(View v) {
     case View::Input: return "input";
     case View::Depth: return "depth";
     case View::Coc: return "coc";
+    case View::Sat: return "sat";
+    case View::Diff: return "diff";
   }
   return "result";
 }
 
 View view_from_string(const std::string& s) {
-  for (View v : {View::Result, View::Input, View::Depth, View::Coc})
-    if (s == to_string(v)) return v;
-  throw Error("unknown view '" + s + "' (expected result, input, depth or coc)");
+  for (int v = 0; v < kViewCount; ++v)
+    if (s == to_string(View(v))) return View(v);
+  throw Error("unknown view '" + s + "' (expected result, input, depth, coc, sat or diff)");
+}
+
+const char* to_string(Compare c) {
+  switch (c) {
+    case Compare::Off: return "off";
+    case Compare::Split: return "split";
+    case Compare::SideBySide: return "side";
+  }
+  return "off";
+}
+
+Compare compare_from_string(const std::string& s, float* split) {
+  if (s == "off") return Compare::Off;
+  if (s == "side") return Compare::SideBySide;
+  if (s == "split") return Compare::Split;
+  if (s.rfind("split:", 0) == 0) {
+    char* end = nullptr;
+    const float f = std::strtof(s.c_str() + 6, &end);
+    if (end != s.c_str() + 6 && *end == 0 && f >= 0.f && f <= 1.f) {
+      *split = f;
+      return Compare::Split;
+    }
+  }
+  throw Error("unknown compare mode '" + s + "' (expected off, split, split:F with F in [0,1], or side)");
 }
 
 void AppState::record(const std::vector<StageTiming>& timings) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "app/io/dir_listing.hpp"
 #include "app/gui/export.hpp"
 #include "core/params.hpp"
 #include "core/pipeline.hpp"
@@ -12,9 +13,31 @@
 
 namespace satlab::gui {
 
-enum class View { Result, Input, Depth, Coc };
+enum class View { Result, Input, Depth, Coc, Sat, Diff };  // Diff: difference against the CPU reference
+constexpr int kViewCount = 6;
 const char* to_string(View v);
 View view_from_string(const std::string& s);
+
+// Compare modes: the image area shows compare_view on the left and view on the right, either wiped at a
+// draggable divider (Split) or in two halves (SideBySide); zoom and pan are shared by both.
+enum class Compare { Off, Split, SideBySide };
+const char* to_string(Compare c);
+// "off", "split", "split:0.3" (divider at 30% of the width), "side"; throws satlab::Error otherwise.
+Compare compare_from_string(const std::string& s, float* split);
+
+// The file browser's state (panel_browser.cpp).
+struct BrowserState {
+  std::string dir;  // empty until first opened: then the folder of the open image
+  io::FileFilter filter = io::FileFilter::Images;
+  bool show_hidden = false;
+  bool stale = true;  // list `dir` again
+  io::DirListing listing;
+  std::string selected;  // a file name in `dir`
+  io::RecentFiles recent{io::RecentFiles::default_path()};
+  bool recent_loaded = false;
+  std::string recent_image, recent_depth;  // the paths last added to `recent`
+  std::string note;  // why the recent list could not be read or saved
+};
 
 struct StageStats {
   double ema_ms = 0;
@@ -25,6 +48,18 @@ struct StageStats {
 struct AppState {
   Params params;
   View view = View::Result;
+  Compare compare = Compare::Off;
+  View compare_view = View::Input;  // the left side of a compare
+  float split = 0.5f;               // the divider of Split, as a fraction of the image area's width
+  bool sat_luminance = true;        // SAT view: log SAT of the luminance (colour-mapped), else per channel
+  float diff_max = 0;               // largest difference (levels) in the Diff view, for its legend
+  std::string view_note;            // what the Diff view compared, shown under the view name
+  bool show_help = false;           // the key table overlay
+  bool show_browser = false;        // the file browser window
+  bool sweeping = false;            // the focus sweep animation runs
+  float sweep_dir = 1.f;            // +1 towards far, -1 towards near
+  bool divider_drag = false;        // the Split divider is being dragged
+  BrowserState browser;
   std::string backend = "auto";  // requested: auto | cpu | gpu
   bool show_ui = true;
   bool vsync = true;

@@ -80,6 +80,12 @@ int run(const Options& o) {
   AppState s;
   s.backend = o.backend;
   s.view = view_from_string(o.view);
+  s.compare = compare_from_string(o.compare, &s.split);
+  s.compare_view = view_from_string(o.compare_view);
+  s.show_help = o.help;
+  s.sat_luminance = !o.sat_channels;
+  s.show_browser = !o.browse.empty();
+  s.browser.dir = o.browse;
   s.continuous = o.continuous;
   s.surface_name = surface.describe();
   Session session;
@@ -93,7 +99,8 @@ int run(const Options& o) {
     }
   open_initial(s, session, o);
   std::vector<double> frame_ms;  // scripted runs (--frames) report their frame times
-  View shown = s.view;
+  std::vector<View> shown;  // views whose textures are up to date
+  bool sat_luminance = s.sat_luminance;
   bool vsync = true;
 
   for (int frame = 0; !surface.should_close() && (o.frames == 0 || frame < o.frames); ++frame) {
@@ -108,8 +115,10 @@ int run(const Options& o) {
     handle_image_input(s, viewer, session, layout);
     if (s.show_ui) {
       draw_sidebar(s, layout.panel_x, 0, layout.panel_w, display.y);
-      draw_status_overlay(s, 8 * fe.scale, 8 * fe.scale, viewer.legend_texture(s.view));
+      draw_status_overlay(s, 8 * fe.scale, 8 * fe.scale, viewer.legend_texture(s));
     }
+    draw_file_browser(s, display.x, display.y);
+    draw_help_overlay(s, display.x, display.y);
     draw_error_popup(s);
     ImGui::Render();
 
@@ -117,7 +126,13 @@ int run(const Options& o) {
     handle_file_requests(s, session);
     if (s.vsync != vsync) surface.set_vsync(vsync = s.vsync);
     const bool fresh = session.update(s);
-    if (fresh || shown != s.view || frame == 0) session.show(s, viewer, shown = s.view);
+    track_recent_files(s);
+    // Textures of the visible views: all again after a new result, each as it comes into sight.
+    if (fresh || sat_luminance != s.sat_luminance) shown.clear(), sat_luminance = s.sat_luminance;
+    const std::vector<Pane> visible = panes(s, layout.image_w);
+    for (const Pane& p : visible)
+      if (std::find(shown.begin(), shown.end(), p.view) == shown.end())
+        session.show(s, viewer, p.view), shown.push_back(p.view);
 
     int fbw = 0, fbh = 0;
     surface.framebuffer_size(&fbw, &fbh);
@@ -126,8 +141,7 @@ int run(const Options& o) {
     glClearColor(0.09f, 0.09f, 0.1f, 1.f);
     glClear(GL_COLOR_BUFFER_BIT);
     const float fb_scale = display.x > 0 ? float(fbw) / display.x : 1.f;
-    viewer.draw(s.view, 0, 0, int(layout.image_w * fb_scale), fbh, fbh,
-                s.params.max_radius > 0 ? 1.f / s.params.max_radius : 1.f);
+    viewer.draw(s, visible, layout.image_h, fb_scale, fbh);
     glViewport(0, 0, fbw, fbh);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     if (!o.screenshot.empty() && frame + 1 == o.frames) save_framebuffer_png(o.screenshot, fbw, fbh);

@@ -1,34 +1,141 @@
 #include <imgui.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "app/gui/frame.hpp"
 
 namespace satlab::gui {
+namespace {
+
+// ImGui 1.86's GLFW backend indexes io.KeysDown by GLFW key codes: letters and digits are their ASCII
+// capitals, F1 is GLFW_KEY_F1.
+constexpr int kKeyF1 = 290;
+
+bool typed(char c) {
+  const ImGuiIO& io = ImGui::GetIO();
+  for (int i = 0; i < io.InputQueueCharacters.Size; ++i)
+    if (io.InputQueueCharacters[i] == ImWchar(c)) return true;
+  return false;
+}
+
+bool any_key_pressed() {
+  for (int k = 0; k < IM_ARRAYSIZE(ImGui::GetIO().KeysDown); ++k)
+    if (ImGui::IsKeyPressed(k, false)) return true;
+  return false;
+}
+
+// The keys of kKeyBindings (keys.hpp); the mouse is handled below.
+void handle_keys(AppState& s, Viewer& viewer) {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (s.sweeping && (any_key_pressed() || ImGui::IsMouseClicked(ImGuiMouseButton_Left))) {
+    s.sweeping = false;  // the key that stops the sweep does nothing else
+    return;
+  }
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) s.show_help = s.show_browser = false;
+  if (ImGui::IsKeyPressed(kKeyF1) || (!io.WantTextInput && typed('?'))) s.show_help = !s.show_help;
+  if (io.KeyCtrl && ImGui::IsKeyPressed('O')) s.show_browser = true;
+  if (io.WantCaptureKeyboard || io.KeyCtrl) return;
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Tab))) s.show_ui = !s.show_ui;
+  if (ImGui::IsKeyPressed('R')) viewer.reset_view();
+  for (int v = 0; v < kViewCount; ++v)
+    if (ImGui::IsKeyPressed('1' + v)) s.view = View(v);
+  if (ImGui::IsKeyPressed('C')) s.compare = Compare((int(s.compare) + 1) % 3);
+  if (ImGui::IsKeyPressed('V')) s.vsync = !s.vsync;
+  if (ImGui::IsKeyPressed('F') && s.params.filter == FilterKind::Dof) s.sweeping = true, s.sweep_dir = 1.f;
+}
+
+// Focus moves at a full sweep (near to far) in 3 s and turns at either end.
+void advance_sweep(AppState& s) {
+  if (!s.sweeping) return;
+  float f = s.params.focus + s.sweep_dir * ImGui::GetIO().DeltaTime / 3.f;
+  if (f >= 1.f) f = 2.f - f, s.sweep_dir = -1.f;
+  if (f <= 0.f) f = -f, s.sweep_dir = 1.f;
+  s.params.focus = std::min(std::max(f, 0.f), 1.f);
+  s.params_changed = true;
+}
+
+// The divider of the Split compare and the names of both sides; dragging the divider moves the split.
+// Returns true while the divider has the mouse (no pan, no focus click then).
+bool handle_divider(AppState& s, const Layout& l, float scale) {
+  if (s.compare == Compare::Off) return false;
+  ImDrawList* dl = ImGui::GetBackgroundDrawList();
+  const auto labels = panes(s, l.image_w);
+  for (const Pane& p : labels) {  // each side's view name at the bottom of its part
+    const char* name = to_string(p.view);
+    const ImVec2 size = ImGui::CalcTextSize(name);
+    const ImVec2 at(0.5f * (p.clip0 + p.clip1 - size.x), l.image_h - size.y - 12 * scale);
+    dl->AddRectFilled(ImVec2(at.x - 6 * scale, at.y - 3 * scale), ImVec2(at.x + size.x + 6 * scale, at.y + size.y + 3 * scale),
+                      IM_COL32(0, 0, 0, 150), 3 * scale);
+    dl->AddText(at, IM_COL32(235, 235, 235, 255), name);
+  }
+  const float x = labels[0].clip1;
+  dl->AddLine(ImVec2(x, 0), ImVec2(x, l.image_h), IM_COL32(255, 255, 255, 200), 2 * scale);
+  if (s.compare != Compare::Split) return false;
+  dl->AddCircleFilled(ImVec2(x, 0.5f * l.image_h), 7 * scale, IM_COL32(255, 255, 255, 220));
+
+  const ImGuiIO& io = ImGui::GetIO();
+  const float mx = io.MousePos.x, my = io.MousePos.y;
+  const bool over = !io.WantCaptureMouse && std::fabs(mx - x) < 6 * scale && my >= 0 && my < l.image_h;
+  if (over && ImGui::IsMouseClicked(ImGuiMouseButton_Left)) s.divider_drag = true;
+  if (s.divider_drag && !io.MouseDown[ImGuiMouseButton_Left]) {
+    s.divider_drag = false;
+    return true;  // this release ends the drag: not a click on the image
+  }
+  if (s.divider_drag) s.split = std::min(std::max(mx / std::max(l.image_w, 1.f), 0.f), 1.f);
+  if (over || s.divider_drag) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeEW);
+  return s.divider_drag;
+}
+
+void pixel_tooltip(const AppState& s, Session& session, int px, int py, bool has_depth) {
+  const uint8_t* in = session.input().px(px, py);
+  ImGui::BeginTooltip();
+  ImGui::Text("pixel (%d, %d)", px, py);
+  ImGui::Text("input   RGB %3d %3d %3d", in[0], in[1], in[2]);
+  const ImageRGBA8& result = session.result();
+  if (result.width == s.image_width && result.height == s.image_height) {
+    const uint8_t* r = result.px(px, py);
+    ImGui::Text("result  RGB %3d %3d %3d", r[0], r[1], r[2]);
+  }
+  if (has_depth) ImGui::Text("depth   %.4f (normalised)", session.depth_normalised().at(px, py));
+  const ImageF& coc = session.coc();
+  if (s.params.filter == FilterKind::Dof && coc.width == s.image_width && coc.height == s.image_height) {
+    const float c = coc.at(px, py);
+    ImGui::Text("CoC     %+.2f px (blur radius %d, %s)", c, int(std::lround(std::fabs(c))),
+                c > 0 ? "in front of focus" : c < 0 ? "behind focus" : "in focus");
+  }
+  ImGui::EndTooltip();
+}
+
+}  // namespace
 
 void handle_image_input(AppState& s, Viewer& viewer, Session& session, const Layout& l) {
   ImGuiIO& io = ImGui::GetIO();
-  if (!io.WantCaptureKeyboard) {
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Tab))) s.show_ui = !s.show_ui;
-    if (ImGui::IsKeyPressed('R')) viewer.reset_view();
-  }
+  const float scale = ImGui::GetFontSize() / 15.f;
+  handle_keys(s, viewer);
+  advance_sweep(s);
   s.pixel_info.clear();
   s.zoom = viewer.zoom();
+  if (handle_divider(s, l, scale)) return;
   const float mx = io.MousePos.x, my = io.MousePos.y;
   if (io.WantCaptureMouse || mx < 0 || my < 0 || mx >= l.image_w || my >= l.image_h) return;
-  // The viewer works in framebuffer pixels, ImGui in window coordinates.
-  const float fb = io.DisplayFramebufferScale.x;
-  if (io.MouseWheel != 0) viewer.zoom_at(std::pow(1.15f, io.MouseWheel), mx * fb, my * fb);
-  if (ImGui::IsMouseDragging(ImGuiMouseButton_Left)) viewer.pan(io.MouseDelta.x * fb, io.MouseDelta.y * fb);
+  const std::vector<Pane> ps = panes(s, l.image_w);
+  const Pane* pane = pane_at(ps, mx);
+  if (!pane) return;
+  // The viewer works in framebuffer pixels from the pane's corner, ImGui in window coordinates.
+  const float fb = io.DisplayFramebufferScale.x, x = (mx - pane->x) * fb, y = my * fb;
+  if (io.MouseWheel != 0) viewer.zoom_at(std::pow(1.15f, io.MouseWheel), x, y);
+  const bool dragging = ImGui::IsMouseDragging(ImGuiMouseButton_Left);
+  if (dragging) viewer.pan(io.MouseDelta.x * fb, io.MouseDelta.y * fb);
   int px = 0, py = 0;
-  if (!viewer.pixel_at(mx * fb, my * fb, &px, &py) || px >= s.image_width || py >= s.image_height) return;
+  if (!viewer.pixel_at(x, y, &px, &py) || px >= s.image_width || py >= s.image_height) return;
 
   const ImageF& depth = session.depth_normalised();
   const bool has_depth = depth.width == s.image_width && depth.height == s.image_height;
   // A release that never moved more than a couple of pixels is a click, not the end of a pan.
   const bool clicked = ImGui::IsMouseReleased(ImGuiMouseButton_Left) && io.MouseDragMaxDistanceSqr[0] < 9.f;
-  if (clicked && has_depth && s.params.filter == FilterKind::Dof) {
+  if (clicked && has_depth && s.params.filter == FilterKind::Dof && !s.sweeping) {
     s.params.focus = depth.at(px, py);
     s.params_changed = true;
   }
@@ -40,6 +147,7 @@ void handle_image_input(AppState& s, Viewer& viewer, Session& session, const Lay
   if (s.params.filter == FilterKind::Dof && coc.width == s.image_width && coc.height == s.image_height)
     std::snprintf(buf + n, sizeof(buf) - size_t(n), "  CoC %+.2f px", coc.at(px, py));
   s.pixel_info = buf;
+  if (!dragging && !ImGui::IsMouseDown(ImGuiMouseButton_Left)) pixel_tooltip(s, session, px, py, has_depth);
 }
 
 }  // namespace satlab::gui

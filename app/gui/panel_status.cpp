@@ -29,9 +29,18 @@ void draw_status_overlay(const AppState& s, float x, float y, unsigned legend_te
   ImGui::Begin("##status", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
                    ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs);
-  ImGui::Text("%s view", to_string(s.view));
+  if (s.compare == Compare::Off)
+    ImGui::Text("%s view", to_string(s.view));
+  else
+    ImGui::Text("%s | %s (%s)", to_string(s.compare_view), to_string(s.view),
+                s.compare == Compare::Split ? "split" : "side by side");
   ImGui::SameLine();
   ImGui::TextDisabled("zoom %.0f%%", 100.f * s.zoom);
+  if (s.sweeping) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("focus sweep %.2f (any key stops)", s.params.focus);
+  }
+  if (s.view == View::Diff && !s.view_note.empty()) ImGui::TextUnformatted(s.view_note.c_str());
   if (!s.pixel_info.empty()) ImGui::TextUnformatted(s.pixel_info.c_str());
   if (legend_texture) {
     const float w = 18 * ImGui::GetFontSize();
@@ -40,13 +49,18 @@ void draw_status_overlay(const AppState& s, float x, float y, unsigned legend_te
     if (s.view == View::Depth) {
       // d = 0 is the near plane unless the map stores disparity (then it is the far one).
       legend_labels(s.params.disparity ? "0 far" : "0 near", "depth", s.params.disparity ? "near 1" : "far 1", w);
+    } else if (s.view == View::Diff) {
+      std::snprintf(right, sizeof(right), "%.0f levels", s.diff_max);
+      legend_labels("0 (same)", "|result - CPU|", right, w);
+    } else if (s.view == View::Sat) {
+      legend_labels("0", "log(1 + SAT) of luminance", "max", w);
     } else {
       std::snprintf(left, sizeof(left), "-%.0f px far", s.params.max_radius);
       std::snprintf(right, sizeof(right), "near +%.0f px", s.params.max_radius);
       legend_labels(left, "in focus", right, w);
     }
   }
-  ImGui::TextDisabled("click: focus here  wheel: zoom  drag: pan  R: reset view  Tab: hide UI  drop files to open");
+  ImGui::TextDisabled("F1: keys and mouse  Ctrl+O: open  1-6: views  C: compare  Tab: hide UI");
   ImGui::End();
 }
 

@@ -15,6 +15,11 @@ void draw_timings_panel(AppState& s);  // per-stage ms (EMA), GB/s, share bars a
 void draw_backend_panel(AppState& s);  // backend choice and what runs where
 void draw_lab_panel(AppState& s);      // registered GPU variants and their live comparison
 
+void draw_help_overlay(AppState& s, float display_w, float display_h);  // while s.show_help: the key table
+void draw_file_browser(AppState& s, float display_w, float display_h);  // while s.show_browser
+// Adds newly opened files (not the bundled scenes) to the recent list and saves it; every frame.
+void track_recent_files(AppState& s);
+
 void draw_error_popup(AppState& s);  // modal while s.error is set; OK clears it
 // Small overlay in the image corner: the view, zoom, the pixel under the cursor, the colour-map legend
 // (a GL texture from the viewer, 0 for none) and the key help.

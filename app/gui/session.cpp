@@ -1,6 +1,9 @@
 #include "app/gui/session.hpp"
 
+#include <cstdio>
+
 #include "app/backend.hpp"
+#include "app/gui/view_images.hpp"
 #include "app/io/assets.hpp"
 #include "app/io/image_io.hpp"
 #include "app/io/output_names.hpp"
@@ -28,6 +31,7 @@ void Session::load(AppState& s, ImageRGBA8 image, ImageF depth) {
   depth_ = std::move(depth);
   has_result_ = false;
   depth_normalised_ = coc_ = nullptr;
+  result_ = nullptr;
   s.backend_name = pipeline_->backend_name();
   s.backend_note = note;
   s.image_width = image_.width;
@@ -100,6 +104,7 @@ bool Session::update(AppState& s) {
   if (!(s.params_changed || s.continuous) || image_.empty()) return false;
   s.params_changed = false;
   depth_normalised_ = coc_ = nullptr;
+  result_ = nullptr;
   try {
     pipeline_->set_params(s.params);
     pipeline_->run();
@@ -125,15 +130,52 @@ const ImageF& Session::coc() {
   return *coc_;
 }
 
-void Session::show(AppState& s, Viewer& viewer, View view) try {
-  if (view == View::Result && has_result_) {
-    viewer.colour().allocate(image_.width, image_.height);
-    if (!viewer.external_writer || !viewer.external_writer(viewer.colour())) viewer.colour().upload(pipeline_->result());
-  } else {
-    viewer.colour().upload(image_);  // fixes the image size for the scalar views too
+const ImageRGBA8& Session::result() {
+  static const ImageRGBA8 none;
+  if (!has_result_) return none;
+  if (!result_) result_ = &pipeline_->result();
+  return *result_;
+}
+
+ImageF Session::difference_to_reference(AppState& s) {
+  s.diff_max = 0;
+  if (!has_result_) return ImageF(image_.width, image_.height);
+  if (pipeline_->backend_name().rfind("cpu", 0) == 0) {
+    s.view_note = "the backend is the CPU reference itself: no difference by construction";
+    return ImageF(image_.width, image_.height);
   }
-  if (view == View::Depth) viewer.scalar().upload(depth_normalised());
-  if (view == View::Coc) viewer.scalar().upload(coc());
+  auto reference = make_cpu_pipeline();
+  reference->set_image(image_);
+  if (!depth_.empty()) reference->set_depth(depth_);
+  reference->set_params(s.params);
+  reference->run();
+  Difference d = difference(result(), reference->result());
+  s.diff_max = float(d.max);
+  char note[160];
+  std::snprintf(note, sizeof(note), "vs the CPU reference: %zu of %zu pixels differ, by up to %d levels",
+                d.differing, image_.pixels(), d.max);
+  s.view_note = note;
+  return std::move(d.levels);
+}
+
+void Session::show(AppState& s, Viewer& viewer, View view) try {
+  viewer.set_image_size(image_.width, image_.height);
+  ViewerTexture& t = viewer.texture(view);
+  switch (view) {
+    case View::Result:
+      if (!has_result_) {
+        t.upload(image_);
+      } else {
+        t.allocate(image_.width, image_.height);
+        if (!viewer.external_writer || !viewer.external_writer(t)) t.upload(result());
+      }
+      break;
+    case View::Input: t.upload(image_); break;
+    case View::Depth: t.upload(depth_normalised()); break;
+    case View::Coc: t.upload(coc()); break;
+    case View::Sat: t.upload(log_sat_image(image_, s.sat_luminance)); break;
+    case View::Diff: t.upload(difference_to_reference(s)); break;
+  }
 } catch (const Error& e) {
   s.error = e.what();
 }

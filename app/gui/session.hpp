@@ -26,8 +26,10 @@ class Session {
   // Runs the pipeline if parameters or inputs changed (or every frame in continuous mode); returns true
   // when there is a new result. A failing run goes to s.error.
   bool update(AppState& s);
-  // Puts what `view` shows into the viewer's textures: the result through the viewer's external writer
-  // where one is set, else host copies. A failure (e.g. an image larger than GL textures) goes to s.error.
+  // Puts what `view` shows into its viewer texture: the result through the viewer's external writer
+  // where one is set, else host copies; the SAT view computes the input's log SAT, the Diff view runs
+  // the CPU backend on the current parameters and compares (s.diff_max, s.view_note). A failure (e.g.
+  // an image larger than GL textures) goes to s.error.
   void show(AppState& s, Viewer& viewer, View view);
 
   const ImageRGBA8& input() const { return image_; }
@@ -36,6 +38,7 @@ class Session {
   // Of the last run, empty before the first; fetched from the backend once per run.
   const ImageF& depth_normalised();
   const ImageF& coc();
+  const ImageRGBA8& result();
 
  private:
   void load(AppState& s, ImageRGBA8 image, ImageF depth);  // throws satlab::Error, state unchanged
@@ -46,6 +49,8 @@ class Session {
   bool has_result_ = false;
   const ImageF* depth_normalised_ = nullptr;  // valid until the next run
   const ImageF* coc_ = nullptr;
+  const ImageRGBA8* result_ = nullptr;
+  ImageF difference_to_reference(AppState& s);  // for the Diff view
 };
 
 }  // namespace satlab::gui

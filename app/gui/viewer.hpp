@@ -1,11 +1,26 @@
-// Draws the pipeline's images with the shaders from shaders/: colour views (result, input) from the RGBA8
-// texture, depth and CoC from the R32F texture through colour maps. Fits the image to its region
-// (aspect kept), with zoom to the cursor and pan.
+// Draws the pipeline's images with the shaders from shaders/: colour views (result, input, SAT) from
+// RGBA8 textures, depth, CoC and the difference from R32F textures through colour maps. Each view has
+// its own texture, so a compare shows two at once. Fits the image to its pane (aspect kept), with zoom
+// to the cursor and pan shared by every pane.
 #pragma once
+#include <vector>
+
 #include "app/gui/app_state.hpp"
 #include "app/gui/viewer_texture.hpp"
 
 namespace satlab::gui {
+
+// One view in the image area, in window coordinates from the area's left edge: the image is fit into
+// [x, x + w) across the area's full height, and only the columns [clip0, clip1) are painted.
+struct Pane {
+  View view;
+  float x, w, clip0, clip1;
+};
+// The panes of an image area `width` wide: the view alone, or compare_view left of the divider and view
+// right of it (Split: both fit the whole area, so the wipe lines up), or in two halves (SideBySide).
+std::vector<Pane> panes(const AppState& s, float width);
+// The pane that paints window x (x from the image area's left edge); nullptr outside all.
+const Pane* pane_at(const std::vector<Pane>& panes, float x);
 
 class Viewer {
  public:
@@ -14,42 +29,46 @@ class Viewer {
   Viewer(const Viewer&) = delete;
   Viewer& operator=(const Viewer&) = delete;
 
-  // The colour texture fixes the image size (and aspect) for every view.
-  ViewerTexture& colour() { return colour_; }
-  ViewerTexture& scalar() { return scalar_; }
+  // The texture that holds `view`; the session fills it (Session::show).
+  ViewerTexture& texture(View view) { return textures_[int(view)]; }
+  // The image size fixes the fit (and aspect) of every view.
+  void set_image_size(int width, int height) { image_w_ = width, image_h_ = height; }
   // Set by a device-side writer of the result (CUDA-GL interop); empty: host uploads only.
   ExternalWriter external_writer;
 
-  // Draws `view` into the framebuffer region (x, y, w, h) in pixels, y from the top of a framebuffer
-  // `fb_height` tall. CoC values are multiplied by coc_scale (1 / max radius) before the colour map.
-  void draw(View view, int x, int y, int w, int h, int fb_height, float coc_scale);
+  // Draws the panes into an image area `height` tall at the framebuffer's top left; window coordinates
+  // times fb_scale are framebuffer pixels. Colour maps follow s (CoC scale, largest difference, SAT mode).
+  void draw(const AppState& s, const std::vector<Pane>& panes, float height, float fb_scale, int fb_height);
 
-  // A strip of the colour map of the depth or CoC view (texture of 256 x 1; 0 for other views), for
-  // legends: depth 0 (near) .. 1 (far) and CoC -max (far) .. 0 .. +max (near), left to right.
-  unsigned legend_texture(View view) const;
+  // A strip of the colour map of s.view (texture of 256 x 1; 0 for views without one), for legends:
+  // depth 0 (near) .. 1 (far), CoC -max (far) .. 0 .. +max (near), difference 0 .. largest, log SAT.
+  unsigned legend_texture(const AppState& s) const;
 
-  // Zoom by `factor` keeping the image point under (mx, my) (region pixels) fixed; pan by pixels.
+  // Zoom by `factor` keeping the image point under (mx, my) fixed; pan by pixels; both in framebuffer
+  // pixels from the top left of a pane as last drawn.
   void zoom_at(float factor, float mx, float my);
   void pan(float dx, float dy);
   void reset_view() { zoom_ = 1.f, pan_x_ = pan_y_ = 0.f; }
   float zoom() const { return zoom_; }
-  // The image pixel under region point (mx, my), false when outside the image.
+  // The image pixel under pane point (mx, my), false when outside the image.
   bool pixel_at(float mx, float my, int* px, int* py) const;
 
  private:
   struct Rect {
     float u0, v0, du, dv;
   };
-  Rect visible_rect() const;  // image uv shown across the region
-  unsigned program_ = 0, vao_ = 0;
-  int loc_mode_ = -1, loc_coc_scale_ = -1, loc_uv_rect_ = -1, loc_background_ = -1, loc_legend_ = -1;
-  ViewerTexture depth_legend_{ViewerTexture::Format::Rgba8};
-  ViewerTexture coc_legend_{ViewerTexture::Format::Rgba8};
+  Rect visible_rect() const;  // image uv shown across a pane
   void render_legend(ViewerTexture& target, int mode);
-  ViewerTexture colour_{ViewerTexture::Format::Rgba8};
-  ViewerTexture scalar_{ViewerTexture::Format::R32f};
-  int region_w_ = 1, region_h_ = 1;
-  float zoom_ = 1.f, pan_x_ = 0.f, pan_y_ = 0.f;  // pan in region pixels
+  unsigned program_ = 0, vao_ = 0;
+  int loc_mode_ = -1, loc_scale_ = -1, loc_uv_rect_ = -1, loc_background_ = -1, loc_legend_ = -1, loc_clip_ = -1;
+  using F = ViewerTexture::Format;
+  ViewerTexture depth_legend_{F::Rgba8}, coc_legend_{F::Rgba8}, diff_legend_{F::Rgba8};
+  // Indexed by View: result, input, depth, coc, sat, diff.
+  ViewerTexture textures_[kViewCount] = {ViewerTexture(F::Rgba8), ViewerTexture(F::Rgba8), ViewerTexture(F::R32f),
+                                         ViewerTexture(F::R32f),  ViewerTexture(F::Rgba8), ViewerTexture(F::R32f)};
+  int image_w_ = 1, image_h_ = 1;
+  int region_w_ = 1, region_h_ = 1;  // of a pane, framebuffer pixels
+  float zoom_ = 1.f, pan_x_ = 0.f, pan_y_ = 0.f;  // pan in framebuffer pixels
 };
 
 }  // namespace satlab::gui

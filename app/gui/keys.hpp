@@ -1,0 +1,43 @@
+// Every key and mouse action of the app, in one table: the help overlay (F1), `satlab --keys` and the
+// README's controls section are all this table (a test checks the README holds each row). Header-only
+// and GUI-free, so the CLI and the tests have it in builds without the front end.
+#pragma once
+#include <string>
+
+namespace satlab::gui {
+
+struct KeyBinding {
+  const char* input;   // as the README writes it: `F1` or plain words ("mouse wheel")
+  const char* action;
+};
+
+inline constexpr KeyBinding kKeyBindings[] = {
+    {"click on the image", "focus at that pixel's depth"},
+    {"mouse wheel", "zoom to the cursor (nearest-pixel sampling when magnified)"},
+    {"drag", "pan (both halves of a compare view move together)"},
+    {"drag the divider", "move the split of the wipe compare"},
+    {"hover", "tooltip: input and result RGB, depth and CoC radius of the pixel"},
+    {"`1` ... `6`", "view: result, input, depth, CoC, SAT, difference against the CPU reference"},
+    {"`C`", "compare: off, split/wipe, side by side"},
+    {"`R`", "reset zoom and pan"},
+    {"`F`", "sweep the focus near to far and back (any key or click stops it)"},
+    {"`V`", "vsync on or off"},
+    {"`Ctrl+O`", "file browser (open an image or a depth map, recent files)"},
+    {"`Tab`", "hide or show the panels"},
+    {"`F1` or `?`", "show or hide this table of keys"},
+    {"`Esc`", "close the help or the file browser"},
+    {"drop a file on the window", "open it (a file whose name contains `depth` is taken as the depth map)"},
+};
+
+// One markdown table row, as the README holds it: "| `R` | reset zoom and pan |".
+inline std::string markdown_row(const KeyBinding& k) { return std::string("| ") + k.input + " | " + k.action + " |"; }
+
+// Markdown text without its backticks, for the overlay.
+inline std::string plain(const char* markdown) {
+  std::string s;
+  for (const char* c = markdown; *c; ++c)
+    if (*c != '`') s += *c;
+  return s;
+}
+
+}  // namespace satlab::gui

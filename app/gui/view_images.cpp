@@ -1,0 +1,62 @@
+#include "app/gui/view_images.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace satlab::gui {
+
+ImageRGBA8 log_sat_image(const ImageRGBA8& image, bool luminance) {
+  const int w = image.width, h = image.height, nc = luminance ? 1 : 3;
+  ImageRGBA8 out(w, h);
+  if (image.empty()) return out;
+  std::vector<double> sat(image.pixels() * size_t(nc));
+  std::vector<double> row(static_cast<size_t>(nc));
+  for (int y = 0; y < h; ++y) {
+    std::fill(row.begin(), row.end(), 0.0);
+    for (int x = 0; x < w; ++x) {
+      const uint8_t* p = image.px(x, y);
+      const size_t i = (size_t(y) * size_t(w) + size_t(x)) * size_t(nc);
+      for (int c = 0; c < nc; ++c) {
+        row[size_t(c)] += luminance ? 0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2] : double(p[c]);
+        sat[i + size_t(c)] = row[size_t(c)] + (y ? sat[i + size_t(c) - size_t(w) * size_t(nc)] : 0.0);
+      }
+    }
+  }
+  // A SAT never decreases along x and y: its first entry is the smallest, the last the largest. The log
+  // range between them maps to 0..1.
+  std::vector<double> lo(static_cast<size_t>(nc)), range(static_cast<size_t>(nc));
+  for (size_t c = 0; c < size_t(nc); ++c) {
+    lo[c] = std::log1p(sat[c]);
+    range[c] = std::log1p(sat[(image.pixels() - 1) * size_t(nc) + c]) - lo[c];
+  }
+  for (size_t i = 0; i < image.pixels(); ++i)
+    for (int c = 0; c < 3; ++c) {
+      const size_t k = luminance ? 0 : size_t(c);
+      const double t = range[k] > 0 ? (std::log1p(sat[i * size_t(nc) + k]) - lo[k]) / range[k] : 0.0;
+      out.data[i * 4 + size_t(c)] = uint8_t(std::lround(255.0 * t));
+      out.data[i * 4 + 3] = 255;
+    }
+  return out;
+}
+
+Difference difference(const ImageRGBA8& a, const ImageRGBA8& b) {
+  if (a.width != b.width || a.height != b.height)
+    throw Error("cannot compare a " + std::to_string(a.width) + "x" + std::to_string(a.height) + " result with a " +
+                std::to_string(b.width) + "x" + std::to_string(b.height) + " reference");
+  Difference d;
+  d.levels = ImageF(a.width, a.height);
+  for (size_t i = 0; i < a.pixels(); ++i) {
+    int m = 0;
+    for (size_t c = 0; c < 3; ++c) m = std::max(m, std::abs(int(a.data[i * 4 + c]) - int(b.data[i * 4 + c])));
+    d.levels.data[i] = float(m);
+    d.max = std::max(d.max, m);
+    d.differing += m > 0;
+  }
+  return d;
+}
+
+}  // namespace satlab::gui

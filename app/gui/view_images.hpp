@@ -1,0 +1,23 @@
+// The host images behind the SAT and difference views (plain C++; the viewer colour-maps them).
+#pragma once
+#include <cstddef>
+
+#include "core/image.hpp"
+
+namespace satlab::gui {
+
+// The input's summed-area table on a log scale, log(1 + S) from its smallest entry (top left) to its
+// largest (bottom right) as 0..255: per channel
+// (RGB, alpha opaque) or, with `luminance`, of Rec. 709 luminance in every channel. Sums in float64, so
+// unlike the pipeline's wrap-around uint32 SAT the picture never folds over on large images.
+ImageRGBA8 log_sat_image(const ImageRGBA8& image, bool luminance);
+
+// Per pixel, the largest absolute RGB difference between two images of one size, in 8-bit levels.
+struct Difference {
+  ImageF levels;          // 1 channel
+  int max = 0;            // largest difference
+  size_t differing = 0;   // pixels that differ at all
+};
+Difference difference(const ImageRGBA8& a, const ImageRGBA8& b);
+
+}  // namespace satlab::gui

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Views and compare modes in the GLFW window under Xvfb, checked on screenshots: a split compare shows
+# the input left of the divider and the result right of it, pixel for pixel as the single views do;
+# side by side of one view twice gives two identical halves (zoom and pan are shared); the SAT view
+# never decreases left to right; the difference against the CPU reference is black with the CPU backend;
+# the key overlay and the file browser draw. Also: an image opened by path lands in the recent-files
+# list of $XDG_CONFIG_HOME, `--keys` prints the README's rows, a bad --compare is refused in one line.
+# The screen is larger than the window, so the pointer (at its centre) hovers nothing.
+# Usage: gui_compare.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
+set -u
+bin=$1 src=$2
+tmp=$(mktemp -d)
+trap "rm -rf $tmp" EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+command -v xvfb-run >/dev/null || { echo "SKIP: xvfb-run is not installed (Debian package xvfb)"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: python3 is needed to check the screenshots"; exit 77; }
+export XDG_CONFIG_HOME="$tmp/config"
+W=960 H=540
+cp "$src/assets/default.png" "$tmp/photo.png"
+cp "$src/assets/default_depth.png" "$tmp/photo_depth.png"
+shot() {  # shot NAME ARGS...: a window screenshot of photo.png on the CPU backend
+  local name=$1
+  shift
+  xvfb-run -a -s "-screen 0 3000x2000x24" "$bin" "$tmp/photo.png" --depth "$tmp/photo_depth.png" --backend cpu \
+    --size ${W}x${H} --frames 4 --screenshot "$tmp/$name.png" "$@" >"$tmp/$name.log" 2>&1 ||
+    { cat "$tmp/$name.log"; fail "window run '$name' ($*) failed"; }
+}
+shot result --view result
+shot input --view input
+shot split --view result --compare split:0.5 --compare-view input
+shot side --view result --compare side --compare-view result
+shot sat --view sat --sat-channels
+shot diff --view diff
+shot keys --view result --show-keys
+mkdir -p "$tmp/folder/sub"
+cp "$tmp/photo.png" "$tmp/folder/a.png"
+shot browser --view result --browse "$tmp/folder"
+
+python3 - "$src/tools" "$tmp" $W $H <<'PY' || fail "screenshots"
+import sys
+sys.path.insert(0, sys.argv[1])
+from check_screenshot import read_png
+tmp, W, H = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+shots = {n: read_png(f"{tmp}/{n}.png") for n in
+         ["result", "input", "split", "side", "sat", "diff", "keys", "browser"]}
+for n, (w, h, _, _) in shots.items():
+    assert (w, h) == (W, H), f"{n}: {w}x{h}, expected {W}x{H}"
+iw = W - min(430, 0.45 * W)  # the image area, left of the sidebar (scale 1 under Xvfb)
+
+def px(n, x, y):
+    _, _, bpp, rows = shots[n]
+    return tuple(rows[y][x * bpp:x * bpp + 3])
+
+def mean_diff(a, b, xs, ys, shift=0):
+    d = [abs(p - q) for y in ys for x in xs for p, q in zip(px(a, x, y), px(b, x + shift, y))]
+    return sum(d) / len(d)
+
+ys = range(int(H * 0.36), int(H * 0.64), 3)  # inside the letterboxed image, below the status overlay
+left = range(int(iw * 0.05), int(iw * 0.45), 3)
+right = range(int(iw * 0.55), int(iw * 0.95), 3)
+for side, xs in (("left", left), ("right", right)):
+    d = mean_diff("result", "input", xs, ys)
+    assert d > 1.0, f"result and input hardly differ on the {side} ({d:.2f}): the split check would prove nothing"
+assert mean_diff("split", "input", left, ys) < 0.5, "split: the left of the divider is not the input"
+assert mean_diff("split", "result", right, ys) < 0.5, "split: the right of the divider is not the result"
+print("split: input left of the divider, result right of it")
+
+half = int(iw / 2)
+xs = range(int(half * 0.05), int(half * 0.95), 3)
+d = mean_diff("side", "side", xs, ys, shift=half)
+assert d < 0.5, f"side by side of one view: the halves differ ({d:.2f}), zoom/pan not shared"
+assert mean_diff("side", "result", xs, ys) > 1.0, "side by side looks like the single view"
+print("side by side: both halves identical")
+
+bg = (23, 23, 26)  # the viewer's background around the letterboxed image
+y = int(H * 0.6)
+row = [px("sat", x, y) for x in range(0, int(iw)) if max(abs(a - b) for a, b in zip(px("sat", x, y), bg)) > 3]
+assert len(row) > iw / 2, f"SAT view: the image spans only {len(row)} px of the row"
+lum = [sum(p) for p in row]
+drops = sum(1 for a, b in zip(lum, lum[1:]) if b < a - 6)
+assert lum[-1] > lum[0] + 30, f"SAT view: no growth left to right ({lum[0]} -> {lum[-1]})"
+assert drops == 0, f"SAT view: brightness drops {drops} times along a row (a SAT never decreases)"
+print(f"SAT view: non-decreasing along the row, {lum[0]} -> {lum[-1]}")
+
+area = [(x, y) for y in ys for x in left]
+assert all(px("diff", x, y) == (0, 0, 0) for x, y in area), "CPU backend: the difference view is not all black"
+print("difference view: black (zero) with the CPU backend")
+
+for n in ("keys", "browser"):
+    xs = range(int(W * 0.3), int(W * 0.7), 3)
+    d = mean_diff(n, "result", xs, range(int(H * 0.3), int(H * 0.7), 3))
+    assert d > 5, f"{n}: the overlay did not draw (difference {d:.2f})"
+print("key overlay and file browser draw")
+PY
+
+grep -q "$tmp/photo.png" "$XDG_CONFIG_HOME/satlab/recent.json" ||
+  { cat "$XDG_CONFIG_HOME/satlab/recent.json"; fail "the opened image is not in the recent files"; }
+grep -q "photo_depth.png" "$XDG_CONFIG_HOME/satlab/recent.json" || fail "the depth map is not in the recent files"
+grep -q "default.png" "$XDG_CONFIG_HOME/satlab/recent.json" && fail "the bundled scene went into the recent files"
+
+"$bin" --keys >"$tmp/keys.md" || fail "--keys failed"
+tail -n +3 "$tmp/keys.md" | while IFS= read -r line; do
+  grep -qxF -- "$line" "$src/README.md" || fail "README lacks the key row: $line"
+done || exit 1
+
+xvfb-run -a "$bin" --compare diagonal --frames 1 >"$tmp/out" 2>"$tmp/err" && fail "bad --compare accepted"
+grep -q "compare" "$tmp/err" || { cat "$tmp/err"; fail "bad --compare not explained"; }
+echo "gui_compare: all checks passed"
