@@ -46,6 +46,15 @@ assert b["view"] == "coc" and b["synthetic_depth"] == "radial:x=0.4,y=0.6,radius
 assert t["width"] == 600 and t["height"] == 400 and t["stages"], t
 assert t["preset"]["params"]["focus"] == b["params"]["focus"]
 PY
+# An image without a depth map takes the preset's synthetic depth, the same as satlab render's.
+cp "$img" "$tmp/photo.png"
+headless "$tmp/photo.png" --frames 3 --preset "$tmp/preset.json" --export "$tmp/export" >"$tmp/log" 2>&1 ||
+  { cat "$tmp/log"; fail "export of an image without depth failed"; }
+"$bin" render "$tmp/photo.png" --preset "$tmp/preset.json" --backend cpu --out "$tmp/render_photo.png" >/dev/null 2>&1 ||
+  fail "render of an image without depth failed"
+cmp -s "$tmp/render_photo.png" "$tmp/export/photo_dof_f0.27_a60_r10.png" ||
+  fail "the GUI's synthetic-depth result differs from satlab render's"
+cmp -s "$tmp/render_photo.png" "$tmp/render.png" && fail "the synthetic depth gave the same result as the depth map"
 # A second export with the same parameters picks the next free name; the first files stay as they were.
 sum1=$(cat "$base".png | cksum)
 headless "$img" --frames 3 --preset "$tmp/saved.json" --export "$tmp/export" >"$tmp/log" 2>&1 ||
