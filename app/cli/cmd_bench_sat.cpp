@@ -26,6 +26,7 @@ struct BenchSatOptions {
                                     "4097x3001", "8192x8192", "16384x16384"};
   std::vector<std::string> only;  // variant names; empty: all
   int runs = 20, warmup = 5;
+  bool no_blur = false;
 };
 
 struct Row {
@@ -65,6 +66,7 @@ std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int
     if (i < warmup) continue;
     const auto& t = pipe->timings();
     for (size_t s = 0; s < t.size(); ++s) {
+      if (!t[s].parent.empty()) continue;  // a SAT phase: part of the sat stage's time
       auto it = std::find(names.begin(), names.end(), t[s].name);
       if (it == names.end()) {
         names.push_back(t[s].name);
@@ -85,6 +87,28 @@ std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int
   rows.push_back({std::string("pipeline.") + to_string(filter) + ".frame_without_upload", "rgba8",
                   "sum of stage medians; interop and draw are timed in the app", w, h, frame, frame_bytes});
   return rows;
+}
+
+int write_json(const BenchSatOptions& o, const std::string& device, double c_gbs, const std::vector<Row>& rows) {
+  if (o.json.empty()) return 0;
+  nlohmann::json j;
+  j["device"] = device;
+  j["copy_gbps"] = c_gbs;
+  j["runs"] = o.runs;
+  j["statistic"] = "median of CUDA-event-timed runs after warm-up";
+  j["rows"] = nlohmann::json::array();
+  for (const Row& r : rows) {
+    const double gbs = r.bytes / (r.ms * 1e-3) / 1e9;
+    j["rows"].push_back({{"family", "sat"}, {"variant", r.variant}, {"dtype", r.dtype}, {"width", r.width},
+                         {"height", r.height}, {"ms", r.ms}, {"bytes", r.bytes}, {"gbps", gbs},
+                         {"fraction_of_copy", gbs / c_gbs},
+                         {"gpix_per_s", double(r.width) * r.height / (r.ms * 1e-3) / 1e9}, {"note", r.note}});
+  }
+  std::ofstream f(o.json);
+  f << j.dump(2) << "\n";
+  if (!f) throw Error("cannot write " + o.json);
+  std::printf("wrote %s\n", o.json.c_str());
+  return 0;
 }
 
 int run_bench_sat(const BenchSatOptions& o) {
@@ -119,29 +143,26 @@ int run_bench_sat(const BenchSatOptions& o) {
       }
     }
   }
+  if (o.no_blur) return write_json(o, dev.name, c_gbs, rows);
+  // The blur kernel alone at 3840x2160, on minimum bytes (SAT 16 + result 4, + CoC 4 for dof).
+  struct BlurCase {
+    const char *name, *coc;
+    bool fractional;
+  };
+  for (const BlurCase b : {BlurCase{"blur.box_r12", "none", false}, BlurCase{"blur.dof.smooth", "smooth", false},
+                           BlurCase{"blur.dof_fractional.smooth", "smooth", true},
+                           BlurCase{"blur.dof.random", "random", false},
+                           BlurCase{"blur.dof_fractional.random", "random", true}}) {
+    const gpu::SatTiming tm = gpu::time_blur(3840, 2160, b.coc, b.fractional, 12, o.warmup, o.runs);
+    const bool dof = std::string(b.coc) != "none";
+    print({b.name, "rgba8",
+           std::string("CoC ") + b.coc + (std::string(b.coc) == "random" ? " per pixel: scattered taps (L2-bound)" : ""),
+           3840, 2160, tm.median_ms, (dof ? 24.0 : 20.0) * 3840.0 * 2160.0});
+  }
   for (FilterKind f : {FilterKind::Dof, FilterKind::Box})
     for (const Row& r : bench_pipeline(3840, 2160, f, o.warmup, o.runs)) print(r);
 
-  if (!o.json.empty()) {
-    nlohmann::json j;
-    j["device"] = dev.name;
-    j["copy_gbps"] = c_gbs;
-    j["runs"] = o.runs;
-    j["statistic"] = "median of CUDA-event-timed runs after warm-up";
-    j["rows"] = nlohmann::json::array();
-    for (const Row& r : rows) {
-      const double gbs = r.bytes / (r.ms * 1e-3) / 1e9;
-      j["rows"].push_back({{"family", "sat"}, {"variant", r.variant}, {"dtype", r.dtype}, {"width", r.width},
-                           {"height", r.height}, {"ms", r.ms}, {"bytes", r.bytes}, {"gbps", gbs},
-                           {"fraction_of_copy", gbs / c_gbs},
-                           {"gpix_per_s", double(r.width) * r.height / (r.ms * 1e-3) / 1e9}, {"note", r.note}});
-    }
-    std::ofstream f(o.json);
-    f << j.dump(2) << "\n";
-    if (!f) throw Error("cannot write " + o.json);
-    std::printf("wrote %s\n", o.json.c_str());
-  }
-  return 0;
+  return write_json(o, dev.name, c_gbs, rows);
 }
 
 }  // namespace
@@ -152,6 +173,7 @@ void add_bench_sat_command(CLI::App& app, Action& action) {
   CLI::App* sub = bench.add_subcommand("sat", "GPU SAT variants, NPP, the blur and a pipeline frame");
   sub->add_option("--json", o->json, "Also write the rows as JSON to this file");
   sub->add_option("--sizes", o->sizes, "Sizes WIDTHxHEIGHT");
+  sub->add_flag("--no-blur", o->no_blur, "Only the SAT rows (no blur or pipeline rows)");
   sub->add_option("--variants", o->only, "Only these SAT variants");
   sub->add_option("--runs", o->runs, "Timed runs per row (median)")->check(CLI::Range(20, 100000));
   sub->add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::NonNegativeNumber);

@@ -19,8 +19,9 @@ void fill(float* d, size_t n, float value, void* stream);
 void coc_map(const float* d, float* coc, size_t n, const Params& p, void* stream);
 
 // Box blur through an interleaved RGBA uint32 SAT: every pixel's box of radius round(|coc|) (dof_blur)
-// or `radius` where coc is null (box_blur), clipped to the image, rounded half up in integers.
+// or `radius` where coc is null (box_blur), clipped to the image, rounded half up in integers. With a
+// CoC and `fractional`, the boxes floor(|coc|) and floor(|coc|) + 1 blended (dof_blur_fractional).
 void blur_rgba8(const uint32_t* sat, const float* coc, int radius, int width, int height, uint8_t* out,
-                void* stream);
+                void* stream, bool fractional = false);
 
 }  // namespace satlab::gpu

@@ -7,6 +7,8 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "gpu/filter/filter.hpp"
+#include "gpu/sat/sat.hpp"
 #include "gpu/sat/sat_host.hpp"
 
 namespace satlab::gpu {
@@ -28,7 +30,8 @@ struct DeviceBuffer {
 };
 
 template <typename Out, typename In>
-std::vector<Out> run_sat(const Variant& v, const In* data, int w, int h, int ch, DType t) {
+std::vector<Out> run_sat(const Variant& v, const In* data, int w, int h, int ch, DType t,
+                         std::vector<std::string>* phases = nullptr) {
   if (!v.sat) throw Error(v.name + " is not a SAT variant");
   const std::string why = v.refuses ? v.refuses(size_t(w) * size_t(h), t) : "";
   if (!why.empty()) throw Error(v.name + " refuses this input: " + why);
@@ -38,6 +41,7 @@ std::vector<Out> run_sat(const Variant& v, const In* data, int w, int h, int ch,
   check(cudaMemset(out.p, 0xAB, n * sizeof(Out)), "poisoning the SAT output");
   SatArgs a;
   a.in = in.p, a.out = out.p, a.width = w, a.height = h, a.channels = ch, a.dtype = t;
+  if (phases) a.phase = [phases](const char* name) { phases->push_back(name); };
   v.sat(a);
   check(cudaDeviceSynchronize(), v.name + " on " + std::to_string(w) + "x" + std::to_string(h));
   std::vector<Out> result(n);
@@ -50,10 +54,36 @@ double median(std::vector<float> v) {
   return v.empty() ? 0.0 : double(v[v.size() / 2]);
 }
 
+// `warmup` untimed calls of f, then `runs` calls each timed with CUDA events on the default stream.
+template <typename F>
+SatTiming time_runs(const std::string& what, int warmup, int runs, F&& f) {
+  for (int i = 0; i < warmup; ++i) f();
+  check(cudaDeviceSynchronize(), what + " warm-up");
+  cudaEvent_t e0, e1;
+  check(cudaEventCreate(&e0), "cudaEventCreate");
+  check(cudaEventCreate(&e1), "cudaEventCreate");
+  std::vector<float> ms(size_t(std::max(runs, 1)));
+  for (auto& m : ms) {
+    cudaEventRecord(e0);
+    f();
+    cudaEventRecord(e1);
+    check(cudaEventSynchronize(e1), what + " timed run");
+    cudaEventElapsedTime(&m, e0, e1);
+  }
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  SatTiming r;
+  r.median_ms = median(ms);
+  r.min_ms = double(*std::min_element(ms.begin(), ms.end()));
+  r.runs = int(ms.size());
+  return r;
+}
+
 }  // namespace
 
-std::vector<uint32_t> run_sat_u32(const Variant& v, const uint8_t* data, int w, int h, int ch) {
-  return run_sat<uint32_t>(v, data, w, h, ch, ch == 4 ? DType::RGBA8 : DType::U8);
+std::vector<uint32_t> run_sat_u32(const Variant& v, const uint8_t* data, int w, int h, int ch,
+                                  std::vector<std::string>* phases) {
+  return run_sat<uint32_t>(v, data, w, h, ch, ch == 4 ? DType::RGBA8 : DType::U8, phases);
 }
 
 std::vector<float> run_sat_f32(const Variant& v, const float* data, int w, int h, int ch) {
@@ -80,46 +110,41 @@ SatTiming time_sat(const Variant& v, DType t, int ch, int w, int h, int warmup, 
   }
   SatArgs a;
   a.in = in.p, a.out = out.p, a.width = w, a.height = h, a.channels = ch, a.dtype = t;
-  for (int i = 0; i < warmup; ++i) v.sat(a);
-  check(cudaDeviceSynchronize(), v.name + " warm-up");
-  cudaEvent_t e0, e1;
-  check(cudaEventCreate(&e0), "cudaEventCreate");
-  check(cudaEventCreate(&e1), "cudaEventCreate");
-  std::vector<float> ms(size_t(std::max(runs, 1)));
-  for (auto& m : ms) {
-    cudaEventRecord(e0);
-    v.sat(a);
-    cudaEventRecord(e1);
-    check(cudaEventSynchronize(e1), v.name + " timed run");
-    cudaEventElapsedTime(&m, e0, e1);
+  return time_runs(v.name, warmup, runs, [&] { v.sat(a); });
+}
+
+SatTiming time_blur(int w, int h, const std::string& coc_kind, bool fractional, int radius, int warmup, int runs) {
+  const size_t n = size_t(w) * size_t(h);
+  DeviceBuffer img(n * 4), sat(n * 16), coc(n * 4), out(n * 4);
+  std::mt19937 rng(99);
+  {
+    std::vector<uint32_t> host(n);
+    for (auto& x : host) x = rng();
+    check(cudaMemcpy(img.p, host.data(), n * 4, cudaMemcpyHostToDevice), "upload of the blur input");
   }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  SatTiming r;
-  r.median_ms = median(ms);
-  r.min_ms = double(*std::min_element(ms.begin(), ms.end()));
-  r.runs = int(ms.size());
-  return r;
+  if (coc_kind != "none") {
+    std::vector<float> host(n);
+    std::uniform_real_distribution<float> u(-24.f, 24.f);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)
+        host[size_t(y) * w + x] = coc_kind == "random" ? u(rng) : 24.f * (2.f * float(x + y) / float(w + h) - 1.f);
+    check(cudaMemcpy(coc.p, host.data(), n * 4, cudaMemcpyHostToDevice), "upload of the CoC");
+  }
+  SatArgs a;
+  a.in = img.p, a.out = sat.p, a.width = w, a.height = h, a.channels = 4, a.dtype = DType::RGBA8;
+  sat_tiled(a);
+  const float* c = coc_kind == "none" ? nullptr : static_cast<const float*>(coc.p);
+  return time_runs("blur", warmup, runs, [&] {
+    blur_rgba8(static_cast<const uint32_t*>(sat.p), c, radius, w, h, static_cast<uint8_t*>(out.p), nullptr,
+               fractional);
+  });
 }
 
 double copy_bandwidth_gbs(size_t bytes, int runs) {
   DeviceBuffer a(bytes), b(bytes);
   check(cudaMemset(a.p, 1, bytes), "cudaMemset");
-  for (int i = 0; i < 3; ++i) cudaMemcpy(b.p, a.p, bytes, cudaMemcpyDeviceToDevice);
-  cudaEvent_t e0, e1;
-  check(cudaEventCreate(&e0), "cudaEventCreate");
-  check(cudaEventCreate(&e1), "cudaEventCreate");
-  std::vector<float> ms(size_t(std::max(runs, 1)));
-  for (auto& m : ms) {
-    cudaEventRecord(e0);
-    cudaMemcpyAsync(b.p, a.p, bytes, cudaMemcpyDeviceToDevice);
-    cudaEventRecord(e1);
-    check(cudaEventSynchronize(e1), "device copy");
-    cudaEventElapsedTime(&m, e0, e1);
-  }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
-  return 2.0 * double(bytes) / (median(ms) * 1e-3) / 1e9;
+  const SatTiming t = time_runs("device copy", 3, runs, [&] { cudaMemcpyAsync(b.p, a.p, bytes, cudaMemcpyDeviceToDevice); });
+  return 2.0 * double(bytes) / (t.median_ms * 1e-3) / 1e9;
 }
 
 }  // namespace satlab::gpu

@@ -74,6 +74,24 @@ TEST(Sat, EveryIntegerVariantMatchesTheCpuReferenceBitForBitOnOddSizes) {
   }
 }
 
+// SatArgs::phase: every satlab builder announces each of its phases (the pipeline times them), in
+// enqueue order, and the result is still exact with the hook set.
+TEST(Sat, EveryBuilderAnnouncesItsPhasesThroughTheHook) {
+  SKIP_WITHOUT_GPU();
+  std::vector<uint8_t> img(size_t(333) * 257);
+  std::mt19937 rng(3);
+  for (auto& b : img) b = uint8_t(rng());
+  std::vector<uint32_t> want;
+  satlab::sat_u8(img.data(), 333, 257, want);
+  for (const Variant* v : sat_variants(DType::U8)) {
+    if (v->name.rfind("sat_", 0) != 0) continue;  // external baselines (NPP) are one opaque call
+    std::vector<std::string> phases;
+    expect_same(satlab::gpu::run_sat_u32(*v, img.data(), 333, 257, 1, &phases), want, v->name + " with the hook");
+    EXPECT_GE(phases.size(), 3u) << v->name;
+    for (const std::string& p : phases) EXPECT_EQ(p.rfind("sat ", 0), 0u) << v->name << ": " << p;
+  }
+}
+
 // 16384^2 * 255 wraps around uint32 many times; box sums must still come out exact. Checked against the
 // closed form S(x, y) = 255 (x+1)(y+1) mod 2^32 rather than a second 1 GiB CPU table.
 TEST(Sat, WrapAroundKeepsEveryValueExactOn16384SquareOfWhite) {
@@ -109,7 +127,7 @@ TEST(Sat, FloatVariantsStayWithinTheirErrorBoundOfFloat64) {
   std::uniform_real_distribution<float> u(0.f, 1.f);
   for (const Size s : {Size{1, 1}, Size{509, 263}, Size{1021, 1031}, Size{2048, 2048}}) {
     if (size_t(s.w) * size_t(s.h) > satlab::test::test_max_n()) continue;
-    for (int ch : {1, 4}) {
+    for (int ch : {1, 2, 4}) {
       satlab::ImageF im(s.w, s.h, ch);
       for (auto& f : im.data) f = u(rng);
       std::vector<double> want;

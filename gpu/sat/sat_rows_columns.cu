@@ -1,0 +1,317 @@
+// SAT as a row pass then a column pass, each reading and writing whole 16-byte vectors along rows (the
+// column pass never strides down memory: threads lie along x and carry down y):
+//   1. rows: a warp owns K rows of a block of 8 K rows and walks them left to right, 16 bytes of input
+//      per lane: lane-serial scan, warp-shuffle scan, running carry per row (so no block-sum pass along
+//      x); it writes the row prefixes and, per 512-byte stretch, the block's column sums;
+//   2. column block sums scanned down the blocks (exclusive);
+//   3. columns: each 128-element x 8K-row tile scans down its columns (thread-serial, then across
+//      warps through shared memory), adds the carry from step 2, writes in place.
+// This is the three-phase scheme (per-block scan | block-sum scan | add) down the columns, with the
+// per-block sums fused into the row pass. Integer input gives uint32 with wrap-around; float keeps every
+// sum in float64 and rounds each stored value once per pass.
+// Bytes: rows 1 + 4 (u8) or 4 + 4 (f32), columns 4 + 4, block sums ~3 x 4 / (8 K): ~13.4 B per u8
+// element (minimum 5), ~16.4 B per float (minimum 8).
+#include <algorithm>
+#include <cstdlib>
+#include <type_traits>
+
+#include "gpu/device.hpp"
+#include "gpu/sat/sat.hpp"
+#include "gpu/sat/sat_common.cuh"
+
+namespace satlab::gpu {
+namespace {
+
+using namespace sat_detail;
+
+constexpr int kWarps = 8, kThreads = kWarps * 32;
+
+template <typename In>
+struct Traits;
+template <>
+struct Traits<uint8_t> {
+  using Out = uint32_t;  // stored
+  using Sum = uint32_t;  // accumulated
+  static constexpr int V = 16;  // elements per 16-byte load
+};
+template <>
+struct Traits<float> {
+  using Out = float;
+  using Sum = double;
+  static constexpr int V = 4;
+};
+
+// V elements of row y from element x0 (zeros past the row or the image). VEC: one 16-byte load.
+template <typename In, bool VEC>
+__device__ __forceinline__ void load_row(const In* __restrict__ in, int E, int H, int x0, int y,
+                                         typename Traits<In>::Sum (&v)[Traits<In>::V]) {
+  constexpr int V = Traits<In>::V;
+  using Sum = typename Traits<In>::Sum;
+  const In* p = in + size_t(y) * size_t(E) + size_t(x0);
+  if (VEC && y < H && x0 < E) {
+    const uint4 q = __ldg(reinterpret_cast<const uint4*>(p));
+    if constexpr (std::is_same_v<In, uint8_t>) {
+      const uint32_t w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+      for (int k = 0; k < V; ++k) v[k] = (w[k >> 2] >> (8 * (k & 3))) & 0xffu;
+    } else {
+      v[0] = __uint_as_float(q.x), v[1] = __uint_as_float(q.y), v[2] = __uint_as_float(q.z),
+      v[3] = __uint_as_float(q.w);
+    }
+    return;
+  }
+#pragma unroll
+  for (int k = 0; k < V; ++k) v[k] = y < H && x0 + k < E ? Sum(__ldg(p + k)) : Sum(0);
+}
+
+// Pass 1. colsum[b * E + x] = sum of out over the block's 8K rows at column x.
+template <typename In, int CH, int K, bool VEC>
+__global__ void __launch_bounds__(kThreads) rows_pass(const In* __restrict__ in, typename Traits<In>::Out* __restrict__ out,
+                                                      int E, int H, typename Traits<In>::Sum* __restrict__ colsum) {
+  using Out = typename Traits<In>::Out;
+  using Sum = typename Traits<In>::Sum;
+  constexpr int V = Traits<In>::V, TW = 32 * V;
+  constexpr bool kStage = VEC && std::is_same_v<In, uint8_t>;  // 16 outputs per lane: stage for coalescing
+  __shared__ Sum cols[kWarps][V][33];
+  __shared__ __align__(16) Out stage[kStage ? kWarps : 1][kStage ? 32 * 20 : 4];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int yb = blockIdx.x * kWarps * K, y0 = yb + warp * K;
+  Sum carry[K][CH];
+#pragma unroll
+  for (int r = 0; r < K; ++r)
+#pragma unroll
+    for (int c = 0; c < CH; ++c) carry[r][c] = Sum(0);
+
+  for (int xt = 0; xt < E; xt += TW) {
+    const int x0 = xt + lane * V;
+    Sum v[K][V];
+#pragma unroll
+    for (int r = 0; r < K; ++r) load_row<In, VEC>(in, E, H, x0, y0 + r, v[r]);
+    Sum cs[V];
+#pragma unroll
+    for (int k = 0; k < V; ++k) cs[k] = Sum(0);
+#pragma unroll
+    for (int r = 0; r < K; ++r) {
+      Sum run[CH];
+#pragma unroll
+      for (int c = 0; c < CH; ++c) run[c] = Sum(0);
+#pragma unroll
+      for (int k = 0; k < V; ++k) v[r][k] = run[k % CH] += v[r][k];
+      Sum ex[CH];
+#pragma unroll
+      for (int c = 0; c < CH; ++c) {
+        Sum t = run[c];
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+          const Sum n = __shfl_up_sync(0xffffffffu, t, d);
+          if (lane >= d) t += n;
+        }
+        ex[c] = t - run[c] + carry[r][c];
+        carry[r][c] += __shfl_sync(0xffffffffu, t, 31);
+      }
+      Out o[V];
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        o[k] = Out(v[r][k] + ex[k % CH]);
+        cs[k] += Sum(o[k]);
+      }
+      const int y = y0 + r;
+      if constexpr (kStage) {
+        __syncwarp();
+#pragma unroll
+        for (int k = 0; k < V; k += 4)
+          *reinterpret_cast<uint4*>(&stage[warp][lane * 20 + k]) = make_uint4(o[k], o[k + 1], o[k + 2], o[k + 3]);
+        __syncwarp();
+        if (y < H)
+#pragma unroll
+          for (int q = 0; q < 4; ++q) {
+            const int chunk = 32 * q + lane, x = xt + chunk * 4;  // 4 outputs per chunk
+            if (x < E)
+              __stcs(reinterpret_cast<uint4*>(out + size_t(y) * E + x),
+                     *reinterpret_cast<const uint4*>(&stage[warp][(chunk / 4) * 20 + (chunk % 4) * 4]));
+          }
+      } else if constexpr (VEC) {
+        if (y < H && x0 < E)
+          __stcs(reinterpret_cast<float4*>(out + size_t(y) * E + x0), make_float4(o[0], o[1], o[2], o[3]));
+      } else if (y < H) {
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+          if (x0 + k < E) out[size_t(y) * E + x0 + k] = o[k];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < V; ++k) cols[warp][k][lane] = cs[k];
+    __syncthreads();
+    for (int e = threadIdx.x; e < TW; e += kThreads) {
+      Sum s = Sum(0);
+#pragma unroll
+      for (int w = 0; w < kWarps; ++w) s += cols[w][e % V][e / V];
+      if (xt + e < E) colsum[size_t(blockIdx.x) * E + xt + e] = s;
+    }
+    __syncthreads();
+  }
+}
+
+// Pass 2: colsum[b][x] becomes the sum of the blocks above b (exclusive, down b), 8 loads at a time.
+template <typename Sum>
+__global__ void __launch_bounds__(kThreads) block_sums_scan(Sum* __restrict__ colsum, int E, int blocks) {
+  const int x = blockIdx.x * kThreads + threadIdx.x;
+  if (x >= E) return;
+  Sum* p = colsum + x;
+  Sum run = Sum(0);
+  for (int b0 = 0; b0 < blocks; b0 += 8) {
+    Sum v[8];
+#pragma unroll
+    for (int u = 0; u < 8; ++u) v[u] = b0 + u < blocks ? p[size_t(b0 + u) * E] : Sum(0);
+#pragma unroll
+    for (int u = 0; u < 8; ++u)
+      if (b0 + u < blocks) {
+        p[size_t(b0 + u) * E] = run;
+        run += v[u];
+      }
+  }
+}
+
+// Pass 3, in place: a 128-element x 8K-row tile; lane = 4 adjacent columns, warp = K rows.
+template <typename Out, typename Sum, int K, bool VEC>
+__global__ void __launch_bounds__(kThreads) columns_pass(Out* __restrict__ data, int E, int H,
+                                                         const Sum* __restrict__ colsum) {
+  __shared__ Sum tot[kWarps][4][33];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int x0 = blockIdx.x * 128 + lane * 4, y0 = blockIdx.y * kWarps * K + warp * K;
+  Sum v[K][4];
+#pragma unroll
+  for (int r = 0; r < K; ++r) {
+    const int y = y0 + r;
+    const Out* p = data + size_t(y) * E + x0;
+    if (VEC && y < H && x0 < E) {
+      __align__(16) Out q[4];
+      *reinterpret_cast<uint4*>(q) = *reinterpret_cast<const uint4*>(p);
+#pragma unroll
+      for (int k = 0; k < 4; ++k) v[r][k] = Sum(q[k]);
+    } else {
+#pragma unroll
+      for (int k = 0; k < 4; ++k) v[r][k] = y < H && x0 + k < E ? Sum(p[k]) : Sum(0);
+    }
+  }
+  Sum run[4] = {Sum(0), Sum(0), Sum(0), Sum(0)};
+#pragma unroll
+  for (int r = 0; r < K; ++r)
+#pragma unroll
+    for (int k = 0; k < 4; ++k) v[r][k] = run[k] += v[r][k];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) tot[warp][k][lane] = run[k];
+  __syncthreads();
+  Sum base[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    base[k] = x0 + k < E ? colsum[size_t(blockIdx.y) * E + x0 + k] : Sum(0);
+    for (int w = 0; w < warp; ++w) base[k] += tot[w][k][lane];
+  }
+#pragma unroll
+  for (int r = 0; r < K; ++r) {
+    const int y = y0 + r;
+    if (y >= H) continue;
+    Out* p = data + size_t(y) * E + x0;
+    if (VEC && x0 < E) {
+      __align__(16) const Out o[4] = {Out(v[r][0] + base[0]), Out(v[r][1] + base[1]), Out(v[r][2] + base[2]),
+                        Out(v[r][3] + base[3])};
+      __stcs(reinterpret_cast<uint4*>(p), *reinterpret_cast<const uint4*>(o));
+    } else {
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        if (x0 + k < E) p[k] = Out(v[r][k] + base[k]);
+    }
+  }
+}
+
+template <typename In, int CH, int K, bool VEC>
+void run_rows_columns(const SatArgs& a) {
+  using Out = typename Traits<In>::Out;
+  using Sum = typename Traits<In>::Sum;
+  const int E = a.width * CH, H = a.height, blocks = int(ceil_div(size_t(H), kWarps * K));
+  Scratch s(size_t(blocks) * E * sizeof(Sum), a);
+  const cudaStream_t st = cudaStream_t(a.stream);
+  Out* out = static_cast<Out*>(a.out);
+  phase(a, "sat rows: scan + column block sums");
+  rows_pass<In, CH, K, VEC><<<unsigned(blocks), kThreads, 0, st>>>(static_cast<const In*>(a.in), out, E, H, s.as<Sum>());
+  launch_check("sat_rows_columns rows_pass", a);
+  phase(a, "sat columns: block-sum scan");
+  block_sums_scan<Sum><<<ceil_div(size_t(E), kThreads), kThreads, 0, st>>>(s.as<Sum>(), E, blocks);
+  launch_check("sat_rows_columns block_sums_scan", a);
+  phase(a, "sat columns: scan + add");
+  columns_pass<Out, Sum, K, VEC><<<dim3(ceil_div(size_t(E), 128), unsigned(blocks)), kThreads, 0, st>>>(out, E, H,
+                                                                                                     s.as<Sum>());
+  launch_check("sat_rows_columns columns_pass", a);
+}
+
+// Rows per warp: the row pass has one block per 8 K rows, so short images take K = 1 to keep every SM
+// busy; tall ones K = 2 or 4 (fewer block sums).
+// SATLAB_SAT_RC_ROWS (1, 2 or 4) forces K, for tuning.
+int forced_rows() {
+  static const int k = [] {
+    const char* e = std::getenv("SATLAB_SAT_RC_ROWS");
+    return e ? std::atoi(e) : 0;
+  }();
+  return k;
+}
+
+template <typename In, int CH, bool VEC>
+void pick_rows(const SatArgs& a) {
+  const size_t sms = size_t(std::max(1, probe().sm_count));
+  const int forced = forced_rows();
+  if (forced == 4 || forced == 2 || forced == 1)
+    (forced == 4 ? run_rows_columns<In, CH, 4, VEC> : forced == 2 ? run_rows_columns<In, CH, 2, VEC>
+                                                                  : run_rows_columns<In, CH, 1, VEC>)(a);
+  else if (size_t(a.height) >= 2 * sms * kWarps * 4)
+    run_rows_columns<In, CH, 4, VEC>(a);
+  else if (size_t(a.height) >= 2 * sms * kWarps * 2)
+    run_rows_columns<In, CH, 2, VEC>(a);
+  else
+    run_rows_columns<In, CH, 1, VEC>(a);
+}
+
+template <typename In, int CH>
+void pick_vec(const SatArgs& a) {
+  const bool vec = (size_t(a.width) * CH * sizeof(In)) % 16 == 0 && (size_t(a.width) * CH) % 4 == 0 &&
+                   reinterpret_cast<uintptr_t>(a.in) % 16 == 0 && reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
+  if (vec)
+    pick_rows<In, CH, true>(a);
+  else
+    pick_rows<In, CH, false>(a);
+}
+
+void sat_rows_columns(const SatArgs& a) {
+  if (a.height > 65535 * kWarps) throw Error("sat_rows_columns: image taller than " + std::to_string(65535 * kWarps));
+  if (a.dtype == DType::F32) {
+    check_args(a, false);
+    if (a.channels == 1) return pick_vec<float, 1>(a);
+    if (a.channels == 2) return pick_vec<float, 2>(a);
+    if (a.channels == 4) return pick_vec<float, 4>(a);
+    throw Error("sat_rows_columns: float input with 3 channels (a lane's 4 floats must hold whole pixels)");
+  }
+  check_args(a, true);
+  if (a.channels == 1)
+    pick_vec<uint8_t, 1>(a);
+  else
+    pick_vec<uint8_t, 4>(a);
+}
+
+}  // namespace
+
+Variant sat_rows_columns_variant() {
+  Variant v;
+  v.name = "sat_rows_columns";
+  v.family = Family::Sat;
+  v.label = "rows | columns (coalesced column strips, three-phase down the columns)";
+  v.source = "three-phase scan scheme (per-block scan | block-sum scan | add), columns scanned along rows";
+  v.dtypes = {DType::U8, DType::RGBA8, DType::F32};
+  v.bytes = sat_min_bytes;
+  v.refuses = [](size_t, DType t) {
+    return t == DType::U8 || t == DType::RGBA8 || t == DType::F32 ? std::string() : std::string("8-bit or float input only");
+  };
+  v.sat = sat_rows_columns;
+  return v;
+}
+
+}  // namespace satlab::gpu
