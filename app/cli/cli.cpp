@@ -17,6 +17,7 @@
 #include "app/cli/commands.hpp"
 #include "app/gui/gui.hpp"
 #include "app/gui/keys.hpp"
+#include "app/io/image_io.hpp"
 #include "core/error.hpp"
 #include "core/synthetic_depth.hpp"
 
@@ -36,6 +37,15 @@ constexpr AddCommand kCommands[] = {
 void parse_size(const std::string& s, int* w, int* h) {
   if (std::sscanf(s.c_str(), "%dx%d", w, h) != 2 || *w < 64 || *h < 64 || *w > 16384 || *h > 16384)
     throw CLI::ValidationError("--size", "expected WIDTHxHEIGHT between 64x64 and 16384x16384, got " + s);
+}
+
+// --max-megapixels on the GUI's command line and on every subcommand: images over it are refused from
+// their header, before anything is decoded (io::max_pixels()).
+void add_limit_option(CLI::App& app, double& megapixels) {
+  app.add_option("--max-megapixels", megapixels,
+                 "Refuse images larger than this (default: SATLAB_MAX_MEGAPIXELS, else 268.4 = 16384x16384)")
+      ->check(CLI::Range(1e-6, 268.435456));
+  for (CLI::App* sub : app.get_subcommands({})) add_limit_option(*sub, megapixels);
 }
 
 }  // namespace
@@ -97,11 +107,14 @@ int run(int argc, char** argv) {
 
   Action action;
   for (AddCommand add : kCommands) add(app, action);
+  double max_megapixels = 0;
+  add_limit_option(app, max_megapixels);
 
   try {
     app.parse(argc, argv);
     if (!size.empty()) parse_size(size, &gui.width, &gui.height);
     if (!gui.screenshot.empty() && gui.frames == 0) gui.frames = 30;
+    if (max_megapixels > 0) io::set_max_megapixels(max_megapixels);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
     std::fprintf(stderr, "satlab: %s (see --help)\n", e.what());

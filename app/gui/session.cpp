@@ -109,6 +109,7 @@ bool Session::update(AppState& s) {
     pipeline_->set_params(s.params);
     pipeline_->run();
   } catch (const Error& e) {
+    if (pipeline_->backend_name().rfind("cpu", 0) != 0) return fall_back_to_cpu(s, e.what());
     s.error = std::string("the pipeline failed: ") + e.what();
     s.continuous = false;  // one popup, not one per frame
     return false;
@@ -116,6 +117,22 @@ bool Session::update(AppState& s) {
   s.record(pipeline_->timings());
   has_result_ = true;
   return true;
+}
+
+// A GPU error during a frame (out of memory, a failed launch): the same image, depth and parameters go
+// on through the CPU backend; the popup and the backend panel say why.
+bool Session::fall_back_to_cpu(AppState& s, const std::string& why) {
+  s.backend = "cpu";
+  try {
+    load(s, image_, depth_);
+  } catch (const Error& e) {
+    s.error = "GPU error during a frame (" + why + "), and the CPU backend failed too: " + e.what();
+    s.continuous = false;
+    return false;
+  }
+  s.backend_note = "switched to the CPU backend after a GPU error: " + why;
+  s.error = "GPU error during a frame (" + why + "); switched to the CPU backend";
+  return update(s);
 }
 
 const ImageF& Session::depth_normalised() {

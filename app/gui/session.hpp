@@ -24,7 +24,8 @@ class Session {
   // s.error and changes nothing. Dropped files whose name contains "depth" are taken as depth maps.
   void handle_requests(AppState& s, const std::vector<std::string>& dropped);
   // Runs the pipeline if parameters or inputs changed (or every frame in continuous mode); returns true
-  // when there is a new result. A failing run goes to s.error.
+  // when there is a new result. A failing run goes to s.error; a GPU backend that fails switches the
+  // session to the CPU backend, which runs the frame instead.
   bool update(AppState& s);
   // Puts what `view` shows into its viewer texture: the result through the viewer's external writer
   // where one is set, else host copies; the SAT view computes the input's log SAT, the Diff view runs
@@ -42,6 +43,7 @@ class Session {
 
  private:
   void load(AppState& s, ImageRGBA8 image, ImageF depth);  // throws satlab::Error, state unchanged
+  bool fall_back_to_cpu(AppState& s, const std::string& why);  // after a GPU error in update()
   ImageRGBA8 image_;
   ImageF depth_;  // raw, resampled to the image
   std::unique_ptr<Pipeline> pipeline_;
