@@ -10,6 +10,9 @@ namespace satlab::gui {
 
 // Fonts and style for a HiDPI content scale (1 on a 96-dpi screen). style.cpp
 void setup_imgui_style(float scale);
+// imgui.ini in the user's config folder ($XDG_CONFIG_HOME/satlab or ~/.config/satlab); none for scripted
+// runs (--frames). style.cpp
+void set_imgui_ini_file(bool scripted);
 
 // Where the image goes and where the sidebar goes, in ImGui (window) coordinates.
 struct Layout {

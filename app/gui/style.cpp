@@ -3,14 +3,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <string>
 
 #include "app/gui/frame.hpp"
+#include "app/io/dir_listing.hpp"
 
 namespace satlab::gui {
 
 void setup_imgui_style(float scale) {
   ImGuiIO& io = ImGui::GetIO();
-  io.IniFilename = nullptr;  // the layout is fixed; never write imgui.ini into the working directory
   ImGui::StyleColorsDark();
   ImGuiStyle& style = ImGui::GetStyle();
   style.WindowRounding = 0.f;
@@ -32,6 +34,20 @@ void setup_imgui_style(float scale) {
     cfg.SizePixels = std::round(13.f * scale);
     io.Fonts->AddFontDefault(&cfg);
   }
+}
+
+void set_imgui_ini_file(bool scripted) {
+  // ImGui's default is imgui.ini in the working directory: never there. Scripted runs keep no layout.
+  static std::string path;
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;
+  const std::string dir = io::config_dir();
+  if (scripted || dir.empty()) return;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return;  // no config folder: no saved layout, nothing else lost
+  path = dir + "/imgui.ini";
+  io.IniFilename = path.c_str();
 }
 
 Layout layout_for(const AppState& s, float display_w, float display_h, float scale) {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 
+#include "app/io/dir_listing.hpp"
 #include "core/error.hpp"
 
 namespace satlab::io {
@@ -70,15 +71,10 @@ std::string next_free_base(const std::string& dir, const std::string& base, cons
 std::vector<std::string> images_in_dir(const std::string& dir) {
   std::unique_ptr<DIR, int (*)(DIR*)> d(opendir(dir.c_str()), closedir);
   if (!d) throw Error(dir + ": cannot list folder (" + std::strerror(errno) + ")");
-  static const char* kExtensions[] = {".png", ".jpg", ".jpeg", ".bmp", ".tga", ".hdr"};
   std::vector<std::string> out;
   while (const dirent* e = readdir(d.get())) {
     const std::string name = e->d_name;
-    if (name[0] == '.') continue;
-    const std::string l = lower(name);
-    if (std::none_of(std::begin(kExtensions), std::end(kExtensions), [&](const char* x) { return ends_with(l, x); }))
-      continue;
-    if (is_depth_name(file_stem(l))) continue;
+    if (name[0] == '.' || !passes(FileFilter::Images, name) || is_depth_name(file_stem(lower(name)))) continue;
     const std::string path = (ends_with(dir, "/") ? dir : dir + "/") + name;
     if (!is_dir(path)) out.push_back(path);
   }
