@@ -66,8 +66,9 @@ bool handle_divider(AppState& s, const Layout& l, float scale) {
     const char* name = to_string(p.view);
     const ImVec2 size = ImGui::CalcTextSize(name);
     const ImVec2 at(0.5f * (p.clip0 + p.clip1 - size.x), l.image_h - size.y - 12 * scale);
-    dl->AddRectFilled(ImVec2(at.x - 6 * scale, at.y - 3 * scale), ImVec2(at.x + size.x + 6 * scale, at.y + size.y + 3 * scale),
-                      IM_COL32(0, 0, 0, 150), 3 * scale);
+    dl->AddRectFilled(ImVec2(at.x - 6 * scale, at.y - 3 * scale),
+                      ImVec2(at.x + size.x + 6 * scale, at.y + size.y + 3 * scale), IM_COL32(0, 0, 0, 150),
+                      3 * scale);
     dl->AddText(at, IM_COL32(235, 235, 235, 255), name);
   }
   const float x = labels[0].clip1;
@@ -103,7 +104,9 @@ void pixel_tooltip(const AppState& s, Session& session, int px, int py, bool has
   if (s.params.filter == FilterKind::Dof && coc.width == s.image_width && coc.height == s.image_height) {
     const float c = coc.at(px, py);
     ImGui::Text("CoC     %+.2f px (blur radius %d, %s)", c, int(std::lround(std::fabs(c))),
-                c > 0 ? "in front of focus" : c < 0 ? "behind focus" : "in focus");
+                c > 0   ? "in front of focus"
+                : c < 0 ? "behind focus"
+                        : "in focus");
   }
   ImGui::EndTooltip();
 }

@@ -7,7 +7,7 @@
 namespace satlab::gui {
 
 struct KeyBinding {
-  const char* input;   // as the README writes it: `F1` or plain words ("mouse wheel")
+  const char* input;  // as the README writes it: `F1` or plain words ("mouse wheel")
   const char* action;
 };
 
@@ -30,7 +30,9 @@ inline constexpr KeyBinding kKeyBindings[] = {
 };
 
 // One markdown table row, as the README holds it: "| `R` | reset zoom and pan |".
-inline std::string markdown_row(const KeyBinding& k) { return std::string("| ") + k.input + " | " + k.action + " |"; }
+inline std::string markdown_row(const KeyBinding& k) {
+  return std::string("| ") + k.input + " | " + k.action + " |";
+}
 
 // Markdown text without its backticks, for the overlay.
 inline std::string plain(const char* markdown) {

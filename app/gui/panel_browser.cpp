@@ -13,7 +13,9 @@
 namespace satlab::gui {
 namespace {
 
-std::string file_name(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
+std::string file_name(const std::string& path) {
+  return path.substr(path.find_last_of('/') + 1);
+}
 std::string folder_of(const std::string& path) {
   const size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
@@ -21,9 +23,12 @@ std::string folder_of(const std::string& path) {
 
 std::string human_size(uintmax_t bytes) {
   char buf[32];
-  if (bytes < 1024) std::snprintf(buf, sizeof(buf), "%ju B", bytes);
-  else if (bytes < 1024 * 1024) std::snprintf(buf, sizeof(buf), "%.1f KB", double(bytes) / 1024);
-  else std::snprintf(buf, sizeof(buf), "%.1f MB", double(bytes) / (1024 * 1024));
+  if (bytes < 1024)
+    std::snprintf(buf, sizeof(buf), "%ju B", bytes);
+  else if (bytes < 1024 * 1024)
+    std::snprintf(buf, sizeof(buf), "%.1f KB", double(bytes) / 1024);
+  else
+    std::snprintf(buf, sizeof(buf), "%.1f MB", double(bytes) / (1024 * 1024));
   return buf;
 }
 
@@ -129,10 +134,12 @@ void draw_file_browser(AppState& s, float display_w, float display_h) {
     b.stale = false;
   }
   const float em = ImGui::GetFontSize();
-  ImGui::SetNextWindowPos(ImVec2(0.5f * display_w, 0.5f * display_h), ImGuiCond_Appearing, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowPos(ImVec2(0.5f * display_w, 0.5f * display_h), ImGuiCond_Appearing,
+                          ImVec2(0.5f, 0.5f));
   ImGui::SetNextWindowSize(ImVec2(std::min(display_w * 0.9f, 52 * em), std::min(display_h * 0.85f, 34 * em)),
                            ImGuiCond_Appearing);
-  if (!ImGui::Begin("Open a file", &s.show_browser, ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse)) {
+  if (!ImGui::Begin("Open a file", &s.show_browser,
+                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse)) {
     ImGui::End();
     return;
   }
@@ -145,7 +152,8 @@ void draw_file_browser(AppState& s, float display_w, float display_h) {
 
   int filter = int(b.filter);
   ImGui::SetNextItemWidth(18 * em);
-  if (ImGui::Combo("##filter", &filter, "images (png jpg jpeg bmp tga hdr)\0depth maps (png hdr pfm)\0all files\0")) {
+  if (ImGui::Combo("##filter", &filter,
+                   "images (png jpg jpeg bmp tga hdr)\0depth maps (png hdr pfm)\0all files\0")) {
     b.filter = io::FileFilter(filter);
     b.stale = true;
   }

@@ -10,8 +10,8 @@ void draw_help_overlay(AppState& s, float display_w, float display_h) {
   ImGui::SetNextWindowPos(ImVec2(0.5f * display_w, 0.5f * display_h), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
   ImGui::SetNextWindowBgAlpha(0.92f);
   ImGui::Begin("Keys and mouse", &s.show_help,
-               ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoCollapse |
-                   ImGuiWindowFlags_NoMove);
+               ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
+                   ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoMove);
   if (ImGui::BeginTable("keys", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV)) {
     ImGui::TableSetupColumn("input");
     ImGui::TableSetupColumn("action");

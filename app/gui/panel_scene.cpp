@@ -5,13 +5,17 @@
 namespace satlab::gui {
 namespace {
 
-std::string file_name(const std::string& path) { return path.substr(path.find_last_of('/') + 1); }
+std::string file_name(const std::string& path) {
+  return path.substr(path.find_last_of('/') + 1);
+}
 
 // Radio buttons for every view, on two rows.
 void view_selector(const char* label, View* view) {
   static const char* const kNames[kViewCount] = {"Result", "Input", "Depth", "CoC", "SAT", "Diff"};
   static const char* const kTips[kViewCount] = {
-      "the filtered image (1)", "the image as loaded (2)", "normalised depth, colour-mapped (3)",
+      "the filtered image (1)",
+      "the image as loaded (2)",
+      "normalised depth, colour-mapped (3)",
       "signed circle of confusion: warm in front of focus, cool behind (4)",
       "the input's summed-area table on a log scale (5)",
       "difference against the CPU reference for the current parameters (6)"};
@@ -49,9 +53,10 @@ void draw_scene_panel(AppState& s) {
 
   // A path field (Enter opens it as the image) and the file browser.
   const ImGuiStyle& st = ImGui::GetStyle();
-  ImGui::SetNextItemWidth(-ImGui::CalcTextSize("image depth browse").x - 6 * st.ItemSpacing.x - 6 * st.FramePadding.x);
-  const bool enter = ImGui::InputTextWithHint("##path", "file to open (or drop one)",
-                                              s.path_field, sizeof(s.path_field), ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::SetNextItemWidth(-ImGui::CalcTextSize("image depth browse").x - 6 * st.ItemSpacing.x -
+                          6 * st.FramePadding.x);
+  const bool enter = ImGui::InputTextWithHint("##path", "file to open (or drop one)", s.path_field,
+                                              sizeof(s.path_field), ImGuiInputTextFlags_EnterReturnsTrue);
   ImGui::SameLine();
   if ((ImGui::Button("image") || enter) && s.path_field[0]) s.open_image = s.path_field;
   ImGui::SameLine();

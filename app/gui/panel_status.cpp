@@ -27,8 +27,9 @@ void draw_status_overlay(const AppState& s, float x, float y, unsigned legend_te
   ImGui::SetNextWindowPos(ImVec2(x, y));
   ImGui::SetNextWindowBgAlpha(0.55f);
   ImGui::Begin("##status", nullptr,
-               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
-                   ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs);
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                   ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs);
   if (s.compare == Compare::Off)
     ImGui::Text("%s view", to_string(s.view));
   else
@@ -44,11 +45,13 @@ void draw_status_overlay(const AppState& s, float x, float y, unsigned legend_te
   if (!s.pixel_info.empty()) ImGui::TextUnformatted(s.pixel_info.c_str());
   if (legend_texture) {
     const float w = 18 * ImGui::GetFontSize();
-    ImGui::Image(reinterpret_cast<ImTextureID>(uintptr_t(legend_texture)), ImVec2(w, 0.8f * ImGui::GetFontSize()));
+    ImGui::Image(reinterpret_cast<ImTextureID>(uintptr_t(legend_texture)),
+                 ImVec2(w, 0.8f * ImGui::GetFontSize()));
     char left[32], right[32];
     if (s.view == View::Depth) {
       // d = 0 is the near plane unless the map stores disparity (then it is the far one).
-      legend_labels(s.params.disparity ? "0 far" : "0 near", "depth", s.params.disparity ? "near 1" : "far 1", w);
+      legend_labels(s.params.disparity ? "0 far" : "0 near", "depth", s.params.disparity ? "near 1" : "far 1",
+                    w);
     } else if (s.view == View::Diff) {
       std::snprintf(right, sizeof(right), "%.0f levels", s.diff_max);
       legend_labels("0 (same)", "|result - CPU|", right, w);

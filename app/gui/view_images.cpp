@@ -45,8 +45,8 @@ ImageRGBA8 log_sat_image(const ImageRGBA8& image, bool luminance) {
 
 Difference difference(const ImageRGBA8& a, const ImageRGBA8& b) {
   if (a.width != b.width || a.height != b.height)
-    throw Error("cannot compare a " + std::to_string(a.width) + "x" + std::to_string(a.height) + " result with a " +
-                std::to_string(b.width) + "x" + std::to_string(b.height) + " reference");
+    throw Error("cannot compare a " + std::to_string(a.width) + "x" + std::to_string(a.height) +
+                " result with a " + std::to_string(b.width) + "x" + std::to_string(b.height) + " reference");
   Difference d;
   d.levels = ImageF(a.width, a.height);
   for (size_t i = 0; i < a.pixels(); ++i) {

@@ -14,9 +14,9 @@ ImageRGBA8 log_sat_image(const ImageRGBA8& image, bool luminance);
 
 // Per pixel, the largest absolute RGB difference between two images of one size, in 8-bit levels.
 struct Difference {
-  ImageF levels;          // 1 channel
-  int max = 0;            // largest difference
-  size_t differing = 0;   // pixels that differ at all
+  ImageF levels;         // 1 channel
+  int max = 0;           // largest difference
+  size_t differing = 0;  // pixels that differ at all
 };
 Difference difference(const ImageRGBA8& a, const ImageRGBA8& b);
 

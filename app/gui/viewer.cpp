@@ -31,11 +31,16 @@ GLuint compile(GLenum type, const char* src, const char* name) {
 // The shader's mode for a view (see shaders/view.frag).
 int shader_mode(View v, bool sat_luminance) {
   switch (v) {
-    case View::Depth: return 1;
-    case View::Coc: return 2;
-    case View::Diff: return 3;
-    case View::Sat: return sat_luminance ? 4 : 0;
-    default: return 0;
+    case View::Depth:
+      return 1;
+    case View::Coc:
+      return 2;
+    case View::Diff:
+      return 3;
+    case View::Sat:
+      return sat_luminance ? 4 : 0;
+    default:
+      return 0;
   }
 }
 
@@ -58,7 +63,8 @@ std::vector<Pane> panes(const AppState& s, float width) {
       const float h = 0.5f * width;
       return {{s.compare_view, 0, h, 0, h}, {s.view, h, h, h, width}};
     }
-    case Compare::Off: break;
+    case Compare::Off:
+      break;
   }
   return {{s.view, 0, width, 0, width}};
 }
@@ -124,11 +130,16 @@ void Viewer::render_legend(ViewerTexture& target, int mode) {
 
 unsigned Viewer::legend_texture(const AppState& s) const {
   switch (s.view) {
-    case View::Depth: return depth_legend_.texture();
-    case View::Coc: return coc_legend_.texture();
-    case View::Diff: return diff_legend_.texture();
-    case View::Sat: return s.sat_luminance ? depth_legend_.texture() : 0;  // the same Turbo map
-    default: return 0;
+    case View::Depth:
+      return depth_legend_.texture();
+    case View::Coc:
+      return coc_legend_.texture();
+    case View::Diff:
+      return diff_legend_.texture();
+    case View::Sat:
+      return s.sat_luminance ? depth_legend_.texture() : 0;  // the same Turbo map
+    default:
+      return 0;
   }
 }
 
@@ -146,7 +157,8 @@ Viewer::Rect Viewer::visible_rect() const {
   return {u0, v0, du, dv};
 }
 
-void Viewer::draw(const AppState& s, const std::vector<Pane>& panes, float height, float fb_scale, int fb_height) {
+void Viewer::draw(const AppState& s, const std::vector<Pane>& panes, float height, float fb_scale,
+                  int fb_height) {
   glUseProgram(program_);
   glBindVertexArray(vao_);
   glUniform4f(loc_background_, 0.09f, 0.09f, 0.1f, 1.f);

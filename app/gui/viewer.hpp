@@ -60,14 +60,16 @@ class Viewer {
   Rect visible_rect() const;  // image uv shown across a pane
   void render_legend(ViewerTexture& target, int mode);
   unsigned program_ = 0, vao_ = 0;
-  int loc_mode_ = -1, loc_scale_ = -1, loc_uv_rect_ = -1, loc_background_ = -1, loc_legend_ = -1, loc_clip_ = -1;
+  int loc_mode_ = -1, loc_scale_ = -1, loc_uv_rect_ = -1, loc_background_ = -1, loc_legend_ = -1,
+      loc_clip_ = -1;
   using F = ViewerTexture::Format;
   ViewerTexture depth_legend_{F::Rgba8}, coc_legend_{F::Rgba8}, diff_legend_{F::Rgba8};
   // Indexed by View: result, input, depth, coc, sat, diff.
-  ViewerTexture textures_[kViewCount] = {ViewerTexture(F::Rgba8), ViewerTexture(F::Rgba8), ViewerTexture(F::R32f),
-                                         ViewerTexture(F::R32f),  ViewerTexture(F::Rgba8), ViewerTexture(F::R32f)};
+  ViewerTexture textures_[kViewCount] = {ViewerTexture(F::Rgba8), ViewerTexture(F::Rgba8),
+                                         ViewerTexture(F::R32f),  ViewerTexture(F::R32f),
+                                         ViewerTexture(F::Rgba8), ViewerTexture(F::R32f)};
   int image_w_ = 1, image_h_ = 1;
-  int region_w_ = 1, region_h_ = 1;  // of a pane, framebuffer pixels
+  int region_w_ = 1, region_h_ = 1;               // of a pane, framebuffer pixels
   float zoom_ = 1.f, pan_x_ = 0.f, pan_y_ = 0.f;  // pan in framebuffer pixels
 };
 

@@ -32,9 +32,12 @@ bool exists(const std::string& path) {
 
 const char* to_string(FileFilter f) {
   switch (f) {
-    case FileFilter::Images: return "images (png jpg jpeg bmp tga hdr)";
-    case FileFilter::Depth: return "depth maps (png hdr pfm)";
-    case FileFilter::All: return "all files";
+    case FileFilter::Images:
+      return "images (png jpg jpeg bmp tga hdr)";
+    case FileFilter::Depth:
+      return "depth maps (png hdr pfm)";
+    case FileFilter::All:
+      return "all files";
   }
   return "all files";
 }
@@ -46,7 +49,8 @@ bool passes(FileFilter f, const std::string& file_name) {
   const std::string ext = lower(file_name.substr(dot + 1));
   static const char* const kImages[] = {"png", "jpg", "jpeg", "bmp", "tga", "hdr"};
   static const char* const kDepth[] = {"png", "hdr", "pfm"};
-  if (f == FileFilter::Images) return std::find(std::begin(kImages), std::end(kImages), ext) != std::end(kImages);
+  if (f == FileFilter::Images)
+    return std::find(std::begin(kImages), std::end(kImages), ext) != std::end(kImages);
   return std::find(std::begin(kDepth), std::end(kDepth), ext) != std::end(kDepth);
 }
 
@@ -74,7 +78,8 @@ DirListing list_directory(const std::string& dir, FileFilter filter, bool show_h
   out.path = absolute_dir(dir);
   std::error_code ec;
   if (!fs::is_directory(out.path, ec)) {
-    out.error = "'" + out.path + "' is not a folder" + (fs::exists(out.path, ec) ? "" : " (it does not exist)");
+    out.error =
+        "'" + out.path + "' is not a folder" + (fs::exists(out.path, ec) ? "" : " (it does not exist)");
     return out;
   }
   fs::directory_iterator it(out.path, ec), end;
@@ -109,7 +114,8 @@ std::vector<Place> places() {
   out.push_back({"working folder", absolute_dir(".")});
   // Mounted drives: the folders under /media/$USER, /media and /mnt (not /media/$USER itself).
   std::vector<std::string> mounts = {"/media", "/mnt"};
-  if (const char* user = std::getenv("USER"); user && *user) mounts.insert(mounts.begin(), join("/media", user));
+  if (const char* user = std::getenv("USER"); user && *user)
+    mounts.insert(mounts.begin(), join("/media", user));
   for (const std::string& m : mounts)
     for (const DirEntry& e : list_directory(m, FileFilter::All, false).entries) {
       const std::string path = join(m, e.name);
@@ -162,8 +168,9 @@ void RecentFiles::add(const std::string& path, bool depth) {
 }
 
 void RecentFiles::prune() {
-  entries_.erase(std::remove_if(entries_.begin(), entries_.end(), [](const RecentFile& r) { return !exists(r.path); }),
-                 entries_.end());
+  entries_.erase(
+      std::remove_if(entries_.begin(), entries_.end(), [](const RecentFile& r) { return !exists(r.path); }),
+      entries_.end());
 }
 
 std::string RecentFiles::save() const {

@@ -10,7 +10,7 @@ namespace satlab::io {
 
 // Which files a listing shows; folders are always shown.
 enum class FileFilter { Images, Depth, All };
-const char* to_string(FileFilter f);          // "images (png jpg jpeg bmp tga hdr)", ...
+const char* to_string(FileFilter f);                      // "images (png jpg jpeg bmp tga hdr)", ...
 bool passes(FileFilter f, const std::string& file_name);  // by extension, case-insensitive
 
 struct DirEntry {
@@ -58,7 +58,7 @@ class RecentFiles {
   void load();  // replaces the list; entries whose files no longer exist are pruned
   // Puts `path` (made absolute) in front, dropping an older entry of the same path and kind.
   void add(const std::string& path, bool depth);
-  void prune();  // drops entries whose files are gone
+  void prune();              // drops entries whose files are gone
   std::string save() const;  // creates the folder; returns the error, empty on success
   const std::vector<RecentFile>& entries() const { return entries_; }
   const std::string& load_error() const { return load_error_; }  // why load() started empty

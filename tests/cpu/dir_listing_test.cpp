@@ -22,8 +22,8 @@ class DirListingTest : public ::testing::Test {
     fs::create_directories(root / "b_folder");
     fs::create_directories(root / "A_folder");
     fs::create_directories(root / ".hidden_folder");
-    for (const char* f : {"zeta.PNG", "alpha.jpg", "Beta.jpeg", "c.bmp", "d.tga", "e.hdr", "depth.pfm", "notes.txt",
-                          ".hidden.png", "noext"})
+    for (const char* f : {"zeta.PNG", "alpha.jpg", "Beta.jpeg", "c.bmp", "d.tga", "e.hdr", "depth.pfm",
+                          "notes.txt", ".hidden.png", "noext"})
       std::ofstream(root / f) << "x";
     fs::create_symlink(root / "missing_target.png", root / "dangling.png");
   }
@@ -45,8 +45,8 @@ class DirListingTest : public ::testing::Test {
 TEST_F(DirListingTest, FoldersComeFirstThenFilesByNameIgnoringCase) {
   const DirListing l = list_directory(root.string(), FileFilter::Images, false);
   EXPECT_TRUE(l.error.empty()) << l.error;
-  EXPECT_EQ(names(l), (std::vector<std::string>{"A_folder/", "b_folder/", "alpha.jpg", "Beta.jpeg", "c.bmp", "d.tga",
-                                                "e.hdr", "zeta.PNG"}));
+  EXPECT_EQ(names(l), (std::vector<std::string>{"A_folder/", "b_folder/", "alpha.jpg", "Beta.jpeg", "c.bmp",
+                                                "d.tga", "e.hdr", "zeta.PNG"}));
 }
 
 TEST_F(DirListingTest, DepthFilterTakesPngHdrPfmAndAllTakesEverythingButDanglingLinks) {
@@ -83,7 +83,8 @@ TEST_F(DirListingTest, UnreadableFolderGivesAMessageAndNoEntries) {
   fs::create_directories(root / "locked");
   std::ofstream(root / "locked" / "secret.png") << "x";
   fs::permissions(root / "locked", fs::perms::none);
-  if (::access((root / "locked").c_str(), R_OK) == 0) GTEST_SKIP() << "running as root: permissions are not enforced";
+  if (::access((root / "locked").c_str(), R_OK) == 0)
+    GTEST_SKIP() << "running as root: permissions are not enforced";
   const DirListing l = list_directory((root / "locked").string(), FileFilter::All, false);
   EXPECT_TRUE(l.entries.empty());
   EXPECT_NE(l.error.find("cannot read"), std::string::npos) << l.error;

@@ -1,10 +1,10 @@
 // The key table is the one source of the help overlay, `satlab --keys` and the README's controls.
+#include "app/gui/keys.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
-
-#include "app/gui/keys.hpp"
 
 using namespace satlab::gui;
 
@@ -16,7 +16,8 @@ TEST(Keys, ReadmeControlsHoldEveryRowOfTheKeyTable) {
   const std::string readme = ss.str();
   for (const KeyBinding& k : kKeyBindings)
     EXPECT_NE(readme.find(markdown_row(k) + "\n"), std::string::npos)
-        << "README.md lacks the row (paste it from `satlab --keys`):\n" << markdown_row(k);
+        << "README.md lacks the row (paste it from `satlab --keys`):\n"
+        << markdown_row(k);
 }
 
 TEST(Keys, PlainDropsMarkdown) {
