@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "app/gui/export.hpp"
-#include "app/gui/export.hpp"
 #include "app/gui/frame.hpp"
 #include "app/gui/panels.hpp"
 #include "app/gui/result_writer.hpp"
@@ -99,12 +98,6 @@ int run(const Options& o) {
     } catch (const Error& e) {
       s.error = e.what();
     }
-  if (!o.synthetic_depth.empty()) s.synthetic = parse_synthetic_depth(o.synthetic_depth);
-  if (!o.preset.empty()) try {
-      apply_preset_file(s, o.preset);  // refused: a popup (scripted runs: exit 1), the defaults stay
-    } catch (const Error& e) {
-      s.error = e.what();
-    }
   open_initial(s, session, o);
   std::vector<double> frame_ms;  // scripted runs (--frames) report their frame times
   std::vector<View> shown;  // views whose textures are up to date
@@ -131,7 +124,6 @@ int run(const Options& o) {
     ImGui::Render();
 
     session.handle_requests(s, surface.take_dropped_files());
-    handle_file_requests(s, session);
     handle_file_requests(s, session);
     if (s.vsync != vsync) surface.set_vsync(vsync = s.vsync);
     const bool fresh = session.update(s);
@@ -168,13 +160,6 @@ int run(const Options& o) {
                 steady[steady.size() / 2], s.continuous ? " with the pipeline run every frame" : "",
                 s.display_path.c_str());
   }
-  if (o.frames > 0 && s.error.empty()) try {  // scripted exports of the final state
-      if (!o.export_dir.empty())
-        for (const auto& f : export_next_free(s, session, o.export_dir)) std::printf("satlab: exported %s\n", f.c_str());
-      if (!o.save_preset.empty()) save_preset_file(s, o.save_preset), std::printf("satlab: saved preset %s\n", o.save_preset.c_str());
-    } catch (const Error& e) {
-      s.error = e.what();
-    }
   if (o.frames > 0 && s.error.empty()) try {  // scripted exports of the final state
       if (!o.export_dir.empty())
         for (const auto& f : export_next_free(s, session, o.export_dir)) std::printf("satlab: exported %s\n", f.c_str());
