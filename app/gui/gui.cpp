@@ -85,6 +85,7 @@ int run(const Options& o) {
   s.compare_view = view_from_string(o.compare_view);
   s.show_help = o.help;
   s.sat_luminance = !o.sat_channels;
+  s.sweeping = o.sweep;
   s.show_browser = !o.browse.empty();
   s.browser.dir = o.browse;
   s.continuous = o.continuous;

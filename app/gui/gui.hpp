@@ -22,6 +22,7 @@ struct Options {
   std::string compare_view = "input";  // the left side of a compare
   bool help = false;             // start with the key overlay shown
   bool sat_channels = false;     // SAT view per channel (RGB), not the luminance through a colour map
+  bool sweep = false;            // start the focus sweep (key F)
   std::string browse;            // non-empty: start with the file browser open on this folder
   bool continuous = false;       // run the pipeline every frame, not only when something changes
 };

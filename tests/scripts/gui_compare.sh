@@ -3,8 +3,9 @@
 # the input left of the divider and the result right of it, pixel for pixel as the single views do;
 # side by side of one view twice gives two identical halves (zoom and pan are shared); the SAT view
 # never decreases left to right; the difference against the CPU reference is black with the CPU backend;
-# the key overlay and the file browser draw. Also: an image opened by path lands in the recent-files
-# list of $XDG_CONFIG_HOME, `--keys` prints the README's rows, a bad --compare is refused in one line.
+# the key overlay, the file browser and the pixel tooltip draw; the focus sweep moves the focus. Also: an
+# image opened by path lands in the recent-files list of $XDG_CONFIG_HOME, `--keys` prints the README's
+# rows, a bad --compare is refused in one line.
 # The screen is larger than the window, so the pointer (at its centre) hovers nothing.
 # Usage: gui_compare.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 set -u
@@ -22,7 +23,7 @@ shot() {  # shot NAME ARGS...: a window screenshot of photo.png on the CPU backe
   local name=$1
   shift
   xvfb-run -a -s "-screen 0 3000x2000x24" "$bin" "$tmp/photo.png" --depth "$tmp/photo_depth.png" --backend cpu \
-    --size ${W}x${H} --frames 4 --screenshot "$tmp/$name.png" "$@" >"$tmp/$name.log" 2>&1 ||
+    --size ${W}x${H} --frames "${FRAMES:-4}" --screenshot "$tmp/$name.png" "$@" >"$tmp/$name.log" 2>&1 ||
     { cat "$tmp/$name.log"; fail "window run '$name' ($*) failed"; }
 }
 shot result --view result
@@ -35,6 +36,11 @@ shot keys --view result --show-keys
 mkdir -p "$tmp/folder/sub"
 cp "$tmp/photo.png" "$tmp/folder/a.png"
 shot browser --view result --browse "$tmp/folder"
+FRAMES=12 shot sweep --view result --sweep
+# A screen of the window's size puts the pointer over the image: the pixel tooltip shows.
+xvfb-run -a -s "-screen 0 ${W}x${H}x24" "$bin" "$tmp/photo.png" --depth "$tmp/photo_depth.png" --backend cpu \
+  --size ${W}x${H} --frames 4 --screenshot "$tmp/hover.png" >"$tmp/hover.log" 2>&1 ||
+  { cat "$tmp/hover.log"; fail "window run with the pointer over the image failed"; }
 
 python3 - "$src/tools" "$tmp" $W $H <<'PY' || fail "screenshots"
 import sys
@@ -42,7 +48,7 @@ sys.path.insert(0, sys.argv[1])
 from check_screenshot import read_png
 tmp, W, H = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 shots = {n: read_png(f"{tmp}/{n}.png") for n in
-         ["result", "input", "split", "side", "sat", "diff", "keys", "browser"]}
+         ["result", "input", "split", "side", "sat", "diff", "keys", "browser", "sweep", "hover"]}
 for n, (w, h, _, _) in shots.items():
     assert (w, h) == (W, H), f"{n}: {w}x{h}, expected {W}x{H}"
 iw = W - min(430, 0.45 * W)  # the image area, left of the sidebar (scale 1 under Xvfb)
@@ -91,6 +97,17 @@ for n in ("keys", "browser"):
     d = mean_diff(n, "result", xs, range(int(H * 0.3), int(H * 0.7), 3))
     assert d > 5, f"{n}: the overlay did not draw (difference {d:.2f})"
 print("key overlay and file browser draw")
+
+xs = range(int(iw * 0.05), int(iw * 0.45), 3)
+d = mean_diff("sweep", "result", xs, ys)
+assert d > 1.0, f"the focus sweep did not change the result ({d:.2f})"
+print(f"focus sweep: the result moved ({d:.2f})")
+
+# The tooltip opens just right of and below the pointer (the screen's centre).
+xs, ys = range(W // 2 + 30, W // 2 + 200, 2), range(H // 2 + 30, H // 2 + 80, 2)
+d = mean_diff("hover", "result", xs, ys)
+assert d > 15, f"no pixel tooltip next to the pointer (difference {d:.2f})"
+print("pixel tooltip under the pointer")
 PY
 
 grep -q "$tmp/photo.png" "$XDG_CONFIG_HOME/satlab/recent.json" ||
