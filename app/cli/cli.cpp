@@ -85,6 +85,10 @@ int run(int argc, char** argv) {
   app.add_flag("--headless", gui.headless, "Render offscreen through EGL (no window, no display needed)");
   app.add_option("--size", size, "Window or offscreen size, WIDTHxHEIGHT (default 1600x900)");
   app.add_option("--backend", gui.backend, "Pipeline backend")->check(CLI::IsMember({"auto", "cpu", "gpu"}));
+  app.add_option("--sat-builder", gui.sat_builder, "SAT builder by registry name (see `satlab variants`)");
+  app.add_option("--reduce", gui.reduction, "Min/max reduction of the depth normalisation by registry name");
+  app.add_flag("--compare-all", gui.compare_all,
+               "Start with every SAT builder compared on the image (scripted runs print the table at the end)");
   app.add_option("--view", gui.view, "Initial view")
       ->check(CLI::IsMember({"result", "input", "depth", "coc", "sat", "diff"}));
   app.add_option("--compare", gui.compare, "Compare mode: off, split, split:F (divider at F of the width), side");

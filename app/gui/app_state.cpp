@@ -49,15 +49,37 @@ Compare compare_from_string(const std::string& s, float* split) {
   throw Error("unknown compare mode '" + s + "' (expected off, split, split:F with F in [0,1], or side)");
 }
 
+void AppState::record_stage(const StageTiming& t, const char* clock) {
+  if (std::find(stage_order.begin(), stage_order.end(), t.name) == stage_order.end()) stage_order.push_back(t.name);
+  StageStats& st = stages[t.name];
+  st.ema_ms = st.history.empty() ? t.ms : 0.8 * st.ema_ms + 0.2 * t.ms;
+  st.last_ms = t.ms;
+  st.bytes = t.bytes;
+  st.parent = t.parent;
+  st.clock = clock;
+  st.history.push_back(float(t.ms));
+  while (st.history.size() > 120) st.history.pop_front();
+}
+
 void AppState::record(const std::vector<StageTiming>& timings) {
+  // Phases of a stage that this frame's stage no longer reports (another SAT builder) are dropped.
+  auto reported = [&](const std::string& name) {
+    return std::any_of(timings.begin(), timings.end(), [&](const StageTiming& t) { return t.name == name; });
+  };
+  for (auto it = stage_order.begin(); it != stage_order.end();) {
+    const std::string& parent = stages[*it].parent;
+    if (!parent.empty() && reported(parent) && !reported(*it)) {
+      stages.erase(*it);
+      it = stage_order.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  const char* clock = backend_name.rfind("gpu", 0) == 0 ? "CUDA events, read a frame late" : "host clock";
   double total = 0;
   for (const auto& t : timings) {
-    if (std::find(stage_order.begin(), stage_order.end(), t.name) == stage_order.end()) stage_order.push_back(t.name);
-    StageStats& st = stages[t.name];
-    st.ema_ms = pipeline_runs == 0 || st.ema_ms == 0 ? t.ms : 0.8 * st.ema_ms + 0.2 * t.ms;
-    st.last_ms = t.ms;
-    st.bytes = t.bytes;
-    total += t.ms;
+    record_stage(t, clock);
+    if (t.parent.empty()) total += t.ms;
   }
   frame_ms_history.push_back(float(total));
   while (frame_ms_history.size() > 120) frame_ms_history.pop_front();

@@ -43,6 +43,9 @@ struct StageStats {
   double ema_ms = 0;
   double last_ms = 0;
   double bytes = 0;
+  std::string parent;                   // "" for a stage of the frame, else the stage this is a phase of
+  std::string clock;                    // how it was timed: "CUDA events", "GL timer query", ...
+  std::deque<float> history;            // the last runs' ms, for the plot
 };
 
 struct AppState {
@@ -82,12 +85,33 @@ struct AppState {
   std::string pixel_info;  // the image pixel under the cursor, for the status overlay
   float zoom = 1.f;        // the viewer's, for display
 
-  // Timings of the last frames the pipeline ran.
+  // SAT builder and min/max reduction: what the backend offers, the selection (a panel changes it and
+  // sets algorithms_changed; the session applies it, or puts back what runs).
+  std::vector<std::string> sat_builders, reductions;
+  Algorithms algorithms;
+  bool algorithms_changed = false;
+
+  // The open image (owned by the session; null before one is open), and a counter that changes with it.
+  const ImageRGBA8* image = nullptr;
+  unsigned image_generation = 0;
+
+  // C: device-to-device copy bandwidth (GB/s, read + written) measured once at start-up, the yardstick of
+  // the GB/s columns; copy_note says why there is none.
+  double copy_gbps = 0;
+  std::string copy_note;
+
+  // "Compare all SAT builders": whether its round-robin runs, and its table as text (for scripted runs).
+  bool compare_running = false;
+  std::string compare_table;
+
+  // Timings of the last frames: the pipeline's stages (and phases), then the display's (interop map,
+  // write, unmap; draw; ui).
   std::vector<std::string> stage_order;
   std::map<std::string, StageStats> stages;
-  std::deque<float> frame_ms_history;
+  std::deque<float> frame_ms_history;  // the pipeline's frame time (stages without a parent)
   int pipeline_runs = 0;
   void record(const std::vector<StageTiming>& timings);
+  void record_stage(const StageTiming& t, const char* clock);  // one display stage
 };
 
 }  // namespace satlab::gui

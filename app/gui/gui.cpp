@@ -10,10 +10,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "app/gui/export.hpp"
 #include "app/gui/frame.hpp"
+#include "app/gui/gl_timer.hpp"
 #include "app/gui/panels.hpp"
 #include "app/gui/result_writer.hpp"
 #include "app/gui/session.hpp"
@@ -100,7 +102,16 @@ int run(const Options& o) {
       s.error = e.what();
     }
   open_initial(s, session, o);
+  // Builders named on the command line are applied (or refused with a popup) by the first frame's requests.
+  s.algorithms = {o.sat_builder, o.reduction};
+  s.algorithms_changed = !o.sat_builder.empty() || !o.reduction.empty();
+  s.compare_running = o.compare_all;
+  GlTimer draw_timer, ui_timer;  // GL time of the viewer's draw and of ImGui's, read a few frames late
   std::vector<double> frame_ms;  // scripted runs (--frames) report their frame times
+  // ... and where the host spends them: UI build, pipeline + result to texture, GL submit, GPU wait.
+  using Clock = std::chrono::steady_clock;
+  std::vector<double> split_ms[4];
+  Clock::time_point marks[4];
   std::vector<View> shown;  // views whose textures are up to date
   bool sat_luminance = s.sat_luminance;
   bool vsync = true;
@@ -123,6 +134,7 @@ int run(const Options& o) {
     draw_help_overlay(s, display.x, display.y);
     draw_error_popup(s);
     ImGui::Render();
+    marks[0] = Clock::now();
 
     session.handle_requests(s, surface.take_dropped_files());
     handle_file_requests(s, session);
@@ -135,6 +147,7 @@ int run(const Options& o) {
     for (const Pane& p : visible)
       if (std::find(shown.begin(), shown.end(), p.view) == shown.end())
         session.show(s, viewer, p.view), shown.push_back(p.view);
+    marks[1] = Clock::now();
 
     int fbw = 0, fbh = 0;
     surface.framebuffer_size(&fbw, &fbh);
@@ -143,14 +156,24 @@ int run(const Options& o) {
     glClearColor(0.09f, 0.09f, 0.1f, 1.f);
     glClear(GL_COLOR_BUFFER_BIT);
     const float fb_scale = display.x > 0 ? float(fbw) / display.x : 1.f;
+    draw_timer.begin();
     viewer.draw(s, visible, layout.image_h, fb_scale, fbh);
+    draw_timer.end();
     glViewport(0, 0, fbw, fbh);
+    ui_timer.begin();
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    ui_timer.end();
+    for (double ms = 0; draw_timer.poll(&ms);) s.record_stage({"draw", ms, 0, ""}, "GL timer query");
+    for (double ms = 0; ui_timer.poll(&ms);) s.record_stage({"ui", ms, 0, ""}, "GL timer query");
     if (!o.screenshot.empty() && frame + 1 == o.frames) save_framebuffer_png(o.screenshot, fbw, fbh);
     surface.present();
+    marks[2] = Clock::now();
     if (o.frames > 0) {  // whole frame, GPU work included: wait for GL (which waited for interop's unmap)
       glFinish();
-      frame_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      marks[3] = Clock::now();
+      frame_ms.push_back(std::chrono::duration<double, std::milli>(marks[3] - t0).count());
+      for (int i = 0; i < 4; ++i)
+        split_ms[i].push_back(std::chrono::duration<double, std::milli>(marks[i] - (i ? marks[i - 1] : t0)).count());
     }
   }
   if (frame_ms.size() > 10) {  // the first frames load, compile and allocate
@@ -160,6 +183,28 @@ int run(const Options& o) {
                 frame_ms.size(), s.image_width, s.image_height, s.backend_name.c_str(), surface.describe().c_str(),
                 steady[steady.size() / 2], s.continuous ? " with the pipeline run every frame" : "",
                 s.display_path.c_str());
+    // Where the time goes: each stage's median over its recent history (phases indented by a '.').
+    std::string line = "satlab: stages (median ms; SAT " + s.algorithms.sat_builder + ", reduction " +
+                       s.algorithms.reduction + "):";
+    for (const auto& name : s.stage_order) {
+      std::vector<float> h(s.stages[name].history.begin(), s.stages[name].history.end());
+      if (h.empty()) continue;
+      std::nth_element(h.begin(), h.begin() + h.size() / 2, h.end());
+      char item[128];
+      std::snprintf(item, sizeof(item), " %s%s %.4f;", s.stages[name].parent.empty() ? "" : ".", name.c_str(),
+                    double(h[h.size() / 2]));
+      line += item;
+    }
+    std::printf("%s\n", line.c_str());
+    double m[4];
+    for (int i = 0; i < 4; ++i) {
+      std::vector<double> v(split_ms[i].begin() + 5, split_ms[i].end());
+      std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+      m[i] = v[v.size() / 2];
+    }
+    std::printf("satlab: host split (median ms): ui build %.3f, pipeline + result to texture %.3f, GL submit + "
+                "present %.3f, glFinish wait %.3f\n", m[0], m[1], m[2], m[3]);
+    if (!s.compare_table.empty()) std::printf("%s", s.compare_table.c_str());
   }
   if (o.frames > 0 && s.error.empty()) try {  // scripted exports of the final state
       if (!o.export_dir.empty())

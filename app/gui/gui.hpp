@@ -25,6 +25,9 @@ struct Options {
   bool sweep = false;            // start the focus sweep (key F)
   std::string browse;            // non-empty: start with the file browser open on this folder
   bool continuous = false;       // run the pipeline every frame, not only when something changes
+  std::string sat_builder;       // SAT builder / min-max reduction by registry name; empty: the default
+  std::string reduction;
+  bool compare_all = false;      // open "compare all SAT builders" running; scripted runs print its table
 };
 
 // Runs the app; returns the process exit code. Without a display (and not headless) it prints one line

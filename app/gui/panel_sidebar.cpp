@@ -17,6 +17,8 @@ void draw_sidebar(AppState& s, float x, float y, float w, float h) {
   if (ImGui::CollapsingHeader("Files")) draw_files_panel(s);
   if (ImGui::CollapsingHeader("Timings", ImGuiTreeNodeFlags_DefaultOpen)) draw_timings_panel(s);
   if (ImGui::CollapsingHeader("Backend", ImGuiTreeNodeFlags_DefaultOpen)) draw_backend_panel(s);
+  if (s.compare_running) ImGui::SetNextItemOpen(true, ImGuiCond_Once);  // started from the command line
+  if (ImGui::CollapsingHeader("Compare all SAT builders")) draw_compare_panel(s);
   if (ImGui::CollapsingHeader("Lab")) draw_lab_panel(s);
   ImGui::End();
 }

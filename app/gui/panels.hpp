@@ -11,9 +11,10 @@ void draw_sidebar(AppState& s, float x, float y, float w, float h);
 void draw_scene_panel(AppState& s);    // what is open, and the view selector
 void draw_params_panel(AppState& s);   // filter, box radius, focus, aperture, max radius, near/far, disparity
 void draw_depth_panel(AppState& s);    // synthetic depth for images without a depth map
-void draw_timings_panel(AppState& s);  // per-stage ms (EMA), GB/s, share bars and the history plot
+void draw_timings_panel(AppState& s);  // builder selectors, per-stage ms (EMA), GB/s, C, history plot
 void draw_backend_panel(AppState& s);  // backend choice and what runs where
 void draw_lab_panel(AppState& s);      // registered GPU variants and their live comparison
+void draw_compare_panel(AppState& s);  // every SAT builder on the current image: time, C, correctness
 
 void draw_help_overlay(AppState& s, float display_w, float display_h);  // while s.show_help: the key table
 void draw_file_browser(AppState& s, float display_w, float display_h);  // while s.show_browser

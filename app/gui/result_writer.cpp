@@ -1,7 +1,5 @@
 #include "app/gui/result_writer.hpp"
 
-#include <cstdio>
-
 #ifdef SATLAB_HAVE_INTEROP
 #include "gpu/interop/texture_writer.hpp"
 #endif
@@ -26,12 +24,21 @@ ResultWriter::ResultWriter(AppState& s, Session& session, Viewer& viewer) : impl
       impl->writer = std::make_unique<gpu::TextureWriter>();
       impl->generation = t.generation();
     }
+    const gpu::TextureWriter& w = *impl->writer;
     impl->writer->write(t.texture(), t.width(), t.height(), result, stream);
-    char timing[96];
-    std::snprintf(timing, sizeof(timing), " (map %.3f, write %.3f, unmap %.3f ms)", impl->writer->map_ms,
-                  impl->writer->write_ms, impl->writer->unmap_ms);
-    s.display_path = impl->writer->interop() ? std::string("CUDA-GL interop, no host copy") + timing
-                                             : "host copy: " + impl->writer->fallback_reason();
+    // Host time of each call (map waits for GL, unmap orders the write before GL's next use); the
+    // write kernel's own GPU time lands in whatever waits for it next (the draw).
+    const double bytes = 8.0 * double(t.width()) * double(t.height());  // read 4 B, write 4 B per pixel
+    const char* clock = "host time of the call";
+    if (w.interop()) {
+      s.record_stage({"map", w.map_ms, 0, ""}, clock);
+      s.record_stage({"write", w.write_ms, bytes, ""}, clock);
+      s.record_stage({"unmap", w.unmap_ms, 0, ""}, clock);
+      s.display_path = "CUDA-GL interop, no host copy";
+    } else {
+      s.record_stage({"write", w.write_ms, bytes, ""}, "host time of download + glTexSubImage2D");
+      s.display_path = "host copy: " + w.fallback_reason();
+    }
     return true;
   };
 }

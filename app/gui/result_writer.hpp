@@ -1,6 +1,7 @@
 // Puts the result on screen without a host round trip where it can: a backend that keeps its result on
 // the GPU is written into the viewer's texture through CUDA-GL interop (gpu/interop); anything else, or
-// a GL without interop, takes the host upload. What happened is shown in the backend panel.
+// a GL without interop, takes the host upload. What happened is shown in the backend panel, and the
+// map, write and unmap times go into the timings table as stages of their own.
 #pragma once
 #include <memory>
 

@@ -1,5 +1,6 @@
 #include "app/gui/session.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "app/backend.hpp"
@@ -21,6 +22,12 @@ const ImageF kNone;
 void Session::load(AppState& s, ImageRGBA8 image, ImageF depth) {
   std::string note;
   auto p = make_backend(s.backend, &note);
+  // The SAT builder and reduction chosen so far, where this backend has them; else its defaults.
+  auto offered = [](const std::vector<std::string>& names, const std::string& n) {
+    return std::find(names.begin(), names.end(), n) != names.end() ? n : std::string();
+  };
+  p->set_algorithms({offered(p->sat_builders(), s.algorithms.sat_builder),
+                     offered(p->reductions(), s.algorithms.reduction)});
   if (!image.empty()) {
     p->set_image(image);
     if (!depth.empty()) p->set_depth(depth);
@@ -33,6 +40,11 @@ void Session::load(AppState& s, ImageRGBA8 image, ImageF depth) {
   depth_normalised_ = coc_ = nullptr;
   result_ = nullptr;
   s.backend_name = pipeline_->backend_name();
+  s.sat_builders = pipeline_->sat_builders();
+  s.reductions = pipeline_->reductions();
+  s.algorithms = pipeline_->algorithms();
+  s.image = &image_;
+  ++s.image_generation;
   s.backend_note = note;
   s.image_width = image_.width;
   s.image_height = image_.height;
@@ -90,10 +102,16 @@ void Session::handle_requests(AppState& s, const std::vector<std::string>& dropp
     if (!s.open_depth.empty()) open_depth(s, s.open_depth);
     if (s.backend_changed) set_backend(s);
     if (s.synthetic_changed) apply_synthetic_depth(s);
+    if (s.algorithms_changed) {
+      pipeline_->set_algorithms(s.algorithms);
+      s.params_changed = true;  // the next run rebuilds the SAT with it
+    }
   } catch (const Error& e) {
     s.error = e.what();
     s.backend = backend_;  // the selector shows what still runs
   }
+  if (pipeline_) s.algorithms = pipeline_->algorithms();
+  s.algorithms_changed = false;
   s.open_image.clear();
   s.open_depth.clear();
   s.backend_changed = false;
