@@ -48,6 +48,16 @@ ImageRGBA8 coc_colour_map(const ImageF& coc, float max_radius) {
   return out;
 }
 
+io::Preset preset_of(const AppState& s) {
+  std::string compare = to_string(s.compare);
+  if (s.compare == Compare::Split) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "split:%.3g", double(s.split));
+    compare = buf;
+  }
+  return {s.params, s.synthetic, to_string(s.view), compare, to_string(s.compare_view)};
+}
+
 std::string timings_csv(const AppState& s) {
   std::string out = "stage,ema_ms,last_ms,bytes,gb_per_s\n";
   for (const auto& name : s.stage_order) {
@@ -69,7 +79,7 @@ std::string timings_json(const AppState& s) {
     stages.push_back({{"stage", name}, {"ema_ms", st.ema_ms}, {"last_ms", st.last_ms}, {"bytes", st.bytes},
                       {"gb_per_s", st.bytes > 0 && st.ema_ms > 0 ? st.bytes / (st.ema_ms * 1e6) : 0.0}});
   }
-  io::Preset preset{s.params, s.synthetic, to_string(s.view)};
+  const io::Preset preset = preset_of(s);
   const nlohmann::json j = {{"image", s.image_path},
                             {"depth", s.depth_path},
                             {"width", s.image_width},
@@ -141,25 +151,31 @@ std::vector<std::string> export_next_free(AppState& s, Session& session, const s
 
 void apply_preset_file(AppState& s, const std::string& path) {
   const io::Preset p = io::load_preset(path);
-  View view = s.view;
-  if (!p.view.empty()) {
+  View view = s.view, compare_view = s.compare_view;
+  Compare compare = s.compare;
+  float split = s.split;
+  auto check = [&](const char* field, auto parse) {
     try {
-      view = view_from_string(p.view);
+      parse();
     } catch (const Error& e) {
-      throw Error(path + ": preset field 'view': " + e.what());
+      throw Error(path + ": preset field '" + field + "': " + e.what());
     }
-  }
+  };
+  if (!p.view.empty()) check("view", [&] { view = view_from_string(p.view); });
+  if (!p.compare_view.empty()) check("compare_view", [&] { compare_view = view_from_string(p.compare_view); });
+  if (!p.compare.empty()) check("compare", [&] { compare = compare_from_string(p.compare, &split); });
   // Everything checked: now apply.
   s.params = p.params;
   s.view = view;
+  s.compare_view = compare_view;
+  s.compare = compare;
+  s.split = split;
   if (to_spec(p.synthetic) != to_spec(s.synthetic)) s.synthetic_changed = true;
   s.synthetic = p.synthetic;
   s.params_changed = true;
 }
 
-void save_preset_file(const AppState& s, const std::string& path) {
-  io::save_preset(path, io::Preset{s.params, s.synthetic, to_string(s.view)});
-}
+void save_preset_file(const AppState& s, const std::string& path) { io::save_preset(path, preset_of(s)); }
 
 void handle_file_requests(AppState& s, Session& session) {
   FilesState& f = s.files;

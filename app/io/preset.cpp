@@ -152,6 +152,10 @@ Preset parse_preset(std::string_view text) {
       }
     } else if (key == "view") {
       preset.view = read_string(v, key);
+    } else if (key == "compare") {
+      preset.compare = read_string(v, key);
+    } else if (key == "compare_view") {
+      preset.compare_view = read_string(v, key);
     } else {
       bad(key, "unknown field");
     }
@@ -169,6 +173,8 @@ std::string preset_to_json(const Preset& preset) {
   for (const auto& f : kBoolFields) params[f.name] = p.*(f.member);
   json j = {{"satlab_preset", kVersion}, {"params", params}, {"synthetic_depth", to_spec(preset.synthetic)}};
   if (!preset.view.empty()) j["view"] = preset.view;
+  if (!preset.compare.empty()) j["compare"] = preset.compare;
+  if (!preset.compare_view.empty()) j["compare_view"] = preset.compare_view;
   return j.dump(2) + "\n";
 }
 

@@ -2,7 +2,7 @@
 //   {"satlab_preset": 1,
 //    "params": {"filter": "dof", "box_radius": 4, "focus": 0.2, ...},
 //    "synthetic_depth": "gradient:angle=90,pos=0.5,width=1",
-//    "view": "result"}
+//    "view": "result", "compare": "split:0.5", "compare_view": "input"}
 // Parsing is strict: an unknown field, a wrong type or an out-of-range value throws satlab::Error naming
 // the field, and nothing is applied. Fields left out keep their defaults (Params{}, SyntheticDepth{}).
 #pragma once
@@ -17,8 +17,9 @@ namespace satlab::io {
 struct Preset {
   Params params;
   SyntheticDepth synthetic;
-  // The front end's view by name; checked by the front end, which knows its views (empty: unchanged).
-  std::string view;
+  // The front end's view settings by name (view, compare mode such as "split:0.5", the compare's left
+  // view); checked by the front end, which knows its views. Empty: unchanged.
+  std::string view, compare, compare_view;
 };
 
 // The number of Params fields a preset reads and writes; a test compares it with the number of fields

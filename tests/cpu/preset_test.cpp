@@ -60,6 +60,8 @@ Preset unusual_preset() {
   p.params.fractional_radius = true;
   p.synthetic = satlab::parse_synthetic_depth("radial:x=0.2,y=0.9,radius=0.33");
   p.view = "coc";
+  p.compare = "split:0.25";
+  p.compare_view = "depth";
   return p;
 }
 
@@ -75,6 +77,8 @@ void expect_same(const Preset& a, const Preset& b) {
   EXPECT_EQ(a.params.fractional_radius, b.params.fractional_radius);
   EXPECT_EQ(satlab::to_spec(a.synthetic), satlab::to_spec(b.synthetic));
   EXPECT_EQ(a.view, b.view);
+  EXPECT_EQ(a.compare, b.compare);
+  EXPECT_EQ(a.compare_view, b.compare_view);
 }
 
 }  // namespace
@@ -131,6 +135,8 @@ TEST(Preset, WrongTypesAreNamed) {
   EXPECT_NE(error_of(R"({"satlab_preset": 1, "params": {"filter": 0}})").find("'params.filter'"), std::string::npos);
   EXPECT_NE(error_of(R"({"satlab_preset": 1, "params": [1, 2]})").find("'params'"), std::string::npos);
   EXPECT_NE(error_of(R"({"satlab_preset": 1, "view": 2})").find("'view'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"satlab_preset": 1, "compare": true})").find("'compare'"), std::string::npos);
+  EXPECT_NE(error_of(R"({"satlab_preset": 1, "compare_view": [1]})").find("'compare_view'"), std::string::npos);
   EXPECT_NE(error_of(R"({"satlab_preset": 1, "synthetic_depth": {}})").find("'synthetic_depth'"), std::string::npos);
 }
 

@@ -15,7 +15,7 @@ headless() { (cd "$tmp" && env -u DISPLAY -u WAYLAND_DISPLAY "$bin" --headless -
 mkdir -p "$tmp/export"
 cat >"$tmp/preset.json" <<'JSON'
 {"satlab_preset": 1, "params": {"filter": "dof", "focus": 0.27, "aperture": 60, "max_radius": 10},
- "synthetic_depth": "radial:x=0.4,y=0.6,radius=0.5", "view": "coc"}
+ "synthetic_depth": "radial:x=0.4,y=0.6,radius=0.5", "view": "coc", "compare": "split:0.3", "compare_view": "depth"}
 JSON
 img="$src/assets/coffee.png"
 headless "$img" --frames 6 --preset "$tmp/preset.json" --export "$tmp/export" --save-preset "$tmp/saved.json" \
@@ -43,6 +43,7 @@ a, b, t = (json.load(open(p)) for p in sys.argv[1:])
 for k, v in a["params"].items():
     assert abs(b["params"][k] - v) < 1e-6 if isinstance(v, (int, float)) else b["params"][k] == v, (k, b["params"][k], v)
 assert b["view"] == "coc" and b["synthetic_depth"] == "radial:x=0.4,y=0.6,radius=0.5", b
+assert b["compare"] == "split:0.3" and b["compare_view"] == "depth", b
 assert t["width"] == 600 and t["height"] == 400 and t["stages"], t
 assert t["preset"]["params"]["focus"] == b["params"]["focus"]
 PY
@@ -63,6 +64,9 @@ headless "$img" --frames 3 --preset "$tmp/saved.json" --export "$tmp/export" >"$
 [ "$(cat "$base".png | cksum)" = "$sum1" ] || fail "the first export was overwritten"
 # A preset with a bad field: exit 1, the field named, nothing exported.
 printf '{"satlab_preset": 1, "params": {"aperture": -3}}\n' >"$tmp/bad.json"
+printf '{"satlab_preset": 1, "compare": "diagonal"}\n' >"$tmp/bad_compare.json"
+headless "$img" --frames 2 --preset "$tmp/bad_compare.json" >"$tmp/log" 2>"$tmp/err"
+[ $? -eq 1 ] && grep -q "'compare'" "$tmp/err" || { cat "$tmp/err"; fail "bad compare mode not refused naming the field"; }
 headless "$img" --frames 3 --preset "$tmp/bad.json" --export "$tmp/export2" >"$tmp/log" 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q "params.aperture" "$tmp/err" || { cat "$tmp/log" "$tmp/err"; fail "bad preset not refused naming the field"; }
 [ ! -e "$tmp/export2" ] || fail "exported despite the bad preset"
