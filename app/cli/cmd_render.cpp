@@ -54,10 +54,18 @@ struct Job {
 
 void note(const std::string& what) { std::fprintf(stderr, "satlab: note: %s\n", what.c_str()); }
 
-// Renders one image into job.output; throws satlab::Error (inputs are read before the backend exists, so
+// One backend for all images of a run (device buffers and, on the GPU, the context are set up once); a
+// fresh one for an image without depth, since a backend cannot forget the depth map it was given.
+struct Backend {
+  std::unique_ptr<Pipeline> pipe;
+  bool has_depth = false;
+  bool noted = false;  // its note (why the CPU was chosen) printed once
+};
+
+// Renders one image into job.output; throws satlab::Error (inputs are read before the backend is used, so
 // a bad file gives exactly one line). Returns the summary of what was done.
 std::string render_one(const RenderOptions& o, const Params& p, const SyntheticDepth& synthetic,
-                       const std::string& depth_option, const Job& job, bool* backend_noted) {
+                       const std::string& depth_option, const Job& job, Backend& backend) {
   ImageRGBA8 img = io::load_image(job.input);
   ImageF depth;
   std::string depth_from = "no depth";
@@ -77,13 +85,17 @@ std::string render_one(const RenderOptions& o, const Params& p, const SyntheticD
       if (depth.empty()) note("no depth map for " + job.input + ": the dof filter keeps the image sharp");
     }
   }
-  std::string backend_note;
-  std::unique_ptr<Pipeline> pipe = make_backend(o.backend, &backend_note);
-  if (!backend_note.empty() && !*backend_noted) note(backend_note);
-  *backend_noted = true;
+  if (!backend.pipe || (backend.has_depth && depth.empty())) {
+    std::string backend_note;
+    backend.pipe = make_backend(o.backend, &backend_note);
+    backend.has_depth = false;
+    if (!backend_note.empty() && !backend.noted) note(backend_note);
+    backend.noted = true;
+  }
+  Pipeline* pipe = backend.pipe.get();
   pipe->set_algorithms(o.algorithms);  // an unknown name: one line listing the valid ones
   pipe->set_image(img);
-  if (!depth.empty()) pipe->set_depth(depth);
+  if (!depth.empty()) pipe->set_depth(depth), backend.has_depth = true;
   pipe->set_params(p);
   pipe->run();
   io::save_png(job.output, pipe->result());
@@ -187,10 +199,10 @@ int run_render(RenderOptions o) {
 
   bool batch = false;
   const std::vector<Job> jobs = plan(o, &batch);
-  bool noted = false;
+  Backend backend;
   if (!batch) {  // one image: its failure is the command's one error line
     if (!jobs[0].error.empty()) throw Error(jobs[0].error);
-    const std::string what = render_one(o, p, synthetic, o.depth, jobs[0], &noted);
+    const std::string what = render_one(o, p, synthetic, o.depth, jobs[0], backend);
     std::printf("wrote %s %s\n", jobs[0].output.c_str(), what.c_str());
     return 0;
   }
@@ -202,7 +214,7 @@ int run_render(RenderOptions o) {
     std::string line;
     try {
       if (!job.error.empty()) throw Error(job.error);
-      line = "ok      " + job.input + " -> " + job.output + " " + render_one(o, p, synthetic, "", job, &noted);
+      line = "ok      " + job.input + " -> " + job.output + " " + render_one(o, p, synthetic, "", job, backend);
     } catch (const Error& e) {
       const std::string msg = e.what();
       // Loader errors already start with the path; do not say it twice.

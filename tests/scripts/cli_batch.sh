@@ -26,6 +26,12 @@ grep -q '^failed .*corrupt.png: not a readable image' "$tmp/log" || { cat "$tmp/
 grep -q 'coffee.png .*depth coffee.depth' "$tmp/log" || { cat "$tmp/log"; fail "coffee.depth.png beside the image not used"; }
 grep -q 'scene.png .*synthetic depth gradient' "$tmp/log" || { cat "$tmp/log"; fail "no synthetic depth for scene.png"; }
 grep -q '2 of 3 images written' "$tmp/log" || { cat "$tmp/log"; fail "no summary line"; }
+# One backend serves the whole batch: each result equals the single-image render of its input.
+for name in coffee scene; do
+  "$bin" render "$tmp/in/$name.png" --backend cpu --max-radius 8 --out "$tmp/single_$name.png" >/dev/null 2>&1 ||
+    fail "single render of $name failed"
+  cmp -s "$tmp/single_$name.png" "$tmp/out/${name}_dof_f0.20_a40_r8.png" || fail "batch result of $name != single render"
+done
 # Not a terminal: no progress bar escapes in the output.
 grep -q $'\033' "$tmp/err" "$tmp/log" && fail "terminal escapes written to a file"
 
