@@ -33,9 +33,12 @@ float parse_number(const std::string& key, const std::string& text) {
 
 const char* to_string(SyntheticDepth::Mode m) {
   switch (m) {
-    case SyntheticDepth::Mode::None: return "none";
-    case SyntheticDepth::Mode::Gradient: return "gradient";
-    case SyntheticDepth::Mode::Radial: return "radial";
+    case SyntheticDepth::Mode::None:
+      return "none";
+    case SyntheticDepth::Mode::Gradient:
+      return "gradient";
+    case SyntheticDepth::Mode::Radial:
+      return "radial";
   }
   return "none";
 }
@@ -55,10 +58,14 @@ SyntheticDepth parse_synthetic_depth(const std::string& spec) {
   const auto colon = spec.find(':');
   const std::string mode = spec.substr(0, colon);
   const Key* keys = nullptr;
-  if (mode == "none") s.mode = SyntheticDepth::Mode::None;
-  else if (mode == "gradient") s.mode = SyntheticDepth::Mode::Gradient, keys = kGradientKeys;
-  else if (mode == "radial") s.mode = SyntheticDepth::Mode::Radial, keys = kRadialKeys;
-  else throw Error("synthetic depth: unknown mode '" + mode + "' (expected none, gradient or radial)");
+  if (mode == "none")
+    s.mode = SyntheticDepth::Mode::None;
+  else if (mode == "gradient")
+    s.mode = SyntheticDepth::Mode::Gradient, keys = kGradientKeys;
+  else if (mode == "radial")
+    s.mode = SyntheticDepth::Mode::Radial, keys = kRadialKeys;
+  else
+    throw Error("synthetic depth: unknown mode '" + mode + "' (expected none, gradient or radial)");
   if (colon == std::string::npos) return s;
   if (!keys) throw Error("synthetic depth: mode none takes no keys");
   std::string rest = spec.substr(colon + 1);

@@ -52,7 +52,9 @@ struct Job {
   std::string input, output, error;  // error: refused before rendering
 };
 
-void note(const std::string& what) { std::fprintf(stderr, "satlab: note: %s\n", what.c_str()); }
+void note(const std::string& what) {
+  std::fprintf(stderr, "satlab: note: %s\n", what.c_str());
+}
 
 // One backend for all images of a run (device buffers and, on the GPU, the context are set up once); a
 // fresh one for an image without depth, since a backend cannot forget the depth map it was given.
@@ -74,8 +76,9 @@ std::string render_one(const RenderOptions& o, const Params& p, const SyntheticD
     if (!depth_path.empty()) {
       depth = io::load_depth(depth_path);
       if (depth.width != img.width || depth.height != img.height) {
-        note("depth map " + depth_path + " (" + std::to_string(depth.width) + "x" + std::to_string(depth.height) +
-             ") resampled to the image's " + std::to_string(img.width) + "x" + std::to_string(img.height));
+        note("depth map " + depth_path + " (" + std::to_string(depth.width) + "x" +
+             std::to_string(depth.height) + ") resampled to the image's " + std::to_string(img.width) + "x" +
+             std::to_string(img.height));
         depth = io::resample_depth(depth, img.width, img.height);
       }
       depth_from = "depth " + io::file_stem(depth_path);
@@ -113,7 +116,8 @@ std::string render_one(const RenderOptions& o, const Params& p, const SyntheticD
   std::snprintf(head, sizeof(head), "(%dx%d, %s filter, ", img.width, img.height, to_string(p.filter));
   char tail[64];
   std::snprintf(tail, sizeof(tail), ", %.2f ms,", total);
-  return head + (p.filter == FilterKind::Dof ? depth_from + ", " : "") + pipe->backend_name() + tail + stages + ")";
+  return head + (p.filter == FilterKind::Dof ? depth_from + ", " : "") + pipe->backend_name() + tail +
+         stages + ")";
 }
 
 // The files to render: folders expand to their images; several inputs or a folder need --out-dir.
@@ -130,9 +134,12 @@ std::vector<Job> plan(const RenderOptions& o, bool* batch) {
       files.push_back(in);
     }
   }
-  if (*batch && !o.out.empty()) throw Error("--out names one output file: use --out-dir DIR for several images");
-  if (*batch && !o.depth.empty()) throw Error("--depth is for one image: put NAME.depth.png beside each image instead");
-  if (!o.out_dir.empty() && !io::is_dir(o.out_dir)) throw Error(o.out_dir + ": --out-dir is not an existing folder");
+  if (*batch && !o.out.empty())
+    throw Error("--out names one output file: use --out-dir DIR for several images");
+  if (*batch && !o.depth.empty())
+    throw Error("--depth is for one image: put NAME.depth.png beside each image instead");
+  if (!o.out_dir.empty() && !io::is_dir(o.out_dir))
+    throw Error(o.out_dir + ": --out-dir is not an existing folder");
   std::vector<Job> jobs;
   std::set<std::string> taken;
   std::set<std::string> inputs;
@@ -151,7 +158,8 @@ std::vector<Job> plan(const RenderOptions& o, bool* batch) {
     }
     taken.insert(job.output);
     char* real = realpath(job.output.c_str(), nullptr);
-    if (real && inputs.count(real)) job.error = "refusing to overwrite an input with the result (" + job.output + ")";
+    if (real && inputs.count(real))
+      job.error = "refusing to overwrite an input with the result (" + job.output + ")";
     std::free(real);
     jobs.push_back(job);
   }
@@ -214,7 +222,8 @@ int run_render(RenderOptions o) {
     std::string line;
     try {
       if (!job.error.empty()) throw Error(job.error);
-      line = "ok      " + job.input + " -> " + job.output + " " + render_one(o, p, synthetic, "", job, backend);
+      line =
+          "ok      " + job.input + " -> " + job.output + " " + render_one(o, p, synthetic, "", job, backend);
     } catch (const Error& e) {
       const std::string msg = e.what();
       // Loader errors already start with the path; do not say it twice.
@@ -226,8 +235,8 @@ int run_render(RenderOptions o) {
     std::fflush(stdout);
   }
   progress.clear();
-  std::printf("%zu of %zu images written to %s%s\n", jobs.size() - size_t(failed), jobs.size(), o.out_dir.c_str(),
-              failed ? "; see the failed lines above" : "");
+  std::printf("%zu of %zu images written to %s%s\n", jobs.size() - size_t(failed), jobs.size(),
+              o.out_dir.c_str(), failed ? "; see the failed lines above" : "");
   return failed ? 1 : 0;
 }
 
@@ -237,21 +246,28 @@ void add_render_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<RenderOptions>();
   CLI::App* sub = app.add_subcommand("render", "Filter images headless and write the results as PNG");
   sub->option_defaults()->always_capture_default();  // --help shows every default
-  sub->add_option("--image,image", o->inputs, "Input images or folders of them (repeat --image, or list them)")
+  sub->add_option("--image,image", o->inputs,
+                  "Input images or folders of them (repeat --image, or list them)")
       ->required();
-  sub->add_option("--depth", o->depth, "Depth map for a single image (resampled to the image if its size differs)");
-  sub->add_option("--out,-o", o->out, "Output PNG for a single image (written through a temporary file and rename)");
-  sub->add_option("--out-dir", o->out_dir,
-                  "Folder for the results of several images: NAME_<filter and parameters>.png (never an input)");
-  sub->add_option("--preset", o->preset, "Parameters from a preset JSON file; options given here override it");
+  sub->add_option("--depth", o->depth,
+                  "Depth map for a single image (resampled to the image if its size differs)");
+  sub->add_option("--out,-o", o->out,
+                  "Output PNG for a single image (written through a temporary file and rename)");
+  sub->add_option(
+      "--out-dir", o->out_dir,
+      "Folder for the results of several images: NAME_<filter and parameters>.png (never an input)");
+  sub->add_option("--preset", o->preset,
+                  "Parameters from a preset JSON file; options given here override it");
   sub->add_option("--synthetic-depth", o->synthetic,
                   "Depth for images without a depth map: none | gradient[:angle=DEG,pos=P,width=W] | "
                   "radial[:x=X,y=Y,radius=R]")
       ->check(synthetic_depth_spec());
   sub->add_option("--filter", o->filter, "box: one radius; dof: radius from the depth map")
       ->check(CLI::IsMember({"box", "dof"}));
-  sub->add_option("--radius", o->params.box_radius, "Box filter radius in pixels")->check(CLI::Range(0, 2047));
-  sub->add_option("--focus", o->params.focus, "Depth in focus, normalised to [0,1]")->check(CLI::Range(0.0, 1.0));
+  sub->add_option("--radius", o->params.box_radius, "Box filter radius in pixels")
+      ->check(CLI::Range(0, 2047));
+  sub->add_option("--focus", o->params.focus, "Depth in focus, normalised to [0,1]")
+      ->check(CLI::Range(0.0, 1.0));
   sub->add_option("--aperture", o->params.aperture, "Aperture K of c = K |1/z - 1/z_focus| (pixels)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--max-radius", o->params.max_radius, "Largest blur radius in pixels")
@@ -270,7 +286,8 @@ void add_render_command(CLI::App& app, Action& action) {
     // Inconsistent parameters (--far <= --near, ...) and bad specs are usage errors (exit 2), found
     // before any I/O; with --preset the merged parameters are checked when the preset has been read.
     if (o->out.empty() && o->out_dir.empty()) throw CLI::ValidationError("give --out FILE, or --out-dir DIR");
-    if (!o->out.empty() && !o->out_dir.empty()) throw CLI::ValidationError("give --out or --out-dir, not both");
+    if (!o->out.empty() && !o->out_dir.empty())
+      throw CLI::ValidationError("give --out or --out-dir, not both");
     for (const auto& opt : kParamOptions)
       if (sub->get_option(opt.option)->count()) o->given.insert(opt.option);
     if (sub->get_option("--synthetic-depth")->count()) o->given.insert("--synthetic-depth");

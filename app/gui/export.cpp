@@ -63,8 +63,8 @@ std::string timings_csv(const AppState& s) {
   for (const auto& name : s.stage_order) {
     const StageStats& st = s.stages.at(name);
     char line[256];
-    std::snprintf(line, sizeof(line), "%s,%.6f,%.6f,%.0f,%.3f\n", name.c_str(), st.ema_ms, st.last_ms, st.bytes,
-                  st.bytes > 0 && st.ema_ms > 0 ? st.bytes / (st.ema_ms * 1e6) : 0.0);
+    std::snprintf(line, sizeof(line), "%s,%.6f,%.6f,%.0f,%.3f\n", name.c_str(), st.ema_ms, st.last_ms,
+                  st.bytes, st.bytes > 0 && st.ema_ms > 0 ? st.bytes / (st.ema_ms * 1e6) : 0.0);
     out += line;
   }
   return out;
@@ -76,7 +76,10 @@ std::string timings_json(const AppState& s) {
   for (const auto& name : s.stage_order) {
     const StageStats& st = s.stages.at(name);
     total += st.ema_ms;
-    stages.push_back({{"stage", name}, {"ema_ms", st.ema_ms}, {"last_ms", st.last_ms}, {"bytes", st.bytes},
+    stages.push_back({{"stage", name},
+                      {"ema_ms", st.ema_ms},
+                      {"last_ms", st.last_ms},
+                      {"bytes", st.bytes},
                       {"gb_per_s", st.bytes > 0 && st.ema_ms > 0 ? st.bytes / (st.ema_ms * 1e6) : 0.0}});
   }
   const io::Preset preset = preset_of(s);
@@ -137,8 +140,8 @@ void run_export(AppState& s, Session& session) {
       if (io::path_exists(base + x)) f.existing.push_back(base + x);
     if (!f.existing.empty()) return;  // the panel asks; its answer comes back as another request
   }
-  const std::string target = f.taken == FilesState::Taken::NextFree ? io::next_free_base(folder, export_base(s), sfx)
-                                                                    : base;
+  const std::string target =
+      f.taken == FilesState::Taken::NextFree ? io::next_free_base(folder, export_base(s), sfx) : base;
   report(s, write_export(s, session, target));
 }
 
@@ -162,7 +165,8 @@ void apply_preset_file(AppState& s, const std::string& path) {
     }
   };
   if (!p.view.empty()) check("view", [&] { view = view_from_string(p.view); });
-  if (!p.compare_view.empty()) check("compare_view", [&] { compare_view = view_from_string(p.compare_view); });
+  if (!p.compare_view.empty())
+    check("compare_view", [&] { compare_view = view_from_string(p.compare_view); });
   if (!p.compare.empty()) check("compare", [&] { compare = compare_from_string(p.compare, &split); });
   // Everything checked: now apply.
   s.params = p.params;
@@ -175,7 +179,9 @@ void apply_preset_file(AppState& s, const std::string& path) {
   s.params_changed = true;
 }
 
-void save_preset_file(const AppState& s, const std::string& path) { io::save_preset(path, preset_of(s)); }
+void save_preset_file(const AppState& s, const std::string& path) {
+  io::save_preset(path, preset_of(s));
+}
 
 void handle_file_requests(AppState& s, Session& session) {
   FilesState& f = s.files;
@@ -220,7 +226,8 @@ void draw_files_panel(AppState& s) {
   ImGui::SetNextItemWidth(-ImGui::CalcTextSize("save load").x - 4 * ImGui::GetStyle().ItemSpacing.x -
                           4 * ImGui::GetStyle().FramePadding.x);
   ImGui::InputTextWithHint("##preset", "preset.json", f.preset_path, sizeof(f.preset_path));
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("preset file: every filter parameter, the synthetic depth and the view");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("preset file: every filter parameter, the synthetic depth and the view");
   ImGui::SameLine();
   if (ImGui::Button("save") && f.preset_path[0]) f.save_preset = true;
   ImGui::SameLine();

@@ -13,8 +13,8 @@ struct AppState;
 class Session;
 
 struct FilesState {
-  char folder[1024] = ".";                        // where exports go
-  char preset_path[1024] = "satlab-preset.json";  // the preset file to save or load
+  char folder[1024] = ".";                                       // where exports go
+  char preset_path[1024] = "satlab-preset.json";                 // the preset file to save or load
   bool result = true, depth = true, coc = true, timings = true;  // what an export writes
   // Requests from the panel, handled by handle_file_requests.
   bool export_requested = false, save_preset = false, load_preset = false;

@@ -17,7 +17,8 @@ void draw_depth_panel(AppState& s) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("no depth: everything is in focus");
   ImGui::SameLine();
   c |= ImGui::RadioButton("gradient", &mode, int(SyntheticDepth::Mode::Gradient));
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("tilt-shift: depth grows along a direction, the focus is a line");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("tilt-shift: depth grows along a direction, the focus is a line");
   ImGui::SameLine();
   c |= ImGui::RadioButton("radial", &mode, int(SyntheticDepth::Mode::Radial));
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("near at a centre, far from a radius on");

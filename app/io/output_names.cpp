@@ -24,7 +24,9 @@ bool ends_with(const std::string& s, const std::string& tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
-bool is_depth_name(const std::string& stem) { return ends_with(stem, ".depth") || ends_with(stem, "_depth"); }
+bool is_depth_name(const std::string& stem) {
+  return ends_with(stem, ".depth") || ends_with(stem, "_depth");
+}
 
 }  // namespace
 
@@ -46,7 +48,8 @@ std::string params_tag(const Params& p) {
   if (p.filter == FilterKind::Box)
     std::snprintf(buf, sizeof(buf), "box_r%d", p.box_radius);
   else
-    std::snprintf(buf, sizeof(buf), "dof_f%.2f_a%g_r%g", double(p.focus), double(p.aperture), double(p.max_radius));
+    std::snprintf(buf, sizeof(buf), "dof_f%.2f_a%g_r%g", double(p.focus), double(p.aperture),
+                  double(p.max_radius));
   return buf;
 }
 
@@ -60,10 +63,12 @@ bool is_dir(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-std::string next_free_base(const std::string& dir, const std::string& base, const std::vector<std::string>& suffixes) {
+std::string next_free_base(const std::string& dir, const std::string& base,
+                           const std::vector<std::string>& suffixes) {
   for (int n = 1;; ++n) {
     const std::string candidate = dir + "/" + base + (n == 1 ? "" : "-" + std::to_string(n));
-    if (std::none_of(suffixes.begin(), suffixes.end(), [&](const std::string& s) { return path_exists(candidate + s); }))
+    if (std::none_of(suffixes.begin(), suffixes.end(),
+                     [&](const std::string& s) { return path_exists(candidate + s); }))
       return candidate;
   }
 }
@@ -74,7 +79,8 @@ std::vector<std::string> images_in_dir(const std::string& dir) {
   std::vector<std::string> out;
   while (const dirent* e = readdir(d.get())) {
     const std::string name = e->d_name;
-    if (name[0] == '.' || !passes(FileFilter::Images, name) || is_depth_name(file_stem(lower(name)))) continue;
+    if (name[0] == '.' || !passes(FileFilter::Images, name) || is_depth_name(file_stem(lower(name))))
+      continue;
     const std::string path = (ends_with(dir, "/") ? dir : dir + "/") + name;
     if (!is_dir(path)) out.push_back(path);
   }

@@ -17,7 +17,8 @@ bool path_exists(const std::string& path);
 bool is_dir(const std::string& path);
 // dir/base + suffix, or dir/base-2 + suffix, -3, ... : the first name where none of the suffixes is taken,
 // so that files exported together keep one base. Returns the base path (dir/base or dir/base-N).
-std::string next_free_base(const std::string& dir, const std::string& base, const std::vector<std::string>& suffixes);
+std::string next_free_base(const std::string& dir, const std::string& base,
+                           const std::vector<std::string>& suffixes);
 // The image files of a folder (by extension, as the file browser's image filter), sorted by name, without the
 // depth maps that go with them (NAME.depth.png, NAME_depth.png).
 std::vector<std::string> images_in_dir(const std::string& dir);  // throws satlab::Error

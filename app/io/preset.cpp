@@ -31,14 +31,16 @@ constexpr Field<float> kFloatFields[] = {{"focus", &Params::focus},
                                          {"far_depth", &Params::far_depth}};
 constexpr Field<int> kIntFields[] = {{"box_radius", &Params::box_radius}};
 constexpr Field<bool> kBoolFields[] = {{"disparity", &Params::disparity},
-                                      {"fractional_radius", &Params::fractional_radius}};
+                                       {"fractional_radius", &Params::fractional_radius}};
 constexpr Field<FilterKind> kEnumFields[] = {{"filter", &Params::filter}};
 
 [[noreturn]] void bad(const std::string& field, const std::string& why) {
   throw Error("preset field '" + field + "': " + why);
 }
 
-std::string type_name(const json& v) { return v.type_name(); }
+std::string type_name(const json& v) {
+  return v.type_name();
+}
 
 float read_float(const json& v, const std::string& field) {
   if (!v.is_number()) bad(field, "expected a number, got " + type_name(v));
@@ -115,7 +117,8 @@ double shortest(float v) {
 }  // namespace
 
 int preset_param_field_count() {
-  return int(std::size(kFloatFields) + std::size(kIntFields) + std::size(kBoolFields) + std::size(kEnumFields));
+  return int(std::size(kFloatFields) + std::size(kIntFields) + std::size(kBoolFields) +
+             std::size(kEnumFields));
 }
 
 Preset parse_preset(std::string_view text) {
@@ -160,7 +163,8 @@ Preset parse_preset(std::string_view text) {
       bad(key, "unknown field");
     }
   }
-  if (!versioned) throw Error("not a satlab preset (no \"satlab_preset\": " + std::to_string(kVersion) + " field)");
+  if (!versioned)
+    throw Error("not a satlab preset (no \"satlab_preset\": " + std::to_string(kVersion) + " field)");
   return preset;
 }
 
@@ -191,6 +195,8 @@ Preset load_preset(const std::string& path) {
   }
 }
 
-void save_preset(const std::string& path, const Preset& preset) { save_text(path, preset_to_json(preset)); }
+void save_preset(const std::string& path, const Preset& preset) {
+  save_text(path, preset_to_json(preset));
+}
 
 }  // namespace satlab::io

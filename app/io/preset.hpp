@@ -28,7 +28,7 @@ int preset_param_field_count();
 
 Preset parse_preset(std::string_view json);  // throws satlab::Error naming the field
 std::string preset_to_json(const Preset& preset);
-Preset load_preset(const std::string& path);  // throws satlab::Error "PATH: reason"
+Preset load_preset(const std::string& path);                      // throws satlab::Error "PATH: reason"
 void save_preset(const std::string& path, const Preset& preset);  // through a temporary file + rename
 
 }  // namespace satlab::io

@@ -32,9 +32,9 @@ TEST(SyntheticDepth, GradientAt90DegreesIsNearAtTheBottomAndFarAtTheTop) {
   ASSERT_EQ(d.width, 7);
   ASSERT_EQ(d.height, 101);
   for (int x = 0; x < 7; ++x) {
-    EXPECT_NEAR(d.at(x, 0), 1.f - 0.5f / 101, 1e-5);     // top row: far
-    EXPECT_NEAR(d.at(x, 100), 0.5f / 101, 1e-5);         // bottom row: near
-    EXPECT_NEAR(d.at(x, 50), 0.5f, 1e-5);                // the middle row: half way
+    EXPECT_NEAR(d.at(x, 0), 1.f - 0.5f / 101, 1e-5);                      // top row: far
+    EXPECT_NEAR(d.at(x, 100), 0.5f / 101, 1e-5);                          // bottom row: near
+    EXPECT_NEAR(d.at(x, 50), 0.5f, 1e-5);                                 // the middle row: half way
     for (int y = 1; y < 101; ++y) EXPECT_LT(d.at(x, y), d.at(x, y - 1));  // strictly monotonic
   }
 }
@@ -115,13 +115,21 @@ TEST(SyntheticDepth, SpecsParseAndRoundTrip) {
 
 TEST(SyntheticDepth, BadSpecsNameTheKeyOrValue) {
   EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("spiral"); }).find("spiral"), std::string::npos);
-  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:tilt=3"); }).find("tilt"), std::string::npos);
-  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("radial:angle=3"); }).find("angle"), std::string::npos);
-  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:pos=abc"); }).find("pos"), std::string::npos);
-  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:pos=1.5"); }).find("pos"), std::string::npos);
-  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:width=0"); }).find("width"), std::string::npos);
-  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("radial:radius=-1"); }).find("radius"), std::string::npos);
-  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:pos"); }).find("key=value"), std::string::npos);
-  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:angle=nan"); }).find("angle"), std::string::npos);
+  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:tilt=3"); }).find("tilt"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("radial:angle=3"); }).find("angle"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:pos=abc"); }).find("pos"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:pos=1.5"); }).find("pos"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:width=0"); }).find("width"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("radial:radius=-1"); }).find("radius"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:pos"); }).find("key=value"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:angle=nan"); }).find("angle"),
+            std::string::npos);
   EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("none:x=1"); }).find("none"), std::string::npos);
 }
