@@ -6,7 +6,7 @@
 # device's memory in use, so nothing else may run beside them.
 #   tools/gpu-reliability.sh BIN_DIR SOURCE_DIR       (BIN_DIR holds satlab and satlab_gpu_tests); logs in $OUT
 set -u -o pipefail
-BIN=$1 SRC=$2
+BIN=$(cd "$1" && pwd) SRC=$(cd "$2" && pwd)
 OUT=${OUT:-reliability-out}
 mkdir -p "$OUT"
 export OUT

@@ -7,6 +7,7 @@
 
 #include "core/pipeline.hpp"
 #include "gpu/device.hpp"
+#include "variant_test_util.hpp"
 
 namespace {
 
@@ -41,6 +42,7 @@ TEST(GpuBlur, FractionalRadiusIsBitIdenticalToTheCpuBackend) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937 rng(seed);
   for (auto [w, h] : {std::pair{1, 1}, {333, 1}, {1, 257}, {641, 479}, {1920, 1080}}) {
+    if (size_t(w) * size_t(h) > test::test_max_n()) continue;
     ImageRGBA8 image(w, h);
     for (auto& b : image.data) b = uint8_t(rng());
     ImageF random_depth(w, h, 1), ramp(w, h, 1);
@@ -62,6 +64,7 @@ TEST(GpuBlur, FractionalRadiusIsBitIdenticalToTheCpuBackend) {
 TEST(GpuBlur, FractionalRadiusKeepsAllWhiteAtTheLargestRadii) {
   SKIP_WITHOUT_GPU();
   const int w = 4301, h = 4103;
+  if (size_t(w) * size_t(h) > test::test_max_n()) GTEST_SKIP() << "larger than SATLAB_TEST_MAX_N";
   ImageRGBA8 image(w, h);
   std::fill(image.data.begin(), image.data.end(), uint8_t(255));
   ImageF depth(w, h, 1);
