@@ -57,6 +57,7 @@ void AppState::record_stage(const StageTiming& t, const char* clock) {
   st.bytes = t.bytes;
   st.parent = t.parent;
   st.clock = clock;
+  st.current = true;
   st.history.push_back(float(t.ms));
   while (st.history.size() > 120) st.history.pop_front();
 }
@@ -76,9 +77,12 @@ void AppState::record(const std::vector<StageTiming>& timings) {
     }
   }
   const char* clock = backend_name.rfind("gpu", 0) == 0 ? "CUDA events, read a frame late" : "host clock";
+  for (auto& [name, st] : stages)
+    if (st.of_pipeline) st.current = false;
   double total = 0;
   for (const auto& t : timings) {
     record_stage(t, clock);
+    stages[t.name].of_pipeline = true;
     if (t.parent.empty()) total += t.ms;
   }
   frame_ms_history.push_back(float(total));

@@ -46,6 +46,10 @@ struct StageStats {
   std::string parent;                   // "" for a stage of the frame, else the stage this is a phase of
   std::string clock;                    // how it was timed: "CUDA events", "GL timer query", ...
   std::deque<float> history;            // the last runs' ms, for the plot
+  bool of_pipeline = false;             // a pipeline stage (else a display stage: map, write, draw, ...)
+  // Reported by the last pipeline run. Stages of earlier runs (the first frame's upload, the reduce of a
+  // new depth map) stay listed with their last time but count in no total.
+  bool current = true;
 };
 
 struct AppState {
@@ -99,6 +103,7 @@ struct AppState {
   // the GB/s columns; copy_note says why there is none.
   double copy_gbps = 0;
   std::string copy_note;
+  double frame_period_ms = 0;  // wall clock from one frame's start to the next (EMA)
 
   // "Compare all SAT builders": whether its round-robin runs, and its table as text (for scripted runs).
   bool compare_running = false;

@@ -111,13 +111,18 @@ int run(const Options& o) {
   // ... and where the host spends them: UI build, pipeline + result to texture, GL submit, GPU wait.
   using Clock = std::chrono::steady_clock;
   std::vector<double> split_ms[4];
-  Clock::time_point marks[4];
+  Clock::time_point marks[4], previous_start;
   std::vector<View> shown;  // views whose textures are up to date
   bool sat_luminance = s.sat_luminance;
   bool vsync = true;
 
   for (int frame = 0; !surface.should_close() && (o.frames == 0 || frame < o.frames); ++frame) {
     const auto t0 = std::chrono::steady_clock::now();
+    if (frame > 0) {  // the frame period, start to start (vsync waits included), for the timings panel
+      const double dt = std::chrono::duration<double, std::milli>(t0 - previous_start).count();
+      s.frame_period_ms = frame == 1 ? dt : 0.9 * s.frame_period_ms + 0.1 * dt;
+    }
+    previous_start = t0;
     surface.new_frame();  // events, display size, time
     fe.follow_content_scale();
     ImGui_ImplOpenGL3_NewFrame();

@@ -52,11 +52,16 @@ void stage_row(AppState& s, const std::string& name, double total, bool gpu, std
   const StageStats& st = s.stages[name];
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
+  if (!st.current) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
   if (!st.parent.empty()) ImGui::Indent();
-  if (ImGui::Selectable(name.c_str(), plotted == name, ImGuiSelectableFlags_SpanAllColumns)) plotted = name;
+  // A phase shows without its stage's prefix: "tiles: sums" under "sat".
+  const bool prefixed = !st.parent.empty() && name.rfind(st.parent + " ", 0) == 0;
+  const char* shown = name.c_str() + (prefixed ? st.parent.size() + 1 : 0);
+  if (ImGui::Selectable(shown, plotted == name, ImGuiSelectableFlags_SpanAllColumns)) plotted = name;
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("%s: EMA %.4f ms, last %.4f ms\ntimed with: %s%s", name.c_str(), st.ema_ms, st.last_ms,
-                      st.clock.c_str(), st.parent.empty() ? "" : "\na phase of its stage, included in its time");
+    ImGui::SetTooltip("%s: EMA %.4f ms, last %.4f ms\ntimed with: %s%s%s", name.c_str(), st.ema_ms, st.last_ms,
+                      st.clock.c_str(), st.parent.empty() ? "" : "\na phase of its stage, included in its time",
+                      st.current ? "" : "\nnot run by the last frame (its last time; not in the total)");
   if (!st.parent.empty()) ImGui::Unindent();
   ImGui::TableNextColumn();
   ImGui::Text("%.3f", st.ema_ms);
@@ -68,13 +73,14 @@ void stage_row(AppState& s, const std::string& name, double total, bool gpu, std
   if (gbps > 0 && gpu && s.copy_gbps > 0) ImGui::Text("%.2f", gbps / s.copy_gbps);
   else ImGui::TextDisabled("-");
   ImGui::TableNextColumn();
-  const double share = total > 0 ? st.ema_ms / total : 0.0;
+  const double share = total > 0 && st.current ? st.ema_ms / total : 0.0;
   char label[16];
   std::snprintf(label, sizeof(label), "%.0f%%", 100.0 * share);
   ImGui::PushStyleColor(ImGuiCol_PlotHistogram, st.parent.empty() ? ImVec4(0.35f, 0.6f, 0.95f, 1.f)
                                                                    : ImVec4(0.55f, 0.5f, 0.85f, 1.f));
-  ImGui::ProgressBar(float(share), ImVec2(-1, ImGui::GetTextLineHeight()), label);
+  ImGui::ProgressBar(float(share), ImVec2(-1, ImGui::GetTextLineHeight()), st.current ? label : "-");
   ImGui::PopStyleColor();
+  if (!st.current) ImGui::PopStyleColor();
 }
 
 }  // namespace
@@ -104,8 +110,8 @@ void draw_timings_panel(AppState& s) {
   }
   static std::string plotted;  // "" = the pipeline's frame time
   double total = 0;
-  for (const auto& name : s.stage_order)
-    if (s.stages[name].parent.empty()) total += s.stages[name].ema_ms;
+  for (const auto& name : s.stage_order)  // the frame: current stages, phases being inside theirs
+    if (s.stages[name].parent.empty() && s.stages[name].current) total += s.stages[name].ema_ms;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerV;
   if (ImGui::BeginTable("stages", 5, flags)) {
     ImGui::TableSetupColumn("stage", ImGuiTableColumnFlags_WidthStretch, 1.6f);
@@ -125,10 +131,13 @@ void draw_timings_panel(AppState& s) {
     if (ImGui::Selectable("total", plotted.empty(), ImGuiSelectableFlags_SpanAllColumns)) plotted.clear();
     ImGui::TableNextColumn();
     ImGui::Text("%.3f", total);
-    ImGui::TableNextColumn();
-    ImGui::TextDisabled("%.0f fps", total > 0 ? 1000.0 / total : 0.0);
     ImGui::EndTable();
   }
+  const double period = s.frame_period_ms;
+  ImGui::TextDisabled("frame period (wall clock): %.3f ms, %.0f fps", period, period > 0 ? 1000.0 / period : 0.0);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("the total adds the timed stages; the frame period also holds the UI's host work, waits\n"
+                      "between CUDA and GL, clearing, presenting and (in a window) vsync");
   if (!plotted.empty() && !s.stages.count(plotted)) plotted.clear();
   const std::deque<float>& source = plotted.empty() ? s.frame_ms_history : s.stages[plotted].history;
   if (source.size() >= 2) {
