@@ -50,6 +50,14 @@ struct TileExchange {
 #pragma unroll
     for (int k = 0; k < IPT; ++k) items[k] = t.s[pad(int(threadIdx.x) * IPT + k)];
   }
+  // Items loaded striped (items[k] = element k*B + threadIdx.x) to blocked, in place.
+  __device__ static void blocked_from_striped(TempStorage& t, T (&items)[IPT]) {
+#pragma unroll
+    for (int k = 0; k < IPT; ++k) t.s[pad(k * B + int(threadIdx.x))] = items[k];
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < IPT; ++k) items[k] = t.s[pad(int(threadIdx.x) * IPT + k)];
+  }
   __device__ static void store(TempStorage& t, T* out, int valid, const T (&items)[IPT]) {
 #pragma unroll
     for (int k = 0; k < IPT; ++k) t.s[pad(int(threadIdx.x) * IPT + k)] = items[k];

@@ -16,6 +16,8 @@ Variant reduce_then_scan_variant();
 Variant lookback_variant();
 Variant lookback_128x16_variant();
 Variant lookback_512x8_variant();
+Variant lookback_speculative_variant();
+Variant lookback_speculative_128x24_variant();
 Variant cub_device_scan_variant();
 
 }  // namespace satlab::gpu::scan
