@@ -212,33 +212,42 @@ void handle_file_requests(AppState& s, Session& session) {
 
 void draw_files_panel(AppState& s) {
   FilesState& f = s.files;
+  // One label column: scene, preset, export to.
+  const float label_w = ImGui::CalcTextSize("export to").x + 2 * ImGui::GetStyle().ItemSpacing.x;
+  const ImGuiStyle& st = ImGui::GetStyle();
+  auto label = [&](const char* text) {
+    ImGui::AlignTextToFramePadding();
+    ImGui::TextUnformatted(text);
+    ImGui::SameLine(label_w);
+  };
   if (!f.scenes.empty()) {
-    ImGui::TextUnformatted("scene");
-    for (const auto& path : f.scenes) {
-      ImGui::SameLine();
-      const bool open = path == s.image_path;
+    label("scene");
+    for (size_t i = 0; i < f.scenes.size(); ++i) {
+      if (i) ImGui::SameLine();
+      const bool open = f.scenes[i] == s.image_path;
       if (open) ImGui::BeginDisabled();
-      if (ImGui::Button(io::file_stem(path).c_str())) s.open_image = path;
+      if (ImGui::Button(io::file_stem(f.scenes[i]).c_str())) s.open_image = f.scenes[i];
       if (open) ImGui::EndDisabled();
     }
   }
 
-  ImGui::SetNextItemWidth(-ImGui::CalcTextSize("save load").x - 4 * ImGui::GetStyle().ItemSpacing.x -
-                          4 * ImGui::GetStyle().FramePadding.x);
+  label("preset");
+  ImGui::SetNextItemWidth(-ImGui::CalcTextSize("saveload").x - 3 * st.ItemSpacing.x - 4 * st.FramePadding.x);
   ImGui::InputTextWithHint("##preset", "preset.json", f.preset_path, sizeof(f.preset_path));
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("preset file: every filter parameter, the synthetic depth and the view");
+    ImGui::SetTooltip("preset file: every filter parameter, the synthetic depth and the view settings");
   ImGui::SameLine();
   if (ImGui::Button("save") && f.preset_path[0]) f.save_preset = true;
   ImGui::SameLine();
   if (ImGui::Button("load") && f.preset_path[0]) f.load_preset = true;
 
-  ImGui::SetNextItemWidth(-ImGui::CalcTextSize("export").x - 2 * ImGui::GetStyle().ItemSpacing.x -
-                          2 * ImGui::GetStyle().FramePadding.x);
-  ImGui::InputTextWithHint("##folder", "export folder", f.folder, sizeof(f.folder));
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("folder to export into: %s_*.png", export_base(s).c_str());
+  label("export to");
+  ImGui::SetNextItemWidth(-ImGui::CalcTextSize("export").x - 2 * st.ItemSpacing.x - 2 * st.FramePadding.x);
+  ImGui::InputTextWithHint("##folder", "folder", f.folder, sizeof(f.folder));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("folder to export into: %s*.png", export_base(s).c_str());
   ImGui::SameLine();
   if (ImGui::Button("export")) f.export_requested = true;
+  ImGui::SetCursorPosX(ImGui::GetCursorPosX() + label_w);
   ImGui::Checkbox("result", &f.result);
   ImGui::SameLine();
   ImGui::Checkbox("depth", &f.depth);

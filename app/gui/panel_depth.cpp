@@ -7,7 +7,9 @@ namespace satlab::gui {
 // Synthetic depth for images without a depth map: a tilt-shift gradient or a radial one.
 void draw_depth_panel(AppState& s) {
   if (!s.depth_path.empty()) {
-    ImGui::TextDisabled("the image has a depth map: synthetic depth applies to images without one");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextWrapped("the image has a depth map: synthetic depth applies to images without one");
+    ImGui::PopStyleColor();
     return;
   }
   SyntheticDepth& d = s.synthetic;
