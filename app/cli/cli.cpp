@@ -97,6 +97,7 @@ int run(int argc, char** argv) {
   app.add_flag("--show-keys", gui.help, "Start with the key and mouse overlay shown (F1)");
   app.add_flag("--sat-channels", gui.sat_channels, "SAT view per channel (RGB), not the luminance colour-mapped");
   app.add_flag("--sweep", gui.sweep, "Start with the focus sweeping near to far and back (key F)");
+  app.add_option("--input-script", gui.input_script, "Keys and mouse events to feed at given frames (for tests)");
   app.add_option("--browse", gui.browse, "Start with the file browser open on this folder");
   bool keys = false;
   app.add_flag("--keys", keys, "Print every key and mouse action of the app (the README's table) and exit");

@@ -15,6 +15,7 @@
 
 #include "app/gui/export.hpp"
 #include "app/gui/frame.hpp"
+#include "app/gui/input_script.hpp"
 #include "app/gui/gl_timer.hpp"
 #include "app/gui/panels.hpp"
 #include "app/gui/result_writer.hpp"
@@ -88,6 +89,7 @@ int run(const Options& o) {
   s.show_help = o.help;
   s.sat_luminance = !o.sat_channels;
   s.sweeping = o.sweep;
+  InputScript input_script = o.input_script.empty() ? InputScript() : InputScript(o.input_script);
   s.show_browser = !o.browse.empty();
   s.browser.dir = o.browse;
   s.continuous = o.continuous;
@@ -124,6 +126,7 @@ int run(const Options& o) {
     }
     previous_start = t0;
     surface.new_frame();  // events, display size, time
+    input_script.apply(frame, ImGui::GetIO());
     fe.follow_content_scale();
     ImGui_ImplOpenGL3_NewFrame();
     ImGui::NewFrame();
