@@ -108,6 +108,10 @@ void pixel_tooltip(const AppState& s, Session& session, int px, int py, bool has
                 : c < 0 ? "behind focus"
                         : "in focus");
   }
+  const ImageF& diff = session.difference();
+  const bool diff_shown = s.view == View::Diff || (s.compare != Compare::Off && s.compare_view == View::Diff);
+  if (diff_shown && diff.width == s.image_width && diff.height == s.image_height)
+    ImGui::Text("result - CPU reference: %.0f levels", diff.at(px, py));
   ImGui::EndTooltip();
 }
 

@@ -184,7 +184,7 @@ ImageF Session::difference_to_reference(AppState& s) {
   if (!depth_.empty()) reference->set_depth(depth_);
   reference->set_params(s.params);
   reference->run();
-  Difference d = difference(result(), reference->result());
+  Difference d = gui::difference(result(), reference->result());
   s.diff_max = float(d.max);
   char note[160];
   std::snprintf(note, sizeof(note), "vs the CPU reference: %zu of %zu pixels differ, by up to %d levels",
@@ -209,7 +209,10 @@ void Session::show(AppState& s, Viewer& viewer, View view) try {
     case View::Depth: t.upload(depth_normalised()); break;
     case View::Coc: t.upload(coc()); break;
     case View::Sat: t.upload(log_sat_image(image_, s.sat_luminance)); break;
-    case View::Diff: t.upload(difference_to_reference(s)); break;
+    case View::Diff:
+      difference_ = difference_to_reference(s);
+      t.upload(difference_);
+      break;
   }
 } catch (const Error& e) {
   s.error = e.what();

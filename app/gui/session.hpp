@@ -40,6 +40,8 @@ class Session {
   const ImageF& depth_normalised();
   const ImageF& coc();
   const ImageRGBA8& result();
+  // The Diff view's per-pixel difference (levels) as last shown; empty before.
+  const ImageF& difference() const { return difference_; }
 
  private:
   void load(AppState& s, ImageRGBA8 image, ImageF depth);  // throws satlab::Error, state unchanged
@@ -53,6 +55,7 @@ class Session {
   const ImageF* coc_ = nullptr;
   const ImageRGBA8* result_ = nullptr;
   ImageF difference_to_reference(AppState& s);  // for the Diff view
+  ImageF difference_;
 };
 
 }  // namespace satlab::gui
