@@ -26,7 +26,7 @@ struct BenchSatOptions {
                                     "4097x3001", "8192x8192", "16384x16384"};
   std::vector<std::string> only;  // variant names; empty: all
   int runs = 20, warmup = 5;
-  bool no_blur = false;
+  bool no_blur = false, phases = false;
 };
 
 struct Row {
@@ -48,7 +48,8 @@ std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int
   ImageF depth(w, h, 1);
   std::mt19937 rng(7);
   for (auto& b : img.data) b = uint8_t(rng());
-  for (auto& d : depth.data) d = float(rng() % 1000);
+  for (int y = 0; y < h; ++y)  // a tilted plane: the CoC varies smoothly, as in a photograph
+    for (int x = 0; x < w; ++x) depth.at(x, y) = float(x + y);
   Params p;
   p.filter = filter;
   p.box_radius = 12;
@@ -85,7 +86,8 @@ std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int
     if (names[s] != "upload") frame += m, frame_bytes += bytes[s];
   }
   rows.push_back({std::string("pipeline.") + to_string(filter) + ".frame_without_upload", "rgba8",
-                  "sum of stage medians; interop and draw are timed in the app", w, h, frame, frame_bytes});
+                  "sum of stage medians (depth: a diagonal ramp); interop and draw are timed in the app", w, h, frame,
+                  frame_bytes});
   return rows;
 }
 
@@ -138,8 +140,10 @@ int run_bench_sat(const BenchSatOptions& o) {
         if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), v.name) == o.only.end()) continue;
         const std::string why = v.refuses ? v.refuses(n, t) : "";
         if (!why.empty()) continue;
-        const gpu::SatTiming tm = gpu::time_sat(v, t, ch, w, h, o.warmup, o.runs);
+        const gpu::SatTiming tm = gpu::time_sat(v, t, ch, w, h, o.warmup, o.runs, o.phases);
         print({v.name, to_string(t), "", w, h, tm.median_ms, v.bytes(n, t)});
+        for (const auto& [phase, ms] : tm.phases)  // bytes 0: a phase's share, not a throughput
+          print({v.name + " / " + phase, to_string(t), "phase", w, h, ms, 0.0});
       }
     }
   }
@@ -174,6 +178,7 @@ void add_bench_sat_command(CLI::App& app, Action& action) {
   sub->add_option("--json", o->json, "Also write the rows as JSON to this file");
   sub->add_option("--sizes", o->sizes, "Sizes WIDTHxHEIGHT");
   sub->add_flag("--no-blur", o->no_blur, "Only the SAT rows (no blur or pipeline rows)");
+  sub->add_flag("--phases", o->phases, "Also time each phase of every SAT builder (rows named VARIANT / PHASE)");
   sub->add_option("--variants", o->only, "Only these SAT variants");
   sub->add_option("--runs", o->runs, "Timed runs per row (median)")->check(CLI::Range(20, 100000));
   sub->add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::NonNegativeNumber);

@@ -64,4 +64,42 @@ class Scratch {
 
 inline unsigned ceil_div(size_t a, size_t b) { return unsigned((a + b - 1) / b); }
 
+// Carry chains: many independent in-place exclusive scans of n elements each (p[k * stride] becomes
+// the sum of the elements before it). A 256-thread block takes 32 chains (lanes) and walks 8 segments of
+// each at once (warps), loads 8 deep: about n / 32 dependent memory round trips instead of n / 8 for one
+// thread per chain. `base(c)` is the offset of chain c's first element; every thread of the block must
+// call it (it synchronises).
+constexpr int kChainLanes = 32, kChainSegments = 8;
+template <typename T, typename Base>
+__device__ void exclusive_chains(T* __restrict__ p, Base base, size_t stride, int chains, int n, int chain0) {
+  __shared__ T tot[kChainSegments][kChainLanes];
+  const int lane = threadIdx.x % kChainLanes, seg = threadIdx.x / kChainLanes, c = chain0 + lane;
+  const int len = (n + kChainSegments - 1) / kChainSegments, b = min(n, seg * len), e = min(n, b + len);
+  T* q = c < chains ? p + base(c) : nullptr;
+  auto walk = [&](T run, bool write) {
+    for (int k0 = b; q && k0 < e; k0 += 8) {
+      T v[8];
+#pragma unroll
+      for (int u = 0; u < 8; ++u) v[u] = k0 + u < e ? q[size_t(k0 + u) * stride] : T(0);
+#pragma unroll
+      for (int u = 0; u < 8; ++u) {
+        if (write && k0 + u < e) q[size_t(k0 + u) * stride] = run;
+        run += v[u];
+      }
+    }
+    return run;
+  };
+  tot[seg][lane] = walk(T(0), false);
+  __syncthreads();
+  T run = T(0);
+  for (int s = 0; s < seg; ++s) run += tot[s][lane];
+  walk(run, true);
+  __syncthreads();  // tot may be reused by a following call
+}
+
+struct StridedBase {  // chain c starts at c * step
+  size_t step;
+  __device__ size_t operator()(int c) const { return size_t(c) * step; }
+};
+
 }  // namespace satlab::gpu::sat_detail

@@ -90,7 +90,7 @@ std::vector<float> run_sat_f32(const Variant& v, const float* data, int w, int h
   return run_sat<float>(v, data, w, h, ch, DType::F32);
 }
 
-SatTiming time_sat(const Variant& v, DType t, int ch, int w, int h, int warmup, int runs) {
+SatTiming time_sat(const Variant& v, DType t, int ch, int w, int h, int warmup, int runs, bool phases) {
   if (t == DType::U8) ch = 1;
   if (t == DType::RGBA8) ch = 4;
   const size_t n = size_t(w) * size_t(h) * size_t(ch);
@@ -110,7 +110,36 @@ SatTiming time_sat(const Variant& v, DType t, int ch, int w, int h, int warmup, 
   }
   SatArgs a;
   a.in = in.p, a.out = out.p, a.width = w, a.height = h, a.channels = ch, a.dtype = t;
-  return time_runs(v.name, warmup, runs, [&] { v.sat(a); });
+  SatTiming r = time_runs(v.name, warmup, runs, [&] { v.sat(a); });
+  if (!phases) return r;
+  std::vector<cudaEvent_t> ev;  // one per phase, then the end
+  std::vector<std::string> names;
+  std::vector<std::vector<float>> ms;
+  size_t next = 0;
+  auto record = [&](const char* name) {
+    if (next == ev.size()) {
+      ev.emplace_back();
+      check(cudaEventCreate(&ev.back()), "cudaEventCreate");
+      names.push_back(name ? name : "");
+    }
+    cudaEventRecord(ev[next++]);
+  };
+  a.phase = record;
+  for (int i = 0; i < std::max(runs, 1); ++i) {
+    next = 0;
+    v.sat(a);
+    record(nullptr);
+    check(cudaEventSynchronize(ev[next - 1]), v.name + " phase-timed run");
+    ms.resize(next - 1);
+    for (size_t p = 0; p + 1 < next; ++p) {
+      float m = 0;
+      cudaEventElapsedTime(&m, ev[p], ev[p + 1]);
+      ms[p].push_back(m);
+    }
+  }
+  for (size_t p = 0; p < ms.size(); ++p) r.phases.emplace_back(names[p], median(ms[p]));
+  for (cudaEvent_t e : ev) cudaEventDestroy(e);
+  return r;
 }
 
 SatTiming time_blur(int w, int h, const std::string& coc_kind, bool fractional, int radius, int warmup, int runs) {

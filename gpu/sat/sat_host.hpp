@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/variant.hpp"
@@ -22,10 +23,13 @@ struct SatTiming {
   double median_ms = 0;
   double min_ms = 0;
   int runs = 0;
+  std::vector<std::pair<std::string, double>> phases;  // phase name, median ms (when asked for)
 };
 // Random input of `dtype` (U8: 1 channel, RGBA8: 4, F32: `channels`), `warmup` untimed runs, then
-// `runs` runs each timed with CUDA events; medians.
-SatTiming time_sat(const Variant& v, DType dtype, int channels, int width, int height, int warmup, int runs);
+// `runs` runs each timed with CUDA events; medians. With `phases`, as many runs again with an event at
+// each SatArgs::phase (apart, so that the hook's host work never enters the totals).
+SatTiming time_sat(const Variant& v, DType dtype, int channels, int width, int height, int warmup, int runs,
+                   bool phases = false);
 
 // The blur (gpu/filter blur_rgba8) at w x h over the SAT of a random RGBA8 image: CoC "none" (box blur of
 // `radius`), "smooth" (a diagonal ramp from -24 to +24 pixels, as from a tilted plane) or "random"

@@ -3,7 +3,7 @@
 //   1. rows: a warp owns K rows of a block of 8 K rows and walks them left to right, 16 bytes of input
 //      per lane: lane-serial scan, warp-shuffle scan, running carry per row (so no block-sum pass along
 //      x); it writes the row prefixes and, per 512-byte stretch, the block's column sums;
-//   2. column block sums scanned down the blocks (exclusive);
+//   2. column block sums scanned down the blocks (exclusive; sat_common's carry chains);
 //   3. columns: each 128-element x 8K-row tile scans down its columns (thread-serial, then across
 //      warps through shared memory), adds the carry from step 2, writes in place.
 // This is the three-phase scheme (per-block scan | block-sum scan | add) down the columns, with the
@@ -41,27 +41,33 @@ struct Traits<float> {
   static constexpr int V = 4;
 };
 
-// V elements of row y from element x0 (zeros past the row or the image). VEC: one 16-byte load.
-template <typename In, bool VEC>
+// 16 bytes of row y from element x0, zeros past the image (VEC: rows are 16-byte aligned multiples).
+template <typename In>
+__device__ __forceinline__ uint4 load16(const In* __restrict__ in, int E, int H, int x0, int y) {
+  if (y >= H || x0 >= E) return make_uint4(0, 0, 0, 0);
+  return __ldg(reinterpret_cast<const uint4*>(in + size_t(y) * size_t(E) + size_t(x0)));
+}
+
+template <typename In>
+__device__ __forceinline__ void unpack(const uint4& q, typename Traits<In>::Sum (&v)[Traits<In>::V]) {
+  if constexpr (std::is_same_v<In, uint8_t>) {
+    const uint32_t w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+    for (int k = 0; k < 16; ++k) v[k] = (w[k >> 2] >> (8 * (k & 3))) & 0xffu;
+  } else {
+    v[0] = __uint_as_float(q.x), v[1] = __uint_as_float(q.y), v[2] = __uint_as_float(q.z),
+    v[3] = __uint_as_float(q.w);
+  }
+}
+
+// V elements of row y from element x0, element by element (rows of any length), zeros past the image.
+template <typename In>
 __device__ __forceinline__ void load_row(const In* __restrict__ in, int E, int H, int x0, int y,
                                          typename Traits<In>::Sum (&v)[Traits<In>::V]) {
-  constexpr int V = Traits<In>::V;
   using Sum = typename Traits<In>::Sum;
   const In* p = in + size_t(y) * size_t(E) + size_t(x0);
-  if (VEC && y < H && x0 < E) {
-    const uint4 q = __ldg(reinterpret_cast<const uint4*>(p));
-    if constexpr (std::is_same_v<In, uint8_t>) {
-      const uint32_t w[4] = {q.x, q.y, q.z, q.w};
 #pragma unroll
-      for (int k = 0; k < V; ++k) v[k] = (w[k >> 2] >> (8 * (k & 3))) & 0xffu;
-    } else {
-      v[0] = __uint_as_float(q.x), v[1] = __uint_as_float(q.y), v[2] = __uint_as_float(q.z),
-      v[3] = __uint_as_float(q.w);
-    }
-    return;
-  }
-#pragma unroll
-  for (int k = 0; k < V; ++k) v[k] = y < H && x0 + k < E ? Sum(__ldg(p + k)) : Sum(0);
+  for (int k = 0; k < Traits<In>::V; ++k) v[k] = y < H && x0 + k < E ? Sum(__ldg(p + k)) : Sum(0);
 }
 
 // Pass 1. colsum[b * E + x] = sum of out over the block's 8K rows at column x.
@@ -82,11 +88,24 @@ __global__ void __launch_bounds__(kThreads) rows_pass(const In* __restrict__ in,
 #pragma unroll
     for (int c = 0; c < CH; ++c) carry[r][c] = Sum(0);
 
+  // VEC: the next stretch's loads are issued before this one is scanned, so they fly during the scan,
+  // the stores and the barriers.
+  uint4 raw[K];
+  if constexpr (VEC)
+#pragma unroll
+    for (int r = 0; r < K; ++r) raw[r] = load16(in, E, H, lane * V, y0 + r);
   for (int xt = 0; xt < E; xt += TW) {
     const int x0 = xt + lane * V;
     Sum v[K][V];
+    if constexpr (VEC) {
 #pragma unroll
-    for (int r = 0; r < K; ++r) load_row<In, VEC>(in, E, H, x0, y0 + r, v[r]);
+      for (int r = 0; r < K; ++r) unpack<In>(raw[r], v[r]);
+#pragma unroll
+      for (int r = 0; r < K; ++r) raw[r] = load16(in, E, H, x0 + TW, y0 + r);
+    } else {
+#pragma unroll
+      for (int r = 0; r < K; ++r) load_row<In>(in, E, H, x0, y0 + r, v[r]);
+    }
     Sum cs[V];
 #pragma unroll
     for (int k = 0; k < V; ++k) cs[k] = Sum(0);
@@ -152,24 +171,10 @@ __global__ void __launch_bounds__(kThreads) rows_pass(const In* __restrict__ in,
   }
 }
 
-// Pass 2: colsum[b][x] becomes the sum of the blocks above b (exclusive, down b), 8 loads at a time.
+// Pass 2: colsum[b][x] becomes the sum of the blocks above b (exclusive, down b): 32 columns per block.
 template <typename Sum>
 __global__ void __launch_bounds__(kThreads) block_sums_scan(Sum* __restrict__ colsum, int E, int blocks) {
-  const int x = blockIdx.x * kThreads + threadIdx.x;
-  if (x >= E) return;
-  Sum* p = colsum + x;
-  Sum run = Sum(0);
-  for (int b0 = 0; b0 < blocks; b0 += 8) {
-    Sum v[8];
-#pragma unroll
-    for (int u = 0; u < 8; ++u) v[u] = b0 + u < blocks ? p[size_t(b0 + u) * E] : Sum(0);
-#pragma unroll
-    for (int u = 0; u < 8; ++u)
-      if (b0 + u < blocks) {
-        p[size_t(b0 + u) * E] = run;
-        run += v[u];
-      }
-  }
+  exclusive_chains(colsum, StridedBase{1}, size_t(E), E, blocks, int(blockIdx.x) * kChainLanes);
 }
 
 // Pass 3, in place: a 128-element x 8K-row tile; lane = 4 adjacent columns, warp = K rows.
@@ -237,7 +242,7 @@ void run_rows_columns(const SatArgs& a) {
   rows_pass<In, CH, K, VEC><<<unsigned(blocks), kThreads, 0, st>>>(static_cast<const In*>(a.in), out, E, H, s.as<Sum>());
   launch_check("sat_rows_columns rows_pass", a);
   phase(a, "sat columns: block-sum scan");
-  block_sums_scan<Sum><<<ceil_div(size_t(E), kThreads), kThreads, 0, st>>>(s.as<Sum>(), E, blocks);
+  block_sums_scan<Sum><<<ceil_div(size_t(E), kChainLanes), kThreads, 0, st>>>(s.as<Sum>(), E, blocks);
   launch_check("sat_rows_columns block_sums_scan", a);
   phase(a, "sat columns: scan + add");
   columns_pass<Out, Sum, K, VEC><<<dim3(ceil_div(size_t(E), 128), unsigned(blocks)), kThreads, 0, st>>>(out, E, H,
@@ -246,7 +251,7 @@ void run_rows_columns(const SatArgs& a) {
 }
 
 // Rows per warp: the row pass has one block per 8 K rows, so short images take K = 1 to keep every SM
-// busy; tall ones K = 2 or 4 (fewer block sums).
+// busy; tall ones K = 2 or 4 (fewer block sums, more loads in flight per lane).
 // SATLAB_SAT_RC_ROWS (1, 2 or 4) forces K, for tuning.
 int forced_rows() {
   static const int k = [] {
@@ -259,16 +264,18 @@ int forced_rows() {
 template <typename In, int CH, bool VEC>
 void pick_rows(const SatArgs& a) {
   const size_t sms = size_t(std::max(1, probe().sm_count));
-  const int forced = forced_rows();
-  if (forced == 4 || forced == 2 || forced == 1)
-    (forced == 4 ? run_rows_columns<In, CH, 4, VEC> : forced == 2 ? run_rows_columns<In, CH, 2, VEC>
-                                                                  : run_rows_columns<In, CH, 1, VEC>)(a);
-  else if (size_t(a.height) >= 2 * sms * kWarps * 4)
-    run_rows_columns<In, CH, 4, VEC>(a);
-  else if (size_t(a.height) >= 2 * sms * kWarps * 2)
-    run_rows_columns<In, CH, 2, VEC>(a);
-  else
-    run_rows_columns<In, CH, 1, VEC>(a);
+  int k = forced_rows();
+  if (k != 1 && k != 2 && k != 4) {
+    // Measured on the H100 (132 SMs) at 4096^2 and 8192^2: 8-bit input is fastest with K = 4 down to
+    // half a row-pass block per SM; float (float64 sums: twice the registers) with K = 2 there.
+    const size_t blocks4 = ceil_div(size_t(a.height), kWarps * 4), blocks2 = ceil_div(size_t(a.height), kWarps * 2);
+    if (std::is_same_v<In, float>)
+      k = blocks4 >= 2 * sms ? 4 : 2 * blocks2 >= sms ? 2 : 1;
+    else
+      k = 2 * blocks4 >= sms ? 4 : 2 * blocks2 >= sms ? 2 : 1;
+  }
+  (k == 4 ? run_rows_columns<In, CH, 4, VEC> : k == 2 ? run_rows_columns<In, CH, 2, VEC>
+                                                      : run_rows_columns<In, CH, 1, VEC>)(a);
 }
 
 template <typename In, int CH>

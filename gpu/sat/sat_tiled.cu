@@ -146,43 +146,32 @@ __global__ void __launch_bounds__(kThreads) tile_sums(const uint8_t* __restrict_
   }
 }
 
-// In place: p[k * stride] becomes the sum of the elements before it, k < n. Loads come 8 at a time, so
-// a long chain costs n / 8 memory round trips rather than n.
-__device__ __forceinline__ void exclusive_down(uint32_t* p, size_t stride, int n) {
-  uint32_t run = 0;
-  for (int k0 = 0; k0 < n; k0 += 8) {
-    uint32_t v[8];
-#pragma unroll
-    for (int u = 0; u < 8; ++u) v[u] = k0 + u < n ? p[size_t(k0 + u) * stride] : 0u;
-#pragma unroll
-    for (int u = 0; u < 8; ++u)
-      if (k0 + u < n) {
-        p[size_t(k0 + u) * stride] = run;
-        run += v[u];
-      }
-  }
+// Pass 2, in place (sat_common's carry chains, 32 chains per block): C becomes the exclusive scan down
+// the tile rows (sum of the column above the tile), R the exclusive scan across tile columns (sum of the
+// row left of the tile), T the 2D exclusive SAT of tile totals (sum of everything above and left of the
+// tile): down the tile rows here (blocks after C's and R's), across in carries_across.
+template <int CH>
+__global__ void __launch_bounds__(kThreads) carries(Geometry g, uint32_t* __restrict__ C, uint32_t* __restrict__ R,
+                                                    uint32_t* __restrict__ T, int c_blocks, int r_blocks) {
+  const int b = blockIdx.x;
+  if (b < c_blocks)
+    exclusive_chains(C, StridedBase{1}, size_t(g.E), g.E, g.nTy, b * kChainLanes);
+  else if (b < c_blocks + r_blocks)
+    exclusive_chains(R, StridedBase{1}, size_t(g.H) * CH, g.H * CH, g.nTx, (b - c_blocks) * kChainLanes);
+  else
+    exclusive_chains(T, StridedBase{1}, size_t(g.nTx) * CH, g.nTx * CH, g.nTy,
+                     (b - c_blocks - r_blocks) * kChainLanes);
 }
 
-// Pass 2: in place, C becomes the exclusive scan down the tile rows (sum of the column above the tile),
-// R the exclusive scan across tile columns (sum of the row left of the tile), T the 2D exclusive SAT of
-// tile totals (sum of everything above and left of the tile). The last block does T.
 template <int CH>
-__global__ void __launch_bounds__(kThreads) carries(Geometry g, uint32_t* __restrict__ C,
-                                                    uint32_t* __restrict__ R, uint32_t* __restrict__ T,
-                                                    int c_blocks, int r_blocks) {
-  const int b = blockIdx.x;
-  if (b < c_blocks) {
-    const int x = b * kThreads + threadIdx.x;
-    if (x < g.E) exclusive_down(C + x, size_t(g.E), g.nTy);
-  } else if (b < c_blocks + r_blocks) {
-    const size_t yc = size_t(b - c_blocks) * kThreads + threadIdx.x, stride = size_t(g.H) * CH;
-    if (yc < stride) exclusive_down(R + yc, stride, g.nTx);
-  } else {
-    for (int jc = threadIdx.x; jc < g.nTx * CH; jc += kThreads) exclusive_down(T + jc, size_t(g.nTx) * CH, g.nTy);
-    __syncthreads();
-    for (int ic = threadIdx.x; ic < g.nTy * CH; ic += kThreads)
-      exclusive_down(T + size_t(ic / CH) * g.nTx * CH + ic % CH, CH, g.nTx);
-  }
+struct TileRowBase {  // chain i * CH + c: tile row i, channel c of T
+  int nTx;
+  __device__ size_t operator()(int ic) const { return size_t(ic / CH) * nTx * CH + ic % CH; }
+};
+
+template <int CH>
+__global__ void __launch_bounds__(kThreads) carries_across(Geometry g, uint32_t* __restrict__ T) {
+  exclusive_chains(T, TileRowBase<CH>{g.nTx}, CH, g.nTy * CH, g.nTx, int(blockIdx.x) * kChainLanes);
 }
 
 // Pass 3: rebuild. S(x, y) = S(x, y0 - 1) + sum over rows y0..y of (row sum left of the tile + in-tile
@@ -324,10 +313,13 @@ void run_tiled(const SatArgs& a, const Geometry& g) {
   phase(a, "sat tiles: sums");
   tile_sums<CH, K, VEC><<<grid, kThreads, 0, st>>>(in, g, C, R, T);
   launch_check("sat_tiled tile_sums", a);
-  const int cb = int(ceil_div(size_t(g.E), kThreads)), rb = int(ceil_div(size_t(g.H) * CH, kThreads));
+  const int cb = int(ceil_div(size_t(g.E), kChainLanes)), rb = int(ceil_div(size_t(g.H) * CH, kChainLanes)),
+            tb = int(ceil_div(size_t(g.nTx) * CH, kChainLanes));
   phase(a, "sat tiles: carries");
-  carries<CH><<<cb + rb + 1, kThreads, 0, st>>>(g, C, R, T, cb, rb);
+  carries<CH><<<cb + rb + tb, kThreads, 0, st>>>(g, C, R, T, cb, rb);
   launch_check("sat_tiled carries", a);
+  carries_across<CH><<<ceil_div(size_t(g.nTy) * CH, kChainLanes), kThreads, 0, st>>>(g, T);
+  launch_check("sat_tiled carries_across", a);
   phase(a, "sat tiles: rebuild");
   rebuild<CH, K, VEC><<<grid, kThreads, 0, st>>>(in, g, C, R, T, static_cast<uint32_t*>(a.out), !direct_stores());
   launch_check("sat_tiled rebuild", a);
