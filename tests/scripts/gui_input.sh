@@ -3,7 +3,8 @@
 # against runs that set the same state from the command line: key 2 shows the input view; C then a drag
 # of the divider to a quarter gives the split at 0.25; F1 shows the key table and Esc hides it; Ctrl+O
 # opens the file browser; a click focuses (the result changes) and a drag pans without focusing; the
-# wheel zooms both halves of a side-by-side compare alike; F starts the focus sweep and any key stops it.
+# wheel zooms both halves of a side-by-side compare alike; F starts the focus sweep and any key stops it;
+# in the file browser a double-click opens an image and "open as depth map" a depth map (recent files).
 # A bad script is refused naming its line.
 # Usage: gui_input.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 set -u
@@ -14,7 +15,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed to check the screenshots"; exit 77; }
 export XDG_CONFIG_HOME="$tmp/config"
 W=960 H=540
-mkdir -p "$tmp/cwd/folder" && cp "$src/assets/default.png" "$tmp/cwd/photo.png"
+mkdir -p "$tmp/cwd/folder" && cp "$src/assets/default.png" "$tmp/cwd/photo.png" &&
+  cp "$src/assets/default_depth.png" "$tmp/cwd/photo_depth.png"
 cd "$tmp/cwd" || exit 1  # what Ctrl+O lists (the bundled scene is open: the working folder)
 shot() {  # shot NAME FRAMES ARGS...: a headless screenshot on the CPU backend
   local name=$1 frames=$2
@@ -40,6 +42,19 @@ script f1 "2 key F1" && shot f1 6 --input-script "$tmp/f1.txt"
 script f1esc "2 key F1" "5 key Esc" && shot f1esc 6 --input-script "$tmp/f1esc.txt"
 shot browse 6 --browse "$tmp/cwd"
 script ctrlo "2 ctrl O" && shot ctrlo 6 --input-script "$tmp/ctrlo.txt"
+# The browser on cwd lists "..", "folder/", "photo.png", "photo_depth.png" from y = 142, 21 px apart:
+# double-click photo.png opens it; a click on photo_depth.png, then on "open as depth map", opens that.
+script open_image "3 move 360 184" "4 down" "5 up" "6 down" "7 up" "8 move -1000 -1000" &&
+  shot open_image 10 --browse "$tmp/cwd" --input-script "$tmp/open_image.txt"
+script open_depth "3 move 360 205" "4 down" "5 up" "6 move 278 478" "7 down" "8 up" "9 move -1000 -1000" &&
+  shot open_depth 10 --browse "$tmp/cwd" --input-script "$tmp/open_depth.txt"
+python3 - "$XDG_CONFIG_HOME/satlab/recent.json" "$tmp/cwd" <<'PY' || fail "the file browser did not open the files"
+import json, sys
+recent = json.load(open(sys.argv[1]))["recent"]
+want = [{"path": sys.argv[2] + "/photo_depth.png", "depth": True}, {"path": sys.argv[2] + "/photo.png", "depth": False}]
+assert recent == want, f"recent files {recent}, expected {want}"
+print("file browser: double-click opened the image, 'open as depth map' the depth map (both in the recent files)")
+PY
 script click "2 move 100 200" "3 down" "4 up" "5 move -1000 -1000" && shot click 6 --input-script "$tmp/click.txt"
 script pan "2 move 300 300" "3 down" "4 move 330 300" "5 move 360 300" "6 up" "7 move -1000 -1000" &&
   shot pan 6 --input-script "$tmp/pan.txt"
