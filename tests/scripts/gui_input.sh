@@ -43,9 +43,11 @@ script f1esc "2 key F1" "5 key Esc" && shot f1esc 6 --input-script "$tmp/f1esc.t
 shot browse 6 --browse "$tmp/cwd"
 script ctrlo "2 ctrl O" && shot ctrlo 6 --input-script "$tmp/ctrlo.txt"
 # The browser on cwd lists "..", "folder/", "photo.png", "photo_depth.png" from y = 142, 21 px apart:
-# double-click photo.png opens it; a click on photo_depth.png, then on "open as depth map", opens that.
-script open_image "3 move 360 184" "4 down" "5 up" "6 down" "7 up" "8 move -1000 -1000" &&
-  shot open_image 10 --browse "$tmp/cwd" --input-script "$tmp/open_image.txt"
+# double-clicks into folder/, back up by "..", then on photo.png open it; a click on photo_depth.png, then
+# on "open as depth map", opens that.
+script open_image "3 move 360 163" "4 down" "5 up" "6 down" "7 up" "10 move 360 142" "11 down" "12 up" "13 down" \
+  "14 up" "17 move 360 184" "18 down" "19 up" "20 down" "21 up" "22 move -1000 -1000" &&
+  shot open_image 24 --browse "$tmp/cwd" --input-script "$tmp/open_image.txt"
 script open_depth "3 move 360 205" "4 down" "5 up" "6 move 278 478" "7 down" "8 up" "9 move -1000 -1000" &&
   shot open_depth 10 --browse "$tmp/cwd" --input-script "$tmp/open_depth.txt"
 python3 - "$XDG_CONFIG_HOME/satlab/recent.json" "$tmp/cwd" <<'PY' || fail "the file browser did not open the files"
@@ -53,7 +55,7 @@ import json, sys
 recent = json.load(open(sys.argv[1]))["recent"]
 want = [{"path": sys.argv[2] + "/photo_depth.png", "depth": True}, {"path": sys.argv[2] + "/photo.png", "depth": False}]
 assert recent == want, f"recent files {recent}, expected {want}"
-print("file browser: double-click opened the image, 'open as depth map' the depth map (both in the recent files)")
+print("file browser: into a folder and back, double-click opened the image, 'open as depth map' the depth map")
 PY
 script click "2 move 100 200" "3 down" "4 up" "5 move -1000 -1000" && shot click 6 --input-script "$tmp/click.txt"
 script pan "2 move 300 300" "3 down" "4 move 330 300" "5 move 360 300" "6 up" "7 move -1000 -1000" &&
