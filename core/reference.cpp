@@ -232,8 +232,10 @@ void box_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, int rad
       threads);
 }
 
-void dof_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, const ImageF& coc, ImageRGBA8& out,
-              int threads) {
+// A DoF blur: after the size checks, pixel(x, y, coc, out) for every pixel, rows in parallel.
+template <typename Pixel>
+static void dof_blur_each(const ImageRGBA8& image, const std::vector<uint32_t>& sat, const ImageF& coc,
+                          ImageRGBA8& out, int threads, Pixel pixel) {
   if (coc.width != image.width || coc.height != image.height || coc.channels != 1)
     throw Error("dof_blur: CoC map size does not match the image");
   check_sat(image, sat, out);
@@ -241,27 +243,23 @@ void dof_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, const I
       0, image.height,
       [&](long b, long e) {
         for (long y = b; y < e; ++y)
-          for (int x = 0; x < image.width; ++x)
-            blur_pixel(sat.data(), image.width, image.height, x, int(y), blur_radius(coc.at(x, int(y))),
-                       out.px(x, int(y)));
+          for (int x = 0; x < image.width; ++x) pixel(x, int(y), coc.at(x, int(y)), out.px(x, int(y)));
       },
       threads);
 }
 
+void dof_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, const ImageF& coc, ImageRGBA8& out,
+              int threads) {
+  dof_blur_each(image, sat, coc, out, threads, [&](int x, int y, float c, uint8_t* o) {
+    blur_pixel(sat.data(), image.width, image.height, x, y, blur_radius(c), o);
+  });
+}
+
 void dof_blur_fractional(const ImageRGBA8& image, const std::vector<uint32_t>& sat, const ImageF& coc,
                          ImageRGBA8& out, int threads) {
-  if (coc.width != image.width || coc.height != image.height || coc.channels != 1)
-    throw Error("dof_blur: CoC map size does not match the image");
-  check_sat(image, sat, out);
-  parallel_for(
-      0, image.height,
-      [&](long b, long e) {
-        for (long y = b; y < e; ++y)
-          for (int x = 0; x < image.width; ++x)
-            blur_pixel_fractional(sat.data(), image.width, image.height, x, int(y),
-                                  fractional_radius(coc.at(x, int(y))), out.px(x, int(y)));
-      },
-      threads);
+  dof_blur_each(image, sat, coc, out, threads, [&](int x, int y, float c, uint8_t* o) {
+    blur_pixel_fractional(sat.data(), image.width, image.height, x, y, fractional_radius(c), o);
+  });
 }
 
 ImageRGBA8 dof_blur_fractional(const ImageRGBA8& image, const std::vector<uint32_t>& sat, const ImageF& coc,
