@@ -4,7 +4,8 @@
 # of the divider to a quarter gives the split at 0.25; F1 shows the key table and Esc hides it; Ctrl+O
 # opens the file browser; a click focuses (the result changes) and a drag pans without focusing; the
 # wheel zooms both halves of a side-by-side compare alike; F starts the focus sweep and any key stops it;
-# in the file browser a double-click opens an image and "open as depth map" a depth map (recent files).
+# in the file browser a double-click opens an image and "open as depth map" a depth map (recent files);
+# zoomed in, pixels are sampled nearest.
 # A bad script is refused naming its line.
 # Usage: gui_input.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 set -u
@@ -63,6 +64,7 @@ script pan "2 move 300 300" "3 down" "4 move 330 300" "5 move 360 300" "6 up" "7
 script zoom "2 move 132 270" "3 wheel 6" "4 move -1000 -1000" &&
   shot zoom 6 --compare side --compare-view result --input-script "$tmp/zoom.txt"
 shot side 6 --compare side --compare-view result
+script zoom16 "2 move 265 270" "3 wheel 20" "4 move -1000 -1000" && shot zoom16 6 --input-script "$tmp/zoom16.txt"
 script sweep "2 key F" "40 key X" && shot sweep50 50 --input-script "$tmp/sweep.txt" && shot sweep60 60 --input-script "$tmp/sweep.txt"
 
 python3 - "$src/tools" "$tmp" $W $H <<'PY' || fail "screenshots"
@@ -71,7 +73,7 @@ sys.path.insert(0, sys.argv[1])
 from check_screenshot import read_png
 tmp, W, H = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 names = ["result", "input", "key2", "split25", "divider", "keys", "f1", "f1esc", "browse", "ctrlo", "click", "pan",
-         "zoom", "side", "sweep50", "sweep60"]
+         "zoom", "side", "sweep50", "sweep60", "zoom16"]
 shots = {n: read_png(f"{tmp}/{n}.png") for n in names}
 iw = 530
 
@@ -113,6 +115,23 @@ xs = range(5, half - 5, 3)
 d = diff("zoom", "zoom", xs, range(60, H - 60, 3), shift=half)
 assert d < 0.5, f"side by side: the wheel zoomed the halves differently ({d:.2f})"
 different("zoom", "side", (xs, range(60, H - 60, 3)), "the wheel zoomed")
+# Zoomed in 1.15^20 = 16.4 times (6.8 screen pixels per image pixel): nearest sampling gives runs of 6-7
+# equal pixels along a row; linear filtering would blend them.
+runs = []
+for y in range(150, 400, 25):
+    row = [px("zoom16", x, y) for x in range(20, iw - 20)]
+    n = 1
+    for a, b in zip(row, row[1:]):
+        if a == b:
+            n += 1
+        else:
+            runs.append(n)
+            n = 1
+runs.sort()
+assert len(runs) > 40, f"zoomed view too flat to tell the sampling ({len(runs)} runs)"
+median = runs[len(runs) // 2]
+assert 6 <= median <= 8, f"zoomed in, runs of equal pixels have median length {median} (nearest sampling gives 6-7)"
+print(f"zoomed in: nearest sampling ({len(runs)} runs, median {median} px)")
 same("sweep50", "sweep60", image, "a key stops the focus sweep")
 different("sweep50", "result", image, "the sweep moved the focus")
 PY
