@@ -70,6 +70,24 @@ Frame cpu_frame(const Scene& s, const Params& p) {
   return run_frame(*cpu);
 }
 
+// The injection itself needs no device: an armed fault fires once, at the n-th check of its own kind.
+TEST(FaultInjection, AnArmedFaultFiresOnceAtTheNthCheckOfItsKind) {
+  faults::clear_faults();
+  const int fired = faults::faults_injected();
+  EXPECT_FALSE(gpu::fault_due(gpu::Fault::Alloc));
+  faults::fail_next(gpu::Fault::Alloc, 3);
+  for (int i = 0; i < 5; ++i) EXPECT_FALSE(gpu::fault_due(gpu::Fault::Launch));
+  EXPECT_FALSE(gpu::fault_due(gpu::Fault::Alloc));
+  EXPECT_FALSE(gpu::fault_due(gpu::Fault::Alloc));
+  EXPECT_TRUE(gpu::fault_due(gpu::Fault::Alloc));
+  EXPECT_FALSE(gpu::fault_due(gpu::Fault::Alloc));
+  EXPECT_EQ(faults::faults_injected(), fired + 1);
+  faults::fail_next(gpu::Fault::Launch);
+  faults::clear_faults();
+  EXPECT_FALSE(gpu::fault_due(gpu::Fault::Launch));
+  EXPECT_EQ(faults::faults_injected(), fired + 1);
+}
+
 TEST_F(GpuFaults, AnOutOfMemoryAtAnyAllocationOfSetImageKeepsThePreviousImageAndState) {
   const Scene a = random_scene(97, 55, 1), b = random_scene(130, 71, 2);
   const Params p = dof_params();
