@@ -2,10 +2,10 @@
 // Draws one view of the pipeline: colour images as they are, depth through a perceptual colour map,
 // the signed circle of confusion with near (warm) and far (cool) colours, the difference against the
 // CPU reference as a heat map (exact zero is black), the log-scaled luminance SAT through the depth map's
-// colour map. The fragment's x in the framebuffer is clipped to [clip_x.x, clip_x.y) for split views.
+// colour map with contour lines. The fragment's x in the framebuffer is clipped to [clip_x.x, clip_x.y) for split views.
 layout(location = 0) in vec2 uv;
 layout(location = 0) out vec4 colour;
-layout(binding = 0) uniform sampler2D rgba_tex;    // result / input / SAT (RGBA8)
+layout(binding = 0) uniform sampler2D rgba_tex;    // result / input / SAT (RGBA8; luminance SAT: 16 bits in RG)
 layout(binding = 1) uniform sampler2D scalar_tex;  // depth in [0,1], signed CoC in pixels, difference in levels (R32F)
 uniform int mode;          // 0 colour, 1 depth, 2 signed CoC, 3 difference, 4 luminance SAT (rgba_tex.r)
 uniform float scale;       // CoC: 1 / max radius; difference: 1 / largest difference
@@ -35,7 +35,11 @@ vec3 heat(float x) {
 }
 
 float scalar_at(vec2 t) {
-  if (!legend) return mode == 4 ? texture(rgba_tex, t).r : texture(scalar_tex, t).r;
+  if (!legend && mode == 4) {  // 16 bits in R (high) and G (low): fetched, as filtering would mix the bytes
+    vec2 hl = texelFetch(rgba_tex, ivec2(t * vec2(textureSize(rgba_tex, 0) - 1) + 0.5), 0).rg;
+    return (hl.x * 65280.0 + hl.y * 255.0) / 65535.0;
+  }
+  if (!legend) return texture(scalar_tex, t).r;
   return mode == 2 ? (2.0 * uv.x - 1.0) / scale : mode == 3 ? uv.x / scale : uv.x;
 }
 
@@ -48,8 +52,13 @@ void main() {
   }
   if (mode == 0) {
     colour = vec4(texture(rgba_tex, t).rgb, 1.0);
-  } else if (mode == 1 || mode == 4) {
+  } else if (mode == 1) {
     colour = vec4(turbo(scalar_at(t)), 1.0);
+  } else if (mode == 4) {
+    // Contour lines every 1/16 of the log range show the table's shape: they bend where the image is bright.
+    float v = scalar_at(t), c = v * 16.0;
+    float line = legend ? 0.0 : 1.0 - smoothstep(0.0, 1.5 * fwidth(c) + 1e-4, min(fract(c), 1.0 - fract(c)));
+    colour = vec4(turbo(v) * (1.0 - 0.45 * line), 1.0);
   } else if (mode == 2) {
     float c = clamp(scalar_at(t) * scale, -1.0, 1.0);
     vec3 near_col = vec3(1.0, 0.45, 0.1), far_col = vec3(0.15, 0.45, 1.0), focus_col = vec3(0.08);

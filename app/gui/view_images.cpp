@@ -33,13 +33,20 @@ ImageRGBA8 log_sat_image(const ImageRGBA8& image, bool luminance) {
     lo[c] = std::log1p(sat[c]);
     range[c] = std::log1p(sat[(image.pixels() - 1) * size_t(nc) + c]) - lo[c];
   }
-  for (size_t i = 0; i < image.pixels(); ++i)
-    for (int c = 0; c < 3; ++c) {
-      const size_t k = luminance ? 0 : size_t(c);
-      const double t = range[k] > 0 ? (std::log1p(sat[i * size_t(nc) + k]) - lo[k]) / range[k] : 0.0;
-      out.data[i * 4 + size_t(c)] = uint8_t(std::lround(255.0 * t));
-      out.data[i * 4 + 3] = 255;
+  auto scaled = [&](size_t i, size_t c) {
+    return range[c] > 0 ? (std::log1p(sat[i * size_t(nc) + c]) - lo[c]) / range[c] : 0.0;
+  };
+  for (size_t i = 0; i < image.pixels(); ++i) {
+    uint8_t* o = out.data.data() + i * 4;
+    if (luminance) {  // 16 bits, high byte in R and B, low byte in G
+      const long v = std::lround(65535.0 * scaled(i, 0));
+      o[0] = o[2] = uint8_t(v >> 8);
+      o[1] = uint8_t(v & 255);
+    } else {
+      for (size_t c = 0; c < 3; ++c) o[c] = uint8_t(std::lround(255.0 * scaled(i, c)));
     }
+    o[3] = 255;
+  }
   return out;
 }
 

@@ -7,9 +7,10 @@
 namespace satlab::gui {
 
 // The input's summed-area table on a log scale, log(1 + S) from its smallest entry (top left) to its
-// largest (bottom right) as 0..255: per channel
-// (RGB, alpha opaque) or, with `luminance`, of Rec. 709 luminance in every channel. Sums in float64, so
-// unlike the pipeline's wrap-around uint32 SAT the picture never folds over on large images.
+// largest (bottom right) as 0..1: per channel in 8 bits (RGB, alpha opaque), or with `luminance` of
+// Rec. 709 luminance in 16 bits (high byte in R and B, low byte in G: the shader's contour lines need
+// more than 256 steps). Sums in float64, so unlike the pipeline's wrap-around uint32 SAT the picture never
+// folds over on large images.
 ImageRGBA8 log_sat_image(const ImageRGBA8& image, bool luminance);
 
 // Per pixel, the largest absolute RGB difference between two images of one size, in 8-bit levels.

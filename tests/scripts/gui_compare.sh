@@ -31,6 +31,7 @@ shot input --view input
 shot split --view result --compare split:0.5 --compare-view input
 shot side --view result --compare side --compare-view result
 shot sat --view sat --sat-channels
+shot satl --view sat
 shot diff --view diff
 shot keys --view result --show-keys
 mkdir -p "$tmp/folder/sub"
@@ -48,7 +49,7 @@ sys.path.insert(0, sys.argv[1])
 from check_screenshot import read_png
 tmp, W, H = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 shots = {n: read_png(f"{tmp}/{n}.png") for n in
-         ["result", "input", "split", "side", "sat", "diff", "keys", "browser", "sweep", "hover"]}
+         ["result", "input", "split", "side", "sat", "satl", "diff", "keys", "browser", "sweep", "hover"]}
 for n, (w, h, _, _) in shots.items():
     assert (w, h) == (W, H), f"{n}: {w}x{h}, expected {W}x{H}"
 iw = W - min(430, 0.45 * W)  # the image area, left of the sidebar (scale 1 under Xvfb)
@@ -87,6 +88,10 @@ drops = sum(1 for a, b in zip(lum, lum[1:]) if b < a - 6)
 assert lum[-1] > lum[0] + 30, f"SAT view: no growth left to right ({lum[0]} -> {lum[-1]})"
 assert drops == 0, f"SAT view: brightness drops {drops} times along a row (a SAT never decreases)"
 print(f"SAT view: non-decreasing along the row, {lum[0]} -> {lum[-1]}")
+
+hues = {px("satl", x, y) for y in ys for x in range(int(iw * 0.05), int(iw * 0.95), 2)}
+assert len(hues) > 200, f"luminance SAT view: only {len(hues)} colours (Turbo map with contour lines expected)"
+print(f"luminance SAT view: {len(hues)} colours")
 
 area = [(x, y) for y in ys for x in left]
 assert all(px("diff", x, y) == (0, 0, 0) for x, y in area), "CPU backend: the difference view is not all black"
