@@ -35,6 +35,16 @@ done
 # Not a terminal: no progress bar escapes in the output.
 grep -q $'\033' "$tmp/err" "$tmp/log" && fail "terminal escapes written to a file"
 
+# On a terminal (util-linux `script` gives one): a progress bar on stderr, redrawn in place.
+if command -v script >/dev/null; then
+  mkdir "$tmp/out_tty"
+  script -qec "'$bin' render '$tmp/in' --out-dir '$tmp/out_tty' --backend cpu --max-radius 8" "$tmp/tty" >/dev/null 2>&1
+  grep -q $'\r\033\[K\[#*\.*\] [0-9]/3' "$tmp/tty" || { cat -v "$tmp/tty"; fail "no progress bar on a terminal"; }
+  grep -q '2 of 3 images written' "$tmp/tty" || { cat -v "$tmp/tty"; fail "no summary on a terminal"; }
+else
+  echo "note: util-linux script not found: the terminal progress bar is not checked"
+fi
+
 # All good: exit 0. Images named one by one (positional and --image) are the same as the folder.
 rm -f "$tmp/in/corrupt.png"
 "$bin" render "$tmp/in/coffee.png" --image "$tmp/in/scene.png" --out-dir "$tmp/out2" --backend cpu >/dev/null 2>&1 &&
