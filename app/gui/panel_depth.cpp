@@ -10,7 +10,9 @@ void draw_depth_panel(AppState& s) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
     ImGui::TextWrapped("the image has a depth map: synthetic depth applies to images without one");
     ImGui::PopStyleColor();
-    return;
+    if (!ImGui::Button("use synthetic depth instead")) return;
+    s.depth_path.clear();  // the session sees no depth map file and generates one
+    s.synthetic_changed = true;
   }
   SyntheticDepth& d = s.synthetic;
   bool c = false;
