@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <type_traits>
 
@@ -184,4 +185,18 @@ TEST(Preset, MissingOrUnreadableFileNamesThePath) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/p.json"), std::string::npos) << e.what();
   }
+}
+
+TEST(Preset, TheReadmeExampleParses) {
+  std::ifstream f(SATLAB_SOURCE_DIR "/README.md");
+  ASSERT_TRUE(f) << "README.md not found under " << SATLAB_SOURCE_DIR;
+  std::stringstream text;
+  text << f.rdbuf();
+  const std::string readme = text.str();
+  const size_t start = readme.find("```json\n{\"satlab_preset\"");
+  ASSERT_NE(start, std::string::npos) << "the README has no preset example";
+  const size_t body = readme.find('\n', start) + 1, end = readme.find("```", body);
+  const Preset p = satlab::io::parse_preset(readme.substr(body, end - body));
+  EXPECT_EQ(p.params.focus, 0.27f);
+  EXPECT_EQ(p.view, "result");
 }
