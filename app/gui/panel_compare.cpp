@@ -85,9 +85,9 @@ void sort_rows(CompareState& c, const ImGuiTableSortSpecs* spec, double copy_gbp
     const double ms = r.median_ms();
     switch (col) {
       case 1: return ms > 0 ? ms : 1e30;
-      case 2: return ms > 0 ? px / ms : -1;
-      case 3: return ms > 0 ? fraction_of_c(r, px, copy_gbps) : -1;
-      case 5: return r.last.error.empty() ? double(r.last.mismatches) : 1e30;
+      case 2: return ms > 0 ? fraction_of_c(r, px, copy_gbps) : -1;
+      case 3: return r.last.error.empty() ? double(r.last.mismatches) : 1e30;
+      case 4: return ms > 0 ? px / ms : -1;
       default: return 0;
     }
   };
@@ -174,15 +174,18 @@ void draw_compare_panel(AppState& s) {
   if (!c.error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", c.error.c_str());
   if (c.rows.empty()) return;
   if (s.copy_gbps > 0) ImGui::Text("C = %.0f GB/s; fraction of C on each builder's minimum bytes", s.copy_gbps);
+  // Scrolls sideways in a narrow sidebar: the phases column is as wide as its text.
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_Sortable |
-                                ImGuiTableFlags_SizingFixedFit;
-  if (!ImGui::BeginTable("compare", 6, flags)) return;
+                                ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
+  const float height = (float(c.order.size()) + 1.5f) * ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ScrollbarSize;
+  if (!ImGui::BeginTable("compare", 6, flags, ImVec2(0, height))) return;
+  ImGui::TableSetupScrollFreeze(1, 1);  // the builder's name and the header stay in view
   ImGui::TableSetupColumn("builder", ImGuiTableColumnFlags_DefaultSort);
   ImGui::TableSetupColumn("ms");
-  ImGui::TableSetupColumn("Gpx/s");
-  ImGui::TableSetupColumn("of C", ImGuiTableColumnFlags_WidthStretch);
-  ImGui::TableSetupColumn("phases (ms)", ImGuiTableColumnFlags_NoSort);
+  ImGui::TableSetupColumn("of C", ImGuiTableColumnFlags_WidthFixed, 4 * ImGui::GetFontSize());
   ImGui::TableSetupColumn("vs CPU");
+  ImGui::TableSetupColumn("Gpx/s");
+  ImGui::TableSetupColumn("phases (ms)", ImGuiTableColumnFlags_NoSort);
   ImGui::TableHeadersRow();
   sort_rows(c, ImGui::TableGetSortSpecs(), s.copy_gbps);  // every frame: the numbers move
   const double px = pixels_of(c);
@@ -190,32 +193,35 @@ void draw_compare_panel(AppState& s) {
     const Row& r = c.rows[i];
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(r.variant->name.c_str());
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", r.variant->label.c_str(), r.variant->source.c_str());
+    const std::string& name = r.variant->name;
+    ImGui::TextUnformatted(name.c_str() + (name.rfind("sat_", 0) == 0 ? 4 : 0));  // all are SAT builders
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s: %s\n%s", name.c_str(), r.variant->label.c_str(), r.variant->source.c_str());
     const double ms = r.median_ms();
     ImGui::TableNextColumn();
-    if (ms > 0) ImGui::Text("%.4f", ms);
+    if (ms > 0) ImGui::Text("%.3f", ms);
     else ImGui::TextDisabled("-");
     if (ms > 0 && ImGui::IsItemHovered()) ImGui::SetTooltip("median of the last %zu runs", r.ms.size());
-    ImGui::TableNextColumn();
-    if (ms > 0) ImGui::Text("%.1f", px / (ms * 1e6));
-    else ImGui::TextDisabled("-");
     ImGui::TableNextColumn();
     const double frac = fraction_of_c(r, px, s.copy_gbps);
     char label[16];
     std::snprintf(label, sizeof(label), "%.2f", frac);
     ImGui::ProgressBar(float(std::min(frac, 1.0)), ImVec2(-1, ImGui::GetTextLineHeight()), frac > 0 ? label : "-");
     ImGui::TableNextColumn();
+    badge(r);
+    ImGui::TableNextColumn();
+    if (ms > 0) ImGui::Text("%.1f", px / (ms * 1e6));
+    else ImGui::TextDisabled("-");
+    ImGui::TableNextColumn();
     std::string phases;
     for (const auto& [name, pms] : r.last.phases) {
+      const char* shown = name.rfind("sat ", 0) == 0 ? name.c_str() + 4 : name.c_str();  // under "sat" already
       char item[96];
-      std::snprintf(item, sizeof(item), "%s%s %.3f", phases.empty() ? "" : " | ", name.c_str(), pms);
+      std::snprintf(item, sizeof(item), "%s%s %.3f", phases.empty() ? "" : " | ", shown, pms);
       phases += item;
     }
     if (phases.empty()) ImGui::TextDisabled(r.runs ? "(no phases reported)" : "-");
     else ImGui::TextUnformatted(phases.c_str());
-    ImGui::TableNextColumn();
-    badge(r);
   }
   ImGui::EndTable();
 }

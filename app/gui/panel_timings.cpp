@@ -145,7 +145,10 @@ void draw_timings_panel(AppState& s) {
     char overlay[96];
     std::snprintf(overlay, sizeof(overlay), "%s ms, last %d", plotted.empty() ? "pipeline" : plotted.c_str(),
                   int(hist.size()));
-    const float top = 1.25f * *std::max_element(hist.begin(), hist.end());
+    // Scaled to the 95th percentile: one cold frame (upload, first launches) would flatten the rest.
+    std::vector<float> sorted = hist;
+    std::sort(sorted.begin(), sorted.end());
+    const float top = 1.25f * sorted[sorted.size() * 95 / 100];
     // PlotLines takes no negative width (it would draw nothing): the available width, explicitly.
     ImGui::PlotLines("##history", hist.data(), int(hist.size()), 0, overlay, 0.f, top,
                      ImVec2(ImGui::GetContentRegionAvail().x, 3 * ImGui::GetFrameHeight()));
