@@ -40,6 +40,7 @@ void Session::load(AppState& s, ImageRGBA8 image, ImageF depth) {
   has_result_ = false;
   depth_normalised_ = coc_ = nullptr;
   result_ = nullptr;
+  sat_view_mode_ = -1;
   s.backend_name = pipeline_->backend_name();
   s.sat_builders = pipeline_->sat_builders();
   s.reductions = pipeline_->reductions();
@@ -213,7 +214,13 @@ void Session::show(AppState& s, Viewer& viewer, View view) try {
     case View::Input: t.upload(image_); break;
     case View::Depth: t.upload(depth_normalised()); break;
     case View::Coc: t.upload(coc()); break;
-    case View::Sat: t.upload(log_sat_image(image_, s.sat_luminance)); break;
+    case View::Sat:  // depends on the image alone: made once per image and mode
+      if (sat_view_mode_ != int(s.sat_luminance)) {
+        sat_view_ = log_sat_image(image_, s.sat_luminance);
+        sat_view_mode_ = int(s.sat_luminance);
+      }
+      t.upload(sat_view_);
+      break;
     case View::Diff:
       difference_ = difference_to_reference(s);
       t.upload(difference_);

@@ -56,6 +56,8 @@ class Session {
   const ImageRGBA8* result_ = nullptr;
   ImageF difference_to_reference(AppState& s);  // for the Diff view
   ImageF difference_;
+  ImageRGBA8 sat_view_;    // the SAT view's image, of image_
+  int sat_view_mode_ = -1;  // s.sat_luminance it was made with; -1: none yet
 };
 
 }  // namespace satlab::gui

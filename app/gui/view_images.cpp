@@ -6,26 +6,30 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/parallel.hpp"
+#include "core/reference.hpp"
 
 namespace satlab::gui {
 
 ImageRGBA8 log_sat_image(const ImageRGBA8& image, bool luminance) {
-  const int w = image.width, h = image.height, nc = luminance ? 1 : 3;
-  ImageRGBA8 out(w, h);
+  const int nc = luminance ? 1 : 3;
+  ImageRGBA8 out(image.width, image.height);
   if (image.empty()) return out;
-  std::vector<double> sat(image.pixels() * size_t(nc));
-  std::vector<double> row(static_cast<size_t>(nc));
-  for (int y = 0; y < h; ++y) {
-    std::fill(row.begin(), row.end(), 0.0);
-    for (int x = 0; x < w; ++x) {
-      const uint8_t* p = image.px(x, y);
-      const size_t i = (size_t(y) * size_t(w) + size_t(x)) * size_t(nc);
-      for (int c = 0; c < nc; ++c) {
-        row[size_t(c)] += luminance ? 0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2] : double(p[c]);
-        sat[i + size_t(c)] = row[size_t(c)] + (y ? sat[i + size_t(c) - size_t(w) * size_t(nc)] : 0.0);
-      }
+  // The values to sum, then core's multi-threaded float64 SAT of them.
+  ImageF values(image.width, image.height, nc);
+  const long n = long(image.pixels());
+  parallel_for(0, n, [&](long i0, long i1) {
+    for (long i = i0; i < i1; ++i) {
+      const uint8_t* p = image.data.data() + size_t(i) * 4;
+      float* v = values.data.data() + size_t(i) * size_t(nc);
+      if (luminance)
+        v[0] = 0.2126f * p[0] + 0.7152f * p[1] + 0.0722f * p[2];
+      else
+        v[0] = p[0], v[1] = p[1], v[2] = p[2];
     }
-  }
+  });
+  std::vector<double> sat;
+  sat_float(values, sat);
   // A SAT never decreases along x and y: its first entry is the smallest, the last the largest. The log
   // range between them maps to 0..1.
   std::vector<double> lo(static_cast<size_t>(nc)), range(static_cast<size_t>(nc));
@@ -36,17 +40,19 @@ ImageRGBA8 log_sat_image(const ImageRGBA8& image, bool luminance) {
   auto scaled = [&](size_t i, size_t c) {
     return range[c] > 0 ? (std::log1p(sat[i * size_t(nc) + c]) - lo[c]) / range[c] : 0.0;
   };
-  for (size_t i = 0; i < image.pixels(); ++i) {
-    uint8_t* o = out.data.data() + i * 4;
-    if (luminance) {  // 16 bits, high byte in R and B, low byte in G
-      const long v = std::lround(65535.0 * scaled(i, 0));
-      o[0] = o[2] = uint8_t(v >> 8);
-      o[1] = uint8_t(v & 255);
-    } else {
-      for (size_t c = 0; c < 3; ++c) o[c] = uint8_t(std::lround(255.0 * scaled(i, c)));
+  parallel_for(0, n, [&](long i0, long i1) {
+    for (size_t i = size_t(i0); i < size_t(i1); ++i) {
+      uint8_t* o = out.data.data() + i * 4;
+      if (luminance) {  // 16 bits, high byte in R and B, low byte in G
+        const long v = std::lround(65535.0 * scaled(i, 0));
+        o[0] = o[2] = uint8_t(v >> 8);
+        o[1] = uint8_t(v & 255);
+      } else {
+        for (size_t c = 0; c < 3; ++c) o[c] = uint8_t(std::lround(255.0 * scaled(i, c)));
+      }
+      o[3] = 255;
     }
-    o[3] = 255;
-  }
+  });
   return out;
 }
 
