@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -67,8 +68,13 @@ TEST_F(DirListingTest, HiddenEntriesOnlyOnRequest) {
 
 TEST_F(DirListingTest, FileSizesAreReported) {
   std::ofstream(root / "big.png") << std::string(1234, 'x');
-  for (const auto& e : list_directory(root.string(), FileFilter::Images, false).entries)
-    if (e.name == "big.png") EXPECT_EQ(e.size, 1234u);
+  int found = 0;
+  for (const auto& e : list_directory(root.string(), FileFilter::Images, false).entries) {
+    if (e.name != "big.png") continue;
+    EXPECT_EQ(e.size, 1234u);
+    ++found;
+  }
+  EXPECT_EQ(found, 1);
 }
 
 TEST_F(DirListingTest, MissingFolderOrAFileGiveAMessageAndNoEntries) {
@@ -83,11 +89,28 @@ TEST_F(DirListingTest, UnreadableFolderGivesAMessageAndNoEntries) {
   fs::create_directories(root / "locked");
   std::ofstream(root / "locked" / "secret.png") << "x";
   fs::permissions(root / "locked", fs::perms::none);
-  if (::access((root / "locked").c_str(), R_OK) == 0)
-    GTEST_SKIP() << "running as root: permissions are not enforced";
-  const DirListing l = list_directory((root / "locked").string(), FileFilter::All, false);
-  EXPECT_TRUE(l.entries.empty());
-  EXPECT_NE(l.error.find("cannot read"), std::string::npos) << l.error;
+  const std::string locked = (root / "locked").string();
+  auto unreadable_is_reported = [&] {
+    const DirListing l = list_directory(locked, FileFilter::All, false);
+    return l.entries.empty() && l.error.find("cannot read") != std::string::npos;
+  };
+  if (::geteuid() != 0) {
+    EXPECT_TRUE(unreadable_is_reported()) << list_directory(locked, FileFilter::All, false).error;
+    return;
+  }
+  // Root reads every folder: list it as the unprivileged user 'nobody' (65534) in a child process.
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0) << "fork failed";
+  if (child == 0) {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(2);
+    ::_exit(unreadable_is_reported() ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 2) GTEST_SKIP() << "cannot drop root privileges to test an unreadable folder";
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "listing a folder without read permission did not report 'cannot read'";
 }
 
 TEST(DirPaths, ParentAndJoinNormalise) {
@@ -115,7 +138,9 @@ TEST(DirPaths, ConfigDirFollowsXdgThenHome) {
   ::setenv("XDG_CONFIG_HOME", "/tmp/xdg", 1);
   EXPECT_EQ(config_dir(), "/tmp/xdg/satlab");
   ::unsetenv("XDG_CONFIG_HOME");
-  if (const char* home = std::getenv("HOME")) EXPECT_EQ(config_dir(), std::string(home) + "/.config/satlab");
+  if (const char* home = std::getenv("HOME")) {
+    EXPECT_EQ(config_dir(), std::string(home) + "/.config/satlab");
+  }
   if (xdg) ::setenv("XDG_CONFIG_HOME", saved.c_str(), 1);
 }
 
