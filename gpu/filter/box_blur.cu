@@ -29,7 +29,8 @@ __device__ __forceinline__ uint4 tap(const uint4* __restrict__ sat, int w, int x
 __device__ __forceinline__ uint32_t box_sums(const uint4* __restrict__ sat, int w, int h, int x, int y, int r,
                                              uint4& s) {
   const int x0 = max(x - r, 0) - 1, x1 = min(x + r, w - 1), y0 = max(y - r, 0) - 1, y1 = min(y + r, h - 1);
-  const uint4 a = tap(sat, w, x1, y1), b = tap(sat, w, x0, y1), c = tap(sat, w, x1, y0), d = tap(sat, w, x0, y0);
+  const uint4 a = tap(sat, w, x1, y1), b = tap(sat, w, x0, y1), c = tap(sat, w, x1, y0),
+              d = tap(sat, w, x0, y0);
   s = make_uint4(a.x - b.x - c.x + d.x, a.y - b.y - c.y + d.y, a.z - b.z - c.z + d.z, a.w - b.w - c.w + d.w);
   return uint32_t(x1 - x0) * uint32_t(y1 - y0);
 }
@@ -50,8 +51,9 @@ __device__ __forceinline__ uint8_t blend(uint32_t s0, float inv0, uint32_t s1, f
 enum class Mode { Box, Dof, DofFractional };
 
 template <Mode M>
-__global__ void __launch_bounds__(256) blur_kernel(const uint4* __restrict__ sat, const float* __restrict__ coc,
-                                                   int radius, int w, int h, uchar4* __restrict__ out) {
+__global__ void __launch_bounds__(256)
+    blur_kernel(const uint4* __restrict__ sat, const float* __restrict__ coc, int radius, int w, int h,
+                uchar4* __restrict__ out) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= w || y >= h) return;
   int r = radius;
@@ -97,7 +99,8 @@ dim3 block_shape() {
 
 void blur_rgba8(const uint32_t* sat, const float* coc, int radius, int w, int h, uint8_t* out, void* stream,
                 bool fractional) {
-  const dim3 block = block_shape(), grid((unsigned(w) + block.x - 1) / block.x, (unsigned(h) + block.y - 1) / block.y);
+  const dim3 block = block_shape(),
+             grid((unsigned(w) + block.x - 1) / block.x, (unsigned(h) + block.y - 1) / block.y);
   const auto* s = reinterpret_cast<const uint4*>(sat);
   auto* o = reinterpret_cast<uchar4*>(out);
   const cudaStream_t st = cudaStream_t(stream);

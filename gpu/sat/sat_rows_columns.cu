@@ -30,8 +30,8 @@ template <typename In>
 struct Traits;
 template <>
 struct Traits<uint8_t> {
-  using Out = uint32_t;  // stored
-  using Sum = uint32_t;  // accumulated
+  using Out = uint32_t;         // stored
+  using Sum = uint32_t;         // accumulated
   static constexpr int V = 16;  // elements per 16-byte load
 };
 template <>
@@ -72,8 +72,9 @@ __device__ __forceinline__ void load_row(const In* __restrict__ in, int E, int H
 
 // Pass 1. colsum[b * E + x] = sum of out over the block's 8K rows at column x.
 template <typename In, int CH, int K, bool VEC>
-__global__ void __launch_bounds__(kThreads) rows_pass(const In* __restrict__ in, typename Traits<In>::Out* __restrict__ out,
-                                                      int E, int H, typename Traits<In>::Sum* __restrict__ colsum) {
+__global__ void __launch_bounds__(kThreads)
+    rows_pass(const In* __restrict__ in, typename Traits<In>::Out* __restrict__ out, int E, int H,
+              typename Traits<In>::Sum* __restrict__ colsum) {
   using Out = typename Traits<In>::Out;
   using Sum = typename Traits<In>::Sum;
   constexpr int V = Traits<In>::V, TW = 32 * V;
@@ -139,7 +140,8 @@ __global__ void __launch_bounds__(kThreads) rows_pass(const In* __restrict__ in,
         __syncwarp();
 #pragma unroll
         for (int k = 0; k < V; k += 4)
-          *reinterpret_cast<uint4*>(&stage[warp][lane * 20 + k]) = make_uint4(o[k], o[k + 1], o[k + 2], o[k + 3]);
+          *reinterpret_cast<uint4*>(&stage[warp][lane * 20 + k]) =
+              make_uint4(o[k], o[k + 1], o[k + 2], o[k + 3]);
         __syncwarp();
         if (y < H)
 #pragma unroll
@@ -179,8 +181,8 @@ __global__ void __launch_bounds__(kThreads) block_sums_scan(Sum* __restrict__ co
 
 // Pass 3, in place: a 128-element x 8K-row tile; lane = 4 adjacent columns, warp = K rows.
 template <typename Out, typename Sum, int K, bool VEC>
-__global__ void __launch_bounds__(kThreads) columns_pass(Out* __restrict__ data, int E, int H,
-                                                         const Sum* __restrict__ colsum) {
+__global__ void __launch_bounds__(kThreads)
+    columns_pass(Out* __restrict__ data, int E, int H, const Sum* __restrict__ colsum) {
   __shared__ Sum tot[kWarps][4][33];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int x0 = blockIdx.x * 128 + lane * 4, y0 = blockIdx.y * kWarps * K + warp * K;
@@ -220,7 +222,7 @@ __global__ void __launch_bounds__(kThreads) columns_pass(Out* __restrict__ data,
     Out* p = data + size_t(y) * E + x0;
     if (VEC && x0 < E) {
       __align__(16) const Out o[4] = {Out(v[r][0] + base[0]), Out(v[r][1] + base[1]), Out(v[r][2] + base[2]),
-                        Out(v[r][3] + base[3])};
+                                      Out(v[r][3] + base[3])};
       __stcs(reinterpret_cast<uint4*>(p), *reinterpret_cast<const uint4*>(o));
     } else {
 #pragma unroll
@@ -239,14 +241,15 @@ void run_rows_columns(const SatArgs& a) {
   const cudaStream_t st = cudaStream_t(a.stream);
   Out* out = static_cast<Out*>(a.out);
   phase(a, "sat rows: scan + column block sums");
-  rows_pass<In, CH, K, VEC><<<unsigned(blocks), kThreads, 0, st>>>(static_cast<const In*>(a.in), out, E, H, s.as<Sum>());
+  rows_pass<In, CH, K, VEC>
+      <<<unsigned(blocks), kThreads, 0, st>>>(static_cast<const In*>(a.in), out, E, H, s.as<Sum>());
   launch_check("sat_rows_columns rows_pass", a);
   phase(a, "sat columns: block-sum scan");
   block_sums_scan<Sum><<<ceil_div(size_t(E), kChainLanes), kThreads, 0, st>>>(s.as<Sum>(), E, blocks);
   launch_check("sat_rows_columns block_sums_scan", a);
   phase(a, "sat columns: scan + add");
-  columns_pass<Out, Sum, K, VEC><<<dim3(ceil_div(size_t(E), 128), unsigned(blocks)), kThreads, 0, st>>>(out, E, H,
-                                                                                                     s.as<Sum>());
+  columns_pass<Out, Sum, K, VEC>
+      <<<dim3(ceil_div(size_t(E), 128), unsigned(blocks)), kThreads, 0, st>>>(out, E, H, s.as<Sum>());
   launch_check("sat_rows_columns columns_pass", a);
 }
 
@@ -268,20 +271,23 @@ void pick_rows(const SatArgs& a) {
   if (k != 1 && k != 2 && k != 4) {
     // Measured on the H100 (132 SMs) at 4096^2 and 8192^2: 8-bit input is fastest with K = 4 down to
     // half a row-pass block per SM; float (float64 sums: twice the registers) with K = 2 there.
-    const size_t blocks4 = ceil_div(size_t(a.height), kWarps * 4), blocks2 = ceil_div(size_t(a.height), kWarps * 2);
+    const size_t blocks4 = ceil_div(size_t(a.height), kWarps * 4),
+                 blocks2 = ceil_div(size_t(a.height), kWarps * 2);
     if (std::is_same_v<In, float>)
       k = blocks4 >= 2 * sms ? 4 : 2 * blocks2 >= sms ? 2 : 1;
     else
       k = 2 * blocks4 >= sms ? 4 : 2 * blocks2 >= sms ? 2 : 1;
   }
-  (k == 4 ? run_rows_columns<In, CH, 4, VEC> : k == 2 ? run_rows_columns<In, CH, 2, VEC>
-                                                      : run_rows_columns<In, CH, 1, VEC>)(a);
+  (k == 4   ? run_rows_columns<In, CH, 4, VEC>
+   : k == 2 ? run_rows_columns<In, CH, 2, VEC>
+            : run_rows_columns<In, CH, 1, VEC>)(a);
 }
 
 template <typename In, int CH>
 void pick_vec(const SatArgs& a) {
   const bool vec = (size_t(a.width) * CH * sizeof(In)) % 16 == 0 && (size_t(a.width) * CH) % 4 == 0 &&
-                   reinterpret_cast<uintptr_t>(a.in) % 16 == 0 && reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
+                   reinterpret_cast<uintptr_t>(a.in) % 16 == 0 &&
+                   reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
   if (vec)
     pick_rows<In, CH, true>(a);
   else
@@ -289,7 +295,8 @@ void pick_vec(const SatArgs& a) {
 }
 
 void sat_rows_columns(const SatArgs& a) {
-  if (a.height > 65535 * kWarps) throw Error("sat_rows_columns: image taller than " + std::to_string(65535 * kWarps));
+  if (a.height > 65535 * kWarps)
+    throw Error("sat_rows_columns: image taller than " + std::to_string(65535 * kWarps));
   if (a.dtype == DType::F32) {
     check_args(a, false);
     if (a.channels == 1) return pick_vec<float, 1>(a);
@@ -315,7 +322,8 @@ Variant sat_rows_columns_variant() {
   v.dtypes = {DType::U8, DType::RGBA8, DType::F32};
   v.bytes = sat_min_bytes;
   v.refuses = [](size_t, DType t) {
-    return t == DType::U8 || t == DType::RGBA8 || t == DType::F32 ? std::string() : std::string("8-bit or float input only");
+    return t == DType::U8 || t == DType::RGBA8 || t == DType::F32 ? std::string()
+                                                                  : std::string("8-bit or float input only");
   };
   v.sat = sat_rows_columns;
   return v;

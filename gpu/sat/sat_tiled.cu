@@ -2,7 +2,7 @@
 // tile scheme of Nehab, Maximo, Lima and Hoppe, "GPU-Efficient Recursive Filtering and Summed-Area
 // Tables" (SIGGRAPH Asia 2011), algorithm SAT:
 //   1. tile sums: each 128-byte x (32 K)-row tile writes its column sums, row sums and total;
-//   2. carries: column sums scanned down the tile rows, row sums across the tile columns, totals in 2D;
+//   2. carries: column sums scanned down the tile rows, row sums across the tile columns, totals down;
 //   3. rebuild: each tile re-reads its input and writes its SAT plus the carries.
 // A thread owns 16 bytes of K consecutive rows (one 16-byte load per row); 8 threads span the tile's
 // width, 32 groups of K rows its height. Row prefixes come from warp shuffles, column carries between
@@ -148,8 +148,8 @@ __global__ void __launch_bounds__(kThreads) tile_sums(const uint8_t* __restrict_
 
 // Pass 2, in place (sat_common's carry chains, 32 chains per block): C becomes the exclusive scan down
 // the tile rows (sum of the column above the tile), R the exclusive scan across tile columns (sum of the
-// row left of the tile), T the 2D exclusive SAT of tile totals (sum of everything above and left of the
-// tile): down the tile rows here (blocks after C's and R's), across in carries_across.
+// row left of the tile), T the exclusive scan of tile totals down the tile rows (the rebuild adds up
+// those of the tiles to its left: the sum of everything above and left of it).
 template <int CH>
 __global__ void __launch_bounds__(kThreads) carries(Geometry g, uint32_t* __restrict__ C, uint32_t* __restrict__ R,
                                                     uint32_t* __restrict__ T, int c_blocks, int r_blocks) {
@@ -163,17 +163,6 @@ __global__ void __launch_bounds__(kThreads) carries(Geometry g, uint32_t* __rest
                      (b - c_blocks - r_blocks) * kChainLanes);
 }
 
-template <int CH>
-struct TileRowBase {  // chain i * CH + c: tile row i, channel c of T
-  int nTx;
-  __device__ size_t operator()(int ic) const { return size_t(ic / CH) * nTx * CH + ic % CH; }
-};
-
-template <int CH>
-__global__ void __launch_bounds__(kThreads) carries_across(Geometry g, uint32_t* __restrict__ T) {
-  exclusive_chains(T, TileRowBase<CH>{g.nTx}, CH, g.nTy * CH, g.nTx, int(blockIdx.x) * kChainLanes);
-}
-
 // Pass 3: rebuild. S(x, y) = S(x, y0 - 1) + sum over rows y0..y of (row sum left of the tile + in-tile
 // row prefix); the first term comes from the carries and the groups above, accumulated in shared memory.
 template <int CH, int K, bool VEC>
@@ -183,6 +172,7 @@ __global__ void __launch_bounds__(kThreads, kRebuildBlocksPerSm<K>) rebuild(cons
                                                     bool staged) {
   __shared__ __align__(16) uint32_t start[kGroups][kLanes * kPad];
   __shared__ uint32_t warp_tot[kTileE / 32][CH];
+  __shared__ uint32_t corner[CH];
   const int lane = threadIdx.x & (kLanes - 1), grp = threadIdx.x / kLanes;
   const int i = blockIdx.y, j = blockIdx.x;
   const int x0 = j * kTileE + lane * 16, y0 = i * kGroups * K + grp * K;
@@ -233,11 +223,24 @@ __global__ void __launch_bounds__(kThreads, kRebuildBlocksPerSm<K>) rebuild(cons
       if (wl >= d) top += n;
     }
     if (wl >= 32 - CH) warp_tot[t >> 5][wl % CH] = top;
+  } else if (threadIdx.x < kTileE + 32) {
+    // The next warp adds up the tile totals above and left of the tile (T holds them summed down).
+    const int wl = threadIdx.x - kTileE;
+    uint32_t s[CH] = {};
+    for (int jj = wl; jj < j; jj += 32)
+#pragma unroll
+      for (int c = 0; c < CH; ++c) s[c] += T[(size_t(i) * g.nTx + jj) * CH + c];
+#pragma unroll
+    for (int c = 0; c < CH; ++c) {
+#pragma unroll
+      for (int m = 16; m > 0; m >>= 1) s[c] += __shfl_xor_sync(0xffffffffu, s[c], m);
+      if (wl == 0) corner[c] = s[c];
+    }
   }
   __syncthreads();
   if (threadIdx.x < kTileE) {
     const int t = threadIdx.x, c = t % CH;
-    top += T[(size_t(i) * g.nTx + j) * CH + c];
+    top += corner[c];
     for (int w = 0; w < (t >> 5); ++w) top += warp_tot[w][c];
     // Exclusive scan down the groups of this column, starting from the row above the tile.
     uint32_t* col = &start[0][(t / 16) * kPad + (t % 16)];
@@ -318,8 +321,6 @@ void run_tiled(const SatArgs& a, const Geometry& g) {
   phase(a, "sat tiles: carries");
   carries<CH><<<cb + rb + tb, kThreads, 0, st>>>(g, C, R, T, cb, rb);
   launch_check("sat_tiled carries", a);
-  carries_across<CH><<<ceil_div(size_t(g.nTy) * CH, kChainLanes), kThreads, 0, st>>>(g, T);
-  launch_check("sat_tiled carries_across", a);
   phase(a, "sat tiles: rebuild");
   rebuild<CH, K, VEC><<<grid, kThreads, 0, st>>>(in, g, C, R, T, static_cast<uint32_t*>(a.out), !direct_stores());
   launch_check("sat_tiled rebuild", a);
