@@ -5,13 +5,10 @@
 #include <cstdio>
 
 #include "app/gui/frame.hpp"
+#include "app/gui/keys.hpp"
 
 namespace satlab::gui {
 namespace {
-
-// ImGui 1.86's GLFW backend indexes io.KeysDown by GLFW key codes: letters and digits are their ASCII
-// capitals, F1 is GLFW_KEY_F1.
-constexpr int kKeyF1 = 290;
 
 bool typed(char c) {
   const ImGuiIO& io = ImGui::GetIO();

@@ -5,18 +5,16 @@
 #include <fstream>
 #include <sstream>
 
+#include "app/gui/keys.hpp"
 #include "core/error.hpp"
 
 namespace satlab::gui {
 namespace {
 
-// GLFW key codes, which ImGui 1.86's GLFW backend uses as io.KeysDown indices.
-constexpr int kTab = 258, kEscape = 256, kF1 = 290;
-
 int key_code(const std::string& name, char* typed) {
-  if (name == "Tab") return kTab;
-  if (name == "Esc") return kEscape;
-  if (name == "F1") return kF1;
+  if (name == "Tab") return kKeyTab;
+  if (name == "Esc") return kKeyEscape;
+  if (name == "F1") return kKeyF1;
   if (name == "?") {
     *typed = '?';
     return -1;
@@ -59,8 +57,8 @@ InputScript::InputScript(const std::string& path) {
 void InputScript::apply(int frame, ImGuiIO& io) {
   if (events_.empty()) return;
   // Headless surfaces have no platform backend: map the named keys as the GLFW backend does.
-  io.KeyMap[ImGuiKey_Tab] = kTab;
-  io.KeyMap[ImGuiKey_Escape] = kEscape;
+  io.KeyMap[ImGuiKey_Tab] = kKeyTab;
+  io.KeyMap[ImGuiKey_Escape] = kKeyEscape;
   for (int k : release_) io.KeysDown[k] = false;
   release_.clear();
   if (ctrl_release_) io.KeyCtrl = ctrl_release_ = false;

@@ -6,6 +6,10 @@
 
 namespace satlab::gui {
 
+// io.KeysDown indices of the keys that are not letters or digits: ImGui 1.86's GLFW backend indexes by
+// GLFW key codes (letters and digits are their ASCII capitals).
+constexpr int kKeyEscape = 256, kKeyTab = 258, kKeyF1 = 290;
+
 struct KeyBinding {
   const char* input;  // as the README writes it: `F1` or plain words ("mouse wheel")
   const char* action;
