@@ -5,7 +5,7 @@
 # opens the file browser; a click focuses (the result changes) and a drag pans without focusing; the
 # wheel zooms both halves of a side-by-side compare alike; F starts the focus sweep and any key stops it;
 # in the file browser a double-click opens an image and "open as depth map" a depth map (recent files);
-# zoomed in, pixels are sampled nearest.
+# zoomed in, pixels are sampled nearest; R resets the view; Tab hides the panels.
 # A bad script is refused naming its line.
 # Usage: gui_input.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 set -u
@@ -64,6 +64,8 @@ script pan "2 move 300 300" "3 down" "4 move 330 300" "5 move 360 300" "6 up" "7
 script zoom "2 move 132 270" "3 wheel 6" "4 move -1000 -1000" &&
   shot zoom 6 --compare side --compare-view result --input-script "$tmp/zoom.txt"
 shot side 6 --compare side --compare-view result
+script reset "2 move 265 270" "3 wheel 5" "5 key R" "6 move -1000 -1000" && shot reset 8 --input-script "$tmp/reset.txt"
+script tab "2 key Tab" && shot tab 6 --input-script "$tmp/tab.txt"
 script zoom16 "2 move 265 270" "3 wheel 20" "4 move -1000 -1000" && shot zoom16 6 --input-script "$tmp/zoom16.txt"
 script sweep "2 key F" "40 key X" && shot sweep50 50 --input-script "$tmp/sweep.txt" && shot sweep60 60 --input-script "$tmp/sweep.txt"
 
@@ -73,7 +75,7 @@ sys.path.insert(0, sys.argv[1])
 from check_screenshot import read_png
 tmp, W, H = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 names = ["result", "input", "key2", "split25", "divider", "keys", "f1", "f1esc", "browse", "ctrlo", "click", "pan",
-         "zoom", "side", "sweep50", "sweep60", "zoom16"]
+         "zoom", "side", "sweep50", "sweep60", "zoom16", "reset", "tab"]
 shots = {n: read_png(f"{tmp}/{n}.png") for n in names}
 iw = 530
 
@@ -115,6 +117,8 @@ xs = range(5, half - 5, 3)
 d = diff("zoom", "zoom", xs, range(60, H - 60, 3), shift=half)
 assert d < 0.5, f"side by side: the wheel zoomed the halves differently ({d:.2f})"
 different("zoom", "side", (xs, range(60, H - 60, 3)), "the wheel zoomed")
+same("reset", "result", window, "R resets zoom and pan")
+different("tab", "result", (range(600, W, 3), range(0, H, 3)), "Tab hides the panels", 5.0)
 # Zoomed in 1.15^20 = 16.4 times (6.8 screen pixels per image pixel): nearest sampling gives runs of 6-7
 # equal pixels along a row; linear filtering would blend them.
 runs = []
