@@ -114,22 +114,21 @@ TEST(SyntheticDepth, SpecsParseAndRoundTrip) {
 }
 
 TEST(SyntheticDepth, BadSpecsNameTheKeyOrValue) {
-  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("spiral"); }).find("spiral"), std::string::npos);
-  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:tilt=3"); }).find("tilt"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("radial:angle=3"); }).find("angle"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:pos=abc"); }).find("pos"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:pos=1.5"); }).find("pos"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:width=0"); }).find("width"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("radial:radius=-1"); }).find("radius"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:pos"); }).find("key=value"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("gradient:angle=nan"); }).find("angle"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { satlab::parse_synthetic_depth("none:x=1"); }).find("none"), std::string::npos);
+  const struct {
+    const char* spec;
+    const char* named;  // what the message must contain
+  } cases[] = {{"spiral", "spiral"},
+               {"gradient:tilt=3", "tilt"},
+               {"radial:angle=3", "angle"},
+               {"gradient:pos=abc", "pos"},
+               {"gradient:pos=1.5", "pos"},
+               {"gradient:width=0", "width"},
+               {"radial:radius=-1", "radius"},
+               {"gradient:pos", "key=value"},
+               {"gradient:angle=nan", "angle"},
+               {"none:x=1", "none"}};
+  for (const auto& c : cases) {
+    const std::string msg = error_of([&] { satlab::parse_synthetic_depth(c.spec); });
+    EXPECT_NE(msg.find(c.named), std::string::npos) << c.spec << ": " << msg;
+  }
 }
