@@ -148,6 +148,7 @@ int run(const Options& o) {
     handle_file_requests(s, session);
     if (s.vsync != vsync) surface.set_vsync(vsync = s.vsync);
     const bool fresh = session.update(s);
+    handle_file_requests(s, session);  // after the run: an export takes the parameters shown
     track_recent_files(s);
     // Textures of the visible views: all again after a new result, each as it comes into sight.
     if (fresh || sat_luminance != s.sat_luminance) shown.clear(), sat_luminance = s.sat_luminance;
