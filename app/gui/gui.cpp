@@ -145,7 +145,6 @@ int run(const Options& o) {
     marks[0] = Clock::now();
 
     session.handle_requests(s, surface.take_dropped_files());
-    handle_file_requests(s, session);
     if (s.vsync != vsync) surface.set_vsync(vsync = s.vsync);
     const bool fresh = session.update(s);
     handle_file_requests(s, session);  // after the run: an export takes the parameters shown
