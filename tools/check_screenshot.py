@@ -41,6 +41,18 @@ def read_png(path):
     return w, h, bpp, rows
 
 
+def pixel(shot, x, y):
+    """RGB of pixel (x, y) of a read_png() result."""
+    _, _, bpp, rows = shot
+    return tuple(rows[y][x * bpp:x * bpp + 3])
+
+
+def mean_abs_diff(a, b, xs, ys, shift=0):
+    """Mean absolute RGB difference between shot a at (x, y) and shot b at (x + shift, y) over xs x ys."""
+    d = [abs(p - q) for y in ys for x in xs for p, q in zip(pixel(a, x, y), pixel(b, x + shift, y))]
+    return sum(d) / len(d)
+
+
 def main():
     result, inp, W, H = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     w, h, bpp, r = read_png(result)

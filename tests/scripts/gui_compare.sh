@@ -46,7 +46,7 @@ xvfb-run -a -s "-screen 0 ${W}x${H}x24" "$bin" "$tmp/photo.png" --depth "$tmp/ph
 python3 - "$src/tools" "$tmp" $W $H <<'PY' || fail "screenshots"
 import sys
 sys.path.insert(0, sys.argv[1])
-from check_screenshot import read_png
+from check_screenshot import mean_abs_diff, pixel, read_png
 tmp, W, H = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 shots = {n: read_png(f"{tmp}/{n}.png") for n in
          ["result", "input", "split", "side", "sat", "satl", "diff", "keys", "browser", "sweep", "hover"]}
@@ -55,12 +55,10 @@ for n, (w, h, _, _) in shots.items():
 iw = W - min(430, 0.45 * W)  # the image area, left of the sidebar (scale 1 under Xvfb)
 
 def px(n, x, y):
-    _, _, bpp, rows = shots[n]
-    return tuple(rows[y][x * bpp:x * bpp + 3])
+    return pixel(shots[n], x, y)
 
 def mean_diff(a, b, xs, ys, shift=0):
-    d = [abs(p - q) for y in ys for x in xs for p, q in zip(px(a, x, y), px(b, x + shift, y))]
-    return sum(d) / len(d)
+    return mean_abs_diff(shots[a], shots[b], xs, ys, shift)
 
 ys = range(int(H * 0.36), int(H * 0.64), 3)  # inside the letterboxed image, below the status overlay
 left = range(int(iw * 0.05), int(iw * 0.45), 3)

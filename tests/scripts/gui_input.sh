@@ -72,7 +72,7 @@ script sweep "2 key F" "40 key X" && shot sweep50 50 --input-script "$tmp/sweep.
 python3 - "$src/tools" "$tmp" $W $H <<'PY' || fail "screenshots"
 import sys
 sys.path.insert(0, sys.argv[1])
-from check_screenshot import read_png
+from check_screenshot import mean_abs_diff, pixel, read_png
 tmp, W, H = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 names = ["result", "input", "key2", "split25", "divider", "keys", "f1", "f1esc", "browse", "ctrlo", "click", "pan",
          "zoom", "side", "sweep50", "sweep60", "zoom16", "reset", "tab"]
@@ -80,12 +80,10 @@ shots = {n: read_png(f"{tmp}/{n}.png") for n in names}
 iw = 530
 
 def px(n, x, y):
-    _, _, bpp, rows = shots[n]
-    return tuple(rows[y][x * bpp:x * bpp + 3])
+    return pixel(shots[n], x, y)
 
 def diff(a, b, xs, ys, shift=0):
-    d = [abs(p - q) for y in ys for x in xs for p, q in zip(px(a, x, y), px(b, x + shift, y))]
-    return sum(d) / len(d)
+    return mean_abs_diff(shots[a], shots[b], xs, ys, shift)
 
 image = (range(10, iw - 10, 3), range(130, 410, 3))  # inside the letterboxed image
 window = (range(0, W, 3), range(0, H, 3))
