@@ -1,10 +1,11 @@
-// Depth normalisation (min/max reduction, then (raw - min) / range) and the thin-lens circle of
-// confusion, bit-identical to core's normalise_depth / coc_from_depth: every float operation is an
-// explicitly rounded intrinsic, so nothing is contracted into a fused multiply-add.
-// Bytes: min/max reads 4 B per pixel; normalise reads 4 and writes 4; CoC reads 4 and writes 4.
+// Depth normalisation ((raw - min) / range; the min and max come from the selected reduction variant, see
+// gpu/pipeline.cu) and the thin-lens circle of confusion, bit-identical to core's normalise_depth /
+// coc_from_depth: every float operation is an explicitly rounded intrinsic, so nothing is contracted
+// into a fused multiply-add.
+// Bytes: normalise reads 4 and writes 4; CoC reads 4 and writes 4.
 #include <cuda_runtime.h>
 
-#include <cfloat>
+#include <algorithm>
 #include <string>
 
 #include "core/error.hpp"
@@ -14,7 +15,6 @@ namespace satlab::gpu {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kMaxBlocks = 1024;
 
 void check(const char* what) {
   const cudaError_t e = cudaGetLastError();
@@ -22,36 +22,6 @@ void check(const char* what) {
 }
 
 unsigned blocks_for(size_t n) { return unsigned(std::min<size_t>((n + kThreads - 1) / kThreads, 65535 * 16)); }
-
-// Grid-stride min/max, warp shuffles, then one pair per block; the last kernel folds the pairs.
-__global__ void minmax_blocks(const float* __restrict__ x, size_t n, float2* __restrict__ part) {
-  float lo = FLT_MAX, hi = -FLT_MAX;
-  for (size_t i = blockIdx.x * size_t(kThreads) + threadIdx.x; i < n; i += size_t(gridDim.x) * kThreads) {
-    const float v = x[i];
-    lo = fminf(lo, v), hi = fmaxf(hi, v);
-  }
-  __shared__ float2 warp[kThreads / 32];
-  for (int m = 16; m > 0; m >>= 1) {
-    lo = fminf(lo, __shfl_xor_sync(0xffffffffu, lo, m));
-    hi = fmaxf(hi, __shfl_xor_sync(0xffffffffu, hi, m));
-  }
-  if ((threadIdx.x & 31) == 0) warp[threadIdx.x >> 5] = make_float2(lo, hi);
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    for (int w = 1; w < kThreads / 32; ++w) lo = fminf(lo, warp[w].x), hi = fmaxf(hi, warp[w].y);
-    part[blockIdx.x] = make_float2(lo, hi);
-  }
-}
-
-__global__ void minmax_final(const float2* __restrict__ part, int parts, float* __restrict__ out) {
-  float lo = FLT_MAX, hi = -FLT_MAX;
-  for (int i = threadIdx.x; i < parts; i += 32) lo = fminf(lo, part[i].x), hi = fmaxf(hi, part[i].y);
-  for (int m = 16; m > 0; m >>= 1) {
-    lo = fminf(lo, __shfl_xor_sync(0xffffffffu, lo, m));
-    hi = fmaxf(hi, __shfl_xor_sync(0xffffffffu, hi, m));
-  }
-  if (threadIdx.x == 0) out[0] = lo, out[1] = hi;
-}
 
 __global__ void normalise(const float* __restrict__ raw, const float* __restrict__ mm, float* __restrict__ d,
                           size_t n) {
@@ -87,19 +57,6 @@ __global__ void coc_kernel(const float* __restrict__ d, float* __restrict__ coc,
 }
 
 }  // namespace
-
-size_t minmax_scratch_bytes(size_t) { return kMaxBlocks * sizeof(float2); }
-
-void depth_minmax(const float* depth, size_t n, float* minmax, void* scratch, size_t scratch_bytes, void* stream) {
-  if (n == 0) throw Error("depth_minmax of an empty depth map");
-  if (scratch_bytes < minmax_scratch_bytes(n)) throw Error("depth_minmax: scratch too small");
-  const cudaStream_t s = cudaStream_t(stream);
-  const int blocks = int(std::min<size_t>((n + kThreads - 1) / kThreads, kMaxBlocks));
-  minmax_blocks<<<blocks, kThreads, 0, s>>>(depth, n, static_cast<float2*>(scratch));
-  check("depth min/max (blocks)");
-  minmax_final<<<1, 32, 0, s>>>(static_cast<const float2*>(scratch), blocks, minmax);
-  check("depth min/max (final)");
-}
 
 void depth_normalise(const float* raw, const float* minmax, float* d, size_t n, void* stream) {
   normalise<<<blocks_for(n), kThreads, 0, cudaStream_t(stream)>>>(raw, minmax, d, n);

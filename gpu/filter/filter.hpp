@@ -8,10 +8,7 @@
 
 namespace satlab::gpu {
 
-// minmax[0..1] = min and max of depth[0..n) (device float[2]); `scratch` from minmax_scratch_bytes(n).
-size_t minmax_scratch_bytes(size_t n);
-void depth_minmax(const float* depth, size_t n, float* minmax, void* scratch, size_t scratch_bytes, void* stream);
-// d = (raw - min) / (max - min), 0 where max == min (normalise_depth).
+// d = (raw - min) / (max - min), 0 where max == min (normalise_depth); minmax[0..1] on the device.
 void depth_normalise(const float* raw, const float* minmax, float* d, size_t n, void* stream);
 // Every element = value.
 void fill(float* d, size_t n, float value, void* stream);
