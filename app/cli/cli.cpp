@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iterator>
+#include <regex>
 
 #include "app/cli/commands.hpp"
 #include "app/gui/gui.hpp"
@@ -89,6 +90,16 @@ int run(int argc, char** argv) {
   app.add_option("--reduce", gui.reduction, "Min/max reduction of the depth normalisation by registry name");
   app.add_flag("--compare-all", gui.compare_all,
                "Start with every SAT builder compared on the image (scripted runs print the table at the end)");
+  app.add_option("--lab", gui.lab,
+                 "Open the Lab and run every variant once: reduce|scan[:LOG2N[:TYPE]] (default 22, int32) "
+                 "(scripted runs print its table)")
+      ->check([](const std::string& v) {
+        static const std::regex re(
+            "reduce(:(1[0-9]|2[0-8])(:(int32|float))?)?|scan(:(1[0-9]|2[0-8])(:(int32|float|uint32))?)?");
+        return std::regex_match(v, re) ? std::string()
+                                       : "expected reduce[:LOG2N[:int32|float]] or scan[:LOG2N[:int32|float|uint32]], "
+                                         "LOG2N 10..28";
+      });
   app.add_option("--view", gui.view, "Initial view")
       ->check(CLI::IsMember({"result", "input", "depth", "coc", "sat", "diff"}));
   app.add_option("--compare", gui.compare, "Compare mode: off, split, split:F (divider at F of the width), side");

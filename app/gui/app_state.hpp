@@ -108,6 +108,10 @@ struct AppState {
   // "Compare all SAT builders": whether its round-robin runs, and its table as text (for scripted runs).
   bool compare_running = false;
   std::string compare_table;
+  // The Lab: a run asked for on the command line (reduce|scan[:LOG2N[:TYPE]], done on the first frame the
+  // panel is drawn), and its table as text (for scripted runs).
+  std::string lab_request;
+  std::string lab_table;
 
   // Timings of the last frames: the pipeline's stages (and phases), then the display's (interop map,
   // write, unmap; draw; ui).

@@ -108,6 +108,7 @@ int run(const Options& o) {
   s.algorithms = {o.sat_builder, o.reduction};
   s.algorithms_changed = !o.sat_builder.empty() || !o.reduction.empty();
   s.compare_running = o.compare_all;
+  s.lab_request = o.lab;
   GlTimer draw_timer, ui_timer;  // GL time of the viewer's draw and of ImGui's, read a few frames late
   std::vector<double> frame_ms;  // scripted runs (--frames) report their frame times
   // ... and where the host spends them: UI build, pipeline + result to texture, GL submit, GPU wait.
@@ -214,6 +215,7 @@ int run(const Options& o) {
                 "present %.3f, glFinish wait %.3f\n", m[0], m[1], m[2], m[3]);
     if (!s.compare_table.empty()) std::printf("%s", s.compare_table.c_str());
   }
+  if (!s.lab_table.empty()) std::printf("%s", s.lab_table.c_str());  // --lab, whatever the frame count
   if (o.frames > 0 && s.error.empty()) try {  // scripted exports of the final state
       if (!o.export_dir.empty())
         for (const auto& f : export_next_free(s, session, o.export_dir)) std::printf("satlab: exported %s\n", f.c_str());

@@ -4,6 +4,7 @@
 // a full table takes about a second at 2^24. Without a GPU it says why it is empty.
 #include <imgui.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -41,14 +42,62 @@ void run_all(LabState& s) {
   }
 }
 
+// "scan:24:float" (checked by the CLI) into the panel's choices.
+void apply_request(LabState& s, const std::string& request) {
+  const size_t c1 = request.find(':');
+  s.family = request.compare(0, c1, "scan") == 0 ? 1 : 0;
+  if (c1 == std::string::npos) return;
+  const size_t c2 = request.find(':', c1 + 1);
+  s.log2n = std::stoi(request.substr(c1 + 1, c2 - c1 - 1));
+  if (c2 == std::string::npos) return;
+  const std::string t = request.substr(c2 + 1);
+  s.dtype = t == "float" ? 1 : t == "uint32" ? 2 : 0;
+}
+
+// The table as text, for scripted runs (same columns as the panel).
+std::string as_text(const LabState& s) {
+  static const char* type_names[] = {"int32", "float", "uint32"};
+  if (!s.error.empty()) return "satlab: lab: " + s.error + "\n";
+  std::string out;
+  char line[256];
+  std::snprintf(line, sizeof line, "satlab: lab: %s %s n=2^%d, C = %.0f GB/s, read = %.0f GB/s\n",
+                s.family == 0 ? "reduce" : "scan", type_names[s.dtype], s.log2n, s.bw.copy_gbps, s.bw.read_gbps);
+  out += line;
+  std::snprintf(line, sizeof line, "%-36s %9s %7s %5s %7s %7s %s\n", "variant", "ms", "GB/s", "of C", "step",
+                "cumul", "ok");
+  out += line;
+  double first = 0, prev = 0;
+  for (const auto& r : s.rows) {
+    if (r.median_ms <= 0) {
+      std::snprintf(line, sizeof line, "%-36s refused: %s\n", r.variant.c_str(), r.note.c_str());
+    } else {
+      if (first == 0) first = r.median_ms;
+      std::snprintf(line, sizeof line, "%-36s %9.4f %7.0f %5.2f %6.2fx %6.2fx %s\n", r.variant.c_str(), r.median_ms,
+                    r.gbps, s.bw.copy_gbps > 0 ? r.gbps / s.bw.copy_gbps : 0, prev > 0 ? prev / r.median_ms : 1.0,
+                    first / r.median_ms, r.correct ? "yes" : "NO");
+      prev = r.median_ms;
+    }
+    out += line;
+  }
+  return out;
+}
+
 }  // namespace
 
-void draw_lab_panel(AppState&) {
+void draw_lab_panel(AppState& app) {
   static LabState s;
   const auto& dev = gpu::probe();
   if (!dev.available) {
     ImGui::TextWrapped("No GPU variants to compare: %s", dev.reason.c_str());
+    if (!app.lab_request.empty()) app.lab_table = "satlab: lab: no GPU variants to compare: " + dev.reason + "\n";
+    app.lab_request.clear();
     return;
+  }
+  if (!app.lab_request.empty()) {  // asked for on the command line: run once, keep the table as text
+    apply_request(s, app.lab_request);
+    app.lab_request.clear();
+    run_all(s);
+    app.lab_table = as_text(s);
   }
   ImGui::Text("%s, %d SMs, %zu variants registered", dev.name.c_str(), dev.sm_count, gpu::variants().size());
   ImGui::Combo("family", &s.family, "reduction\0scan\0");

@@ -19,7 +19,12 @@ void draw_sidebar(AppState& s, float x, float y, float w, float h) {
   if (ImGui::CollapsingHeader("Backend", ImGuiTreeNodeFlags_DefaultOpen)) draw_backend_panel(s);
   if (s.compare_running) ImGui::SetNextItemOpen(true, ImGuiCond_Once);  // started from the command line
   if (ImGui::CollapsingHeader("Compare all SAT builders")) draw_compare_panel(s);
-  if (ImGui::CollapsingHeader("Lab")) draw_lab_panel(s);
+  const bool lab_asked = !s.lab_request.empty();
+  if (lab_asked) ImGui::SetNextItemOpen(true, ImGuiCond_Once);  // asked for on the command line
+  if (ImGui::CollapsingHeader("Lab")) {
+    if (lab_asked) ImGui::SetScrollHereY(0.0f);  // the Lab at the top of the sidebar
+    draw_lab_panel(s);
+  }
   ImGui::End();
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GUI's --sat-builder/--reduce and the timings table, headless (EGL; Mesa in CI): a bad name makes a
 # scripted run fail with the popup's line listing the valid names; a good run reports its stages, the
-# display's draw and ui stages (GL timer queries) among them.
+# display's draw and ui stages (GL timer queries) among them; --compare-all and --lab print their tables.
 set -u
 bin=${1:-} src=${2:-}
 [ -x "$bin" ] || { echo "SKIP: no satlab binary at '$bin'"; exit 77; }
@@ -26,4 +26,13 @@ done
 grep -q "satlab: compare all: nothing to compare: \|satlab: compare .* bit-identical" "$tmp/log" ||
   { cat "$tmp/log"; fail "--compare-all printed neither its table nor why it is empty"; }
 grep -q "DIFFERS\|failed:" "$tmp/log" && { cat "$tmp/log"; fail "a SAT builder differs from the CPU reference"; }
+# --lab: on a GPU the table with every variant correct; without one the reason, never silence. A bad spec
+# is a usage error.
+"$bin" --headless --size 800x600 --frames 3 --backend cpu --lab scan:12:uint32 >"$tmp/log" 2>"$tmp/err" ||
+  { cat "$tmp/log" "$tmp/err"; fail "headless run with --lab failed"; }
+grep -q "satlab: lab: no GPU variants to compare: \|satlab: lab: scan uint32 n=2^12" "$tmp/log" ||
+  { cat "$tmp/log"; fail "--lab printed neither its table nor why it is empty"; }
+grep -q " NO$" "$tmp/log" && { cat "$tmp/log"; fail "a Lab variant differs from the CPU reference"; }
+"$bin" --headless --frames 1 --lab reduce:12:uint32 >"$tmp/log" 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "LOG2N 10..28" "$tmp/err" || { cat "$tmp/err"; fail "a bad --lab spec was not a usage error"; }
 echo "ok"
