@@ -108,9 +108,19 @@ void draw_lab_panel(AppState& app) {
   if (!s.error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", s.error.c_str());
   if (s.rows.empty()) return;
   ImGui::Text("C = %.0f GB/s (device copy), read = %.0f GB/s", s.bw.copy_gbps, s.bw.read_gbps);
-  if (!ImGui::BeginTable("lab", 8, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit))
-    return;
-  for (const char* h : {"variant", "ms", "GB/s", "of C", "", "step", "cumul", "ok"}) ImGui::TableSetupColumn(h);
+  // Scrolls sideways in a narrow sidebar, the variant's name frozen.
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit |
+                                ImGuiTableFlags_ScrollX;
+  const float height = (float(s.rows.size()) + 1.5f) * ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ScrollbarSize;
+  if (!ImGui::BeginTable("lab", 7, flags, ImVec2(0, height))) return;
+  ImGui::TableSetupScrollFreeze(1, 1);
+  ImGui::TableSetupColumn("variant");
+  ImGui::TableSetupColumn("ms");
+  ImGui::TableSetupColumn("of C", ImGuiTableColumnFlags_WidthFixed, 4 * ImGui::GetFontSize());
+  ImGui::TableSetupColumn("GB/s");
+  ImGui::TableSetupColumn("step");
+  ImGui::TableSetupColumn("cumul");
+  ImGui::TableSetupColumn("ok");
   ImGui::TableHeadersRow();
   double first = 0, prev = 0;
   for (const auto& r : s.rows) {
@@ -128,11 +138,11 @@ void draw_lab_panel(AppState& app) {
     ImGui::TableNextColumn();
     ImGui::Text("%.4f", r.median_ms);
     ImGui::TableNextColumn();
+    char label[16];
+    std::snprintf(label, sizeof(label), "%.2f", frac);
+    ImGui::ProgressBar(float(frac > 1 ? 1 : frac), ImVec2(-1, ImGui::GetTextLineHeight()), label);
+    ImGui::TableNextColumn();
     ImGui::Text("%.0f", r.gbps);
-    ImGui::TableNextColumn();
-    ImGui::Text("%.2f", frac);
-    ImGui::TableNextColumn();
-    ImGui::ProgressBar(float(frac > 1.2 ? 1.2 : frac) / 1.2f, ImVec2(120, 0), "");
     ImGui::TableNextColumn();
     ImGui::Text("%.2fx", prev > 0 ? prev / r.median_ms : 1.0);
     ImGui::TableNextColumn();

@@ -19,10 +19,12 @@ void draw_sidebar(AppState& s, float x, float y, float w, float h) {
   if (ImGui::CollapsingHeader("Backend", ImGuiTreeNodeFlags_DefaultOpen)) draw_backend_panel(s);
   if (s.compare_running) ImGui::SetNextItemOpen(true, ImGuiCond_Once);  // started from the command line
   if (ImGui::CollapsingHeader("Compare all SAT builders")) draw_compare_panel(s);
-  const bool lab_asked = !s.lab_request.empty();
-  if (lab_asked) ImGui::SetNextItemOpen(true, ImGuiCond_Once);  // asked for on the command line
+  // Asked for on the command line: open, and scrolled to the top of the sidebar for a few frames (its
+  // table appears after the first).
+  static int lab_scroll_frames = 0;
+  if (!s.lab_request.empty()) ImGui::SetNextItemOpen(true, ImGuiCond_Once), lab_scroll_frames = 4;
   if (ImGui::CollapsingHeader("Lab")) {
-    if (lab_asked) ImGui::SetScrollHereY(0.0f);  // the Lab at the top of the sidebar
+    if (lab_scroll_frames > 0) ImGui::SetScrollHereY(0.0f), --lab_scroll_frames;
     draw_lab_panel(s);
   }
   ImGui::End();
