@@ -133,16 +133,10 @@ void run_export(AppState& s, Session& session) {
   if (!io::is_dir(folder)) throw Error(folder + ": the export folder does not exist");
   const std::vector<std::string> sfx = suffixes(f);
   if (sfx.empty()) throw Error("nothing chosen to export");
-  const std::string base = folder + "/" + export_base(s);
-  f.existing.clear();
-  if (f.taken == FilesState::Taken::Ask) {
-    for (const auto& x : sfx)
-      if (io::path_exists(base + x)) f.existing.push_back(base + x);
-    if (!f.existing.empty()) return;  // the panel asks; its answer comes back as another request
-  }
-  const std::string target =
-      f.taken == FilesState::Taken::NextFree ? io::next_free_base(folder, export_base(s), sfx) : base;
-  report(s, write_export(s, session, target));
+  io::ExportTarget target = io::export_target(folder, export_base(s), sfx, f.taken);
+  f.existing = std::move(target.existing);
+  if (target.base.empty()) return;  // the panel asks; its answer comes back as another request
+  report(s, write_export(s, session, target.base));
 }
 
 }  // namespace
@@ -207,7 +201,7 @@ void handle_file_requests(AppState& s, Session& session) {
     f.existing.clear();
   }
   f.export_requested = f.save_preset = f.load_preset = false;
-  f.taken = FilesState::Taken::Ask;
+  f.taken = io::WhenTaken::Ask;
 }
 
 void draw_files_panel(AppState& s) {
@@ -261,17 +255,17 @@ void draw_files_panel(AppState& s) {
   if (ImGui::BeginPopupModal("Overwrite?", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
     ImGui::TextUnformatted("These files exist already:");
     for (const auto& e : f.existing) ImGui::BulletText("%s", e.c_str());
-    auto answer = [&](FilesState::Taken t) {
+    auto answer = [&](io::WhenTaken t) {
       f.taken = t;
-      f.export_requested = t != FilesState::Taken::Ask;
+      f.export_requested = t != io::WhenTaken::Ask;
       f.existing.clear();
       ImGui::CloseCurrentPopup();
     };
-    if (ImGui::Button("Overwrite")) answer(FilesState::Taken::Overwrite);
+    if (ImGui::Button("Overwrite")) answer(io::WhenTaken::Overwrite);
     ImGui::SameLine();
-    if (ImGui::Button("Use the next free name")) answer(FilesState::Taken::NextFree);
+    if (ImGui::Button("Use the next free name")) answer(io::WhenTaken::NextFree);
     ImGui::SameLine();
-    if (ImGui::Button("Cancel")) answer(FilesState::Taken::Ask);
+    if (ImGui::Button("Cancel")) answer(io::WhenTaken::Ask);
     ImGui::EndPopup();
   }
 }

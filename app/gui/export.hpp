@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "app/io/output_names.hpp"
+
 namespace satlab::gui {
 
 struct AppState;
@@ -18,7 +20,7 @@ struct FilesState {
   bool result = true, depth = true, coc = true, timings = true;  // what an export writes
   // Requests from the panel, handled by handle_file_requests.
   bool export_requested = false, save_preset = false, load_preset = false;
-  enum class Taken { Ask, Overwrite, NextFree } taken = Taken::Ask;  // names already in use
+  io::WhenTaken taken = io::WhenTaken::Ask;  // names already in use: ask, or the user's answer
   std::vector<std::string> existing;  // what an export would overwrite: the confirm popup lists them
   std::string message;                // what the last action wrote
   std::vector<std::string> scenes;    // the bundled scenes' images, listed once

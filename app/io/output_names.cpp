@@ -73,6 +73,21 @@ std::string next_free_base(const std::string& dir, const std::string& base,
   }
 }
 
+ExportTarget export_target(const std::string& dir, const std::string& base, const std::vector<std::string>& suffixes,
+                           WhenTaken when_taken) {
+  ExportTarget t;
+  if (when_taken == WhenTaken::NextFree) {
+    t.base = next_free_base(dir, base, suffixes);
+    return t;
+  }
+  const std::string path = dir + "/" + base;
+  if (when_taken == WhenTaken::Ask)
+    for (const auto& s : suffixes)
+      if (path_exists(path + s)) t.existing.push_back(path + s);
+  if (t.existing.empty()) t.base = path;
+  return t;
+}
+
 std::vector<std::string> images_in_dir(const std::string& dir) {
   std::unique_ptr<DIR, int (*)(DIR*)> d(opendir(dir.c_str()), closedir);
   if (!d) throw Error(dir + ": cannot list folder (" + std::strerror(errno) + ")");

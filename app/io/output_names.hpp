@@ -19,6 +19,16 @@ bool is_dir(const std::string& path);
 // so that files exported together keep one base. Returns the base path (dir/base or dir/base-N).
 std::string next_free_base(const std::string& dir, const std::string& base,
                            const std::vector<std::string>& suffixes);
+// Where an export of dir/base + each suffix goes when some of those names are taken: Ask (the default)
+// writes nothing and lists the taken files, so the caller asks the user; Overwrite and NextFree are the
+// two answers. ExportTarget::base is empty while the user has to be asked.
+enum class WhenTaken { Ask, Overwrite, NextFree };
+struct ExportTarget {
+  std::string base;                   // dir/base or dir/base-N; empty: ask about `existing` first
+  std::vector<std::string> existing;  // with Ask: the files that would be overwritten
+};
+ExportTarget export_target(const std::string& dir, const std::string& base, const std::vector<std::string>& suffixes,
+                           WhenTaken when_taken);
 // The image files of a folder (by extension, as the file browser's image filter), sorted by name, without the
 // depth maps that go with them (NAME.depth.png, NAME_depth.png).
 std::vector<std::string> images_in_dir(const std::string& dir);  // throws satlab::Error

@@ -76,3 +76,26 @@ TEST(OutputNames, FolderListingHasImagesSortedWithoutDepthMaps) {
   EXPECT_EQ(satlab::io::depth_beside(d.path + "/c.hdr"), "");
   EXPECT_THROW(satlab::io::images_in_dir(d.path + "/missing"), satlab::Error);
 }
+
+// The export never overwrites without asking: by default it writes nothing while any file of the set is
+// taken and names those files (the GUI's "Overwrite?" popup lists them); the two answers then give the
+// same base (overwrite) or the next free one.
+TEST(OutputNames, ExportTargetAsksBeforeOverwritingAndFollowsTheAnswer) {
+  using satlab::io::WhenTaken;
+  TempDir d;
+  const std::vector<std::string> sfx = {".png", "_depth.png", "_coc.png"};
+  auto t = satlab::io::export_target(d.path, "x", sfx, WhenTaken::Ask);
+  EXPECT_EQ(t.base, d.path + "/x");  // nothing taken: no question
+  EXPECT_TRUE(t.existing.empty());
+  d.touch("x_depth.png");
+  d.touch("x_coc.png");
+  t = satlab::io::export_target(d.path, "x", sfx, WhenTaken::Ask);
+  EXPECT_EQ(t.base, "");
+  EXPECT_EQ(t.existing, (std::vector<std::string>{d.path + "/x_depth.png", d.path + "/x_coc.png"}));
+  t = satlab::io::export_target(d.path, "x", sfx, WhenTaken::Overwrite);
+  EXPECT_EQ(t.base, d.path + "/x");
+  EXPECT_TRUE(t.existing.empty());
+  t = satlab::io::export_target(d.path, "x", sfx, WhenTaken::NextFree);
+  EXPECT_EQ(t.base, d.path + "/x-2");
+  EXPECT_TRUE(t.existing.empty());
+}
