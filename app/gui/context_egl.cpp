@@ -24,7 +24,8 @@ std::string egl_error(const char* what) {
 class EglSurface final : public Surface {
  public:
   EglSurface(int width, int height) : width_(width), height_(height) {
-    if (!gladLoaderLoadEGL(EGL_NO_DISPLAY)) throw Error("headless mode needs libEGL.so.1 (EGL 1.5), not found");
+    if (!gladLoaderLoadEGL(EGL_NO_DISPLAY))
+      throw Error("headless mode needs libEGL.so.1 (EGL 1.5), not found");
     // The first display that gives an OpenGL 4.5 core context wins; what failed is kept for the message.
     std::string failures;
     for (const Candidate& c : candidates(&failures)) {
@@ -44,18 +45,19 @@ class EglSurface final : public Surface {
     // Why a better platform was passed over, for the backend panel.
     if (platform_.rfind("device", 0) != 0) platform_ += failures;
     load_gl(reinterpret_cast<void* (*)(const char*)>(eglGetProcAddress));
-    glGenFramebuffers(1, &fbo_);
-    glGenRenderbuffers(1, &colour_);
-    glBindRenderbuffer(GL_RENDERBUFFER, colour_);
-    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width_, height_);
+    // The colour buffer is a texture, so the viewer can write it from a compute pass (see viewer.hpp).
+    glCreateTextures(GL_TEXTURE_2D, 1, &colour_);
+    glTextureStorage2D(colour_, 1, GL_RGBA8, width_, height_);
+    glCreateFramebuffers(1, &fbo_);
+    glNamedFramebufferTexture(fbo_, GL_COLOR_ATTACHMENT0, colour_, 0);
     glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, colour_);
     if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
-      throw Error("offscreen framebuffer of " + std::to_string(width) + "x" + std::to_string(height) + " incomplete");
+      throw Error("offscreen framebuffer of " + std::to_string(width) + "x" + std::to_string(height) +
+                  " incomplete");
   }
   ~EglSurface() override {
     if (fbo_) glDeleteFramebuffers(1, &fbo_);
-    if (colour_) glDeleteRenderbuffers(1, &colour_);
+    if (colour_) glDeleteTextures(1, &colour_);
     eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
     if (context_ != EGL_NO_CONTEXT) eglDestroyContext(display_, context_);
     eglTerminate(display_);
@@ -128,8 +130,13 @@ class EglSurface final : public Surface {
       if (!GLAD_EGL_KHR_no_config_context) throw Error(egl_error("eglChooseConfig (OpenGL)"));
       config = EGL_NO_CONFIG_KHR;
     }
-    const EGLint ctx_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
-                                  EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+    const EGLint ctx_attribs[] = {EGL_CONTEXT_MAJOR_VERSION,
+                                  4,
+                                  EGL_CONTEXT_MINOR_VERSION,
+                                  5,
+                                  EGL_CONTEXT_OPENGL_PROFILE_MASK,
+                                  EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+                                  EGL_NONE};
     EGLContext context = eglCreateContext(display, config, EGL_NO_CONTEXT, ctx_attribs);
     if (context == EGL_NO_CONTEXT) throw Error(egl_error("eglCreateContext (OpenGL 4.5 core)"));
     if (!eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context)) {
@@ -150,6 +157,8 @@ class EglSurface final : public Surface {
 
 }  // namespace
 
-std::unique_ptr<Surface> open_headless(int width, int height) { return std::make_unique<EglSurface>(width, height); }
+std::unique_ptr<Surface> open_headless(int width, int height) {
+  return std::make_unique<EglSurface>(width, height);
+}
 
 }  // namespace satlab::gui

@@ -1,18 +1,36 @@
 #include "app/gui/result_writer.hpp"
 
 #ifdef SATLAB_HAVE_INTEROP
+#include <cstdlib>
+#include <string>
+
+#include "gpu/interop/buffer_writer.hpp"
 #include "gpu/interop/texture_writer.hpp"
 #endif
 
 namespace satlab::gui {
 
 #ifdef SATLAB_HAVE_INTEROP
+namespace {
+
+// SATLAB_INTEROP=texture skips the shared buffer (to measure the mapped-texture path against it).
+bool buffer_allowed() {
+  const char* e = std::getenv("SATLAB_INTEROP");
+  return !(e && std::string(e) == "texture");
+}
+
+}  // namespace
+
+// The shared buffer first (no per-frame map); where it is unavailable, the mapped texture; where that
+// fails too, TextureWriter's own host copy.
 struct ResultWriter::Impl {
+  std::unique_ptr<gpu::BufferWriter> buffer;
   std::unique_ptr<gpu::TextureWriter> writer;
   unsigned generation = ~0u;
 };
 
 ResultWriter::ResultWriter(AppState& s, Session& session, Viewer& viewer) : impl_(std::make_unique<Impl>()) {
+  if (buffer_allowed()) impl_->buffer = std::make_unique<gpu::BufferWriter>();
   viewer.external_writer = [&s, &session, impl = impl_.get()](ViewerTexture& t) {
     void* stream = nullptr;
     const void* result = session.pipeline().device_result(&stream);
@@ -20,6 +38,20 @@ ResultWriter::ResultWriter(AppState& s, Session& session, Viewer& viewer) : impl
       s.display_path = "host upload (the backend keeps its result on the host)";
       return false;
     }
+    const char* clock = "host time of the call (asynchronous: the GPU work is not in it)";
+    if (impl->buffer) t.wait_for_reads();  // the last frame's draw may still read the shared buffer
+    if (impl->buffer && impl->buffer->write(t.width(), t.height(), result, stream)) {
+      t.set_pixel_buffer(impl->buffer->buffer());
+      s.record_stage({"write", impl->buffer->write_ms, 0, ""},  // no GB/s: the wait includes the pipeline
+                     "host time of the copy into the shared buffer and the wait for it (the pipeline's "
+                     "kernels before it included)");
+      s.display_path =
+          "CUDA-GL interop through a shared buffer (CUDA memory imported by GL, read by the viewer's "
+          "shader): no map, no host copy";
+      return true;
+    }
+    const std::string buffer_why = impl->buffer ? impl->buffer->fallback_reason() : "SATLAB_INTEROP=texture";
+    t.set_pixel_buffer(0);
     if (!impl->writer || impl->generation != t.generation()) {  // a new texture: register it afresh
       impl->writer = std::make_unique<gpu::TextureWriter>();
       impl->generation = t.generation();
@@ -30,12 +62,11 @@ ResultWriter::ResultWriter(AppState& s, Session& session, Viewer& viewer) : impl
     // write kernel's own GPU time lands in whatever waits for it next (the draw).
     // No bytes (no GB/s) for the interop calls: their host time says nothing of the GPU's copy.
     const double bytes = 8.0 * double(t.width()) * double(t.height());  // read 4 B, write 4 B per pixel
-    const char* clock = "host time of the call (asynchronous: the GPU work is not in it)";
     if (w.interop()) {
       s.record_stage({"map", w.map_ms, 0, ""}, clock);
       s.record_stage({"write", w.write_ms, 0, ""}, clock);
       s.record_stage({"unmap", w.unmap_ms, 0, ""}, clock);
-      s.display_path = "CUDA-GL interop, no host copy";
+      s.display_path = "CUDA-GL interop, texture mapped per frame (no shared buffer: " + buffer_why + ")";
     } else {
       s.record_stage({"write", w.write_ms, bytes, ""}, "host time of download + glTexSubImage2D");
       s.display_path = "host copy: " + w.fallback_reason();

@@ -1,7 +1,9 @@
 // Puts the result on screen without a host round trip where it can: a backend that keeps its result on
-// the GPU is written into the viewer's texture through CUDA-GL interop (gpu/interop); anything else, or
-// a GL without interop, takes the host upload. What happened is shown in the backend panel, and the
-// map, write and unmap times go into the timings table as stages of their own.
+// the GPU copies it into a GL buffer on CUDA memory that the viewer's shader reads (gpu/interop's
+// BufferWriter, no per-frame map); where GL cannot import CUDA memory, into the viewer's texture through
+// a mapped CUDA-GL resource (TextureWriter); anything else, or a GL without interop, takes the host
+// upload. What happened is shown in the backend panel, and the write (and map, unmap) times go into the
+// timings table as stages of their own.
 #pragma once
 #include <memory>
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "app/gui/surface.hpp"
@@ -13,9 +15,14 @@
 namespace satlab::gui {
 namespace {
 
-GLuint compile(GLenum type, const char* src, const char* name) {
+// `define` goes right after the source's #version line (e.g. "#define VIEW_COMPUTE 1").
+GLuint compile(GLenum type, const char* src, const char* name, const char* define = "") {
+  const char* body = std::strchr(src, '\n');
+  body = body ? body + 1 : src;
+  const std::string head = std::string(src, body) + define + "\n";
+  const char* parts[] = {head.c_str(), body};
   GLuint s = glCreateShader(type);
-  glShaderSource(s, 1, &src, nullptr);
+  glShaderSource(s, 2, parts, nullptr);
   glCompileShader(s);
   GLint ok = 0;
   glGetShaderiv(s, GL_COMPILE_STATUS, &ok);
@@ -26,6 +33,22 @@ GLuint compile(GLenum type, const char* src, const char* name) {
     throw Error(std::string("shader ") + name + " does not compile: " + log);
   }
   return s;
+}
+
+GLuint link(std::initializer_list<GLuint> shaders, const char* name) {
+  GLuint p = glCreateProgram();
+  for (GLuint s : shaders) glAttachShader(p, s);
+  glLinkProgram(p);
+  for (GLuint s : shaders) glDeleteShader(s);
+  GLint ok = 0;
+  glGetProgramiv(p, GL_LINK_STATUS, &ok);
+  if (!ok) {
+    char log[2048] = {};
+    glGetProgramInfoLog(p, sizeof(log), nullptr, log);
+    glDeleteProgram(p);
+    throw Error(std::string(name) + " does not link: " + log);
+  }
+  return p;
 }
 
 // The shader's mode for a view (see shaders/view.frag).
@@ -75,29 +98,29 @@ const Pane* pane_at(const std::vector<Pane>& panes, float x) {
   return nullptr;
 }
 
+void Viewer::Program::locate() {
+  mode = glGetUniformLocation(id, "mode");
+  scale = glGetUniformLocation(id, "scale");
+  uv_rect = glGetUniformLocation(id, "uv_rect");
+  background = glGetUniformLocation(id, "background");
+  legend = glGetUniformLocation(id, "legend");
+  clip = glGetUniformLocation(id, "clip_x");
+  from_buffer = glGetUniformLocation(id, "from_buffer");
+  buffer_size = glGetUniformLocation(id, "buffer_size");
+  nearest = glGetUniformLocation(id, "nearest");
+  region = glGetUniformLocation(id, "region");
+}
+
 Viewer::Viewer() {
-  GLuint vs = compile(GL_VERTEX_SHADER, shaders::fullscreen_vert, "fullscreen.vert");
-  GLuint fs = compile(GL_FRAGMENT_SHADER, shaders::view_frag, "view.frag");
-  program_ = glCreateProgram();
-  glAttachShader(program_, vs);
-  glAttachShader(program_, fs);
-  glLinkProgram(program_);
-  glDeleteShader(vs);
-  glDeleteShader(fs);
-  GLint ok = 0;
-  glGetProgramiv(program_, GL_LINK_STATUS, &ok);
-  if (!ok) {
-    char log[2048] = {};
-    glGetProgramInfoLog(program_, sizeof(log), nullptr, log);
-    throw Error(std::string("viewer shaders do not link: ") + log);
-  }
+  fragment_.id = link({compile(GL_VERTEX_SHADER, shaders::fullscreen_vert, "fullscreen.vert"),
+                       compile(GL_FRAGMENT_SHADER, shaders::view_frag, "view.frag")},
+                      "the viewer's shaders");
+  fragment_.locate();
+  compute_.id =
+      link({compile(GL_COMPUTE_SHADER, shaders::view_frag, "view.frag (compute)", "#define VIEW_COMPUTE 1")},
+           "the viewer's compute shader");
+  compute_.locate();
   glCreateVertexArrays(1, &vao_);
-  loc_mode_ = glGetUniformLocation(program_, "mode");
-  loc_scale_ = glGetUniformLocation(program_, "scale");
-  loc_uv_rect_ = glGetUniformLocation(program_, "uv_rect");
-  loc_background_ = glGetUniformLocation(program_, "background");
-  loc_legend_ = glGetUniformLocation(program_, "legend");
-  loc_clip_ = glGetUniformLocation(program_, "clip_x");
   render_legend(depth_legend_, 1);
   render_legend(coc_legend_, 2);
   render_legend(diff_legend_, 3);
@@ -113,15 +136,16 @@ void Viewer::render_legend(ViewerTexture& target, int mode) {
   glNamedFramebufferTexture(fbo, GL_COLOR_ATTACHMENT0, target.texture(), 0);
   glBindFramebuffer(GL_DRAW_FRAMEBUFFER, fbo);
   glViewport(0, 0, 256, 1);
-  glUseProgram(program_);
-  glUniform1i(loc_mode_, mode);
-  glUniform1i(loc_legend_, 1);
-  glUniform1f(loc_scale_, 1.f);
-  glUniform2f(loc_clip_, -1e9f, 1e9f);
+  glUseProgram(fragment_.id);
+  glUniform1i(fragment_.mode, mode);
+  glUniform1i(fragment_.legend, 1);
+  glUniform1i(fragment_.from_buffer, 0);
+  glUniform1f(fragment_.scale, 1.f);
+  glUniform2f(fragment_.clip, -1e9f, 1e9f);
   glBindVertexArray(vao_);
   glDrawArrays(GL_TRIANGLES, 0, 3);
   glBindVertexArray(0);
-  glUniform1i(loc_legend_, 0);
+  glUniform1i(fragment_.legend, 0);
   glUseProgram(0);
   glBindFramebuffer(GL_DRAW_FRAMEBUFFER, GLuint(previous));
   glDeleteFramebuffers(1, &fbo);
@@ -145,7 +169,8 @@ unsigned Viewer::legend_texture(const AppState& s) const {
 
 Viewer::~Viewer() {
   if (vao_) glDeleteVertexArrays(1, &vao_);
-  if (program_) glDeleteProgram(program_);
+  if (fragment_.id) glDeleteProgram(fragment_.id);
+  if (compute_.id) glDeleteProgram(compute_.id);
 }
 
 Viewer::Rect Viewer::visible_rect() const {
@@ -157,30 +182,98 @@ Viewer::Rect Viewer::visible_rect() const {
   return {u0, v0, du, dv};
 }
 
+unsigned Viewer::target_texture() const {
+  static const bool fragment_only = [] {  // SATLAB_VIEWER_PASS=fragment: measure the fragment pass instead
+    const char* e = std::getenv("SATLAB_VIEWER_PASS");
+    return e && std::string(e) == "fragment";
+  }();
+  GLint fbo = 0;
+  glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &fbo);
+  if (fragment_only || fbo == 0) return 0;
+  GLint type = 0, name = 0, format = 0;
+  glGetNamedFramebufferAttachmentParameteriv(GLuint(fbo), GL_COLOR_ATTACHMENT0,
+                                             GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);
+  if (type != GL_TEXTURE) return 0;
+  glGetNamedFramebufferAttachmentParameteriv(GLuint(fbo), GL_COLOR_ATTACHMENT0,
+                                             GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME, &name);
+  glGetTextureLevelParameteriv(GLuint(name), 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
+  return format == GL_RGBA8 ? unsigned(name) : 0;
+}
+
+void Viewer::paint(int x, int y, int w, int h, ViewerTexture* t, const Rect& r, int mode, float scale,
+                   float clip0, float clip1) {
+  if (w <= 0 || h <= 0) return;
+  const Program& p = compute_target_ ? compute_ : fragment_;
+  const bool from_buffer = t && t->pixel_buffer();
+  if (t) {
+    glBindTextureUnit(0, t->texture());
+    glBindTextureUnit(1, t->texture());
+    if (from_buffer) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, t->pixel_buffer());
+  }
+  glUniform1i(p.mode, mode);
+  glUniform1f(p.scale, scale);
+  glUniform1i(p.from_buffer, from_buffer);
+  if (from_buffer) glUniform2i(p.buffer_size, t->width(), t->height()), glUniform1i(p.nearest, t->nearest());
+  // No texture yet: a rectangle outside the image, which the shader paints in the background colour.
+  if (t)
+    glUniform4f(p.uv_rect, r.u0, r.v0, r.du, r.dv);
+  else
+    glUniform4f(p.uv_rect, 2.f, 2.f, 0.f, 0.f);
+  glUniform2f(p.clip, clip0, clip1);
+  if (compute_target_) {
+    glUniform4i(p.region, x, y, w, h);
+    glDispatchCompute(GLuint(w + 15) / 16, GLuint(h + 15) / 16, 1);
+  } else {
+    glViewport(x, y, w, h);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+  }
+  if (from_buffer) t->mark_read();
+}
+
 void Viewer::draw(const AppState& s, const std::vector<Pane>& panes, float height, float fb_scale,
-                  int fb_height) {
-  glUseProgram(program_);
-  glBindVertexArray(vao_);
-  glUniform4f(loc_background_, 0.09f, 0.09f, 0.1f, 1.f);
-  for (const Pane& p : panes) {
+                  int fb_width, int fb_height) {
+  compute_target_ = target_texture();
+  const Program& p = compute_target_ ? compute_ : fragment_;
+  glUseProgram(p.id);
+  if (compute_target_)
+    glBindImageTexture(0, compute_target_, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA8);
+  else
+    glBindVertexArray(vao_);
+  const float bg[4] = {0.09f, 0.09f, 0.1f, 1.f};
+  glUniform4fv(p.background, 1, bg);
+  glUniform1i(p.legend, 0);
+  const int h = std::min(int(std::lround(height * fb_scale)), fb_height);
+  int area_w = 0;  // the image area's width in framebuffer pixels
+  for (const Pane& pane : panes) {
     // Every pane of a layout has the same size, so zoom and pan mean the same in each.
-    const int x = int(std::lround(p.x * fb_scale)), h = int(std::lround(height * fb_scale));
-    region_w_ = std::max(int(std::lround(p.w * fb_scale)), 1), region_h_ = std::max(h, 1);
-    ViewerTexture& t = texture(p.view);
-    if (!t.texture()) continue;
+    const int x = int(std::lround(pane.x * fb_scale));
+    region_w_ = std::max(int(std::lround(pane.w * fb_scale)), 1), region_h_ = std::max(h, 1);
+    area_w = std::min(std::max(area_w, x + region_w_), fb_width);
+    ViewerTexture& t = texture(pane.view);
     const Rect r = visible_rect();
     // Nearest sampling once an image pixel covers more than 1.5 screen pixels, so pixels stay crisp.
     t.set_magnified(float(region_w_) / (r.du * float(std::max(image_w_, 1))) > 1.5f);
-    glViewport(x, fb_height - h, region_w_, region_h_);
-    glBindTextureUnit(0, t.texture());
-    glBindTextureUnit(1, t.texture());
-    glUniform1i(loc_mode_, shader_mode(p.view, s.sat_luminance));
-    glUniform1f(loc_scale_, shader_scale(s, p.view));
-    glUniform4f(loc_uv_rect_, r.u0, r.v0, r.du, r.dv);
-    glUniform2f(loc_clip_, std::round(p.clip0 * fb_scale), std::round(p.clip1 * fb_scale));
-    glDrawArrays(GL_TRIANGLES, 0, 3);
+    paint(x, fb_height - h, region_w_, region_h_, t.texture() ? &t : nullptr, r,
+          shader_mode(pane.view, s.sat_luminance), shader_scale(s, pane.view),
+          std::round(pane.clip0 * fb_scale), std::round(pane.clip1 * fb_scale));
   }
-  glBindVertexArray(0);
+  // The rest of the framebuffer (right of and below the image area) in the background colour.
+  if (compute_target_) {
+    paint(area_w, 0, fb_width - area_w, fb_height, nullptr, {}, 0, 1.f, -1e9f, 1e9f);
+    paint(0, 0, area_w, fb_height - h, nullptr, {}, 0, 1.f, -1e9f, 1e9f);
+    // ImGui draws over the result next; a screenshot reads it.
+    glMemoryBarrier(GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT |
+                    GL_TEXTURE_UPDATE_BARRIER_BIT);
+  } else {
+    glClearColor(bg[0], bg[1], bg[2], bg[3]);
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(area_w, 0, fb_width - area_w, fb_height);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glScissor(0, 0, area_w, fb_height - h);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glDisable(GL_SCISSOR_TEST);
+    glBindVertexArray(0);
+  }
   glUseProgram(0);
 }
 

@@ -11,7 +11,24 @@
 namespace satlab::gui {
 
 ViewerTexture::~ViewerTexture() {
+  if (read_fence_) glDeleteSync(GLsync(read_fence_));
   if (tex_) glDeleteTextures(1, &tex_);
+}
+
+void ViewerTexture::mark_read() {
+  if (read_fence_) glDeleteSync(GLsync(read_fence_));
+  read_fence_ = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+}
+
+void ViewerTexture::wait_for_reads() {
+  if (!read_fence_) return;
+  const GLenum r = glClientWaitSync(GLsync(read_fence_), GL_SYNC_FLUSH_COMMANDS_BIT, 2'000'000'000);
+  glDeleteSync(GLsync(read_fence_));
+  read_fence_ = nullptr;
+  if (r != GL_ALREADY_SIGNALED && r != GL_CONDITION_SATISFIED)
+    throw Error("waiting for the viewer's last read of the " + std::to_string(width_) + "x" +
+                std::to_string(height_) + " pixel buffer failed (glClientWaitSync returned " +
+                std::to_string(r) + ")");
 }
 
 void ViewerTexture::allocate(int width, int height) {
@@ -40,6 +57,7 @@ void ViewerTexture::allocate(int width, int height) {
 void ViewerTexture::upload(const ImageRGBA8& image) {
   if (image.empty() || format_ != Format::Rgba8) return;
   allocate(image.width, image.height);
+  pixel_buffer_ = 0;
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
   glTextureSubImage2D(tex_, 0, 0, 0, image.width, image.height, GL_RGBA, GL_UNSIGNED_BYTE, image.data.data());
 }
@@ -62,6 +80,10 @@ void ViewerTexture::set_magnified(bool nearest) {
   if (!tex_ || f == mag_filter_) return;
   glTextureParameteri(tex_, GL_TEXTURE_MAG_FILTER, f);
   mag_filter_ = f;
+}
+
+bool ViewerTexture::nearest() const {
+  return mag_filter_ == GL_NEAREST;
 }
 
 }  // namespace satlab::gui

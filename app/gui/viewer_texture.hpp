@@ -1,7 +1,9 @@
 // The GL textures the viewer samples, owned in one place. The host path uploads images with
 // glTextureSubImage2D. An external writer (CUDA-GL interop in gpu/interop/) instead registers texture()
 // and writes into it on the device: it must register again whenever generation() changes, because the
-// texture is recreated when the image size or format changes.
+// texture is recreated when the image size or format changes. Or the writer puts the pixels into a GL
+// buffer of its own (RGBA8, packed, top row first) and names it with set_pixel_buffer(): the viewer's
+// shaders then read that buffer instead of the texture, until the next upload.
 #pragma once
 #include <functional>
 
@@ -23,6 +25,15 @@ class ViewerTexture {
   void upload(const ImageF& image);      // R32f only, first channel
   // Nearest sampling when magnified (crisp pixels when zoomed in), linear otherwise.
   void set_magnified(bool nearest);
+  bool nearest() const;
+  // The image's pixels are in this GL buffer (Rgba8 only; 0: in the texture). Uploads reset it.
+  void set_pixel_buffer(unsigned buffer) { pixel_buffer_ = buffer; }
+  unsigned pixel_buffer() const { return pixel_buffer_; }
+  // The viewer marks each pass that read the pixel buffer with a GL fence right behind it; a writer
+  // waits for it before overwriting the buffer (no GL command of its own, so the GPU does not switch
+  // to GL and back just for that). Throws satlab::Error when the wait fails.
+  void mark_read();
+  void wait_for_reads();
 
   unsigned texture() const { return tex_; }  // 0 until allocated
   int width() const { return width_; }
@@ -31,7 +42,8 @@ class ViewerTexture {
 
  private:
   Format format_;
-  unsigned tex_ = 0, generation_ = 0;
+  unsigned tex_ = 0, generation_ = 0, pixel_buffer_ = 0;
+  void* read_fence_ = nullptr;  // GLsync
   int width_ = 0, height_ = 0;
   int mag_filter_ = 0;
 };
