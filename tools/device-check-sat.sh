@@ -3,9 +3,13 @@
 # compute-sanitizer memcheck and racecheck on small sizes, then `satlab bench sat` (all sizes, or the
 # ones given) with the tuning knobs' alternatives. Logs and JSON go to $OUT.
 #   tools/device-check-sat.sh BIN_DIR [bench|quick|none]
+#   tools/device-check-sat.sh BIN_DIR variant NAME: the tests, the sanitizers on NAME alone, `satlab render`
+#     with NAME against the CPU backend, and NAME's bench rows beside sat_tiled, CUB and NPP.
 set -u -o pipefail
 BIN=${1:?BIN_DIR}
 MODE=${2:-bench}
+ONLY=${3:-}
+[ "$MODE" = variant ] && export SATLAB_TEST_SAT_ONLY=${ONLY:?variant NAME}
 OUT=${OUT:-device-out}
 mkdir -p "$OUT"
 SAN=/usr/local/cuda/bin/compute-sanitizer
@@ -33,6 +37,18 @@ case "$MODE" in
   bench)
     echo "== satlab bench sat"
     "$BIN/satlab" bench sat --json "$OUT/h100-sat.json" > "$OUT/bench-sat.log" 2>&1 || status=1
+    cat "$OUT/bench-sat.log" ;;
+  variant)
+    echo "== satlab render --sat-builder $ONLY vs the CPU backend"
+    for f in dof box; do
+      "$BIN/satlab" render assets/default.png --filter $f --backend gpu --sat-builder "$ONLY" -o "$OUT/render-$f-gpu.png" &&
+        "$BIN/satlab" render assets/default.png --filter $f --backend cpu -o "$OUT/render-$f-cpu.png" &&
+        cmp "$OUT/render-$f-gpu.png" "$OUT/render-$f-cpu.png" && echo "render $f: identical" || { echo "render $f: differs"; status=1; }
+    done
+    echo "== satlab bench sat ($ONLY, sat_tiled, sat_rows_columns, CUB, NPP)"
+    "$BIN/satlab" bench sat --no-blur --phases --variants "$ONLY" sat_tiled sat_rows_columns sat_rows_transpose_cub npp_integral \
+      --sizes 1920x1080 3840x2160 4096x4096 4097x3001 8192x8192 16384x16384 --json "$OUT/h100-sat-$ONLY.json" \
+      > "$OUT/bench-sat.log" 2>&1 || status=1
     cat "$OUT/bench-sat.log" ;;
   quick)
     echo "== satlab bench sat (quick)"

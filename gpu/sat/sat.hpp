@@ -18,6 +18,9 @@ Variant sat_rows_transpose_hillis_steele_variant();
 Variant sat_rows_transpose_cub_variant();
 // Row pass | column pass with coalesced column strips (three-phase down the columns); 8-bit and float.
 Variant sat_rows_columns_variant();
+// One pass: bands walked left to right, the sums above each band from a column look-back; 8-bit and float.
+Variant sat_single_pass_variant();
+void sat_single_pass(const SatArgs& args);
 
 // Minimum bytes of a SAT over n pixels: each input element read once, each output element written once.
 double sat_min_bytes(size_t n, DType t);

@@ -26,14 +26,20 @@ using satlab::Variant;
 
 // SATLAB_TEST_OWN_SAT_ONLY=1 leaves out the external baselines (NPP): tools/gpu-sanitize.sh sets it for
 // racecheck, whose reports inside NPP's kernels are not satlab's and whose slowness there cut the run short.
+// SATLAB_TEST_SAT_ONLY=NAME keeps that one builder (sanitizer runs of a single builder).
 std::vector<const Variant*> sat_variants(DType t) {
   static const bool own_only = [] {
     const char* e = std::getenv("SATLAB_TEST_OWN_SAT_ONLY");
     return e && *e && *e != '0';
   }();
+  static const std::string only = [] {
+    const char* e = std::getenv("SATLAB_TEST_SAT_ONLY");
+    return std::string(e ? e : "");
+  }();
   std::vector<const Variant*> out;
   for (const auto& v : satlab::gpu::variants())
-    if (v.family == Family::Sat && v.refuses && v.refuses(1, t).empty() && (!own_only || v.name.rfind("sat_", 0) == 0))
+    if (v.family == Family::Sat && v.refuses && v.refuses(1, t).empty() && (!own_only || v.name.rfind("sat_", 0) == 0) &&
+        (only.empty() || v.name == only))
       out.push_back(&v);
   return out;
 }
@@ -43,7 +49,7 @@ struct Size {
 };
 // 1x1, single rows and columns, primes, non-multiples of every tile, and a full-tile multiple.
 const Size kSizes[] = {{1, 1},   {1, 777},  {1013, 1}, {2, 3},     {31, 29},    {127, 257},
-                       {128, 256}, {509, 263}, {1021, 1031}, {4097, 3}, {3, 2049}, {1920, 1080}};
+                       {128, 256}, {509, 263}, {1021, 1031}, {4097, 3}, {3, 2049}, {1920, 1080}, {4097, 3001}};
 
 void expect_same(const std::vector<uint32_t>& got, const std::vector<uint32_t>& want, const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
@@ -95,7 +101,7 @@ TEST(Sat, EveryBuilderAnnouncesItsPhasesThroughTheHook) {
     if (v->name.rfind("sat_", 0) != 0) continue;  // external baselines (NPP) are one opaque call
     std::vector<std::string> phases;
     expect_same(satlab::gpu::run_sat_u32(*v, img.data(), 333, 257, 1, &phases), want, v->name + " with the hook");
-    EXPECT_GE(phases.size(), 3u) << v->name;
+    EXPECT_GE(phases.size(), 2u) << v->name;  // the single-pass builder: status reset, then its one pass
     for (const std::string& p : phases) EXPECT_EQ(p.rfind("sat ", 0), 0u) << v->name << ": " << p;
   }
 }
