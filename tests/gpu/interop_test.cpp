@@ -20,45 +20,13 @@
 #include "app/gui/viewer.hpp"
 #include "gpu/interop/buffer_writer.hpp"
 #include "gpu/interop/texture_writer.hpp"
+#include "tests/egl_test_context.hpp"
 
 namespace {
 
-// A surfaceless OpenGL 4.5 core context on the first EGL device that gives one; "" or the reason.
-std::string make_egl_context() {
-  if (!gladLoaderLoadEGL(EGL_NO_DISPLAY)) return "no EGL library";
-  if (!eglQueryDevicesEXT || !eglGetPlatformDisplayEXT) return "EGL lacks device enumeration";
-  EGLDeviceEXT devices[8];
-  EGLint n = 0;
-  if (!eglQueryDevicesEXT(8, devices, &n) || n == 0) return "no EGL device";
-  for (EGLint i = 0; i < n; ++i) {
-    EGLDisplay dpy = eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr);
-    EGLint major = 0, minor = 0;
-    if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, &major, &minor)) continue;
-    gladLoaderLoadEGL(dpy);
-    eglBindAPI(EGL_OPENGL_API);
-    const EGLint cfg_attr[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
-                               EGL_NONE};
-    EGLConfig cfg;
-    EGLint ncfg = 0;
-    if (!eglChooseConfig(dpy, cfg_attr, &cfg, 1, &ncfg) || ncfg == 0) continue;
-    const EGLint ctx_attr[] = {EGL_CONTEXT_MAJOR_VERSION,
-                               4,
-                               EGL_CONTEXT_MINOR_VERSION,
-                               5,
-                               EGL_CONTEXT_OPENGL_PROFILE_MASK,
-                               EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
-                               EGL_NONE};
-    EGLContext ctx = eglCreateContext(dpy, cfg, EGL_NO_CONTEXT, ctx_attr);
-    if (ctx == EGL_NO_CONTEXT || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) continue;
-    if (!gladLoaderLoadGL()) return "cannot load OpenGL functions";
-    return "";
-  }
-  return "no EGL device gave an OpenGL 4.5 core context";
-}
-
 TEST(Interop, TextureWrittenFromDeviceMemoryReadsBackExactly) {
   if (!satlab::gpu::probe().available) GTEST_SKIP() << satlab::gpu::probe().reason;
-  const std::string why = make_egl_context();
+  const std::string why = satlab::test::make_egl_context();
   if (!why.empty()) GTEST_SKIP() << why;
   std::printf("GL renderer: %s\n", reinterpret_cast<const char*>(glGetString(GL_RENDERER)));
   for (auto [w, h] : {std::pair{257, 131}, std::pair{1920, 1080}}) {
@@ -107,7 +75,7 @@ std::vector<unsigned char> read_framebuffer_top_down(int w, int h) {
 
 TEST(Interop, SharedBufferDrawnByTheViewerIsOnScreenExactlyEveryFrame) {
   if (!satlab::gpu::probe().available) GTEST_SKIP() << satlab::gpu::probe().reason;
-  const std::string why = make_egl_context();
+  const std::string why = satlab::test::make_egl_context();
   if (!why.empty()) GTEST_SKIP() << why;
   satlab::gpu::BufferWriter writer;
   if (!writer.available())
