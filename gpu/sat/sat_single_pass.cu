@@ -29,7 +29,7 @@ using namespace sat_detail;
 
 constexpr int kThreads = 256;             // compute threads; one more warp looks back
 constexpr int kBlock = kThreads + 32;
-constexpr int kTileW = 128;               // tile width in elements; the look-back warp holds 4 per lane
+constexpr int kSubW = 128;                // sub-tile width in elements; the look-back warp holds 4 per lane
 constexpr unsigned kFlagA = 1, kFlagP = 2;
 
 template <typename In>
@@ -38,19 +38,22 @@ template <>
 struct Traits<uint8_t> {
   using Acc = uint32_t;  // sums and outputs
   using Out = uint32_t;
-  static constexpr int V = 16, K = 1;  // elements per 16-byte load, rows per thread
+  static constexpr int V = 16, K = 1, M = 2;  // elements per 16-byte load, rows per thread, sub-tiles per tile
+  static constexpr int kMinBlocks = 2;         // blocks per SM the registers must allow
 };
 template <>
 struct Traits<float> {
   using Acc = double;
   using Out = float;
-  static constexpr int V = 4, K = 4;
+  static constexpr int V = 4, K = 4, M = 2;
+  static constexpr int kMinBlocks = 1;
 };
 
 template <typename In>
 struct Shape {
-  static constexpr int V = Traits<In>::V, K = Traits<In>::K;
-  static constexpr int kLanes = kTileW / V;            // threads across a tile row
+  static constexpr int V = Traits<In>::V, K = Traits<In>::K, M = Traits<In>::M;
+  static constexpr int kTileW = M * kSubW;             // one look-back per tile
+  static constexpr int kLanes = kSubW / V;             // threads across a sub-tile row
   static constexpr int kGroups = kThreads / kLanes;    // groups of K rows down the band
   static constexpr int kBandH = kGroups * K;           // 32 rows
   static constexpr int kPadV = V + 16 / int(sizeof(typename Traits<In>::Acc));  // conflict-free 16-byte access
@@ -128,14 +131,17 @@ __device__ __forceinline__ void segment_scan(T (&t)[CH], T (&total)[CH]) {
 }
 
 template <typename In, int CH, bool VEC>
-__global__ void __launch_bounds__(kBlock) single_pass(const In* __restrict__ in, typename Traits<In>::Out* __restrict__ out,
+__global__ void __launch_bounds__(kBlock, Traits<In>::kMinBlocks) single_pass(const In* __restrict__ in, typename Traits<In>::Out* __restrict__ out,
                                                       int E, int H, int nTx, Status st) {
   using Acc = typename Traits<In>::Acc;
   using S = Shape<In>;
-  constexpr int V = S::V, K = S::K, kLanes = S::kLanes, kGroups = S::kGroups, kPadV = S::kPadV;
+  constexpr int V = S::V, K = S::K, M = S::M, kLanes = S::kLanes, kGroups = S::kGroups, kPadV = S::kPadV;
+  constexpr int TW = S::kTileW;
   __shared__ __align__(16) Acc part[kGroups][kLanes * kPadV];  // column partials; u8: store staging
-  __shared__ __align__(16) Acc coltot[kTileW];
-  __shared__ __align__(16) Acc top[kTileW];
+  __shared__ __align__(16) Acc coltot[TW];
+  __shared__ __align__(16) Acc top[TW];
+  __shared__ __align__(16) Acc red[kThreads / 32][TW];  // look-back: partial sums of the window's vectors
+  __shared__ int2 window;  // look-back: nearest band, last index into the window (-1 - it when that one is P)
   __shared__ int band_s;
   if (threadIdx.x == 0) band_s = int(atomicAdd(st.counter, 1u));
   __syncthreads();
@@ -144,28 +150,33 @@ __global__ void __launch_bounds__(kBlock) single_pass(const In* __restrict__ in,
   Acc* inc = static_cast<Acc*>(st.inc);
 
   if (threadIdx.x >= kThreads) {
-    // The look-back warp: lane ln holds columns 4 ln .. 4 ln + 3 of the tile.
+    // The look-back warp: lane ln holds columns m 128 + 4 ln .. + 3 of the tile, m < M.
     const int ln = threadIdx.x - kThreads;
     Acc run_top[CH];
 #pragma unroll
     for (int c = 0; c < CH; ++c) run_top[c] = Acc(0);
     for (int t = 0; t < nTx; ++t) {
-      block_bar();  // A: partials written
-      block_bar();  // B: coltot ready
-      const size_t vo = size_t(t) * kTileW + 4 * ln;
+      for (int m = 0; m < M; ++m) {
+        block_bar();  // A: partials written
+        block_bar();  // B: coltot ready
+      }
+      const size_t vo = size_t(t) * TW + 4 * ln;
       unsigned* fl = st.flags + size_t(t) * st.nBands;
-      Acc tot[4], ca[4] = {Acc(0), Acc(0), Acc(0), Acc(0)};
+      Acc tot[M][4], ca[M][4];
 #pragma unroll
-      for (int j = 0; j < 4; ++j) tot[j] = coltot[4 * ln + j];
+      for (int m = 0; m < M; ++m)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) tot[m][j] = coltot[m * kSubW + 4 * ln + j], ca[m][j] = Acc(0);
       if (band > 0) {
-        store4(agg + size_t(band) * st.Es + vo, tot);
+#pragma unroll
+        for (int m = 0; m < M; ++m) store4(agg + size_t(band) * st.Es + vo + m * kSubW, tot[m]);
         __threadfence();
         __syncwarp();
         if (ln == 0) *reinterpret_cast<volatile unsigned*>(fl + band) = kFlagA;
-        for (long long base = band - 1;; base -= 32) {
-          const long long b = base - ln;
+        for (int base = band - 1;; base -= 32) {
+          const int b = base - ln;
           unsigned f, p;
-          for (unsigned delay = 32;; delay = delay < 256 ? 2 * delay : delay) {
+          for (unsigned delay = 32;; delay = delay < 128 ? 2 * delay : delay) {
             f = b >= 0 ? *reinterpret_cast<const volatile unsigned*>(fl + b) : kFlagP;
             p = __ballot_sync(0xffffffffu, f == kFlagP);
             const unsigned needed = p ? ((p & (0u - p)) << 1) - 1 : 0xffffffffu;  // lanes up to the nearest P
@@ -173,148 +184,195 @@ __global__ void __launch_bounds__(kBlock) single_pass(const In* __restrict__ in,
             __nanosleep(delay);
           }
           __threadfence();  // the flags were read before the vectors they publish
-          __syncwarp();
-          const int stop = p ? __ffs(p) - 1 : 31;
-#pragma unroll 4
-          for (int s = 0; s <= stop; ++s) {
-            const long long bb = base - s;
-            if (bb < 0) break;  // above the image: nothing to add
-            add4((s == stop && p ? inc : agg) + size_t(bb) * st.Es + vo, ca);
-          }
+          if (ln == 0) window = make_int2(base, p ? -(__ffs(p) - 1) - 1 : 31);
+          block_bar();  // L1: window set; the compute threads add up its vectors
+          block_bar();  // L2: their partial sums are in `red`
+#pragma unroll
+          for (int w = 0; w < kThreads / 32; ++w)
+#pragma unroll
+            for (int m = 0; m < M; ++m)
+#pragma unroll
+              for (int j = 0; j < 4; ++j) ca[m][j] += red[w][m * kSubW + 4 * ln + j];
           if (p) break;
         }
       }
-      Acc incl[4];
+      // S(x, band top - 1) = the sums above the band of every column up to x (its channel's).
 #pragma unroll
-      for (int j = 0; j < 4; ++j) incl[j] = ca[j] + tot[j];
-      store4(inc + size_t(band) * st.Es + vo, incl);
+      for (int m = 0; m < M; ++m) {
+        Acc lane_run[CH], lane_tot[CH], warp_tot[CH], pre[4];
+#pragma unroll
+        for (int c = 0; c < CH; ++c) lane_run[c] = Acc(0);
+#pragma unroll
+        for (int j = 0; j < 4; ++j) pre[j] = lane_run[j % CH] += ca[m][j];
+#pragma unroll
+        for (int c = 0; c < CH; ++c) lane_tot[c] = lane_run[c];
+        segment_scan<CH, 32>(lane_run, warp_tot);
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          top[m * kSubW + 4 * ln + j] = pre[j] + (lane_run[j % CH] - lane_tot[j % CH]) + run_top[j % CH];
+#pragma unroll
+        for (int c = 0; c < CH; ++c) run_top[c] += warp_tot[c];
+      }
+      block_bar();  // C: top ready; the tile is written while its inclusive sums are published
+#pragma unroll
+      for (int m = 0; m < M; ++m) {
+        Acc incl[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) incl[j] = ca[m][j] + tot[m][j];
+        store4(inc + size_t(band) * st.Es + vo + m * kSubW, incl);
+      }
       __threadfence();
       __syncwarp();
       if (ln == 0) *reinterpret_cast<volatile unsigned*>(fl + band) = kFlagP;
-      // S(x, band top - 1) = the sums above the band of every column up to x (its channel's).
-      Acc lane_run[CH], lane_tot[CH], warp_tot[CH];
-#pragma unroll
-      for (int c = 0; c < CH; ++c) lane_run[c] = Acc(0);
-#pragma unroll
-      for (int j = 0; j < 4; ++j) ca[j] = lane_run[j % CH] += ca[j];
-#pragma unroll
-      for (int c = 0; c < CH; ++c) lane_tot[c] = lane_run[c];
-      segment_scan<CH, 32>(lane_run, warp_tot);
-#pragma unroll
-      for (int j = 0; j < 4; ++j) top[4 * ln + j] = ca[j] + (lane_run[j % CH] - lane_tot[j % CH]) + run_top[j % CH];
-#pragma unroll
-      for (int c = 0; c < CH; ++c) run_top[c] += warp_tot[c];
-      block_bar();  // C: top ready
     }
     return;
   }
 
   const int l = threadIdx.x % kLanes, g = threadIdx.x / kLanes, y0 = yb + g * K;
-  Acc carry[K][CH];  // D at the last element of each channel left of the tile, per row
+  Acc carry[K][CH];  // D at the last element of each channel left of the sub-tile, per row
 #pragma unroll
   for (int r = 0; r < K; ++r)
 #pragma unroll
     for (int c = 0; c < CH; ++c) carry[r][c] = Acc(0);
-  uint4 raw[K];
+  uint4 raw[M][K];
 #pragma unroll
-  for (int r = 0; r < K; ++r) raw[r] = load16<In, VEC>(in, E, H, l * V, y0 + r);
+  for (int m = 0; m < M; ++m)
+#pragma unroll
+    for (int r = 0; r < K; ++r) raw[m][r] = load16<In, VEC>(in, E, H, m * kSubW + l * V, y0 + r);
   for (int t = 0; t < nTx; ++t) {
-    const int xt = t * kTileW, x0 = xt + l * V;
-    Acc v[K][V];
+    const int xt = t * TW;
+    Acc v[M][K][V];
 #pragma unroll
-    for (int r = 0; r < K; ++r) unpack<In>(raw[r], v[r]);
-    if (t + 1 < nTx)  // the next tile's loads fly during this one's barriers and look-back
+    for (int m = 0; m < M; ++m)
 #pragma unroll
-      for (int r = 0; r < K; ++r) raw[r] = load16<In, VEC>(in, E, H, x0 + kTileW, y0 + r);
-    Acc cs[V];
+      for (int r = 0; r < K; ++r) unpack<In>(raw[m][r], v[m][r]);
+    if (t + 1 < nTx)  // the next tile's loads fly during this one's scans, look-back and stores
 #pragma unroll
-    for (int k = 0; k < V; ++k) {
-      cs[k] = v[0][k];
+      for (int m = 0; m < M; ++m)
 #pragma unroll
-      for (int r = 1; r < K; ++r) cs[k] += v[r][k];
-    }
+        for (int r = 0; r < K; ++r) raw[m][r] = load16<In, VEC>(in, E, H, xt + TW + m * kSubW + l * V, y0 + r);
 #pragma unroll
-    for (int k = 0; k < V; k += 4) {
-      Acc q[4] = {cs[k], cs[k + 1], cs[k + 2], cs[k + 3]};
-      Acc* p = &part[g][l * kPadV + k];
-      if constexpr (std::is_same_v<Acc, uint32_t>)
-        *reinterpret_cast<uint4*>(p) = make_uint4(q[0], q[1], q[2], q[3]);
-      else
-        reinterpret_cast<double2*>(p)[0] = make_double2(q[0], q[1]), reinterpret_cast<double2*>(p)[1] = make_double2(q[2], q[3]);
-    }
-    block_bar();  // A
-    if (threadIdx.x < kTileW) {
-      // Exclusive scan of column c down the groups; its total for the look-back.
-      const int c = threadIdx.x, idx = (c / V) * kPadV + c % V;
-      Acc s[kGroups];
+    for (int m = 0; m < M; ++m) {
 #pragma unroll
-      for (int q = 0; q < kGroups; ++q) s[q] = part[q][idx];
-      Acc run = Acc(0);
+      for (int k = 0; k < V; k += 4) {
+        Acc q[4];
 #pragma unroll
-      for (int q = 0; q < kGroups; ++q) {
-        part[q][idx] = run;
-        run += s[q];
+        for (int u = 0; u < 4; ++u) {
+          q[u] = v[m][0][k + u];
+#pragma unroll
+          for (int r = 1; r < K; ++r) q[u] += v[m][r][k + u];
+        }
+        Acc* p = &part[g][l * kPadV + k];
+        if constexpr (std::is_same_v<Acc, uint32_t>)
+          *reinterpret_cast<uint4*>(p) = make_uint4(q[0], q[1], q[2], q[3]);
+        else
+          reinterpret_cast<double2*>(p)[0] = make_double2(q[0], q[1]), reinterpret_cast<double2*>(p)[1] = make_double2(q[2], q[3]);
       }
-      coltot[c] = run;
-    }
-    block_bar();  // B
-    // Column prefix within the band (C), then its prefix along the row (D).
-    Acc cp[V];
+      block_bar();  // A
+      if (threadIdx.x < kSubW) {
+        // Exclusive scan of column c down the groups; its total for the look-back.
+        const int c = threadIdx.x, idx = (c / V) * kPadV + c % V;
+        Acc s[kGroups];
 #pragma unroll
-    for (int k = 0; k < V; ++k) cp[k] = part[g][l * kPadV + k];
+        for (int q = 0; q < kGroups; ++q) s[q] = part[q][idx];
+        Acc run = Acc(0);
 #pragma unroll
-    for (int r = 0; r < K; ++r) {
-      Acc run[CH], tot[CH];
-#pragma unroll
-      for (int c = 0; c < CH; ++c) run[c] = Acc(0);
-#pragma unroll
-      for (int k = 0; k < V; ++k) {
-        cp[k] += v[r][k];
-        v[r][k] = run[k % CH] += cp[k];
+        for (int q = 0; q < kGroups; ++q) {
+          part[q][idx] = run;
+          run += s[q];
+        }
+        coltot[m * kSubW + c] = run;
       }
-      Acc own[CH];
+      block_bar();  // B
+      // Column prefix within the band (C), then its prefix along the row (D).
+      Acc cp[V];
 #pragma unroll
-      for (int c = 0; c < CH; ++c) own[c] = run[c];
-      segment_scan<CH, kLanes>(run, tot);
-#pragma unroll
-      for (int k = 0; k < V; ++k) v[r][k] += run[k % CH] - own[k % CH] + carry[r][k % CH];
-#pragma unroll
-      for (int c = 0; c < CH; ++c) carry[r][c] += tot[c];
-    }
-    block_bar();  // C
-    Acc tp[V];
-#pragma unroll
-    for (int k = 0; k < V; ++k) tp[k] = top[l * V + k];
-    if constexpr (VEC && kLanes == 8) {
-      // u8: through this warp's rows of `part`, so that each store instruction writes 512 contiguous bytes
-      // of one row instead of 16 bytes every 64.
-#pragma unroll
-      for (int k = 0; k < V; k += 4)
-        *reinterpret_cast<uint4*>(&part[g][l * kPadV + k]) =
-            make_uint4(v[0][k] + tp[k], v[0][k + 1] + tp[k + 1], v[0][k + 2] + tp[k + 2], v[0][k + 3] + tp[k + 3]);
-      __syncwarp();
-      const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-#pragma unroll
-      for (int q = 0; q < 32 / kLanes; ++q) {
-        const int gg = warp * (32 / kLanes) + q, y = yb + gg, xe = xt + lane * 4;
-        if (y >= H || xe >= E) continue;
-        const uint4 s = *reinterpret_cast<const uint4*>(&part[gg][(lane / 4) * kPadV + (lane % 4) * 4]);
-        __stcs(reinterpret_cast<uint4*>(out + size_t(y) * E + xe), s);
-      }
-      __syncwarp();  // `part` is rewritten next tile
-    } else {
+      for (int k = 0; k < V; ++k) cp[k] = part[g][l * kPadV + k];
 #pragma unroll
       for (int r = 0; r < K; ++r) {
-        const int y = y0 + r;
-        if (y >= H || x0 >= E) continue;
-        auto* o = out + size_t(y) * E + x0;
-        if constexpr (VEC && std::is_same_v<In, float>) {
-          __stcs(reinterpret_cast<float4*>(o), make_float4(float(v[r][0] + tp[0]), float(v[r][1] + tp[1]),
-                                                           float(v[r][2] + tp[2]), float(v[r][3] + tp[3])));
-        } else {
+        Acc run[CH], tot[CH], own[CH];
 #pragma unroll
-          for (int k = 0; k < V; ++k)
-            if (x0 + k < E) o[k] = typename Traits<In>::Out(v[r][k] + tp[k]);
+        for (int c = 0; c < CH; ++c) run[c] = Acc(0);
+#pragma unroll
+        for (int k = 0; k < V; ++k) {
+          cp[k] += v[m][r][k];
+          v[m][r][k] = run[k % CH] += cp[k];
+        }
+#pragma unroll
+        for (int c = 0; c < CH; ++c) own[c] = run[c];
+        segment_scan<CH, kLanes>(run, tot);
+#pragma unroll
+        for (int k = 0; k < V; ++k) v[m][r][k] += run[k % CH] - own[k % CH] + carry[r][k % CH];
+#pragma unroll
+        for (int c = 0; c < CH; ++c) carry[r][c] += tot[c];
+      }
+    }
+    // The look-back window's vectors (up to 32 bands), 4 M per thread, all loads in flight at once.
+    for (int more = band > 0; more;) {
+      block_bar();  // L1
+      const int2 wnd = window;
+      const int last = wnd.y < 0 ? -1 - wnd.y : wnd.y, q = threadIdx.x & 31, s0 = threadIdx.x >> 5;
+      Acc sum[M][4];
+#pragma unroll
+      for (int m = 0; m < M; ++m)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) sum[m][j] = Acc(0);
+      const size_t vo = size_t(t) * TW + 4 * q;
+#pragma unroll
+      for (int u = 0; u < 32; u += kThreads / 32) {
+        const int s = s0 + u, bb = wnd.x - s;
+        if (s <= last && bb >= 0) {
+          const Acc* src = (s == last && wnd.y < 0 ? inc : agg) + size_t(bb) * st.Es + vo;
+#pragma unroll
+          for (int m = 0; m < M; ++m) add4(src + m * kSubW, sum[m]);
+        }
+      }
+#pragma unroll
+      for (int m = 0; m < M; ++m)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) red[s0][m * kSubW + 4 * q + j] = sum[m][j];
+      more = wnd.y >= 0;
+      block_bar();  // L2
+    }
+    block_bar();  // C
+#pragma unroll
+    for (int m = 0; m < M; ++m) {
+      const int x0 = xt + m * kSubW + l * V;
+      Acc tp[V];
+#pragma unroll
+      for (int k = 0; k < V; ++k) tp[k] = top[m * kSubW + l * V + k];
+      if constexpr (VEC && kLanes == 8) {
+        // u8: through this warp's rows of `part`, so that each store instruction writes 512 contiguous
+        // bytes of one row instead of 16 bytes every 64.
+        __syncwarp();
+#pragma unroll
+        for (int k = 0; k < V; k += 4)
+          *reinterpret_cast<uint4*>(&part[g][l * kPadV + k]) = make_uint4(
+              v[m][0][k] + tp[k], v[m][0][k + 1] + tp[k + 1], v[m][0][k + 2] + tp[k + 2], v[m][0][k + 3] + tp[k + 3]);
+        __syncwarp();
+        const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+        for (int q = 0; q < 32 / kLanes; ++q) {
+          const int gg = warp * (32 / kLanes) + q, y = yb + gg, xe = xt + m * kSubW + lane * 4;
+          if (y >= H || xe >= E) continue;
+          const uint4 s = *reinterpret_cast<const uint4*>(&part[gg][(lane / 4) * kPadV + (lane % 4) * 4]);
+          __stcs(reinterpret_cast<uint4*>(out + size_t(y) * E + xe), s);
+        }
+        __syncwarp();  // `part` is rewritten next
+      } else {
+#pragma unroll
+        for (int r = 0; r < K; ++r) {
+          const int y = y0 + r;
+          if (y >= H || x0 >= E) continue;
+          auto* o = out + size_t(y) * E + x0;
+          if constexpr (VEC && std::is_same_v<In, float>) {
+            __stcs(reinterpret_cast<float4*>(o), make_float4(float(v[m][r][0] + tp[0]), float(v[m][r][1] + tp[1]),
+                                                             float(v[m][r][2] + tp[2]), float(v[m][r][3] + tp[3])));
+          } else {
+#pragma unroll
+            for (int k = 0; k < V; ++k)
+              if (x0 + k < E) o[k] = typename Traits<In>::Out(v[m][r][k] + tp[k]);
+          }
         }
       }
     }
@@ -325,8 +383,8 @@ template <typename In, int CH>
 void run_single_pass(const SatArgs& a) {
   using Acc = typename Traits<In>::Acc;
   const int E = a.width * CH, H = a.height;
-  const int nTx = int(ceil_div(size_t(E), kTileW)), nBands = int(ceil_div(size_t(H), Shape<In>::kBandH));
-  const int Es = nTx * kTileW;
+  const int nTx = int(ceil_div(size_t(E), Shape<In>::kTileW)), nBands = int(ceil_div(size_t(H), Shape<In>::kBandH));
+  const int Es = nTx * Shape<In>::kTileW;
   const size_t flag_bytes = (size_t(nTx) * nBands + 1) * sizeof(unsigned);
   const size_t vec_off = (flag_bytes + 255) / 256 * 256, vec_bytes = size_t(nBands) * Es * sizeof(Acc);
   Scratch s(vec_off + 2 * vec_bytes, a);
