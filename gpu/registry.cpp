@@ -38,6 +38,7 @@ const std::vector<Variant>& variants() {
       scan::lookback_512x8_variant(),
       scan::lookback_speculative_variant(),
       scan::lookback_speculative_128x24_variant(),
+      scan::lookback_pipelined_variant(),
       scan::cub_device_scan_variant(),
       sat_tiled_variant(),
       sat_rows_transpose_shuffle_variant(),

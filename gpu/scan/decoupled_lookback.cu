@@ -2,56 +2,21 @@
 // Each block takes the next tile id from an atomic counter (so every predecessor is already running),
 // scans its tile (B threads x IPT items; three shapes are registered) with ShuffleBlockScan, publishes its aggregate (flag A), then warp 0 walks
 // back over the predecessors 32 at a time, adding aggregates until it meets an inclusive prefix (flag
-// P), and publishes its own inclusive prefix. Flag and value share one 64-bit word, written and read
-// with single 8-byte accesses, so no reader sees a flag without its value (Merrill & Garland,
-// "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016).
+// P), and publishes its own inclusive prefix (the status protocol of gpu/scan/lookback.cuh; Merrill &
+// Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016).
 // Bytes: reads n, writes n (+ 8 bytes of status per 4096 elements).
 #include "gpu/scan/device_scan.cuh"
+#include "gpu/scan/lookback.cuh"
 #include "gpu/scan/scan.hpp"
 #include "gpu/scan/scan_common.cuh"
 
 namespace satlab::gpu::scan {
 namespace {
 
-constexpr unsigned long long kFlagA = 1, kFlagP = 2;  // 0: not yet published
-
-template <typename T>
-__device__ __forceinline__ unsigned to_bits(T v) {
-  if constexpr (std::is_same_v<T, float>) return __float_as_uint(v);
-  else return unsigned(v);
-}
-template <typename T>
-__device__ __forceinline__ T from_bits(unsigned b) {
-  if constexpr (std::is_same_v<T, float>) return __uint_as_float(b);
-  else return T(b);
-}
-template <typename T>
-__device__ __forceinline__ void publish(unsigned long long* status, unsigned long long flag, T v) {
-  *reinterpret_cast<volatile unsigned long long*>(status) = (flag << 32) | to_bits(v);
-}
-
-// Warp 0 of tile `tile` (> 0): the sum of all elements before the tile.
-template <typename T>
-__device__ T look_back(const unsigned long long* status, long long tile) {
-  const int lane = threadIdx.x & 31;
-  T prefix = T(0);
-  for (long long last = tile - 1;; last -= 32) {
-    const long long idx = last - lane;  // lane 0 is the nearest predecessor
-    unsigned long long w;
-    for (unsigned delay = 32;; delay = delay < 512 ? 2 * delay : delay) {
-      w = idx >= 0 ? *reinterpret_cast<const volatile unsigned long long*>(status + idx) : (kFlagP << 32);
-      if (!__any_sync(0xffffffffu, (w >> 32) == 0)) break;
-      __nanosleep(delay);  // back off: spinning warps would compete with the tiles' own loads in L2
-    }
-    const unsigned p = __ballot_sync(0xffffffffu, (w >> 32) == kFlagP);
-    const int stop = p ? __ffs(p) - 1 : 31;  // nearest inclusive prefix ends the walk
-    T v = lane <= stop ? from_bits<T>(unsigned(w)) : T(0);
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) v = v + __shfl_xor_sync(0xffffffffu, v, off);
-    prefix = prefix + v;
-    if (p) return prefix;
-  }
-}
+using lookback::kFlagA;
+using lookback::kFlagP;
+using lookback::look_back;
+using lookback::publish;
 
 // Striped global loads of one tile into registers (element k*kBlock + threadIdx.x in items[k]).
 template <typename T, int kBlock, int kItems>

@@ -18,6 +18,7 @@ Variant lookback_128x16_variant();
 Variant lookback_512x8_variant();
 Variant lookback_speculative_variant();
 Variant lookback_speculative_128x24_variant();
+Variant lookback_pipelined_variant();
 Variant cub_device_scan_variant();
 
 }  // namespace satlab::gpu::scan

@@ -1,0 +1,197 @@
+// Single-pass decoupled look-back scan, persistent and software-pipelined. A cooperative launch of as many
+// blocks as fit on the device at once (so every block is resident: the launch fails rather than hang);
+// block b scans tiles b, b + G, b + 2G, ... and, while its current tile is scanned and waits on its
+// look-back, already has the next tile's loads in flight (two register buffers, so the memory system
+// never waits on the look-back chain). Tiles are warp-striped:
+// lane l of a warp holds the 16-byte chunks l, l + 32, ... of its warp's segment, so loads and (streaming)
+// stores are coalesced 16-byte accesses with no shared-memory transpose; the warp scans each column of
+// chunk totals with shuffles. Two barriers per tile (warp totals; tile prefix). The tile status and the
+// look-back are gpu/scan/lookback.cuh's (Merrill & Garland 2016). Tiles go round-robin, not from an atomic
+// counter: with a counter, a tile a block holds as its prefetch publishes nothing until the block's
+// current tile is done, and its successors wait on it (measured: the blocks serialise, ~1 us per tile);
+// round-robin, every predecessor of a tile is some block's current tile of the same or an earlier round.
+// Bytes: reads n, writes n (+ 8 bytes of status per tile).
+#include "gpu/scan/block_scan.cuh"
+#include "gpu/scan/lookback.cuh"
+#include "gpu/scan/scan.hpp"
+#include "gpu/scan/scan_common.cuh"
+
+namespace satlab::gpu::scan {
+namespace {
+
+using lookback::from_bits;
+using lookback::kFlagA;
+using lookback::kFlagP;
+using lookback::to_bits;
+
+// One tile: kBlock threads x kVec chunks of 4 elements, warp-striped.
+template <typename T, int kBlock, int kVec>
+struct Tile {
+  static constexpr int kWarps = kBlock / 32;
+  static constexpr int kSize = kBlock * 4 * kVec;
+  using Items = T[kVec][4];
+
+  // Element offset (within the tile) of this thread's chunk 0; chunk j is 128 * j further.
+  __device__ static int base() {
+    return (int(threadIdx.x) >> 5) * (128 * kVec) + (int(threadIdx.x) & 31) * 4;
+  }
+
+  __device__ static void load(const T* in, int valid, bool vec, Items& x) {
+    const int b = base();
+    if (vec && valid == kSize) {
+      const uint4* p = reinterpret_cast<const uint4*>(in + b);
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) {
+        const uint4 r = __ldg(p + 32 * j);
+        x[j][0] = from_bits<T>(r.x), x[j][1] = from_bits<T>(r.y), x[j][2] = from_bits<T>(r.z);
+        x[j][3] = from_bits<T>(r.w);
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < kVec; ++j)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) x[j][c] = b + 128 * j + c < valid ? in[b + 128 * j + c] : T(0);
+    }
+  }
+
+  __device__ static void store(T* out, int valid, bool vec, const Items& x) {
+    const int b = base();
+    if (vec && valid == kSize) {
+      uint4* p = reinterpret_cast<uint4*>(out + b);
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) {
+        const uint4 r = make_uint4(to_bits(x[j][0]), to_bits(x[j][1]), to_bits(x[j][2]), to_bits(x[j][3]));
+        __stcs(p + 32 * j, r);  // streaming: the output is not read again
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < kVec; ++j)
+#pragma unroll
+        for (int c = 0; c < 4; ++c)
+          if (b + 128 * j + c < valid) out[b + 128 * j + c] = x[j][c];
+    }
+  }
+};
+
+template <typename T, int kBlock, int kVec>
+struct Pipeline {
+  using Tl = Tile<T, kBlock, kVec>;
+  const T* in;
+  T* out;
+  size_t n;
+  unsigned tiles;
+  bool inclusive, vec;
+  unsigned long long* status;
+  T* s_warp;
+  T* s_prefix;
+
+  __device__ int valid(unsigned tile) const {
+    const size_t first = size_t(tile) * Tl::kSize;
+    return int(n - first < size_t(Tl::kSize) ? n - first : Tl::kSize);
+  }
+
+  // Scans and stores `cur` (tile `tile`, already loaded) while `nxt` loads the block's next tile; advances.
+  __device__ void step(typename Tl::Items& cur, typename Tl::Items& nxt, unsigned& tile) const {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const unsigned next = tile + gridDim.x;
+    if (next < tiles) Tl::load(in + size_t(next) * Tl::kSize, valid(next), vec, nxt);
+    // Warp level: each column j of chunk totals scanned across the lanes, columns in order.
+    T off[kVec];
+    T carry = T(0);
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) {
+      const T t = (cur[j][0] + cur[j][1]) + (cur[j][2] + cur[j][3]);
+      const T incl = warp_inclusive_sum(t);
+      const T excl = __shfl_up_sync(0xffffffffu, incl, 1);
+      off[j] = carry + (lane ? excl : T(0));
+      carry = carry + __shfl_sync(0xffffffffu, incl, 31);
+    }
+    if (lane == 31) s_warp[warp] = carry;
+    __syncthreads();
+    // Block level: every warp scans the warp totals itself (no second round through shared memory).
+    const T wi = warp_inclusive_sum(lane < Tl::kWarps ? s_warp[lane] : T(0));
+    const T before = __shfl_sync(0xffffffffu, wi, (warp + 31) & 31);
+    const T warp_prefix = warp ? before : T(0);
+    const T aggregate = __shfl_sync(0xffffffffu, wi, Tl::kWarps - 1);
+    if (warp == 0) {
+      if (tile == 0) {
+        if (lane == 0) {
+          lookback::publish(status, kFlagP, aggregate);
+          *s_prefix = T(0);
+        }
+      } else {
+        if (lane == 0) lookback::publish(status + tile, kFlagA, aggregate);
+        const T prefix = lookback::look_back<T>(status, tile);
+        if (lane == 0) {
+          lookback::publish(status + tile, kFlagP, prefix + aggregate);
+          *s_prefix = prefix;
+        }
+      }
+    }
+    __syncthreads();
+    const T base = *s_prefix + warp_prefix;
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) thread_scan(cur[j], base + off[j], inclusive);
+    Tl::store(out + size_t(tile) * Tl::kSize, valid(tile), vec, cur);
+    tile = next;
+  }
+};
+
+template <typename T, int kBlock, int kVec, int kMinBlocks>
+__global__ void __launch_bounds__(kBlock, kMinBlocks)
+    kernel(const T* __restrict__ in, T* __restrict__ out, size_t n, unsigned tiles, bool inclusive, bool vec,
+           unsigned long long* status) {
+  using P = Pipeline<T, kBlock, kVec>;
+  __shared__ T s_warp[P::Tl::kWarps];
+  __shared__ T s_prefix;
+  unsigned tile = blockIdx.x;
+  const P p{in, out, n, tiles, inclusive, vec, status, s_warp, &s_prefix};
+  typename P::Tl::Items a, b;
+  if (tile < tiles) P::Tl::load(in + size_t(tile) * P::Tl::kSize, p.valid(tile), vec, a);
+  while (tile < tiles) {
+    p.step(a, b, tile);
+    if (tile >= tiles) break;
+    p.step(b, a, tile);
+  }
+}
+
+template <int kBlock, int kVec, int kMinBlocks>
+struct Impl {
+  static constexpr size_t kTile = size_t(kBlock) * 4 * kVec;
+  template <typename T>
+  static void run(const T* in, T* out, size_t n, bool inclusive, cudaStream_t s) {
+    const size_t tiles = (n + kTile - 1) / kTile;
+    const std::string ctx = "n=" + std::to_string(n);
+    if (tiles > 0x7fffffffu) throw Error("pipelined look-back scan: " + ctx + " needs more than 2^31 tiles");
+    auto* k = kernel<T, kBlock, kVec, kMinBlocks>;
+    int device = 0, sms = 0, per_sm = 0;
+    SATLAB_CUDA(cudaGetDevice(&device), ctx);
+    SATLAB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), ctx);
+    SATLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kBlock, 0), ctx);
+    if (per_sm < 1)
+      throw Error("pipelined look-back scan: no block of " + std::to_string(kBlock) + " threads fits");
+    const unsigned grid = unsigned(std::min<size_t>(tiles, size_t(sms) * per_sm));
+    const size_t bytes = tiles * sizeof(unsigned long long);
+    Scratch scratch(bytes, s);
+    auto* status = scratch.as<unsigned long long>();
+    SATLAB_CUDA(cudaMemsetAsync(status, 0, bytes, s), ctx);
+    bool vec = (reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) % 16 == 0;
+    unsigned tiles32 = unsigned(tiles);
+    void* args[] = {&in, &out, &n, &tiles32, &inclusive, &vec, &status};
+    SATLAB_CUDA(
+        cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(k), dim3(grid), dim3(kBlock), args, 0, s),
+        ctx + " grid=" + std::to_string(grid));
+    SATLAB_LAUNCHED("pipelined look-back scan", ctx + " grid=" + std::to_string(grid));
+  }
+};
+
+}  // namespace
+
+Variant lookback_pipelined_variant() {
+  return make_scan_variant<Impl<128, 8, 4>>("lookback_pipelined",
+                                            "single pass, decoupled look-back, persistent 128x32 blocks, "
+                                            "next tile loaded during the look-back (ours)",
+                                            "Merrill & Garland 2016");
+}
+
+}  // namespace satlab::gpu::scan
