@@ -1,23 +1,28 @@
 // Single-pass SAT: every input element read once, every output element written once. A block owns a band
-// of 32 rows and walks it left to right in tiles of 128 elements:
-//   - inside the band all is local: the tile's column sums scanned down its rows (shared memory), then
-//     row scans (shuffles) plus each row's carry from the tiles on its left (registers) give the
+// of 32 rows and walks it left to right in tiles of 256 elements (two sub-tiles of 128):
+//   - inside the band all is local: each sub-tile's column sums scanned down its rows (shared memory),
+//     then row scans (shuffles) plus each row's carry from the tiles on its left (registers) give the
 //     band-local SAT D(x, y), the sum over the band's rows down to y and the columns up to x;
 //   - what lies above the band, S(x, band top - 1), comes from a decoupled look-back down the bands
-//     (Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016, with a
-//     vector of 128 column sums per tile instead of one value): each tile publishes its column totals
-//     (aggregate A) as soon as it has scanned them, then the column sums of everything down to its last
-//     row (inclusive prefix P). A look-back warp reads the flags of 32 bands above at once and adds up
-//     their vectors to the nearest P, while the other 8 warps compute D; a prefix of those column sums
-//     across the tile plus a running sum from the tiles on the left gives S(x, band top - 1).
-// Bands are numbered in start order (an atomic counter), so every band a tile waits for is running or done.
-// 8-bit input (1 or 4 channels) -> uint32 with wrap-around; float (1, 2 or 4 channels) keeps every sum,
-// the published vectors included, in float64 and rounds each output once.
-// Bytes: 1 + 4 per u8 element, 4 + 4 per float; plus per tile the vectors (2 x 512 B written, u8; 1 KiB
-// float) and the look-back's reads of them, mostly from L2.
+//     (Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016), one per
+//     column: for each of the tile's 256 columns a thread publishes the column's total over the band
+//     (aggregate A), reads the words of that column in the bands above, a window at a time, adds them up
+//     to the nearest inclusive one (P) and publishes its own P, the column's sum down to the band's last
+//     row. Flag and value share one 64-bit word, so no fence orders them and columns need not agree on
+//     where they stop. A prefix of those sums across the tile, plus a running sum of the tiles on the
+//     left, gives S(x, band top - 1).
+// Bands are numbered in start order (an atomic counter), so every band a column waits for is running or
+// done. 8-bit input (1 or 4 channels) -> uint32 with wrap-around; float (1, 2 or 4 channels) keeps every
+// sum in float64 (published words drop the 2 lowest mantissa bits for the flag: 2^-51 relative) and
+// rounds each output once.
+// Bytes: 1 + 4 per u8 element, 4 + 4 per float; plus 8 B per column per band for the words (zeroed
+// first: 1/4 B per element), written once and read back through L2 by the bands below.
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <type_traits>
+#include <utility>
 
 #include "gpu/sat/sat.hpp"
 #include "gpu/sat/sat_common.cuh"
@@ -27,9 +32,9 @@ namespace {
 
 using namespace sat_detail;
 
-constexpr int kThreads = 256;             // compute threads; one more warp looks back
-constexpr int kBlock = kThreads + 32;
-constexpr int kSubW = 128;                // sub-tile width in elements; the look-back warp holds 4 per lane
+constexpr int kThreads = 256;
+constexpr int kSubW = 128;          // sub-tile width in elements
+constexpr int kMaxWindow = 16;      // words of one column read at once
 constexpr unsigned kFlagA = 1, kFlagP = 2;
 
 template <typename In>
@@ -52,12 +57,30 @@ struct Traits<float> {
 template <typename In>
 struct Shape {
   static constexpr int V = Traits<In>::V, K = Traits<In>::K, M = Traits<In>::M;
-  static constexpr int kTileW = M * kSubW;             // one look-back per tile
+  static constexpr int kTileW = M * kSubW;             // one column per thread in the look-back
   static constexpr int kLanes = kSubW / V;             // threads across a sub-tile row
   static constexpr int kGroups = kThreads / kLanes;    // groups of K rows down the band
   static constexpr int kBandH = kGroups * K;           // 32 rows
   static constexpr int kPadV = V + 16 / int(sizeof(typename Traits<In>::Acc));  // conflict-free 16-byte access
+  static_assert(kTileW == kThreads, "the look-back gives each thread one column");
 };
+
+// Status words: value and flag (0: not yet published, kFlagA, kFlagP) in one 64-bit word.
+__device__ __forceinline__ unsigned long long pack(uint32_t v, unsigned flag) {
+  return (static_cast<unsigned long long>(flag) << 32) | v;
+}
+__device__ __forceinline__ unsigned long long pack(double v, unsigned flag) {
+  return (static_cast<unsigned long long>(__double_as_longlong(v)) & ~3ull) | flag;
+}
+template <typename Acc>
+__device__ __forceinline__ unsigned flag_of(unsigned long long w) {
+  return std::is_same_v<Acc, uint32_t> ? unsigned(w >> 32) : unsigned(w & 3u);
+}
+template <typename Acc>
+__device__ __forceinline__ Acc value_of(unsigned long long w) {
+  if constexpr (std::is_same_v<Acc, uint32_t>) return uint32_t(w);
+  else return __longlong_as_double(static_cast<long long>(w & ~3ull));
+}
 
 // 16 bytes of row y from element x0, zeros past the image.
 template <typename In, bool VEC>
@@ -87,34 +110,6 @@ __device__ __forceinline__ void unpack(const uint4& q, typename Traits<In>::Acc 
   }
 }
 
-// Four consecutive Acc values (16 or 32 bytes) through L2, in either direction.
-__device__ __forceinline__ void store4(uint32_t* p, const uint32_t (&v)[4]) {
-  __stcg(reinterpret_cast<uint4*>(p), make_uint4(v[0], v[1], v[2], v[3]));
-}
-__device__ __forceinline__ void store4(double* p, const double (&v)[4]) {
-  __stcg(reinterpret_cast<double2*>(p), make_double2(v[0], v[1]));
-  __stcg(reinterpret_cast<double2*>(p) + 1, make_double2(v[2], v[3]));
-}
-__device__ __forceinline__ void add4(const uint32_t* p, uint32_t (&v)[4]) {
-  const uint4 q = __ldcg(reinterpret_cast<const uint4*>(p));
-  v[0] += q.x, v[1] += q.y, v[2] += q.z, v[3] += q.w;
-}
-__device__ __forceinline__ void add4(const double* p, double (&v)[4]) {
-  const double2 a = __ldcg(reinterpret_cast<const double2*>(p)), b = __ldcg(reinterpret_cast<const double2*>(p) + 1);
-  v[0] += a.x, v[1] += a.y, v[2] += b.x, v[3] += b.y;
-}
-
-// All 288 threads; the two roles reach it from different code, so a named barrier, not __syncthreads.
-__device__ __forceinline__ void block_bar() { asm volatile("bar.sync 1, %0;" ::"r"(kBlock) : "memory"); }
-
-struct Status {
-  unsigned* flags;  // [tile][band]: 0, kFlagA or kFlagP
-  void* agg;        // [band][Es] column totals of each tile
-  void* inc;        // [band][Es] column sums down to the band's last row
-  unsigned* counter;
-  int nBands, Es;
-};
-
 // Per-channel inclusive scan across the `W` lanes of a segment; returns the segment's total.
 template <int CH, int W, typename T>
 __device__ __forceinline__ void segment_scan(T (&t)[CH], T (&total)[CH]) {
@@ -130,9 +125,51 @@ __device__ __forceinline__ void segment_scan(T (&t)[CH], T (&total)[CH]) {
   }
 }
 
+
+struct Status {
+  unsigned long long* words;  // [band][Es]: each column's aggregate, then inclusive sum, with its flag
+  unsigned* counter;
+  int Es;
+  int first_window, window;  // words read at once: first, and after a window without P
+};
+
+// The column's sum over the bands above `band` (all of them): the words from band - 1 up, a window at a
+// time, added up to the nearest inclusive one; a word not yet published is read again after a pause.
+template <typename Acc>
+__device__ __forceinline__ Acc look_back(const unsigned long long* col, size_t Es, int band, const Status& st) {
+  Acc sum = Acc(0);
+  int win = st.first_window;
+  for (int b = band - 1;;) {
+    unsigned long long w[kMaxWindow];
+#pragma unroll
+    for (int u = 0; u < kMaxWindow; ++u)
+      w[u] = u >= win ? 0ull
+             : b - u >= 0 ? *reinterpret_cast<const volatile unsigned long long*>(col + size_t(b - u) * Es)
+                          : pack(Acc(0), kFlagP);  // above the image: nothing to add
+    int n = 0;
+    bool found = false, blocked = false;
+#pragma unroll
+    for (int u = 0; u < kMaxWindow; ++u) {
+      if (found || blocked || u >= win) continue;
+      const unsigned f = flag_of<Acc>(w[u]);
+      if (f == 0) {
+        blocked = true;
+        continue;
+      }
+      sum += value_of<Acc>(w[u]);
+      ++n;
+      found = f == kFlagP;
+    }
+    if (found) return sum;
+    b -= n;
+    if (blocked) __nanosleep(64);
+    else win = st.window;
+  }
+}
+
 template <typename In, int CH, bool VEC>
-__global__ void __launch_bounds__(kBlock, Traits<In>::kMinBlocks) single_pass(const In* __restrict__ in, typename Traits<In>::Out* __restrict__ out,
-                                                      int E, int H, int nTx, Status st) {
+__global__ void __launch_bounds__(kThreads, Traits<In>::kMinBlocks)
+    single_pass(const In* __restrict__ in, typename Traits<In>::Out* __restrict__ out, int E, int H, int nTx, Status st) {
   using Acc = typename Traits<In>::Acc;
   using S = Shape<In>;
   constexpr int V = S::V, K = S::K, M = S::M, kLanes = S::kLanes, kGroups = S::kGroups, kPadV = S::kPadV;
@@ -140,100 +177,22 @@ __global__ void __launch_bounds__(kBlock, Traits<In>::kMinBlocks) single_pass(co
   __shared__ __align__(16) Acc part[kGroups][kLanes * kPadV];  // column partials; u8: store staging
   __shared__ __align__(16) Acc coltot[TW];
   __shared__ __align__(16) Acc top[TW];
-  __shared__ __align__(16) Acc red[kThreads / 32][TW];  // look-back: partial sums of the window's vectors
-  __shared__ int2 window;  // look-back: nearest band, last index into the window (-1 - it when that one is P)
+  __shared__ Acc warp_sum[kThreads / 32][CH];
   __shared__ int band_s;
   if (threadIdx.x == 0) band_s = int(atomicAdd(st.counter, 1u));
   __syncthreads();
   const int band = band_s, yb = band * S::kBandH;
-  Acc* agg = static_cast<Acc*>(st.agg);
-  Acc* inc = static_cast<Acc*>(st.inc);
-
-  if (threadIdx.x >= kThreads) {
-    // The look-back warp: lane ln holds columns m 128 + 4 ln .. + 3 of the tile, m < M.
-    const int ln = threadIdx.x - kThreads;
-    Acc run_top[CH];
-#pragma unroll
-    for (int c = 0; c < CH; ++c) run_top[c] = Acc(0);
-    for (int t = 0; t < nTx; ++t) {
-      for (int m = 0; m < M; ++m) {
-        block_bar();  // A: partials written
-        block_bar();  // B: coltot ready
-      }
-      const size_t vo = size_t(t) * TW + 4 * ln;
-      unsigned* fl = st.flags + size_t(t) * st.nBands;
-      Acc tot[M][4], ca[M][4];
-#pragma unroll
-      for (int m = 0; m < M; ++m)
-#pragma unroll
-        for (int j = 0; j < 4; ++j) tot[m][j] = coltot[m * kSubW + 4 * ln + j], ca[m][j] = Acc(0);
-      if (band > 0) {
-#pragma unroll
-        for (int m = 0; m < M; ++m) store4(agg + size_t(band) * st.Es + vo + m * kSubW, tot[m]);
-        __threadfence();
-        __syncwarp();
-        if (ln == 0) *reinterpret_cast<volatile unsigned*>(fl + band) = kFlagA;
-        for (int base = band - 1;; base -= 32) {
-          const int b = base - ln;
-          unsigned f, p;
-          for (unsigned delay = 32;; delay = delay < 128 ? 2 * delay : delay) {
-            f = b >= 0 ? *reinterpret_cast<const volatile unsigned*>(fl + b) : kFlagP;
-            p = __ballot_sync(0xffffffffu, f == kFlagP);
-            const unsigned needed = p ? ((p & (0u - p)) << 1) - 1 : 0xffffffffu;  // lanes up to the nearest P
-            if (!(__ballot_sync(0xffffffffu, f == 0) & needed)) break;
-            __nanosleep(delay);
-          }
-          __threadfence();  // the flags were read before the vectors they publish
-          if (ln == 0) window = make_int2(base, p ? -(__ffs(p) - 1) - 1 : 31);
-          block_bar();  // L1: window set; the compute threads add up its vectors
-          block_bar();  // L2: their partial sums are in `red`
-#pragma unroll
-          for (int w = 0; w < kThreads / 32; ++w)
-#pragma unroll
-            for (int m = 0; m < M; ++m)
-#pragma unroll
-              for (int j = 0; j < 4; ++j) ca[m][j] += red[w][m * kSubW + 4 * ln + j];
-          if (p) break;
-        }
-      }
-      // S(x, band top - 1) = the sums above the band of every column up to x (its channel's).
-#pragma unroll
-      for (int m = 0; m < M; ++m) {
-        Acc lane_run[CH], lane_tot[CH], warp_tot[CH], pre[4];
-#pragma unroll
-        for (int c = 0; c < CH; ++c) lane_run[c] = Acc(0);
-#pragma unroll
-        for (int j = 0; j < 4; ++j) pre[j] = lane_run[j % CH] += ca[m][j];
-#pragma unroll
-        for (int c = 0; c < CH; ++c) lane_tot[c] = lane_run[c];
-        segment_scan<CH, 32>(lane_run, warp_tot);
-#pragma unroll
-        for (int j = 0; j < 4; ++j)
-          top[m * kSubW + 4 * ln + j] = pre[j] + (lane_run[j % CH] - lane_tot[j % CH]) + run_top[j % CH];
-#pragma unroll
-        for (int c = 0; c < CH; ++c) run_top[c] += warp_tot[c];
-      }
-      block_bar();  // C: top ready; the tile is written while its inclusive sums are published
-#pragma unroll
-      for (int m = 0; m < M; ++m) {
-        Acc incl[4];
-#pragma unroll
-        for (int j = 0; j < 4; ++j) incl[j] = ca[m][j] + tot[m][j];
-        store4(inc + size_t(band) * st.Es + vo + m * kSubW, incl);
-      }
-      __threadfence();
-      __syncwarp();
-      if (ln == 0) *reinterpret_cast<volatile unsigned*>(fl + band) = kFlagP;
-    }
-    return;
-  }
+  const size_t Es = size_t(st.Es);
 
   const int l = threadIdx.x % kLanes, g = threadIdx.x / kLanes, y0 = yb + g * K;
   Acc carry[K][CH];  // D at the last element of each channel left of the sub-tile, per row
+  Acc run_top[CH];   // S(last element of each channel left of the tile, band top - 1)
 #pragma unroll
-  for (int r = 0; r < K; ++r)
+  for (int c = 0; c < CH; ++c) {
+    run_top[c] = Acc(0);
 #pragma unroll
-    for (int c = 0; c < CH; ++c) carry[r][c] = Acc(0);
+    for (int r = 0; r < K; ++r) carry[r][c] = Acc(0);
+  }
   uint4 raw[M][K];
 #pragma unroll
   for (int m = 0; m < M; ++m)
@@ -268,7 +227,7 @@ __global__ void __launch_bounds__(kBlock, Traits<In>::kMinBlocks) single_pass(co
         else
           reinterpret_cast<double2*>(p)[0] = make_double2(q[0], q[1]), reinterpret_cast<double2*>(p)[1] = make_double2(q[2], q[3]);
       }
-      block_bar();  // A
+      __syncthreads();
       if (threadIdx.x < kSubW) {
         // Exclusive scan of column c down the groups; its total for the look-back.
         const int c = threadIdx.x, idx = (c / V) * kPadV + c % V;
@@ -283,7 +242,7 @@ __global__ void __launch_bounds__(kBlock, Traits<In>::kMinBlocks) single_pass(co
         }
         coltot[m * kSubW + c] = run;
       }
-      block_bar();  // B
+      __syncthreads();
       // Column prefix within the band (C), then its prefix along the row (D).
       Acc cp[V];
 #pragma unroll
@@ -307,34 +266,34 @@ __global__ void __launch_bounds__(kBlock, Traits<In>::kMinBlocks) single_pass(co
         for (int c = 0; c < CH; ++c) carry[r][c] += tot[c];
       }
     }
-    // The look-back window's vectors (up to 32 bands), 4 M per thread, all loads in flight at once.
-    for (int more = band > 0; more;) {
-      block_bar();  // L1
-      const int2 wnd = window;
-      const int last = wnd.y < 0 ? -1 - wnd.y : wnd.y, q = threadIdx.x & 31, s0 = threadIdx.x >> 5;
-      Acc sum[M][4];
-#pragma unroll
-      for (int m = 0; m < M; ++m)
-#pragma unroll
-        for (int j = 0; j < 4; ++j) sum[m][j] = Acc(0);
-      const size_t vo = size_t(t) * TW + 4 * q;
-#pragma unroll
-      for (int u = 0; u < 32; u += kThreads / 32) {
-        const int s = s0 + u, bb = wnd.x - s;
-        if (s <= last && bb >= 0) {
-          const Acc* src = (s == last && wnd.y < 0 ? inc : agg) + size_t(bb) * st.Es + vo;
-#pragma unroll
-          for (int m = 0; m < M; ++m) add4(src + m * kSubW, sum[m]);
-        }
+    {
+      // Column c of the tile: its sum over the bands above (look-back), then S(c, band top - 1).
+      const int c = threadIdx.x, lane = c & 31, warp = c >> 5;
+      unsigned long long* col = st.words + size_t(xt) + c;
+      const Acc tot = coltot[c];
+      Acc above = Acc(0);
+      if (band > 0) {
+        *reinterpret_cast<volatile unsigned long long*>(col + size_t(band) * Es) = pack(tot, kFlagA);
+        above = look_back<Acc>(col, Es, band, st);
       }
+      *reinterpret_cast<volatile unsigned long long*>(col + size_t(band) * Es) = pack(Acc(above + tot), kFlagP);
+      // Inclusive prefix of `above` along the tile, per channel (lanes CH apart share one).
 #pragma unroll
-      for (int m = 0; m < M; ++m)
+      for (int d = CH; d < 32; d <<= 1) {
+        const Acc n = __shfl_up_sync(0xffffffffu, above, d);
+        if (lane >= d) above += n;
+      }
+      if (lane >= 32 - CH) warp_sum[warp][lane % CH] = above;
+      __syncthreads();
+      Acc before = run_top[c % CH];
+      for (int w = 0; w < warp; ++w) before += warp_sum[w][c % CH];
+      top[c] = before + above;
 #pragma unroll
-        for (int j = 0; j < 4; ++j) red[s0][m * kSubW + 4 * q + j] = sum[m][j];
-      more = wnd.y >= 0;
-      block_bar();  // L2
+      for (int w = 0; w < kThreads / 32; ++w)
+#pragma unroll
+        for (int ch = 0; ch < CH; ++ch) run_top[ch] += warp_sum[w][ch];
+      __syncthreads();
     }
-    block_bar();  // C
 #pragma unroll
     for (int m = 0; m < M; ++m) {
       const int x0 = xt + m * kSubW + l * V;
@@ -379,30 +338,38 @@ __global__ void __launch_bounds__(kBlock, Traits<In>::kMinBlocks) single_pass(co
   }
 }
 
+// SATLAB_SAT_SP_WINDOW=FIRST,NEXT (1..16): words of a column the look-back reads at once, for tuning.
+std::pair<int, int> windows() {
+  static const std::pair<int, int> w = [] {
+    int a = 4, b = 16;
+    if (const char* e = std::getenv("SATLAB_SAT_SP_WINDOW")) std::sscanf(e, "%d,%d", &a, &b);
+    return std::make_pair(std::clamp(a, 1, kMaxWindow), std::clamp(b, 1, kMaxWindow));
+  }();
+  return w;
+}
+
 template <typename In, int CH>
 void run_single_pass(const SatArgs& a) {
-  using Acc = typename Traits<In>::Acc;
+  using S = Shape<In>;
   const int E = a.width * CH, H = a.height;
-  const int nTx = int(ceil_div(size_t(E), Shape<In>::kTileW)), nBands = int(ceil_div(size_t(H), Shape<In>::kBandH));
-  const int Es = nTx * Shape<In>::kTileW;
-  const size_t flag_bytes = (size_t(nTx) * nBands + 1) * sizeof(unsigned);
-  const size_t vec_off = (flag_bytes + 255) / 256 * 256, vec_bytes = size_t(nBands) * Es * sizeof(Acc);
-  Scratch s(vec_off + 2 * vec_bytes, a);
-  auto* base = s.as<char>();
-  Status stat{reinterpret_cast<unsigned*>(base) + 1, base + vec_off, base + vec_off + vec_bytes,
-              reinterpret_cast<unsigned*>(base), nBands, Es};
+  const int nTx = int(ceil_div(size_t(E), S::kTileW)), nBands = int(ceil_div(size_t(H), S::kBandH));
+  const int Es = nTx * S::kTileW;
+  const size_t bytes = 256 + size_t(nBands) * Es * sizeof(unsigned long long);
+  Scratch s(bytes, a);
+  const auto [first, next] = windows();
+  Status st{reinterpret_cast<unsigned long long*>(s.as<char>() + 256), s.as<unsigned>(), Es, first, next};
   cudaStream_t stream = cudaStream_t(a.stream);
   phase(a, "sat single pass: status reset");
-  cuda_check(cudaMemsetAsync(base, 0, flag_bytes, stream), "cudaMemsetAsync of the look-back flags", a);
+  cuda_check(cudaMemsetAsync(s.as<char>(), 0, bytes, stream), "cudaMemsetAsync of the look-back words", a);
   phase(a, "sat single pass: bands");
   const auto* in = static_cast<const In*>(a.in);
   auto* out = static_cast<typename Traits<In>::Out*>(a.out);
   const bool vec = E % Traits<In>::V == 0 && reinterpret_cast<uintptr_t>(a.in) % 16 == 0 &&
                    reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
   if (vec)
-    single_pass<In, CH, true><<<nBands, kBlock, 0, stream>>>(in, out, E, H, nTx, stat);
+    single_pass<In, CH, true><<<nBands, kThreads, 0, stream>>>(in, out, E, H, nTx, st);
   else
-    single_pass<In, CH, false><<<nBands, kBlock, 0, stream>>>(in, out, E, H, nTx, stat);
+    single_pass<In, CH, false><<<nBands, kThreads, 0, stream>>>(in, out, E, H, nTx, st);
   launch_check("sat_single_pass", a);
 }
 
