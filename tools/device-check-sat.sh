@@ -9,7 +9,7 @@ set -u -o pipefail
 BIN=${1:?BIN_DIR}
 MODE=${2:-bench}
 ONLY=${3:-}
-[ "$MODE" = variant ] && export SATLAB_TEST_SAT_ONLY=${ONLY:?variant NAME}
+[ "$MODE" = variant ] && : "${ONLY:?variant NAME}"
 OUT=${OUT:-device-out}
 mkdir -p "$OUT"
 SAN=/usr/local/cuda/bin/compute-sanitizer
@@ -21,7 +21,7 @@ echo "== GPU tests ($FILTER)"
 grep -E '^\[  (PASSED|FAILED|SKIPPED) |Failure|error|max relative' "$OUT/gpu-tests.log" | head -60
 for tool in memcheck racecheck; do
   echo "== compute-sanitizer $tool (<= 140000 pixels)"
-  SATLAB_TEST_MAX_N=140000 timeout 240 $SAN --tool $tool --error-exitcode 9 --print-limit 20 \
+  SATLAB_TEST_SAT_ONLY=$ONLY SATLAB_TEST_MAX_N=140000 timeout 240 $SAN --tool $tool --error-exitcode 9 --print-limit 20 \
     "$BIN/satlab_gpu_tests" --gtest_filter='Sat.*:GpuBlur.FractionalRadiusIsBit*' > "$OUT/sanitizer-$tool.log" 2>&1
   rc=$?
   tail -4 "$OUT/sanitizer-$tool.log"

@@ -1,11 +1,12 @@
 // Single-pass SAT: every input element read once, every output element written once. A block owns a band
-// of 32 rows and walks it left to right in tiles of 256 elements (two sub-tiles of 128):
+// of rows (32; 64 for large 8-bit images) and walks it left to right in tiles of one element column per
+// thread (256 or 512), made of sub-tiles 128 elements wide:
 //   - inside the band all is local: each sub-tile's column sums scanned down its rows (shared memory),
 //     then row scans (shuffles) plus each row's carry from the tiles on its left (registers) give the
 //     band-local SAT D(x, y), the sum over the band's rows down to y and the columns up to x;
 //   - what lies above the band, S(x, band top - 1), comes from a decoupled look-back down the bands
 //     (Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016), one per
-//     column: for each of the tile's 256 columns a thread publishes the column's total over the band
+//     column: for each column of the tile a thread publishes the column's total over the band
 //     (aggregate A), reads the words of that column in the bands above, a window at a time, adds them up
 //     to the nearest inclusive one (P) and publishes its own P, the column's sum down to the band's last
 //     row. Flag and value share one 64-bit word, so no fence orders them and columns need not agree on
@@ -24,6 +25,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "gpu/device.hpp"
 #include "gpu/sat/sat.hpp"
 #include "gpu/sat/sat_common.cuh"
 
@@ -32,9 +34,8 @@ namespace {
 
 using namespace sat_detail;
 
-constexpr int kThreads = 256;
 constexpr int kSubW = 128;          // sub-tile width in elements
-constexpr int kMaxWindow = 16;      // words of one column read at once
+constexpr int kMaxWindow = 8;       // words of one column read at once
 constexpr unsigned kFlagA = 1, kFlagP = 2;
 
 template <typename In>
@@ -43,24 +44,40 @@ template <>
 struct Traits<uint8_t> {
   using Acc = uint32_t;  // sums and outputs
   using Out = uint32_t;
-  static constexpr int V = 16, K = 1, M = 2;  // elements per 16-byte load, rows per thread, sub-tiles per tile
-  static constexpr int kMinBlocks = 2;         // blocks per SM the registers must allow
+  static constexpr int V = 16;  // elements per 16-byte load
 };
 template <>
 struct Traits<float> {
   using Acc = double;
   using Out = float;
-  static constexpr int V = 4, K = 4, M = 2;
-  static constexpr int kMinBlocks = 1;
+  static constexpr int V = 4;
 };
 
-template <typename In>
+// Rows per thread K, sub-tiles per tile M, threads (one per tile column), blocks per SM the registers
+// must allow. TALL: 64-row bands of 512-column tiles (u8 only): half the bands and half the tiles per band.
+template <typename In, bool TALL>
+struct Config;
+template <>
+struct Config<uint8_t, false> {
+  static constexpr int K = 1, M = 2, kThreads = 256, kMinBlocks = 2;
+};
+template <>
+struct Config<uint8_t, true> {
+  static constexpr int K = 1, M = 4, kThreads = 512, kMinBlocks = 1;
+};
+template <>
+struct Config<float, false> {
+  static constexpr int K = 4, M = 2, kThreads = 256, kMinBlocks = 1;
+};
+
+template <typename In, bool TALL>
 struct Shape {
-  static constexpr int V = Traits<In>::V, K = Traits<In>::K, M = Traits<In>::M;
+  using C = Config<In, TALL>;
+  static constexpr int V = Traits<In>::V, K = C::K, M = C::M, kThreads = C::kThreads;
   static constexpr int kTileW = M * kSubW;             // one column per thread in the look-back
   static constexpr int kLanes = kSubW / V;             // threads across a sub-tile row
   static constexpr int kGroups = kThreads / kLanes;    // groups of K rows down the band
-  static constexpr int kBandH = kGroups * K;           // 32 rows
+  static constexpr int kBandH = kGroups * K;           // rows
   static constexpr int kPadV = V + 16 / int(sizeof(typename Traits<In>::Acc));  // conflict-free 16-byte access
   static_assert(kTileW == kThreads, "the look-back gives each thread one column");
 };
@@ -167,13 +184,13 @@ __device__ __forceinline__ Acc look_back(const unsigned long long* col, size_t E
   }
 }
 
-template <typename In, int CH, bool VEC>
-__global__ void __launch_bounds__(kThreads, Traits<In>::kMinBlocks)
+template <typename In, bool TALL, int CH, bool VEC>
+__global__ void __launch_bounds__(Config<In, TALL>::kThreads, Config<In, TALL>::kMinBlocks)
     single_pass(const In* __restrict__ in, typename Traits<In>::Out* __restrict__ out, int E, int H, int nTx, Status st) {
   using Acc = typename Traits<In>::Acc;
-  using S = Shape<In>;
+  using S = Shape<In, TALL>;
   constexpr int V = S::V, K = S::K, M = S::M, kLanes = S::kLanes, kGroups = S::kGroups, kPadV = S::kPadV;
-  constexpr int TW = S::kTileW;
+  constexpr int TW = S::kTileW, kThreads = S::kThreads;
   __shared__ __align__(16) Acc part[kGroups][kLanes * kPadV];  // column partials; u8: store staging
   __shared__ __align__(16) Acc coltot[TW];
   __shared__ __align__(16) Acc top[TW];
@@ -338,19 +355,19 @@ __global__ void __launch_bounds__(kThreads, Traits<In>::kMinBlocks)
   }
 }
 
-// SATLAB_SAT_SP_WINDOW=FIRST,NEXT (1..16): words of a column the look-back reads at once, for tuning.
+// SATLAB_SAT_SP_WINDOW=FIRST,NEXT (1..8): words of a column the look-back reads at once, for tuning.
 std::pair<int, int> windows() {
   static const std::pair<int, int> w = [] {
-    int a = 4, b = 16;
+    int a = 8, b = 8;
     if (const char* e = std::getenv("SATLAB_SAT_SP_WINDOW")) std::sscanf(e, "%d,%d", &a, &b);
     return std::make_pair(std::clamp(a, 1, kMaxWindow), std::clamp(b, 1, kMaxWindow));
   }();
   return w;
 }
 
-template <typename In, int CH>
+template <typename In, bool TALL, int CH>
 void run_single_pass(const SatArgs& a) {
-  using S = Shape<In>;
+  using S = Shape<In, TALL>;
   const int E = a.width * CH, H = a.height;
   const int nTx = int(ceil_div(size_t(E), S::kTileW)), nBands = int(ceil_div(size_t(H), S::kBandH));
   const int Es = nTx * S::kTileW;
@@ -367,10 +384,26 @@ void run_single_pass(const SatArgs& a) {
   const bool vec = E % Traits<In>::V == 0 && reinterpret_cast<uintptr_t>(a.in) % 16 == 0 &&
                    reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
   if (vec)
-    single_pass<In, CH, true><<<nBands, kThreads, 0, stream>>>(in, out, E, H, nTx, st);
+    single_pass<In, TALL, CH, true><<<nBands, S::kThreads, 0, stream>>>(in, out, E, H, nTx, st);
   else
-    single_pass<In, CH, false><<<nBands, kThreads, 0, stream>>>(in, out, E, H, nTx, st);
+    single_pass<In, TALL, CH, false><<<nBands, S::kThreads, 0, stream>>>(in, out, E, H, nTx, st);
   launch_check("sat_single_pass", a);
+}
+
+// 8-bit input: 64-row bands where they still give about one block per SM (SATLAB_SAT_SP_TALL=0|1 forces
+// the choice, for tuning), else 32-row ones.
+template <int CH>
+void run_u8(const SatArgs& a) {
+  static const int forced = [] {
+    const char* e = std::getenv("SATLAB_SAT_SP_TALL");
+    return e && *e ? std::atoi(e) : -1;
+  }();
+  const size_t tall_bands = ceil_div(size_t(a.height), Shape<uint8_t, true>::kBandH);
+  const bool tall = forced >= 0 ? forced != 0 : tall_bands * 4 >= size_t(3 * std::max(1, probe().sm_count));
+  if (tall)
+    run_single_pass<uint8_t, true, CH>(a);
+  else
+    run_single_pass<uint8_t, false, CH>(a);
 }
 
 }  // namespace
@@ -378,15 +411,15 @@ void run_single_pass(const SatArgs& a) {
 void sat_single_pass(const SatArgs& a) {
   check_args(a, a.dtype != DType::F32);
   if (a.dtype == DType::U8)
-    run_single_pass<uint8_t, 1>(a);
+    run_u8<1>(a);
   else if (a.dtype == DType::RGBA8)
-    run_single_pass<uint8_t, 4>(a);
+    run_u8<4>(a);
   else if (a.channels == 1)
-    run_single_pass<float, 1>(a);
+    run_single_pass<float, false, 1>(a);
   else if (a.channels == 2)
-    run_single_pass<float, 2>(a);
+    run_single_pass<float, false, 2>(a);
   else if (a.channels == 4)
-    run_single_pass<float, 4>(a);
+    run_single_pass<float, false, 4>(a);
   else
     throw Error("sat_single_pass takes float with 1, 2 or 4 channels, not " + std::to_string(a.channels));
 }
