@@ -166,6 +166,7 @@ int run(const Options& o) {
     // No clear: the viewer writes every framebuffer pixel (a 4K clear alone is 0.59 ms on the H100).
     draw_timer.begin();
     viewer.draw(s, visible, layout.image_h, fb_scale, fbw, fbh);
+    s.viewer_pass = viewer.pass_name();
     draw_timer.end();
     glViewport(0, 0, fbw, fbh);
     ui_timer.begin();

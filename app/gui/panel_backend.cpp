@@ -18,6 +18,7 @@ void draw_backend_panel(AppState& s) {
   }
   ImGui::TextWrapped("Display: %s", s.surface_name.c_str());
   if (!s.display_path.empty()) ImGui::TextWrapped("Result to screen: %s", s.display_path.c_str());
+  if (*s.viewer_pass) ImGui::TextWrapped("Viewer: %s", s.viewer_pass);
   ImGui::Checkbox("vsync", &s.vsync);
 }
 
