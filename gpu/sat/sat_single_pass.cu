@@ -34,8 +34,8 @@ namespace {
 
 using namespace sat_detail;
 
-constexpr int kSubW = 128;          // sub-tile width in elements
-constexpr int kMaxWindow = 8;       // words of one column read at once
+constexpr int kSubW = 128;     // sub-tile width in elements
+constexpr int kMaxWindow = 8;  // words of one column read at once
 constexpr unsigned kFlagA = 1, kFlagP = 2;
 
 template <typename In>
@@ -74,11 +74,12 @@ template <typename In, bool TALL>
 struct Shape {
   using C = Config<In, TALL>;
   static constexpr int V = Traits<In>::V, K = C::K, M = C::M, kThreads = C::kThreads;
-  static constexpr int kTileW = M * kSubW;             // one column per thread in the look-back
-  static constexpr int kLanes = kSubW / V;             // threads across a sub-tile row
-  static constexpr int kGroups = kThreads / kLanes;    // groups of K rows down the band
-  static constexpr int kBandH = kGroups * K;           // rows
-  static constexpr int kPadV = V + 16 / int(sizeof(typename Traits<In>::Acc));  // conflict-free 16-byte access
+  static constexpr int kTileW = M * kSubW;           // one column per thread in the look-back
+  static constexpr int kLanes = kSubW / V;           // threads across a sub-tile row
+  static constexpr int kGroups = kThreads / kLanes;  // groups of K rows down the band
+  static constexpr int kBandH = kGroups * K;         // rows
+  static constexpr int kPadV =
+      V + 16 / int(sizeof(typename Traits<In>::Acc));  // conflict-free 16-byte access
   static_assert(kTileW == kThreads, "the look-back gives each thread one column");
 };
 
@@ -95,8 +96,10 @@ __device__ __forceinline__ unsigned flag_of(unsigned long long w) {
 }
 template <typename Acc>
 __device__ __forceinline__ Acc value_of(unsigned long long w) {
-  if constexpr (std::is_same_v<Acc, uint32_t>) return uint32_t(w);
-  else return __longlong_as_double(static_cast<long long>(w & ~3ull));
+  if constexpr (std::is_same_v<Acc, uint32_t>)
+    return uint32_t(w);
+  else
+    return __longlong_as_double(static_cast<long long>(w & ~3ull));
 }
 
 // 16 bytes of row y from element x0, zeros past the image.
@@ -142,7 +145,6 @@ __device__ __forceinline__ void segment_scan(T (&t)[CH], T (&total)[CH]) {
   }
 }
 
-
 struct Status {
   unsigned long long* words;  // [band][Es]: each column's aggregate, then inclusive sum, with its flag
   unsigned* counter;
@@ -153,14 +155,15 @@ struct Status {
 // The column's sum over the bands above `band` (all of them): the words from band - 1 up, a window at a
 // time, added up to the nearest inclusive one; a word not yet published is read again after a pause.
 template <typename Acc>
-__device__ __forceinline__ Acc look_back(const unsigned long long* col, size_t Es, int band, const Status& st) {
+__device__ __forceinline__ Acc look_back(const unsigned long long* col, size_t Es, int band,
+                                         const Status& st) {
   Acc sum = Acc(0);
   int win = st.first_window;
   for (int b = band - 1;;) {
     unsigned long long w[kMaxWindow];
 #pragma unroll
     for (int u = 0; u < kMaxWindow; ++u)
-      w[u] = u >= win ? 0ull
+      w[u] = u >= win     ? 0ull
              : b - u >= 0 ? *reinterpret_cast<const volatile unsigned long long*>(col + size_t(b - u) * Es)
                           : pack(Acc(0), kFlagP);  // above the image: nothing to add
     int n = 0;
@@ -179,14 +182,17 @@ __device__ __forceinline__ Acc look_back(const unsigned long long* col, size_t E
     }
     if (found) return sum;
     b -= n;
-    if (blocked) __nanosleep(64);
-    else win = st.window;
+    if (blocked)
+      __nanosleep(64);
+    else
+      win = st.window;
   }
 }
 
 template <typename In, bool TALL, int CH, bool VEC>
 __global__ void __launch_bounds__(Config<In, TALL>::kThreads, Config<In, TALL>::kMinBlocks)
-    single_pass(const In* __restrict__ in, typename Traits<In>::Out* __restrict__ out, int E, int H, int nTx, Status st) {
+    single_pass(const In* __restrict__ in, typename Traits<In>::Out* __restrict__ out, int E, int H, int nTx,
+                Status st) {
   using Acc = typename Traits<In>::Acc;
   using S = Shape<In, TALL>;
   constexpr int V = S::V, K = S::K, M = S::M, kLanes = S::kLanes, kGroups = S::kGroups, kPadV = S::kPadV;
@@ -226,7 +232,8 @@ __global__ void __launch_bounds__(Config<In, TALL>::kThreads, Config<In, TALL>::
 #pragma unroll
       for (int m = 0; m < M; ++m)
 #pragma unroll
-        for (int r = 0; r < K; ++r) raw[m][r] = load16<In, VEC>(in, E, H, xt + TW + m * kSubW + l * V, y0 + r);
+        for (int r = 0; r < K; ++r)
+          raw[m][r] = load16<In, VEC>(in, E, H, xt + TW + m * kSubW + l * V, y0 + r);
 #pragma unroll
     for (int m = 0; m < M; ++m) {
 #pragma unroll
@@ -242,7 +249,8 @@ __global__ void __launch_bounds__(Config<In, TALL>::kThreads, Config<In, TALL>::
         if constexpr (std::is_same_v<Acc, uint32_t>)
           *reinterpret_cast<uint4*>(p) = make_uint4(q[0], q[1], q[2], q[3]);
         else
-          reinterpret_cast<double2*>(p)[0] = make_double2(q[0], q[1]), reinterpret_cast<double2*>(p)[1] = make_double2(q[2], q[3]);
+          reinterpret_cast<double2*>(p)[0] = make_double2(q[0], q[1]),
+          reinterpret_cast<double2*>(p)[1] = make_double2(q[2], q[3]);
       }
       __syncthreads();
       if (threadIdx.x < kSubW) {
@@ -293,7 +301,8 @@ __global__ void __launch_bounds__(Config<In, TALL>::kThreads, Config<In, TALL>::
         *reinterpret_cast<volatile unsigned long long*>(col + size_t(band) * Es) = pack(tot, kFlagA);
         above = look_back<Acc>(col, Es, band, st);
       }
-      *reinterpret_cast<volatile unsigned long long*>(col + size_t(band) * Es) = pack(Acc(above + tot), kFlagP);
+      *reinterpret_cast<volatile unsigned long long*>(col + size_t(band) * Es) =
+          pack(Acc(above + tot), kFlagP);
       // Inclusive prefix of `above` along the tile, per channel (lanes CH apart share one).
 #pragma unroll
       for (int d = CH; d < 32; d <<= 1) {
@@ -323,8 +332,9 @@ __global__ void __launch_bounds__(Config<In, TALL>::kThreads, Config<In, TALL>::
         __syncwarp();
 #pragma unroll
         for (int k = 0; k < V; k += 4)
-          *reinterpret_cast<uint4*>(&part[g][l * kPadV + k]) = make_uint4(
-              v[m][0][k] + tp[k], v[m][0][k + 1] + tp[k + 1], v[m][0][k + 2] + tp[k + 2], v[m][0][k + 3] + tp[k + 3]);
+          *reinterpret_cast<uint4*>(&part[g][l * kPadV + k]) =
+              make_uint4(v[m][0][k] + tp[k], v[m][0][k + 1] + tp[k + 1], v[m][0][k + 2] + tp[k + 2],
+                         v[m][0][k + 3] + tp[k + 3]);
         __syncwarp();
         const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
@@ -342,8 +352,9 @@ __global__ void __launch_bounds__(Config<In, TALL>::kThreads, Config<In, TALL>::
           if (y >= H || x0 >= E) continue;
           auto* o = out + size_t(y) * E + x0;
           if constexpr (VEC && std::is_same_v<In, float>) {
-            __stcs(reinterpret_cast<float4*>(o), make_float4(float(v[m][r][0] + tp[0]), float(v[m][r][1] + tp[1]),
-                                                             float(v[m][r][2] + tp[2]), float(v[m][r][3] + tp[3])));
+            __stcs(reinterpret_cast<float4*>(o),
+                   make_float4(float(v[m][r][0] + tp[0]), float(v[m][r][1] + tp[1]),
+                               float(v[m][r][2] + tp[2]), float(v[m][r][3] + tp[3])));
           } else {
 #pragma unroll
             for (int k = 0; k < V; ++k)
@@ -433,7 +444,8 @@ Variant sat_single_pass_variant() {
   v.dtypes = {DType::U8, DType::RGBA8, DType::F32};
   v.bytes = sat_min_bytes;
   v.refuses = [](size_t, DType t) {
-    return t == DType::U8 || t == DType::RGBA8 || t == DType::F32 ? std::string() : std::string("8-bit or float input");
+    return t == DType::U8 || t == DType::RGBA8 || t == DType::F32 ? std::string()
+                                                                  : std::string("8-bit or float input");
   };
   v.sat = sat_single_pass;
   return v;

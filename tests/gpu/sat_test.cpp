@@ -38,8 +38,8 @@ std::vector<const Variant*> sat_variants(DType t) {
   }();
   std::vector<const Variant*> out;
   for (const auto& v : satlab::gpu::variants())
-    if (v.family == Family::Sat && v.refuses && v.refuses(1, t).empty() && (!own_only || v.name.rfind("sat_", 0) == 0) &&
-        (only.empty() || v.name == only))
+    if (v.family == Family::Sat && v.refuses && v.refuses(1, t).empty() &&
+        (!own_only || v.name.rfind("sat_", 0) == 0) && (only.empty() || v.name == only))
       out.push_back(&v);
   return out;
 }
