@@ -51,13 +51,33 @@ struct Geometry {
   int nTx, nTy;    // tiles across, down
 };
 
+// 16 bytes of row y from element x0, zeros past the row's end and below the image. VEC: rows are 16-byte
+// aligned multiples. Otherwise two aligned 16-byte loads and funnel shifts (neighbouring threads share the
+// loaded lines in L1), where both loads stay inside the image; byte loads at its very end.
 template <bool VEC>
 __device__ __forceinline__ uint4 load16(const uint8_t* in, const Geometry& g, int x0, int y) {
   if (y >= g.H || x0 >= g.E) return make_uint4(0, 0, 0, 0);
   const uint8_t* p = in + size_t(y) * size_t(g.E) + size_t(x0);
   if (VEC) return __ldg(reinterpret_cast<const uint4*>(p));
-  uint32_t w[4] = {0, 0, 0, 0};
   const int n = min(16, g.E - x0);
+  const uintptr_t base = reinterpret_cast<uintptr_t>(p) & ~uintptr_t(15);
+  if (base + 32 <= reinterpret_cast<uintptr_t>(in + size_t(g.E) * size_t(g.H))) {
+    const uint4 q0 = __ldg(reinterpret_cast<const uint4*>(base));
+    const uint4 q1 = __ldg(reinterpret_cast<const uint4*>(base) + 1);
+    const uint32_t w[8] = {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w};
+    const unsigned off = unsigned(reinterpret_cast<uintptr_t>(p) & 15), o4 = off >> 2, sh = 8 * (off & 3);
+    uint32_t t[5], r[4];
+#pragma unroll
+    for (int j = 0; j < 5; ++j) t[j] = o4 == 0 ? w[j] : o4 == 1 ? w[j + 1] : o4 == 2 ? w[j + 2] : w[j + 3];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      r[i] = __funnelshift_r(t[i], t[i + 1], sh);
+      const int keep = n - 4 * i;  // bytes of this word still in the row
+      if (keep < 4) r[i] &= keep <= 0 ? 0u : (1u << (8 * keep)) - 1u;
+    }
+    return make_uint4(r[0], r[1], r[2], r[3]);
+  }
+  uint32_t w[4] = {0, 0, 0, 0};
   for (int k = 0; k < n; ++k) w[k >> 2] |= uint32_t(__ldg(p + k)) << (8 * (k & 3));
   return make_uint4(w[0], w[1], w[2], w[3]);
 }
@@ -258,7 +278,7 @@ __global__ void __launch_bounds__(kThreads, kRebuildBlocksPerSm<K>) rebuild(cons
     const uint4 s = *reinterpret_cast<const uint4*>(&start[grp][lane * kPad + k]);
     acc[k] = s.x, acc[k + 1] = s.y, acc[k + 2] = s.z, acc[k + 3] = s.w;
   }
-  if (VEC && staged) __syncthreads();  // `start` becomes the store staging buffer
+  if (staged) __syncthreads();  // `start` becomes the store staging buffer
 #pragma unroll
   for (int r = 0; r < K; ++r) {
     const int y = y0 + r;
@@ -272,21 +292,30 @@ __global__ void __launch_bounds__(kThreads, kRebuildBlocksPerSm<K>) rebuild(cons
       for (int c = 0; c < CH; ++c) t[c] += Lj[size_t(y) * CH + c];
 #pragma unroll
     for (int k = 0; k < 16; ++k) acc[k] += (t[k % CH] += b[k]);
-    if (VEC && staged) {
+    if (staged) {
       // Through this group's slice of `start`: each store instruction then writes 128 contiguous bytes
-      // per row instead of 16 bytes every 64.
+      // per row instead of 16 bytes every 64 (rows not 16-byte aligned: 32 contiguous bytes, not 4 every
+      // 64).
       __syncwarp();
 #pragma unroll
       for (int k = 0; k < 16; k += 4)
         *reinterpret_cast<uint4*>(&start[grp][lane * kPad + k]) = make_uint4(acc[k], acc[k + 1], acc[k + 2], acc[k + 3]);
       __syncwarp();
       if (y >= g.H) continue;
+      if (VEC) {
 #pragma unroll
-      for (int q = 0; q < 4; ++q) {
-        const int chunk = 8 * q + lane, owner = chunk / 4;
-        if (j * kTileE + owner * 16 >= g.E) continue;
-        const uint4 s = *reinterpret_cast<const uint4*>(&start[grp][owner * kPad + (chunk % 4) * 4]);
-        __stcs(reinterpret_cast<uint4*>(out + size_t(y) * g.E + j * kTileE + chunk * 4), s);
+        for (int q = 0; q < 4; ++q) {
+          const int chunk = 8 * q + lane, owner = chunk / 4;
+          if (j * kTileE + owner * 16 >= g.E) continue;
+          const uint4 s = *reinterpret_cast<const uint4*>(&start[grp][owner * kPad + (chunk % 4) * 4]);
+          __stcs(reinterpret_cast<uint4*>(out + size_t(y) * g.E + j * kTileE + chunk * 4), s);
+        }
+      } else {
+#pragma unroll
+        for (int q = 0; q < 16; ++q) {
+          const int e = kLanes * q + lane, x = j * kTileE + e;
+          if (x < g.E) __stcs(out + size_t(y) * g.E + x, start[grp][(e / 16) * kPad + e % 16]);
+        }
       }
       continue;
     }
