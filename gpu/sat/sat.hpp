@@ -2,6 +2,9 @@
 // args.stream and throws satlab::Error on a CUDA error. Integer SATs (U8 with 1 channel, RGBA8 with 4)
 // are uint32 with wrap-around, bit-identical to core's sat_u8 / sat_rgba8; F32 builders write float.
 #pragma once
+#include <string>
+#include <vector>
+
 #include "core/variant.hpp"
 
 namespace satlab::gpu {
@@ -24,5 +27,8 @@ void sat_single_pass(const SatArgs& args);
 
 // Minimum bytes of a SAT over n pixels: each input element read once, each output element written once.
 double sat_min_bytes(size_t n, DType t);
+// A builder's registry entry: family Sat, sat_min_bytes, and refuses() for any type not in `dtypes`.
+Variant sat_builder_variant(std::string name, std::string label, std::string source, std::vector<DType> dtypes,
+                            void (*build)(const SatArgs&));
 
 }  // namespace satlab::gpu

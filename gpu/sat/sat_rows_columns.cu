@@ -314,19 +314,10 @@ void sat_rows_columns(const SatArgs& a) {
 }  // namespace
 
 Variant sat_rows_columns_variant() {
-  Variant v;
-  v.name = "sat_rows_columns";
-  v.family = Family::Sat;
-  v.label = "rows | columns (coalesced column strips, three-phase down the columns)";
-  v.source = "three-phase scan scheme (per-block scan | block-sum scan | add), columns scanned along rows";
-  v.dtypes = {DType::U8, DType::RGBA8, DType::F32};
-  v.bytes = sat_min_bytes;
-  v.refuses = [](size_t, DType t) {
-    return t == DType::U8 || t == DType::RGBA8 || t == DType::F32 ? std::string()
-                                                                  : std::string("8-bit or float input only");
-  };
-  v.sat = sat_rows_columns;
-  return v;
+  return sat_builder_variant(
+      "sat_rows_columns", "rows | columns (coalesced column strips, three-phase down the columns)",
+      "three-phase scan scheme (per-block scan | block-sum scan | add), columns scanned along rows",
+      {DType::U8, DType::RGBA8, DType::F32}, sat_rows_columns);
 }
 
 }  // namespace satlab::gpu

@@ -151,20 +151,12 @@ void sat_rows_transpose(const SatArgs& a) {
 
 template <template <typename, int, int> class Algo>
 Variant make(const std::string& scan_name, const std::string& scan_label, bool with_float) {
-  Variant v;
-  v.name = "sat_rows_transpose_" + scan_name;
-  v.family = Family::Sat;
-  v.label = "rows | transpose | rows | transpose back (" + scan_label + ")";
-  v.source = "three-phase row scans of gpu/scan; Ruetsch & Micikevicius 2009 transpose";
-  v.dtypes = {DType::U8, DType::RGBA8};
-  if (with_float) v.dtypes.push_back(DType::F32);
-  v.bytes = sat_min_bytes;
-  v.refuses = [with_float](size_t, DType t) -> std::string {
-    if (t == DType::U8 || t == DType::RGBA8 || (with_float && t == DType::F32)) return "";
-    return with_float ? "8-bit or float input only" : "8-bit input only";
-  };
-  v.sat = sat_rows_transpose<Algo>;
-  return v;
+  std::vector<DType> types = {DType::U8, DType::RGBA8};
+  if (with_float) types.push_back(DType::F32);
+  return sat_builder_variant("sat_rows_transpose_" + scan_name,
+                             "rows | transpose | rows | transpose back (" + scan_label + ")",
+                             "three-phase row scans of gpu/scan; Ruetsch & Micikevicius 2009 transpose", types,
+                             sat_rows_transpose<Algo>);
 }
 
 }  // namespace

@@ -436,19 +436,9 @@ void sat_single_pass(const SatArgs& a) {
 }
 
 Variant sat_single_pass_variant() {
-  Variant v;
-  v.name = "sat_single_pass";
-  v.family = Family::Sat;
-  v.label = "single pass (bands, column look-back)";
-  v.source = "decoupled look-back (Merrill & Garland 2016) down bands of tiles";
-  v.dtypes = {DType::U8, DType::RGBA8, DType::F32};
-  v.bytes = sat_min_bytes;
-  v.refuses = [](size_t, DType t) {
-    return t == DType::U8 || t == DType::RGBA8 || t == DType::F32 ? std::string()
-                                                                  : std::string("8-bit or float input");
-  };
-  v.sat = sat_single_pass;
-  return v;
+  return sat_builder_variant("sat_single_pass", "single pass (bands, column look-back)",
+                             "decoupled look-back (Merrill & Garland 2016) down bands of tiles",
+                             {DType::U8, DType::RGBA8, DType::F32}, sat_single_pass);
 }
 
 }  // namespace satlab::gpu

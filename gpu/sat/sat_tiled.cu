@@ -397,28 +397,10 @@ void sat_tiled(const SatArgs& a) {
     pick_vec<4>(a);
 }
 
-double sat_min_bytes(size_t n, DType t) {
-  switch (t) {
-    case DType::U8: return double(n) * 5.0;
-    case DType::RGBA8: return double(n) * 20.0;
-    case DType::F32: return double(n) * 8.0;
-    default: return double(n) * 8.0;
-  }
-}
-
 Variant sat_tiled_variant() {
-  Variant v;
-  v.name = "sat_tiled";
-  v.family = Family::Sat;
-  v.label = "tiled 2D (tile sums | carries | rebuild)";
-  v.source = "Nehab et al. 2011, GPU-Efficient Recursive Filtering and Summed-Area Tables";
-  v.dtypes = {DType::U8, DType::RGBA8};
-  v.bytes = sat_min_bytes;
-  v.refuses = [](size_t, DType t) {
-    return t == DType::U8 || t == DType::RGBA8 ? std::string() : std::string("8-bit input only");
-  };
-  v.sat = sat_tiled;
-  return v;
+  return sat_builder_variant("sat_tiled", "tiled 2D (tile sums | carries | rebuild)",
+                             "Nehab et al. 2011, GPU-Efficient Recursive Filtering and Summed-Area Tables",
+                             {DType::U8, DType::RGBA8}, sat_tiled);
 }
 
 }  // namespace satlab::gpu
