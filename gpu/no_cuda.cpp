@@ -30,7 +30,7 @@ std::vector<uint32_t> run_sat_u32(const Variant&, const uint8_t*, int, int, int,
   throw Error("built without CUDA");
 }
 std::vector<float> run_sat_f32(const Variant&, const float*, int, int, int) { throw Error("built without CUDA"); }
-SatTiming time_sat(const Variant&, DType, int, int, int, int, int, bool) { throw Error("built without CUDA"); }
+SatTiming time_sat(const Variant&, DType, int, int, int, int, int, bool, bool) { throw Error("built without CUDA"); }
 SatTiming time_blur(int, int, const std::string&, bool, int, int, int) { throw Error("built without CUDA"); }
 double copy_bandwidth_gbs(size_t, int) { throw Error("built without CUDA"); }
 

@@ -10,6 +10,7 @@
 #include "core/reference.hpp"
 #include "gpu/check.hpp"
 #include "gpu/device.hpp"
+#include "gpu/sat/sat_host.hpp"
 
 namespace satlab::gpu {
 namespace {
@@ -160,6 +161,52 @@ std::string check_scan(const void* in, size_t n, DType t, bool inclusive, const 
   return "";
 }
 
+namespace {
+
+// A SAT builder on awkward image sizes (1x1, single rows and columns, primes, non-multiples of every tile,
+// a random size) of each type it takes: random 8-bit (and one all-255 image: the largest values), float
+// with 1, 2 and 4 channels; outputs poisoned (run_sat_*), compared by check_sat.
+void verify_sat(const Variant& v, std::mt19937_64& rng, VerifyLine& line) {
+  struct Size {
+    int w, h;
+  };
+  std::vector<Size> sizes = {{1, 1}, {1, 777}, {1013, 1}, {2, 3}, {31, 29}, {127, 257}, {509, 263}, {4097, 3}, {3, 2049}};
+  sizes.push_back({int(1 + rng() % 1500), int(1 + rng() % 1500)});
+  auto fail = [&](const Size& s, const std::string& what, const std::string& d) {
+    if (d.empty() || !line.ok) return;
+    line.ok = false;
+    line.detail = std::to_string(s.w) + "x" + std::to_string(s.h) + " " + what + ": " + d;
+  };
+  for (const DType t : v.dtypes) {
+    for (const Size& s : sizes) {
+      const size_t px = size_t(s.w) * size_t(s.h);
+      if (v.refuses && !v.refuses(px, t).empty()) continue;
+      if (t == DType::F32) {
+        for (int ch : {1, 2, 4}) {
+          std::vector<float> in(px * size_t(ch));
+          for (auto& f : in) f = float(double(rng() >> 11) * 0x1p-53);
+          const auto got = run_sat_f32(v, in.data(), s.w, s.h, ch);
+          ++line.cases;
+          fail(s, "f32 x" + std::to_string(ch), check_sat(t, ch, s.w, s.h, in.data(), got.data()));
+        }
+      } else {
+        const int ch = t == DType::RGBA8 ? 4 : 1;
+        for (bool white : {false, true}) {
+          if (white && s.w * s.h < 1000) continue;
+          std::vector<uint8_t> in(px * size_t(ch), 255);
+          if (!white)
+            for (auto& b : in) b = uint8_t(rng());
+          const auto got = run_sat_u32(v, in.data(), s.w, s.h, ch);
+          ++line.cases;
+          fail(s, std::string(to_string(t)) + (white ? " all-255" : ""), check_sat(t, ch, s.w, s.h, in.data(), got.data()));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(const VerifyLine&)>& on_line) {
   if (!probe().available) throw Error("verify needs a CUDA device: " + probe().reason);
   std::mt19937_64 rng(seed);
@@ -173,8 +220,13 @@ std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(
   };
   std::vector<VerifyLine> lines;
   for (const Variant& v : variants()) {
-    if (v.family == Family::Sat) continue;
-    VerifyLine line{v.name, to_string(v.family)};
+    VerifyLine line{v.name, to_string(v.family), true, 0, ""};
+    if (v.family == Family::Sat) {
+      verify_sat(v, rng, line);
+      on_line(line);
+      lines.push_back(line);
+      continue;
+    }
     for (size_t n : awkward()) {
       for (DType t : v.dtypes) {
         const std::string why = v.refuses ? v.refuses(n, t) : "";

@@ -1,5 +1,5 @@
-// Running reduction and scan variants on host data, and `satlab verify`: every registered reduction and
-// scan against the CPU reference (core/reference.hpp) on fresh random inputs of awkward sizes. Plain
+// Running reduction and scan variants on host data, and `satlab verify`: every registered reduction, scan
+// and SAT builder against the CPU reference (core/reference.hpp) on fresh random inputs of awkward sizes. Plain
 // C++; without CUDA every function throws satlab::Error saying so.
 #pragma once
 #include <cstdint>
@@ -38,7 +38,8 @@ struct VerifyLine {
 };
 
 // Every reduction and scan variant on fresh random sizes (0, 1, odd, around block and tile sizes, and
-// one of millions); `on_line` is called as each variant finishes. Seeded by `seed`.
+// one of millions), every SAT builder on awkward image sizes of each type it takes (random and all-255
+// 8-bit, float with 1, 2, 4 channels); `on_line` is called as each variant finishes. Seeded by `seed`.
 std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(const VerifyLine&)>& on_line);
 
 }  // namespace satlab::gpu

@@ -49,17 +49,6 @@ DType parse_dtype(const std::string& s) {
   throw Error("--dtypes: expected i32, u32 or f32, got '" + s + "'");
 }
 
-std::string git_rev() {
-  if (const char* e = std::getenv("SATLAB_GIT_REV")) return e;
-  std::string rev;
-  if (FILE* p = popen("git rev-parse --short HEAD 2>/dev/null", "r")) {
-    char buf[64] = {};
-    if (std::fgets(buf, sizeof buf, p)) rev = buf;
-    pclose(p);
-  }
-  while (!rev.empty() && (rev.back() == '\n' || rev.back() == ' ')) rev.pop_back();
-  return rev.empty() ? "unknown" : rev;
-}
 
 int run_bench(const Options& o) {
   const auto& dev = gpu::probe();
@@ -134,6 +123,18 @@ int run_bench(const Options& o) {
 }
 
 }  // namespace
+
+std::string git_rev() {
+  if (const char* e = std::getenv("SATLAB_GIT_REV")) return e;
+  std::string rev;
+  if (FILE* p = popen("git rev-parse --short HEAD 2>/dev/null", "r")) {
+    char buf[64] = {};
+    if (std::fgets(buf, sizeof buf, p)) rev = buf;
+    pclose(p);
+  }
+  while (!rev.empty() && (rev.back() == '\n' || rev.back() == ' ')) rev.pop_back();
+  return rev.empty() ? "unknown" : rev;
+}
 
 void add_bench_primitives_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<Options>();

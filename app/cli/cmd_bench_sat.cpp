@@ -26,13 +26,14 @@ struct BenchSatOptions {
                                     "4097x3001", "8192x8192", "16384x16384"};
   std::vector<std::string> only;  // variant names; empty: all
   int runs = 20, warmup = 5;
-  bool no_blur = false, phases = false;
+  bool no_blur = false, phases = false, no_check = false;
 };
 
 struct Row {
   std::string variant, dtype, note;
   int width, height;
   double ms, bytes;
+  int correct = -1;  // SAT rows: 1 the checked run matched core's reference, 0 it did not; -1 not checked
 };
 
 double median(std::vector<double> v) {
@@ -95,16 +96,19 @@ int write_json(const BenchSatOptions& o, const std::string& device, double c_gbs
   if (o.json.empty()) return 0;
   nlohmann::json j;
   j["device"] = device;
+  j["git_rev"] = git_rev();
   j["copy_gbps"] = c_gbs;
   j["runs"] = o.runs;
   j["statistic"] = "median of CUDA-event-timed runs after warm-up";
   j["rows"] = nlohmann::json::array();
   for (const Row& r : rows) {
     const double gbs = r.bytes / (r.ms * 1e-3) / 1e9;
-    j["rows"].push_back({{"family", "sat"}, {"variant", r.variant}, {"dtype", r.dtype}, {"width", r.width},
-                         {"height", r.height}, {"ms", r.ms}, {"bytes", r.bytes}, {"gbps", gbs},
-                         {"fraction_of_copy", gbs / c_gbs},
-                         {"gpix_per_s", double(r.width) * r.height / (r.ms * 1e-3) / 1e9}, {"note", r.note}});
+    nlohmann::json row = {{"family", "sat"}, {"variant", r.variant}, {"dtype", r.dtype}, {"width", r.width},
+                          {"height", r.height}, {"n", size_t(r.width) * size_t(r.height)}, {"ms", r.ms},
+                          {"median_ms", r.ms}, {"bytes", r.bytes}, {"gbps", gbs}, {"fraction_of_copy", gbs / c_gbs},
+                          {"gpix_per_s", double(r.width) * r.height / (r.ms * 1e-3) / 1e9}, {"note", r.note}};
+    if (r.correct >= 0) row["correct"] = r.correct == 1;
+    j["rows"].push_back(row);
   }
   std::ofstream f(o.json);
   f << j.dump(2) << "\n";
@@ -119,12 +123,15 @@ int run_bench_sat(const BenchSatOptions& o) {
   const double c_gbs = gpu::copy_bandwidth_gbs(size_t(1) << 30, o.runs);
   std::printf("device %s, copy bandwidth C = %.0f GB/s (1 GiB device-to-device, read + write)\n", dev.name.c_str(),
               c_gbs);
-  std::printf("%-28s %-6s %-12s %9s %10s %9s %6s\n", "variant", "type", "size", "ms", "Gpx/s", "GB/s", "of C");
+  std::printf("%-28s %-6s %-12s %9s %10s %9s %6s %-3s\n", "variant", "type", "size", "ms", "Gpx/s", "GB/s", "of C",
+              o.no_check ? "" : "ok");
   std::vector<Row> rows;
+  int mismatches = 0;
   auto print = [&](const Row& r) {
     const double gbs = r.bytes / (r.ms * 1e-3) / 1e9;
-    std::printf("%-28s %-6s %5dx%-6d %9.4f %10.2f %9.1f %6.2f %s\n", r.variant.c_str(), r.dtype.c_str(), r.width,
-                r.height, r.ms, double(r.width) * r.height / (r.ms * 1e-3) / 1e9, gbs, gbs / c_gbs, r.note.c_str());
+    std::printf("%-28s %-6s %5dx%-6d %9.4f %10.2f %9.1f %6.2f %-3s %s\n", r.variant.c_str(), r.dtype.c_str(), r.width,
+                r.height, r.ms, double(r.width) * r.height / (r.ms * 1e-3) / 1e9, gbs, gbs / c_gbs,
+                r.correct < 0 ? "" : r.correct ? "ok" : "BAD", r.note.c_str());
     std::fflush(stdout);
     rows.push_back(r);
   };
@@ -140,14 +147,22 @@ int run_bench_sat(const BenchSatOptions& o) {
         if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), v.name) == o.only.end()) continue;
         const std::string why = v.refuses ? v.refuses(n, t) : "";
         if (!why.empty()) continue;
-        const gpu::SatTiming tm = gpu::time_sat(v, t, ch, w, h, o.warmup, o.runs, o.phases);
-        print({v.name, to_string(t), "", w, h, tm.median_ms, v.bytes(n, t)});
+        const gpu::SatTiming tm = gpu::time_sat(v, t, ch, w, h, o.warmup, o.runs, o.phases, !o.no_check);
+        Row row{v.name, to_string(t), tm.mismatch, w, h, tm.median_ms, v.bytes(n, t)};
+        if (tm.checked) row.correct = tm.mismatch.empty() ? 1 : 0, mismatches += row.correct == 0;
+        print(row);
         for (const auto& [phase, ms] : tm.phases)  // bytes 0: a phase's share, not a throughput
           print({v.name + " / " + phase, to_string(t), "phase", w, h, ms, 0.0});
       }
     }
   }
-  if (o.no_blur) return write_json(o, dev.name, c_gbs, rows);
+  // A builder whose output differs from core's reference fails the run (after its rows are written).
+  auto finish = [&] {
+    write_json(o, dev.name, c_gbs, rows);
+    if (mismatches) throw Error(std::to_string(mismatches) + " SAT row(s) differ from core's reference (BAD above)");
+    return 0;
+  };
+  if (o.no_blur) return finish();
   // The blur kernel alone at 3840x2160, on minimum bytes (SAT 16 + result 4, + CoC 4 for dof).
   struct BlurCase {
     const char *name, *coc;
@@ -165,8 +180,7 @@ int run_bench_sat(const BenchSatOptions& o) {
   }
   for (FilterKind f : {FilterKind::Dof, FilterKind::Box})
     for (const Row& r : bench_pipeline(3840, 2160, f, o.warmup, o.runs)) print(r);
-
-  return write_json(o, dev.name, c_gbs, rows);
+  return finish();
 }
 
 }  // namespace
@@ -180,6 +194,8 @@ void add_bench_sat_command(CLI::App& app, Action& action) {
   sub->add_flag("--no-blur", o->no_blur, "Only the SAT rows (no blur or pipeline rows)");
   sub->add_flag("--phases", o->phases, "Also time each phase of every SAT builder (rows named VARIANT / PHASE)");
   sub->add_option("--variants", o->only, "Only these SAT variants");
+  sub->add_flag("--no-check", o->no_check,
+                "Skip the check of each builder's output against core's reference (one poisoned run per row)");
   sub->add_option("--runs", o->runs, "Timed runs per row (median)")->check(CLI::Range(20, 100000));
   sub->add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::NonNegativeNumber);
   sub->callback([o, &action] { action = [o] { return run_bench_sat(*o); }; });

@@ -19,6 +19,10 @@ CLI::App& command_group(CLI::App& parent, const std::string& name, const std::st
 // Checks a --synthetic-depth spec (core/synthetic_depth.hpp) while parsing: a bad one is a usage error.
 CLI::Validator synthetic_depth_spec();
 
+// The commit a benchmark record comes from: SATLAB_GIT_REV, else `git rev-parse --short HEAD`, else
+// "unknown" (the GPU machine has the tree without its history: its scripts set SATLAB_GIT_REV).
+std::string git_rev();
+
 void add_render_command(CLI::App& app, Action& action);     // satlab render
 void add_bench_cpu_command(CLI::App& app, Action& action);  // satlab bench cpu
 void add_bench_sat_command(CLI::App& app, Action& action);  // satlab bench sat

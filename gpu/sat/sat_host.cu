@@ -2,11 +2,13 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
 
 #include "core/error.hpp"
+#include "core/reference.hpp"
 #include "gpu/filter/filter.hpp"
 #include "gpu/sat/sat.hpp"
 #include "gpu/sat/sat_host.hpp"
@@ -81,6 +83,49 @@ SatTiming time_runs(const std::string& what, int warmup, int runs, F&& f) {
 
 }  // namespace
 
+std::string check_sat(DType t, int ch, int w, int h, const void* in, const void* sat, double* worst) {
+  const size_t n = size_t(w) * size_t(h) * size_t(ch);
+  size_t bad = 0, first = 0;
+  std::string what;
+  auto where = [&](size_t i) {
+    const size_t px = i / size_t(ch);
+    return "(" + std::to_string(px % size_t(w)) + ", " + std::to_string(px / size_t(w)) + ") channel " +
+           std::to_string(i % size_t(ch));
+  };
+  if (t == DType::F32) {
+    ImageF im(w, h, ch);
+    std::memcpy(im.data.data(), in, n * 4);
+    std::vector<double> want;
+    sat_float(im, want);
+    const float* got = static_cast<const float*>(sat);
+    double w_err = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const double e = std::fabs(double(got[i]) - want[i]) / std::max(std::fabs(want[i]), 1e-30);
+      if (!(e <= kFloatSatRelBound)) {  // NaN (an unwritten poisoned element) counts too
+        if (bad++ == 0) first = i, what = "got " + std::to_string(got[i]) + ", want " + std::to_string(want[i]);
+      }
+      if (e > w_err || std::isnan(e)) w_err = std::isnan(e) ? INFINITY : e;
+    }
+    if (worst) *worst = w_err;
+  } else {
+    std::vector<uint32_t> want;
+    if (t == DType::RGBA8) {
+      ImageRGBA8 im(w, h);
+      std::memcpy(im.data.data(), in, n);
+      sat_rgba8(im, want);
+    } else {
+      sat_u8(static_cast<const uint8_t*>(in), w, h, want);
+    }
+    const uint32_t* got = static_cast<const uint32_t*>(sat);
+    for (size_t i = 0; i < n; ++i)
+      if (got[i] != want[i] && bad++ == 0)
+        first = i, what = "got " + std::to_string(got[i]) + ", want " + std::to_string(want[i]);
+    if (worst) *worst = 0;
+  }
+  if (bad == 0) return "";
+  return std::to_string(bad) + " of " + std::to_string(n) + " elements differ, first at " + where(first) + ": " + what;
+}
+
 std::vector<uint32_t> run_sat_u32(const Variant& v, const uint8_t* data, int w, int h, int ch,
                                   std::vector<std::string>* phases) {
   return run_sat<uint32_t>(v, data, w, h, ch, ch == 4 ? DType::RGBA8 : DType::U8, phases);
@@ -90,7 +135,7 @@ std::vector<float> run_sat_f32(const Variant& v, const float* data, int w, int h
   return run_sat<float>(v, data, w, h, ch, DType::F32);
 }
 
-SatTiming time_sat(const Variant& v, DType t, int ch, int w, int h, int warmup, int runs, bool phases) {
+SatTiming time_sat(const Variant& v, DType t, int ch, int w, int h, int warmup, int runs, bool phases, bool check_output) {
   if (t == DType::U8) ch = 1;
   if (t == DType::RGBA8) ch = 4;
   const size_t n = size_t(w) * size_t(h) * size_t(ch);
@@ -111,6 +156,17 @@ SatTiming time_sat(const Variant& v, DType t, int ch, int w, int h, int warmup, 
   SatArgs a;
   a.in = in.p, a.out = out.p, a.width = w, a.height = h, a.channels = ch, a.dtype = t;
   SatTiming r = time_runs(v.name, warmup, runs, [&] { v.sat(a); });
+  if (check_output) {
+    check(cudaMemset(out.p, 0xAB, n * 4), "poisoning the SAT output");
+    v.sat(a);
+    check(cudaDeviceSynchronize(), v.name + " checked run");
+    std::vector<uint32_t> got(n);
+    check(cudaMemcpy(got.data(), out.p, n * 4, cudaMemcpyDeviceToHost), "download of the SAT");
+    std::vector<uint32_t> host_in((n * in_size + 3) / 4);
+    check(cudaMemcpy(host_in.data(), in.p, n * in_size, cudaMemcpyDeviceToHost), "download of the bench input");
+    r.checked = true;
+    r.mismatch = check_sat(t, ch, w, h, host_in.data(), got.data());
+  }
   if (!phases) return r;
   std::vector<cudaEvent_t> ev;  // one per phase, then the end
   std::vector<std::string> names;

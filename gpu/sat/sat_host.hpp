@@ -19,17 +19,32 @@ std::vector<uint32_t> run_sat_u32(const Variant& v, const uint8_t* data, int wid
 // F32 input -> float SAT.
 std::vector<float> run_sat_f32(const Variant& v, const float* data, int width, int height, int channels);
 
+// Float SATs against float64: block-local sums are float (8 serial adds per thread, then a log-depth block
+// scan: at most ~16 roundings, each relative to a partial sum no larger than the element), carries
+// float64, each output rounded once per pass and two passes: bound 2 * (16 + 1) * 2^-24 ~ 2.0e-6 relative.
+// docs/performance.md has the measured values.
+constexpr double kFloatSatRelBound = 2.0 * 17.0 * 5.96e-8;
+
+// "" when `sat` (width * height * channels elements: uint32 for U8/RGBA8, float for F32) is core's SAT of
+// `in` (sat_u8 / sat_rgba8 bit for bit; sat_float within kFloatSatRelBound, the worst relative error
+// in *worst), else the first difference and how many elements differ. Plain C++ (core's references).
+std::string check_sat(DType dtype, int channels, int width, int height, const void* in, const void* sat,
+                      double* worst = nullptr);
+
 struct SatTiming {
   double median_ms = 0;
   double min_ms = 0;
   int runs = 0;
   std::vector<std::pair<std::string, double>> phases;  // phase name, median ms (when asked for)
+  bool checked = false;    // with `check`: one more run on a poisoned output, compared by check_sat
+  std::string mismatch;    // "" when it matched
 };
 // Random input of `dtype` (U8: 1 channel, RGBA8: 4, F32: `channels`), `warmup` untimed runs, then
 // `runs` runs each timed with CUDA events; medians. With `phases`, as many runs again with an event at
-// each SatArgs::phase (apart, so that the hook's host work never enters the totals).
+// each SatArgs::phase (apart, so that the hook's host work never enters the totals). With `check`, the
+// output is poisoned, the builder runs once more and its result is compared with core's reference.
 SatTiming time_sat(const Variant& v, DType dtype, int channels, int width, int height, int warmup, int runs,
-                   bool phases = false);
+                   bool phases = false, bool check = false);
 
 // The blur (gpu/filter blur_rgba8) at w x h over the SAT of a random RGBA8 image: CoC "none" (box blur of
 // `radius`), "smooth" (a diagonal ramp from -24 to +24 pixels, as from a tilted plane) or "random"

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -126,11 +127,9 @@ TEST(Sat, WrapAroundKeepsEveryValueExactOn16384SquareOfWhite) {
   }
 }
 
-// Float SAT: relative error against float64 of every element within the builder's bound. Block-local
-// sums are float (8 serial adds per thread, then a log-depth block scan: at most ~16 roundings, each
-// relative to a partial sum no larger than the element), carries float64, each output rounded once per
-// pass and two passes: bound 2 * (16 + 1) * 2^-24 ~ 2.0e-6. See docs/performance.md for measured values.
-constexpr double kFloatSatBound = 2.0 * 17.0 * 5.96e-8;
+// Float SAT: relative error against float64 of every element within the builders' bound (its derivation
+// is beside kFloatSatRelBound in gpu/sat/sat_host.hpp; measured values in docs/performance.md).
+constexpr double kFloatSatBound = satlab::gpu::kFloatSatRelBound;
 TEST(Sat, FloatVariantsStayWithinTheirErrorBoundOfFloat64) {
   SKIP_WITHOUT_GPU();
   const auto vs = sat_variants(DType::F32);
@@ -158,6 +157,42 @@ TEST(Sat, FloatVariantsStayWithinTheirErrorBoundOfFloat64) {
       }
     }
   }
+}
+
+}  // namespace
+
+namespace {
+
+// The checker behind `satlab verify` and `satlab bench sat` (host code only, so it runs without a GPU
+// too): core's own SAT passes, one wrong element, a poisoned (unwritten) float and a float beyond the
+// bound are caught and located.
+TEST(SatCheck, AcceptsCoresSatAndLocatesAWrongOrUnwrittenElement) {
+  using satlab::gpu::check_sat;
+  std::mt19937 rng(5);
+  std::vector<uint8_t> px(size_t(37) * 23 * 4);
+  for (auto& b : px) b = uint8_t(rng());
+  satlab::ImageRGBA8 im(37, 23);
+  im.data = px;
+  std::vector<uint32_t> sat;
+  satlab::sat_rgba8(im, sat);
+  EXPECT_EQ(check_sat(DType::RGBA8, 4, 37, 23, px.data(), sat.data()), "");
+  sat[size_t(5 * 37 + 11) * 4 + 2] += 1;
+  EXPECT_EQ(check_sat(DType::RGBA8, 4, 37, 23, px.data(), sat.data()).rfind("1 of 3404 elements differ, first at (11, 5) channel 2", 0), 0u);
+
+  satlab::ImageF f(19, 7, 2);
+  for (auto& x : f.data) x = float(rng() % 1000) / 1000.f;
+  std::vector<double> want;
+  satlab::sat_float(f, want);
+  std::vector<float> got(want.begin(), want.end());
+  double worst = -1;
+  EXPECT_EQ(check_sat(DType::F32, 2, 19, 7, f.data.data(), got.data(), &worst), "");
+  EXPECT_LE(worst, satlab::gpu::kFloatSatRelBound);
+  uint32_t poison = 0xABABABABu;  // what an unwritten element holds: a tiny negative float, not a NaN
+  std::memcpy(&got[30], &poison, 4);
+  EXPECT_NE(check_sat(DType::F32, 2, 19, 7, f.data.data(), got.data()).find("first at (15, 0) channel 0"), std::string::npos);
+  got.assign(want.begin(), want.end());
+  got.back() = float(want.back() * (1 + 4 * satlab::gpu::kFloatSatRelBound));
+  EXPECT_NE(check_sat(DType::F32, 2, 19, 7, f.data.data(), got.data()), "");
 }
 
 }  // namespace
