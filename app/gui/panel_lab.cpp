@@ -111,7 +111,7 @@ void draw_lab_panel(AppState& app) {
   // Scrolls sideways in a narrow sidebar, the variant's name frozen.
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit |
                                 ImGuiTableFlags_ScrollX;
-  const float height = (float(s.rows.size()) + 1.5f) * ImGui::GetFrameHeightWithSpacing() + ImGui::GetStyle().ScrollbarSize;
+  const float height = scrolling_table_height(s.rows.size());
   if (!ImGui::BeginTable("lab", 7, flags, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(1, 1);
   ImGui::TableSetupColumn("variant");

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/gui/frame.hpp"
+#include "app/gui/panels.hpp"
 #include "app/io/dir_listing.hpp"
 
 namespace satlab::gui {
@@ -57,6 +58,12 @@ Layout layout_for(const AppState& s, float display_w, float display_h, float sca
   l.image_w = display_w - l.panel_w;
   l.image_h = display_h;
   return l;
+}
+
+float scrolling_table_height(size_t rows) {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  // header + rows, each a text line with the cell padding and a border line, then the scrollbar
+  return float(rows + 1) * (ImGui::GetTextLineHeight() + 2 * st.CellPadding.y + 1) + st.ScrollbarSize + 2;
 }
 
 }  // namespace satlab::gui
