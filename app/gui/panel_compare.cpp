@@ -177,7 +177,7 @@ void draw_compare_panel(AppState& s) {
   // Scrolls sideways in a narrow sidebar: the phases column is as wide as its text.
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_Sortable |
                                 ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_ScrollX;
-  const float height = scrolling_table_height(c.order.size());
+  const float height = scrolling_table_height("compare", c.order.size());
   if (!ImGui::BeginTable("compare", 6, flags, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(1, 1);  // the builder's name and the header stay in view
   ImGui::TableSetupColumn("builder", ImGuiTableColumnFlags_DefaultSort);
@@ -223,6 +223,7 @@ void draw_compare_panel(AppState& s) {
     if (phases.empty()) ImGui::TextDisabled(r.runs ? "(no phases reported)" : "-");
     else ImGui::TextUnformatted(phases.c_str());
   }
+  remember_table_height("compare", c.order.size());
   ImGui::EndTable();
 }
 

@@ -111,7 +111,7 @@ void draw_lab_panel(AppState& app) {
   // Scrolls sideways in a narrow sidebar, the variant's name frozen.
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit |
                                 ImGuiTableFlags_ScrollX;
-  const float height = scrolling_table_height(s.rows.size());
+  const float height = scrolling_table_height("lab", s.rows.size());
   if (!ImGui::BeginTable("lab", 7, flags, ImVec2(0, height))) return;
   ImGui::TableSetupScrollFreeze(1, 1);
   ImGui::TableSetupColumn("variant");
@@ -153,6 +153,7 @@ void draw_lab_panel(AppState& app) {
     if (!r.correct && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.note.c_str());
     prev = r.median_ms;
   }
+  remember_table_height("lab", s.rows.size());
   ImGui::EndTable();
 }
 

@@ -15,8 +15,11 @@ void draw_timings_panel(AppState& s);  // builder selectors, per-stage ms (EMA),
 void draw_backend_panel(AppState& s);  // backend choice and what runs where
 void draw_lab_panel(AppState& s);      // registered GPU variants and their live comparison
 void draw_compare_panel(AppState& s);  // every SAT builder on the current image: time, C, correctness
-// Height of a sideways-scrolling table of `rows` text rows under a header: no empty space below them.
-float scrolling_table_height(size_t rows);
+// Height to give the sideways-scrolling table `id` of `rows` rows under a header, so that it shows every
+// row and no empty space: what remember_table_height measured in the last frame for that many rows, else
+// an estimate. remember_table_height(id, rows) goes after the last row's last cell, before EndTable.
+float scrolling_table_height(const char* id, size_t rows);
+void remember_table_height(const char* id, size_t rows);
 
 void draw_help_overlay(AppState& s, float display_w, float display_h);  // while s.show_help: the key table
 void draw_file_browser(AppState& s, float display_w, float display_h);  // while s.show_browser

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "app/gui/frame.hpp"
@@ -60,10 +61,29 @@ Layout layout_for(const AppState& s, float display_w, float display_h, float sca
   return l;
 }
 
-float scrolling_table_height(size_t rows) {
+namespace {
+struct TableHeight {
+  size_t rows = 0;
+  float content = 0;
+};
+std::map<std::string, TableHeight>& table_heights() {
+  static std::map<std::string, TableHeight> m;
+  return m;
+}
+}  // namespace
+
+float scrolling_table_height(const char* id, size_t rows) {
   const ImGuiStyle& st = ImGui::GetStyle();
-  // header + rows, each a text line with the cell padding and a border line, then the scrollbar
-  return float(rows + 1) * (ImGui::GetTextLineHeight() + 2 * st.CellPadding.y + 1) + st.ScrollbarSize + 2;
+  const auto it = table_heights().find(id);
+  const float content = it != table_heights().end() && it->second.rows == rows
+                            ? it->second.content
+                            : float(rows + 1) * (ImGui::GetTextLineHeightWithSpacing() + 2 * st.CellPadding.y);
+  return content + st.ScrollbarSize + 2;  // the horizontal scrollbar and the outer border
+}
+
+void remember_table_height(const char* id, size_t rows) {
+  // The cursor is below the last cell's content, inside the table's own (unscrolled) window.
+  table_heights()[id] = {rows, ImGui::GetCursorPosY() - ImGui::GetStyle().ItemSpacing.y + ImGui::GetStyle().CellPadding.y};
 }
 
 }  // namespace satlab::gui
