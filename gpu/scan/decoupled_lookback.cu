@@ -34,7 +34,8 @@ __device__ __forceinline__ void load_striped(const T* __restrict__ in, int valid
 // loads the tile it was given. This takes the counter's round trip off every block's critical path.
 template <typename T, int kBlock, int kItems, bool kSpeculate>
 __global__ void __launch_bounds__(kBlock) kernel(const T* __restrict__ in, T* __restrict__ out, size_t n,
-                                                 bool inclusive, unsigned long long* status, unsigned* counter) {
+                                                 bool inclusive, unsigned long long* status, unsigned* counter,
+                                                 unsigned first_poll_ns) {
   constexpr int kTile = kBlock * kItems;
   using Exchange = TileExchange<T, kBlock, kItems>;
   using Scan = ShuffleBlockScan<T, kBlock, kItems>;
@@ -72,7 +73,7 @@ __global__ void __launch_bounds__(kBlock) kernel(const T* __restrict__ in, T* __
     }
   } else if (threadIdx.x < 32) {
     if (threadIdx.x == 0) publish(status + tile, kFlagA, aggregate);
-    const T prefix = look_back<T>(status, tile);
+    const T prefix = look_back<T>(status, tile, first_poll_ns);
     if (threadIdx.x == 0) {
       publish(status + tile, kFlagP, prefix + aggregate);
       s_prefix = prefix;
@@ -85,7 +86,8 @@ __global__ void __launch_bounds__(kBlock) kernel(const T* __restrict__ in, T* __
   Exchange::store(temp.exchange, out + first, valid, items);
 }
 
-template <int kBlock, int kItems, bool kSpeculate = false>
+// kFirstPollNs: lookback::first_poll_ns's tuned pause (0: none; measured only for the speculative shapes).
+template <int kBlock, int kItems, bool kSpeculate = false, unsigned kFirstPollNs = 0>
 struct Impl {
   static constexpr int kTile = kBlock * kItems;
   template <typename T>
@@ -98,7 +100,16 @@ struct Impl {
     auto* status = scratch.as<unsigned long long>();
     auto* counter = reinterpret_cast<unsigned*>(status + tiles);
     SATLAB_CUDA(cudaMemsetAsync(status, 0, bytes, s), ctx);
-    kernel<T, kBlock, kItems, kSpeculate><<<unsigned(tiles), kBlock, 0, s>>>(in, out, n, inclusive, status, counter);
+    auto* k = kernel<T, kBlock, kItems, kSpeculate>;
+    static const size_t resident = [k] {  // blocks resident at once on this device (per instance)
+      int device = 0, sms = 0, per_sm = 0;
+      cudaGetDevice(&device);
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kBlock, 0);
+      return size_t(std::max(1, sms * per_sm));
+    }();
+    k<<<unsigned(tiles), kBlock, 0, s>>>(in, out, n, inclusive, status, counter,
+                                        lookback::first_poll_ns(tiles, resident, kFirstPollNs));
     SATLAB_LAUNCHED("decoupled look-back scan", ctx);
   }
 };
@@ -119,12 +130,12 @@ Variant lookback_512x8_variant() {
 }
 
 Variant lookback_speculative_variant() {
-  return make_scan_variant<Impl<256, 16, true>>(
+  return make_scan_variant<Impl<256, 16, true, 2000>>(
       "lookback_speculative", "single pass, decoupled look-back, 256x16, tile loads overlap the tile counter (ours)",
       "Merrill & Garland 2016");
 }
 Variant lookback_speculative_128x24_variant() {
-  return make_scan_variant<Impl<128, 24, true>>(
+  return make_scan_variant<Impl<128, 24, true, 2000>>(
       "lookback_speculative_128x24",
       "single pass, decoupled look-back, 128x24, tile loads overlap the tile counter (ours)", "Merrill & Garland 2016");
 }

@@ -6,6 +6,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstdlib>
 #include <type_traits>
 
 namespace satlab::gpu::scan::lookback {
@@ -32,13 +33,32 @@ __device__ __forceinline__ void publish(unsigned long long* status, unsigned lon
   *reinterpret_cast<volatile unsigned long long*>(status) = (flag << 32) | to_bits(v);
 }
 
+// Nanoseconds a tile waits after publishing its aggregate before its first look-back read, so that its
+// predecessors have likely published theirs and the warp does not spin on unpublished words in L2 (CUB's
+// sm90 scans wait similarly). Measured on the H100 at 2^28 int32 (docs/performance.md, Primitives):
+// lookback_pipelined 0.71 C without, 0.81 C at 2600-3500 ns, 0.73 C at 4500 ns and beyond;
+// lookback_speculative 0.72 -> 0.76 C at 1800-2600 ns; at 2^22 (one or two rounds of tiles) any pause
+// costs. So: `tuned` when the launch has at least 4 rounds of tiles (tiles >= 4x the blocks resident at
+// once), else 0. SATLAB_SCAN_FIRST_POLL_NS, when set, overrides it at every size (for sweeps and for
+// the sanitizers to cover the pause at small sizes). Host side.
+inline unsigned first_poll_ns(size_t tiles, size_t resident_blocks, unsigned tuned) {
+  static const long forced = [] {
+    const char* e = std::getenv("SATLAB_SCAN_FIRST_POLL_NS");
+    return e && *e ? long(std::strtoul(e, nullptr, 10)) : -1L;
+  }();
+  if (forced >= 0) return unsigned(forced);
+  return tiles >= 4 * resident_blocks ? tuned : 0;
+}
+
 // Called by one whole warp for tile `tile` (> 0): the sum of all elements before the tile. The warp reads
 // 32 predecessors at a time (lane 0 the nearest) and adds them up to the nearest inclusive prefix; it
 // waits (backing off) only while a predecessor it needs, one up to that prefix, is still unpublished.
+// `first_poll_ns`: a pause before the first read (see first_poll_ns()).
 template <typename T>
-__device__ T look_back(const unsigned long long* status, long long tile) {
+__device__ T look_back(const unsigned long long* status, long long tile, unsigned first_poll_ns = 0) {
   const int lane = threadIdx.x & 31;
   T prefix = T(0);
+  if (first_poll_ns) __nanosleep(first_poll_ns);
   for (long long last = tile - 1;; last -= 32) {
     const long long idx = last - lane;
     unsigned long long w;

@@ -84,6 +84,7 @@ struct Pipeline {
   unsigned long long* status;
   T* s_warp;
   T* s_prefix;
+  unsigned first_poll_ns;
 
   __device__ int valid(unsigned tile) const {
     const size_t first = size_t(tile) * Tl::kSize;
@@ -121,7 +122,7 @@ struct Pipeline {
         }
       } else {
         if (lane == 0) lookback::publish(status + tile, kFlagA, aggregate);
-        const T prefix = lookback::look_back<T>(status, tile);
+        const T prefix = lookback::look_back<T>(status, tile, first_poll_ns);
         if (lane == 0) {
           lookback::publish(status + tile, kFlagP, prefix + aggregate);
           *s_prefix = prefix;
@@ -140,12 +141,12 @@ struct Pipeline {
 template <typename T, int kBlock, int kVec, int kMinBlocks>
 __global__ void __launch_bounds__(kBlock, kMinBlocks)
     kernel(const T* __restrict__ in, T* __restrict__ out, size_t n, unsigned tiles, bool inclusive, bool vec,
-           unsigned long long* status) {
+           unsigned long long* status, unsigned first_poll_ns) {
   using P = Pipeline<T, kBlock, kVec>;
   __shared__ T s_warp[P::Tl::kWarps];
   __shared__ T s_prefix;
   unsigned tile = blockIdx.x;
-  const P p{in, out, n, tiles, inclusive, vec, status, s_warp, &s_prefix};
+  const P p{in, out, n, tiles, inclusive, vec, status, s_warp, &s_prefix, first_poll_ns};
   typename P::Tl::Items a, b;
   if (tile < tiles) P::Tl::load(in + size_t(tile) * P::Tl::kSize, p.valid(tile), vec, a);
   while (tile < tiles) {
@@ -177,7 +178,8 @@ struct Impl {
     SATLAB_CUDA(cudaMemsetAsync(status, 0, bytes, s), ctx);
     bool vec = (reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) % 16 == 0;
     unsigned tiles32 = unsigned(tiles);
-    void* args[] = {&in, &out, &n, &tiles32, &inclusive, &vec, &status};
+    unsigned first_poll = lookback::first_poll_ns(tiles, grid, 3000);
+    void* args[] = {&in, &out, &n, &tiles32, &inclusive, &vec, &status, &first_poll};
     SATLAB_CUDA(
         cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(k), dim3(grid), dim3(kBlock), args, 0, s),
         ctx + " grid=" + std::to_string(grid));
