@@ -62,6 +62,20 @@ class Scratch {
   cudaStream_t stream_;
 };
 
+// The 16 bytes of q as 16 8-bit elements or 4 floats (In), each widened to Out (the builder's sum type).
+template <typename In, typename Out, int V>
+__device__ __forceinline__ void unpack16(const uint4& q, Out (&v)[V]) {
+  static_assert(V * sizeof(In) == 16, "16 bytes of In");
+  if constexpr (sizeof(In) == 1) {
+    const uint32_t w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+    for (int k = 0; k < 16; ++k) v[k] = Out((w[k >> 2] >> (8 * (k & 3))) & 0xffu);
+  } else {
+    v[0] = Out(__uint_as_float(q.x)), v[1] = Out(__uint_as_float(q.y)), v[2] = Out(__uint_as_float(q.z)),
+    v[3] = Out(__uint_as_float(q.w));
+  }
+}
+
 inline unsigned ceil_div(size_t a, size_t b) { return unsigned((a + b - 1) / b); }
 
 // Carry chains: many independent in-place exclusive scans of n elements each (p[k * stride] becomes

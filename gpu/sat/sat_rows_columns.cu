@@ -48,17 +48,6 @@ __device__ __forceinline__ uint4 load16(const In* __restrict__ in, int E, int H,
   return __ldg(reinterpret_cast<const uint4*>(in + size_t(y) * size_t(E) + size_t(x0)));
 }
 
-template <typename In>
-__device__ __forceinline__ void unpack(const uint4& q, typename Traits<In>::Sum (&v)[Traits<In>::V]) {
-  if constexpr (std::is_same_v<In, uint8_t>) {
-    const uint32_t w[4] = {q.x, q.y, q.z, q.w};
-#pragma unroll
-    for (int k = 0; k < 16; ++k) v[k] = (w[k >> 2] >> (8 * (k & 3))) & 0xffu;
-  } else {
-    v[0] = __uint_as_float(q.x), v[1] = __uint_as_float(q.y), v[2] = __uint_as_float(q.z),
-    v[3] = __uint_as_float(q.w);
-  }
-}
 
 // V elements of row y from element x0, element by element (rows of any length), zeros past the image.
 template <typename In>
@@ -100,7 +89,7 @@ __global__ void __launch_bounds__(kThreads)
     Sum v[K][V];
     if constexpr (VEC) {
 #pragma unroll
-      for (int r = 0; r < K; ++r) unpack<In>(raw[r], v[r]);
+      for (int r = 0; r < K; ++r) unpack16<In>(raw[r], v[r]);
 #pragma unroll
       for (int r = 0; r < K; ++r) raw[r] = load16(in, E, H, x0 + TW, y0 + r);
     } else {

@@ -118,17 +118,6 @@ __device__ __forceinline__ uint4 load16(const In* __restrict__ in, int E, int H,
   return q;
 }
 
-template <typename In>
-__device__ __forceinline__ void unpack(const uint4& q, typename Traits<In>::Acc (&v)[Traits<In>::V]) {
-  if constexpr (std::is_same_v<In, uint8_t>) {
-    const uint32_t w[4] = {q.x, q.y, q.z, q.w};
-#pragma unroll
-    for (int k = 0; k < 16; ++k) v[k] = (w[k >> 2] >> (8 * (k & 3))) & 0xffu;
-  } else {
-    v[0] = __uint_as_float(q.x), v[1] = __uint_as_float(q.y), v[2] = __uint_as_float(q.z),
-    v[3] = __uint_as_float(q.w);
-  }
-}
 
 // Per-channel inclusive scan across the `W` lanes of a segment; returns the segment's total.
 template <int CH, int W, typename T>
@@ -227,7 +216,7 @@ __global__ void __launch_bounds__(Config<In, TALL>::kThreads, Config<In, TALL>::
 #pragma unroll
     for (int m = 0; m < M; ++m)
 #pragma unroll
-      for (int r = 0; r < K; ++r) unpack<In>(raw[m][r], v[m][r]);
+      for (int r = 0; r < K; ++r) unpack16<In>(raw[m][r], v[m][r]);
     if (t + 1 < nTx)  // the next tile's loads fly during this one's scans, look-back and stores
 #pragma unroll
       for (int m = 0; m < M; ++m)
