@@ -189,7 +189,7 @@ unsigned Viewer::target_texture() const {
   }();
   GLint fbo = 0;
   glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &fbo);
-  if (fragment_only || fbo == 0) return 0;
+  if (!allow_compute_ || fragment_only || fbo == 0) return 0;
   GLint type = 0, name = 0, format = 0;
   glGetNamedFramebufferAttachmentParameteriv(GLuint(fbo), GL_COLOR_ATTACHMENT0,
                                              GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);

@@ -44,6 +44,9 @@ class Viewer {
   // Every framebuffer pixel is written (the background outside the image area), so no clear is needed.
   void draw(const AppState& s, const std::vector<Pane>& panes, float height, float fb_scale, int fb_width,
             int fb_height);
+  // Whether a framebuffer texture may be written by the compute pass (default yes); the app turns it off
+  // on software GL, where the compute pass is the slow one.
+  void allow_compute_pass(bool allow) { allow_compute_ = allow; }
   // How the last draw reached the framebuffer, for the backend panel: "compute pass" or "fragment pass".
   const char* pass_name() const {
     return compute_target_ ? "compute pass into the framebuffer texture" : "fragment pass";
@@ -82,6 +85,7 @@ class Viewer {
   unsigned target_texture() const;  // the draw framebuffer's RGBA8 colour texture, 0 when there is none
   Program fragment_, compute_;
   unsigned vao_ = 0, compute_target_ = 0;
+  bool allow_compute_ = true;
   using F = ViewerTexture::Format;
   ViewerTexture depth_legend_{F::Rgba8}, coc_legend_{F::Rgba8}, diff_legend_{F::Rgba8};
   // Indexed by View: result, input, depth, coc, sat, diff.
