@@ -10,6 +10,7 @@
 // carry tables, ~1/32 of that); the minimum is 5 B.
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 #include <type_traits>
 
 #include "gpu/device.hpp"
@@ -37,6 +38,16 @@ bool direct_stores() {
   return d;
 }
 
+// Tile sums: resident blocks walking the tiles, the next tile's loads in flight (default), or one block
+// per tile (SATLAB_SAT_TILED_SUMS=grid), for comparison (tuning log 19).
+bool sums_per_tile() {
+  static const bool g = [] {
+    const char* e = std::getenv("SATLAB_SAT_TILED_SUMS");
+    return e && std::string(e) == "grid";
+  }();
+  return g;
+}
+
 // Rows per thread: SATLAB_SAT_TILED_ROWS (1, 4 or 8) forces it, for tuning.
 int forced_rows() {
   static const int k = [] {
@@ -51,19 +62,26 @@ struct Geometry {
   int nTx, nTy;    // tiles across, down
 };
 
+// A 16-byte load, marked evict-first in L1 and L2 where it is the data's last use (the rebuild: so that
+// its input does not push out the carries and the stores in flight; tuning log 19).
+template <bool LAST_USE>
+__device__ __forceinline__ uint4 ld16(const uint4* p) {
+  return LAST_USE ? __ldcs(p) : __ldg(p);
+}
+
 // 16 bytes of row y from element x0, zeros past the row's end and below the image. VEC: rows are 16-byte
 // aligned multiples. Otherwise two aligned 16-byte loads and funnel shifts (neighbouring threads share the
 // loaded lines in L1), where both loads stay inside the image; byte loads at its very end.
-template <bool VEC>
+template <bool VEC, bool LAST_USE>
 __device__ __forceinline__ uint4 load16(const uint8_t* in, const Geometry& g, int x0, int y) {
   if (y >= g.H || x0 >= g.E) return make_uint4(0, 0, 0, 0);
   const uint8_t* p = in + size_t(y) * size_t(g.E) + size_t(x0);
-  if (VEC) return __ldg(reinterpret_cast<const uint4*>(p));
+  if (VEC) return ld16<LAST_USE>(reinterpret_cast<const uint4*>(p));
   const int n = min(16, g.E - x0);
   const uintptr_t base = reinterpret_cast<uintptr_t>(p) & ~uintptr_t(15);
   if (base + 32 <= reinterpret_cast<uintptr_t>(in + size_t(g.E) * size_t(g.H))) {
-    const uint4 q0 = __ldg(reinterpret_cast<const uint4*>(base));
-    const uint4 q1 = __ldg(reinterpret_cast<const uint4*>(base) + 1);
+    const uint4 q0 = ld16<LAST_USE>(reinterpret_cast<const uint4*>(base));
+    const uint4 q1 = ld16<LAST_USE>(reinterpret_cast<const uint4*>(base) + 1);
     const uint32_t w[8] = {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w};
     const unsigned off = unsigned(reinterpret_cast<uintptr_t>(p) & 15), o4 = off >> 2, sh = 8 * (off & 3);
     uint32_t t[5], r[4];
@@ -113,7 +131,9 @@ __device__ __forceinline__ void row_exclusive(uint32_t (&t)[CH]) {
   }
 }
 
-// Pass 1: column sums C[i][x], row sums R[j][y][c], tile totals T[i][j][c].
+// Pass 1: column sums C[i][x], row sums R[j][y][c], tile totals T[i][j][c]. Each block walks tiles
+// t = blockIdx.x, + gridDim.x, ... in row-major order, the next tile's loads in flight while it adds up the
+// current one (a grid of one block per tile reads each tile with no overlap: SATLAB_SAT_TILED_SUMS=grid).
 template <int CH, int K, bool VEC>
 __global__ void __launch_bounds__(kThreads) tile_sums(const uint8_t* __restrict__ in, Geometry g,
                                                       uint32_t* __restrict__ C, uint32_t* __restrict__ R,
@@ -121,48 +141,59 @@ __global__ void __launch_bounds__(kThreads) tile_sums(const uint8_t* __restrict_
   __shared__ uint32_t cols[kGroups][kTileE + 1];
   __shared__ uint32_t warp_tot[kThreads / 32][CH];
   const int lane = threadIdx.x & (kLanes - 1), grp = threadIdx.x / kLanes;
-  const int i = blockIdx.y, j = blockIdx.x;
-  const int x0 = j * kTileE + lane * 16, y0 = i * kGroups * K + grp * K;
+  const int nTiles = g.nTx * g.nTy;
+  auto load = [&](int t, uint4(&v)[K]) {
+    const int x0 = (t % g.nTx) * kTileE + lane * 16, y0 = (t / g.nTx) * kGroups * K + grp * K;
+#pragma unroll
+    for (int r = 0; r < K; ++r) v[r] = load16<VEC, false>(in, g, x0, y0 + r);
+  };
+  uint4 next[K];
+  if (int(blockIdx.x) < nTiles) load(blockIdx.x, next);
+  for (int tile = blockIdx.x; tile < nTiles; tile += gridDim.x) {
+    const int i = tile / g.nTx, j = tile % g.nTx;
+    const int y0 = i * kGroups * K + grp * K;
+    uint4 v[K];
+#pragma unroll
+    for (int r = 0; r < K; ++r) v[r] = next[r];
+    if (tile + int(gridDim.x) < nTiles) load(tile + gridDim.x, next);
 
-  uint4 v[K];
+    uint32_t cs[16] = {};
 #pragma unroll
-  for (int r = 0; r < K; ++r) v[r] = load16<VEC>(in, g, x0, y0 + r);
-
-  uint32_t cs[16] = {};
+    for (int r = 0; r < K; ++r) {
+      uint32_t b[16], t[CH] = {};
+      unpack(v[r], b);
 #pragma unroll
-  for (int r = 0; r < K; ++r) {
-    uint32_t b[16], t[CH] = {};
-    unpack(v[r], b);
+      for (int k = 0; k < 16; ++k) {
+        cs[k] += b[k];
+        t[k % CH] += b[k];
+      }
+      row_reduce<CH>(t);
+      const int y = y0 + r;
+      if (lane == 0 && y < g.H)
 #pragma unroll
-    for (int k = 0; k < 16; ++k) {
-      cs[k] += b[k];
-      t[k % CH] += b[k];
+        for (int c = 0; c < CH; ++c) R[(size_t(j) * g.H + y) * CH + c] = t[c];
     }
-    row_reduce<CH>(t);
-    const int y = y0 + r;
-    if (lane == 0 && y < g.H)
+    // cols and warp_tot are free again: their last readers passed the second barrier of the tile before.
 #pragma unroll
-      for (int c = 0; c < CH; ++c) R[(size_t(j) * g.H + y) * CH + c] = t[c];
-  }
+    for (int k = 0; k < 16; ++k) cols[grp][lane * 16 + k] = cs[k];
+    __syncthreads();
+    if (threadIdx.x < kTileE) {
+      const int t = threadIdx.x;
+      uint32_t s = 0;
+      for (int q = 0; q < kGroups; ++q) s += cols[q][t];
+      const int x = j * kTileE + t;
+      if (x < g.E) C[size_t(i) * g.E + x] = s;
+      // Tile total per channel: lanes t, t+CH, ... share a channel.
 #pragma unroll
-  for (int k = 0; k < 16; ++k) cols[grp][lane * 16 + k] = cs[k];
-  __syncthreads();
-  if (threadIdx.x < kTileE) {
-    const int t = threadIdx.x;
-    uint32_t s = 0;
-    for (int q = 0; q < kGroups; ++q) s += cols[q][t];
-    const int x = j * kTileE + t;
-    if (x < g.E) C[size_t(i) * g.E + x] = s;
-    // Tile total per channel: lanes t, t+CH, ... share a channel.
-#pragma unroll
-    for (int m = 16; m >= CH; m >>= 1) s += __shfl_xor_sync(0xffffffffu, s, m);
-    if ((t & 31) < CH) warp_tot[t >> 5][t & 31] = s;
-  }
-  __syncthreads();
-  if (threadIdx.x < CH) {
-    uint32_t s = 0;
-    for (int w = 0; w < kTileE / 32; ++w) s += warp_tot[w][threadIdx.x];
-    T[(size_t(i) * g.nTx + j) * CH + threadIdx.x] = s;
+      for (int m = 16; m >= CH; m >>= 1) s += __shfl_xor_sync(0xffffffffu, s, m);
+      if ((t & 31) < CH) warp_tot[t >> 5][t & 31] = s;
+    }
+    __syncthreads();
+    if (threadIdx.x < CH) {
+      uint32_t s = 0;
+      for (int w = 0; w < kTileE / 32; ++w) s += warp_tot[w][threadIdx.x];
+      T[(size_t(i) * g.nTx + j) * CH + threadIdx.x] = s;
+    }
   }
 }
 
@@ -201,7 +232,7 @@ __global__ void __launch_bounds__(kThreads, kRebuildBlocksPerSm<K>) rebuild(cons
 
   uint4 v[K];
 #pragma unroll
-  for (int r = 0; r < K; ++r) v[r] = load16<VEC>(in, g, x0, y0 + r);
+  for (int r = 0; r < K; ++r) v[r] = load16<VEC, true>(in, g, x0, y0 + r);
 
   // This group's contribution to the SAT row below it: sum over its rows of (left sum + row prefix).
   {
@@ -342,8 +373,16 @@ void run_tiled(const SatArgs& a, const Geometry& g) {
   cudaStream_t st = cudaStream_t(a.stream);
   const auto* in = static_cast<const uint8_t*>(a.in);
   const dim3 grid(unsigned(g.nTx), unsigned(g.nTy));
+  const auto sums = tile_sums<CH, K, VEC>;
+  const int nTiles = g.nTx * g.nTy;
+  int sums_grid = nTiles;
+  if (!sums_per_tile()) {
+    int per_sm = 0;
+    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sums, kThreads, 0), "sat_tiled occupancy", a);
+    sums_grid = std::min(nTiles, std::max(1, per_sm) * std::max(1, probe().sm_count));
+  }
   phase(a, "sat tiles: sums");
-  tile_sums<CH, K, VEC><<<grid, kThreads, 0, st>>>(in, g, C, R, T);
+  sums<<<sums_grid, kThreads, 0, st>>>(in, g, C, R, T);
   launch_check("sat_tiled tile_sums", a);
   const int cb = int(ceil_div(size_t(g.E), kChainLanes)), rb = int(ceil_div(size_t(g.H) * CH, kChainLanes)),
             tb = int(ceil_div(size_t(g.nTx) * CH, kChainLanes));
