@@ -47,6 +47,7 @@ const std::vector<Variant>& variants() {
       sat_rows_transpose_cub_variant(),
       sat_rows_columns_variant(),
       sat_single_pass_variant(),
+      sat_lookback_2d_variant(),
       npp_integral_variant(),
   };
   return table;

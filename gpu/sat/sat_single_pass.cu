@@ -28,15 +28,14 @@
 #include "gpu/device.hpp"
 #include "gpu/sat/sat.hpp"
 #include "gpu/sat/sat_common.cuh"
+#include "gpu/sat/sat_lookback.cuh"
 
 namespace satlab::gpu {
 namespace {
 
 using namespace sat_detail;
 
-constexpr int kSubW = 128;     // sub-tile width in elements
-constexpr int kMaxWindow = 8;  // words of one column read at once
-constexpr unsigned kFlagA = 1, kFlagP = 2;
+constexpr int kSubW = 128;  // sub-tile width in elements
 
 template <typename In>
 struct Traits;
@@ -83,25 +82,6 @@ struct Shape {
   static_assert(kTileW == kThreads, "the look-back gives each thread one column");
 };
 
-// Status words: value and flag (0: not yet published, kFlagA, kFlagP) in one 64-bit word.
-__device__ __forceinline__ unsigned long long pack(uint32_t v, unsigned flag) {
-  return (static_cast<unsigned long long>(flag) << 32) | v;
-}
-__device__ __forceinline__ unsigned long long pack(double v, unsigned flag) {
-  return (static_cast<unsigned long long>(__double_as_longlong(v)) & ~3ull) | flag;
-}
-template <typename Acc>
-__device__ __forceinline__ unsigned flag_of(unsigned long long w) {
-  return std::is_same_v<Acc, uint32_t> ? unsigned(w >> 32) : unsigned(w & 3u);
-}
-template <typename Acc>
-__device__ __forceinline__ Acc value_of(unsigned long long w) {
-  if constexpr (std::is_same_v<Acc, uint32_t>)
-    return uint32_t(w);
-  else
-    return __longlong_as_double(static_cast<long long>(w & ~3ull));
-}
-
 // 16 bytes of row y from element x0, zeros past the image.
 template <typename In, bool VEC>
 __device__ __forceinline__ uint4 load16(const In* __restrict__ in, int E, int H, int x0, int y) {
@@ -117,7 +97,6 @@ __device__ __forceinline__ uint4 load16(const In* __restrict__ in, int E, int H,
   memcpy(&q, v, sizeof(q));
   return q;
 }
-
 
 // Per-channel inclusive scan across the `W` lanes of a segment; returns the segment's total.
 template <int CH, int W, typename T>
@@ -140,43 +119,6 @@ struct Status {
   int Es;
   int first_window, window;  // words read at once: first, and after a window without P
 };
-
-// The column's sum over the bands above `band` (all of them): the words from band - 1 up, a window at a
-// time, added up to the nearest inclusive one; a word not yet published is read again after a pause.
-template <typename Acc>
-__device__ __forceinline__ Acc look_back(const unsigned long long* col, size_t Es, int band,
-                                         const Status& st) {
-  Acc sum = Acc(0);
-  int win = st.first_window;
-  for (int b = band - 1;;) {
-    unsigned long long w[kMaxWindow];
-#pragma unroll
-    for (int u = 0; u < kMaxWindow; ++u)
-      w[u] = u >= win     ? 0ull
-             : b - u >= 0 ? *reinterpret_cast<const volatile unsigned long long*>(col + size_t(b - u) * Es)
-                          : pack(Acc(0), kFlagP);  // above the image: nothing to add
-    int n = 0;
-    bool found = false, blocked = false;
-#pragma unroll
-    for (int u = 0; u < kMaxWindow; ++u) {
-      if (found || blocked || u >= win) continue;
-      const unsigned f = flag_of<Acc>(w[u]);
-      if (f == 0) {
-        blocked = true;
-        continue;
-      }
-      sum += value_of<Acc>(w[u]);
-      ++n;
-      found = f == kFlagP;
-    }
-    if (found) return sum;
-    b -= n;
-    if (blocked)
-      __nanosleep(64);
-    else
-      win = st.window;
-  }
-}
 
 template <typename In, bool TALL, int CH, bool VEC>
 __global__ void __launch_bounds__(Config<In, TALL>::kThreads, Config<In, TALL>::kMinBlocks)
@@ -288,7 +230,7 @@ __global__ void __launch_bounds__(Config<In, TALL>::kThreads, Config<In, TALL>::
       Acc above = Acc(0);
       if (band > 0) {
         *reinterpret_cast<volatile unsigned long long*>(col + size_t(band) * Es) = pack(tot, kFlagA);
-        above = look_back<Acc>(col, Es, band, st);
+        above = look_back<Acc>(col, Es, band, st.first_window, st.window);
       }
       *reinterpret_cast<volatile unsigned long long*>(col + size_t(band) * Es) =
           pack(Acc(above + tot), kFlagP);

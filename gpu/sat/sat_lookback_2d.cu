@@ -1,0 +1,204 @@
+// Single-pass tiled 2D SAT for 8-bit data -> uint32 with wrap-around: sat_tiled's tiles (128 bytes x 128
+// rows, 256 threads, gpu/sat/sat_tile_common.cuh), each read once and held in registers while what lies
+// above and left of it comes from decoupled look-backs (Merrill & Garland 2016) in both directions:
+//   - a tile publishes each of its columns' sums and each of its rows' sums (aggregates) as soon as it
+//     has loaded, then looks back up its tile column (per image column) and left along its tile row (per
+//     image row), adding aggregates up to the nearest inclusive word, and publishes its inclusive sums:
+//     the column's sum from the image's top down to the tile's last row, the row's from the image's left
+//     edge to the tile's last column;
+//   - the corner (everything above and left of the tile) comes from a third chain down the tile column:
+//     each tile publishes its corner plus the sum of its rows left of it (known after its row look-back),
+//     which is the corner of the tile below; that chain carries inclusive words only (by the time a tile
+//     reads it, the tile above, started a tile row earlier, has mostly long published).
+// Tiles are numbered by blockIdx.x in row-major order and blocks start in that order (as CUB's decoupled
+// look-back scans also assume), so every tile a look-back waits for has started, and a tile publishes its
+// aggregates before it waits for anything: no deadlock. Then the tile's SAT is rebuilt from the registers as
+// in sat_tiled's rebuild. Bytes: 1 + 4 per element; plus the words, 8 B per column per tile row and per row
+// per tile column (1/8 B per element, zeroed first), read back through L2.
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+#include "gpu/device.hpp"
+#include "gpu/sat/sat.hpp"
+#include "gpu/sat/sat_common.cuh"
+#include "gpu/sat/sat_lookback.cuh"
+#include "gpu/sat/sat_tile_common.cuh"
+
+namespace satlab::gpu {
+namespace {
+
+using namespace sat_detail;
+using namespace tile_detail;
+
+constexpr int K = 4;  // rows per thread: 128-row tiles
+constexpr int kTileH = kGroups * K;
+static_assert(kThreads == 2 * kTileE && kTileH == kTileE, "a thread per column, then a thread per row");
+
+struct Words {
+  unsigned long long* col;     // [nTy][E]: column x over tile row i (A), then from the image's top (P)
+  unsigned long long* row;     // [nTx][H]: row y over tile column j (A), then from the image's left (P)
+  unsigned long long* corner;  // [nTy][nTx]: tile row i left of tile column j (A), then with all above (P)
+  int window;                  // words read at once
+};
+
+// A block per tile, row-major in blockIdx.x. MIN_BLOCKS resident per SM: 4 (64 registers) or 3 (80, as
+// sat_tiled's rebuild).
+template <bool VEC, int MIN_BLOCKS>
+__global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
+    lookback_2d(const uint8_t* __restrict__ in, uint32_t* __restrict__ out, Geometry g, Words w,
+                bool staged) {
+  __shared__ __align__(16) uint32_t start[kGroups][kLanes * kPad];  // column partials, then group starts
+  __shared__ uint32_t rows[kTileH];  // the tile's row sums, then the rows' sums left of the tile
+  __shared__ uint32_t warp_sum[kThreads / 32];
+  __shared__ uint32_t corner_s;
+  const int lane = threadIdx.x & (kLanes - 1), grp = threadIdx.x / kLanes, t = threadIdx.x;
+  {
+    const int tile = blockIdx.x;
+    const int i = tile / g.nTx, j = tile % g.nTx;
+    const int x0 = j * kTileE + lane * 16, y0 = i * kTileH + grp * K;
+
+    uint4 v[K];
+#pragma unroll
+    for (int r = 0; r < K; ++r) v[r] = load16<VEC, true>(in, g, x0, y0 + r);
+    {
+      uint32_t cs[16] = {};
+#pragma unroll
+      for (int r = 0; r < K; ++r) {
+        uint32_t b[16], s[1] = {0};
+        unpack(v[r], b);
+#pragma unroll
+        for (int k = 0; k < 16; ++k) cs[k] += b[k], s[0] += b[k];
+        row_reduce<1>(s);
+        if (lane == 0) rows[grp * K + r] = s[0];
+      }
+#pragma unroll
+      for (int k = 0; k < 16; k += 4)
+        *reinterpret_cast<uint4*>(&start[grp][lane * kPad + k]) =
+            make_uint4(cs[k], cs[k + 1], cs[k + 2], cs[k + 3]);
+    }
+    __syncthreads();
+
+    // Threads 0..127: column j * kTileE + t; threads 128..255: row i * kTileH + t - 128. `mine` becomes
+    // the column's sum above the tile, or the row's sum left of it.
+    uint32_t mine = 0;
+    if (t < kTileE) {
+      const int x = j * kTileE + t, idx = (t / 16) * kPad + t % 16;
+      uint32_t s = 0;
+      for (int q = 0; q < kGroups; ++q) s += start[q][idx];
+      if (x < g.E) {
+        unsigned long long* chain = w.col + size_t(x);
+        if (i > 0) {
+          publish(chain + size_t(i) * g.E, pack(s, kFlagA));
+          mine = look_back<uint32_t>(chain, size_t(g.E), i, w.window, w.window);
+        }
+        publish(chain + size_t(i) * g.E, pack(mine + s, kFlagP));
+      }
+    } else {
+      const int r = t - kTileE, y = i * kTileH + r;
+      const uint32_t s = rows[r];
+      if (y < g.H) {
+        unsigned long long* chain = w.row + size_t(y);
+        if (j > 0) {
+          publish(chain + size_t(j) * g.H, pack(s, kFlagA));
+          mine = look_back<uint32_t>(chain, size_t(g.H), j, w.window, w.window);
+        }
+        publish(chain + size_t(j) * g.H, pack(mine + s, kFlagP));
+      }
+      rows[r] = mine;  // this thread alone reads and writes rows[r] between the barriers
+    }
+    // Inclusive prefix of the column sums above the tile along each warp (threads < 128), or the sum of
+    // the rows' left sums (threads >= 128); warp totals to shared memory.
+    const int wl = t & 31, warp = t >> 5;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const uint32_t n = __shfl_up_sync(0xffffffffu, mine, d);
+      if (wl >= d) mine += n;
+    }
+    if (wl == 31) warp_sum[warp] = mine;
+    __syncthreads();
+
+    if (t == 0) {
+      // The corner chain: this tile row's sum left of the tile (its aggregate), then the corner from the
+      // tiles above, and the two together (the corner of the tile below).
+      uint32_t left = 0, corner = 0;
+      for (int q = kTileE / 32; q < kThreads / 32; ++q) left += warp_sum[q];
+      unsigned long long* chain = w.corner + j;
+      if (i > 0) {
+        publish(chain + size_t(i) * g.nTx, pack(left, kFlagA));
+        corner = look_back<uint32_t>(chain, size_t(g.nTx), i, w.window, w.window);
+      }
+      publish(chain + size_t(i) * g.nTx, pack(corner + left, kFlagP));
+      corner_s = corner;
+    }
+    {
+      uint32_t lsum[1] = {0};
+#pragma unroll
+      for (int r = 0; r < K; ++r) lsum[0] += rows[grp * K + r];  // 0 below the image
+      group_start<1, K>(v, lsum, &start[grp][lane * kPad]);  // the partials' last readers passed the barrier
+    }
+    __syncthreads();
+    if (t < kTileE) {
+      uint32_t top = mine + corner_s;  // S(x, row above the tile)
+      for (int q = 0; q < warp; ++q) top += warp_sum[q];
+      scan_down_groups(top, start);
+    }
+    __syncthreads();
+    write_rows<1, K, VEC>(
+        v, [&](int y, int) { return rows[y - i * kTileH]; }, start, out, g, j, y0, x0, staged);
+  }
+}
+
+// SATLAB_SAT_LB2D_WINDOW (1..8): words of a chain read at once, for tuning.
+int window() {
+  static const int win = [] {
+    const char* e = std::getenv("SATLAB_SAT_LB2D_WINDOW");
+    return std::clamp(e ? std::atoi(e) : 4, 1, kMaxWindow);
+  }();
+  return win;
+}
+
+// SATLAB_SAT_LB2D_BLOCKS=3: 3 blocks per SM (80 registers) instead of 4, for tuning.
+bool four_blocks() {
+  static const bool f = [] {
+    const char* e = std::getenv("SATLAB_SAT_LB2D_BLOCKS");
+    return !(e && std::atoi(e) == 3);
+  }();
+  return f;
+}
+
+}  // namespace
+
+void sat_lookback_2d(const SatArgs& a) {
+  check_args(a, true);
+  if (a.dtype != DType::U8) throw Error("sat_lookback_2d takes 8-bit single-channel input");
+  Geometry g{a.width, a.height, 0, 0};
+  g.nTx = int(ceil_div(size_t(g.E), kTileE));
+  g.nTy = int(ceil_div(size_t(g.H), kTileH));
+  const size_t nCol = size_t(g.nTy) * g.E, nRow = size_t(g.nTx) * g.H, nCorner = size_t(g.nTx) * g.nTy;
+  const size_t bytes = (nCol + nRow + nCorner) * sizeof(unsigned long long);
+  Scratch s(bytes, a);
+  auto* words = s.as<unsigned long long>();
+  const Words w{words, words + nCol, words + nCol + nRow, window()};
+  cudaStream_t st = cudaStream_t(a.stream);
+  phase(a, "sat look-back 2d: words reset");
+  cuda_check(cudaMemsetAsync(words, 0, bytes, st), "cudaMemsetAsync of the look-back words", a);
+  phase(a, "sat look-back 2d: tiles");
+  const auto* in = static_cast<const uint8_t*>(a.in);
+  auto* out = static_cast<uint32_t*>(a.out);
+  const bool vec = g.E % 16 == 0 && reinterpret_cast<uintptr_t>(a.in) % 16 == 0 &&
+                   reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
+  const auto k = vec ? (four_blocks() ? lookback_2d<true, 4> : lookback_2d<true, 3>)
+                     : (four_blocks() ? lookback_2d<false, 4> : lookback_2d<false, 3>);
+  k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, 0, st>>>(in, out, g, w, true);
+  launch_check("sat_lookback_2d", a);
+}
+
+Variant sat_lookback_2d_variant() {
+  return sat_builder_variant(
+      "sat_lookback_2d", "tiled 2D, single pass (look-back up and left)",
+      "decoupled look-back (Merrill & Garland 2016) over the tiles of Nehab et al. 2011", {DType::U8},
+      sat_lookback_2d);
+}
+
+}  // namespace satlab::gpu
