@@ -24,7 +24,8 @@ Variant sat_rows_columns_variant();
 // One pass: bands walked left to right, the sums above each band from a column look-back; 8-bit and float.
 Variant sat_single_pass_variant();
 void sat_single_pass(const SatArgs& args);
-// One pass over sat_tiled's tiles: look-backs up and left for what lies above and left of each tile; 8-bit.
+// One pass over sat_tiled's tiles: look-backs up and left for what lies above and left of each tile;
+// 8-bit single-channel and float.
 Variant sat_lookback_2d_variant();
 void sat_lookback_2d(const SatArgs& args);
 

@@ -1,6 +1,7 @@
-// Single-pass tiled 2D SAT for 8-bit data -> uint32 with wrap-around: sat_tiled's tiles (128 bytes x 128
-// rows, 256 threads, gpu/sat/sat_tile_common.cuh), each read once and held in registers while what lies
-// above and left of it comes from decoupled look-backs (Merrill & Garland 2016) in both directions:
+// Single-pass tiled 2D SAT, 8-bit single-channel data -> uint32 with wrap-around, or float (1, 2 or 4
+// channels, below) -> float: sat_tiled's tiles (128 bytes x 128 rows, 256 threads,
+// gpu/sat/sat_tile_common.cuh), each read once and held in registers while what lies above and left of
+// it comes from decoupled look-backs (Merrill & Garland 2016) in both directions:
 //   - a tile publishes each of its columns' sums and each of its rows' sums (aggregates) as soon as it
 //     has loaded, then looks back up its tile column (per image column) and left along its tile row (per
 //     image row), adding aggregates up to the nearest inclusive word, and publishes its inclusive sums:
@@ -54,8 +55,7 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
   __shared__ uint32_t corner_s;
   const int lane = threadIdx.x & (kLanes - 1), grp = threadIdx.x / kLanes, t = threadIdx.x;
   {
-    const int tile = blockIdx.x;
-    const int i = tile / g.nTx, j = tile % g.nTx;
+    const int i = blockIdx.x / g.nTx, j = blockIdx.x % g.nTx;
     const int x0 = j * kTileE + lane * 16, y0 = i * kTileH + grp * K;
 
     uint4 v[K];
@@ -149,6 +149,196 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
   }
 }
 
+// Float input (1, 2 or 4 interleaved channels): the same scheme on tiles 32 elements (128 bytes) wide and
+// 128 rows tall, a thread holding 4 floats of K rows. Every sum is float64 (the words keep float64 with the
+// flag in its 2 lowest mantissa bits, 2^-51 relative) and each output is rounded to float once, so the
+// error is that one rounding. Row and corner words are per channel.
+namespace f32 {
+
+constexpr int V = 4;                // floats per thread and row
+constexpr int kTileW = kLanes * V;  // elements
+constexpr int kPadW = kTileW + 2;   // shared rows of doubles, 16-byte aligned, fewer bank conflicts
+
+template <bool VEC>
+__device__ __forceinline__ void load4(const float* __restrict__ in, const Geometry& g, int x0, int y,
+                                      float (&f)[V]) {
+#pragma unroll
+  for (int k = 0; k < V; ++k) f[k] = 0.f;
+  if (y >= g.H || x0 >= g.E) return;
+  const float* p = in + size_t(y) * size_t(g.E) + size_t(x0);
+  if (VEC) {
+    const float4 q = __ldcs(reinterpret_cast<const float4*>(p));
+    f[0] = q.x, f[1] = q.y, f[2] = q.z, f[3] = q.w;
+  } else {
+#pragma unroll
+    for (int k = 0; k < V; ++k)
+      if (x0 + k < g.E) f[k] = __ldcs(p + k);
+  }
+}
+
+// Per-channel exclusive scan over the 8 lanes of a tile row.
+template <int CH>
+__device__ __forceinline__ void lanes_exclusive(double (&t)[CH]) {
+  const int lane = threadIdx.x & (kLanes - 1);
+#pragma unroll
+  for (int c = 0; c < CH; ++c) {
+    const double own = t[c];
+#pragma unroll
+    for (int d = 1; d < kLanes; d <<= 1) {
+      const double n = __shfl_up_sync(0xffffffffu, t[c], d, kLanes);
+      if (lane >= d) t[c] += n;
+    }
+    t[c] -= own;
+  }
+}
+
+template <int CH, bool VEC, int MIN_BLOCKS>
+__global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
+    lookback_2d(const float* __restrict__ in, float* __restrict__ out, Geometry g, Words w) {
+  static_assert(V % CH == 0, "a thread's 4 floats hold whole pixels");
+  __shared__ __align__(16) double start[kGroups][kPadW];  // column partials, then group starts
+  __shared__ double rows[kTileH * CH];  // the tile's row sums, then the rows' sums left of the tile
+  __shared__ double corner_s[CH];
+  const int lane = threadIdx.x & (kLanes - 1), grp = threadIdx.x / kLanes, t = threadIdx.x;
+  const int i = blockIdx.x / g.nTx, j = blockIdx.x % g.nTx;
+  const int x0 = j * kTileW + lane * V, y0 = i * kTileH + grp * K;
+
+  float v[K][V];
+#pragma unroll
+  for (int r = 0; r < K; ++r) load4<VEC>(in, g, x0, y0 + r, v[r]);
+  double cs[V] = {};  // this thread's column sums over its K rows
+#pragma unroll
+  for (int r = 0; r < K; ++r) {
+    double s[CH] = {};
+#pragma unroll
+    for (int k = 0; k < V; ++k) cs[k] += v[r][k], s[k % CH] += v[r][k];
+#pragma unroll
+    for (int c = 0; c < CH; ++c) {
+#pragma unroll
+      for (int m = kLanes / 2; m > 0; m >>= 1) s[c] += __shfl_xor_sync(0xffffffffu, s[c], m);
+      if (lane == 0) rows[(grp * K + r) * CH + c] = s[c];
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < V; k += 2)
+    *reinterpret_cast<double2*>(&start[grp][lane * V + k]) = make_double2(cs[k], cs[k + 1]);
+  __syncthreads();
+
+  // Threads 0..31: column j * kTileW + t (one warp); threads 128..255: rows i * kTileH + e / CH, channel
+  // e % CH, for e = t - 128, + 128, ... `mine` becomes the column's sum above the tile.
+  double mine = 0;
+  if (t < kTileW) {
+    const int x = j * kTileW + t;
+    double s = 0;
+    for (int q = 0; q < kGroups; ++q) s += start[q][t];
+    if (x < g.E) {
+      unsigned long long* chain = w.col + size_t(x);
+      if (i > 0) {
+        publish(chain + size_t(i) * g.E, pack(s, kFlagA));
+        mine = look_back<double>(chain, size_t(g.E), i, w.window, w.window);
+      }
+      publish(chain + size_t(i) * g.E, pack(mine + s, kFlagP));
+    }
+  } else if (t >= kThreads - kTileH) {
+    for (int e = t - (kThreads - kTileH); e < kTileH * CH; e += kTileH) {
+      const int r = e / CH, c = e % CH, y = i * kTileH + r;
+      const double s = rows[e];
+      double left = 0;
+      if (y < g.H) {
+        unsigned long long* chain = w.row + size_t(y) * CH + c;
+        const size_t stride = size_t(g.H) * CH;
+        if (j > 0) {
+          publish(chain + size_t(j) * stride, pack(s, kFlagA));
+          left = look_back<double>(chain, stride, j, w.window, w.window);
+        }
+        publish(chain + size_t(j) * stride, pack(left + s, kFlagP));
+      }
+      rows[e] = left;  // this thread alone reads and writes rows[e] between the barriers
+    }
+  }
+  const int wl = t & 31, warp = t >> 5;
+  if (warp == 0) {
+    // Inclusive prefix, per channel, of the column sums above the tile (lanes CH apart share a channel).
+#pragma unroll
+    for (int d = CH; d < 32; d <<= 1) {
+      const double n = __shfl_up_sync(0xffffffffu, mine, d);
+      if (wl >= d) mine += n;
+    }
+  }
+  __syncthreads();
+  if (t < CH) {
+    // The corner chain, per channel: this tile row's sum left of the tile, then the corner above.
+    const int c = t;
+    double left = 0, corner = 0;
+    for (int r = 0; r < kTileH; ++r) left += rows[r * CH + c];
+    unsigned long long* chain = w.corner + size_t(j) * CH + c;
+    const size_t stride = size_t(g.nTx) * CH;
+    if (i > 0) {
+      publish(chain + size_t(i) * stride, pack(left, kFlagA));
+      corner = look_back<double>(chain, stride, i, w.window, w.window);
+    }
+    publish(chain + size_t(i) * stride, pack(corner + left, kFlagP));
+    corner_s[c] = corner;
+  }
+  {
+    // This group's contribution to the SAT row below it (as group_start).
+    double lsum[CH] = {}, run[CH] = {}, tot[CH];
+#pragma unroll
+    for (int r = 0; r < K; ++r)
+#pragma unroll
+      for (int c = 0; c < CH; ++c) lsum[c] += rows[(grp * K + r) * CH + c];  // 0 below the image
+#pragma unroll
+    for (int k = 0; k < V; ++k) cs[k] = run[k % CH] += cs[k];
+#pragma unroll
+    for (int c = 0; c < CH; ++c) tot[c] = run[c];
+    lanes_exclusive<CH>(tot);
+#pragma unroll
+    for (int k = 0; k < V; ++k) cs[k] += tot[k % CH] + lsum[k % CH];
+    __syncwarp();
+#pragma unroll
+    for (int k = 0; k < V; k += 2)
+      *reinterpret_cast<double2*>(&start[grp][lane * V + k]) = make_double2(cs[k], cs[k + 1]);
+  }
+  __syncthreads();
+  if (t < kTileW) {
+    double top = mine + corner_s[t % CH];  // S(x, row above the tile)
+    for (int q = 0; q < kGroups; ++q) {
+      const double s = start[q][t];
+      start[q][t] = top;
+      top += s;
+    }
+  }
+  __syncthreads();
+  double acc[V];
+#pragma unroll
+  for (int k = 0; k < V; ++k) acc[k] = start[grp][lane * V + k];
+#pragma unroll
+  for (int r = 0; r < K; ++r) {
+    const int y = y0 + r;
+    double p[V], run[CH] = {}, tot[CH];
+#pragma unroll
+    for (int k = 0; k < V; ++k) p[k] = run[k % CH] += double(v[r][k]);
+#pragma unroll
+    for (int c = 0; c < CH; ++c) tot[c] = run[c];
+    lanes_exclusive<CH>(tot);
+    if (y >= g.H) continue;
+#pragma unroll
+    for (int k = 0; k < V; ++k) acc[k] += p[k] + tot[k % CH] + rows[(y - i * kTileH) * CH + k % CH];
+    if (x0 >= g.E) continue;
+    float* o = out + size_t(y) * g.E + x0;
+    if (VEC) {
+      __stcs(reinterpret_cast<float4*>(o),
+             make_float4(float(acc[0]), float(acc[1]), float(acc[2]), float(acc[3])));
+    } else {
+#pragma unroll
+      for (int k = 0; k < V; ++k)
+        if (x0 + k < g.E) o[k] = float(acc[k]);
+    }
+  }
+}
+
+}  // namespace f32
+
 // SATLAB_SAT_LB2D_WINDOW (1..8): words of a chain read at once, for tuning.
 int window() {
   static const int win = [] {
@@ -169,13 +359,32 @@ bool four_blocks() {
 
 }  // namespace
 
+namespace {
+
+template <int CH>
+void launch_f32(const SatArgs& a, const Geometry& g, const Words& w, bool vec, cudaStream_t st) {
+  const auto* in = static_cast<const float*>(a.in);
+  auto* out = static_cast<float*>(a.out);
+  const bool four = four_blocks();
+  const auto k = vec ? (four ? f32::lookback_2d<CH, true, 4> : f32::lookback_2d<CH, true, 3>)
+                     : (four ? f32::lookback_2d<CH, false, 4> : f32::lookback_2d<CH, false, 3>);
+  k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, 0, st>>>(in, out, g, w);
+}
+
+}  // namespace
+
 void sat_lookback_2d(const SatArgs& a) {
-  check_args(a, true);
-  if (a.dtype != DType::U8) throw Error("sat_lookback_2d takes 8-bit single-channel input");
-  Geometry g{a.width, a.height, 0, 0};
-  g.nTx = int(ceil_div(size_t(g.E), kTileE));
+  check_args(a, a.dtype != DType::F32);
+  const bool f = a.dtype == DType::F32;
+  if (a.dtype == DType::RGBA8)
+    throw Error("sat_lookback_2d takes 8-bit single-channel or float input, not RGBA8");
+  const int CH = f ? a.channels : 1;
+  if (CH == 3) throw Error("sat_lookback_2d takes float with 1, 2 or 4 channels, not 3");
+  Geometry g{a.width * CH, a.height, 0, 0};
+  g.nTx = int(ceil_div(size_t(g.E), f ? f32::kTileW : kTileE));
   g.nTy = int(ceil_div(size_t(g.H), kTileH));
-  const size_t nCol = size_t(g.nTy) * g.E, nRow = size_t(g.nTx) * g.H, nCorner = size_t(g.nTx) * g.nTy;
+  const size_t nCol = size_t(g.nTy) * g.E, nRow = size_t(g.nTx) * g.H * CH,
+               nCorner = size_t(g.nTx) * g.nTy * CH;
   const size_t bytes = (nCol + nRow + nCorner) * sizeof(unsigned long long);
   Scratch s(bytes, a);
   auto* words = s.as<unsigned long long>();
@@ -184,21 +393,30 @@ void sat_lookback_2d(const SatArgs& a) {
   phase(a, "sat look-back 2d: words reset");
   cuda_check(cudaMemsetAsync(words, 0, bytes, st), "cudaMemsetAsync of the look-back words", a);
   phase(a, "sat look-back 2d: tiles");
-  const auto* in = static_cast<const uint8_t*>(a.in);
-  auto* out = static_cast<uint32_t*>(a.out);
-  const bool vec = g.E % 16 == 0 && reinterpret_cast<uintptr_t>(a.in) % 16 == 0 &&
+  const bool vec = g.E % (f ? 4 : 16) == 0 && reinterpret_cast<uintptr_t>(a.in) % 16 == 0 &&
                    reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
-  const auto k = vec ? (four_blocks() ? lookback_2d<true, 4> : lookback_2d<true, 3>)
-                     : (four_blocks() ? lookback_2d<false, 4> : lookback_2d<false, 3>);
-  k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, 0, st>>>(in, out, g, w, true);
+  if (f) {
+    if (CH == 1)
+      launch_f32<1>(a, g, w, vec, st);
+    else if (CH == 2)
+      launch_f32<2>(a, g, w, vec, st);
+    else
+      launch_f32<4>(a, g, w, vec, st);
+  } else {
+    const auto* in = static_cast<const uint8_t*>(a.in);
+    auto* out = static_cast<uint32_t*>(a.out);
+    const auto k = vec ? (four_blocks() ? lookback_2d<true, 4> : lookback_2d<true, 3>)
+                       : (four_blocks() ? lookback_2d<false, 4> : lookback_2d<false, 3>);
+    k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, 0, st>>>(in, out, g, w, true);
+  }
   launch_check("sat_lookback_2d", a);
 }
 
 Variant sat_lookback_2d_variant() {
   return sat_builder_variant(
       "sat_lookback_2d", "tiled 2D, single pass (look-back up and left)",
-      "decoupled look-back (Merrill & Garland 2016) over the tiles of Nehab et al. 2011", {DType::U8},
-      sat_lookback_2d);
+      "decoupled look-back (Merrill & Garland 2016) over the tiles of Nehab et al. 2011",
+      {DType::U8, DType::F32}, sat_lookback_2d);
 }
 
 }  // namespace satlab::gpu
