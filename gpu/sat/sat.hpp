@@ -25,7 +25,7 @@ Variant sat_rows_columns_variant();
 Variant sat_single_pass_variant();
 void sat_single_pass(const SatArgs& args);
 // One pass over sat_tiled's tiles: look-backs up and left for what lies above and left of each tile;
-// 8-bit single-channel and float.
+// 8-bit (1 or 4 channels) and float.
 Variant sat_lookback_2d_variant();
 void sat_lookback_2d(const SatArgs& args);
 

@@ -1,5 +1,5 @@
-// Single-pass tiled 2D SAT, 8-bit single-channel data -> uint32 with wrap-around, or float (1, 2 or 4
-// channels, below) -> float: sat_tiled's tiles (128 bytes x 128 rows, 256 threads,
+// Single-pass tiled 2D SAT, 8-bit data (1 or 4 interleaved channels) -> uint32 with wrap-around, or float
+// (1, 2 or 4 channels, below) -> float: sat_tiled's tiles (128 bytes x 128 rows, 256 threads,
 // gpu/sat/sat_tile_common.cuh), each read once and held in registers while what lies above and left of
 // it comes from decoupled look-backs (Merrill & Garland 2016) in both directions:
 //   - a tile publishes each of its columns' sums and each of its rows' sums (aggregates) as soon as it
@@ -45,108 +45,125 @@ struct Words {
 
 // A block per tile, row-major in blockIdx.x. MIN_BLOCKS resident per SM: 4 (64 registers) or 3 (80, as
 // sat_tiled's rebuild).
-template <bool VEC, int MIN_BLOCKS>
+template <int CH, bool VEC, int MIN_BLOCKS>
 __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
     lookback_2d(const uint8_t* __restrict__ in, uint32_t* __restrict__ out, Geometry g, Words w,
                 bool staged) {
   __shared__ __align__(16) uint32_t start[kGroups][kLanes * kPad];  // column partials, then group starts
-  __shared__ uint32_t rows[kTileH];  // the tile's row sums, then the rows' sums left of the tile
-  __shared__ uint32_t warp_sum[kThreads / 32];
-  __shared__ uint32_t corner_s;
+  __shared__ uint32_t rows[kTileH * CH];  // the tile's row sums, then the rows' sums left of the tile
+  __shared__ uint32_t warp_sum[kThreads / 32][CH];
+  __shared__ uint32_t corner_s[CH];
   const int lane = threadIdx.x & (kLanes - 1), grp = threadIdx.x / kLanes, t = threadIdx.x;
+  const int i = blockIdx.x / g.nTx, j = blockIdx.x % g.nTx;
+  const int x0 = j * kTileE + lane * 16, y0 = i * kTileH + grp * K;
+
+  uint4 v[K];
+#pragma unroll
+  for (int r = 0; r < K; ++r) v[r] = load16<VEC, true>(in, g, x0, y0 + r);
   {
-    const int i = blockIdx.x / g.nTx, j = blockIdx.x % g.nTx;
-    const int x0 = j * kTileE + lane * 16, y0 = i * kTileH + grp * K;
-
-    uint4 v[K];
+    uint32_t cs[16] = {};
 #pragma unroll
-    for (int r = 0; r < K; ++r) v[r] = load16<VEC, true>(in, g, x0, y0 + r);
-    {
-      uint32_t cs[16] = {};
+    for (int r = 0; r < K; ++r) {
+      uint32_t b[16], s[CH] = {};
+      unpack(v[r], b);
 #pragma unroll
-      for (int r = 0; r < K; ++r) {
-        uint32_t b[16], s[1] = {0};
-        unpack(v[r], b);
+      for (int k = 0; k < 16; ++k) cs[k] += b[k], s[k % CH] += b[k];
+      row_reduce<CH>(s);
+      if (lane == 0)
 #pragma unroll
-        for (int k = 0; k < 16; ++k) cs[k] += b[k], s[0] += b[k];
-        row_reduce<1>(s);
-        if (lane == 0) rows[grp * K + r] = s[0];
-      }
-#pragma unroll
-      for (int k = 0; k < 16; k += 4)
-        *reinterpret_cast<uint4*>(&start[grp][lane * kPad + k]) =
-            make_uint4(cs[k], cs[k + 1], cs[k + 2], cs[k + 3]);
+        for (int c = 0; c < CH; ++c) rows[(grp * K + r) * CH + c] = s[c];
     }
-    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < 16; k += 4)
+      *reinterpret_cast<uint4*>(&start[grp][lane * kPad + k]) =
+          make_uint4(cs[k], cs[k + 1], cs[k + 2], cs[k + 3]);
+  }
+  __syncthreads();
 
-    // Threads 0..127: column j * kTileE + t; threads 128..255: row i * kTileH + t - 128. `mine` becomes
-    // the column's sum above the tile, or the row's sum left of it.
-    uint32_t mine = 0;
-    if (t < kTileE) {
-      const int x = j * kTileE + t, idx = (t / 16) * kPad + t % 16;
-      uint32_t s = 0;
-      for (int q = 0; q < kGroups; ++q) s += start[q][idx];
-      if (x < g.E) {
-        unsigned long long* chain = w.col + size_t(x);
-        if (i > 0) {
-          publish(chain + size_t(i) * g.E, pack(s, kFlagA));
-          mine = look_back<uint32_t>(chain, size_t(g.E), i, w.window, w.window);
-        }
-        publish(chain + size_t(i) * g.E, pack(mine + s, kFlagP));
+  // Threads 0..127: column j * kTileE + t; threads 128..255: row i * kTileH + e / CH, channel e % CH, for
+  // e = t - 128, + 128, ... `mine` becomes the column's sum above the tile, or (one channel) the row's sum
+  // left of it.
+  uint32_t mine = 0;
+  if (t < kTileE) {
+    const int x = j * kTileE + t, idx = (t / 16) * kPad + t % 16;
+    uint32_t s = 0;
+    for (int q = 0; q < kGroups; ++q) s += start[q][idx];
+    if (x < g.E) {
+      unsigned long long* chain = w.col + size_t(x);
+      if (i > 0) {
+        publish(chain + size_t(i) * g.E, pack(s, kFlagA));
+        mine = look_back<uint32_t>(chain, size_t(g.E), i, w.window, w.window);
       }
-    } else {
-      const int r = t - kTileE, y = i * kTileH + r;
-      const uint32_t s = rows[r];
+      publish(chain + size_t(i) * g.E, pack(mine + s, kFlagP));
+    }
+  } else {
+    for (int e = t - kTileE; e < kTileH * CH; e += kThreads - kTileE) {
+      const int y = i * kTileH + e / CH;
+      const uint32_t s = rows[e];
+      uint32_t left = 0;
       if (y < g.H) {
-        unsigned long long* chain = w.row + size_t(y);
+        unsigned long long* chain = w.row + size_t(y) * CH + e % CH;
+        const size_t stride = size_t(g.H) * CH;
         if (j > 0) {
-          publish(chain + size_t(j) * g.H, pack(s, kFlagA));
-          mine = look_back<uint32_t>(chain, size_t(g.H), j, w.window, w.window);
+          publish(chain + size_t(j) * stride, pack(s, kFlagA));
+          left = look_back<uint32_t>(chain, stride, j, w.window, w.window);
         }
-        publish(chain + size_t(j) * g.H, pack(mine + s, kFlagP));
+        publish(chain + size_t(j) * stride, pack(left + s, kFlagP));
       }
-      rows[r] = mine;  // this thread alone reads and writes rows[r] between the barriers
+      rows[e] = left;  // this thread alone reads and writes rows[e] between the barriers
+      mine = left;
     }
-    // Inclusive prefix of the column sums above the tile along each warp (threads < 128), or the sum of
-    // the rows' left sums (threads >= 128); warp totals to shared memory.
-    const int wl = t & 31, warp = t >> 5;
+  }
+  // Inclusive prefix, per channel, of the column sums above the tile along each warp (threads < 128;
+  // lanes CH apart share a channel), and (one channel) the sum of the rows' left sums (threads >= 128);
+  // warp totals to shared memory.
+  const int wl = t & 31, warp = t >> 5;
+  if (CH == 1 || t < kTileE) {  // whole warps
 #pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
+    for (int d = CH; d < 32; d <<= 1) {
       const uint32_t n = __shfl_up_sync(0xffffffffu, mine, d);
       if (wl >= d) mine += n;
     }
-    if (wl == 31) warp_sum[warp] = mine;
-    __syncthreads();
-
-    if (t == 0) {
-      // The corner chain: this tile row's sum left of the tile (its aggregate), then the corner from the
-      // tiles above, and the two together (the corner of the tile below).
-      uint32_t left = 0, corner = 0;
-      for (int q = kTileE / 32; q < kThreads / 32; ++q) left += warp_sum[q];
-      unsigned long long* chain = w.corner + j;
-      if (i > 0) {
-        publish(chain + size_t(i) * g.nTx, pack(left, kFlagA));
-        corner = look_back<uint32_t>(chain, size_t(g.nTx), i, w.window, w.window);
-      }
-      publish(chain + size_t(i) * g.nTx, pack(corner + left, kFlagP));
-      corner_s = corner;
-    }
-    {
-      uint32_t lsum[1] = {0};
-#pragma unroll
-      for (int r = 0; r < K; ++r) lsum[0] += rows[grp * K + r];  // 0 below the image
-      group_start<1, K>(v, lsum, &start[grp][lane * kPad]);  // the partials' last readers passed the barrier
-    }
-    __syncthreads();
-    if (t < kTileE) {
-      uint32_t top = mine + corner_s;  // S(x, row above the tile)
-      for (int q = 0; q < warp; ++q) top += warp_sum[q];
-      scan_down_groups(top, start);
-    }
-    __syncthreads();
-    write_rows<1, K, VEC>(
-        v, [&](int y, int) { return rows[y - i * kTileH]; }, start, out, g, j, y0, x0, staged);
+    if (wl >= 32 - CH) warp_sum[warp][wl % CH] = mine;
   }
+  __syncthreads();
+
+  if (t < CH) {
+    // The corner chain, per channel: this tile row's sum left of the tile (its aggregate), then the
+    // corner from the tiles above, and the two together (the corner of the tile below).
+    const int c = t;
+    uint32_t left = 0, corner = 0;
+    if (CH == 1)
+      for (int q = kTileE / 32; q < kThreads / 32; ++q) left += warp_sum[q][0];
+    else
+      for (int r = 0; r < kTileH; ++r) left += rows[r * CH + c];
+    unsigned long long* chain = w.corner + size_t(j) * CH + c;
+    const size_t stride = size_t(g.nTx) * CH;
+    if (i > 0) {
+      publish(chain + size_t(i) * stride, pack(left, kFlagA));
+      corner = look_back<uint32_t>(chain, stride, i, w.window, w.window);
+    }
+    publish(chain + size_t(i) * stride, pack(corner + left, kFlagP));
+    corner_s[c] = corner;
+  }
+  {
+    uint32_t lsum[CH] = {};
+#pragma unroll
+    for (int r = 0; r < K; ++r)
+#pragma unroll
+      for (int c = 0; c < CH; ++c) lsum[c] += rows[(grp * K + r) * CH + c];  // 0 below the image
+    group_start<CH, K>(v, lsum, &start[grp][lane * kPad]);  // the partials' last readers passed the barrier
+  }
+  __syncthreads();
+  if (t < kTileE) {
+    const int c = t % CH;
+    uint32_t top = mine + corner_s[c];  // S(x, row above the tile)
+    for (int q = 0; q < warp; ++q) top += warp_sum[q][c];
+    scan_down_groups(top, start);
+  }
+  __syncthreads();
+  write_rows<CH, K, VEC>(
+      v, [&](int y, int c) { return rows[(y - i * kTileH) * CH + c]; }, start, out, g, j, y0, x0, staged);
 }
 
 // Float input (1, 2 or 4 interleaved channels): the same scheme on tiles 32 elements (128 bytes) wide and
@@ -362,6 +379,16 @@ bool four_blocks() {
 namespace {
 
 template <int CH>
+void launch_u8(const SatArgs& a, const Geometry& g, const Words& w, bool vec, cudaStream_t st) {
+  const auto* in = static_cast<const uint8_t*>(a.in);
+  auto* out = static_cast<uint32_t*>(a.out);
+  const bool four = four_blocks() && CH == 1;  // 4 channels: 3 blocks (64 registers would spill)
+  const auto k = vec ? (four ? lookback_2d<CH, true, 4> : lookback_2d<CH, true, 3>)
+                     : (four ? lookback_2d<CH, false, 4> : lookback_2d<CH, false, 3>);
+  k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, 0, st>>>(in, out, g, w, true);
+}
+
+template <int CH>
 void launch_f32(const SatArgs& a, const Geometry& g, const Words& w, bool vec, cudaStream_t st) {
   const auto* in = static_cast<const float*>(a.in);
   auto* out = static_cast<float*>(a.out);
@@ -376,9 +403,7 @@ void launch_f32(const SatArgs& a, const Geometry& g, const Words& w, bool vec, c
 void sat_lookback_2d(const SatArgs& a) {
   check_args(a, a.dtype != DType::F32);
   const bool f = a.dtype == DType::F32;
-  if (a.dtype == DType::RGBA8)
-    throw Error("sat_lookback_2d takes 8-bit single-channel or float input, not RGBA8");
-  const int CH = f ? a.channels : 1;
+  const int CH = a.channels;  // check_args: U8 1, RGBA8 4, F32 1..4
   if (CH == 3) throw Error("sat_lookback_2d takes float with 1, 2 or 4 channels, not 3");
   Geometry g{a.width * CH, a.height, 0, 0};
   g.nTx = int(ceil_div(size_t(g.E), f ? f32::kTileW : kTileE));
@@ -402,12 +427,10 @@ void sat_lookback_2d(const SatArgs& a) {
       launch_f32<2>(a, g, w, vec, st);
     else
       launch_f32<4>(a, g, w, vec, st);
+  } else if (CH == 1) {
+    launch_u8<1>(a, g, w, vec, st);
   } else {
-    const auto* in = static_cast<const uint8_t*>(a.in);
-    auto* out = static_cast<uint32_t*>(a.out);
-    const auto k = vec ? (four_blocks() ? lookback_2d<true, 4> : lookback_2d<true, 3>)
-                       : (four_blocks() ? lookback_2d<false, 4> : lookback_2d<false, 3>);
-    k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, 0, st>>>(in, out, g, w, true);
+    launch_u8<4>(a, g, w, vec, st);
   }
   launch_check("sat_lookback_2d", a);
 }
@@ -416,7 +439,7 @@ Variant sat_lookback_2d_variant() {
   return sat_builder_variant(
       "sat_lookback_2d", "tiled 2D, single pass (look-back up and left)",
       "decoupled look-back (Merrill & Garland 2016) over the tiles of Nehab et al. 2011",
-      {DType::U8, DType::F32}, sat_lookback_2d);
+      {DType::U8, DType::RGBA8, DType::F32}, sat_lookback_2d);
 }
 
 }  // namespace satlab::gpu
