@@ -77,4 +77,20 @@ __device__ __forceinline__ void publish(unsigned long long* w, unsigned long lon
   *reinterpret_cast<volatile unsigned long long*>(w) = word;
 }
 
+// One element of a chain of words `stride` apart from `base`: publishes its aggregate, adds up its
+// predecessors' words (look_back), publishes its inclusive sum; returns the predecessors' sum (0 for
+// element 0, which publishes its inclusive sum at once).
+template <typename Acc>
+__device__ __forceinline__ Acc chain_step(unsigned long long* base, size_t stride, int index, Acc aggregate,
+                                          int window) {
+  unsigned long long* own = base + size_t(index) * stride;
+  Acc before = Acc(0);
+  if (index > 0) {
+    publish(own, pack(aggregate, kFlagA));
+    before = look_back<Acc>(base, stride, index, window, window);
+  }
+  publish(own, pack(Acc(before + aggregate), kFlagP));
+  return before;
+}
+
 }  // namespace satlab::gpu::sat_detail

@@ -88,28 +88,14 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
     const int x = j * kTileE + t, idx = (t / 16) * kPad + t % 16;
     uint32_t s = 0;
     for (int q = 0; q < kGroups; ++q) s += start[q][idx];
-    if (x < g.E) {
-      unsigned long long* chain = w.col + size_t(x);
-      if (i > 0) {
-        publish(chain + size_t(i) * g.E, pack(s, kFlagA));
-        mine = look_back<uint32_t>(chain, size_t(g.E), i, w.window, w.window);
-      }
-      publish(chain + size_t(i) * g.E, pack(mine + s, kFlagP));
-    }
+    if (x < g.E) mine = chain_step<uint32_t>(w.col + size_t(x), size_t(g.E), i, s, w.window);
   } else {
     for (int e = t - kTileE; e < kTileH * CH; e += kThreads - kTileE) {
       const int y = i * kTileH + e / CH;
       const uint32_t s = rows[e];
       uint32_t left = 0;
-      if (y < g.H) {
-        unsigned long long* chain = w.row + size_t(y) * CH + e % CH;
-        const size_t stride = size_t(g.H) * CH;
-        if (j > 0) {
-          publish(chain + size_t(j) * stride, pack(s, kFlagA));
-          left = look_back<uint32_t>(chain, stride, j, w.window, w.window);
-        }
-        publish(chain + size_t(j) * stride, pack(left + s, kFlagP));
-      }
+      if (y < g.H)
+        left = chain_step<uint32_t>(w.row + size_t(y) * CH + e % CH, size_t(g.H) * CH, j, s, w.window);
       rows[e] = left;  // this thread alone reads and writes rows[e] between the barriers
       mine = left;
     }
@@ -132,19 +118,12 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
     // The corner chain, per channel: this tile row's sum left of the tile (its aggregate), then the
     // corner from the tiles above, and the two together (the corner of the tile below).
     const int c = t;
-    uint32_t left = 0, corner = 0;
+    uint32_t left = 0;
     if (CH == 1)
       for (int q = kTileE / 32; q < kThreads / 32; ++q) left += warp_sum[q][0];
     else
       for (int r = 0; r < kTileH; ++r) left += rows[r * CH + c];
-    unsigned long long* chain = w.corner + size_t(j) * CH + c;
-    const size_t stride = size_t(g.nTx) * CH;
-    if (i > 0) {
-      publish(chain + size_t(i) * stride, pack(left, kFlagA));
-      corner = look_back<uint32_t>(chain, stride, i, w.window, w.window);
-    }
-    publish(chain + size_t(i) * stride, pack(corner + left, kFlagP));
-    corner_s[c] = corner;
+    corner_s[c] = chain_step<uint32_t>(w.corner + size_t(j) * CH + c, size_t(g.nTx) * CH, i, left, w.window);
   }
   {
     uint32_t lsum[CH] = {};
@@ -193,22 +172,6 @@ __device__ __forceinline__ void load4(const float* __restrict__ in, const Geomet
   }
 }
 
-// Per-channel exclusive scan over the 8 lanes of a tile row.
-template <int CH>
-__device__ __forceinline__ void lanes_exclusive(double (&t)[CH]) {
-  const int lane = threadIdx.x & (kLanes - 1);
-#pragma unroll
-  for (int c = 0; c < CH; ++c) {
-    const double own = t[c];
-#pragma unroll
-    for (int d = 1; d < kLanes; d <<= 1) {
-      const double n = __shfl_up_sync(0xffffffffu, t[c], d, kLanes);
-      if (lane >= d) t[c] += n;
-    }
-    t[c] -= own;
-  }
-}
-
 template <int CH, bool VEC, int MIN_BLOCKS>
 __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
     lookback_2d(const float* __restrict__ in, float* __restrict__ out, Geometry g, Words w) {
@@ -248,28 +211,14 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
     const int x = j * kTileW + t;
     double s = 0;
     for (int q = 0; q < kGroups; ++q) s += start[q][t];
-    if (x < g.E) {
-      unsigned long long* chain = w.col + size_t(x);
-      if (i > 0) {
-        publish(chain + size_t(i) * g.E, pack(s, kFlagA));
-        mine = look_back<double>(chain, size_t(g.E), i, w.window, w.window);
-      }
-      publish(chain + size_t(i) * g.E, pack(mine + s, kFlagP));
-    }
+    if (x < g.E) mine = chain_step<double>(w.col + size_t(x), size_t(g.E), i, s, w.window);
   } else if (t >= kThreads - kTileH) {
     for (int e = t - (kThreads - kTileH); e < kTileH * CH; e += kTileH) {
-      const int r = e / CH, c = e % CH, y = i * kTileH + r;
+      const int y = i * kTileH + e / CH;
       const double s = rows[e];
       double left = 0;
-      if (y < g.H) {
-        unsigned long long* chain = w.row + size_t(y) * CH + c;
-        const size_t stride = size_t(g.H) * CH;
-        if (j > 0) {
-          publish(chain + size_t(j) * stride, pack(s, kFlagA));
-          left = look_back<double>(chain, stride, j, w.window, w.window);
-        }
-        publish(chain + size_t(j) * stride, pack(left + s, kFlagP));
-      }
+      if (y < g.H)
+        left = chain_step<double>(w.row + size_t(y) * CH + e % CH, size_t(g.H) * CH, j, s, w.window);
       rows[e] = left;  // this thread alone reads and writes rows[e] between the barriers
     }
   }
@@ -286,16 +235,9 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
   if (t < CH) {
     // The corner chain, per channel: this tile row's sum left of the tile, then the corner above.
     const int c = t;
-    double left = 0, corner = 0;
+    double left = 0;
     for (int r = 0; r < kTileH; ++r) left += rows[r * CH + c];
-    unsigned long long* chain = w.corner + size_t(j) * CH + c;
-    const size_t stride = size_t(g.nTx) * CH;
-    if (i > 0) {
-      publish(chain + size_t(i) * stride, pack(left, kFlagA));
-      corner = look_back<double>(chain, stride, i, w.window, w.window);
-    }
-    publish(chain + size_t(i) * stride, pack(corner + left, kFlagP));
-    corner_s[c] = corner;
+    corner_s[c] = chain_step<double>(w.corner + size_t(j) * CH + c, size_t(g.nTx) * CH, i, left, w.window);
   }
   {
     // This group's contribution to the SAT row below it (as group_start).
@@ -308,7 +250,7 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
     for (int k = 0; k < V; ++k) cs[k] = run[k % CH] += cs[k];
 #pragma unroll
     for (int c = 0; c < CH; ++c) tot[c] = run[c];
-    lanes_exclusive<CH>(tot);
+    row_exclusive<CH>(tot);
 #pragma unroll
     for (int k = 0; k < V; ++k) cs[k] += tot[k % CH] + lsum[k % CH];
     __syncwarp();
@@ -337,7 +279,7 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
     for (int k = 0; k < V; ++k) p[k] = run[k % CH] += double(v[r][k]);
 #pragma unroll
     for (int c = 0; c < CH; ++c) tot[c] = run[c];
-    lanes_exclusive<CH>(tot);
+    row_exclusive<CH>(tot);
     if (y >= g.H) continue;
 #pragma unroll
     for (int k = 0; k < V; ++k) acc[k] += p[k] + tot[k % CH] + rows[(y - i * kTileH) * CH + k % CH];
