@@ -65,19 +65,12 @@ __global__ void read_kernel(const int4* __restrict__ in, size_t n4, int* out) {
   if (s == 0x7fffffff) out[blockIdx.x] = s;  // practically never: keeps the loads alive
 }
 
-// Enough input copies that consecutive runs never find their input in L2 (2x its size).
-int rotation(size_t bytes) {
-  const size_t l2 = probe().l2_bytes ? probe().l2_bytes : (size_t(50) << 20);
-  const size_t copies = bytes >= 2 * l2 ? 1 : (2 * l2 + bytes - 1) / bytes + 1;
-  return int(std::min<size_t>(copies, 64));
-}
-
 }  // namespace
 
 Bandwidth measure_bandwidth(size_t bytes, int runs) {
   if (!probe().available) throw Error("bandwidth needs a CUDA device: " + probe().reason);
   bytes = bytes / 16 * 16;
-  const int k = rotation(bytes);
+  const int k = input_copies(bytes);
   std::vector<std::unique_ptr<Buffer>> in;
   for (int i = 0; i < k; ++i) {
     in.push_back(std::make_unique<Buffer>(bytes));
@@ -103,7 +96,7 @@ std::vector<PrimitiveResult> bench_primitives(const PrimitiveBenchOptions& o,
   if (!probe().available) throw Error("bench needs a CUDA device: " + probe().reason);
   if (o.family == Family::Sat) throw Error("bench_primitives runs reductions and scans (SATs: satlab bench sat)");
   const size_t n = o.n, es = dtype_size(o.dtype), bytes = n * es;
-  const int k = rotation(bytes);
+  const int k = input_copies(bytes);
   // Inputs: k copies of one random array (so one reference serves all), outputs: one buffer.
   const std::vector<uint32_t> host = random_input(n, o.dtype, 0x5A71AB + n);
   std::vector<std::unique_ptr<Buffer>> in;

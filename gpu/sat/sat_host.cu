@@ -144,9 +144,8 @@ SatTiming time_sat(const Variant& v, DType t, int ch, int w, int h, int warmup, 
   const size_t in_size = t == DType::F32 ? 4 : 1;
   // Copies of the input, taken in turn, so that no run finds its input in L2 from the run before (a
   // builder that re-reads its input, in an order that leaves the part it reads first in L2, would
-  // otherwise gain across runs): at least 2, and together at least twice the L2.
-  const size_t l2 = probe().l2_bytes ? probe().l2_bytes : (size_t(50) << 20);
-  const size_t copies = std::clamp<size_t>((2 * l2 + n * in_size - 1) / (n * in_size) + 1, 2, 64);
+  // otherwise gain across runs): at least 2 even where one alone is larger than twice the L2.
+  const size_t copies = size_t(input_copies(n * in_size, 2));
   std::vector<std::unique_ptr<DeviceBuffer>> ins;
   for (size_t c = 0; c < copies; ++c) ins.push_back(std::make_unique<DeviceBuffer>(n * in_size));
   DeviceBuffer& in = *ins[0];

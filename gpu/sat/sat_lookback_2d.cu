@@ -8,9 +8,8 @@
 //     the column's sum from the image's top down to the tile's last row, the row's from the image's left
 //     edge to the tile's last column;
 //   - the corner (everything above and left of the tile) comes from a third chain down the tile column:
-//     each tile publishes its corner plus the sum of its rows left of it (known after its row look-back),
-//     which is the corner of the tile below; that chain carries inclusive words only (by the time a tile
-//     reads it, the tile above, started a tile row earlier, has mostly long published).
+//     each tile publishes the sum of its rows left of it (known after its row look-back) as its
+//     aggregate, then that plus its own corner, which is the corner of the tile below.
 // Tiles are numbered by blockIdx.x in row-major order and blocks start in that order (as CUB's decoupled
 // look-back scans also assume), so every tile a look-back waits for has started, and a tile publishes its
 // aggregates before it waits for anything: no deadlock. Then the tile's SAT is rebuilt from the registers as
@@ -315,10 +314,6 @@ bool four_blocks() {
   }();
   return f;
 }
-
-}  // namespace
-
-namespace {
 
 template <int CH>
 void launch_u8(const SatArgs& a, const Geometry& g, const Words& w, bool vec, cudaStream_t st) {

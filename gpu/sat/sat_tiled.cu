@@ -215,17 +215,16 @@ void run_tiled(const SatArgs& a, const Geometry& g) {
   cudaStream_t st = cudaStream_t(a.stream);
   const auto* in = static_cast<const uint8_t*>(a.in);
   const dim3 grid(unsigned(g.nTx), unsigned(g.nTy));
-  const auto sums = tile_sums<CH, K, VEC>;
-  const int nTiles = g.nTx * g.nTy;
-  int sums_grid = nTiles;
-  if (!sums_per_tile()) {
+  // Tile-sum blocks resident at once (the kernel's occupancy, asked once per instantiation, not per frame).
+  static const int resident = [&] {
     int per_sm = 0;
-    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sums, kThreads, 0),
+    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tile_sums<CH, K, VEC>, kThreads, 0),
                "sat_tiled occupancy", a);
-    sums_grid = std::min(nTiles, std::max(1, per_sm) * std::max(1, probe().sm_count));
-  }
+    return std::max(1, per_sm) * std::max(1, probe().sm_count);
+  }();
+  const int nTiles = g.nTx * g.nTy, sums_grid = sums_per_tile() ? nTiles : std::min(nTiles, resident);
   phase(a, "sat tiles: sums");
-  sums<<<sums_grid, kThreads, 0, st>>>(in, g, C, R, T);
+  tile_sums<CH, K, VEC><<<sums_grid, kThreads, 0, st>>>(in, g, C, R, T);
   launch_check("sat_tiled tile_sums", a);
   const int cb = int(ceil_div(size_t(g.E), kChainLanes)), rb = int(ceil_div(size_t(g.H) * CH, kChainLanes)),
             tb = int(ceil_div(size_t(g.nTx) * CH, kChainLanes));
