@@ -2,7 +2,7 @@
 # A/B runs of SAT builders' tuning knobs in one device call: `satlab bench sat --phases` once per
 # setting, each in its own process (the knobs are read once per process), logs and JSON under $OUT.
 #   tools/device-sat-ab.sh BIN_DIR "VARIANT..." "SIZE..." SETTING...
-# SETTING: environment assignments, "SATLAB_SAT_TILED_ORDER=forward SATLAB_SAT_TILED_HINT=none", or
+# SETTING: environment assignments, "SATLAB_SAT_TILED_SUMS=grid SATLAB_SAT_LB2D_BLOCKS=3", or
 # "default". The order of the settings is repeated once reversed, so that a drift of the machine over
 # the call shows up as a difference between the two passes of one setting. BENCH_ARGS: more options for
 # `satlab bench sat` (e.g. --no-check).
