@@ -33,6 +33,7 @@ std::vector<float> run_sat_f32(const Variant&, const float*, int, int, int) { th
 SatTiming time_sat(const Variant&, DType, int, int, int, int, int, bool, bool) { throw Error("built without CUDA"); }
 SatTiming time_blur(int, int, const std::string&, bool, int, int, int) { throw Error("built without CUDA"); }
 double copy_bandwidth_gbs(size_t, int) { throw Error("built without CUDA"); }
+void set_lookback_epochs_left_for_testing(unsigned) {}
 
 void run_reduce(const Variant&, const void*, size_t, DType, ReduceOp, void*) { throw Error("built without CUDA"); }
 void run_scan(const Variant&, const void*, size_t, DType, bool, void*) { throw Error("built without CUDA"); }

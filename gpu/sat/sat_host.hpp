@@ -36,8 +36,8 @@ struct SatTiming {
   double min_ms = 0;
   int runs = 0;
   std::vector<std::pair<std::string, double>> phases;  // phase name, median ms (when asked for)
-  bool checked = false;    // with `check`: one more run on a poisoned output, compared by check_sat
-  std::string mismatch;    // "" when it matched
+  bool checked = false;  // with `check`: one more run on a poisoned output, compared by check_sat
+  std::string mismatch;  // "" when it matched
 };
 // Random input of `dtype` (U8: 1 channel, RGBA8: 4, F32: `channels`), `warmup` untimed runs, then
 // `runs` runs each timed with CUDA events; medians. With `phases`, as many runs again with an event at
@@ -51,6 +51,10 @@ SatTiming time_sat(const Variant& v, DType dtype, int channels, int width, int h
 // (uniform in [-24, 24] per pixel: scattered taps, the worst case); medians like time_sat.
 SatTiming time_blur(int width, int height, const std::string& coc, bool fractional, int radius, int warmup,
                     int runs);
+
+// Tests: the single-pass builders' look-back words (gpu/sat/sat_lookback.cuh) of every stream that has
+// them continue with `left` epochs left before they are zeroed and the epochs restart.
+void set_lookback_epochs_left_for_testing(unsigned left);
 
 // Device-to-device copy bandwidth (bytes read + written per second, GB/s) over `bytes`: median of `runs`.
 double copy_bandwidth_gbs(size_t bytes, int runs);

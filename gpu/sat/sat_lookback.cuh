@@ -1,36 +1,56 @@
 // Decoupled look-back words (Merrill & Garland, "Single-pass Parallel Prefix Scan with Decoupled
-// Look-back", 2016) for the single-pass SAT builders: a value and its flag in one 64-bit word, so that one
-// aligned store publishes both and no fence orders them. Flag 0: not yet published (the words are zeroed
-// before a launch); kFlagA: the element's own aggregate; kFlagP: its inclusive prefix. uint32 values take
-// the high half for the flag; float64 values give up their 2 lowest mantissa bits (2^-51 relative).
+// Look-back", 2016) for the single-pass SAT builders: a value, its flag and the launch's epoch in one
+// 64-bit word, so that one aligned store publishes all three and no fence orders them. Flag kFlagA: the
+// element's own aggregate; kFlagP: its inclusive prefix. A word whose epoch is not the launch's own was
+// written by an earlier launch (or is still zero) and reads as not yet published, so the words need no
+// reset between launches (lookback_words, below, hands out the epochs). uint32 values take the high half
+// for the tag (epoch, flag); float64 values give up their 16 lowest mantissa bits to it (a published sum
+// keeps 36 mantissa bits: 2^-36 relative, far below the float output's rounding).
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
+
+#include "core/variant.hpp"
 
 namespace satlab::gpu::sat_detail {
 
 constexpr int kMaxWindow = 8;  // words of a chain read at once
 constexpr unsigned kFlagA = 1, kFlagP = 2;
+constexpr unsigned kEpochBits = 14;                     // what a float64 word has room for
+constexpr unsigned kMaxEpoch = (1u << kEpochBits) - 1;  // then the words are zeroed and it starts at 1
+constexpr unsigned long long kTagMask = (1ull << (kEpochBits + 2)) - 1;  // float64 words: epoch, flag
 
-// Status words: value and flag (0: not yet published, kFlagA, kFlagP) in one 64-bit word.
-__device__ __forceinline__ unsigned long long pack(uint32_t v, unsigned flag) {
-  return (static_cast<unsigned long long>(flag) << 32) | v;
+// The look-back words of one stream: zeroed once when (re)allocated, then each launch takes the next
+// epoch (1, 2, ... kMaxEpoch, then zeroed again). Host code (sat_lookback_words.cu); `count` words of at
+// least that many; throws satlab::Error (out of memory, a stream being captured into a graph, whose
+// replays would all carry one epoch).
+struct LookbackWords {
+  unsigned long long* words;
+  unsigned epoch;
+};
+LookbackWords lookback_words(size_t count, const SatArgs& a);
+
+__device__ __forceinline__ unsigned long long pack(uint32_t v, unsigned flag, unsigned epoch) {
+  return (static_cast<unsigned long long>((epoch << 2) | flag) << 32) | v;
 }
-__device__ __forceinline__ unsigned long long pack(double v, unsigned flag) {
-  return (static_cast<unsigned long long>(__double_as_longlong(v)) & ~3ull) | flag;
+__device__ __forceinline__ unsigned long long pack(double v, unsigned flag, unsigned epoch) {
+  return (static_cast<unsigned long long>(__double_as_longlong(v)) & ~kTagMask) | (epoch << 2) | flag;
 }
+// The word's flag, or 0 where it belongs to another launch.
 template <typename Acc>
-__device__ __forceinline__ unsigned flag_of(unsigned long long w) {
-  return std::is_same_v<Acc, uint32_t> ? unsigned(w >> 32) : unsigned(w & 3u);
+__device__ __forceinline__ unsigned flag_of(unsigned long long w, unsigned epoch) {
+  const unsigned tag = std::is_same_v<Acc, uint32_t> ? unsigned(w >> 32) : unsigned(w & kTagMask);
+  return (tag >> 2) == epoch ? tag & 3u : 0u;
 }
 template <typename Acc>
 __device__ __forceinline__ Acc value_of(unsigned long long w) {
   if constexpr (std::is_same_v<Acc, uint32_t>)
     return uint32_t(w);
   else
-    return __longlong_as_double(static_cast<long long>(w & ~3ull));
+    return __longlong_as_double(static_cast<long long>(w & ~kTagMask));
 }
 
 // The sum over the predecessors of element `index` of a chain of words `stride` apart from `base` (all of
@@ -38,7 +58,7 @@ __device__ __forceinline__ Acc value_of(unsigned long long w) {
 // added up to the nearest inclusive one; a word not yet published is read again after a pause.
 template <typename Acc>
 __device__ __forceinline__ Acc look_back(const unsigned long long* base, size_t stride, int index,
-                                         int first_window, int window) {
+                                         int first_window, int window, unsigned epoch) {
   Acc sum = Acc(0);
   int win = first_window;
   for (int b = index - 1;;) {
@@ -48,13 +68,13 @@ __device__ __forceinline__ Acc look_back(const unsigned long long* base, size_t 
       w[u] = u >= win ? 0ull
              : b - u >= 0
                  ? *reinterpret_cast<const volatile unsigned long long*>(base + size_t(b - u) * stride)
-                 : pack(Acc(0), kFlagP);  // above the image: nothing to add
+                 : pack(Acc(0), kFlagP, epoch);  // above the image: nothing to add
     int n = 0;
     bool found = false, blocked = false;
 #pragma unroll
     for (int u = 0; u < kMaxWindow; ++u) {
       if (found || blocked || u >= win) continue;
-      const unsigned f = flag_of<Acc>(w[u]);
+      const unsigned f = flag_of<Acc>(w[u], epoch);
       if (f == 0) {
         blocked = true;
         continue;
@@ -82,14 +102,14 @@ __device__ __forceinline__ void publish(unsigned long long* w, unsigned long lon
 // element 0, which publishes its inclusive sum at once).
 template <typename Acc>
 __device__ __forceinline__ Acc chain_step(unsigned long long* base, size_t stride, int index, Acc aggregate,
-                                          int window) {
+                                          int window, unsigned epoch) {
   unsigned long long* own = base + size_t(index) * stride;
   Acc before = Acc(0);
   if (index > 0) {
-    publish(own, pack(aggregate, kFlagA));
-    before = look_back<Acc>(base, stride, index, window, window);
+    publish(own, pack(aggregate, kFlagA, epoch));
+    before = look_back<Acc>(base, stride, index, window, window, epoch);
   }
-  publish(own, pack(Acc(before + aggregate), kFlagP));
+  publish(own, pack(Acc(before + aggregate), kFlagP, epoch));
   return before;
 }
 

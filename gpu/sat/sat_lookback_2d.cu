@@ -40,6 +40,7 @@ struct Words {
   unsigned long long* row;     // [nTx][H]: row y over tile column j (A), then from the image's left (P)
   unsigned long long* corner;  // [nTy][nTx]: tile row i left of tile column j (A), then with all above (P)
   int window;                  // words read at once
+  unsigned epoch;              // this launch's (sat_lookback.cuh)
 };
 
 // A block per tile, row-major in blockIdx.x. MIN_BLOCKS resident per SM: 4 (64 registers) or 3 (80, as
@@ -87,14 +88,15 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
     const int x = j * kTileE + t, idx = (t / 16) * kPad + t % 16;
     uint32_t s = 0;
     for (int q = 0; q < kGroups; ++q) s += start[q][idx];
-    if (x < g.E) mine = chain_step<uint32_t>(w.col + size_t(x), size_t(g.E), i, s, w.window);
+    if (x < g.E) mine = chain_step<uint32_t>(w.col + size_t(x), size_t(g.E), i, s, w.window, w.epoch);
   } else {
     for (int e = t - kTileE; e < kTileH * CH; e += kThreads - kTileE) {
       const int y = i * kTileH + e / CH;
       const uint32_t s = rows[e];
       uint32_t left = 0;
       if (y < g.H)
-        left = chain_step<uint32_t>(w.row + size_t(y) * CH + e % CH, size_t(g.H) * CH, j, s, w.window);
+        left =
+            chain_step<uint32_t>(w.row + size_t(y) * CH + e % CH, size_t(g.H) * CH, j, s, w.window, w.epoch);
       rows[e] = left;  // this thread alone reads and writes rows[e] between the barriers
       mine = left;
     }
@@ -122,7 +124,8 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
       for (int q = kTileE / 32; q < kThreads / 32; ++q) left += warp_sum[q][0];
     else
       for (int r = 0; r < kTileH; ++r) left += rows[r * CH + c];
-    corner_s[c] = chain_step<uint32_t>(w.corner + size_t(j) * CH + c, size_t(g.nTx) * CH, i, left, w.window);
+    corner_s[c] =
+        chain_step<uint32_t>(w.corner + size_t(j) * CH + c, size_t(g.nTx) * CH, i, left, w.window, w.epoch);
   }
   {
     uint32_t lsum[CH] = {};
@@ -210,14 +213,14 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
     const int x = j * kTileW + t;
     double s = 0;
     for (int q = 0; q < kGroups; ++q) s += start[q][t];
-    if (x < g.E) mine = chain_step<double>(w.col + size_t(x), size_t(g.E), i, s, w.window);
+    if (x < g.E) mine = chain_step<double>(w.col + size_t(x), size_t(g.E), i, s, w.window, w.epoch);
   } else if (t >= kThreads - kTileH) {
     for (int e = t - (kThreads - kTileH); e < kTileH * CH; e += kTileH) {
       const int y = i * kTileH + e / CH;
       const double s = rows[e];
       double left = 0;
       if (y < g.H)
-        left = chain_step<double>(w.row + size_t(y) * CH + e % CH, size_t(g.H) * CH, j, s, w.window);
+        left = chain_step<double>(w.row + size_t(y) * CH + e % CH, size_t(g.H) * CH, j, s, w.window, w.epoch);
       rows[e] = left;  // this thread alone reads and writes rows[e] between the barriers
     }
   }
@@ -236,7 +239,8 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
     const int c = t;
     double left = 0;
     for (int r = 0; r < kTileH; ++r) left += rows[r * CH + c];
-    corner_s[c] = chain_step<double>(w.corner + size_t(j) * CH + c, size_t(g.nTx) * CH, i, left, w.window);
+    corner_s[c] =
+        chain_step<double>(w.corner + size_t(j) * CH + c, size_t(g.nTx) * CH, i, left, w.window, w.epoch);
   }
   {
     // This group's contribution to the SAT row below it (as group_start).
@@ -297,6 +301,160 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
 
 }  // namespace f32
 
+// Float tiles held in shared memory instead of registers, so that a tile can be larger than the
+// registers allow (TW elements x 128 rows, TW = 64 or 128: 32 or 64 KB of input per look-back, where the
+// register tiles above take 16 KB) at 3-5 blocks per SM; the same chains, sums and rounding. A thread
+// owns 4 floats of KR consecutive rows (16-byte loads, stored to the tile as they arrive, so that the
+// next loads can be in flight), L = TW / 4 threads span a row.
+namespace f32s {
+
+constexpr int V = f32::V;
+
+template <int CH, bool VEC, int TW, int MIN_BLOCKS>
+__global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
+    lookback_2d(const float* __restrict__ in, float* __restrict__ out, Geometry g, Words w) {
+  constexpr int L = TW / V, G = kThreads / L, KR = kTileH / G;  // lanes per row, groups, rows per thread
+  constexpr int kRowT = kThreads - kTileH;                      // first of the threads with a row each
+  static_assert(TW % 32 == 0 && TW <= kRowT && V % CH == 0, "column warps, then row warps");
+  extern __shared__ __align__(16) float tile[];      // [kTileH][TW]: the input
+  __shared__ __align__(16) double start[G][TW + 2];  // column partials, then group starts
+  __shared__ double rows[kTileH * CH];            // the tile's row sums, then the rows' sums left of the tile
+  __shared__ double warp_tot[kThreads / 32][CH];  // column warps: prefix totals; row warps: left sums
+  __shared__ double corner_s[CH];
+  const int lane = threadIdx.x % L, grp = threadIdx.x / L, t = threadIdx.x, wl = t & 31, warp = t >> 5;
+  const int i = blockIdx.x / g.nTx, j = blockIdx.x % g.nTx;
+  const int x0 = j * TW + lane * V, y0 = i * kTileH + grp * KR;
+  float* const mine_rows = tile + grp * KR * TW + lane * V;
+
+  double cs[V] = {};                  // this thread's column sums over its KR rows
+  constexpr int B = KR < 8 ? KR : 8;  // rows loaded at once
+#pragma unroll
+  for (int r0 = 0; r0 < KR; r0 += B) {
+    float f[B][V];
+#pragma unroll
+    for (int r = 0; r < B; ++r) f32::load4<VEC>(in, g, x0, y0 + r0 + r, f[r]);
+#pragma unroll
+    for (int r = 0; r < B; ++r) {
+      *reinterpret_cast<float4*>(mine_rows + (r0 + r) * TW) = make_float4(f[r][0], f[r][1], f[r][2], f[r][3]);
+      double s[CH] = {};
+#pragma unroll
+      for (int k = 0; k < V; ++k) cs[k] += f[r][k], s[k % CH] += f[r][k];
+#pragma unroll
+      for (int c = 0; c < CH; ++c) {
+#pragma unroll
+        for (int m = L / 2; m > 0; m >>= 1) s[c] += __shfl_xor_sync(0xffffffffu, s[c], m);
+        if (lane == 0) rows[(grp * KR + r0 + r) * CH + c] = s[c];
+      }
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < V; k += 2)
+    *reinterpret_cast<double2*>(&start[grp][lane * V + k]) = make_double2(cs[k], cs[k + 1]);
+  __syncthreads();
+
+  // Threads below TW: column j * TW + t; threads from kRowT: rows i * kTileH + e / CH, channel e % CH, for
+  // e = t - kRowT, + kTileH, ... (one channel per thread). `mine` becomes the column's sum above the tile.
+  double mine = 0;
+  if (t < TW) {
+    const int x = j * TW + t;
+    double s = 0;
+#pragma unroll
+    for (int q = 0; q < G; ++q) s += start[q][t];
+    if (x < g.E) mine = chain_step<double>(w.col + size_t(x), size_t(g.E), i, s, w.window, w.epoch);
+      // Inclusive prefix along the warp, per channel (lanes CH apart share one); warp totals for the rest.
+#pragma unroll
+    for (int d = CH; d < 32; d <<= 1) {
+      const double n = __shfl_up_sync(0xffffffffu, mine, d);
+      if (wl >= d) mine += n;
+    }
+    if (wl >= 32 - CH) warp_tot[warp][wl % CH] = mine;
+  } else if (t >= kRowT) {
+    double lsum = 0;  // the left sums of this thread's rows
+    for (int e = t - kRowT; e < kTileH * CH; e += kTileH) {
+      const int y = i * kTileH + e / CH;
+      double left = 0;
+      if (y < g.H)
+        left = chain_step<double>(w.row + size_t(y) * CH + e % CH, size_t(g.H) * CH, j, rows[e], w.window,
+                                  w.epoch);
+      rows[e] = left;  // this thread alone reads and writes rows[e] between the barriers
+      lsum += left;
+    }
+#pragma unroll
+    for (int m = 16; m >= CH; m >>= 1) lsum += __shfl_xor_sync(0xffffffffu, lsum, m);
+    if (wl < CH) warp_tot[warp][wl] = lsum;
+  }
+  __syncthreads();
+  if (t < CH) {
+    // The corner chain, per channel: this tile row's sum left of the tile, then the corner above.
+    double left = 0;
+#pragma unroll
+    for (int q = kRowT / 32; q < kThreads / 32; ++q) left += warp_tot[q][t];
+    corner_s[t] =
+        chain_step<double>(w.corner + size_t(j) * CH + t, size_t(g.nTx) * CH, i, left, w.window, w.epoch);
+  }
+  {
+    // This group's contribution to the SAT row below it (as group_start).
+    double lsum[CH] = {}, run[CH] = {}, tot[CH];
+#pragma unroll
+    for (int r = 0; r < KR; ++r)
+#pragma unroll
+      for (int c = 0; c < CH; ++c) lsum[c] += rows[(grp * KR + r) * CH + c];  // 0 below the image
+#pragma unroll
+    for (int k = 0; k < V; ++k) cs[k] = run[k % CH] += cs[k];
+#pragma unroll
+    for (int c = 0; c < CH; ++c) tot[c] = run[c];
+    row_exclusive<CH, double, L>(tot);
+#pragma unroll
+    for (int k = 0; k < V; ++k) cs[k] += tot[k % CH] + lsum[k % CH];
+#pragma unroll
+    for (int k = 0; k < V; k += 2)
+      *reinterpret_cast<double2*>(&start[grp][lane * V + k]) = make_double2(cs[k], cs[k + 1]);
+  }
+  __syncthreads();
+  if (t < TW) {
+    const int c = t % CH;
+    double top = mine + corner_s[c];  // S(x, row above the tile)
+    for (int q = 0; q < warp; ++q) top += warp_tot[q][c];
+#pragma unroll
+    for (int q = 0; q < G; ++q) {
+      const double s = start[q][t];
+      start[q][t] = top;
+      top += s;
+    }
+  }
+  __syncthreads();
+  double acc[V];
+#pragma unroll
+  for (int k = 0; k < V; ++k) acc[k] = start[grp][lane * V + k];
+#pragma unroll
+  for (int r = 0; r < KR; ++r) {
+    const int y = y0 + r;
+    const float4 q = *reinterpret_cast<const float4*>(mine_rows + r * TW);
+    const float f[V] = {q.x, q.y, q.z, q.w};
+    double p[V], run[CH] = {}, tot[CH];
+#pragma unroll
+    for (int k = 0; k < V; ++k) p[k] = run[k % CH] += double(f[k]);
+#pragma unroll
+    for (int c = 0; c < CH; ++c) tot[c] = run[c];
+    row_exclusive<CH, double, L>(tot);  // every lane, before any leaves: rows below the image included
+    if (y >= g.H) continue;
+#pragma unroll
+    for (int k = 0; k < V; ++k) acc[k] += p[k] + tot[k % CH] + rows[(grp * KR + r) * CH + k % CH];
+    if (x0 >= g.E) continue;
+    float* o = out + size_t(y) * g.E + x0;
+    if (VEC) {
+      __stcs(reinterpret_cast<float4*>(o),
+             make_float4(float(acc[0]), float(acc[1]), float(acc[2]), float(acc[3])));
+    } else {
+#pragma unroll
+      for (int k = 0; k < V; ++k)
+        if (x0 + k < g.E) o[k] = float(acc[k]);
+    }
+  }
+}
+
+}  // namespace f32s
+
 // SATLAB_SAT_LB2D_WINDOW (1..8): words of a chain read at once, for tuning.
 int window() {
   static const int win = [] {
@@ -325,14 +483,66 @@ void launch_u8(const SatArgs& a, const Geometry& g, const Words& w, bool vec, cu
   k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, 0, st>>>(in, out, g, w, true);
 }
 
-template <int CH>
-void launch_f32(const SatArgs& a, const Geometry& g, const Words& w, bool vec, cudaStream_t st) {
+// SATLAB_SAT_LB2D_F32 (for tuning): "regs" (32-element tiles in registers), "s64" (64-element tiles in
+// shared memory, 4 blocks per SM; the default), "s64b5" (5 blocks), "s128" (128 elements, 3 blocks).
+enum class F32Tiles { regs, s64, s64b5, s128 };
+F32Tiles f32_tiles() {
+  static const F32Tiles f = [] {
+    const std::string e = std::getenv("SATLAB_SAT_LB2D_F32") ? std::getenv("SATLAB_SAT_LB2D_F32") : "";
+    return e == "regs"    ? F32Tiles::regs
+           : e == "s64b5" ? F32Tiles::s64b5
+           : e == "s128"  ? F32Tiles::s128
+                          : F32Tiles::s64;
+  }();
+  return f;
+}
+int f32_tile_width() {
+  const F32Tiles f = f32_tiles();
+  return f == F32Tiles::regs ? f32::kTileW : f == F32Tiles::s128 ? 128 : 64;
+}
+
+template <typename Kernel>
+void launch_smem(Kernel k, size_t smem, const Geometry& g, const float* in, float* out, const Words& w,
+                 const SatArgs& a) {
+  static const cudaError_t attr = [&] {
+    cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+    if (e == cudaSuccess)
+      e = cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
+                               cudaSharedmemCarveoutMaxShared);
+    return e;
+  }();
+  cuda_check(attr, "cudaFuncSetAttribute (shared memory) of sat_lookback_2d's float tiles", a);
+  k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, smem, cudaStream_t(a.stream)>>>(in, out, g, w);
+}
+
+template <int CH, bool VEC>
+void launch_f32_vec(const SatArgs& a, const Geometry& g, const Words& w) {
   const auto* in = static_cast<const float*>(a.in);
   auto* out = static_cast<float*>(a.out);
-  const bool four = four_blocks();
-  const auto k = vec ? (four ? f32::lookback_2d<CH, true, 4> : f32::lookback_2d<CH, true, 3>)
-                     : (four ? f32::lookback_2d<CH, false, 4> : f32::lookback_2d<CH, false, 3>);
-  k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, 0, st>>>(in, out, g, w);
+  switch (f32_tiles()) {
+    case F32Tiles::regs: {
+      const auto k = four_blocks() ? f32::lookback_2d<CH, VEC, 4> : f32::lookback_2d<CH, VEC, 3>;
+      k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, 0, cudaStream_t(a.stream)>>>(in, out, g, w);
+      break;
+    }
+    case F32Tiles::s64:
+      launch_smem(f32s::lookback_2d<CH, VEC, 64, 4>, kTileH * 64 * sizeof(float), g, in, out, w, a);
+      break;
+    case F32Tiles::s64b5:
+      launch_smem(f32s::lookback_2d<CH, VEC, 64, 5>, kTileH * 64 * sizeof(float), g, in, out, w, a);
+      break;
+    case F32Tiles::s128:
+      launch_smem(f32s::lookback_2d<CH, VEC, 128, 3>, kTileH * 128 * sizeof(float), g, in, out, w, a);
+      break;
+  }
+}
+
+template <int CH>
+void launch_f32(const SatArgs& a, const Geometry& g, const Words& w, bool vec, cudaStream_t) {
+  if (vec)
+    launch_f32_vec<CH, true>(a, g, w);
+  else
+    launch_f32_vec<CH, false>(a, g, w);
 }
 
 }  // namespace
@@ -343,18 +553,14 @@ void sat_lookback_2d(const SatArgs& a) {
   const int CH = a.channels;  // check_args: U8 1, RGBA8 4, F32 1..4
   if (CH == 3) throw Error("sat_lookback_2d takes float with 1, 2 or 4 channels, not 3");
   Geometry g{a.width * CH, a.height, 0, 0};
-  g.nTx = int(ceil_div(size_t(g.E), f ? f32::kTileW : kTileE));
+  g.nTx = int(ceil_div(size_t(g.E), f ? f32_tile_width() : kTileE));
   g.nTy = int(ceil_div(size_t(g.H), kTileH));
   const size_t nCol = size_t(g.nTy) * g.E, nRow = size_t(g.nTx) * g.H * CH,
                nCorner = size_t(g.nTx) * g.nTy * CH;
-  const size_t bytes = (nCol + nRow + nCorner) * sizeof(unsigned long long);
-  Scratch s(bytes, a);
-  auto* words = s.as<unsigned long long>();
-  const Words w{words, words + nCol, words + nCol + nRow, window()};
-  cudaStream_t st = cudaStream_t(a.stream);
-  phase(a, "sat look-back 2d: words reset");
-  cuda_check(cudaMemsetAsync(words, 0, bytes, st), "cudaMemsetAsync of the look-back words", a);
   phase(a, "sat look-back 2d: tiles");
+  const LookbackWords lw = lookback_words(nCol + nRow + nCorner, a);
+  const Words w{lw.words, lw.words + nCol, lw.words + nCol + nRow, window(), lw.epoch};
+  cudaStream_t st = cudaStream_t(a.stream);
   const bool vec = g.E % (f ? 4 : 16) == 0 && reinterpret_cast<uintptr_t>(a.in) % 16 == 0 &&
                    reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
   if (f) {

@@ -14,10 +14,11 @@
 //     left, gives S(x, band top - 1).
 // Bands are numbered in start order (an atomic counter), so every band a column waits for is running or
 // done. 8-bit input (1 or 4 channels) -> uint32 with wrap-around; float (1, 2 or 4 channels) keeps every
-// sum in float64 (published words drop the 2 lowest mantissa bits for the flag: 2^-51 relative) and
-// rounds each output once.
-// Bytes: 1 + 4 per u8 element, 4 + 4 per float; plus 8 B per column per band for the words (zeroed
-// first: 1/4 B per element), written once and read back through L2 by the bands below.
+// sum in float64 (published words keep 36 mantissa bits, the rest is the epoch and flag: 2^-36 relative)
+// and rounds each output once.
+// Bytes: 1 + 4 per u8 element, 4 + 4 per float; plus 8 B per column per band for the words (1/4 B per
+// element, tagged with the launch's epoch instead of zeroed before it), written once and read back
+// through L2 by the bands below.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -115,9 +116,10 @@ __device__ __forceinline__ void segment_scan(T (&t)[CH], T (&total)[CH]) {
 
 struct Status {
   unsigned long long* words;  // [band][Es]: each column's aggregate, then inclusive sum, with its flag
-  unsigned* counter;
+  unsigned* counter;          // band tickets; the last band's block sets it back to 0 for the next launch
   int Es;
   int first_window, window;  // words read at once: first, and after a window without P
+  unsigned epoch;            // this launch's (sat_lookback.cuh)
 };
 
 template <typename In, bool TALL, int CH, bool VEC>
@@ -133,7 +135,10 @@ __global__ void __launch_bounds__(Config<In, TALL>::kThreads, Config<In, TALL>::
   __shared__ __align__(16) Acc top[TW];
   __shared__ Acc warp_sum[kThreads / 32][CH];
   __shared__ int band_s;
-  if (threadIdx.x == 0) band_s = int(atomicAdd(st.counter, 1u));
+  if (threadIdx.x == 0) {
+    band_s = int(atomicAdd(st.counter, 1u));
+    if (band_s == int(gridDim.x) - 1) atomicExch(st.counter, 0u);  // every other ticket is taken
+  }
   __syncthreads();
   const int band = band_s, yb = band * S::kBandH;
   const size_t Es = size_t(st.Es);
@@ -229,11 +234,12 @@ __global__ void __launch_bounds__(Config<In, TALL>::kThreads, Config<In, TALL>::
       const Acc tot = coltot[c];
       Acc above = Acc(0);
       if (band > 0) {
-        *reinterpret_cast<volatile unsigned long long*>(col + size_t(band) * Es) = pack(tot, kFlagA);
-        above = look_back<Acc>(col, Es, band, st.first_window, st.window);
+        *reinterpret_cast<volatile unsigned long long*>(col + size_t(band) * Es) =
+            pack(tot, kFlagA, st.epoch);
+        above = look_back<Acc>(col, Es, band, st.first_window, st.window, st.epoch);
       }
       *reinterpret_cast<volatile unsigned long long*>(col + size_t(band) * Es) =
-          pack(Acc(above + tot), kFlagP);
+          pack(Acc(above + tot), kFlagP, st.epoch);
       // Inclusive prefix of `above` along the tile, per channel (lanes CH apart share one).
 #pragma unroll
       for (int d = CH; d < 32; d <<= 1) {
@@ -313,14 +319,12 @@ void run_single_pass(const SatArgs& a) {
   const int E = a.width * CH, H = a.height;
   const int nTx = int(ceil_div(size_t(E), S::kTileW)), nBands = int(ceil_div(size_t(H), S::kBandH));
   const int Es = nTx * S::kTileW;
-  const size_t bytes = 256 + size_t(nBands) * Es * sizeof(unsigned long long);
-  Scratch s(bytes, a);
-  const auto [first, next] = windows();
-  Status st{reinterpret_cast<unsigned long long*>(s.as<char>() + 256), s.as<unsigned>(), Es, first, next};
-  cudaStream_t stream = cudaStream_t(a.stream);
-  phase(a, "sat single pass: status reset");
-  cuda_check(cudaMemsetAsync(s.as<char>(), 0, bytes, stream), "cudaMemsetAsync of the look-back words", a);
+  constexpr size_t kCounterWords = 32;  // the ticket counter, then the columns' words 256 bytes in
   phase(a, "sat single pass: bands");
+  const LookbackWords lw = lookback_words(kCounterWords + size_t(nBands) * Es, a);
+  const auto [first, next] = windows();
+  Status st{lw.words + kCounterWords, reinterpret_cast<unsigned*>(lw.words), Es, first, next, lw.epoch};
+  cudaStream_t stream = cudaStream_t(a.stream);
   const auto* in = static_cast<const In*>(a.in);
   auto* out = static_cast<typename Traits<In>::Out*>(a.out);
   const bool vec = E % Traits<In>::V == 0 && reinterpret_cast<uintptr_t>(a.in) % 16 == 0 &&
