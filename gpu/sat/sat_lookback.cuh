@@ -3,9 +3,10 @@
 // 64-bit word, so that one aligned store publishes all three and no fence orders them. Flag kFlagA: the
 // element's own aggregate; kFlagP: its inclusive prefix. A word whose epoch is not the launch's own was
 // written by an earlier launch (or is still zero) and reads as not yet published, so the words need no
-// reset between launches (lookback_words, below, hands out the epochs). uint32 values take the high half
-// for the tag (epoch, flag); float64 values give up their 16 lowest mantissa bits to it (a published sum
-// keeps 36 mantissa bits: 2^-36 relative, far below the float output's rounding).
+// reset between launches (lookback_words, below, hands out the epochs). The tag (epoch, flag) is the
+// word's low 16 bits whatever the value's type, so that a word left by a launch of the other type is told
+// apart as surely: uint32 values take the high half; float64 values give up their 16 lowest mantissa bits
+// (a published sum keeps 36 mantissa bits: 2^-36 relative, far below the float output's rounding).
 #pragma once
 #include <cuda_runtime.h>
 
@@ -21,20 +22,22 @@ constexpr int kMaxWindow = 8;  // words of a chain read at once
 constexpr unsigned kFlagA = 1, kFlagP = 2;
 constexpr unsigned kEpochBits = 14;                     // what a float64 word has room for
 constexpr unsigned kMaxEpoch = (1u << kEpochBits) - 1;  // then the words are zeroed and it starts at 1
-constexpr unsigned long long kTagMask = (1ull << (kEpochBits + 2)) - 1;  // float64 words: epoch, flag
+constexpr unsigned long long kTagMask = (1ull << (kEpochBits + 2)) - 1;  // epoch, flag
 
 // The look-back words of one stream: zeroed once when (re)allocated, then each launch takes the next
 // epoch (1, 2, ... kMaxEpoch, then zeroed again). Host code (sat_lookback_words.cu); `count` words of at
-// least that many; throws satlab::Error (out of memory, a stream being captured into a graph, whose
-// replays would all carry one epoch).
+// least that many, and a counter apart from them that is 0 at every launch (a launch that counts with it
+// sets it back to 0 before it ends); throws satlab::Error (out of memory, a stream being captured into a
+// graph, whose replays would all carry one epoch).
 struct LookbackWords {
   unsigned long long* words;
+  unsigned* counter;
   unsigned epoch;
 };
 LookbackWords lookback_words(size_t count, const SatArgs& a);
 
 __device__ __forceinline__ unsigned long long pack(uint32_t v, unsigned flag, unsigned epoch) {
-  return (static_cast<unsigned long long>((epoch << 2) | flag) << 32) | v;
+  return (static_cast<unsigned long long>(v) << 32) | (epoch << 2) | flag;
 }
 __device__ __forceinline__ unsigned long long pack(double v, unsigned flag, unsigned epoch) {
   return (static_cast<unsigned long long>(__double_as_longlong(v)) & ~kTagMask) | (epoch << 2) | flag;
@@ -42,13 +45,13 @@ __device__ __forceinline__ unsigned long long pack(double v, unsigned flag, unsi
 // The word's flag, or 0 where it belongs to another launch.
 template <typename Acc>
 __device__ __forceinline__ unsigned flag_of(unsigned long long w, unsigned epoch) {
-  const unsigned tag = std::is_same_v<Acc, uint32_t> ? unsigned(w >> 32) : unsigned(w & kTagMask);
+  const unsigned tag = unsigned(w & kTagMask);
   return (tag >> 2) == epoch ? tag & 3u : 0u;
 }
 template <typename Acc>
 __device__ __forceinline__ Acc value_of(unsigned long long w) {
   if constexpr (std::is_same_v<Acc, uint32_t>)
-    return uint32_t(w);
+    return uint32_t(w >> 32);
   else
     return __longlong_as_double(static_cast<long long>(w & ~kTagMask));
 }
@@ -56,15 +59,15 @@ __device__ __forceinline__ Acc value_of(unsigned long long w) {
 // The sum over the predecessors of element `index` of a chain of words `stride` apart from `base` (all of
 // index - 1 down to 0): the words read a window at a time (first_window, then window, at most kMaxWindow),
 // added up to the nearest inclusive one; a word not yet published is read again after a pause.
-template <typename Acc>
+template <typename Acc, int MAXW = kMaxWindow>
 __device__ __forceinline__ Acc look_back(const unsigned long long* base, size_t stride, int index,
                                          int first_window, int window, unsigned epoch) {
   Acc sum = Acc(0);
   int win = first_window;
   for (int b = index - 1;;) {
-    unsigned long long w[kMaxWindow];
+    unsigned long long w[MAXW];
 #pragma unroll
-    for (int u = 0; u < kMaxWindow; ++u)
+    for (int u = 0; u < MAXW; ++u)
       w[u] = u >= win ? 0ull
              : b - u >= 0
                  ? *reinterpret_cast<const volatile unsigned long long*>(base + size_t(b - u) * stride)
@@ -72,7 +75,7 @@ __device__ __forceinline__ Acc look_back(const unsigned long long* base, size_t 
     int n = 0;
     bool found = false, blocked = false;
 #pragma unroll
-    for (int u = 0; u < kMaxWindow; ++u) {
+    for (int u = 0; u < MAXW; ++u) {
       if (found || blocked || u >= win) continue;
       const unsigned f = flag_of<Acc>(w[u], epoch);
       if (f == 0) {
@@ -100,14 +103,14 @@ __device__ __forceinline__ void publish(unsigned long long* w, unsigned long lon
 // One element of a chain of words `stride` apart from `base`: publishes its aggregate, adds up its
 // predecessors' words (look_back), publishes its inclusive sum; returns the predecessors' sum (0 for
 // element 0, which publishes its inclusive sum at once).
-template <typename Acc>
+template <typename Acc, int MAXW = kMaxWindow>
 __device__ __forceinline__ Acc chain_step(unsigned long long* base, size_t stride, int index, Acc aggregate,
                                           int window, unsigned epoch) {
   unsigned long long* own = base + size_t(index) * stride;
   Acc before = Acc(0);
   if (index > 0) {
     publish(own, pack(aggregate, kFlagA, epoch));
-    before = look_back<Acc>(base, stride, index, window, window, epoch);
+    before = look_back<Acc, MAXW>(base, stride, index, min(window, MAXW), min(window, MAXW), epoch);
   }
   publish(own, pack(Acc(before + aggregate), kFlagP, epoch));
   return before;

@@ -315,6 +315,7 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
     lookback_2d(const float* __restrict__ in, float* __restrict__ out, Geometry g, Words w) {
   constexpr int L = TW / V, G = kThreads / L, KR = kTileH / G;  // lanes per row, groups, rows per thread
   constexpr int kRowT = kThreads - kTileH;                      // first of the threads with a row each
+  constexpr int kWin = MIN_BLOCKS > 4 ? 4 : kMaxWindow;         // look-back words in registers at most
   static_assert(TW % 32 == 0 && TW <= kRowT && V % CH == 0, "column warps, then row warps");
   extern __shared__ __align__(16) float tile[];      // [kTileH][TW]: the input
   __shared__ __align__(16) double start[G][TW + 2];  // column partials, then group starts
@@ -326,16 +327,40 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
   const int x0 = j * TW + lane * V, y0 = i * kTileH + grp * KR;
   float* const mine_rows = tile + grp * KR * TW + lane * V;
 
-  double cs[V] = {};                  // this thread's column sums over its KR rows
-  constexpr int B = KR < 8 ? KR : 8;  // rows loaded at once
+  if constexpr (VEC) {
+    // The thread's KR rows straight to the tile, all in flight at once and none held in registers
+    // (cp.async, L2 only); zeros below the image and past its right edge.
+    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(mine_rows));
+#pragma unroll
+    for (int r = 0; r < KR; ++r) {
+      const int y = y0 + r;
+      const bool inside = y < g.H && x0 < g.E;
+      const float* src = inside ? in + size_t(y) * size_t(g.E) + size_t(x0) : in;
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst + unsigned(r * TW * 4)),
+                   "l"(src), "r"(inside ? 16 : 0)
+                   : "memory");
+    }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");  // this thread's copies, visible to it
+  }
+  double cs[V] = {};                                       // this thread's column sums over its KR rows
+  constexpr int B = KR < 8 ? KR : MIN_BLOCKS > 4 ? 2 : 8;  // rows loaded at once (registers), unaligned rows
 #pragma unroll
   for (int r0 = 0; r0 < KR; r0 += B) {
     float f[B][V];
 #pragma unroll
-    for (int r = 0; r < B; ++r) f32::load4<VEC>(in, g, x0, y0 + r0 + r, f[r]);
+    for (int r = 0; r < B; ++r) {
+      if constexpr (VEC) {
+        const float4 q = *reinterpret_cast<const float4*>(mine_rows + (r0 + r) * TW);
+        f[r][0] = q.x, f[r][1] = q.y, f[r][2] = q.z, f[r][3] = q.w;
+      } else {
+        f32::load4<false>(in, g, x0, y0 + r0 + r, f[r]);
+      }
+    }
 #pragma unroll
     for (int r = 0; r < B; ++r) {
-      *reinterpret_cast<float4*>(mine_rows + (r0 + r) * TW) = make_float4(f[r][0], f[r][1], f[r][2], f[r][3]);
+      if constexpr (!VEC)
+        *reinterpret_cast<float4*>(mine_rows + (r0 + r) * TW) =
+            make_float4(f[r][0], f[r][1], f[r][2], f[r][3]);
       double s[CH] = {};
 #pragma unroll
       for (int k = 0; k < V; ++k) cs[k] += f[r][k], s[k % CH] += f[r][k];
@@ -360,7 +385,7 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
     double s = 0;
 #pragma unroll
     for (int q = 0; q < G; ++q) s += start[q][t];
-    if (x < g.E) mine = chain_step<double>(w.col + size_t(x), size_t(g.E), i, s, w.window, w.epoch);
+    if (x < g.E) mine = chain_step<double, kWin>(w.col + size_t(x), size_t(g.E), i, s, w.window, w.epoch);
       // Inclusive prefix along the warp, per channel (lanes CH apart share one); warp totals for the rest.
 #pragma unroll
     for (int d = CH; d < 32; d <<= 1) {
@@ -374,8 +399,8 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
       const int y = i * kTileH + e / CH;
       double left = 0;
       if (y < g.H)
-        left = chain_step<double>(w.row + size_t(y) * CH + e % CH, size_t(g.H) * CH, j, rows[e], w.window,
-                                  w.epoch);
+        left = chain_step<double, kWin>(w.row + size_t(y) * CH + e % CH, size_t(g.H) * CH, j, rows[e],
+                                        w.window, w.epoch);
       rows[e] = left;  // this thread alone reads and writes rows[e] between the barriers
       lsum += left;
     }
@@ -389,8 +414,8 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
     double left = 0;
 #pragma unroll
     for (int q = kRowT / 32; q < kThreads / 32; ++q) left += warp_tot[q][t];
-    corner_s[t] =
-        chain_step<double>(w.corner + size_t(j) * CH + t, size_t(g.nTx) * CH, i, left, w.window, w.epoch);
+    corner_s[t] = chain_step<double, kWin>(w.corner + size_t(j) * CH + t, size_t(g.nTx) * CH, i, left,
+                                           w.window, w.epoch);
   }
   {
     // This group's contribution to the SAT row below it (as group_start).
@@ -501,10 +526,10 @@ int f32_tile_width() {
   return f == F32Tiles::regs ? f32::kTileW : f == F32Tiles::s128 ? 128 : 64;
 }
 
-template <typename Kernel>
-void launch_smem(Kernel k, size_t smem, const Geometry& g, const float* in, float* out, const Words& w,
+template <auto k>
+void launch_smem(size_t smem, const Geometry& g, const float* in, float* out, const Words& w,
                  const SatArgs& a) {
-  static const cudaError_t attr = [&] {
+  static const cudaError_t attr = [&] {  // once per kernel
     cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
     if (e == cudaSuccess)
       e = cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
@@ -526,13 +551,13 @@ void launch_f32_vec(const SatArgs& a, const Geometry& g, const Words& w) {
       break;
     }
     case F32Tiles::s64:
-      launch_smem(f32s::lookback_2d<CH, VEC, 64, 4>, kTileH * 64 * sizeof(float), g, in, out, w, a);
+      launch_smem<f32s::lookback_2d<CH, VEC, 64, 4>>(kTileH * 64 * sizeof(float), g, in, out, w, a);
       break;
     case F32Tiles::s64b5:
-      launch_smem(f32s::lookback_2d<CH, VEC, 64, 5>, kTileH * 64 * sizeof(float), g, in, out, w, a);
+      launch_smem<f32s::lookback_2d<CH, VEC, 64, 5>>(kTileH * 64 * sizeof(float), g, in, out, w, a);
       break;
     case F32Tiles::s128:
-      launch_smem(f32s::lookback_2d<CH, VEC, 128, 3>, kTileH * 128 * sizeof(float), g, in, out, w, a);
+      launch_smem<f32s::lookback_2d<CH, VEC, 128, 3>>(kTileH * 128 * sizeof(float), g, in, out, w, a);
       break;
   }
 }

@@ -33,6 +33,8 @@ std::map<void*, Buffer>& buffers() {
 
 }  // namespace
 
+constexpr size_t kCounterWords = 32;  // the counter's own 256 bytes, then the words
+
 LookbackWords lookback_words(size_t count, const SatArgs& a) {
   const cudaStream_t st = cudaStream_t(a.stream);
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
@@ -43,7 +45,7 @@ LookbackWords lookback_words(size_t count, const SatArgs& a) {
         "take a new epoch at every launch)");
   std::lock_guard<std::mutex> lock(buffers_mutex());
   Buffer& b = buffers()[a.stream];
-  count = std::max<size_t>(count, 1);
+  count += kCounterWords;
   if (b.count < count) {
     if (b.words) {
       cuda_check(cudaStreamSynchronize(st), "cudaStreamSynchronize before the look-back words grow", a);
@@ -61,7 +63,7 @@ LookbackWords lookback_words(size_t count, const SatArgs& a) {
                "cudaMemsetAsync of the look-back words", a);
     b.epoch = 0;
   }
-  return {b.words, ++b.epoch};
+  return {b.words + kCounterWords, reinterpret_cast<unsigned*>(b.words), ++b.epoch};
 }
 
 }  // namespace sat_detail

@@ -319,11 +319,10 @@ void run_single_pass(const SatArgs& a) {
   const int E = a.width * CH, H = a.height;
   const int nTx = int(ceil_div(size_t(E), S::kTileW)), nBands = int(ceil_div(size_t(H), S::kBandH));
   const int Es = nTx * S::kTileW;
-  constexpr size_t kCounterWords = 32;  // the ticket counter, then the columns' words 256 bytes in
   phase(a, "sat single pass: bands");
-  const LookbackWords lw = lookback_words(kCounterWords + size_t(nBands) * Es, a);
+  const LookbackWords lw = lookback_words(size_t(nBands) * Es, a);
   const auto [first, next] = windows();
-  Status st{lw.words + kCounterWords, reinterpret_cast<unsigned*>(lw.words), Es, first, next, lw.epoch};
+  Status st{lw.words, lw.counter, Es, first, next, lw.epoch};
   cudaStream_t stream = cudaStream_t(a.stream);
   const auto* in = static_cast<const In*>(a.in);
   auto* out = static_cast<typename Traits<In>::Out*>(a.out);
