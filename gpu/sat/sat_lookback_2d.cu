@@ -14,7 +14,8 @@
 // look-back scans also assume), so every tile a look-back waits for has started, and a tile publishes its
 // aggregates before it waits for anything: no deadlock. Then the tile's SAT is rebuilt from the registers as
 // in sat_tiled's rebuild. Bytes: 1 + 4 per element; plus the words, 8 B per column per tile row and per row
-// per tile column (1/8 B per element, zeroed first), read back through L2.
+// per tile column (1/8 B per element), read back through L2; they carry the launch's epoch instead of
+// being zeroed before it (gpu/sat/sat_lookback.cuh).
 #include <algorithm>
 #include <cstdlib>
 #include <string>
@@ -147,16 +148,25 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
       v, [&](int y, int c) { return rows[(y - i * kTileH) * CH + c]; }, start, out, g, j, y0, x0, staged);
 }
 
-// Float input (1, 2 or 4 interleaved channels): the same scheme on tiles 32 elements (128 bytes) wide and
-// 128 rows tall, a thread holding 4 floats of K rows. Every sum is float64 (the words keep float64 with the
-// flag in its 2 lowest mantissa bits, 2^-51 relative) and each output is rounded to float once, so the
-// error is that one rounding. Row and corner words are per channel.
+// Float input (1, 2 or 4 interleaved channels): the same scheme on tiles 64 elements (256 bytes) wide and
+// 128 rows tall held in shared memory (32 KB of input per tile, where registers would hold only half as
+// much at the occupancy that hides the look-backs: 5 blocks per SM). A thread owns 4 floats of 8
+// consecutive rows, loaded with cp.async straight into the tile (all 8 in flight, none held in
+// registers), 16 threads span a row. Every sum is float64 (the words keep float64 with 36 mantissa bits,
+// 2^-36 relative) and each output is rounded to float once, so the error is that one rounding. Row and
+// corner words are per channel.
 namespace f32 {
 
-constexpr int V = 4;                // floats per thread and row
-constexpr int kTileW = kLanes * V;  // elements
-constexpr int kPadW = kTileW + 2;   // shared rows of doubles, 16-byte aligned, fewer bank conflicts
+constexpr int V = 4;                          // floats per thread and row
+constexpr int kTileW = 64;                    // elements
+constexpr int kLanesF = kTileW / V;           // threads across a tile row
+constexpr int kGroupsF = kThreads / kLanesF;  // groups of KR rows down the tile
+constexpr int KR = kTileH / kGroupsF;         // rows per thread
+constexpr int kBlocks = 5;                    // per SM: 48 registers, 5 x 42.5 KB of shared memory
+constexpr int kWin = 4;                       // look-back words held at once (registers)
+constexpr size_t kTileBytes = size_t(kTileH) * kTileW * sizeof(float);
 
+// 4 floats of row y from element x0 (16-byte aligned rows: one load), zeros past the image.
 template <bool VEC>
 __device__ __forceinline__ void load4(const float* __restrict__ in, const Geometry& g, int x0, int y,
                                       float (&f)[V]) {
@@ -174,148 +184,11 @@ __device__ __forceinline__ void load4(const float* __restrict__ in, const Geomet
   }
 }
 
-template <int CH, bool VEC, int MIN_BLOCKS>
-__global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
+template <int CH, bool VEC>
+__global__ void __launch_bounds__(kThreads, kBlocks)
     lookback_2d(const float* __restrict__ in, float* __restrict__ out, Geometry g, Words w) {
-  static_assert(V % CH == 0, "a thread's 4 floats hold whole pixels");
-  __shared__ __align__(16) double start[kGroups][kPadW];  // column partials, then group starts
-  __shared__ double rows[kTileH * CH];  // the tile's row sums, then the rows' sums left of the tile
-  __shared__ double corner_s[CH];
-  const int lane = threadIdx.x & (kLanes - 1), grp = threadIdx.x / kLanes, t = threadIdx.x;
-  const int i = blockIdx.x / g.nTx, j = blockIdx.x % g.nTx;
-  const int x0 = j * kTileW + lane * V, y0 = i * kTileH + grp * K;
-
-  float v[K][V];
-#pragma unroll
-  for (int r = 0; r < K; ++r) load4<VEC>(in, g, x0, y0 + r, v[r]);
-  double cs[V] = {};  // this thread's column sums over its K rows
-#pragma unroll
-  for (int r = 0; r < K; ++r) {
-    double s[CH] = {};
-#pragma unroll
-    for (int k = 0; k < V; ++k) cs[k] += v[r][k], s[k % CH] += v[r][k];
-#pragma unroll
-    for (int c = 0; c < CH; ++c) {
-#pragma unroll
-      for (int m = kLanes / 2; m > 0; m >>= 1) s[c] += __shfl_xor_sync(0xffffffffu, s[c], m);
-      if (lane == 0) rows[(grp * K + r) * CH + c] = s[c];
-    }
-  }
-#pragma unroll
-  for (int k = 0; k < V; k += 2)
-    *reinterpret_cast<double2*>(&start[grp][lane * V + k]) = make_double2(cs[k], cs[k + 1]);
-  __syncthreads();
-
-  // Threads 0..31: column j * kTileW + t (one warp); threads 128..255: rows i * kTileH + e / CH, channel
-  // e % CH, for e = t - 128, + 128, ... `mine` becomes the column's sum above the tile.
-  double mine = 0;
-  if (t < kTileW) {
-    const int x = j * kTileW + t;
-    double s = 0;
-    for (int q = 0; q < kGroups; ++q) s += start[q][t];
-    if (x < g.E) mine = chain_step<double>(w.col + size_t(x), size_t(g.E), i, s, w.window, w.epoch);
-  } else if (t >= kThreads - kTileH) {
-    for (int e = t - (kThreads - kTileH); e < kTileH * CH; e += kTileH) {
-      const int y = i * kTileH + e / CH;
-      const double s = rows[e];
-      double left = 0;
-      if (y < g.H)
-        left = chain_step<double>(w.row + size_t(y) * CH + e % CH, size_t(g.H) * CH, j, s, w.window, w.epoch);
-      rows[e] = left;  // this thread alone reads and writes rows[e] between the barriers
-    }
-  }
-  const int wl = t & 31, warp = t >> 5;
-  if (warp == 0) {
-    // Inclusive prefix, per channel, of the column sums above the tile (lanes CH apart share a channel).
-#pragma unroll
-    for (int d = CH; d < 32; d <<= 1) {
-      const double n = __shfl_up_sync(0xffffffffu, mine, d);
-      if (wl >= d) mine += n;
-    }
-  }
-  __syncthreads();
-  if (t < CH) {
-    // The corner chain, per channel: this tile row's sum left of the tile, then the corner above.
-    const int c = t;
-    double left = 0;
-    for (int r = 0; r < kTileH; ++r) left += rows[r * CH + c];
-    corner_s[c] =
-        chain_step<double>(w.corner + size_t(j) * CH + c, size_t(g.nTx) * CH, i, left, w.window, w.epoch);
-  }
-  {
-    // This group's contribution to the SAT row below it (as group_start).
-    double lsum[CH] = {}, run[CH] = {}, tot[CH];
-#pragma unroll
-    for (int r = 0; r < K; ++r)
-#pragma unroll
-      for (int c = 0; c < CH; ++c) lsum[c] += rows[(grp * K + r) * CH + c];  // 0 below the image
-#pragma unroll
-    for (int k = 0; k < V; ++k) cs[k] = run[k % CH] += cs[k];
-#pragma unroll
-    for (int c = 0; c < CH; ++c) tot[c] = run[c];
-    row_exclusive<CH>(tot);
-#pragma unroll
-    for (int k = 0; k < V; ++k) cs[k] += tot[k % CH] + lsum[k % CH];
-    __syncwarp();
-#pragma unroll
-    for (int k = 0; k < V; k += 2)
-      *reinterpret_cast<double2*>(&start[grp][lane * V + k]) = make_double2(cs[k], cs[k + 1]);
-  }
-  __syncthreads();
-  if (t < kTileW) {
-    double top = mine + corner_s[t % CH];  // S(x, row above the tile)
-    for (int q = 0; q < kGroups; ++q) {
-      const double s = start[q][t];
-      start[q][t] = top;
-      top += s;
-    }
-  }
-  __syncthreads();
-  double acc[V];
-#pragma unroll
-  for (int k = 0; k < V; ++k) acc[k] = start[grp][lane * V + k];
-#pragma unroll
-  for (int r = 0; r < K; ++r) {
-    const int y = y0 + r;
-    double p[V], run[CH] = {}, tot[CH];
-#pragma unroll
-    for (int k = 0; k < V; ++k) p[k] = run[k % CH] += double(v[r][k]);
-#pragma unroll
-    for (int c = 0; c < CH; ++c) tot[c] = run[c];
-    row_exclusive<CH>(tot);
-    if (y >= g.H) continue;
-#pragma unroll
-    for (int k = 0; k < V; ++k) acc[k] += p[k] + tot[k % CH] + rows[(y - i * kTileH) * CH + k % CH];
-    if (x0 >= g.E) continue;
-    float* o = out + size_t(y) * g.E + x0;
-    if (VEC) {
-      __stcs(reinterpret_cast<float4*>(o),
-             make_float4(float(acc[0]), float(acc[1]), float(acc[2]), float(acc[3])));
-    } else {
-#pragma unroll
-      for (int k = 0; k < V; ++k)
-        if (x0 + k < g.E) o[k] = float(acc[k]);
-    }
-  }
-}
-
-}  // namespace f32
-
-// Float tiles held in shared memory instead of registers, so that a tile can be larger than the
-// registers allow (TW elements x 128 rows, TW = 64 or 128: 32 or 64 KB of input per look-back, where the
-// register tiles above take 16 KB) at 3-5 blocks per SM; the same chains, sums and rounding. A thread
-// owns 4 floats of KR consecutive rows (16-byte loads, stored to the tile as they arrive, so that the
-// next loads can be in flight), L = TW / 4 threads span a row.
-namespace f32s {
-
-constexpr int V = f32::V;
-
-template <int CH, bool VEC, int TW, int MIN_BLOCKS>
-__global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
-    lookback_2d(const float* __restrict__ in, float* __restrict__ out, Geometry g, Words w) {
-  constexpr int L = TW / V, G = kThreads / L, KR = kTileH / G;  // lanes per row, groups, rows per thread
-  constexpr int kRowT = kThreads - kTileH;                      // first of the threads with a row each
-  constexpr int kWin = MIN_BLOCKS > 4 ? 4 : kMaxWindow;         // look-back words in registers at most
+  constexpr int TW = kTileW, L = kLanesF, G = kGroupsF;
+  constexpr int kRowT = kThreads - kTileH;  // first of the threads with a row each
   static_assert(TW % 32 == 0 && TW <= kRowT && V % CH == 0, "column warps, then row warps");
   extern __shared__ __align__(16) float tile[];      // [kTileH][TW]: the input
   __shared__ __align__(16) double start[G][TW + 2];  // column partials, then group starts
@@ -329,21 +202,25 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
 
   if constexpr (VEC) {
     // The thread's KR rows straight to the tile, all in flight at once and none held in registers
-    // (cp.async, L2 only); zeros below the image and past its right edge.
+    // (cp.async, L2 only, marked evict-first as the register loads are); zeros below the image and past
+    // its right edge.
     const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(mine_rows));
+    unsigned long long policy;
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
 #pragma unroll
     for (int r = 0; r < KR; ++r) {
       const int y = y0 + r;
       const bool inside = y < g.H && x0 < g.E;
       const float* src = inside ? in + size_t(y) * size_t(g.E) + size_t(x0) : in;
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst + unsigned(r * TW * 4)),
-                   "l"(src), "r"(inside ? 16 : 0)
+      asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::"r"(
+                       dst + unsigned(r * TW * 4)),
+                   "l"(src), "r"(inside ? 16 : 0), "l"(policy)
                    : "memory");
     }
     asm volatile("cp.async.wait_all;\n" ::: "memory");  // this thread's copies, visible to it
   }
-  double cs[V] = {};                                       // this thread's column sums over its KR rows
-  constexpr int B = KR < 8 ? KR : MIN_BLOCKS > 4 ? 2 : 8;  // rows loaded at once (registers), unaligned rows
+  double cs[V] = {};    // this thread's column sums over its KR rows
+  constexpr int B = 2;  // rows read at once (unaligned rows: loaded, within the register budget)
 #pragma unroll
   for (int r0 = 0; r0 < KR; r0 += B) {
     float f[B][V];
@@ -353,7 +230,7 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
         const float4 q = *reinterpret_cast<const float4*>(mine_rows + (r0 + r) * TW);
         f[r][0] = q.x, f[r][1] = q.y, f[r][2] = q.z, f[r][3] = q.w;
       } else {
-        f32::load4<false>(in, g, x0, y0 + r0 + r, f[r]);
+        load4<false>(in, g, x0, y0 + r0 + r, f[r]);
       }
     }
 #pragma unroll
@@ -478,9 +355,9 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
   }
 }
 
-}  // namespace f32s
+}  // namespace f32
 
-// SATLAB_SAT_LB2D_WINDOW (1..8): words of a chain read at once, for tuning.
+// SATLAB_SAT_LB2D_WINDOW (1..8; float tiles at most 4): words of a chain read at once, for tuning.
 int window() {
   static const int win = [] {
     const char* e = std::getenv("SATLAB_SAT_LB2D_WINDOW");
@@ -508,66 +385,28 @@ void launch_u8(const SatArgs& a, const Geometry& g, const Words& w, bool vec, cu
   k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, 0, st>>>(in, out, g, w, true);
 }
 
-// SATLAB_SAT_LB2D_F32 (for tuning): "regs" (32-element tiles in registers), "s64" (64-element tiles in
-// shared memory, 4 blocks per SM; the default), "s64b5" (5 blocks), "s128" (128 elements, 3 blocks).
-enum class F32Tiles { regs, s64, s64b5, s128 };
-F32Tiles f32_tiles() {
-  static const F32Tiles f = [] {
-    const std::string e = std::getenv("SATLAB_SAT_LB2D_F32") ? std::getenv("SATLAB_SAT_LB2D_F32") : "";
-    return e == "regs"    ? F32Tiles::regs
-           : e == "s64b5" ? F32Tiles::s64b5
-           : e == "s128"  ? F32Tiles::s128
-                          : F32Tiles::s64;
-  }();
-  return f;
-}
-int f32_tile_width() {
-  const F32Tiles f = f32_tiles();
-  return f == F32Tiles::regs ? f32::kTileW : f == F32Tiles::s128 ? 128 : 64;
-}
-
 template <auto k>
-void launch_smem(size_t smem, const Geometry& g, const float* in, float* out, const Words& w,
-                 const SatArgs& a) {
-  static const cudaError_t attr = [&] {  // once per kernel
-    cudaError_t e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem));
+void launch_f32_kernel(const Geometry& g, const float* in, float* out, const Words& w, const SatArgs& a) {
+  static const cudaError_t attr = [] {  // once per kernel: the tile is dynamic shared memory
+    cudaError_t e =
+        cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(f32::kTileBytes));
     if (e == cudaSuccess)
       e = cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout,
                                cudaSharedmemCarveoutMaxShared);
     return e;
   }();
   cuda_check(attr, "cudaFuncSetAttribute (shared memory) of sat_lookback_2d's float tiles", a);
-  k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, smem, cudaStream_t(a.stream)>>>(in, out, g, w);
-}
-
-template <int CH, bool VEC>
-void launch_f32_vec(const SatArgs& a, const Geometry& g, const Words& w) {
-  const auto* in = static_cast<const float*>(a.in);
-  auto* out = static_cast<float*>(a.out);
-  switch (f32_tiles()) {
-    case F32Tiles::regs: {
-      const auto k = four_blocks() ? f32::lookback_2d<CH, VEC, 4> : f32::lookback_2d<CH, VEC, 3>;
-      k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, 0, cudaStream_t(a.stream)>>>(in, out, g, w);
-      break;
-    }
-    case F32Tiles::s64:
-      launch_smem<f32s::lookback_2d<CH, VEC, 64, 4>>(kTileH * 64 * sizeof(float), g, in, out, w, a);
-      break;
-    case F32Tiles::s64b5:
-      launch_smem<f32s::lookback_2d<CH, VEC, 64, 5>>(kTileH * 64 * sizeof(float), g, in, out, w, a);
-      break;
-    case F32Tiles::s128:
-      launch_smem<f32s::lookback_2d<CH, VEC, 128, 3>>(kTileH * 128 * sizeof(float), g, in, out, w, a);
-      break;
-  }
+  k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, f32::kTileBytes, cudaStream_t(a.stream)>>>(in, out, g, w);
 }
 
 template <int CH>
 void launch_f32(const SatArgs& a, const Geometry& g, const Words& w, bool vec, cudaStream_t) {
+  const auto* in = static_cast<const float*>(a.in);
+  auto* out = static_cast<float*>(a.out);
   if (vec)
-    launch_f32_vec<CH, true>(a, g, w);
+    launch_f32_kernel<f32::lookback_2d<CH, true>>(g, in, out, w, a);
   else
-    launch_f32_vec<CH, false>(a, g, w);
+    launch_f32_kernel<f32::lookback_2d<CH, false>>(g, in, out, w, a);
 }
 
 }  // namespace
@@ -578,7 +417,7 @@ void sat_lookback_2d(const SatArgs& a) {
   const int CH = a.channels;  // check_args: U8 1, RGBA8 4, F32 1..4
   if (CH == 3) throw Error("sat_lookback_2d takes float with 1, 2 or 4 channels, not 3");
   Geometry g{a.width * CH, a.height, 0, 0};
-  g.nTx = int(ceil_div(size_t(g.E), f ? f32_tile_width() : kTileE));
+  g.nTx = int(ceil_div(size_t(g.E), f ? f32::kTileW : kTileE));
   g.nTy = int(ceil_div(size_t(g.H), kTileH));
   const size_t nCol = size_t(g.nTy) * g.E, nRow = size_t(g.nTx) * g.H * CH,
                nCorner = size_t(g.nTx) * g.nTy * CH;
