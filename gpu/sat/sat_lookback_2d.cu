@@ -32,7 +32,8 @@ namespace {
 using namespace sat_detail;
 using namespace tile_detail;
 
-constexpr int K = 4;  // rows per thread: 128-row tiles
+constexpr int K = 4;     // rows per thread: 128-row tiles
+constexpr int kWin = 4;  // look-back words held at once (registers: 8 would spill at 4 blocks per SM)
 constexpr int kTileH = kGroups * K;
 static_assert(kThreads == 2 * kTileE && kTileH == kTileE, "a thread per column, then a thread per row");
 
@@ -89,15 +90,15 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
     const int x = j * kTileE + t, idx = (t / 16) * kPad + t % 16;
     uint32_t s = 0;
     for (int q = 0; q < kGroups; ++q) s += start[q][idx];
-    if (x < g.E) mine = chain_step<uint32_t>(w.col + size_t(x), size_t(g.E), i, s, w.window, w.epoch);
+    if (x < g.E) mine = chain_step<uint32_t, kWin>(w.col + size_t(x), size_t(g.E), i, s, w.window, w.epoch);
   } else {
     for (int e = t - kTileE; e < kTileH * CH; e += kThreads - kTileE) {
       const int y = i * kTileH + e / CH;
       const uint32_t s = rows[e];
       uint32_t left = 0;
       if (y < g.H)
-        left =
-            chain_step<uint32_t>(w.row + size_t(y) * CH + e % CH, size_t(g.H) * CH, j, s, w.window, w.epoch);
+        left = chain_step<uint32_t, kWin>(w.row + size_t(y) * CH + e % CH, size_t(g.H) * CH, j, s, w.window,
+                                          w.epoch);
       rows[e] = left;  // this thread alone reads and writes rows[e] between the barriers
       mine = left;
     }
@@ -125,8 +126,8 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
       for (int q = kTileE / 32; q < kThreads / 32; ++q) left += warp_sum[q][0];
     else
       for (int r = 0; r < kTileH; ++r) left += rows[r * CH + c];
-    corner_s[c] =
-        chain_step<uint32_t>(w.corner + size_t(j) * CH + c, size_t(g.nTx) * CH, i, left, w.window, w.epoch);
+    corner_s[c] = chain_step<uint32_t, kWin>(w.corner + size_t(j) * CH + c, size_t(g.nTx) * CH, i, left,
+                                             w.window, w.epoch);
   }
   {
     uint32_t lsum[CH] = {};
@@ -163,7 +164,6 @@ constexpr int kLanesF = kTileW / V;           // threads across a tile row
 constexpr int kGroupsF = kThreads / kLanesF;  // groups of KR rows down the tile
 constexpr int KR = kTileH / kGroupsF;         // rows per thread
 constexpr int kBlocks = 5;                    // per SM: 48 registers, 5 x 42.5 KB of shared memory
-constexpr int kWin = 4;                       // look-back words held at once (registers)
 constexpr size_t kTileBytes = size_t(kTileH) * kTileW * sizeof(float);
 
 // 4 floats of row y from element x0 (16-byte aligned rows: one load), zeros past the image.
@@ -357,11 +357,11 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
 
 }  // namespace f32
 
-// SATLAB_SAT_LB2D_WINDOW (1..8; float tiles at most 4): words of a chain read at once, for tuning.
+// SATLAB_SAT_LB2D_WINDOW (1..4): words of a chain read at once, for tuning.
 int window() {
   static const int win = [] {
     const char* e = std::getenv("SATLAB_SAT_LB2D_WINDOW");
-    return std::clamp(e ? std::atoi(e) : 4, 1, kMaxWindow);
+    return std::clamp(e ? std::atoi(e) : 4, 1, kWin);
   }();
   return win;
 }
