@@ -12,6 +12,9 @@ ONLY=${3:-}
 [ "$MODE" = variant ] && : "${ONLY:?variant NAME}"
 OUT=${OUT:-device-out}
 mkdir -p "$OUT"
+# The commit the JSON records: the GPU machine's copy of the tree has no current git HEAD, so BIN_DIR/git_rev
+# (written beside the binaries: git rev-parse --short HEAD > BIN_DIR/git_rev) or SATLAB_GIT_REV.
+export SATLAB_GIT_REV=${SATLAB_GIT_REV:-$(cat "$BIN/git_rev" 2>/dev/null || echo unknown)}
 SAN=/usr/local/cuda/bin/compute-sanitizer
 status=0
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader || true

@@ -13,6 +13,9 @@ SIZES=${3:?sizes}
 shift 3
 OUT=${OUT:-device-out}
 mkdir -p "$OUT"
+# The commit the JSON records: the GPU machine's copy of the tree has no current git HEAD, so BIN_DIR/git_rev
+# (written beside the binaries: git rev-parse --short HEAD > BIN_DIR/git_rev) or SATLAB_GIT_REV.
+export SATLAB_GIT_REV=${SATLAB_GIT_REV:-$(cat "$BIN/git_rev" 2>/dev/null || echo unknown)}
 settings=("$@")
 order=()
 for ((i = 0; i < ${#settings[@]}; ++i)); do order+=("$i"); done
