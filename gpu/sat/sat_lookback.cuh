@@ -24,8 +24,8 @@ constexpr unsigned kEpochBits = 14;                     // what a float64 word h
 constexpr unsigned kMaxEpoch = (1u << kEpochBits) - 1;  // then the words are zeroed and it starts at 1
 constexpr unsigned long long kTagMask = (1ull << (kEpochBits + 2)) - 1;  // epoch, flag
 
-// The look-back words of one stream: zeroed once when (re)allocated, then each launch takes the next
-// epoch (1, 2, ... kMaxEpoch, then zeroed again). Host code (sat_lookback_words.cu); `count` words of at
+// The look-back words of one device and stream: zeroed once when (re)allocated, then each launch takes the
+// next epoch (1, 2, ... kMaxEpoch, then zeroed again). Host code (sat_lookback_words.cu); `count` words of at
 // least that many, and a counter apart from them that is 0 at every launch (a launch that counts with it
 // sets it back to 0 before it ends); throws satlab::Error (out of memory, a stream being captured into a
 // graph, whose replays would all carry one epoch).

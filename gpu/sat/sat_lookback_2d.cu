@@ -166,22 +166,17 @@ constexpr int KR = kTileH / kGroupsF;         // rows per thread
 constexpr int kBlocks = 5;                    // per SM: 48 registers, 5 x 42.5 KB of shared memory
 constexpr size_t kTileBytes = size_t(kTileH) * kTileW * sizeof(float);
 
-// 4 floats of row y from element x0 (16-byte aligned rows: one load), zeros past the image.
-template <bool VEC>
-__device__ __forceinline__ void load4(const float* __restrict__ in, const Geometry& g, int x0, int y,
-                                      float (&f)[V]) {
+// 4 floats of row y from element x0 where rows are not 16-byte aligned (one load each), zeros past the
+// image.
+__device__ __forceinline__ void load4_unaligned(const float* __restrict__ in, const Geometry& g, int x0,
+                                                int y, float (&f)[V]) {
 #pragma unroll
   for (int k = 0; k < V; ++k) f[k] = 0.f;
   if (y >= g.H || x0 >= g.E) return;
   const float* p = in + size_t(y) * size_t(g.E) + size_t(x0);
-  if (VEC) {
-    const float4 q = __ldcs(reinterpret_cast<const float4*>(p));
-    f[0] = q.x, f[1] = q.y, f[2] = q.z, f[3] = q.w;
-  } else {
 #pragma unroll
-    for (int k = 0; k < V; ++k)
-      if (x0 + k < g.E) f[k] = __ldcs(p + k);
-  }
+  for (int k = 0; k < V; ++k)
+    if (x0 + k < g.E) f[k] = __ldcs(p + k);
 }
 
 template <int CH, bool VEC>
@@ -230,7 +225,7 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
         const float4 q = *reinterpret_cast<const float4*>(mine_rows + (r0 + r) * TW);
         f[r][0] = q.x, f[r][1] = q.y, f[r][2] = q.z, f[r][3] = q.w;
       } else {
-        load4<false>(in, g, x0, y0 + r0 + r, f[r]);
+        load4_unaligned(in, g, x0, y0 + r0 + r, f[r]);
       }
     }
 #pragma unroll

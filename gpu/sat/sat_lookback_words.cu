@@ -1,11 +1,12 @@
-// The single-pass SAT builders' look-back words (sat_lookback.cuh): one buffer per stream, kept from launch
-// to launch, zeroed when it is (re)allocated and when the epochs run out, and otherwise handed out with the
-// next epoch, so that a launch starts at once instead of after a reset of its words (a memset of up to
-// 1/8 B per element, and the gap before the launch that follows it).
+// The single-pass SAT builders' look-back words (sat_lookback.cuh): one buffer per device and stream, kept
+// from launch to launch, zeroed when it is (re)allocated and when the epochs run out, and otherwise handed
+// out with the next epoch, so that a launch starts at once instead of after a reset of its words (a memset of
+// up to 1/8 B per element, and the gap before the launch that follows it).
 #include <algorithm>
 #include <map>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "gpu/sat/sat_common.cuh"
 #include "gpu/sat/sat_host.hpp"
@@ -31,8 +32,8 @@ std::mutex& buffers_mutex() {
 }
 // Freed at exit: first used after a CUDA call, so its destructor is registered after the CUDA runtime's
 // own exit handler and runs while the context still exists (compute-sanitizer's leak check finds nothing).
-std::map<void*, Buffer>& buffers() {
-  static std::map<void*, Buffer> b;
+std::map<std::pair<int, void*>, Buffer>& buffers() {  // by device and stream
+  static std::map<std::pair<int, void*>, Buffer> b;
   return b;
 }
 
@@ -48,8 +49,10 @@ LookbackWords lookback_words(size_t count, const SatArgs& a) {
     throw Error(
         "the single-pass SAT builders cannot be captured into a CUDA graph (their look-back words "
         "take a new epoch at every launch)");
+  int device = 0;
+  cuda_check(cudaGetDevice(&device), "cudaGetDevice", a);
   std::lock_guard<std::mutex> lock(buffers_mutex());
-  Buffer& b = buffers()[a.stream];
+  Buffer& b = buffers()[{device, a.stream}];
   count += kCounterWords;
   if (b.count < count) {
     if (b.words) {
@@ -76,7 +79,7 @@ LookbackWords lookback_words(size_t count, const SatArgs& a) {
 
 void set_lookback_epochs_left_for_testing(unsigned left) {
   std::lock_guard<std::mutex> lock(sat_detail::buffers_mutex());
-  for (auto& [stream, b] : sat_detail::buffers())
+  for (auto& [key, b] : sat_detail::buffers())
     b.epoch = sat_detail::kMaxEpoch - std::min(left, sat_detail::kMaxEpoch);
 }
 
