@@ -371,13 +371,13 @@ bool four_blocks() {
 }
 
 template <int CH>
-void launch_u8(const SatArgs& a, const Geometry& g, const Words& w, bool vec, cudaStream_t st) {
+void launch_u8(const SatArgs& a, const Geometry& g, const Words& w, bool vec) {
   const auto* in = static_cast<const uint8_t*>(a.in);
   auto* out = static_cast<uint32_t*>(a.out);
   const bool four = four_blocks() && CH == 1;  // 4 channels: 3 blocks (64 registers would spill)
   const auto k = vec ? (four ? lookback_2d<CH, true, 4> : lookback_2d<CH, true, 3>)
                      : (four ? lookback_2d<CH, false, 4> : lookback_2d<CH, false, 3>);
-  k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, 0, st>>>(in, out, g, w, true);
+  k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, 0, cudaStream_t(a.stream)>>>(in, out, g, w, true);
 }
 
 template <auto k>
@@ -395,7 +395,7 @@ void launch_f32_kernel(const Geometry& g, const float* in, float* out, const Wor
 }
 
 template <int CH>
-void launch_f32(const SatArgs& a, const Geometry& g, const Words& w, bool vec, cudaStream_t) {
+void launch_f32(const SatArgs& a, const Geometry& g, const Words& w, bool vec) {
   const auto* in = static_cast<const float*>(a.in);
   auto* out = static_cast<float*>(a.out);
   if (vec)
@@ -419,20 +419,19 @@ void sat_lookback_2d(const SatArgs& a) {
   phase(a, "sat look-back 2d: tiles");
   const LookbackWords lw = lookback_words(nCol + nRow + nCorner, a);
   const Words w{lw.words, lw.words + nCol, lw.words + nCol + nRow, window(), lw.epoch};
-  cudaStream_t st = cudaStream_t(a.stream);
   const bool vec = g.E % (f ? 4 : 16) == 0 && reinterpret_cast<uintptr_t>(a.in) % 16 == 0 &&
                    reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
   if (f) {
     if (CH == 1)
-      launch_f32<1>(a, g, w, vec, st);
+      launch_f32<1>(a, g, w, vec);
     else if (CH == 2)
-      launch_f32<2>(a, g, w, vec, st);
+      launch_f32<2>(a, g, w, vec);
     else
-      launch_f32<4>(a, g, w, vec, st);
+      launch_f32<4>(a, g, w, vec);
   } else if (CH == 1) {
-    launch_u8<1>(a, g, w, vec, st);
+    launch_u8<1>(a, g, w, vec);
   } else {
-    launch_u8<4>(a, g, w, vec, st);
+    launch_u8<4>(a, g, w, vec);
   }
   launch_check("sat_lookback_2d", a);
 }
