@@ -150,12 +150,15 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
 }
 
 // Float input (1, 2 or 4 interleaved channels): the same scheme on tiles 64 elements (256 bytes) wide and
-// 128 rows tall held in shared memory (32 KB of input per tile, where registers would hold only half as
-// much at the occupancy that hides the look-backs: 5 blocks per SM). A thread owns 4 floats of 8
-// consecutive rows, loaded with cp.async straight into the tile (all 8 in flight, none held in
-// registers), 16 threads span a row. Every sum is float64 (the words keep float64 with 36 mantissa bits,
-// 2^-36 relative) and each output is rounded to float once, so the error is that one rounding. Row and
-// corner words are per channel.
+// 128 rows tall held in shared memory (32 KB of input per tile, 5 blocks per SM), with float tile-local
+// tables and float64 carries. A thread owns 4 floats of 8 consecutive rows, loaded with cp.async straight
+// into the tile (all 8 in flight, none held in registers); 16 threads span a row. An output is
+//   S(x, y) = A(x) + (Local(x, y) + B(y)),  A(x) = corner + sum over the tile's columns up to x of the
+//   column's sum above the tile,  B(y) = sum over the tile's rows down to y of the row's sum left of it,
+// where A and B are summed in float64 and rounded to float once, and Local, the tile's own SAT, is float:
+// every float sum is of non-negative partial sums of at most 64 x 128 elements, at most ~25 roundings
+// deep (sat_host.hpp, kFloatSatRelBound). The look-back words carry float64 (36 mantissa bits kept). Per
+// element the rebuild costs 4 float adds, where float64 sums cost 2 conversions and 3 float64 adds more.
 namespace f32 {
 
 constexpr int V = 4;                          // floats per thread and row
@@ -163,8 +166,9 @@ constexpr int kTileW = 64;                    // elements
 constexpr int kLanesF = kTileW / V;           // threads across a tile row
 constexpr int kGroupsF = kThreads / kLanesF;  // groups of KR rows down the tile
 constexpr int KR = kTileH / kGroupsF;         // rows per thread
-constexpr int kBlocks = 5;                    // per SM: 48 registers, 5 x 42.5 KB of shared memory
+constexpr int kBlocks = 5;                    // per SM: 48 registers, 5 x ~38 KB of shared memory
 constexpr size_t kTileBytes = size_t(kTileH) * kTileW * sizeof(float);
+constexpr unsigned kFull = 0xffffffffu;
 
 // 4 floats of row y from element x0 where rows are not 16-byte aligned (one load each), zeros past the
 // image.
@@ -179,173 +183,227 @@ __device__ __forceinline__ void load4_unaligned(const float* __restrict__ in, co
     if (x0 + k < g.E) f[k] = __ldcs(p + k);
 }
 
+__device__ __forceinline__ void unpack4(const float4& q, float (&f)[V]) {
+  f[0] = q.x, f[1] = q.y, f[2] = q.z, f[3] = q.w;
+}
+
+// Per channel, the sum of a tile row's elements left of this thread's (exclusive scan over the 16 lanes of
+// the row of this thread's per-channel sums `part`), and (lane 15's) the row's total. Sums of non-negative
+// terms only: shifted by one lane, then an inclusive scan, so no difference ever rounds.
+template <int CH>
+__device__ __forceinline__ void row_scan(const float (&part)[CH], float (&left)[CH], float (&total)[CH]) {
+  const int lane = threadIdx.x % kLanesF;
+#pragma unroll
+  for (int c = 0; c < CH; ++c) {
+    float s = __shfl_up_sync(kFull, part[c], 1, kLanesF);
+    if (lane == 0) s = 0.f;
+#pragma unroll
+    for (int d = 1; d < kLanesF; d <<= 1) {
+      const float n = __shfl_up_sync(kFull, s, d, kLanesF);
+      if (lane >= d) s += n;
+    }
+    left[c] = s;
+    total[c] = s + part[c];  // the row's total in lane 15
+  }
+}
+
+// Inclusive prefix along the warp per channel (lanes CH apart share a channel), float64.
+template <int CH>
+__device__ __forceinline__ double warp_inclusive(double v) {
+  const int wl = threadIdx.x & 31;
+#pragma unroll
+  for (int d = CH; d < 32; d <<= 1) {
+    const double n = __shfl_up_sync(kFull, v, d);
+    if (wl >= d) v += n;
+  }
+  return v;
+}
+
 template <int CH, bool VEC>
 __global__ void __launch_bounds__(kThreads, kBlocks)
     lookback_2d(const float* __restrict__ in, float* __restrict__ out, Geometry g, Words w) {
   constexpr int TW = kTileW, L = kLanesF, G = kGroupsF;
-  constexpr int kRowT = kThreads - kTileH;  // first of the threads with a row each
-  static_assert(TW % 32 == 0 && TW <= kRowT && V % CH == 0, "column warps, then row warps");
+  constexpr int kRowT = kThreads - kTileH;  // threads from here: a tile row each
+  constexpr int kCornerT = TW;              // threads TW .. TW + CH - 1: the corner, per channel
+  constexpr bool kKeepLeft = CH == 1;       // row scans kept in registers from load to rebuild
+  static_assert(TW % 32 == 0 && TW + CH <= kRowT && V % CH == 0 && KR % 4 == 0, "thread roles");
   extern __shared__ __align__(16) float tile[];      // [kTileH][TW]: the input
-  __shared__ __align__(16) double start[G][TW + 2];  // column partials, then group starts
-  __shared__ double rows[kTileH * CH];            // the tile's row sums, then the rows' sums left of the tile
-  __shared__ double warp_tot[kThreads / 32][CH];  // column warps: prefix totals; row warps: left sums
+  __shared__ __align__(16) float part[G][TW];        // group column sums, then Local above each group
+  __shared__ __align__(16) float rowv[kTileH * CH];  // the tile's row totals, then B(y)
+  __shared__ __align__(16) float a_s[TW];            // A(x)
+  __shared__ double wtot[kThreads / 32][CH];         // warp totals of the column and row prefixes
   __shared__ double corner_s[CH];
-  const int lane = threadIdx.x % L, grp = threadIdx.x / L, t = threadIdx.x, wl = t & 31, warp = t >> 5;
+  const int lane = threadIdx.x % L, grp = threadIdx.x / L, t = threadIdx.x, warp = t >> 5;
   const int i = blockIdx.x / g.nTx, j = blockIdx.x % g.nTx;
   const int x0 = j * TW + lane * V, y0 = i * kTileH + grp * KR;
   float* const mine_rows = tile + grp * KR * TW + lane * V;
 
   if constexpr (VEC) {
     // The thread's KR rows straight to the tile, all in flight at once and none held in registers
-    // (cp.async, L2 only, marked evict-first as the register loads are); zeros below the image and past
-    // its right edge.
+    // (cp.async, L2 only, marked evict-first: the input's only read); zeros below the image and past its
+    // right edge.
     const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(mine_rows));
     unsigned long long policy;
     asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+    const float* row0 = in + size_t(y0) * size_t(g.E) + size_t(x0);
 #pragma unroll
     for (int r = 0; r < KR; ++r) {
-      const int y = y0 + r;
-      const bool inside = y < g.H && x0 < g.E;
-      const float* src = inside ? in + size_t(y) * size_t(g.E) + size_t(x0) : in;
+      const bool inside = y0 + r < g.H && x0 < g.E;
+      const float* src = inside ? row0 + size_t(r) * size_t(g.E) : in;
       asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::"r"(
                        dst + unsigned(r * TW * 4)),
                    "l"(src), "r"(inside ? 16 : 0), "l"(policy)
                    : "memory");
     }
     asm volatile("cp.async.wait_all;\n" ::: "memory");  // this thread's copies, visible to it
-  }
-  double cs[V] = {};    // this thread's column sums over its KR rows
-  constexpr int B = 2;  // rows read at once (unaligned rows: loaded, within the register budget)
+  } else {
 #pragma unroll
-  for (int r0 = 0; r0 < KR; r0 += B) {
-    float f[B][V];
-#pragma unroll
-    for (int r = 0; r < B; ++r) {
-      if constexpr (VEC) {
-        const float4 q = *reinterpret_cast<const float4*>(mine_rows + (r0 + r) * TW);
-        f[r][0] = q.x, f[r][1] = q.y, f[r][2] = q.z, f[r][3] = q.w;
-      } else {
-        load4_unaligned(in, g, x0, y0 + r0 + r, f[r]);
-      }
-    }
-#pragma unroll
-    for (int r = 0; r < B; ++r) {
-      if constexpr (!VEC)
-        *reinterpret_cast<float4*>(mine_rows + (r0 + r) * TW) =
-            make_float4(f[r][0], f[r][1], f[r][2], f[r][3]);
-      double s[CH] = {};
-#pragma unroll
-      for (int k = 0; k < V; ++k) cs[k] += f[r][k], s[k % CH] += f[r][k];
-#pragma unroll
-      for (int c = 0; c < CH; ++c) {
-#pragma unroll
-        for (int m = L / 2; m > 0; m >>= 1) s[c] += __shfl_xor_sync(0xffffffffu, s[c], m);
-        if (lane == 0) rows[(grp * KR + r0 + r) * CH + c] = s[c];
-      }
+    for (int r = 0; r < KR; ++r) {
+      float f[V];
+      load4_unaligned(in, g, x0, y0 + r, f);
+      *reinterpret_cast<float4*>(mine_rows + r * TW) = make_float4(f[0], f[1], f[2], f[3]);
     }
   }
+
+  // Per row: the row's sum left of this thread inside the tile (kept for the rebuild with one channel),
+  // the row's total (lane 15 to rowv). Per column: the sum over this thread's rows (two halves, 4 adds
+  // deep) to part.
+  float left_kept[kKeepLeft ? KR : 1];
+  {
+    float cs[2][V];  // (first terms assigned: adding to 0.f is an instruction)
 #pragma unroll
-  for (int k = 0; k < V; k += 2)
-    *reinterpret_cast<double2*>(&start[grp][lane * V + k]) = make_double2(cs[k], cs[k + 1]);
+    for (int r = 0; r < KR; ++r) {
+      float f[V], p[CH], lft[CH], tot[CH];
+      unpack4(*reinterpret_cast<const float4*>(mine_rows + r * TW), f);
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        float& c = cs[r / (KR / 2)][k];
+        c = r % (KR / 2) == 0 ? f[k] : c + f[k];
+        p[k % CH] = k < CH ? f[k] : p[k % CH] + f[k];
+      }
+      row_scan<CH>(p, lft, tot);
+      if (lane == L - 1)
+#pragma unroll
+        for (int c = 0; c < CH; ++c) rowv[(grp * KR + r) * CH + c] = tot[c];
+      if constexpr (kKeepLeft) left_kept[r] = lft[0];
+    }
+    *reinterpret_cast<float4*>(&part[grp][lane * V]) =
+        make_float4(cs[0][0] + cs[1][0], cs[0][1] + cs[1][1], cs[0][2] + cs[1][2], cs[0][3] + cs[1][3]);
+  }
   __syncthreads();
 
-  // Threads below TW: column j * TW + t; threads from kRowT: rows i * kTileH + e / CH, channel e % CH, for
-  // e = t - kRowT, + kTileH, ... (one channel per thread). `mine` becomes the column's sum above the tile.
-  double mine = 0;
+  // Threads below TW: column x = j * TW + t: its sum above each group inside the tile (the exclusive scan
+  // of the groups' column sums, float64, rounded once) in place; its sum over the tile is its aggregate
+  // in the column chain, which gives the column's sum above the tile; then its prefix along the tile.
+  // Threads kCornerT..: the corner per channel (the tile above publishes it; no aggregate of its own).
+  // Threads from kRowT: row y = i * kTileH + t - kRowT, per channel: its total is its aggregate in the row
+  // chain, which gives the row's sum left of the tile; then its prefix down the tile.
+  double pre[CH];  // column threads: pre[0], the column prefix; row threads: per channel, the row prefix
   if (t < TW) {
     const int x = j * TW + t;
     double s = 0;
 #pragma unroll
-    for (int q = 0; q < G; ++q) s += start[q][t];
-    if (x < g.E) mine = chain_step<double, kWin>(w.col + size_t(x), size_t(g.E), i, s, w.window, w.epoch);
-      // Inclusive prefix along the warp, per channel (lanes CH apart share one); warp totals for the rest.
-#pragma unroll
-    for (int d = CH; d < 32; d <<= 1) {
-      const double n = __shfl_up_sync(0xffffffffu, mine, d);
-      if (wl >= d) mine += n;
+    for (int q = 0; q < G; ++q) {
+      const float v = part[q][t];
+      part[q][t] = float(s);
+      s += double(v);
     }
-    if (wl >= 32 - CH) warp_tot[warp][wl % CH] = mine;
+    double above = 0;
+    if (x < g.E) above = chain_step<double, kWin>(w.col + size_t(x), size_t(g.E), i, s, w.window, w.epoch);
+    pre[0] = warp_inclusive<CH>(above);
+    if ((t & 31) >= 32 - CH) wtot[warp][t % CH] = pre[0];
+  } else if (t < kCornerT + CH) {
+    const int c = t - kCornerT;
+    corner_s[c] = i == 0 ? 0.0
+                         : look_back<double, kWin>(w.corner + size_t(j) * CH + c, size_t(g.nTx) * CH, i,
+                                                   w.window, w.window, w.epoch);
   } else if (t >= kRowT) {
-    double lsum = 0;  // the left sums of this thread's rows
-    for (int e = t - kRowT; e < kTileH * CH; e += kTileH) {
-      const int y = i * kTileH + e / CH;
-      double left = 0;
+    const int u = t - kRowT, y = i * kTileH + u;
+#pragma unroll
+    for (int c = 0; c < CH; ++c) {
+      double lft = 0;
       if (y < g.H)
-        left = chain_step<double, kWin>(w.row + size_t(y) * CH + e % CH, size_t(g.H) * CH, j, rows[e],
-                                        w.window, w.epoch);
-      rows[e] = left;  // this thread alone reads and writes rows[e] between the barriers
-      lsum += left;
+        lft = chain_step<double, kWin>(w.row + size_t(y) * CH + c, size_t(g.H) * CH, j,
+                                       double(rowv[u * CH + c]), w.window, w.epoch);
+      pre[c] = warp_inclusive<1>(lft);
+      if ((t & 31) == 31) wtot[warp][c] = pre[c];
     }
+    // This tile row's sum left of the tile, the tile's aggregate in the corner chain, published as soon
+    // as the row warps have it (a barrier of theirs alone), so that no corner waits for the corners above
+    // it to pass their tiles' barriers one after the other.
+    asm volatile("bar.sync 1, %0;" ::"n"(kTileH) : "memory");
+    if (t == kThreads - 1 && i > 0)
 #pragma unroll
-    for (int m = 16; m >= CH; m >>= 1) lsum += __shfl_xor_sync(0xffffffffu, lsum, m);
-    if (wl < CH) warp_tot[warp][wl] = lsum;
-  }
-  __syncthreads();
-  if (t < CH) {
-    // The corner chain, per channel: this tile row's sum left of the tile, then the corner above.
-    double left = 0;
+      for (int c = 0; c < CH; ++c) {
+        double left = 0;
 #pragma unroll
-    for (int q = kRowT / 32; q < kThreads / 32; ++q) left += warp_tot[q][t];
-    corner_s[t] = chain_step<double, kWin>(w.corner + size_t(j) * CH + t, size_t(g.nTx) * CH, i, left,
-                                           w.window, w.epoch);
-  }
-  {
-    // This group's contribution to the SAT row below it (as group_start).
-    double lsum[CH] = {}, run[CH] = {}, tot[CH];
-#pragma unroll
-    for (int r = 0; r < KR; ++r)
-#pragma unroll
-      for (int c = 0; c < CH; ++c) lsum[c] += rows[(grp * KR + r) * CH + c];  // 0 below the image
-#pragma unroll
-    for (int k = 0; k < V; ++k) cs[k] = run[k % CH] += cs[k];
-#pragma unroll
-    for (int c = 0; c < CH; ++c) tot[c] = run[c];
-    row_exclusive<CH, double, L>(tot);
-#pragma unroll
-    for (int k = 0; k < V; ++k) cs[k] += tot[k % CH] + lsum[k % CH];
-#pragma unroll
-    for (int k = 0; k < V; k += 2)
-      *reinterpret_cast<double2*>(&start[grp][lane * V + k]) = make_double2(cs[k], cs[k + 1]);
+        for (int q = kRowT / 32; q < kThreads / 32; ++q) left += wtot[q][c];
+        publish(w.corner + size_t(i) * g.nTx * CH + size_t(j) * CH + c, pack(left, kFlagA, w.epoch));
+      }
   }
   __syncthreads();
   if (t < TW) {
     const int c = t % CH;
-    double top = mine + corner_s[c];  // S(x, row above the tile)
-    for (int q = 0; q < warp; ++q) top += warp_tot[q][c];
+    double a = corner_s[c] + pre[0];
+    if (warp > 0) a += wtot[0][c];
+    a_s[t] = float(a);
+  } else if (t >= kRowT) {
+    const int u = t - kRowT;
 #pragma unroll
-    for (int q = 0; q < G; ++q) {
-      const double s = start[q][t];
-      start[q][t] = top;
-      top += s;
+    for (int c = 0; c < CH; ++c) {
+      double b = pre[c];
+      for (int q = kRowT / 32; q < warp; ++q) b += wtot[q][c];
+      rowv[u * CH + c] = float(b);
+      // The last row's B is this tile row's sum left of the tile: with the corner, the corner of the
+      // tile below.
+      if (u == kTileH - 1)
+        publish(w.corner + size_t(i) * g.nTx * CH + size_t(j) * CH + c,
+                pack(double(corner_s[c] + b), kFlagP, w.epoch));
     }
   }
   __syncthreads();
-  double acc[V];
+
+  // Local above this group: its column sums above the group (part) summed along the row, as the rows'.
+  float acc[V], a[V];
+  {
+    float p[CH], lft[CH], tot[CH];
+    unpack4(*reinterpret_cast<const float4*>(&part[grp][lane * V]), acc);
 #pragma unroll
-  for (int k = 0; k < V; ++k) acc[k] = start[grp][lane * V + k];
+    for (int k = 0; k < V; ++k) p[k % CH] = k < CH ? acc[k] : p[k % CH] + acc[k];
+    row_scan<CH>(p, lft, tot);
+#pragma unroll
+    for (int k = 0; k < V; ++k) acc[k] = lft[k % CH] += acc[k];
+  }
+  unpack4(*reinterpret_cast<const float4*>(&a_s[lane * V]), a);
 #pragma unroll
   for (int r = 0; r < KR; ++r) {
     const int y = y0 + r;
-    const float4 q = *reinterpret_cast<const float4*>(mine_rows + r * TW);
-    const float f[V] = {q.x, q.y, q.z, q.w};
-    double p[V], run[CH] = {}, tot[CH];
+    float f[V], lft[CH];
+    unpack4(*reinterpret_cast<const float4*>(mine_rows + r * TW), f);
+    if constexpr (kKeepLeft) {
+      lft[0] = left_kept[r];
+    } else {
+      float p[CH], tot[CH];
 #pragma unroll
-    for (int k = 0; k < V; ++k) p[k] = run[k % CH] += double(f[k]);
-#pragma unroll
-    for (int c = 0; c < CH; ++c) tot[c] = run[c];
-    row_exclusive<CH, double, L>(tot);  // every lane, before any leaves: rows below the image included
+      for (int k = 0; k < V; ++k) p[k % CH] = k < CH ? f[k] : p[k % CH] + f[k];
+      row_scan<CH>(p, lft, tot);  // every lane, before any leaves: rows below the image included
+    }
     if (y >= g.H) continue;
+    float o[V];
 #pragma unroll
-    for (int k = 0; k < V; ++k) acc[k] += p[k] + tot[k % CH] + rows[(grp * KR + r) * CH + k % CH];
+    for (int k = 0; k < V; ++k) {
+      lft[k % CH] += f[k];  // the row's sum inside the tile up to this element
+      acc[k] += lft[k % CH];
+      o[k] = a[k] + (acc[k] + rowv[(grp * KR + r) * CH + k % CH]);
+    }
     if (x0 >= g.E) continue;
-    float* o = out + size_t(y) * g.E + x0;
+    float* p = out + size_t(y) * g.E + x0;
     if (VEC) {
-      __stcs(reinterpret_cast<float4*>(o),
-             make_float4(float(acc[0]), float(acc[1]), float(acc[2]), float(acc[3])));
+      __stcs(reinterpret_cast<float4*>(p), make_float4(o[0], o[1], o[2], o[3]));
     } else {
 #pragma unroll
       for (int k = 0; k < V; ++k)
-        if (x0 + k < g.E) o[k] = float(acc[k]);
+        if (x0 + k < g.E) p[k] = o[k];
     }
   }
 }
