@@ -17,8 +17,10 @@
 // per tile column (1/8 B per element), read back through L2; they carry the launch's epoch instead of
 // being zeroed before it (gpu/sat/sat_lookback.cuh).
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "gpu/device.hpp"
 #include "gpu/sat/sat.hpp"
@@ -40,10 +42,34 @@ static_assert(kThreads == 2 * kTileE && kTileH == kTileE, "a thread per column, 
 struct Words {
   unsigned long long* col;     // [nTy][E]: column x over tile row i (A), then from the image's top (P)
   unsigned long long* row;     // [nTx][H]: row y over tile column j (A), then from the image's left (P)
-  unsigned long long* corner;  // [nTy][nTx]: tile row i left of tile column j (A), then with all above (P)
+  unsigned long long* corner;  // 8-bit tiles [nTy][nTx]: tile row i left of tile column j (A), then with all
+                               // above (P); float tiles [nTx][nTy]: V(i, j - 1) (A), corner(i + 1, j) (P)
   int window;                  // words read at once
   unsigned epoch;              // this launch's (sat_lookback.cuh)
+  unsigned long long* trace;   // SATLAB_SAT_TRACE builds: kTraceSlots timestamps per float tile, or null
 };
+
+// A timeline of the float tiles for tuning (docs/performance.md, tuning log 29-31): built with
+// -DSATLAB_SAT_TRACE=ON, `SATLAB_SAT_TRACE=FILE satlab bench sat ...` writes each float launch's
+// %globaltimer stamps (thread T's at event k; slot 15 the SM), read by tools/sat_trace.py. A stamp right
+// after a barrier can be read before it (the timer read is not ordered with the barrier), so events
+// follow work, not barriers.
+constexpr int kTraceSlots = 16;
+#ifdef SATLAB_SAT_TRACE
+#define SAT_TRACE(T, k)                                                  \
+  if (w.trace && threadIdx.x == (T)) {                                   \
+    unsigned long long ns_;                                              \
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns_));              \
+    w.trace[size_t(blockIdx.x) * kTraceSlots + (k)] = ns_;               \
+    if ((k) == 0) {                                                      \
+      unsigned sm_;                                                      \
+      asm volatile("mov.u32 %0, %%smid;" : "=r"(sm_));                   \
+      w.trace[size_t(blockIdx.x) * kTraceSlots + kTraceSlots - 1] = sm_; \
+    }                                                                    \
+  }
+#else
+#define SAT_TRACE(T, k)
+#endif
 
 // A block per tile, row-major in blockIdx.x. MIN_BLOCKS resident per SM: 4 (64 registers) or 3 (80, as
 // sat_tiled's rebuild).
@@ -156,9 +182,13 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
 //   S(x, y) = A(x) + (Local(x, y) + B(y)),  A(x) = corner + sum over the tile's columns up to x of the
 //   column's sum above the tile,  B(y) = sum over the tile's rows down to y of the row's sum left of it,
 // where A and B are summed in float64 and rounded to float once, and Local, the tile's own SAT, is float:
-// every float sum is of non-negative partial sums of at most 64 x 128 elements, at most ~25 roundings
-// deep (sat_host.hpp, kFloatSatRelBound). The look-back words carry float64 (36 mantissa bits kept). Per
-// element the rebuild costs 4 float adds, where float64 sums cost 2 conversions and 3 float64 adds more.
+// every float sum is of non-negative partial sums of at most 64 x 128 elements, at most 24 roundings
+// deep, 26 with the two final adds (sat_host.hpp, kFloatSatRelBound). The look-back words carry float64
+// (36 mantissa bits kept). Per element the rebuild costs 4 float adds, where float64 sums cost 2
+// conversions and 3 float64 adds more. The corner comes from a chain down the tile column whose
+// aggregates come from the tile column to the left (below), so that no corner waits on the corners above
+// it; the tiles are numbered row by row (down the tile columns, or row by row inside strips of tile
+// columns, measured slower: tuning log 30).
 namespace f32 {
 
 constexpr int V = 4;                          // floats per thread and row
@@ -169,6 +199,7 @@ constexpr int KR = kTileH / kGroupsF;         // rows per thread
 constexpr int kBlocks = 5;                    // per SM: 48 registers, 5 x ~38 KB of shared memory
 constexpr size_t kTileBytes = size_t(kTileH) * kTileW * sizeof(float);
 constexpr unsigned kFull = 0xffffffffu;
+constexpr int kWinF = 8;  // the row and corner chains' words read at once
 
 // 4 floats of row y from element x0 where rows are not 16-byte aligned (one load each), zeros past the
 // image.
@@ -232,12 +263,13 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
   __shared__ __align__(16) float rowv[kTileH * CH];  // the tile's row totals, then B(y)
   __shared__ __align__(16) float a_s[TW];            // A(x)
   __shared__ double wtot[kThreads / 32][CH];         // warp totals of the column and row prefixes
+  __shared__ double wown[kTileH / 32][CH];           // row warps: their rows' own sums
   __shared__ double corner_s[CH];
   const int lane = threadIdx.x % L, grp = threadIdx.x / L, t = threadIdx.x, warp = t >> 5;
   const int i = blockIdx.x / g.nTx, j = blockIdx.x % g.nTx;
   const int x0 = j * TW + lane * V, y0 = i * kTileH + grp * KR;
   float* const mine_rows = tile + grp * KR * TW + lane * V;
-
+  SAT_TRACE(0, 0)  // start
   if constexpr (VEC) {
     // The thread's KR rows straight to the tile, all in flight at once and none held in registers
     // (cp.async, L2 only, marked evict-first: the input's only read); zeros below the image and past its
@@ -256,6 +288,7 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
                    : "memory");
     }
     asm volatile("cp.async.wait_all;\n" ::: "memory");  // this thread's copies, visible to it
+    SAT_TRACE(0, 1)                                     // thread 0's loads in
   } else {
 #pragma unroll
     for (int r = 0; r < KR; ++r) {
@@ -291,13 +324,21 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
         make_float4(cs[0][0] + cs[1][0], cs[0][1] + cs[1][1], cs[0][2] + cs[1][2], cs[0][3] + cs[1][3]);
   }
   __syncthreads();
+  SAT_TRACE(0, 2)  // past the first barrier
 
   // Threads below TW: column x = j * TW + t: its sum above each group inside the tile (the exclusive scan
   // of the groups' column sums, float64, rounded once) in place; its sum over the tile is its aggregate
   // in the column chain, which gives the column's sum above the tile; then its prefix along the tile.
-  // Threads kCornerT..: the corner per channel (the tile above publishes it; no aggregate of its own).
+  // Threads kCornerT..: the corner per channel, from the corner chain of this tile column.
   // Threads from kRowT: row y = i * kTileH + t - kRowT, per channel: its total is its aggregate in the row
   // chain, which gives the row's sum left of the tile; then its prefix down the tile.
+  //
+  // The corner chain of tile column j runs down it, element i (a word per channel) carrying
+  //   aggregate V(i, j - 1) = the sum of the tile (i, j - 1)'s rows' inclusive row sums (all left of tile
+  //   column j in tile row i), published by that tile as soon as its row look-backs are done;
+  //   inclusive prefix = corner(i + 1, j), published by tile (i, j) once it has its corner.
+  // corner(i, j) is then element i's exclusive prefix. Every aggregate comes from the tile column to the
+  // left, so the chain never waits for the corners of its own column to pass their tiles' barriers.
   double pre[CH];  // column threads: pre[0], the column prefix; row threads: per channel, the row prefix
   if (t < TW) {
     const int x = j * TW + t;
@@ -309,43 +350,62 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
       s += double(v);
     }
     double above = 0;
-    if (x < g.E) above = chain_step<double, kWin>(w.col + size_t(x), size_t(g.E), i, s, w.window, w.epoch);
+    if (x < g.E) above = chain_step<double, kWinF>(w.col + size_t(x), size_t(g.E), i, s, w.window, w.epoch);
+    SAT_TRACE(0, 3)  // column look-back done
     pre[0] = warp_inclusive<CH>(above);
     if ((t & 31) >= 32 - CH) wtot[warp][t % CH] = pre[0];
   } else if (t < kCornerT + CH) {
     const int c = t - kCornerT;
-    corner_s[c] = i == 0 ? 0.0
-                         : look_back<double, kWin>(w.corner + size_t(j) * CH + c, size_t(g.nTx) * CH, i,
-                                                   w.window, w.window, w.epoch);
+    double corner = 0;
+    if (j > 0) {
+      unsigned long long* chain = w.corner + size_t(j) * g.nTy * CH + c;
+      corner = look_back<double, kWinF>(chain, CH, i, w.window, w.window, w.epoch);
+      // This element's inclusive prefix, where its aggregate is already there (no wait: readers may
+      // also add the aggregate and go on).
+      unsigned long long* own = chain + size_t(i) * CH;
+      const unsigned long long v = *reinterpret_cast<const volatile unsigned long long*>(own);
+      if (flag_of<double>(v, w.epoch) == kFlagA)
+        publish(own, pack(corner + value_of<double>(v), kFlagP, w.epoch));
+    }
+    corner_s[c] = corner;
+    SAT_TRACE(kCornerT, 4)  // corner done
   } else if (t >= kRowT) {
     const int u = t - kRowT, y = i * kTileH + u;
 #pragma unroll
     for (int c = 0; c < CH; ++c) {
+      const double own = double(rowv[u * CH + c]);
+      double sum = own;  // the rows' own sums over the warp (before the look-back holds its registers)
+#pragma unroll
+      for (int m = 16; m > 0; m >>= 1) sum += __shfl_xor_sync(kFull, sum, m);
+      if ((t & 31) == 31) wown[warp - kRowT / 32][c] = sum;
       double lft = 0;
       if (y < g.H)
-        lft = chain_step<double, kWin>(w.row + size_t(y) * CH + c, size_t(g.H) * CH, j,
-                                       double(rowv[u * CH + c]), w.window, w.epoch);
+        lft = chain_step<double, kWinF>(w.row + size_t(y) * CH + c, size_t(g.H) * CH, j, own, w.window,
+                                        w.epoch);
+      SAT_TRACE(kRowT, 5)  // first row warp's look-backs done
       pre[c] = warp_inclusive<1>(lft);
       if ((t & 31) == 31) wtot[warp][c] = pre[c];
     }
-    // This tile row's sum left of the tile, the tile's aggregate in the corner chain, published as soon
-    // as the row warps have it (a barrier of theirs alone), so that no corner waits for the corners above
-    // it to pass their tiles' barriers one after the other.
-    asm volatile("bar.sync 1, %0;" ::"n"(kTileH) : "memory");
-    if (t == kThreads - 1 && i > 0)
+    // V(i, j), this tile's aggregate in the corner chain of tile column j + 1, as soon as the row warps
+    // have it (a barrier of theirs alone).
+    if (j + 1 < g.nTx) {
+      asm volatile("bar.sync 1, %0;" ::"n"(kTileH) : "memory");
+      SAT_TRACE(kThreads - 1, 6)  // V published
+      if (t == kThreads - 1)
 #pragma unroll
-      for (int c = 0; c < CH; ++c) {
-        double left = 0;
+        for (int c = 0; c < CH; ++c) {
+          double v = 0;
 #pragma unroll
-        for (int q = kRowT / 32; q < kThreads / 32; ++q) left += wtot[q][c];
-        publish(w.corner + size_t(i) * g.nTx * CH + size_t(j) * CH + c, pack(left, kFlagA, w.epoch));
-      }
+          for (int q = kRowT / 32; q < kThreads / 32; ++q) v += wtot[q][c] + wown[q - kRowT / 32][c];
+          publish(w.corner + (size_t(j + 1) * g.nTy + i) * CH + c, pack(v, kFlagA, w.epoch));
+        }
+    }
   }
   __syncthreads();
   if (t < TW) {
     const int c = t % CH;
     double a = corner_s[c] + pre[0];
-    if (warp > 0) a += wtot[0][c];
+    for (int q = 0; q < warp; ++q) a += wtot[q][c];
     a_s[t] = float(a);
   } else if (t >= kRowT) {
     const int u = t - kRowT;
@@ -354,14 +414,10 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
       double b = pre[c];
       for (int q = kRowT / 32; q < warp; ++q) b += wtot[q][c];
       rowv[u * CH + c] = float(b);
-      // The last row's B is this tile row's sum left of the tile: with the corner, the corner of the
-      // tile below.
-      if (u == kTileH - 1)
-        publish(w.corner + size_t(i) * g.nTx * CH + size_t(j) * CH + c,
-                pack(double(corner_s[c] + b), kFlagP, w.epoch));
     }
   }
   __syncthreads();
+  SAT_TRACE(0, 8)  // past the third barrier
 
   // Local above this group: its column sums above the group (part) summed along the row, as the rows'.
   float acc[V], a[V];
@@ -406,6 +462,7 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
         if (x0 + k < g.E) p[k] = o[k];
     }
   }
+  SAT_TRACE(0, 9)  // stores issued
 }
 
 }  // namespace f32
@@ -415,6 +472,15 @@ int window() {
   static const int win = [] {
     const char* e = std::getenv("SATLAB_SAT_LB2D_WINDOW");
     return std::clamp(e ? std::atoi(e) : 4, 1, kWin);
+  }();
+  return win;
+}
+
+// SATLAB_SAT_LB2D_FWINDOW (1..8): the float tiles' row and corner chains' words read at once, for tuning.
+int float_window() {
+  static const int win = [] {
+    const char* e = std::getenv("SATLAB_SAT_LB2D_FWINDOW");
+    return std::clamp(e ? std::atoi(e) : f32::kWinF, 1, f32::kWinF);
   }();
   return win;
 }
@@ -476,7 +542,25 @@ void sat_lookback_2d(const SatArgs& a) {
                nCorner = size_t(g.nTx) * g.nTy * CH;
   phase(a, "sat look-back 2d: tiles");
   const LookbackWords lw = lookback_words(nCol + nRow + nCorner, a);
-  const Words w{lw.words, lw.words + nCol, lw.words + nCol + nRow, window(), lw.epoch};
+  unsigned long long* trace = nullptr;
+#ifdef SATLAB_SAT_TRACE
+  static unsigned long long* trace_buf = nullptr;  // kept to exit: a tuning build
+  static size_t trace_cap = 0;
+  const char* trace_file = std::getenv("SATLAB_SAT_TRACE");
+  const size_t trace_n = size_t(g.nTx) * g.nTy * kTraceSlots;
+  if (trace_file && f) {
+    if (trace_cap < trace_n) {
+      if (trace_buf) cuda_check(cudaFree(trace_buf), "cudaFree (sat trace)", a);
+      trace_buf = nullptr;
+      cuda_check(cudaMalloc(&trace_buf, trace_n * 8), "cudaMalloc (sat trace)", a);
+      trace_cap = trace_n;
+    }
+    cuda_check(cudaMemsetAsync(trace_buf, 0, trace_n * 8, cudaStream_t(a.stream)), "cudaMemsetAsync", a);
+    trace = trace_buf;
+  }
+#endif
+  const Words w{lw.words, lw.words + nCol, lw.words + nCol + nRow, f ? float_window() : window(), lw.epoch,
+                trace};
   const bool vec = g.E % (f ? 4 : 16) == 0 && reinterpret_cast<uintptr_t>(a.in) % 16 == 0 &&
                    reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
   if (f) {
@@ -492,6 +576,22 @@ void sat_lookback_2d(const SatArgs& a) {
     launch_u8<4>(a, g, w, vec);
   }
   launch_check("sat_lookback_2d", a);
+#ifdef SATLAB_SAT_TRACE
+  if (trace) {  // this launch's timeline replaces the last one's: header nTx, nTy, E, H (int32), stamps
+    std::vector<unsigned long long> h(trace_n);
+    cuda_check(cudaMemcpyAsync(h.data(), trace, trace_n * 8, cudaMemcpyDeviceToHost, cudaStream_t(a.stream)),
+               "cudaMemcpyAsync (sat trace)", a);
+    cuda_check(cudaStreamSynchronize(cudaStream_t(a.stream)), "cudaStreamSynchronize (sat trace)", a);
+    if (FILE* fp = std::fopen(trace_file, "wb")) {
+      const int hdr[4] = {g.nTx, g.nTy, g.E, g.H};
+      const bool ok =
+          std::fwrite(hdr, sizeof hdr, 1, fp) == 1 && std::fwrite(h.data(), 8, trace_n, fp) == trace_n;
+      if (std::fclose(fp) != 0 || !ok) throw Error(std::string("cannot write ") + trace_file);
+    } else {
+      throw Error(std::string("cannot write ") + trace_file);
+    }
+  }
+#endif
 }
 
 Variant sat_lookback_2d_variant() {
