@@ -175,29 +175,33 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
       v, [&](int y, int c) { return rows[(y - i * kTileH) * CH + c]; }, start, out, g, j, y0, x0, staged);
 }
 
-// Float input (1, 2 or 4 interleaved channels): the same scheme on tiles 64 elements (256 bytes) wide and
-// 128 rows tall held in shared memory (32 KB of input per tile, 5 blocks per SM), with float tile-local
-// tables and float64 carries. A thread owns 4 floats of 8 consecutive rows, loaded with cp.async straight
-// into the tile (all 8 in flight, none held in registers); 16 threads span a row. An output is
+// Float input (1, 2 or 4 interleaved channels): the same scheme on tiles of 32 KB held in shared memory
+// (5 blocks per SM), 128 elements (512 bytes) wide and 64 rows tall (SATLAB_SAT_LB2D_FTILE=64: 64 x 128),
+// with float tile-local tables and float64 carries. A thread owns 4 floats of 8 consecutive rows, loaded
+// with cp.async straight into the tile (all 8 in flight, none held in registers); 32 threads span a row
+// (16 in 64-wide tiles). An output is
 //   S(x, y) = A(x) + (Local(x, y) + B(y)),  A(x) = corner + sum over the tile's columns up to x of the
 //   column's sum above the tile,  B(y) = sum over the tile's rows down to y of the row's sum left of it,
 // where A and B are summed in float64 and rounded to float once, and Local, the tile's own SAT, is float:
-// every float sum is of non-negative partial sums of at most 64 x 128 elements, at most 24 roundings
-// deep, 26 with the two final adds (sat_host.hpp, kFloatSatRelBound). The look-back words carry float64
-// (36 mantissa bits kept). Per element the rebuild costs 4 float adds, where float64 sums cost 2
-// conversions and 3 float64 adds more. The corner comes from a chain down the tile column whose
-// aggregates come from the tile column to the left (below), so that no corner waits on the corners above
-// it; the tiles are numbered row by row (down the tile columns, or row by row inside strips of tile
-// columns, measured slower: tuning log 30).
+// every float sum is of non-negative partial sums of at most 8192 elements, at most 25 roundings deep, 27
+// with the two final adds (sat_host.hpp, kFloatSatRelBound). The look-back words carry float64 (36
+// mantissa bits kept). Per element the rebuild costs 4 float adds, where float64 sums cost 2 conversions
+// and 3 float64 adds more. The corner comes from a chain down the tile column whose aggregates come from
+// the tile column to the left (below), so that no corner waits on the corners above it. Tiles are
+// numbered row by row (down the tile columns, or row by row inside strips of tile columns, measured
+// slower: tuning log 30); 128-wide tiles halve the row chains that are in flight at once (tuning log 31).
 namespace f32 {
 
-constexpr int V = 4;                          // floats per thread and row
-constexpr int kTileW = 64;                    // elements
-constexpr int kLanesF = kTileW / V;           // threads across a tile row
-constexpr int kGroupsF = kThreads / kLanesF;  // groups of KR rows down the tile
-constexpr int KR = kTileH / kGroupsF;         // rows per thread
-constexpr int kBlocks = 5;                    // per SM: 48 registers, 5 x ~38 KB of shared memory
-constexpr size_t kTileBytes = size_t(kTileH) * kTileW * sizeof(float);
+constexpr int V = 4;   // floats per thread and row
+constexpr int KR = 8;  // rows per thread
+// Tile shapes: TW elements wide (64 or 128), 32 KB: TW / V threads across a row (lanes), groups of KR
+// rows down the tile.
+template <int TW>
+struct Shape {
+  static constexpr int L = TW / V, G = kThreads / L, TH = G * KR;
+};
+constexpr int kBlocks = 5;  // per SM: 48 registers, 5 x ~38 KB of shared memory
+constexpr size_t kTileBytes = size_t(kThreads) * KR * V * sizeof(float);
 constexpr unsigned kFull = 0xffffffffu;
 constexpr int kWinF = 8;  // the row and corner chains' words read at once
 
@@ -221,16 +225,16 @@ __device__ __forceinline__ void unpack4(const float4& q, float (&f)[V]) {
 // Per channel, the sum of a tile row's elements left of this thread's (exclusive scan over the 16 lanes of
 // the row of this thread's per-channel sums `part`), and (lane 15's) the row's total. Sums of non-negative
 // terms only: shifted by one lane, then an inclusive scan, so no difference ever rounds.
-template <int CH>
+template <int CH, int L>
 __device__ __forceinline__ void row_scan(const float (&part)[CH], float (&left)[CH], float (&total)[CH]) {
-  const int lane = threadIdx.x % kLanesF;
+  const int lane = threadIdx.x % L;
 #pragma unroll
   for (int c = 0; c < CH; ++c) {
-    float s = __shfl_up_sync(kFull, part[c], 1, kLanesF);
+    float s = __shfl_up_sync(kFull, part[c], 1, L);
     if (lane == 0) s = 0.f;
 #pragma unroll
-    for (int d = 1; d < kLanesF; d <<= 1) {
-      const float n = __shfl_up_sync(kFull, s, d, kLanesF);
+    for (int d = 1; d < L; d <<= 1) {
+      const float n = __shfl_up_sync(kFull, s, d, L);
       if (lane >= d) s += n;
     }
     left[c] = s;
@@ -250,13 +254,13 @@ __device__ __forceinline__ double warp_inclusive(double v) {
   return v;
 }
 
-template <int CH, bool VEC>
+template <int CH, bool VEC, int TW>
 __global__ void __launch_bounds__(kThreads, kBlocks)
     lookback_2d(const float* __restrict__ in, float* __restrict__ out, Geometry g, Words w) {
-  constexpr int TW = kTileW, L = kLanesF, G = kGroupsF;
-  constexpr int kRowT = kThreads - kTileH;  // threads from here: a tile row each
-  constexpr int kCornerT = TW;              // threads TW .. TW + CH - 1: the corner, per channel
-  constexpr bool kKeepLeft = CH == 1;       // row scans kept in registers from load to rebuild
+  constexpr int L = Shape<TW>::L, G = Shape<TW>::G, kTileH = Shape<TW>::TH;
+  constexpr int kRowT = kThreads - kTileH;         // threads from here: a tile row each
+  constexpr int kCornerT = TW;                     // threads TW .. TW + CH - 1: the corner, per channel
+  constexpr bool kKeepLeft = CH == 1 && TW == 64;  // row scans kept in registers from load to rebuild
   static_assert(TW % 32 == 0 && TW + CH <= kRowT && V % CH == 0 && KR % 4 == 0, "thread roles");
   extern __shared__ __align__(16) float tile[];      // [kTileH][TW]: the input
   __shared__ __align__(16) float part[G][TW];        // group column sums, then Local above each group
@@ -314,7 +318,7 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
         c = r % (KR / 2) == 0 ? f[k] : c + f[k];
         p[k % CH] = k < CH ? f[k] : p[k % CH] + f[k];
       }
-      row_scan<CH>(p, lft, tot);
+      row_scan<CH, L>(p, lft, tot);
       if (lane == L - 1)
 #pragma unroll
         for (int c = 0; c < CH; ++c) rowv[(grp * KR + r) * CH + c] = tot[c];
@@ -426,7 +430,7 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
     unpack4(*reinterpret_cast<const float4*>(&part[grp][lane * V]), acc);
 #pragma unroll
     for (int k = 0; k < V; ++k) p[k % CH] = k < CH ? acc[k] : p[k % CH] + acc[k];
-    row_scan<CH>(p, lft, tot);
+    row_scan<CH, L>(p, lft, tot);
 #pragma unroll
     for (int k = 0; k < V; ++k) acc[k] = lft[k % CH] += acc[k];
   }
@@ -442,7 +446,7 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
       float p[CH], tot[CH];
 #pragma unroll
       for (int k = 0; k < V; ++k) p[k % CH] = k < CH ? f[k] : p[k % CH] + f[k];
-      row_scan<CH>(p, lft, tot);  // every lane, before any leaves: rows below the image included
+      row_scan<CH, L>(p, lft, tot);  // every lane, before any leaves: rows below the image included
     }
     if (y >= g.H) continue;
     float o[V];
@@ -518,14 +522,23 @@ void launch_f32_kernel(const Geometry& g, const float* in, float* out, const Wor
   k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, f32::kTileBytes, cudaStream_t(a.stream)>>>(in, out, g, w);
 }
 
-template <int CH>
+template <int CH, int TW>
 void launch_f32(const SatArgs& a, const Geometry& g, const Words& w, bool vec) {
   const auto* in = static_cast<const float*>(a.in);
   auto* out = static_cast<float*>(a.out);
   if (vec)
-    launch_f32_kernel<f32::lookback_2d<CH, true>>(g, in, out, w, a);
+    launch_f32_kernel<f32::lookback_2d<CH, true, TW>>(g, in, out, w, a);
   else
-    launch_f32_kernel<f32::lookback_2d<CH, false>>(g, in, out, w, a);
+    launch_f32_kernel<f32::lookback_2d<CH, false, TW>>(g, in, out, w, a);
+}
+
+// SATLAB_SAT_LB2D_FTILE=64: float tiles 64 wide x 128 tall instead of 128 x 64, for tuning.
+int float_tile_width() {
+  static const int tw = [] {
+    const char* e = std::getenv("SATLAB_SAT_LB2D_FTILE");
+    return e && std::atoi(e) == 64 ? 64 : 128;
+  }();
+  return tw;
 }
 
 }  // namespace
@@ -536,8 +549,9 @@ void sat_lookback_2d(const SatArgs& a) {
   const int CH = a.channels;  // check_args: U8 1, RGBA8 4, F32 1..4
   if (CH == 3) throw Error("sat_lookback_2d takes float with 1, 2 or 4 channels, not 3");
   Geometry g{a.width * CH, a.height, 0, 0};
-  g.nTx = int(ceil_div(size_t(g.E), f ? f32::kTileW : kTileE));
-  g.nTy = int(ceil_div(size_t(g.H), kTileH));
+  const int ftw = float_tile_width();
+  g.nTx = int(ceil_div(size_t(g.E), f ? ftw : kTileE));
+  g.nTy = int(ceil_div(size_t(g.H), f ? (ftw == 64 ? f32::Shape<64>::TH : f32::Shape<128>::TH) : kTileH));
   const size_t nCol = size_t(g.nTy) * g.E, nRow = size_t(g.nTx) * g.H * CH,
                nCorner = size_t(g.nTx) * g.nTy * CH;
   phase(a, "sat look-back 2d: tiles");
@@ -564,12 +578,13 @@ void sat_lookback_2d(const SatArgs& a) {
   const bool vec = g.E % (f ? 4 : 16) == 0 && reinterpret_cast<uintptr_t>(a.in) % 16 == 0 &&
                    reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
   if (f) {
-    if (CH == 1)
-      launch_f32<1>(a, g, w, vec);
-    else if (CH == 2)
-      launch_f32<2>(a, g, w, vec);
-    else
-      launch_f32<4>(a, g, w, vec);
+    const auto launch = ftw == 64 ? (CH == 1   ? launch_f32<1, 64>
+                                     : CH == 2 ? launch_f32<2, 64>
+                                               : launch_f32<4, 64>)
+                                  : (CH == 1   ? launch_f32<1, 128>
+                                     : CH == 2 ? launch_f32<2, 128>
+                                               : launch_f32<4, 128>);
+    launch(a, g, w, vec);
   } else if (CH == 1) {
     launch_u8<1>(a, g, w, vec);
   } else {
