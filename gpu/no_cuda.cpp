@@ -34,6 +34,7 @@ SatTiming time_sat(const Variant&, DType, int, int, int, int, int, bool, bool) {
 SatTiming time_blur(int, int, const std::string&, bool, int, int, int) { throw Error("built without CUDA"); }
 double copy_bandwidth_gbs(size_t, int) { throw Error("built without CUDA"); }
 void set_lookback_epochs_left_for_testing(unsigned) {}
+void set_bench_timing(BenchTiming) {}
 
 void run_reduce(const Variant&, const void*, size_t, DType, ReduceOp, void*) { throw Error("built without CUDA"); }
 void run_scan(const Variant&, const void*, size_t, DType, bool, void*) { throw Error("built without CUDA"); }

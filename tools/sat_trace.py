@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 # Event slots written by the kernel (gpu/sat/sat_lookback_2d.cu, SAT_TRACE).
-START, LOADED, B1, COL, CORNER, ROW, V, B3, END = 0, 1, 2, 3, 4, 5, 6, 8, 9
+START, LOADED, B1, COL, CORNER, ROW, B3, END = 0, 1, 2, 3, 4, 5, 8, 9
 
 
 def summarise(path):

@@ -27,6 +27,7 @@ struct BenchSatOptions {
   std::vector<std::string> only;  // variant names; empty: all
   int runs = 20, warmup = 5;
   bool no_blur = false, phases = false, no_check = false;
+  std::string timing = "queued";  // gpu::BenchTiming
 };
 
 struct Row {
@@ -100,6 +101,8 @@ int write_json(const BenchSatOptions& o, const std::string& device, double c_gbs
   j["copy_gbps"] = c_gbs;
   j["runs"] = o.runs;
   j["statistic"] = "median of CUDA-event-timed runs after warm-up";
+  j["timing"] = o.timing == "queued" ? "queued: runs issued back to back, each time the GPU's work alone"
+                                     : "synced: each run waited for, each time with the host's launch work";
   j["rows"] = nlohmann::json::array();
   for (const Row& r : rows) {
     const double gbs = r.bytes / (r.ms * 1e-3) / 1e9;
@@ -120,9 +123,10 @@ int write_json(const BenchSatOptions& o, const std::string& device, double c_gbs
 int run_bench_sat(const BenchSatOptions& o) {
   const auto& dev = gpu::probe();
   if (!dev.available) throw Error("bench sat needs a CUDA device: " + dev.reason);
+  gpu::set_bench_timing(o.timing == "queued" ? gpu::BenchTiming::Queued : gpu::BenchTiming::Synced);
   const double c_gbs = gpu::copy_bandwidth_gbs(size_t(1) << 30, o.runs);
-  std::printf("device %s, copy bandwidth C = %.0f GB/s (1 GiB device-to-device, read + write)\n", dev.name.c_str(),
-              c_gbs);
+  std::printf("device %s, copy bandwidth C = %.0f GB/s (1 GiB device-to-device, read + write), %s timing\n",
+              dev.name.c_str(), c_gbs, o.timing.c_str());
   std::printf("%-28s %-6s %-12s %9s %10s %9s %6s %-3s\n", "variant", "type", "size", "ms", "Gpx/s", "GB/s", "of C",
               o.no_check ? "" : "ok");
   std::vector<Row> rows;
@@ -198,6 +202,10 @@ void add_bench_sat_command(CLI::App& app, Action& action) {
                 "Skip the check of each builder's output against core's reference (one poisoned run per row)");
   sub->add_option("--runs", o->runs, "Timed runs per row (median)")->check(CLI::Range(20, 100000));
   sub->add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::NonNegativeNumber);
+  sub->add_option("--timing", o->timing,
+                  "queued (default): timed runs issued back to back, each time the GPU's work alone; synced: each "
+                  "run waited for before the next, each time also holding the host's launch work")
+      ->check(CLI::IsMember({"queued", "synced"}));
   sub->callback([o, &action] { action = [o] { return run_bench_sat(*o); }; });
 }
 

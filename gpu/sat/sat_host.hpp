@@ -59,6 +59,14 @@ SatTiming time_blur(int width, int height, const std::string& coc, bool fraction
 // them continue with `left` epochs left before they are zeroed and the epochs restart.
 void set_lookback_epochs_left_for_testing(unsigned left);
 
+// How time_sat, time_blur and copy_bandwidth_gbs time their runs (each run between two CUDA events on the
+// default stream, medians): Queued (the default) issues all timed runs back to back behind a short hold of
+// the GPU, so that each time is the GPU's work alone, as in a pipeline that keeps it fed; Synced waits for
+// each run before issuing the next, so each time also holds the host's work between the first event and
+// the launch reaching the GPU (a few microseconds: the measure before 2026-11-23's third session).
+enum class BenchTiming { Queued, Synced };
+void set_bench_timing(BenchTiming t);
+
 // Device-to-device copy bandwidth (bytes read + written per second, GB/s) over `bytes`: median of `runs`.
 double copy_bandwidth_gbs(size_t bytes, int runs);
 

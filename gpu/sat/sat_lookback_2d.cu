@@ -198,7 +198,7 @@ constexpr int KR = 8;  // rows per thread
 // rows down the tile.
 template <int TW>
 struct Shape {
-  static constexpr int L = TW / V, G = kThreads / L, TH = G * KR;
+  static constexpr int L = TW / V, G = kThreads / L, TH = G * KR, kRowWarps = TH / 32;
 };
 constexpr int kBlocks = 5;  // per SM: 48 registers, 5 x ~38 KB of shared memory
 constexpr size_t kTileBytes = size_t(kThreads) * KR * V * sizeof(float);
@@ -259,6 +259,7 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
     lookback_2d(const float* __restrict__ in, float* __restrict__ out, Geometry g, Words w) {
   constexpr int L = Shape<TW>::L, G = Shape<TW>::G, kTileH = Shape<TW>::TH;
   constexpr int kRowT = kThreads - kTileH;         // threads from here: a tile row each
+  constexpr int kRW = Shape<TW>::kRowWarps;        // corner chain elements per tile row
   constexpr int kCornerT = TW;                     // threads TW .. TW + CH - 1: the corner, per channel
   constexpr bool kKeepLeft = CH == 1 && TW == 64;  // row scans kept in registers from load to rebuild
   static_assert(TW % 32 == 0 && TW + CH <= kRowT && V % CH == 0 && KR % 4 == 0, "thread roles");
@@ -267,7 +268,6 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
   __shared__ __align__(16) float rowv[kTileH * CH];  // the tile's row totals, then B(y)
   __shared__ __align__(16) float a_s[TW];            // A(x)
   __shared__ double wtot[kThreads / 32][CH];         // warp totals of the column and row prefixes
-  __shared__ double wown[kTileH / 32][CH];           // row warps: their rows' own sums
   __shared__ double corner_s[CH];
   const int lane = threadIdx.x % L, grp = threadIdx.x / L, t = threadIdx.x, warp = t >> 5;
   const int i = blockIdx.x / g.nTx, j = blockIdx.x % g.nTx;
@@ -337,12 +337,15 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
   // Threads from kRowT: row y = i * kTileH + t - kRowT, per channel: its total is its aggregate in the row
   // chain, which gives the row's sum left of the tile; then its prefix down the tile.
   //
-  // The corner chain of tile column j runs down it, element i (a word per channel) carrying
-  //   aggregate V(i, j - 1) = the sum of the tile (i, j - 1)'s rows' inclusive row sums (all left of tile
-  //   column j in tile row i), published by that tile as soon as its row look-backs are done;
-  //   inclusive prefix = corner(i + 1, j), published by tile (i, j) once it has its corner.
-  // corner(i, j) is then element i's exclusive prefix. Every aggregate comes from the tile column to the
-  // left, so the chain never waits for the corners of its own column to pass their tiles' barriers.
+  // The corner chain of tile column j runs down it, kRW elements per tile row (a word per channel),
+  // element i * kRW + r carrying
+  //   aggregate: the sum of the inclusive row sums of row warp r of tile (i, j - 1) (its 32 rows' sums
+  //   from the image's left edge to the end of tile column j - 1), published by that warp as soon as its
+  //   row look-backs are done, without waiting for the tile's other warps;
+  //   inclusive prefix: published by tile (i, j) for its last element, corner(i + 1, j), once it has its
+  //   corner.
+  // corner(i, j) is element i * kRW's exclusive prefix. Every aggregate comes from the tile column to
+  // the left, so the chain never waits for the corners of its own column to pass their tiles' barriers.
   double pre[CH];  // column threads: pre[0], the column prefix; row threads: per channel, the row prefix
   if (t < TW) {
     const int x = j * TW + t;
@@ -362,14 +365,20 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
     const int c = t - kCornerT;
     double corner = 0;
     if (j > 0) {
-      unsigned long long* chain = w.corner + size_t(j) * g.nTy * CH + c;
-      corner = look_back<double, kWinF>(chain, CH, i, w.window, w.window, w.epoch);
-      // This element's inclusive prefix, where its aggregate is already there (no wait: readers may
-      // also add the aggregate and go on).
-      unsigned long long* own = chain + size_t(i) * CH;
-      const unsigned long long v = *reinterpret_cast<const volatile unsigned long long*>(own);
-      if (flag_of<double>(v, w.epoch) == kFlagA)
-        publish(own, pack(corner + value_of<double>(v), kFlagP, w.epoch));
+      unsigned long long* chain = w.corner + size_t(j) * g.nTy * kRW * CH + c;
+      corner = look_back<double, kWinF>(chain, CH, i * kRW, w.window, w.window, w.epoch);
+      // The inclusive prefix of this tile row's last element, where its aggregates are all there already
+      // (no wait: readers may also add the aggregates and go on).
+      unsigned long long* own = chain + size_t(i) * kRW * CH;
+      double p = corner;
+      bool all = true;
+#pragma unroll
+      for (int r = 0; r < kRW; ++r) {
+        const unsigned long long v = *reinterpret_cast<const volatile unsigned long long*>(own + r * CH);
+        all = all && flag_of<double>(v, w.epoch) == kFlagA;
+        p += value_of<double>(v);
+      }
+      if (all) publish(own + (kRW - 1) * CH, pack(p, kFlagP, w.epoch));
     }
     corner_s[c] = corner;
     SAT_TRACE(kCornerT, 4)  // corner done
@@ -381,28 +390,18 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
       double sum = own;  // the rows' own sums over the warp (before the look-back holds its registers)
 #pragma unroll
       for (int m = 16; m > 0; m >>= 1) sum += __shfl_xor_sync(kFull, sum, m);
-      if ((t & 31) == 31) wown[warp - kRowT / 32][c] = sum;
       double lft = 0;
       if (y < g.H)
         lft = chain_step<double, kWinF>(w.row + size_t(y) * CH + c, size_t(g.H) * CH, j, own, w.window,
                                         w.epoch);
       SAT_TRACE(kRowT, 5)  // first row warp's look-backs done
       pre[c] = warp_inclusive<1>(lft);
-      if ((t & 31) == 31) wtot[warp][c] = pre[c];
-    }
-    // V(i, j), this tile's aggregate in the corner chain of tile column j + 1, as soon as the row warps
-    // have it (a barrier of theirs alone).
-    if (j + 1 < g.nTx) {
-      asm volatile("bar.sync 1, %0;" ::"n"(kTileH) : "memory");
-      SAT_TRACE(kThreads - 1, 6)  // V published
-      if (t == kThreads - 1)
-#pragma unroll
-        for (int c = 0; c < CH; ++c) {
-          double v = 0;
-#pragma unroll
-          for (int q = kRowT / 32; q < kThreads / 32; ++q) v += wtot[q][c] + wown[q - kRowT / 32][c];
-          publish(w.corner + (size_t(j + 1) * g.nTy + i) * CH + c, pack(v, kFlagA, w.epoch));
-        }
+      if ((t & 31) == 31) {
+        wtot[warp][c] = pre[c];
+        if (j + 1 < g.nTx)  // this warp's aggregate in the corner chain of tile column j + 1
+          publish(w.corner + ((size_t(j + 1) * g.nTy + i) * kRW + (warp - kRowT / 32)) * CH + c,
+                  pack(pre[c] + sum, kFlagA, w.epoch));
+      }
     }
   }
   __syncthreads();
@@ -553,7 +552,8 @@ void sat_lookback_2d(const SatArgs& a) {
   g.nTx = int(ceil_div(size_t(g.E), f ? ftw : kTileE));
   g.nTy = int(ceil_div(size_t(g.H), f ? (ftw == 64 ? f32::Shape<64>::TH : f32::Shape<128>::TH) : kTileH));
   const size_t nCol = size_t(g.nTy) * g.E, nRow = size_t(g.nTx) * g.H * CH,
-               nCorner = size_t(g.nTx) * g.nTy * CH;
+               nCorner = size_t(g.nTx) * g.nTy * CH *
+                         size_t(f ? (ftw == 64 ? f32::Shape<64>::kRowWarps : f32::Shape<128>::kRowWarps) : 1);
   phase(a, "sat look-back 2d: tiles");
   const LookbackWords lw = lookback_words(nCol + nRow + nCorner, a);
   unsigned long long* trace = nullptr;
