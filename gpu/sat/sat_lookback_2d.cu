@@ -260,15 +260,16 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
   constexpr int L = Shape<TW>::L, G = Shape<TW>::G, kTileH = Shape<TW>::TH;
   constexpr int kRowT = kThreads - kTileH;         // threads from here: a tile row each
   constexpr int kRW = Shape<TW>::kRowWarps;        // corner chain elements per tile row
-  constexpr int kCornerT = TW;                     // threads TW .. TW + CH - 1: the corner, per channel
+  constexpr int kCornerT = TW;                     // threads TW .. TW + kRW * CH - 1: the corner's shares
   constexpr bool kKeepLeft = CH == 1 && TW == 64;  // row scans kept in registers from load to rebuild
-  static_assert(TW % 32 == 0 && TW + CH <= kRowT && V % CH == 0 && KR % 4 == 0, "thread roles");
-  extern __shared__ __align__(16) float tile[];      // [kTileH][TW]: the input
-  __shared__ __align__(16) float part[G][TW];        // group column sums, then Local above each group
-  __shared__ __align__(16) float rowv[kTileH * CH];  // the tile's row totals, then B(y)
-  __shared__ __align__(16) float a_s[TW];            // A(x)
-  __shared__ double wtot[kThreads / 32][CH];         // warp totals of the column and row prefixes
-  __shared__ double corner_s[CH];
+  static_assert(TW % 32 == 0 && TW + kRW * CH <= kRowT && V % CH == 0 && KR % 4 == 0, "thread roles");
+  extern __shared__ __align__(16) float tile[];          // [kTileH][TW]: the input
+  __shared__ __align__(16) float part[G][TW];            // group column sums, then Local above each group
+  __shared__ __align__(16) float rowv[kTileH * CH];      // the tile's row totals, then B(y)
+  __shared__ __align__(16) float a_s[TW];                // A(x)
+  __shared__ double wtot[kThreads / 32][CH];             // warp totals of the column and row prefixes
+  __shared__ double corner_s[Shape<TW>::kRowWarps][CH];  // the corner's shares, per row warp
+  __shared__ double wown[Shape<TW>::kRowWarps][CH];      // row warps: their rows' own sums
   const int lane = threadIdx.x % L, grp = threadIdx.x / L, t = threadIdx.x, warp = t >> 5;
   const int i = blockIdx.x / g.nTx, j = blockIdx.x % g.nTx;
   const int x0 = j * TW + lane * V, y0 = i * kTileH + grp * KR;
@@ -333,19 +334,20 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
   // Threads below TW: column x = j * TW + t: its sum above each group inside the tile (the exclusive scan
   // of the groups' column sums, float64, rounded once) in place; its sum over the tile is its aggregate
   // in the column chain, which gives the column's sum above the tile; then its prefix along the tile.
-  // Threads kCornerT..: the corner per channel, from the corner chain of this tile column.
+  // Threads kCornerT..: the corner's shares, per row warp and channel, from the corner chains of this
+  // tile column.
   // Threads from kRowT: row y = i * kTileH + t - kRowT, per channel: its total is its aggregate in the row
   // chain, which gives the row's sum left of the tile; then its prefix down the tile.
   //
-  // The corner chain of tile column j runs down it, kRW elements per tile row (a word per channel),
-  // element i * kRW + r carrying
+  // Corner chains: kRW per tile column j (one per row warp r) and channel, running down it, element i
+  // carrying
   //   aggregate: the sum of the inclusive row sums of row warp r of tile (i, j - 1) (its 32 rows' sums
   //   from the image's left edge to the end of tile column j - 1), published by that warp as soon as its
   //   row look-backs are done, without waiting for the tile's other warps;
-  //   inclusive prefix: published by tile (i, j) for its last element, corner(i + 1, j), once it has its
-  //   corner.
-  // corner(i, j) is element i * kRW's exclusive prefix. Every aggregate comes from the tile column to
-  // the left, so the chain never waits for the corners of its own column to pass their tiles' barriers.
+  //   inclusive prefix: published by tile (i, j) once it has element i's exclusive prefix.
+  // corner(i, j) is the sum over r of element i's exclusive prefixes. Every aggregate comes from the tile
+  // column to the left, so no chain waits for the corners of its own column to pass their tiles' barriers,
+  // and no warp waits for another to publish.
   double pre[CH];  // column threads: pre[0], the column prefix; row threads: per channel, the row prefix
   if (t < TW) {
     const int x = j * TW + t;
@@ -361,26 +363,20 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
     SAT_TRACE(0, 3)  // column look-back done
     pre[0] = warp_inclusive<CH>(above);
     if ((t & 31) >= 32 - CH) wtot[warp][t % CH] = pre[0];
-  } else if (t < kCornerT + CH) {
-    const int c = t - kCornerT;
+  } else if (t < kCornerT + kRW * CH) {
+    const int r = (t - kCornerT) / CH, c = (t - kCornerT) % CH;
     double corner = 0;
     if (j > 0) {
-      unsigned long long* chain = w.corner + size_t(j) * g.nTy * kRW * CH + c;
-      corner = look_back<double, kWinF>(chain, CH, i * kRW, w.window, w.window, w.epoch);
-      // The inclusive prefix of this tile row's last element, where its aggregates are all there already
-      // (no wait: readers may also add the aggregates and go on).
-      unsigned long long* own = chain + size_t(i) * kRW * CH;
-      double p = corner;
-      bool all = true;
-#pragma unroll
-      for (int r = 0; r < kRW; ++r) {
-        const unsigned long long v = *reinterpret_cast<const volatile unsigned long long*>(own + r * CH);
-        all = all && flag_of<double>(v, w.epoch) == kFlagA;
-        p += value_of<double>(v);
-      }
-      if (all) publish(own + (kRW - 1) * CH, pack(p, kFlagP, w.epoch));
+      unsigned long long* chain = w.corner + (size_t(j) * kRW + r) * g.nTy * CH + c;
+      corner = look_back<double, kWinF>(chain, CH, i, w.window, w.window, w.epoch);
+      // Element i's inclusive prefix, where its aggregate is there already (no wait: readers may also add
+      // the aggregate and go on).
+      unsigned long long* own = chain + size_t(i) * CH;
+      const unsigned long long v = *reinterpret_cast<const volatile unsigned long long*>(own);
+      if (flag_of<double>(v, w.epoch) == kFlagA)
+        publish(own, pack(corner + value_of<double>(v), kFlagP, w.epoch));
     }
-    corner_s[c] = corner;
+    corner_s[r][c] = corner;
     SAT_TRACE(kCornerT, 4)  // corner done
   } else if (t >= kRowT) {
     const int u = t - kRowT, y = i * kTileH + u;
@@ -390,6 +386,7 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
       double sum = own;  // the rows' own sums over the warp (before the look-back holds its registers)
 #pragma unroll
       for (int m = 16; m > 0; m >>= 1) sum += __shfl_xor_sync(kFull, sum, m);
+      if ((t & 31) == 31) wown[warp - kRowT / 32][c] = sum;  // read back by this thread: no registers held
       double lft = 0;
       if (y < g.H)
         lft = chain_step<double, kWinF>(w.row + size_t(y) * CH + c, size_t(g.H) * CH, j, own, w.window,
@@ -399,15 +396,17 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
       if ((t & 31) == 31) {
         wtot[warp][c] = pre[c];
         if (j + 1 < g.nTx)  // this warp's aggregate in the corner chain of tile column j + 1
-          publish(w.corner + ((size_t(j + 1) * g.nTy + i) * kRW + (warp - kRowT / 32)) * CH + c,
-                  pack(pre[c] + sum, kFlagA, w.epoch));
+          publish(w.corner + ((size_t(j + 1) * kRW + (warp - kRowT / 32)) * g.nTy + i) * CH + c,
+                  pack(pre[c] + wown[warp - kRowT / 32][c], kFlagA, w.epoch));
       }
     }
   }
   __syncthreads();
   if (t < TW) {
     const int c = t % CH;
-    double a = corner_s[c] + pre[0];
+    double a = pre[0];
+#pragma unroll
+    for (int r = 0; r < kRW; ++r) a += corner_s[r][c];
     for (int q = 0; q < warp; ++q) a += wtot[q][c];
     a_s[t] = float(a);
   } else if (t >= kRowT) {
