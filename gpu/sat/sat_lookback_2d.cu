@@ -9,7 +9,8 @@
 //     edge to the tile's last column;
 //   - the corner (everything above and left of the tile) comes from a third chain down the tile column:
 //     each tile publishes the sum of its rows left of it (known after its row look-back) as its
-//     aggregate, then that plus its own corner, which is the corner of the tile below.
+//     aggregate, then that plus its own corner, which is the corner of the tile below (8-bit tiles;
+//     the float tiles' corner chains take their aggregates from the tile column to the left: below).
 // Tiles are numbered by blockIdx.x in row-major order and blocks start in that order (as CUB's decoupled
 // look-back scans also assume), so every tile a look-back waits for has started, and a tile publishes its
 // aggregates before it waits for anything: no deadlock. Then the tile's SAT is rebuilt from the registers as
@@ -49,7 +50,7 @@ struct Words {
   unsigned long long* trace;   // SATLAB_SAT_TRACE builds: kTraceSlots timestamps per float tile, or null
 };
 
-// A timeline of the float tiles for tuning (docs/performance.md, tuning log 29-31): built with
+// A timeline of the float tiles for tuning (docs/performance.md, tuning log 30-33): built with
 // -DSATLAB_SAT_TRACE=ON, `SATLAB_SAT_TRACE=FILE satlab bench sat ...` writes each float launch's
 // %globaltimer stamps (thread T's at event k; slot 15 the SM), read by tools/sat_trace.py. A stamp right
 // after a barrier can be read before it (the timer read is not ordered with the barrier), so events
@@ -187,9 +188,10 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
 // with the two final adds (sat_host.hpp, kFloatSatRelBound). The look-back words carry float64 (36
 // mantissa bits kept). Per element the rebuild costs 4 float adds, where float64 sums cost 2 conversions
 // and 3 float64 adds more. The corner comes from a chain down the tile column whose aggregates come from
-// the tile column to the left (below), so that no corner waits on the corners above it. Tiles are
-// numbered row by row (down the tile columns, or row by row inside strips of tile columns, measured
-// slower: tuning log 30); 128-wide tiles halve the row chains that are in flight at once (tuning log 31).
+// the tile column to the left (below), so that no corner waits on the corners above it; every word a
+// float tile waits for comes from a tile with a smaller number (left, above, above-left): no deadlock. Tiles
+// are numbered row by row (down the tile columns, or row by row inside strips of tile columns, measured
+// slower: tuning log 30); 128-wide tiles halve the row chains that are in flight at once (tuning log 32).
 namespace f32 {
 
 constexpr int V = 4;   // floats per thread and row
