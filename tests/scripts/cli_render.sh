@@ -71,6 +71,10 @@ fi
 # A subcommand of a group needs its leaf: usage error.
 "$bin" bench >/dev/null 2>&1
 [ $? -eq 2 ] || fail "satlab bench without a benchmark is not a usage error"
+# bench sat's timing method is queued or synced, nothing else: a usage error naming the option.
+"$bin" bench sat --timing sometimes --sizes 64x64 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "bench sat --timing sometimes is not a usage error (exit 2)"
+grep -q -- --timing "$tmp/err" || { cat "$tmp/err"; fail "the usage error does not name --timing"; }
 "$bin" bench cpu --size 64 --reps 1 >"$tmp/bench" 2>&1 || { cat "$tmp/bench"; fail "bench cpu failed"; }
 grep -q "^64x64 *sat" "$tmp/bench" || { cat "$tmp/bench"; fail "bench cpu printed no sat row"; }
 echo "cli_render: all checks passed"
