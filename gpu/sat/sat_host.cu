@@ -93,9 +93,12 @@ SatTiming time_runs(const std::string& what, int warmup, int runs, F&& f) {
   if (g_timing == BenchTiming::Queued) {
     int* flag = nullptr;
     check(cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped), "cudaHostAlloc of the bench's hold flag");
-    struct Flag {
+    struct Flag {  // released on every path out (a run that throws included), then freed
       int* p;
-      ~Flag() { cudaFreeHost(p); }
+      ~Flag() {
+        *reinterpret_cast<volatile int*>(p) = 1;
+        cudaFreeHost(p);
+      }
     } flag_guard{flag};
     *reinterpret_cast<volatile int*>(flag) = 0;
     int* dflag = nullptr;
