@@ -44,7 +44,7 @@ struct Words {
   unsigned long long* col;     // [nTy][E]: column x over tile row i (A), then from the image's top (P)
   unsigned long long* row;     // [nTx][H]: row y over tile column j (A), then from the image's left (P)
   unsigned long long* corner;  // 8-bit tiles [nTy][nTx]: tile row i left of tile column j (A), then with all
-                               // above (P); float tiles [nTx][nTy]: V(i, j - 1) (A), corner(i + 1, j) (P)
+                               // above (P); float tiles [nTx][row warp][nTy]: below (f32::lookback_2d)
   int window;                  // words read at once
   unsigned epoch;              // this launch's (sat_lookback.cuh)
   unsigned long long* trace;   // SATLAB_SAT_TRACE builds: kTraceSlots timestamps per float tile, or null
@@ -55,8 +55,8 @@ struct Words {
 // %globaltimer stamps (thread T's at event k; slot 15 the SM), read by tools/sat_trace.py. A stamp right
 // after a barrier can be read before it (the timer read is not ordered with the barrier), so events
 // follow work, not barriers.
-constexpr int kTraceSlots = 16;
 #ifdef SATLAB_SAT_TRACE
+constexpr int kTraceSlots = 16;
 #define SAT_TRACE(T, k)                                                  \
   if (w.trace && threadIdx.x == (T)) {                                   \
     unsigned long long ns_;                                              \
@@ -177,10 +177,9 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
 }
 
 // Float input (1, 2 or 4 interleaved channels): the same scheme on tiles of 32 KB held in shared memory
-// (5 blocks per SM), 128 elements (512 bytes) wide and 64 rows tall (SATLAB_SAT_LB2D_FTILE=64: 64 x 128),
-// with float tile-local tables and float64 carries. A thread owns 4 floats of 8 consecutive rows, loaded
-// with cp.async straight into the tile (all 8 in flight, none held in registers); 32 threads span a row
-// (16 in 64-wide tiles). An output is
+// (5 blocks per SM), 128 elements (512 bytes) wide and 64 rows tall, with float tile-local tables and
+// float64 carries. A thread owns 4 floats of 8 consecutive rows, loaded with cp.async straight into the
+// tile (all 8 in flight, none held in registers); 32 threads span a row. An output is
 //   S(x, y) = A(x) + (Local(x, y) + B(y)),  A(x) = corner + sum over the tile's columns up to x of the
 //   column's sum above the tile,  B(y) = sum over the tile's rows down to y of the row's sum left of it,
 // where A and B are summed in float64 and rounded to float once, and Local, the tile's own SAT, is float:
@@ -191,21 +190,19 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
 // the tile column to the left (below), so that no corner waits on the corners above it; every word a
 // float tile waits for comes from a tile with a smaller number (left, above, above-left): no deadlock. Tiles
 // are numbered row by row (down the tile columns, or row by row inside strips of tile columns, measured
-// slower: tuning log 30); 128-wide tiles halve the row chains that are in flight at once (tuning log 32).
+// slower: tuning log 30); 128-wide tiles halve the row chains in flight at once against 64 x 128 ones
+// (tuning log 32).
 namespace f32 {
 
 constexpr int V = 4;   // floats per thread and row
 constexpr int KR = 8;  // rows per thread
-// Tile shapes: TW elements wide (64 or 128), 32 KB: TW / V threads across a row (lanes), groups of KR
-// rows down the tile.
-template <int TW>
-struct Shape {
-  static constexpr int L = TW / V, G = kThreads / L, TH = G * KR, kRowWarps = TH / 32;
-};
-constexpr int kBlocks = 5;  // per SM: 48 registers, 5 x ~38 KB of shared memory
+// Tiles of 32 KB: kTileW elements wide, kLanesF threads across a row, kGroupsF groups of KR rows down.
+constexpr int kTileW = 128, kLanesF = kTileW / V, kGroupsF = kThreads / kLanesF, kTileHF = kGroupsF * KR;
+constexpr int kRowWarps = kTileHF / 32;  // a thread per tile row: these warps
+constexpr int kBlocks = 5;               // per SM: 48 registers, 5 x ~38 KB of shared memory
 constexpr size_t kTileBytes = size_t(kThreads) * KR * V * sizeof(float);
 constexpr unsigned kFull = 0xffffffffu;
-constexpr int kWinF = 8;  // the row and corner chains' words read at once
+constexpr int kWinF = 8;  // most look-back words read at once (the 8-bit tiles' kWin: registers)
 
 // 4 floats of row y from element x0 where rows are not 16-byte aligned (one load each), zeros past the
 // image.
@@ -224,8 +221,8 @@ __device__ __forceinline__ void unpack4(const float4& q, float (&f)[V]) {
   f[0] = q.x, f[1] = q.y, f[2] = q.z, f[3] = q.w;
 }
 
-// Per channel, the sum of a tile row's elements left of this thread's (exclusive scan over the 16 lanes of
-// the row of this thread's per-channel sums `part`), and (lane 15's) the row's total. Sums of non-negative
+// Per channel, the sum of a tile row's elements left of this thread's (exclusive scan over the L lanes of
+// the row of this thread's per-channel sums `part`), and (lane L - 1's) the row's total. Sums of non-negative
 // terms only: shifted by one lane, then an inclusive scan, so no difference ever rounds.
 template <int CH, int L>
 __device__ __forceinline__ void row_scan(const float (&part)[CH], float (&left)[CH], float (&total)[CH]) {
@@ -240,7 +237,7 @@ __device__ __forceinline__ void row_scan(const float (&part)[CH], float (&left)[
       if (lane >= d) s += n;
     }
     left[c] = s;
-    total[c] = s + part[c];  // the row's total in lane 15
+    total[c] = s + part[c];  // the row's total in lane L - 1
   }
 }
 
@@ -256,22 +253,21 @@ __device__ __forceinline__ double warp_inclusive(double v) {
   return v;
 }
 
-template <int CH, bool VEC, int TW>
+template <int CH, bool VEC>
 __global__ void __launch_bounds__(kThreads, kBlocks)
     lookback_2d(const float* __restrict__ in, float* __restrict__ out, Geometry g, Words w) {
-  constexpr int L = Shape<TW>::L, G = Shape<TW>::G, kTileH = Shape<TW>::TH;
-  constexpr int kRowT = kThreads - kTileH;         // threads from here: a tile row each
-  constexpr int kRW = Shape<TW>::kRowWarps;        // corner chain elements per tile row
-  constexpr int kCornerT = TW;                     // threads TW .. TW + kRW * CH - 1: the corner's shares
-  constexpr bool kKeepLeft = CH == 1 && TW == 64;  // row scans kept in registers from load to rebuild
+  constexpr int TW = kTileW, L = kLanesF, G = kGroupsF, kTileH = kTileHF;
+  constexpr int kRowT = kThreads - kTileH;  // threads from here: a tile row each
+  constexpr int kRW = kRowWarps;            // corner chains per tile column, one per row warp
+  constexpr int kCornerT = TW;              // threads TW .. TW + kRW * CH - 1: the corner's shares
   static_assert(TW % 32 == 0 && TW + kRW * CH <= kRowT && V % CH == 0 && KR % 4 == 0, "thread roles");
-  extern __shared__ __align__(16) float tile[];          // [kTileH][TW]: the input
-  __shared__ __align__(16) float part[G][TW];            // group column sums, then Local above each group
-  __shared__ __align__(16) float rowv[kTileH * CH];      // the tile's row totals, then B(y)
-  __shared__ __align__(16) float a_s[TW];                // A(x)
-  __shared__ double wtot[kThreads / 32][CH];             // warp totals of the column and row prefixes
-  __shared__ double corner_s[Shape<TW>::kRowWarps][CH];  // the corner's shares, per row warp
-  __shared__ double wown[Shape<TW>::kRowWarps][CH];      // row warps: their rows' own sums
+  extern __shared__ __align__(16) float tile[];      // [kTileH][TW]: the input
+  __shared__ __align__(16) float part[G][TW];        // group column sums, then Local above each group
+  __shared__ __align__(16) float rowv[kTileH * CH];  // the tile's row totals, then B(y)
+  __shared__ __align__(16) float a_s[TW];            // A(x)
+  __shared__ double wtot[kThreads / 32][CH];         // warp totals of the column and row prefixes
+  __shared__ double corner_s[kRW][CH];               // the corner's shares, per row warp
+  __shared__ double wown[kRW][CH];                   // row warps: their rows' own sums
   const int lane = threadIdx.x % L, grp = threadIdx.x / L, t = threadIdx.x, warp = t >> 5;
   const int i = blockIdx.x / g.nTx, j = blockIdx.x % g.nTx;
   const int x0 = j * TW + lane * V, y0 = i * kTileH + grp * KR;
@@ -305,10 +301,9 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
     }
   }
 
-  // Per row: the row's sum left of this thread inside the tile (kept for the rebuild with one channel),
-  // the row's total (lane 15 to rowv). Per column: the sum over this thread's rows (two halves, 4 adds
-  // deep) to part.
-  float left_kept[kKeepLeft ? KR : 1];
+  // Per row: the row's total (lane L - 1 to rowv). Per column: the sum over this thread's rows (two
+  // halves, 4 adds deep) to part. (The rows' scans are done again in the rebuild: kept in registers they
+  // made the kernel spill; tuning log 32.)
   {
     float cs[2][V];  // (first terms assigned: adding to 0.f is an instruction)
 #pragma unroll
@@ -325,7 +320,6 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
       if (lane == L - 1)
 #pragma unroll
         for (int c = 0; c < CH; ++c) rowv[(grp * KR + r) * CH + c] = tot[c];
-      if constexpr (kKeepLeft) left_kept[r] = lft[0];
     }
     *reinterpret_cast<float4*>(&part[grp][lane * V]) =
         make_float4(cs[0][0] + cs[1][0], cs[0][1] + cs[1][1], cs[0][2] + cs[1][2], cs[0][3] + cs[1][3]);
@@ -440,9 +434,7 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
     const int y = y0 + r;
     float f[V], lft[CH];
     unpack4(*reinterpret_cast<const float4*>(mine_rows + r * TW), f);
-    if constexpr (kKeepLeft) {
-      lft[0] = left_kept[r];
-    } else {
+    {
       float p[CH], tot[CH];
 #pragma unroll
       for (int k = 0; k < V; ++k) p[k % CH] = k < CH ? f[k] : p[k % CH] + f[k];
@@ -471,22 +463,15 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
 
 }  // namespace f32
 
-// SATLAB_SAT_LB2D_WINDOW (1..4): words of a chain read at once, for tuning.
-int window() {
-  static const int win = [] {
+// SATLAB_SAT_LB2D_WINDOW: words of a chain read at once, for tuning: 1..kWin for the 8-bit tiles, 1..kWinF
+// for the float ones (default: the most).
+int window(bool f) {
+  static const int env = [] {
     const char* e = std::getenv("SATLAB_SAT_LB2D_WINDOW");
-    return std::clamp(e ? std::atoi(e) : 4, 1, kWin);
+    return e ? std::atoi(e) : 0;
   }();
-  return win;
-}
-
-// SATLAB_SAT_LB2D_FWINDOW (1..8): the float tiles' row and corner chains' words read at once, for tuning.
-int float_window() {
-  static const int win = [] {
-    const char* e = std::getenv("SATLAB_SAT_LB2D_FWINDOW");
-    return std::clamp(e ? std::atoi(e) : f32::kWinF, 1, f32::kWinF);
-  }();
-  return win;
+  const int most = f ? f32::kWinF : kWin;
+  return env > 0 ? std::min(env, most) : most;
 }
 
 // SATLAB_SAT_LB2D_BLOCKS=3: 3 blocks per SM (80 registers) instead of 4, for tuning.
@@ -522,23 +507,14 @@ void launch_f32_kernel(const Geometry& g, const float* in, float* out, const Wor
   k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, f32::kTileBytes, cudaStream_t(a.stream)>>>(in, out, g, w);
 }
 
-template <int CH, int TW>
+template <int CH>
 void launch_f32(const SatArgs& a, const Geometry& g, const Words& w, bool vec) {
   const auto* in = static_cast<const float*>(a.in);
   auto* out = static_cast<float*>(a.out);
   if (vec)
-    launch_f32_kernel<f32::lookback_2d<CH, true, TW>>(g, in, out, w, a);
+    launch_f32_kernel<f32::lookback_2d<CH, true>>(g, in, out, w, a);
   else
-    launch_f32_kernel<f32::lookback_2d<CH, false, TW>>(g, in, out, w, a);
-}
-
-// SATLAB_SAT_LB2D_FTILE=64: float tiles 64 wide x 128 tall instead of 128 x 64, for tuning.
-int float_tile_width() {
-  static const int tw = [] {
-    const char* e = std::getenv("SATLAB_SAT_LB2D_FTILE");
-    return e && std::atoi(e) == 64 ? 64 : 128;
-  }();
-  return tw;
+    launch_f32_kernel<f32::lookback_2d<CH, false>>(g, in, out, w, a);
 }
 
 }  // namespace
@@ -549,12 +525,10 @@ void sat_lookback_2d(const SatArgs& a) {
   const int CH = a.channels;  // check_args: U8 1, RGBA8 4, F32 1..4
   if (CH == 3) throw Error("sat_lookback_2d takes float with 1, 2 or 4 channels, not 3");
   Geometry g{a.width * CH, a.height, 0, 0};
-  const int ftw = float_tile_width();
-  g.nTx = int(ceil_div(size_t(g.E), f ? ftw : kTileE));
-  g.nTy = int(ceil_div(size_t(g.H), f ? (ftw == 64 ? f32::Shape<64>::TH : f32::Shape<128>::TH) : kTileH));
+  g.nTx = int(ceil_div(size_t(g.E), f ? f32::kTileW : kTileE));
+  g.nTy = int(ceil_div(size_t(g.H), f ? f32::kTileHF : kTileH));
   const size_t nCol = size_t(g.nTy) * g.E, nRow = size_t(g.nTx) * g.H * CH,
-               nCorner = size_t(g.nTx) * g.nTy * CH *
-                         size_t(f ? (ftw == 64 ? f32::Shape<64>::kRowWarps : f32::Shape<128>::kRowWarps) : 1);
+               nCorner = size_t(g.nTx) * g.nTy * CH * size_t(f ? f32::kRowWarps : 1);
   phase(a, "sat look-back 2d: tiles");
   const LookbackWords lw = lookback_words(nCol + nRow + nCorner, a);
   unsigned long long* trace = nullptr;
@@ -574,18 +548,16 @@ void sat_lookback_2d(const SatArgs& a) {
     trace = trace_buf;
   }
 #endif
-  const Words w{lw.words, lw.words + nCol, lw.words + nCol + nRow, f ? float_window() : window(), lw.epoch,
-                trace};
+  const Words w{lw.words, lw.words + nCol, lw.words + nCol + nRow, window(f), lw.epoch, trace};
   const bool vec = g.E % (f ? 4 : 16) == 0 && reinterpret_cast<uintptr_t>(a.in) % 16 == 0 &&
                    reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
   if (f) {
-    const auto launch = ftw == 64 ? (CH == 1   ? launch_f32<1, 64>
-                                     : CH == 2 ? launch_f32<2, 64>
-                                               : launch_f32<4, 64>)
-                                  : (CH == 1   ? launch_f32<1, 128>
-                                     : CH == 2 ? launch_f32<2, 128>
-                                               : launch_f32<4, 128>);
-    launch(a, g, w, vec);
+    if (CH == 1)
+      launch_f32<1>(a, g, w, vec);
+    else if (CH == 2)
+      launch_f32<2>(a, g, w, vec);
+    else
+      launch_f32<4>(a, g, w, vec);
   } else if (CH == 1) {
     launch_u8<1>(a, g, w, vec);
   } else {
