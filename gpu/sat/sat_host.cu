@@ -90,36 +90,31 @@ SatTiming time_runs(const std::string& what, int warmup, int runs, F&& f) {
     }
   } guard{ev};
   for (auto& e : ev) check(cudaEventCreate(&e), "cudaEventCreate");
-  if (g_timing == BenchTiming::Queued) {
+  const bool queued = g_timing == BenchTiming::Queued;
+  struct Hold {  // queued: the GPU held until every run is issued; released on every path out, then freed
     int* flag = nullptr;
-    check(cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped), "cudaHostAlloc of the bench's hold flag");
-    struct Flag {  // released on every path out (a run that throws included), then freed
-      int* p;
-      ~Flag() {
-        *reinterpret_cast<volatile int*>(p) = 1;
-        cudaFreeHost(p);
-      }
-    } flag_guard{flag};
-    *reinterpret_cast<volatile int*>(flag) = 0;
+    ~Hold() {
+      if (!flag) return;
+      *reinterpret_cast<volatile int*>(flag) = 1;
+      cudaFreeHost(flag);
+    }
+  } hold;
+  if (queued) {
+    check(cudaHostAlloc(&hold.flag, sizeof(int), cudaHostAllocMapped), "cudaHostAlloc of the bench's hold flag");
+    *reinterpret_cast<volatile int*>(hold.flag) = 0;
     int* dflag = nullptr;
-    check(cudaHostGetDevicePointer(&dflag, flag, 0), "cudaHostGetDevicePointer");
+    check(cudaHostGetDevicePointer(&dflag, hold.flag, 0), "cudaHostGetDevicePointer");
     hold_until<<<1, 1>>>(dflag, 200000000ull);  // at most 0.2 s, should a run wait for the GPU itself
     check(cudaGetLastError(), "hold_until");
-    for (size_t k = 0; k < n; ++k) {
-      cudaEventRecord(ev[2 * k]);
-      f();
-      cudaEventRecord(ev[2 * k + 1]);
-    }
-    *reinterpret_cast<volatile int*>(flag) = 1;
-    check(cudaEventSynchronize(ev.back()), what + " timed runs");
-  } else {
-    for (size_t k = 0; k < n; ++k) {
-      cudaEventRecord(ev[2 * k]);
-      f();
-      cudaEventRecord(ev[2 * k + 1]);
-      check(cudaEventSynchronize(ev[2 * k + 1]), what + " timed run");
-    }
   }
+  for (size_t k = 0; k < n; ++k) {
+    cudaEventRecord(ev[2 * k]);
+    f();
+    cudaEventRecord(ev[2 * k + 1]);
+    if (!queued) check(cudaEventSynchronize(ev[2 * k + 1]), what + " timed run");
+  }
+  if (queued) *reinterpret_cast<volatile int*>(hold.flag) = 1;
+  check(cudaEventSynchronize(ev.back()), what + " timed runs");
   std::vector<float> ms(n);
   for (size_t k = 0; k < n; ++k)
     check(cudaEventElapsedTime(&ms[k], ev[2 * k], ev[2 * k + 1]), "cudaEventElapsedTime");
