@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/dof_modes.hpp"
 #include "core/error.hpp"
 
 namespace satlab {
@@ -14,6 +15,16 @@ FilterKind filter_from_string(const std::string& s) {
   throw Error("unknown filter '" + s + "' (expected box or dof)");
 }
 
+const char* to_string(ApertureShape a) {
+  return a == ApertureShape::Square ? "square" : a == ApertureShape::Disc ? "disc" : "polygon";
+}
+
+ApertureShape aperture_from_string(const std::string& s) {
+  for (ApertureShape a : {ApertureShape::Square, ApertureShape::Disc, ApertureShape::Polygon})
+    if (s == to_string(a)) return a;
+  throw Error("unknown aperture '" + s + "' (expected square, disc or polygon)");
+}
+
 void validate(const Params& p) {
   auto bad = [](const std::string& what) { throw Error("parameter out of range: " + what); };
   if (p.box_radius < 0 || p.box_radius > 2047) bad("box_radius must be in [0, 2047]");
@@ -22,6 +33,9 @@ void validate(const Params& p) {
   if (!(p.max_radius >= 0.f && p.max_radius <= 2047.f)) bad("max_radius must be in [0, 2047]");
   if (!(p.near_depth > 0.f && std::isfinite(p.near_depth))) bad("near_depth must be > 0");
   if (!(p.far_depth > p.near_depth && std::isfinite(p.far_depth))) bad("far_depth must be > near_depth");
+  if (!find_dof_mode(p.dof_mode)) bad("dof_mode '" + p.dof_mode + "' is not one of " + dof_mode_list());
+  if (p.blades < 5 || p.blades > 8) bad("blades must be in [5, 8]");
+  if (!std::isfinite(p.blade_rotation)) bad("blade_rotation must be finite");
 }
 
 }  // namespace satlab

@@ -6,6 +6,8 @@
 namespace satlab {
 
 enum class FilterKind { Box, Dof };
+// The aperture the shaped DoF modes build from SAT rectangles (gather_box is always square).
+enum class ApertureShape { Square, Disc, Polygon };
 
 struct Params {
   FilterKind filter = FilterKind::Dof;
@@ -24,11 +26,20 @@ struct Params {
   // Blend the two nearest integer boxes, floor(r) and floor(r) + 1, by frac(r) instead of rounding the
   // radius: radius changes become gradual (no banding where the CoC crosses a half-pixel).
   bool fractional_radius = false;
+
+  // DoF mode: the name of one of core/dof_modes.hpp's modes (family dof of the registry).
+  std::string dof_mode = "gather_box";
+  ApertureShape aperture_shape = ApertureShape::Disc;
+  int blades = 6;               // Polygon: 5..8 blades
+  float blade_rotation = 0.0f;  // Polygon: rotation in degrees
 };
 
 const char* to_string(FilterKind f);
 // Parses "box" / "dof"; throws satlab::Error otherwise.
 FilterKind filter_from_string(const std::string& s);
+const char* to_string(ApertureShape a);
+// Parses "square" / "disc" / "polygon"; throws satlab::Error otherwise.
+ApertureShape aperture_from_string(const std::string& s);
 // Throws satlab::Error naming the first out-of-range field.
 void validate(const Params& p);
 
