@@ -7,6 +7,7 @@
 #include <new>
 #include <string>
 
+#include "core/dof.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "core/pipeline.hpp"
@@ -94,6 +95,11 @@ class CpuPipeline final : public Pipeline {
         time("reduce", 12 * n, [&] { normalise_depth(depth_raw_, depth_norm_, threads_); });
       }
       time("coc", 8 * n, [&] { coc_map(depth_norm_, params_, coc_, threads_); });
+    }
+    if (dof && params_.dof_mode != "gather_box") {
+      // The shaped modes build their own (per-layer) tables: one stage, SATs and composite together.
+      time("dof", 0, [&] { dof_shaped_blur(image_, coc_, params_, result_, threads_); });
+      return;
     }
     time("sat", 20 * n, [&] { sat_rgba8(image_, sat_, threads_); });  // read 4 B, write 16 B
     // Minimum traffic: the SAT read once (16 B), the result written (4 B), dof also reads the CoC.

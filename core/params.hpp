@@ -32,6 +32,7 @@ struct Params {
   ApertureShape aperture_shape = ApertureShape::Disc;
   int blades = 6;               // Polygon: 5..8 blades
   float blade_rotation = 0.0f;  // Polygon: rotation in degrees
+  int dof_layers = 6;           // depth layers of the occlusion-aware modes: 2..8
 };
 
 const char* to_string(FilterKind f);

@@ -32,6 +32,9 @@ void sat_rgba8(const ImageRGBA8& image, std::vector<uint32_t>& sat, int threads 
 void sat_u8(const uint8_t* data, int width, int height, std::vector<uint32_t>& sat, int threads = 0);
 // Float image (any channel count) -> float64 SAT, interleaved like the input.
 void sat_float(const ImageF& image, std::vector<double>& sat, int threads = 0);
+// 16-bit data with `channels` interleaved channels -> uint32 SAT (wrap-around, like sat_rgba8).
+void sat_u16(const uint16_t* data, int width, int height, int channels, std::vector<uint32_t>& sat,
+             int threads = 0);
 
 // Sum of channel c over the box [x0,x1] x [y0,y1] (inclusive, clipped by the caller) from an
 // interleaved inclusive SAT with `channels` channels: 4 taps, wrap-around subtraction.

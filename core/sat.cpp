@@ -166,6 +166,14 @@ void sat_u8(const uint8_t* data, int width, int height, std::vector<uint32_t>& s
   sat_bands<uint8_t, uint32_t, GenericRows<uint8_t, uint32_t>>(data, sat.data(), width, height, 1, threads);
 }
 
+void sat_u16(const uint16_t* data, int width, int height, int channels, std::vector<uint32_t>& sat,
+             int threads) {
+  sat.resize(size_t(std::max(width, 0)) * size_t(std::max(height, 0)) * size_t(std::max(channels, 0)));
+  if (width <= 0 || height <= 0 || channels <= 0) return;
+  sat_bands<uint16_t, uint32_t, GenericRows<uint16_t, uint32_t>>(data, sat.data(), width, height, channels,
+                                                                 threads);
+}
+
 void sat_float(const ImageF& image, std::vector<double>& sat, int threads) {
   sat.resize(image.pixels() * size_t(image.channels));
   if (image.empty()) return;

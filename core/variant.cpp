@@ -7,6 +7,7 @@ const char* to_string(Family f) {
     case Family::Reduce: return "reduce";
     case Family::Scan: return "scan";
     case Family::Sat: return "sat";
+    case Family::Dof: return "dof";
   }
   return "?";
 }

@@ -10,7 +10,7 @@
 
 namespace satlab {
 
-enum class Family { Reduce, Scan, Sat };
+enum class Family { Reduce, Scan, Sat, Dof };
 enum class DType { I32, U32, F32, U8, RGBA8 };
 enum class ReduceOp { Sum, Min, Max };
 
@@ -47,6 +47,24 @@ struct SatArgs {
   std::function<void(const char* phase)> phase;  // optional, host-side: called before each phase is enqueued
 };
 
+struct Params;
+struct Variant;
+// One depth-of-field mode over a frame: image and signed CoC in, result out (core/dof_modes.hpp). `sat` is
+// the registry's SAT builder the mode builds its tables with; `workspace` the caller's gpu::DofWorkspace,
+// which keeps device buffers from frame to frame.
+struct DofArgs {
+  const void* image = nullptr;  // RGBA8, width*height
+  const void* coc = nullptr;    // float, width*height
+  void* out = nullptr;          // RGBA8, width*height
+  int width = 0;
+  int height = 0;
+  const Params* params = nullptr;
+  const Variant* sat = nullptr;
+  void* workspace = nullptr;
+  void* stream = nullptr;
+  std::function<void(const char* stage)> stage;  // optional, host-side: called before each stage is enqueued
+};
+
 struct Variant {
   std::string name;          // stable id used on the command line: "harris7", "blelloch_padded", ...
   Family family = Family::Reduce;
@@ -63,6 +81,7 @@ struct Variant {
   std::function<void(const ReduceArgs&)> reduce;
   std::function<void(const ScanArgs&)> scan;
   std::function<void(const SatArgs&)> sat;
+  std::function<void(const DofArgs&)> dof;
 };
 
 }  // namespace satlab

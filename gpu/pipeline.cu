@@ -95,6 +95,12 @@ std::vector<std::string> names(const std::vector<const Variant*>& vs) {
   return r;
 }
 
+const Variant* dof_variant(const std::string& name) {
+  for (const Variant& v : variants())
+    if (v.family == Family::Dof && v.name == name) return &v;
+  throw Error("the GPU registry has no dof mode '" + name + "'");
+}
+
 const Variant* by_name(Family family, const std::string& name) {
   for (const Variant* v : usable(family))
     if (v->name == name) return v;
@@ -235,6 +241,19 @@ class GpuPipeline final : public Pipeline {
         stage(f, "coc", 8 * dn, [&] { coc_map(dnorm_.as<float>(), coc_.as<float>(), n, params_, stream_); });
       }
     }
+    if (params_.filter == FilterKind::Dof && params_.dof_mode != "gather_box") {
+      // A shaped mode builds its own tables every frame; its stages are phases of "dof".
+      const Variant* mode = dof_variant(params_.dof_mode);
+      stage(f, "dof", mode->bytes(n, DType::RGBA8), [&] {
+        DofArgs a;
+        a.image = img_.p, a.coc = coc_.p, a.out = out_.p, a.width = width_, a.height = height_;
+        a.params = &params_, a.sat = sat_, a.workspace = &dof_ws_, a.stream = stream_;
+        a.stage = [&](const char* name) { phase(f, "dof", name); };
+        mode->dof(a);
+      });
+      finish_frame(f);
+      return;
+    }
     if (!sat_valid_) {
       stage(f, "sat", 20 * dn, [&] {
         SatArgs a;
@@ -249,6 +268,10 @@ class GpuPipeline final : public Pipeline {
       blur_rgba8(table_.as<uint32_t>(), params_.filter == FilterKind::Dof ? coc_.as<float>() : nullptr,
                  params_.box_radius, width_, height_, out_.as<uint8_t>(), stream_, params_.fractional_radius);
     });
+    finish_frame(f);
+  }
+
+  void finish_frame(FrameEvents& f) {
     f.pending = true;
     const cudaError_t e = fault_due(Fault::Launch) ? cudaErrorLaunchFailure : cudaPeekAtLastError();
     check(e, "frame");
@@ -343,6 +366,7 @@ class GpuPipeline final : public Pipeline {
   cudaStream_t stream_ = nullptr;
   int width_ = 0, height_ = 0;
   DeviceMemory img_, table_, out_, raw_, dnorm_, coc_, mm_;
+  DofWorkspace dof_ws_;  // the shaped DoF modes' layer images and tables
   const Variant* sat_ = nullptr;     // the selected SAT builder (registry entry)
   const Variant* reduce_ = nullptr;  // the selected min/max reduction
   ImageRGBA8 pending_upload_, result_;

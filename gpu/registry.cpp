@@ -2,6 +2,7 @@
 // Reductions and scans are listed in the order of their tables (Harris's for reductions): the bench
 // reports step and cumulative speedups in this order.
 #include "gpu/device.hpp"
+#include "gpu/filter/filter.hpp"
 #include "gpu/npp_baseline.hpp"
 #include "gpu/reduce/reduce.hpp"
 #include "gpu/sat/sat.hpp"
@@ -10,7 +11,8 @@
 namespace satlab::gpu {
 
 const std::vector<Variant>& variants() {
-  static const std::vector<Variant> table = {
+  static const std::vector<Variant> table = [] {
+    std::vector<Variant> t = {
       reduce::harris1_variant(),
       reduce::harris2_variant(),
       reduce::harris3_variant(),
@@ -49,7 +51,10 @@ const std::vector<Variant>& variants() {
       sat_single_pass_variant(),
       sat_lookback_2d_variant(),
       npp_integral_variant(),
-  };
+    };
+    for (Variant& v : dof_variants()) t.push_back(std::move(v));
+    return t;
+  }();
   return table;
 }
 

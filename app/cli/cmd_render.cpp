@@ -17,6 +17,7 @@
 #include "app/io/image_io.hpp"
 #include "app/io/output_names.hpp"
 #include "app/io/preset.hpp"
+#include "core/dof_modes.hpp"
 #include "core/error.hpp"
 #include "core/synthetic_depth.hpp"
 
@@ -26,6 +27,7 @@ namespace {
 struct RenderOptions {
   std::vector<std::string> inputs;
   std::string depth, out, out_dir, filter = "dof", backend = "auto", preset, synthetic = "gradient";
+  std::string aperture_shape = "disc";
   Params params;
   std::set<std::string> given;  // the parameter options named on the command line (they beat --preset)
   Algorithms algorithms;        // SAT builder and reduction by name; empty: the backend's defaults
@@ -46,6 +48,11 @@ const ParamOption kParamOptions[] = {
     {"--far", [](const Params& f, Params& t) { t.far_depth = f.far_depth; }},
     {"--disparity", [](const Params& f, Params& t) { t.disparity = f.disparity; }},
     {"--fractional-radius", [](const Params& f, Params& t) { t.fractional_radius = f.fractional_radius; }},
+    {"--dof-mode", [](const Params& f, Params& t) { t.dof_mode = f.dof_mode; }},
+    {"--aperture-shape", [](const Params& f, Params& t) { t.aperture_shape = f.aperture_shape; }},
+    {"--blades", [](const Params& f, Params& t) { t.blades = f.blades; }},
+    {"--blade-rotation", [](const Params& f, Params& t) { t.blade_rotation = f.blade_rotation; }},
+    {"--layers", [](const Params& f, Params& t) { t.dof_layers = f.dof_layers; }},
 };
 
 struct Job {
@@ -277,6 +284,16 @@ void add_render_command(CLI::App& app, Action& action) {
   sub->add_flag("--disparity", o->params.disparity, "The depth map stores inverse depth (bright = near)");
   sub->add_flag("--fractional-radius", o->params.fractional_radius,
                 "Blend the two nearest integer boxes by the fractional radius (no banding)");
+  std::vector<std::string> modes;
+  for (const DofMode& m : dof_modes()) modes.push_back(m.name);
+  sub->add_option("--dof-mode", o->params.dof_mode, "Depth-of-field mode (see `satlab variants`)")
+      ->check(CLI::IsMember(modes));
+  sub->add_option("--aperture-shape", o->aperture_shape, "Aperture of the shaped dof modes")
+      ->check(CLI::IsMember({"disc", "polygon", "square"}));
+  sub->add_option("--blades", o->params.blades, "Blades of the polygon aperture")->check(CLI::Range(5, 8));
+  sub->add_option("--blade-rotation", o->params.blade_rotation, "Rotation of the polygon aperture (degrees)");
+  sub->add_option("--layers", o->params.dof_layers, "Depth layers of the layered dof mode")
+      ->check(CLI::Range(2, 8));
   sub->add_option("--backend", o->backend, "Pipeline backend")->check(CLI::IsMember({"auto", "cpu", "gpu"}));
   sub->add_option("--sat-builder", o->algorithms.sat_builder,
                   "SAT builder by registry name (see `satlab variants`; the CPU backend has one: cpu)");
@@ -293,6 +310,7 @@ void add_render_command(CLI::App& app, Action& action) {
     if (sub->get_option("--synthetic-depth")->count()) o->given.insert("--synthetic-depth");
     try {
       o->params.filter = filter_from_string(o->filter);
+      o->params.aperture_shape = aperture_from_string(o->aperture_shape);
       if (o->preset.empty()) validate(o->params);
     } catch (const Error& e) {
       throw CLI::ValidationError(e.what());

@@ -28,11 +28,25 @@ constexpr Field<float> kFloatFields[] = {{"focus", &Params::focus},
                                          {"aperture", &Params::aperture},
                                          {"max_radius", &Params::max_radius},
                                          {"near_depth", &Params::near_depth},
-                                         {"far_depth", &Params::far_depth}};
-constexpr Field<int> kIntFields[] = {{"box_radius", &Params::box_radius}};
+                                         {"far_depth", &Params::far_depth},
+                                         {"blade_rotation", &Params::blade_rotation}};
+constexpr Field<int> kIntFields[] = {
+    {"box_radius", &Params::box_radius}, {"blades", &Params::blades}, {"dof_layers", &Params::dof_layers}};
 constexpr Field<bool> kBoolFields[] = {{"disparity", &Params::disparity},
                                        {"fractional_radius", &Params::fractional_radius}};
-constexpr Field<FilterKind> kEnumFields[] = {{"filter", &Params::filter}};
+// Fields written as names: how each reads and writes its text (a bad name throws satlab::Error).
+struct TextField {
+  const char* name;
+  std::string (*get)(const Params&);
+  void (*set)(Params&, const std::string&);
+};
+const TextField kTextFields[] = {
+    {"filter", [](const Params& p) { return std::string(to_string(p.filter)); },
+     [](Params& p, const std::string& v) { p.filter = filter_from_string(v); }},
+    {"dof_mode", [](const Params& p) { return p.dof_mode; }, [](Params& p, const std::string& v) { p.dof_mode = v; }},
+    {"aperture_shape", [](const Params& p) { return std::string(to_string(p.aperture_shape)); },
+     [](Params& p, const std::string& v) { p.aperture_shape = aperture_from_string(v); }},
+};
 
 [[noreturn]] void bad(const std::string& field, const std::string& why) {
   throw Error("preset field '" + field + "': " + why);
@@ -79,11 +93,11 @@ Params read_params(const json& j) {
         if (!v.is_boolean()) bad(field, "expected true or false, got " + type_name(v));
         p.*(f.member) = v.get<bool>(), known = true;
       }
-    for (const auto& f : kEnumFields)
+    for (const auto& f : kTextFields)
       if (key == f.name) {
         const std::string name = read_string(v, field);
         try {
-          p.*(f.member) = filter_from_string(name);
+          f.set(p, name);
         } catch (const Error& e) {
           bad(field, e.what());
         }
@@ -98,6 +112,8 @@ Params read_params(const json& j) {
     for (const auto& f : kFloatFields)
       if (msg.find(f.name) != std::string::npos) bad(std::string("params.") + f.name, msg);
     for (const auto& f : kIntFields)
+      if (msg.find(f.name) != std::string::npos) bad(std::string("params.") + f.name, msg);
+    for (const auto& f : kTextFields)
       if (msg.find(f.name) != std::string::npos) bad(std::string("params.") + f.name, msg);
     bad("params", msg);
   }
@@ -118,7 +134,7 @@ double shortest(float v) {
 
 int preset_param_field_count() {
   return int(std::size(kFloatFields) + std::size(kIntFields) + std::size(kBoolFields) +
-             std::size(kEnumFields));
+             std::size(kTextFields));
 }
 
 Preset parse_preset(std::string_view text) {
@@ -171,7 +187,7 @@ Preset parse_preset(std::string_view text) {
 std::string preset_to_json(const Preset& preset) {
   json params = json::object();
   const Params& p = preset.params;
-  for (const auto& f : kEnumFields) params[f.name] = to_string(p.*(f.member));
+  for (const auto& f : kTextFields) params[f.name] = f.get(p);
   for (const auto& f : kIntFields) params[f.name] = p.*(f.member);
   for (const auto& f : kFloatFields) params[f.name] = shortest(p.*(f.member));
   for (const auto& f : kBoolFields) params[f.name] = p.*(f.member);

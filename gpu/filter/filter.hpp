@@ -3,8 +3,11 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "core/params.hpp"
+#include "core/variant.hpp"
 
 namespace satlab::gpu {
 
@@ -20,5 +23,26 @@ void coc_map(const float* d, float* coc, size_t n, const Params& p, void* stream
 // CoC and `fractional`, the boxes floor(|coc|) and floor(|coc|) + 1 blended (dof_blur_fractional).
 void blur_rgba8(const uint32_t* sat, const float* coc, int radius, int width, int height, uint8_t* out,
                 void* stream, bool fractional = false);
+
+// Device memory that grows on demand and is freed by its owner.
+struct DofBuffer {
+  void* p = nullptr;
+  size_t bytes = 0;
+  void release();
+};
+
+// What the shaped DoF modes keep from frame to frame (DofArgs::workspace): layer images and tables, the
+// aperture rectangles and transfer tables (re-uploaded when the shape changes), the layer sums.
+struct DofWorkspace {
+  DofBuffer images, tables, stats, rects, luts;
+  std::string shape_key;
+  ~DofWorkspace();
+};
+
+// The shaped, linear and layered modes (core/dof.cpp's dof_shaped_blur on the GPU; gpu/filter/dof_modes.cu).
+void dof_shaped(const DofArgs& args);
+
+// Registry entries of family dof, one per core/dof_modes.hpp mode, in its order.
+std::vector<Variant> dof_variants();
 
 }  // namespace satlab::gpu

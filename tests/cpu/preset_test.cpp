@@ -59,6 +59,11 @@ Preset unusual_preset() {
   p.params.far_depth = 77.f;
   p.params.disparity = true;
   p.params.fractional_radius = true;
+  p.params.dof_mode = "gather_linear";
+  p.params.aperture_shape = satlab::ApertureShape::Polygon;
+  p.params.blades = 7;
+  p.params.blade_rotation = 12.5f;
+  p.params.dof_layers = 3;
   p.synthetic = satlab::parse_synthetic_depth("radial:x=0.2,y=0.9,radius=0.33");
   p.view = "coc";
   p.compare = "split:0.25";
@@ -76,6 +81,11 @@ void expect_same(const Preset& a, const Preset& b) {
   EXPECT_EQ(a.params.far_depth, b.params.far_depth);
   EXPECT_EQ(a.params.disparity, b.params.disparity);
   EXPECT_EQ(a.params.fractional_radius, b.params.fractional_radius);
+  EXPECT_EQ(a.params.dof_mode, b.params.dof_mode);
+  EXPECT_EQ(a.params.aperture_shape, b.params.aperture_shape);
+  EXPECT_EQ(a.params.blades, b.params.blades);
+  EXPECT_EQ(a.params.blade_rotation, b.params.blade_rotation);
+  EXPECT_EQ(a.params.dof_layers, b.params.dof_layers);
   EXPECT_EQ(satlab::to_spec(a.synthetic), satlab::to_spec(b.synthetic));
   EXPECT_EQ(a.view, b.view);
   EXPECT_EQ(a.compare, b.compare);
@@ -97,7 +107,8 @@ TEST(Preset, RoundTripKeepsEveryValueExactly) {
   expect_same(satlab::io::parse_preset(json), p);
   // Every Params field is spelled out in the file.
   for (const char* name : {"filter", "box_radius", "focus", "aperture", "max_radius", "near_depth",
-                           "far_depth", "disparity", "fractional_radius"})
+                           "far_depth", "disparity", "fractional_radius", "dof_mode", "aperture_shape", "blades",
+                           "blade_rotation", "dof_layers"})
     EXPECT_NE(json.find(std::string("\"") + name + "\""), std::string::npos) << name << " missing in\n"
                                                                              << json;
   EXPECT_NE(json.find("\"focus\": 0.731"), std::string::npos) << "floats written in their shortest form:\n"

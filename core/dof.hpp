@@ -1,0 +1,51 @@
+// The shaped, linear-light and layered depth-of-field modes (core/dof_modes.hpp lists them): host-side
+// set-up shared with the GPU backend (aperture rectangles, depth layers, transfer tables) and the CPU
+// reference. The per-pixel arithmetic is core/dof_pixel.hpp, compiled for both backends.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/dof_pixel.hpp"
+#include "core/image.hpp"
+#include "core/params.hpp"
+
+namespace satlab {
+
+// How a mode gathers: in linear light or sRGB values, with how many depth layers (1: no occlusion).
+struct DofSetup {
+  bool linear = false;
+  int layers = 1;
+};
+// The setup of Params::dof_mode (which must not be gather_box).
+DofSetup dof_setup(const Params& p);
+
+// The aperture as rectangles of rows for every integer radius 0..max_r: kMaxRects slots per radius in
+// `rects`, the number used in `counts`. Square: one rectangle; disc: up to kMaxRects bands of rows, each as
+// wide as the disc of radius r + 0.5 on average over its rows; polygon: the same bands of the regular
+// polygon (Params::blades, blade_rotation) inscribed in that disc. Every shape contains its centre pixel.
+struct ApertureTable {
+  int max_r = 0;
+  std::vector<dof::Rect> rects;
+  std::vector<uint8_t> counts;
+};
+ApertureTable aperture_table(const Params& p, int max_r);
+// The largest radius a frame of these parameters gathers with: ceil(max_radius), at most kMaxShapedRadius.
+int shaped_max_radius(const Params& p);
+
+// `count` layers over the signed CoC in [-M, M], M = max_radius, edges spaced quadratically (finer near
+// the focus plane): e_i = M sign(t) t^2, t = -1 + 2 i / count. Means are left at the layers' mid points.
+dof::Layers make_layers(const Params& p, int count);
+// The integer sums that dof::layer_means reads, over a CoC map (NaN counts as 0).
+void layer_sums(const float* coc, size_t n, const dof::Layers& l, long long* sum256, unsigned* count);
+
+// sRGB 8-bit -> linear light in 12-bit integers (round(4095 * decode(s / 255))), and linear 12-bit ->
+// sRGB 8-bit (round(255 * encode(v / 4095))). The round trip of every 8-bit value is the identity.
+const uint16_t* srgb_to_linear12();
+const uint8_t* linear12_to_srgb();
+
+// The CPU reference of a shaped mode: per layer j, the 4-channel uint32 SAT of (colour, 1) over the pixels
+// of layers 0..j (colour: 12-bit linear or 8-bit sRGB values), then dof::layered_pixel and the encode.
+void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p, ImageRGBA8& out,
+                     int threads = 0);
+
+}  // namespace satlab

@@ -1,0 +1,137 @@
+// The per-pixel arithmetic of the shaped, linear-light and layered depth-of-field modes, shared by the CPU
+// reference (core/dof.cpp) and the GPU kernels (gpu/filter/dof_modes.cu): one source compiled for both,
+// without FMA contraction on either side, so the two agree bit for bit.
+//
+// Every mode reads integer summed-area tables of 4 channels (uint32, wrap-around): colour (8-bit sRGB, or
+// linear light in 12-bit integers) and a count channel (1 per pixel). A box sum of such data is exact while
+// its true value fits in 32 bits: 12-bit values over boxes of side <= 1023 (1023^2 * 4095 < 2^32), hence
+// kMaxShapedRadius. Only the final blend is float.
+#pragma once
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define SATLAB_HD __host__ __device__ __forceinline__
+#else
+#define SATLAB_HD inline
+#endif
+
+namespace satlab::dof {
+
+constexpr int kMaxRects = 8;         // rectangles per aperture shape (bands of rows)
+constexpr int kMaxLayers = 8;        // depth layers of the layered mode
+constexpr int kLinearOne = 4095;     // linear light 1.0 in the 12-bit integer tables
+constexpr int kMaxShapedRadius = 511;
+
+// One rectangle of an aperture, as offsets from the pixel (inclusive).
+struct Rect {
+  int16_t x0, x1, y0, y1;
+};
+
+// Four channel sums (r, g, b, count).
+struct Sum4 {
+  uint32_t c[4];
+};
+
+// A layer's setup: `layers` slices of the signed CoC between edge[0] = -M and edge[layers] = M, ordered far
+// (most negative CoC) to near, and each layer's mean CoC over the frame (used as the radius at which a
+// layer is gathered at pixels of other layers).
+struct Layers {
+  int count = 1;
+  float edge[kMaxLayers + 1] = {};
+  float mean_coc[kMaxLayers] = {};
+};
+
+SATLAB_HD int layer_of(float coc, const Layers& l) {
+  int j = 0;
+  while (j + 1 < l.count && !(coc < l.edge[j + 1])) ++j;
+  return j;
+}
+
+// Each layer's mean CoC from integer sums of round(c * 256) over its pixels (exact and order-free: the
+// GPU's atomic sums give the same means); an empty layer keeps its value.
+SATLAB_HD void layer_means(const long long* sum256, const unsigned* count, Layers& l) {
+  for (int j = 0; j < l.count; ++j)
+    if (count[j]) l.mean_coc[j] = float(double(sum256[j]) / (256.0 * double(count[j])));
+}
+
+// round(|c|), clamped to [0, max_r]; NaN -> 0.
+SATLAB_HD int shaped_radius(float c, int max_r) {
+  const float a = c < 0.f ? -c : c;
+  if (!(a < float(max_r))) return a == a ? max_r : 0;
+  return int(a + 0.5f);
+}
+
+// Sum of table `t` over the aperture's rectangles around (x, y), each clipped to the image; returns the
+// pixel count of the clipped shape. tap(t, x, y) returns the inclusive SAT at (x, y), zeros for x or y < 0.
+template <class Tap>
+SATLAB_HD uint32_t shape_sum(const Tap& tap, int t, const Rect* rects, int n, int x, int y, int w, int h,
+                             Sum4& s) {
+  uint32_t area = 0;
+  for (int k = 0; k < 4; ++k) s.c[k] = 0;
+  for (int i = 0; i < n; ++i) {
+    const Rect r = rects[i];
+    const int x0 = (x + r.x0 > 0 ? x + r.x0 : 0) - 1, x1 = x + r.x1 < w - 1 ? x + r.x1 : w - 1;
+    const int y0 = (y + r.y0 > 0 ? y + r.y0 : 0) - 1, y1 = y + r.y1 < h - 1 ? y + r.y1 : h - 1;
+    if (x1 <= x0 || y1 <= y0) continue;
+    const Sum4 a = tap(t, x1, y1), b = tap(t, x0, y1), c = tap(t, x1, y0), d = tap(t, x0, y0);
+    for (int k = 0; k < 4; ++k) s.c[k] += a.c[k] - b.c[k] - c.c[k] + d.c[k];
+    area += uint32_t(x1 - x0) * uint32_t(y1 - y0);
+  }
+  return area;
+}
+
+// One output pixel (colour in [0,1] in the tables' space: linear or sRGB) of the layered composite; with
+// one layer it is the shaped gather of the pixel's own radius.
+//   Layer j is table j (the cumulative table of layers 0..j) minus table j-1. Back to front, each layer's
+//   premultiplied mean over the aperture goes over what lies behind it:
+//     acc = b_j + (1 - a_j) acc,   cov = a_j + (1 - a_j) cov.
+//   Where the result is not opaque at the end, the pixel's own layer (or a nearer one) hides what a lens
+//   sees around it: the rest is filled with the mean colour of everything behind the pixel's own layer
+//   around it (normalised convolution: table own-1's colour sum over its count sum), at the pixel's
+//   aperture, else at square boxes growing by 2, 4, 8, ... px up to radius kMaxShapedRadius (exact sums);
+//   with nothing behind within reach, acc / cov.
+// `rect_table` holds kMaxRects rectangles per radius 0..max_r and `rect_count` their number.
+template <class Tap>
+SATLAB_HD void layered_pixel(const Tap& tap, const Layers& layers, const Rect* rect_table, const uint8_t* rect_count,
+                             int max_r, float one, int x, int y, int w, int h, float coc, float out[3]) {
+  if (!(coc == coc)) coc = 0.f;
+  const int own = layer_of(coc, layers);
+  float acc[3] = {0.f, 0.f, 0.f}, cov = 0.f;
+  Sum4 behind = {{0u, 0u, 0u, 0u}};  // table own-1 over the pixel's own aperture
+  int own_r = 0;
+  for (int j = 0; j < layers.count; ++j) {
+    const int r = shaped_radius(j == own ? coc : layers.mean_coc[j], max_r);
+    const Rect* rects = rect_table + r * kMaxRects;
+    const int n = rect_count[r];
+    Sum4 q, p = {{0u, 0u, 0u, 0u}};
+    const uint32_t area = shape_sum(tap, j, rects, n, x, y, w, h, q);
+    if (j > 0) shape_sum(tap, j - 1, rects, n, x, y, w, h, p);
+    if (j == own) behind = p, own_r = r;
+    const float fa = float(area), a = float(q.c[3] - p.c[3]) / fa, t = 1.f - a;
+    for (int k = 0; k < 3; ++k) acc[k] = float(q.c[k] - p.c[k]) / (fa * one) + t * acc[k];
+    cov = a + t * cov;
+  }
+  if (cov < 1.f && own > 0) {
+    for (int step = 0, R = 0; behind.c[3] == 0u && R < kMaxShapedRadius; ++step) {
+      R = own_r + (2 << step) < kMaxShapedRadius ? own_r + (2 << step) : kMaxShapedRadius;
+      const Rect box = {int16_t(-R), int16_t(R), int16_t(-R), int16_t(R)};
+      shape_sum(tap, own - 1, &box, 1, x, y, w, h, behind);
+    }
+    if (behind.c[3] != 0u) {
+      const float rest = 1.f - cov, norm = float(behind.c[3]) * one;
+      for (int k = 0; k < 3; ++k) acc[k] = acc[k] + rest * (float(behind.c[k]) / norm);
+      cov = 1.f;
+    }
+  }
+  for (int k = 0; k < 3; ++k) out[k] = acc[k] / cov;
+}
+
+// A [0,1] colour channel to 8 bits: linear light through the 4096-entry table, sRGB values by rounding.
+SATLAB_HD uint8_t encode(float v, bool linear, const uint8_t* linear_to_srgb) {
+  const float scale = linear ? float(kLinearOne) : 255.f;
+  int i = int(v * scale + 0.5f);
+  i = i < 0 ? 0 : i > int(scale) ? int(scale) : i;
+  return linear ? linear_to_srgb[i] : uint8_t(i);
+}
+
+}  // namespace satlab::dof

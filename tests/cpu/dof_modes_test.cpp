@@ -1,0 +1,278 @@
+// The shaped, linear-light and layered DoF modes' CPU reference (core/dof.cpp): aperture tables, the
+// transfer tables, invariants every mode must keep (a flat image stays flat, zero CoC is the identity),
+// what linear light and occlusion change, and bad parameters.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/dof.hpp"
+#include "core/dof_modes.hpp"
+#include "core/error.hpp"
+#include "core/pipeline.hpp"
+#include "core/reference.hpp"
+#include "test_util.hpp"
+
+using namespace satlab;
+
+namespace {
+
+const char* const kShapedModes[] = {"gather_shape", "gather_linear", "layered"};
+
+ImageF random_coc(int w, int h, float m, uint32_t seed) {
+  ImageF c(w, h, 1);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-m, m);
+  for (auto& v : c.data) v = u(rng);
+  return c;
+}
+
+long area_of(const ApertureTable& t, int r) {
+  long a = 0;
+  for (int i = 0; i < t.counts[size_t(r)]; ++i) {
+    const dof::Rect q = t.rects[size_t(r) * dof::kMaxRects + size_t(i)];
+    a += long(q.x1 - q.x0 + 1) * long(q.y1 - q.y0 + 1);
+  }
+  return a;
+}
+
+bool contains(const ApertureTable& t, int r, int x, int y) {
+  for (int i = 0; i < t.counts[size_t(r)]; ++i) {
+    const dof::Rect q = t.rects[size_t(r) * dof::kMaxRects + size_t(i)];
+    if (q.x0 <= x && x <= q.x1 && q.y0 <= y && y <= q.y1) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST(DofModes, ListedOnceWithGatherBoxFirst) {
+  ASSERT_GE(dof_modes().size(), 4u);
+  EXPECT_STREQ(dof_modes()[0].name, "gather_box");
+  for (const char* m : kShapedModes) EXPECT_NE(find_dof_mode(m), nullptr) << m;
+  EXPECT_EQ(find_dof_mode("nope"), nullptr);
+}
+
+TEST(Aperture, DiscAreaFollowsTheCircleAndHoldsItsCentreAndRows) {
+  Params p;
+  p.aperture_shape = ApertureShape::Disc;
+  const ApertureTable t = aperture_table(p, 60);
+  EXPECT_EQ(area_of(t, 0), 1);
+  for (int r = 1; r <= 60; ++r) {
+    const double circle = M_PI * (r + 0.5) * (r + 0.5);
+    EXPECT_NEAR(double(area_of(t, r)) / circle, 1.0, r < 4 ? 0.3 : 0.08) << "radius " << r;
+    EXPECT_TRUE(contains(t, r, 0, 0));
+    EXPECT_TRUE(contains(t, r, 0, r) && contains(t, r, 0, -r)) << "top and bottom rows, radius " << r;
+    if (r >= 2) EXPECT_FALSE(contains(t, r, r, r)) << "corners are outside a disc, radius " << r;
+    EXPECT_LE(t.counts[size_t(r)], dof::kMaxRects);
+  }
+}
+
+TEST(Aperture, SquareIsOneBoxAndPolygonsAreSmallerThanTheirDisc) {
+  Params p;
+  p.aperture_shape = ApertureShape::Square;
+  const ApertureTable sq = aperture_table(p, 10);
+  EXPECT_EQ(sq.counts[10], 1);
+  EXPECT_EQ(area_of(sq, 10), 21 * 21);
+  p.aperture_shape = ApertureShape::Disc;
+  const ApertureTable disc = aperture_table(p, 30);
+  p.aperture_shape = ApertureShape::Polygon;
+  for (int blades = 5; blades <= 8; ++blades) {
+    p.blades = blades;
+    p.blade_rotation = 17.f * float(blades);
+    const ApertureTable poly = aperture_table(p, 30);
+    const double ratio = double(area_of(poly, 30)) / double(area_of(disc, 30));
+    const double expected = 0.5 * blades * std::sin(2 * M_PI / blades) / M_PI;  // inscribed polygon / circle
+    EXPECT_NEAR(ratio, expected, 0.06) << blades << " blades";
+    EXPECT_TRUE(contains(poly, 30, 0, 0));
+  }
+}
+
+TEST(TransferTables, EverySrgbValueSurvivesTheLinearRoundTrip) {
+  const uint16_t* lin = srgb_to_linear12();
+  const uint8_t* enc = linear12_to_srgb();
+  for (int s = 0; s < 256; ++s) EXPECT_EQ(enc[lin[s]], s) << s;
+  EXPECT_EQ(lin[0], 0);
+  EXPECT_EQ(lin[255], dof::kLinearOne);
+  EXPECT_EQ(lin[188], 2059);  // sRGB 188 is about half the light of 255
+}
+
+TEST(ShapedModes, FlatImageStaysFlatWhateverTheCoc) {
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (const char* mode : kShapedModes)
+    for (ApertureShape shape : {ApertureShape::Square, ApertureShape::Disc, ApertureShape::Polygon}) {
+      Params p;
+      p.dof_mode = mode;
+      p.aperture_shape = shape;
+      p.max_radius = 9.f;
+      p.dof_layers = 5;
+      ImageRGBA8 img(37, 23);
+      for (size_t i = 0; i < img.pixels(); ++i) {
+        uint8_t* px = img.data.data() + i * 4;
+        px[0] = 200, px[1] = 31, px[2] = 97, px[3] = 255;
+      }
+      ImageRGBA8 out;
+      dof_shaped_blur(img, random_coc(37, 23, 9.f, seed), p, out, 2);
+      EXPECT_EQ(out.data, img.data) << mode << " " << to_string(shape);
+    }
+}
+
+TEST(ShapedModes, ZeroCocIsTheIdentity) {
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const ImageRGBA8 img = test::random_image(41, 19, seed);
+  for (const char* mode : kShapedModes) {
+    Params p;
+    p.dof_mode = mode;
+    p.max_radius = 12.f;
+    ImageRGBA8 out;
+    dof_shaped_blur(img, ImageF(41, 19, 1), p, out, 2);
+    EXPECT_EQ(out.data, img.data) << mode;
+  }
+}
+
+TEST(ShapedModes, NanCocCountsAsInFocus) {
+  const ImageRGBA8 img = test::random_image(13, 11, test::fresh_seed());
+  ImageF coc(13, 11, 1);
+  for (auto& c : coc.data) c = std::nanf("");
+  for (const char* mode : kShapedModes) {
+    Params p;
+    p.dof_mode = mode;
+    ImageRGBA8 out;
+    dof_shaped_blur(img, coc, p, out, 1);
+    EXPECT_EQ(out.data, img.data) << mode;
+  }
+}
+
+// A fine black-and-white checker blurred far beyond its period: the sRGB mean is grey 128, the linear
+// mean half the light of white, sRGB 188.
+TEST(ShapedModes, LinearLightAveragesLightNotCodeValues) {
+  ImageRGBA8 img(64, 64);
+  for (int y = 0; y < 64; ++y)
+    for (int x = 0; x < 64; ++x) {
+      uint8_t* px = img.px(x, y);
+      px[0] = px[1] = px[2] = ((x + y) & 1) ? 255 : 0, px[3] = 255;
+    }
+  ImageF coc(64, 64, 1);
+  for (auto& c : coc.data) c = -8.f;
+  Params p;
+  p.max_radius = 8.f;
+  p.aperture_shape = ApertureShape::Square;  // 17 x 17 boxes: 145 white, 144 black, or the reverse
+  ImageRGBA8 srgb, lin;
+  p.dof_mode = "gather_shape";
+  dof_shaped_blur(img, coc, p, srgb, 1);
+  p.dof_mode = "gather_linear";
+  dof_shaped_blur(img, coc, p, lin, 1);
+  EXPECT_NEAR(srgb.px(32, 32)[0], 128, 1);
+  EXPECT_NEAR(lin.px(32, 32)[0], 188, 1);
+}
+
+namespace {
+
+// Two planes: a red square (near, CoC near_c) on a green-and-blue striped background (CoC far_c).
+struct TwoPlanes {
+  ImageRGBA8 img{96, 64};
+  ImageF coc{96, 64, 1};
+  TwoPlanes(float near_c, float far_c) {
+    for (int y = 0; y < 64; ++y)
+      for (int x = 0; x < 96; ++x) {
+        const bool fg = x >= 40 && x < 70 && y >= 16 && y < 48;
+        uint8_t* px = img.px(x, y);
+        px[0] = fg ? 230 : 0, px[1] = fg ? 0 : ((x / 3) & 1 ? 200 : 40), px[2] = fg ? 0 : 160, px[3] = 255;
+        coc.at(x, y) = fg ? near_c : far_c;
+      }
+  }
+};
+
+}  // namespace
+
+// Focus on the background: a lens spreads the blurred foreground over the sharp background, and sees the
+// background through the foreground's blurred rim. The gather keeps a hard silhouette instead.
+TEST(ShapedModes, LayeredSpreadsABlurredForegroundOverTheSharpBackground) {
+  const TwoPlanes s(8.f, 0.f);
+  Params p;
+  p.max_radius = 8.f;
+  ImageRGBA8 gather, layered;
+  p.dof_mode = "gather_linear";
+  dof_shaped_blur(s.img, s.coc, p, gather, 1);
+  p.dof_mode = "layered";
+  dof_shaped_blur(s.img, s.coc, p, layered, 1);
+  // 3 px outside the square's left edge: sharp background in the gather, red spread over it when layered.
+  EXPECT_EQ(gather.px(37, 32)[0], 0);
+  EXPECT_GT(layered.px(37, 32)[0], 60);
+  // Just inside the edge the rim lets the background through.
+  EXPECT_GT(layered.px(40, 32)[1], 20);
+  EXPECT_LT(layered.px(40, 32)[0], 200);
+}
+
+// Focus on the foreground: a lens does not leak the sharp foreground's colour into the blurred background
+// around it. The gather does (a red halo).
+TEST(ShapedModes, LayeredKeepsASharpForegroundOutOfTheBlurredBackground) {
+  const TwoPlanes s(0.f, -8.f);
+  Params p;
+  p.max_radius = 8.f;
+  ImageRGBA8 gather, layered;
+  p.dof_mode = "gather_linear";
+  dof_shaped_blur(s.img, s.coc, p, gather, 1);
+  p.dof_mode = "layered";
+  dof_shaped_blur(s.img, s.coc, p, layered, 1);
+  EXPECT_GT(gather.px(36, 32)[0], 80);  // the halo
+  EXPECT_LT(layered.px(36, 32)[0], 5);
+  EXPECT_EQ(layered.px(55, 32)[0], 230);  // the sharp square itself
+}
+
+TEST(ShapedModes, BadParametersAreRefusedNamingTheOption) {
+  Params p;
+  p.dof_mode = "layered";
+  p.max_radius = 600.f;
+  EXPECT_THROW(validate(p), Error);
+  try {
+    validate(p);
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--max-radius"), std::string::npos) << e.what();
+  }
+  p.max_radius = 20.f;
+  p.blades = 4;
+  try {
+    validate(p);
+    FAIL() << "4 blades accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--blades"), std::string::npos) << e.what();
+  }
+  p.blades = 6;
+  p.dof_mode = "bokeh_magic";
+  EXPECT_THROW(validate(p), Error);
+}
+
+// Through the CPU pipeline: a depth map of one value and one with NaNs give defined, repeatable results.
+TEST(ShapedModes, DegenerateDepthMapsGiveADefinedResult) {
+  const ImageRGBA8 img = test::random_image(29, 17, test::fresh_seed());
+  for (const char* mode : kShapedModes) {
+    SCOPED_TRACE(mode);
+    auto pipe = make_cpu_pipeline(2);
+    Params p;
+    p.dof_mode = mode;
+    p.focus = 0.6f;
+    pipe->set_image(img);
+    pipe->set_params(p);
+    ImageF depth(29, 17, 1);
+    for (auto& d : depth.data) d = 0.37f;
+    pipe->set_depth(depth);
+    pipe->run();
+    // One value normalises to depth 0 everywhere: one CoC for the whole frame.
+    ImageF flat(29, 17, 1);
+    for (auto& c : flat.data) c = coc_from_depth(0.f, p);
+    ImageRGBA8 ref;
+    dof_shaped_blur(img, flat, p, ref, 1);
+    EXPECT_EQ(pipe->result().data, ref.data);
+    for (size_t i = 0; i < depth.data.size(); i += 3) depth.data[i] = std::nanf("");
+    pipe->set_depth(depth);
+    pipe->run();
+    const ImageRGBA8 first = pipe->result();
+    pipe->run();
+    EXPECT_EQ(pipe->result().data, first.data);
+    dof_shaped_blur(img, pipe->coc(), p, ref, 1);
+    EXPECT_EQ(first.data, ref.data);
+  }
+}
