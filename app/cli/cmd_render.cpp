@@ -14,6 +14,7 @@
 
 #include "app/backend.hpp"
 #include "app/cli/commands.hpp"
+#include "app/io/assets.hpp"
 #include "app/io/image_io.hpp"
 #include "app/io/output_names.hpp"
 #include "app/io/preset.hpp"
@@ -247,8 +248,7 @@ void add_render_command(CLI::App& app, Action& action) {
   CLI::App* sub = app.add_subcommand("render", "Filter images headless and write the results as PNG");
   sub->option_defaults()->always_capture_default();  // --help shows every default
   sub->add_option("--image,image", o->inputs,
-                  "Input images or folders of them (repeat --image, or list them)")
-      ->required();
+                  "Input images or folders of them (repeat --image, or list them); none: the bundled scene");
   sub->add_option("--depth", o->depth,
                   "Depth map for a single image (resampled to the image if its size differs)");
   sub->add_option("--out,-o", o->out,
@@ -297,7 +297,10 @@ void add_render_command(CLI::App& app, Action& action) {
     } catch (const Error& e) {
       throw CLI::ValidationError(e.what());
     }
-    action = [o] { return run_render(*o); };
+    action = [o] {
+      if (o->inputs.empty()) o->inputs = {io::default_scene_image()};  // its depth map lies beside it
+      return run_render(*o);
+    };
   });
 }
 
