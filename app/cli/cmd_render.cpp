@@ -110,6 +110,7 @@ std::string render_one(const RenderOptions& o, const Params& p, const SyntheticD
     char buf[96];
     std::snprintf(buf, sizeof(buf), t.parent.empty() ? "  %s %.2f ms" : " [%s %.3f]", t.name.c_str(), t.ms);
     stages += buf;
+    if (t.cold && t.parent.empty()) stages += " cold";  // a first run: allocations, first launches
   }
   const Algorithms used = pipe->algorithms();
   stages = " SAT " + used.sat_builder + ", reduction " + used.reduction + ":" + stages;
