@@ -9,8 +9,10 @@ if(NOT rev)
     execute_process(COMMAND ${GIT} -C ${SRC} rev-parse --short=12 HEAD OUTPUT_VARIABLE rev
                     OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
     if(rc EQUAL 0 AND rev)
-      execute_process(COMMAND ${GIT} -C ${SRC} diff-index --quiet HEAD -- RESULT_VARIABLE dirty ERROR_QUIET)
-      if(NOT dirty EQUAL 0)
+      # Tracked files changed (status refreshes stale stat data, which diff-index would count as changes).
+      execute_process(COMMAND ${GIT} --no-optional-locks -C ${SRC} status --porcelain --untracked-files=no
+                      OUTPUT_VARIABLE changes ERROR_QUIET)
+      if(changes)
         string(APPEND rev "-dirty")
       endif()
     else()
