@@ -8,7 +8,14 @@ if(NOT rev)
   if(GIT)
     execute_process(COMMAND ${GIT} -C ${SRC} rev-parse --short=12 HEAD OUTPUT_VARIABLE rev
                     OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
-    if(rc EQUAL 0 AND rev)
+    # Only the tree's own repository: a tarball unpacked inside another one has no revision of its own.
+    execute_process(COMMAND ${GIT} -C ${SRC} rev-parse --show-toplevel OUTPUT_VARIABLE top
+                    OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    file(REAL_PATH "${SRC}" src_real)
+    if(top)
+      file(REAL_PATH "${top}" top)
+    endif()
+    if(rc EQUAL 0 AND rev AND top STREQUAL src_real)
       # Tracked files changed (status refreshes stale stat data, which diff-index would count as changes).
       execute_process(COMMAND ${GIT} --no-optional-locks -C ${SRC} status --porcelain --untracked-files=no
                       OUTPUT_VARIABLE changes ERROR_QUIET)

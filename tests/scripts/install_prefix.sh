@@ -3,7 +3,8 @@
 # executable, every bundled scene, the desktop entry and the icon land there; the installed satlab, run
 # from elsewhere with SATLAB_ASSETS unset, prints its version and git revision and renders the bundled
 # scene from PREFIX/share/satlab (the same bytes as the build tree's render); with that folder gone it
-# fails in one line instead of falling back to the source tree.
+# fails in one line instead of falling back to the source tree. The version script gives "unknown"
+# without git.
 # Usage: install_prefix.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 set -u
 bin=${1:-} src=${2:-}
@@ -31,6 +32,12 @@ installed --version >"$tmp/version" 2>&1 || { cat "$tmp/version"; fail "--versio
 grep -Eq '^satlab [0-9]+\.[0-9]+\.[0-9]+ \(git ([0-9a-f]{7,}(-dirty)?|unknown)\)$' "$tmp/version" ||
   { cat "$tmp/version"; fail "--version does not print the version and git revision"; }
 cmp -s "$tmp/version" <("$bin" --version) || fail "the installed --version differs from the build tree's"
+# A source tree without git (a tarball) builds with the revision "unknown", or the one the packager gives.
+mkdir "$tmp/nogit"
+cmake -DSRC="$tmp/nogit" -DOUT="$tmp/v.cpp" -DVERSION=1.2.3 -P "$src/cmake/version.cmake" &&
+  grep -q 'kGitRevision = "unknown"' "$tmp/v.cpp" || fail "version.cmake without git"
+cmake -DSRC="$tmp/nogit" -DOUT="$tmp/v.cpp" -DVERSION=1.2.3 -DGIT_REVISION=abc1234 -P "$src/cmake/version.cmake" &&
+  grep -q 'kGitRevision = "abc1234"' "$tmp/v.cpp" || fail "version.cmake ignores SATLAB_GIT_REVISION"
 
 installed render --backend cpu --out "$tmp/installed.png" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "installed render"; }
 # The same bytes as the build tree's render of the scene and its depth map named explicitly.
