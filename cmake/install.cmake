@@ -6,8 +6,11 @@ include(GNUInstallDirs)
 install(TARGETS satlab RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/assets/ DESTINATION ${CMAKE_INSTALL_DATADIR}/satlab/assets)
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/satlab.desktop DESTINATION ${CMAKE_INSTALL_DATADIR}/applications)
+# The icon (tools/make_icon.py draws both), as SVG and as 256 px PNG for launchers that take no SVG.
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/satlab.svg
         DESTINATION ${CMAKE_INSTALL_DATADIR}/icons/hicolor/scalable/apps)
+install(FILES ${PROJECT_SOURCE_DIR}/packaging/satlab.png
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/icons/hicolor/256x256/apps)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 set(CPACK_PACKAGE_NAME satlab)

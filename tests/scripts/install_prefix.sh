@@ -17,7 +17,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 p=$tmp/prefix
 
 cmake --install "$build" --prefix "$p" >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; fail "cmake --install"; }
-for f in bin/satlab share/applications/satlab.desktop share/icons/hicolor/scalable/apps/satlab.svg; do
+for f in bin/satlab share/applications/satlab.desktop share/icons/hicolor/scalable/apps/satlab.svg \
+  share/icons/hicolor/256x256/apps/satlab.png; do
   [ -s "$p/$f" ] || fail "$f not installed"
 done
 diff -r "$src/assets" "$p/share/satlab/assets" >/dev/null || fail "share/satlab/assets differs from assets/"
