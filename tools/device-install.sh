@@ -77,11 +77,13 @@ check_export "$OUT/export-on-change" "not run" || status=1
 
 if command -v Xvfb >/dev/null; then
   step "window (Xvfb + NVIDIA GLX), GPU backend, run every frame"
-  (Xvfb :99 -screen 0 1920x1200x24 +extension GLX > "$OUT/xvfb.log" 2>&1 &)
+  Xvfb :99 -screen 0 1920x1200x24 +extension GLX > "$OUT/xvfb.log" 2>&1 &
+  xvfb=$!
   sleep 2
   DISPLAY=:99 __GLX_VENDOR_LIBRARY_NAME=nvidia "$BIN/satlab" --size 1920x1080 --frames 150 --continuous --backend gpu \
     "${scene[@]}" --screenshot "$OUT/timings-gpu-window.png" > "$OUT/window.log" 2>&1 || { tail -5 "$OUT/window.log"; status=1; }
   check_summary "$OUT/window.log" || status=1
+  kill "$xvfb"
 else
   echo "no Xvfb here: the window run is skipped (carry .x/, DEVICE.md)"
 fi
