@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <new>
+#include <set>
 #include <string>
 
 #include "core/dof.hpp"
@@ -35,6 +36,7 @@ class CpuPipeline final : public Pipeline {
       throw Error("image buffer holds " + std::to_string(image.data.size()) + " bytes, not " +
                   std::to_string(image.pixels() * 4) + " for " + std::to_string(image.width) + "x" +
                   std::to_string(image.height) + " RGBA8");
+    if (image.width != image_.width || image.height != image_.height) warm_.clear();  // new buffers: cold
     guard_memory("the image", [&] { image_ = image; });
     if (!depth_raw_.empty() && (depth_raw_.width != image.width || depth_raw_.height != image.height))
       depth_raw_ = ImageF();  // a depth map of the old size no longer applies
@@ -58,6 +60,7 @@ class CpuPipeline final : public Pipeline {
   // only on the filter: dof = reduce, coc, sat, blur; box = sat, blur.
   void run() override {
     if (image_.empty()) throw Error("no image set");
+    ++runs_;
     guard_memory("one frame", [&] { run_stages(); });
   }
 
@@ -130,7 +133,8 @@ class CpuPipeline final : public Pipeline {
     auto t0 = std::chrono::steady_clock::now();
     f();
     auto t1 = std::chrono::steady_clock::now();
-    timings_.push_back({name, std::chrono::duration<double, std::milli>(t1 - t0).count(), bytes, ""});
+    const bool cold = warm_.insert(name).second;  // its first run at this size: allocates, faults pages in
+    timings_.push_back({name, std::chrono::duration<double, std::milli>(t1 - t0).count(), bytes, "", cold, runs_});
   }
 
   int threads_;
@@ -139,6 +143,8 @@ class CpuPipeline final : public Pipeline {
   std::vector<uint32_t> sat_;
   Params params_;
   std::vector<StageTiming> timings_;
+  std::set<std::string> warm_;  // stages run since the image size last changed
+  unsigned long runs_ = 0;
 };
 
 }  // namespace

@@ -18,6 +18,13 @@ struct StageTiming {
   // "" for a stage of the frame; else the stage this one is a phase of ("sat"), listed right after it.
   // A phase's time is part of its parent's: frame totals add only stages without a parent.
   std::string parent;
+  // The stage's first run since the backend was made, the image size changed or its variant (SAT builder,
+  // reduction) was switched: it pays allocations, first launches and cold caches, so it is no warm
+  // measurement (the app shows it apart and keeps it out of averages). A phase is cold with its stage.
+  bool cold = false;
+  // Which run() of the backend this is a timing of (1, 2, ...): a backend that reads its timings late may
+  // return one frame's twice, and callers that accumulate count each run once.
+  unsigned long run = 0;
 };
 
 // The interchangeable implementations of two stages, by name: the SAT builder and the min/max reduction
@@ -53,11 +60,18 @@ class Pipeline {
   // Runs one frame. Throws satlab::Error if no image is set or a stage fails.
   virtual void run() = 0;
 
+  // true: every run() runs every stage of the filter, none skipped because its inputs did not change, so
+  // timings() times the whole frame (the app's "run every frame"). false, the default: a backend may keep
+  // stage results whose inputs did not change (the GPU backend keeps the normalised depth and the SAT).
+  // A backend that keeps nothing runs every stage anyway and ignores it.
+  virtual void set_every_stage(bool every) { (void)every; }
+
   // Results of the last run(), as host images (a GPU backend downloads on demand).
   virtual const ImageRGBA8& result() = 0;
   virtual const ImageF& depth_normalised() = 0;  // d in [0,1]
   virtual const ImageF& coc() = 0;               // signed CoC radius in pixels, clamped to max_radius
 
+  // The stages of the last timed run, in order (StageTiming::run says which run that was).
   virtual const std::vector<StageTiming>& timings() const = 0;
 
   // The SAT builders and min/max reductions this backend can use, and the ones in use.

@@ -3,10 +3,13 @@
 // stream. Each stage is bracketed by CUDA events, and the SAT builder's phases (SatArgs::phase) get events
 // of their own; a frame's events are read at the next run() (one frame late, so timing never stalls the
 // pipeline), or when timings() finds them complete. CUDA errors become satlab::Error.
+// The normalised depth and the SAT are kept while their inputs do not change, unless set_every_stage(true)
+// asks for every stage in every run. A stage's first run after new buffers or a variant switch is cold.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -57,12 +60,14 @@ struct FrameEvents {
     double bytes;
     cudaEvent_t begin, end;
     std::string parent;
+    bool cold;
   };
   std::vector<Stage> stages;
   std::vector<cudaEvent_t> pool;
   size_t used = 0;
   cudaEvent_t last = nullptr;  // the frame's last recorded event
   bool pending = false;
+  unsigned long run = 0;  // which run() recorded it
   cudaEvent_t next() {
     if (used == pool.size()) {
       cudaEvent_t e;
@@ -155,6 +160,7 @@ class GpuPipeline final : public Pipeline {
       mm_.reset(2 * sizeof(float), "depth min/max");
       for (int i = 0; i < 6; ++i) mine[i]->swap(fresh[i]);
       has_depth_ = false;
+      warm_.clear();  // new buffers: every stage's next run is cold
     }
     width_ = image.width, height_ = image.height;
     pending_upload_ = std::move(upload);
@@ -175,8 +181,14 @@ class GpuPipeline final : public Pipeline {
     dirty_ = true;
   }
 
+  void set_every_stage(bool every) override { every_stage_ = every; }
+
   void set_params(const Params& params) override {
     validate(params);
+    // Another DoF mode, layer count or aperture: its tables and rectangles are new (the first run is cold).
+    if (params.dof_mode != params_.dof_mode || params.dof_layers != params_.dof_layers ||
+        params.aperture_shape != params_.aperture_shape)
+      warm_.erase("dof");
     params_ = params;
     dirty_ = true;
   }
@@ -190,10 +202,13 @@ class GpuPipeline final : public Pipeline {
     if (!a.sat_builder.empty() && a.sat_builder != sat_->name) {
       sat_ = by_name(Family::Sat, a.sat_builder);
       sat_valid_ = false;
+      warm_.erase("sat");
+      warm_.erase("dof");
     }
     if (!a.reduction.empty() && a.reduction != reduce_->name) {
       reduce_ = by_name(Family::Reduce, a.reduction);
       depth_valid_ = false;
+      warm_.erase("reduce");
     }
   }
 
@@ -210,6 +225,7 @@ class GpuPipeline final : public Pipeline {
     f.stages.clear();
     f.used = 0;
     f.last = nullptr;
+    f.run = ++runs_;
     const size_t n = size_t(width_) * size_t(height_);
     const double dn = double(n);
     if (!pending_upload_.empty()) {
@@ -225,7 +241,7 @@ class GpuPipeline final : public Pipeline {
           coc_map(dnorm_.as<float>(), coc_.as<float>(), n, params_, stream_);
         });
       } else {
-        if (!depth_valid_) {
+        if (!depth_valid_ || every_stage_) {
           stage(f, "reduce", 8 * dn, [&] {  // min and max: two reads of the depth map
             ReduceArgs a;
             a.in = raw_.p, a.n = n, a.dtype = DType::F32, a.stream = stream_;
@@ -254,7 +270,7 @@ class GpuPipeline final : public Pipeline {
       finish_frame(f);
       return;
     }
-    if (!sat_valid_) {
+    if (!sat_valid_ || every_stage_) {
       stage(f, "sat", 20 * dn, [&] {
         SatArgs a;
         a.in = img_.p, a.out = table_.p, a.width = width_, a.height = height_, a.channels = 4;
@@ -332,7 +348,8 @@ class GpuPipeline final : public Pipeline {
   template <typename F>
   void stage(FrameEvents& f, const char* name, double bytes, F&& body) {
     const size_t i = f.stages.size();
-    f.stages.push_back({name, bytes, record(f), nullptr, ""});
+    stage_cold_ = warm_.insert(name).second;
+    f.stages.push_back({name, bytes, record(f), nullptr, "", stage_cold_});
     body();
     const cudaEvent_t end = record(f);
     for (size_t j = i; j < f.stages.size(); ++j)
@@ -343,7 +360,7 @@ class GpuPipeline final : public Pipeline {
   void phase(FrameEvents& f, const char* parent, const char* name) {
     const cudaEvent_t e = record(f);
     if (!f.stages.back().parent.empty() && !f.stages.back().end) f.stages.back().end = e;
-    f.stages.push_back({name, 0.0, e, nullptr, parent});
+    f.stages.push_back({name, 0.0, e, nullptr, parent, stage_cold_});
   }
 
   void collect(FrameEvents& f) {
@@ -354,7 +371,7 @@ class GpuPipeline final : public Pipeline {
       check(cudaEventSynchronize(s.end), "stage '" + s.name + "'");
       float ms = 0;
       check(cudaEventElapsedTime(&ms, s.begin, s.end), "event timing");
-      timings_.push_back({s.name, double(ms), s.bytes, s.parent});
+      timings_.push_back({s.name, double(ms), s.bytes, s.parent, s.cold, f.run});
     }
   }
 
@@ -372,6 +389,10 @@ class GpuPipeline final : public Pipeline {
   ImageRGBA8 pending_upload_, result_;
   ImageF depth_host_, coc_host_;
   bool has_depth_ = false, depth_valid_ = false, sat_valid_ = false, dirty_ = true;
+  bool every_stage_ = false;  // set_every_stage: no stage skipped for unchanged inputs
+  std::set<std::string> warm_;  // stages run since the buffers were made or their variant switched
+  bool stage_cold_ = false;     // of the stage being recorded (its phases share it)
+  unsigned long runs_ = 0;
   bool result_ready_ = false, depth_ready_ = false, coc_ready_ = false;
   Params params_;
   FrameEvents frames_[2];

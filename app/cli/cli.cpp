@@ -19,6 +19,7 @@
 #include "app/gui/gui.hpp"
 #include "app/gui/keys.hpp"
 #include "app/io/image_io.hpp"
+#include "app/version.hpp"
 #include "core/error.hpp"
 #include "core/synthetic_depth.hpp"
 
@@ -75,6 +76,8 @@ CLI::App& command_group(CLI::App& parent, const std::string& name, const std::st
 int run(int argc, char** argv) {
   CLI::App app{"satlab: summed-area-table image filters (GPU variable box blur / depth of field)", "satlab"};
   app.require_subcommand(0, 1);
+  app.set_version_flag("--version", std::string("satlab ") + kVersion + " (git " + kGitRevision + ")",
+                       "Print the version and the git revision it was built from, and exit");
   gui::Options gui;
   std::string size;
   app.add_option("image", gui.image_path,

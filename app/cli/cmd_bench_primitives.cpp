@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.hpp"
+#include "app/version.hpp"
 #include "core/error.hpp"
 #include "gpu/bench/primitives.hpp"
 #include "gpu/device.hpp"
@@ -126,14 +127,7 @@ int run_bench(const Options& o) {
 
 std::string git_rev() {
   if (const char* e = std::getenv("SATLAB_GIT_REV")) return e;
-  std::string rev;
-  if (FILE* p = popen("git rev-parse --short HEAD 2>/dev/null", "r")) {
-    char buf[64] = {};
-    if (std::fgets(buf, sizeof buf, p)) rev = buf;
-    pclose(p);
-  }
-  while (!rev.empty() && (rev.back() == '\n' || rev.back() == ' ')) rev.pop_back();
-  return rev.empty() ? "unknown" : rev;
+  return kGitRevision;  // of the source tree this binary was built from, not of the working folder
 }
 
 void add_bench_primitives_command(CLI::App& app, Action& action) {

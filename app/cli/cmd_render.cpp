@@ -14,6 +14,7 @@
 
 #include "app/backend.hpp"
 #include "app/cli/commands.hpp"
+#include "app/io/assets.hpp"
 #include "app/io/image_io.hpp"
 #include "app/io/output_names.hpp"
 #include "app/io/preset.hpp"
@@ -116,6 +117,7 @@ std::string render_one(const RenderOptions& o, const Params& p, const SyntheticD
     char buf[96];
     std::snprintf(buf, sizeof(buf), t.parent.empty() ? "  %s %.2f ms" : " [%s %.3f]", t.name.c_str(), t.ms);
     stages += buf;
+    if (t.cold && t.parent.empty()) stages += " cold";  // a first run: allocations, first launches
   }
   const Algorithms used = pipe->algorithms();
   stages = " SAT " + used.sat_builder + ", reduction " + used.reduction + ":" + stages;
@@ -254,8 +256,7 @@ void add_render_command(CLI::App& app, Action& action) {
   CLI::App* sub = app.add_subcommand("render", "Filter images headless and write the results as PNG");
   sub->option_defaults()->always_capture_default();  // --help shows every default
   sub->add_option("--image,image", o->inputs,
-                  "Input images or folders of them (repeat --image, or list them)")
-      ->required();
+                  "Input images or folders of them (repeat --image, or list them); none: the bundled scene");
   sub->add_option("--depth", o->depth,
                   "Depth map for a single image (resampled to the image if its size differs)");
   sub->add_option("--out,-o", o->out,
@@ -315,7 +316,10 @@ void add_render_command(CLI::App& app, Action& action) {
     } catch (const Error& e) {
       throw CLI::ValidationError(e.what());
     }
-    action = [o] { return run_render(*o); };
+    action = [o] {
+      if (o->inputs.empty()) o->inputs = {io::default_scene_image()};  // its depth map lies beside it
+      return run_render(*o);
+    };
   });
 }
 

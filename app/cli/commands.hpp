@@ -19,8 +19,8 @@ CLI::App& command_group(CLI::App& parent, const std::string& name, const std::st
 // Checks a --synthetic-depth spec (core/synthetic_depth.hpp) while parsing: a bad one is a usage error.
 CLI::Validator synthetic_depth_spec();
 
-// The commit a benchmark record comes from: SATLAB_GIT_REV, else `git rev-parse --short HEAD`, else
-// "unknown" (the GPU machine has the tree without its history: its scripts set SATLAB_GIT_REV).
+// The commit a benchmark record comes from: SATLAB_GIT_REV, else the revision baked in at build time
+// (app/version.hpp: "unknown" where the tree had no git).
 std::string git_rev();
 
 void add_render_command(CLI::App& app, Action& action);     // satlab render

@@ -52,17 +52,39 @@ Compare compare_from_string(const std::string& s, float* split) {
 void AppState::record_stage(const StageTiming& t, const char* clock) {
   if (std::find(stage_order.begin(), stage_order.end(), t.name) == stage_order.end()) stage_order.push_back(t.name);
   StageStats& st = stages[t.name];
-  st.ema_ms = st.history.empty() ? t.ms : 0.8 * st.ema_ms + 0.2 * t.ms;
-  st.last_ms = t.ms;
   st.bytes = t.bytes;
   st.parent = t.parent;
   st.clock = clock;
   st.current = true;
+  st.cold = t.cold;
+  if (t.cold) {  // a new configuration: its warm statistics start afresh with the next run
+    st.cold_ms = t.ms;
+    st.ema_ms = st.last_ms = 0;
+    st.warm_runs = 0;
+    st.history.clear();
+    return;
+  }
+  st.ema_ms = st.warm_runs == 0 ? t.ms : 0.8 * st.ema_ms + 0.2 * t.ms;
+  st.last_ms = t.ms;
+  ++st.warm_runs;
   st.history.push_back(float(t.ms));
   while (st.history.size() > 120) st.history.pop_front();
 }
 
+void AppState::clear_timings() {
+  stages.clear();
+  stage_order.clear();
+  frame_ms_history.clear();
+  last_recorded_run = 0;
+}
+
 void AppState::record(const std::vector<StageTiming>& timings) {
+  // The same run read again (a backend reading its events a frame late) counts once.
+  if (timings.empty()) return;
+  if (timings.front().run != 0) {
+    if (timings.front().run == last_recorded_run) return;
+    last_recorded_run = timings.front().run;
+  }
   // Phases of a stage that this frame's stage no longer reports (another SAT builder) are dropped.
   auto reported = [&](const std::string& name) {
     return std::any_of(timings.begin(), timings.end(), [&](const StageTiming& t) { return t.name == name; });
@@ -80,14 +102,15 @@ void AppState::record(const std::vector<StageTiming>& timings) {
   for (auto& [name, st] : stages)
     if (st.of_pipeline) st.current = false;
   double total = 0;
+  bool cold = false;
   for (const auto& t : timings) {
     record_stage(t, clock);
     stages[t.name].of_pipeline = true;
     if (t.parent.empty()) total += t.ms;
+    cold = cold || t.cold;
   }
-  frame_ms_history.push_back(float(total));
+  if (!cold) frame_ms_history.push_back(float(total));  // the frame times of warm frames only
   while (frame_ms_history.size() > 120) frame_ms_history.pop_front();
-  ++pipeline_runs;
 }
 
 }  // namespace satlab::gui

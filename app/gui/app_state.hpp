@@ -39,17 +39,27 @@ struct BrowserState {
   std::string note;  // why the recent list could not be read or saved
 };
 
+// A stage's timings. Only warm runs count in ema_ms, history and the medians of scripted runs: a cold run
+// (StageTiming::cold: the first after a new backend, image size or variant) starts them afresh and is kept
+// apart in cold_ms.
 struct StageStats {
-  double ema_ms = 0;
-  double last_ms = 0;
+  double ema_ms = 0;   // of the warm runs since the last cold one
+  double last_ms = 0;  // the last warm run
+  double cold_ms = 0;  // the last cold run
+  int warm_runs = 0;   // warm runs in ema_ms (history keeps the last 120)
+  bool cold = false;   // its last run was cold
   double bytes = 0;
   std::string parent;                   // "" for a stage of the frame, else the stage this is a phase of
   std::string clock;                    // how it was timed: "CUDA events", "GL timer query", ...
   std::deque<float> history;            // the last runs' ms, for the plot
   bool of_pipeline = false;             // a pipeline stage (else a display stage: map, write, draw, ...)
-  // Reported by the last pipeline run. Stages of earlier runs (the first frame's upload, the reduce of a
-  // new depth map) stay listed with their last time but count in no total.
+  // Reported by the last pipeline run. Stages the last run skipped (the first frame's upload; the reduce
+  // and SAT the GPU keeps while their inputs are unchanged, unless "run every frame") show as not run and
+  // count in no total.
   bool current = true;
+  // What a row shows: Warm (ema_ms), Cold (cold_ms, marked, in no total), NotRun.
+  enum class State { Warm, Cold, NotRun };
+  State state() const { return !current ? State::NotRun : cold ? State::Cold : State::Warm; }
 };
 
 struct AppState {
@@ -119,9 +129,13 @@ struct AppState {
   std::vector<std::string> stage_order;
   std::map<std::string, StageStats> stages;
   std::deque<float> frame_ms_history;  // the pipeline's frame time (stages without a parent)
-  int pipeline_runs = 0;
+  int pipeline_runs = 0;  // the session's runs of the pipeline
+  unsigned long last_recorded_run = 0;  // StageTiming::run of the last recorded timings (each counts once)
+  // One run's timings (Pipeline::timings()); the run already recorded is ignored, so callers may pass the
+  // backend's timings every frame.
   void record(const std::vector<StageTiming>& timings);
   void record_stage(const StageTiming& t, const char* clock);  // one display stage
+  void clear_timings();  // a new backend: its runs count from 1 again
 };
 
 }  // namespace satlab::gui

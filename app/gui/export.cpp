@@ -58,13 +58,25 @@ io::Preset preset_of(const AppState& s) {
   return {s.params, s.synthetic, to_string(s.view), compare, to_string(s.compare_view)};
 }
 
+// warm: ema_ms is of warm runs and the last frame ran it; cold: its last run was a first run after a
+// change (cold_ms); not run: the last frame skipped it (ema_ms of its earlier warm runs, if any).
+const char* state_name(const StageStats& st) {
+  switch (st.state()) {
+    case StageStats::State::Warm: return "warm";
+    case StageStats::State::Cold: return "cold";
+    case StageStats::State::NotRun: return "not run";
+  }
+  return "";
+}
+
 std::string timings_csv(const AppState& s) {
-  std::string out = "stage,ema_ms,last_ms,bytes,gb_per_s\n";
+  std::string out = "stage,ema_ms,last_ms,bytes,gb_per_s,state,cold_ms\n";
   for (const auto& name : s.stage_order) {
     const StageStats& st = s.stages.at(name);
     char line[256];
-    std::snprintf(line, sizeof(line), "%s,%.6f,%.6f,%.0f,%.3f\n", name.c_str(), st.ema_ms, st.last_ms,
-                  st.bytes, st.bytes > 0 && st.ema_ms > 0 ? st.bytes / (st.ema_ms * 1e6) : 0.0);
+    std::snprintf(line, sizeof(line), "%s,%.6f,%.6f,%.0f,%.3f,%s,%.6f\n", name.c_str(), st.ema_ms, st.last_ms,
+                  st.bytes, st.bytes > 0 && st.ema_ms > 0 ? st.bytes / (st.ema_ms * 1e6) : 0.0, state_name(st),
+                  st.cold_ms);
     out += line;
   }
   return out;
@@ -75,10 +87,13 @@ std::string timings_json(const AppState& s) {
   double total = 0;
   for (const auto& name : s.stage_order) {
     const StageStats& st = s.stages.at(name);
-    total += st.ema_ms;
+    if (st.of_pipeline && st.parent.empty() && st.state() == StageStats::State::Warm) total += st.ema_ms;
     stages.push_back({{"stage", name},
+                      {"state", state_name(st)},
                       {"ema_ms", st.ema_ms},
                       {"last_ms", st.last_ms},
+                      {"cold_ms", st.cold_ms},
+                      {"warm_runs", st.warm_runs},
                       {"bytes", st.bytes},
                       {"gb_per_s", st.bytes > 0 && st.ema_ms > 0 ? st.bytes / (st.ema_ms * 1e6) : 0.0}});
   }
@@ -89,7 +104,7 @@ std::string timings_json(const AppState& s) {
                             {"height", s.image_height},
                             {"backend", s.backend_name},
                             {"pipeline_runs", s.pipeline_runs},
-                            {"total_ema_ms", total},
+                            {"total_ema_ms", total},  // the pipeline stages the last frame ran warm
                             {"stages", stages},
                             {"preset", nlohmann::json::parse(io::preset_to_json(preset))}};
   return j.dump(2) + "\n";

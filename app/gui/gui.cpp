@@ -202,16 +202,21 @@ int run(const Options& o) {
                 frame_ms.size(), s.image_width, s.image_height, s.backend_name.c_str(), surface.describe().c_str(),
                 steady[steady.size() / 2], s.continuous ? " with the pipeline run every frame" : "",
                 s.display_path.c_str(), viewer.pass_name());
-    // Where the time goes: each stage's median over its recent history (phases indented by a '.').
-    std::string line = "satlab: stages (median ms; SAT " + s.algorithms.sat_builder + ", reduction " +
-                       s.algorithms.reduction + "):";
+    // Where the time goes: each stage's median over its recent warm runs (phases marked by a '.'); a stage
+    // that never ran warm (the upload) says so, with its cold time.
+    std::string line = "satlab: stages (warm median ms, cold first runs excluded; SAT " + s.algorithms.sat_builder +
+                       ", reduction " + s.algorithms.reduction + "):";
     for (const auto& name : s.stage_order) {
-      std::vector<float> h(s.stages[name].history.begin(), s.stages[name].history.end());
-      if (h.empty()) continue;
-      std::nth_element(h.begin(), h.begin() + h.size() / 2, h.end());
+      const StageStats& st = s.stages[name];
+      std::vector<float> h(st.history.begin(), st.history.end());
       char item[128];
-      std::snprintf(item, sizeof(item), " %s%s %.4f;", s.stages[name].parent.empty() ? "" : ".", name.c_str(),
-                    double(h[h.size() / 2]));
+      const char* dot = st.parent.empty() ? "" : ".";
+      if (h.empty()) {
+        std::snprintf(item, sizeof(item), " %s%s no-warm-run (cold %.4f);", dot, name.c_str(), st.cold_ms);
+      } else {
+        std::nth_element(h.begin(), h.begin() + h.size() / 2, h.end());
+        std::snprintf(item, sizeof(item), " %s%s %.4f;", dot, name.c_str(), double(h[h.size() / 2]));
+      }
       line += item;
     }
     std::printf("%s\n", line.c_str());

@@ -1,5 +1,6 @@
 // Timings: the SAT builder and reduction selectors (they switch at the next frame, which rebuilds the
-// SAT), then one row per stage: ms (EMA), GB/s on its minimum bytes, the fraction of C, and its share of
+// SAT), then one row per stage: ms (EMA of its warm runs; "cold" for a first run after a change, "not run"
+// for a stage the last frame skipped), GB/s on its minimum bytes, the fraction of C, and its share of
 // the frame; a SAT builder's phases are indented under "sat", and the display stages (interop map, write,
 // unmap; the viewer's draw; ImGui's ui) follow with their own clocks. Clicking a row plots its history.
 // C, the device-to-device copy bandwidth, is measured once, the first time the panel is drawn.
@@ -48,39 +49,68 @@ bool combo(const char* label, const std::vector<std::string>& names, std::string
   return changed;
 }
 
+// What the tooltip of a row says about a stage that is not warm this frame.
+std::string row_note(const StageStats& st) {
+  char buf[192];
+  switch (st.state()) {
+    case StageStats::State::Warm: return "";
+    case StageStats::State::Cold:
+      std::snprintf(buf, sizeof(buf),
+                    "\ncold: its first run since a new backend, image size or variant (%.4f ms); not a warm "
+                    "time, in no total or average",
+                    st.cold_ms);
+      return buf;
+    case StageStats::State::NotRun:
+      if (st.warm_runs > 0)
+        std::snprintf(buf, sizeof(buf), "\nnot run by the last frame; its last warm EMA, from earlier frames: %.4f ms",
+                      st.ema_ms);
+      else
+        std::snprintf(buf, sizeof(buf), "\nnot run by the last frame; it has only run cold (%.4f ms)", st.cold_ms);
+      return std::string(buf) + "\n(\"run every frame\" runs every stage)";
+  }
+  return "";
+}
+
+// One row: a warm stage shows its EMA, a cold one its time marked "cold", a stage the last frame did not
+// run "not run"; only warm stages of this frame have GB/s, a share and a place in the total.
 void stage_row(AppState& s, const std::string& name, double total, bool gpu, std::string& plotted) {
   const StageStats& st = s.stages[name];
+  const StageStats::State state = st.state();
+  const bool warm = state == StageStats::State::Warm;
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
-  if (!st.current) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+  if (!warm) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
   if (!st.parent.empty()) ImGui::Indent();
   // A phase shows without its stage's prefix: "tiles: sums" under "sat".
   const bool prefixed = !st.parent.empty() && name.rfind(st.parent + " ", 0) == 0;
-  const char* shown = name.c_str() + (prefixed ? st.parent.size() + 1 : 0);
-  if (ImGui::Selectable(shown, plotted == name, ImGuiSelectableFlags_SpanAllColumns)) plotted = name;
+  const std::string shown =
+      std::string(name.c_str() + (prefixed ? st.parent.size() + 1 : 0)) + (state == StageStats::State::Cold ? " (cold)" : "");
+  if (ImGui::Selectable(shown.c_str(), plotted == name, ImGuiSelectableFlags_SpanAllColumns)) plotted = name;
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("%s: EMA %.4f ms, last %.4f ms\ntimed with: %s%s%s", name.c_str(), st.ema_ms, st.last_ms,
-                      st.clock.c_str(), st.parent.empty() ? "" : "\na phase of its stage, included in its time",
-                      st.current ? "" : "\nnot run by the last frame (its last time; not in the total)");
+    ImGui::SetTooltip("%s: EMA %.4f ms, last %.4f ms over %d warm runs\ntimed with: %s%s%s", name.c_str(), st.ema_ms,
+                      st.last_ms, st.warm_runs, st.clock.c_str(),
+                      st.parent.empty() ? "" : "\na phase of its stage, included in its time", row_note(st).c_str());
   if (!st.parent.empty()) ImGui::Unindent();
   ImGui::TableNextColumn();
-  ImGui::Text("%.3f", st.ema_ms);
+  if (warm) ImGui::Text("%.3f", st.ema_ms);
+  else if (state == StageStats::State::Cold) ImGui::TextColored(ImVec4(0.95f, 0.65f, 0.3f, 1.f), "%.3f", st.cold_ms);
+  else ImGui::TextUnformatted("not run");
   ImGui::TableNextColumn();
-  const double gbps = st.bytes > 0 && st.ema_ms > 0 ? st.bytes / (st.ema_ms * 1e6) : 0;
+  const double gbps = warm && st.bytes > 0 && st.ema_ms > 0 ? st.bytes / (st.ema_ms * 1e6) : 0;
   if (gbps > 0) ImGui::Text("%.0f", gbps);
   else ImGui::TextDisabled("-");
   ImGui::TableNextColumn();
   if (gbps > 0 && gpu && s.copy_gbps > 0) ImGui::Text("%.2f", gbps / s.copy_gbps);
   else ImGui::TextDisabled("-");
   ImGui::TableNextColumn();
-  const double share = total > 0 && st.current ? st.ema_ms / total : 0.0;
+  const double share = total > 0 && warm ? st.ema_ms / total : 0.0;
   char label[16];
   std::snprintf(label, sizeof(label), "%.0f%%", 100.0 * share);
   ImGui::PushStyleColor(ImGuiCol_PlotHistogram, st.parent.empty() ? ImVec4(0.35f, 0.6f, 0.95f, 1.f)
                                                                    : ImVec4(0.55f, 0.5f, 0.85f, 1.f));
-  ImGui::ProgressBar(float(share), ImVec2(-1, ImGui::GetTextLineHeight()), st.current ? label : "-");
+  ImGui::ProgressBar(float(share), ImVec2(-1, ImGui::GetTextLineHeight()), warm ? label : "-");
   ImGui::PopStyleColor();
-  if (!st.current) ImGui::PopStyleColor();
+  if (!warm) ImGui::PopStyleColor();
 }
 
 }  // namespace
@@ -103,15 +133,22 @@ void draw_timings_panel(AppState& s) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("device-to-device copy of 256 MiB (read + write), median of 7, measured once at start-up");
   ImGui::Checkbox("run every frame", &s.continuous);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("otherwise the pipeline runs only when something changes");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("every stage, every frame (reduce and SAT included): each row a warm time of this frame;\n"
+                      "otherwise the pipeline runs when something changes and keeps what did not change");
   if (s.stage_order.empty()) {
     ImGui::TextDisabled("no frame run yet");
     return;
   }
   static std::string plotted;  // "" = the pipeline's frame time
   double total = 0;
-  for (const auto& name : s.stage_order)  // the frame: current stages, phases being inside theirs
-    if (s.stages[name].parent.empty() && s.stages[name].current) total += s.stages[name].ema_ms;
+  bool partial = false;  // the last frame had cold or skipped pipeline stages
+  for (const auto& name : s.stage_order) {  // the frame: its warm stages, phases being inside theirs
+    const StageStats& st = s.stages[name];
+    if (!st.parent.empty()) continue;
+    if (st.state() == StageStats::State::Warm) total += st.ema_ms;
+    else if (st.of_pipeline) partial = true;
+  }
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerV;
   if (ImGui::BeginTable("stages", 5, flags)) {
     ImGui::TableSetupColumn("stage", ImGuiTableColumnFlags_WidthStretch, 1.6f);
@@ -128,7 +165,11 @@ void draw_timings_panel(AppState& s) {
     }
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    if (ImGui::Selectable("total", plotted.empty(), ImGuiSelectableFlags_SpanAllColumns)) plotted.clear();
+    if (ImGui::Selectable(partial ? "total (warm stages)" : "total", plotted.empty(),
+                          ImGuiSelectableFlags_SpanAllColumns))
+      plotted.clear();
+    if (partial && ImGui::IsItemHovered())
+      ImGui::SetTooltip("the EMAs of the stages the last frame ran warm; cold and not-run stages are left out");
     ImGui::TableNextColumn();
     ImGui::Text("%.3f", total);
     ImGui::EndTable();
@@ -145,7 +186,7 @@ void draw_timings_panel(AppState& s) {
     char overlay[96];
     std::snprintf(overlay, sizeof(overlay), "%s ms, last %d", plotted.empty() ? "pipeline" : plotted.c_str(),
                   int(hist.size()));
-    // Scaled to the 95th percentile: one cold frame (upload, first launches) would flatten the rest.
+    // Scaled to the 95th percentile: one slow frame would flatten the rest (cold runs are not in it).
     std::vector<float> sorted = hist;
     std::sort(sorted.begin(), sorted.end());
     const float top = 1.25f * sorted[sorted.size() * 95 / 100];

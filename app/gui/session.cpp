@@ -51,9 +51,7 @@ void Session::load(AppState& s, ImageRGBA8 image, ImageF depth) {
   s.image_width = image_.width;
   s.image_height = image_.height;
   s.params_changed = true;
-  s.stages.clear();
-  s.stage_order.clear();
-  s.frame_ms_history.clear();
+  s.clear_timings();
 }
 
 void Session::set_backend(AppState& s) { load(s, image_, depth_); }  // copies: a refusal keeps them
@@ -121,12 +119,21 @@ void Session::handle_requests(AppState& s, const std::vector<std::string>& dropp
 }
 
 bool Session::update(AppState& s) {
-  if (!(s.params_changed || s.continuous) || image_.empty()) return false;
+  if (!(s.params_changed || s.continuous) || image_.empty()) {
+    // No run this frame: a backend that reads its timings late may have the last run's by now (recorded
+    // once; a failure shows at the next run instead).
+    if (has_result_) try {
+        s.record(pipeline_->timings());
+      } catch (const Error&) {
+      }
+    return false;
+  }
   s.params_changed = false;
   depth_normalised_ = coc_ = nullptr;
   result_ = nullptr;
   try {
     pipeline_->set_params(s.params);
+    pipeline_->set_every_stage(s.continuous);  // "run every frame": every row a warm time of this frame
     pipeline_->run();
   } catch (const Error& e) {
     if (pipeline_->backend_name().rfind("cpu", 0) != 0) return fall_back_to_cpu(s, e.what());
@@ -134,6 +141,7 @@ bool Session::update(AppState& s) {
     s.continuous = false;  // one popup, not one per frame
     return false;
   }
+  ++s.pipeline_runs;
   s.record(pipeline_->timings());
   has_result_ = true;
   return true;

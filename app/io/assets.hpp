@@ -1,5 +1,5 @@
-// Where the bundled scenes live: $SATLAB_ASSETS, then next to the executable (build tree or install
-// prefix), then the source tree the binary was built from.
+// Where the bundled scenes live: $SATLAB_ASSETS, then PREFIX/share/satlab/assets beside an installed
+// executable (PREFIX/bin), then, for binaries of the build tree only, the source tree they were built from.
 #pragma once
 #include <string>
 

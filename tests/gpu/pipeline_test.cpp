@@ -227,3 +227,80 @@ TEST(GpuPipeline, SatPhasesAreTimedInsideTheSatStage) {
 }
 
 }  // namespace
+
+namespace {
+
+// The stage names of one run's timings, and whether every one of them (phases included) was cold.
+std::vector<std::string> stage_names(const std::vector<StageTiming>& t, bool* any_cold, unsigned long* run) {
+  std::vector<std::string> names;
+  *any_cold = false;
+  for (const auto& x : t) {
+    if (x.parent.empty()) names.push_back(x.name);
+    *any_cold = *any_cold || x.cold;
+    EXPECT_EQ(x.run, t.front().run) << x.name << ": stages of two runs in one list";
+  }
+  *run = t.empty() ? 0 : t.front().run;
+  return names;
+}
+
+bool has(const std::vector<std::string>& v, const char* name) {
+  return std::find(v.begin(), v.end(), name) != v.end();
+}
+
+}  // namespace
+
+// "Run every frame": with set_every_stage(true) every run reports reduce, normalise and sat (the stages the
+// backend otherwise keeps), each run after the first warm; without it the next run skips them. The first
+// run after a new size, and a stage's first run after a variant switch, are labelled cold.
+TEST(GpuPipeline, EveryStageRunsReduceAndSatInEveryFrameWarmAfterTheFirst) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937 rng(11);
+  auto pipe = gpu::make_pipeline();
+  const Scene s = random_scene(capped(1283), capped(719), rng);
+  pipe->set_image(s.image);
+  pipe->set_depth(s.depth);
+  Params p;
+  pipe->set_params(p);
+  pipe->set_every_stage(true);
+  bool cold = false;
+  unsigned long run = 0;
+  for (unsigned long i = 1; i <= 6; ++i) {
+    pipe->run();
+    (void)pipe->result();  // waits for the frame, so timings() has this run's events
+    const auto names = stage_names(pipe->timings(), &cold, &run);
+    EXPECT_EQ(run, i);
+    for (const char* stage : {"reduce", "normalise", "coc", "sat", "blur"})
+      EXPECT_TRUE(has(names, stage)) << "run " << i << " lacks " << stage;
+    EXPECT_EQ(cold, i == 1) << "run " << i;
+    if (i == 1) {
+      for (const auto& t : pipe->timings()) EXPECT_TRUE(t.cold) << t.name << " of the first run is not cold";
+    }
+  }
+  pipe->set_every_stage(false);  // the default: the normalised depth and the SAT are kept
+  pipe->run();
+  (void)pipe->result();
+  auto names = stage_names(pipe->timings(), &cold, &run);
+  EXPECT_FALSE(has(names, "reduce"));
+  EXPECT_FALSE(has(names, "sat"));
+  EXPECT_TRUE(has(names, "blur"));
+  EXPECT_FALSE(cold);
+  // Another SAT builder: its first sat is cold (with its phases), the other stages stay warm.
+  const auto builders = pipe->sat_builders();
+  const auto other = std::find_if(builders.begin(), builders.end(),
+                                  [&](const std::string& b) { return b != pipe->algorithms().sat_builder; });
+  if (other != builders.end()) {
+    pipe->set_algorithms({*other, ""});
+    pipe->set_every_stage(true);
+    pipe->run();
+    (void)pipe->result();
+    for (const auto& t : pipe->timings())
+      EXPECT_EQ(t.cold, t.name == "sat" || t.parent == "sat") << *other << ": " << t.name;
+  }
+  // A new size: every stage cold again.
+  const Scene small = random_scene(capped(301), capped(97), rng);
+  pipe->set_image(small.image);
+  pipe->set_depth(small.depth);
+  pipe->run();
+  (void)pipe->result();
+  for (const auto& t : pipe->timings()) EXPECT_TRUE(t.cold) << t.name << " after a new size";
+}

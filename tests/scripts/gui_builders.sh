@@ -17,7 +17,7 @@ rc=$?
 "$bin" --headless --size 640x360 --frames 14 --continuous --backend cpu --sat-builder cpu --reduce cpu \
   >"$tmp/log" 2>"$tmp/err" || { cat "$tmp/log" "$tmp/err"; fail "headless run with the CPU builders failed"; }
 for stage in sat blur draw ui; do
-  grep -q "stages (median ms; SAT cpu, reduction cpu):.* $stage [0-9.]*;" "$tmp/log" ||
+  grep -q "stages (warm median ms, cold first runs excluded; SAT cpu, reduction cpu):.* $stage [0-9.]*;" "$tmp/log" ||
     { cat "$tmp/log" "$tmp/err"; fail "the stage summary lacks $stage"; }
 done
 # --compare-all: on a GPU one line per SAT builder with its badge; without one the reason, never silence.

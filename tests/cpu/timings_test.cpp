@@ -1,0 +1,144 @@
+// The timings the app shows are warm measurements of what ran: the CPU backend labels a stage's first run
+// at an image size cold, and the app's bookkeeping (AppState::record) keeps cold runs out of the EMA, the
+// history and the frame times, shows a stage the last run skipped as not run, and counts a run read twice
+// once.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "core/pipeline.hpp"
+
+namespace {
+
+using namespace satlab;
+
+ImageRGBA8 grey(int w, int h) {
+  ImageRGBA8 img(w, h);
+  for (size_t i = 0; i < img.data.size(); ++i) img.data[i] = uint8_t(i * 37);
+  return img;
+}
+
+TEST(CpuPipelineTimings, FirstRunAtASizeIsColdLaterRunsWarmEveryStageEveryRun) {
+  auto pipe = make_cpu_pipeline(1);
+  pipe->set_image(grey(37, 11));
+  ImageF depth(37, 11, 1);
+  for (size_t i = 0; i < depth.data.size(); ++i) depth.data[i] = float(i % 7);
+  pipe->set_depth(depth);
+  pipe->set_every_stage(false);  // the CPU backend keeps nothing: every stage runs anyway
+  for (unsigned long run = 1; run <= 3; ++run) {
+    pipe->run();
+    std::vector<std::string> names;
+    for (const auto& t : pipe->timings()) {
+      names.push_back(t.name);
+      EXPECT_EQ(t.cold, run == 1) << t.name << " in run " << run;
+      EXPECT_EQ(t.run, run) << t.name;
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{"reduce", "coc", "sat", "blur"})) << "run " << run;
+  }
+  pipe->set_image(grey(37, 11));  // another image of the same size: the buffers stay, the runs stay warm
+  pipe->run();
+  for (const auto& t : pipe->timings()) EXPECT_FALSE(t.cold) << t.name;
+  pipe->set_image(grey(5, 3));  // a new size: cold again
+  pipe->run();
+  for (const auto& t : pipe->timings()) EXPECT_TRUE(t.cold) << t.name << " after a new size";
+  Params box;
+  box.filter = FilterKind::Box;
+  pipe->set_params(box);
+  pipe->run();
+  for (const auto& t : pipe->timings()) EXPECT_FALSE(t.cold) << t.name;
+}
+
+}  // namespace
+
+#if __has_include(<glad/egl.h>)  // built with the front end
+#include "app/gui/app_state.hpp"
+
+namespace {
+
+using satlab::gui::AppState;
+using satlab::gui::StageStats;
+
+StageTiming timing(const char* name, double ms, unsigned long run, bool cold = false, const char* parent = "") {
+  StageTiming t;
+  t.name = name, t.ms = ms, t.run = run, t.cold = cold, t.parent = parent;
+  return t;
+}
+
+TEST(TimingBookkeeping, ColdRunsAreLabelledAndKeptOutOfAveragesHistoryAndFrameTimes) {
+  AppState s;
+  s.backend_name = "gpu (test)";
+  s.record({timing("upload", 9.0, 1, true), timing("reduce", 12.0, 1, true), timing("sat", 3.0, 1, true),
+            timing("sat tiles", 2.0, 1, true, "sat"), timing("blur", 0.5, 1, true)});
+  EXPECT_EQ(s.stages["reduce"].state(), StageStats::State::Cold);
+  EXPECT_EQ(s.stages["reduce"].cold_ms, 12.0);
+  EXPECT_EQ(s.stages["reduce"].warm_runs, 0);
+  EXPECT_TRUE(s.stages["reduce"].history.empty());
+  EXPECT_EQ(s.stages["sat tiles"].state(), StageStats::State::Cold);
+  EXPECT_TRUE(s.frame_ms_history.empty()) << "a cold frame's time went into the frame history";
+
+  s.record({timing("reduce", 0.1, 2), timing("sat", 0.03, 2), timing("sat tiles", 0.02, 2, false, "sat"),
+            timing("blur", 0.2, 2)});
+  const StageStats& reduce = s.stages["reduce"];
+  EXPECT_EQ(reduce.state(), StageStats::State::Warm);
+  EXPECT_DOUBLE_EQ(reduce.ema_ms, 0.1) << "the EMA starts at the first warm run, not the cold one";
+  EXPECT_EQ(reduce.warm_runs, 1);
+  ASSERT_EQ(reduce.history.size(), 1u);
+  EXPECT_FLOAT_EQ(reduce.history.front(), 0.1f);
+  EXPECT_EQ(reduce.cold_ms, 12.0);  // kept apart, for the tooltip
+  EXPECT_EQ(s.stages["upload"].state(), StageStats::State::NotRun) << "the upload did not run in run 2";
+  ASSERT_EQ(s.frame_ms_history.size(), 1u);
+  EXPECT_NEAR(s.frame_ms_history.back(), 0.33f, 1e-6);
+
+  s.record({timing("reduce", 0.2, 3), timing("sat", 0.03, 3), timing("blur", 0.2, 3)});
+  EXPECT_DOUBLE_EQ(s.stages["reduce"].ema_ms, 0.8 * 0.1 + 0.2 * 0.2);
+  EXPECT_EQ(s.stages["reduce"].warm_runs, 2);
+}
+
+TEST(TimingBookkeeping, SkippedStagesShowAsNotRunAndKeepTheirWarmValue) {
+  AppState s;
+  s.record({timing("reduce", 5.0, 1, true), timing("sat", 2.0, 1, true), timing("blur", 1.0, 1, true)});
+  s.record({timing("reduce", 0.1, 2), timing("sat", 0.05, 2), timing("blur", 0.3, 2)});
+  s.record({timing("blur", 0.3, 3)});  // a frame that kept the depth and the SAT
+  EXPECT_EQ(s.stages["reduce"].state(), StageStats::State::NotRun);
+  EXPECT_EQ(s.stages["sat"].state(), StageStats::State::NotRun);
+  EXPECT_EQ(s.stages["blur"].state(), StageStats::State::Warm);
+  EXPECT_DOUBLE_EQ(s.stages["sat"].ema_ms, 0.05) << "the last warm value, never the cold run";
+  // A stage that only ever ran cold has no warm value to show.
+  s.record({timing("reduce", 4.0, 4, true), timing("blur", 0.3, 4)});
+  s.record({timing("blur", 0.3, 5)});
+  EXPECT_EQ(s.stages["reduce"].state(), StageStats::State::NotRun);
+  EXPECT_EQ(s.stages["reduce"].warm_runs, 0);
+  EXPECT_EQ(s.stages["reduce"].ema_ms, 0.0);
+  EXPECT_EQ(s.stages["reduce"].cold_ms, 4.0);
+}
+
+TEST(TimingBookkeeping, ARunReadTwiceCountsOnceAndANewBackendCountsAfresh) {
+  AppState s;
+  s.record({timing("sat", 1.0, 1, true)});
+  s.record({timing("sat", 0.5, 2)});
+  s.record({timing("sat", 0.5, 2)});  // the same run again (timings read a frame late)
+  EXPECT_EQ(s.stages["sat"].warm_runs, 1);
+  EXPECT_EQ(s.stages["sat"].history.size(), 1u);
+  EXPECT_EQ(s.frame_ms_history.size(), 1u);
+  s.clear_timings();              // a new backend: its runs count from 1 again
+  s.record({timing("sat", 2.0, 1, true)});
+  s.record({timing("sat", 0.4, 2)});
+  EXPECT_EQ(s.stages["sat"].warm_runs, 1);
+  EXPECT_DOUBLE_EQ(s.stages["sat"].ema_ms, 0.4);
+}
+
+TEST(TimingBookkeeping, AColdRunAfterWarmOnesStartsTheAveragesAfresh) {
+  AppState s;
+  s.record({timing("sat", 1.0, 1, true)});
+  for (unsigned long r = 2; r < 6; ++r) s.record({timing("sat", 0.5, r)});
+  s.record({timing("sat", 3.0, 6, true)});  // another SAT builder: a new configuration
+  EXPECT_EQ(s.stages["sat"].state(), StageStats::State::Cold);
+  EXPECT_TRUE(s.stages["sat"].history.empty());
+  s.record({timing("sat", 0.2, 7)});
+  EXPECT_DOUBLE_EQ(s.stages["sat"].ema_ms, 0.2) << "the old builder's runs are not averaged with the new one's";
+  EXPECT_EQ(s.stages["sat"].history.size(), 1u);
+}
+
+}  // namespace
+#endif

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Truthful timings in a window (Xvfb): `--frames N --continuous` prints a warm median for every pipeline
+# stage (reduce, coc, sat, blur on the CPU backend; the GPU's every-stage runs are checked by the GPU
+# tests and tools/device-install.sh), the first, cold run is kept out (each stage has N-1 warm runs in the
+# exported timings), and the Timings panel's screenshot is a real frame.
+# Usage: gui_timings.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
+set -u
+bin=${1:-} src=${2:-}
+[ -x "$bin" ] || { echo "SKIP: no satlab binary at '$bin'"; exit 77; }
+command -v xvfb-run >/dev/null || { echo "SKIP: xvfb-run is needed for a window"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: python3 is needed to read the exported timings"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+frames=12
+mkdir -p "$tmp/export"
+xvfb-run -a -s "-screen 0 1280x800x24" "$bin" --size 1200x760 --frames $frames --continuous --backend cpu \
+  --export "$tmp/export" --screenshot "$tmp/shot.png" >"$tmp/log" 2>"$tmp/err" ||
+  { cat "$tmp/log" "$tmp/err"; fail "windowed --continuous run failed"; }
+line=$(grep "satlab: stages (warm median ms, cold first runs excluded;" "$tmp/log") ||
+  { cat "$tmp/log"; fail "no stage summary"; }
+for stage in reduce coc sat blur draw ui; do
+  echo "$line" | grep -q " $stage [0-9][0-9.]*;" || { echo "$line"; fail "no warm median for $stage"; }
+done
+echo "$line" | grep -q "no-warm-run" && { echo "$line"; fail "a stage of a continuous CPU run never ran warm"; }
+[ -s "$tmp/shot.png" ] || fail "no screenshot"
+json=$(ls "$tmp"/export/*_timings.json 2>/dev/null | head -1)
+[ -n "$json" ] || { ls -R "$tmp/export"; fail "no exported timings"; }
+python3 - "$json" $frames <<'PY' || fail "exported timings"
+import json, sys
+j = json.load(open(sys.argv[1]))
+frames = int(sys.argv[2])
+stages = {s["stage"]: s for s in j["stages"]}
+for name in ("reduce", "coc", "sat", "blur"):
+    s = stages[name]
+    assert s["state"] == "warm", f"{name}: {s['state']}"
+    # Every run of a continuous run, less the first (cold, kept apart in cold_ms).
+    assert s["warm_runs"] == frames - 1, f"{name}: {s['warm_runs']} warm runs of {frames}"
+    assert s["cold_ms"] > 0, f"{name}: no cold first run recorded"
+print("timings: every stage warm, the cold first run kept apart")
+PY
+echo "gui_timings: all checks passed"
