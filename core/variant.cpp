@@ -7,6 +7,8 @@ const char* to_string(Family f) {
     case Family::Reduce: return "reduce";
     case Family::Scan: return "scan";
     case Family::Sat: return "sat";
+    case Family::Compact: return "compact";
+    case Family::Sort: return "sort";
   }
   return "?";
 }

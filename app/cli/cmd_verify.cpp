@@ -1,4 +1,4 @@
-// satlab verify: every registered reduction, scan and SAT variant against the CPU reference on fresh random
+// satlab verify: every registered reduction, scan, SAT, compaction and sort variant against the CPU reference on fresh random
 // inputs of awkward sizes; one line per variant; exit 1 on any mismatch.
 #include <chrono>
 #include <cstdio>
@@ -32,7 +32,7 @@ int run_verify(uint64_t seed) {
 
 void add_verify_command(CLI::App& app, Action& action) {
   auto seed = std::make_shared<uint64_t>(uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()));
-  CLI::App* sub = app.add_subcommand("verify", "Check every GPU reduction, scan and SAT variant against the CPU reference");
+  CLI::App* sub = app.add_subcommand("verify", "Check every GPU reduction, scan, SAT, compaction and sort variant against the CPU reference");
   sub->add_option("--seed", *seed, "Random seed (default: fresh each run)");
   sub->callback([seed, &action] { action = [seed] { return run_verify(*seed); }; });
 }
