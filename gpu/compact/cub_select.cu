@@ -18,6 +18,10 @@ struct Impl {
   }
   static void run(const int32_t* in, AtLeast keep, int32_t* out, uint32_t* count, size_t n, void* temp,
                   cudaStream_t s) {
+    if (n == 0) {
+      SATLAB_CUDA(cudaMemsetAsync(count, 0, sizeof(uint32_t), s), "cub select n=0");
+      return;
+    }
     size_t bytes = temp_bytes(n);
     SATLAB_CUDA(cub::DeviceSelect::If(temp, bytes, in, out, count, int(n), keep, s), "cub select n=" + std::to_string(n));
   }
