@@ -66,7 +66,7 @@ __device__ __forceinline__ unsigned look_back_digit(const unsigned* status_d, un
   return excl;
 }
 
-__global__ void __launch_bounds__(kBlock) onesweep_pass(const uint32_t* __restrict__ keys_in,
+__global__ void __launch_bounds__(kBlock, tile::kMinBlocksPerSm) onesweep_pass(const uint32_t* __restrict__ keys_in,
                                                         const uint32_t* __restrict__ values_in,
                                                         uint32_t* __restrict__ keys_out,
                                                         uint32_t* __restrict__ values_out, size_t n, int shift,

@@ -33,7 +33,7 @@ __global__ void __launch_bounds__(kBlock) tile_counts(const uint32_t* __restrict
   counts[size_t(threadIdx.x) * tiles + blockIdx.x] = s[threadIdx.x];
 }
 
-__global__ void __launch_bounds__(kBlock) scatter_pass(const uint32_t* __restrict__ keys_in,
+__global__ void __launch_bounds__(kBlock, tile::kMinBlocksPerSm) scatter_pass(const uint32_t* __restrict__ keys_in,
                                                        const uint32_t* __restrict__ values_in,
                                                        uint32_t* __restrict__ keys_out,
                                                        uint32_t* __restrict__ values_out, size_t n, int shift,
