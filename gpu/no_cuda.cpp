@@ -42,7 +42,8 @@ uint32_t run_compact(const Variant&, const int32_t*, size_t, int32_t, int32_t*) 
 void run_sort(const Variant&, const uint32_t*, const uint32_t*, size_t, uint32_t*, uint32_t*) {
   throw Error("built without CUDA");
 }
-std::vector<VerifyLine> verify_variants(uint64_t, const std::function<void(const VerifyLine&)>&) {
+std::vector<VerifyLine> verify_variants(uint64_t, const std::function<void(const VerifyLine&)>&,
+                                        const std::vector<Family>&) {
   throw Error("verify needs a CUDA device: satlab was built without CUDA");
 }
 Bandwidth measure_bandwidth(size_t, int) { throw Error("built without CUDA"); }

@@ -353,7 +353,8 @@ void verify_sort(const Variant& v, const std::vector<size_t>& sizes, std::mt1993
 
 }  // namespace
 
-std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(const VerifyLine&)>& on_line) {
+std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(const VerifyLine&)>& on_line,
+                                        const std::vector<Family>& families) {
   if (!probe().available) throw Error("verify needs a CUDA device: " + probe().reason);
   std::mt19937_64 rng(seed);
   auto awkward = [&] {
@@ -366,6 +367,7 @@ std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(
   };
   std::vector<VerifyLine> lines;
   for (const Variant& v : variants()) {
+    if (!families.empty() && std::find(families.begin(), families.end(), v.family) == families.end()) continue;
     VerifyLine line{v.name, to_string(v.family), true, 0, ""};
     if (v.family == Family::Sat || v.family == Family::Compact || v.family == Family::Sort) {
       if (v.family == Family::Sat) verify_sat(v, rng, line);

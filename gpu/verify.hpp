@@ -60,6 +60,8 @@ struct VerifyLine {
 // tile sizes, and one of millions; compactions keeping about 10%, half, all and none; sorts of every
 // KeyPattern with values 0..n-1, so any unstable pair shows), every SAT builder on awkward image sizes of each type it takes (random and all-255
 // 8-bit, float with 1, 2, 4 channels); `on_line` is called as each variant finishes. Seeded by `seed`.
-std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(const VerifyLine&)>& on_line);
+// `families`: only variants of these (empty: all).
+std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(const VerifyLine&)>& on_line,
+                                        const std::vector<Family>& families = {});
 
 }  // namespace satlab::gpu
