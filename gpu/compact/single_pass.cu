@@ -8,19 +8,25 @@
 
 namespace satlab::gpu::compact {
 namespace {
+template <int kBlock, int kItems>
 struct Impl {
-  static size_t temp_bytes(size_t n) { return single_pass_temp_bytes(n); }
+  static size_t temp_bytes(size_t n) { return single_pass_temp_bytes<kBlock * kItems>(n); }
   static void run(const int32_t* in, AtLeast keep, int32_t* out, uint32_t* count, size_t n, void* temp,
                   cudaStream_t s) {
-    compact_single_pass(in, keep, out, count, n, temp, s);
+    compact_single_pass<kBlock, kItems>(in, keep, out, count, n, temp, s);
   }
 };
 }  // namespace
 
 Variant single_pass_variant() {
-  return make_compact_variant<Impl>("compact_single_pass",
-                                    "single pass: ballot + popc in warps, decoupled look-back (ours)",
-                                    "Merrill & Garland 2016");
+  return make_compact_variant<Impl<256, 16>>("compact_single_pass",
+                                             "single pass: ballot + popc in warps, decoupled look-back, 256x16 (ours)",
+                                             "Merrill & Garland 2016");
+}
+Variant single_pass_256x32_variant() {
+  return make_compact_variant<Impl<256, 32>>("compact_single_pass_256x32",
+                                             "single pass: ballot + popc in warps, decoupled look-back, 256x32 (ours)",
+                                             "Merrill & Garland 2016");
 }
 
 }  // namespace satlab::gpu::compact

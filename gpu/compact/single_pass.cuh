@@ -1,14 +1,14 @@
 // Single-pass stream compaction, device level, for any input and predicate: every element read once,
 // every kept element written once (Merrill & Garland's decoupled look-back applied to the kept counts).
 // Each block takes the next tile id from an atomic counter (so every predecessor is already running),
-// loads its 4096 elements (256 threads x 16, striped: coalesced), and evaluates the predicate; a warp
-// ballot gives each warp row its kept mask and, by popc, its count and every lane's rank. Warp 0 scans
-// the 128 row counts, publishes the tile's aggregate and looks back for its prefix (the status words
+// loads its tile (256 threads x 16 elements by default, striped: coalesced), and evaluates the predicate;
+// a warp ballot gives each warp row its kept mask and, by popc, its count and every lane's rank. Warp 0
+// scans the row counts (128 of them by default), publishes the tile's aggregate and looks back for its prefix (the status words
 // of gpu/scan/lookback.cuh); the kept elements are staged in shared memory at their tile rank and
 // written out contiguously. Stable: the output keeps the input order. The last tile writes the count.
 //
-//   size_t single_pass_temp_bytes(size_t n);
-//   compact_single_pass(in, keep, out, count, n, temp, stream);
+//   size_t single_pass_temp_bytes(size_t n);                  (<kBlock * kItems>(n) for other shapes)
+//   compact_single_pass(in, keep, out, count, n, temp, stream);  (<kBlock, kItems>(...) for other shapes)
 //
 // `in` is a pointer or anything with a __device__ operator[](size_t) (IndexInput: the index itself);
 // `keep` is a __device__ bool operator()(value); out has room for n values; count is one device uint32.
@@ -32,12 +32,12 @@ struct IndexInput {
 
 namespace single_pass_detail {
 
-constexpr int kBlock = 256, kItems = 16, kTile = kBlock * kItems, kWarps = kBlock / 32;
-
-template <typename InIt, typename T, typename Keep>
+template <int kBlock, int kItems, typename InIt, typename T, typename Keep>
 __global__ void __launch_bounds__(kBlock) kernel(InIt in, Keep keep, T* __restrict__ out, uint32_t* count, size_t n,
                                                  unsigned long long* status, unsigned* counter, unsigned tiles,
                                                  unsigned first_poll_ns) {
+  constexpr int kTile = kBlock * kItems, kWarps = kBlock / 32;
+  static_assert(kItems * kWarps % 32 == 0, "warp 0 scans whole rows per lane");
   __shared__ unsigned s_tile, s_prefix, s_aggregate;
   __shared__ unsigned s_row_offset[kItems * kWarps];  // kept count of row (k, warp), then its exclusive prefix
   __shared__ T s_kept[kTile];
@@ -104,29 +104,30 @@ __global__ void __launch_bounds__(kBlock) kernel(InIt in, Keep keep, T* __restri
   for (unsigned i = threadIdx.x; i < aggregate; i += kBlock) out[size_t(prefix) + i] = s_kept[i];
 }
 
-inline size_t tiles_of(size_t n) { return (n + kTile - 1) / kTile; }
-
 }  // namespace single_pass_detail
 
-// Status words (8 bytes per tile) and the tile counter.
-inline size_t single_pass_temp_bytes(size_t n) {
-  return single_pass_detail::tiles_of(n) * sizeof(unsigned long long) + sizeof(unsigned long long);
+// Status words (8 bytes per tile) and the tile counter. kTile: the tile shape's elements (default 4096).
+template <int kTile = 4096>
+size_t single_pass_temp_bytes(size_t n) {
+  return (n + kTile - 1) / kTile * sizeof(unsigned long long) + sizeof(unsigned long long);
 }
 
-template <typename InIt, typename T, typename Keep>
+// kBlock threads x kItems elements a tile (the registry also times a 256 x 32 shape).
+template <int kBlock = 256, int kItems = 16, typename InIt, typename T, typename Keep>
 void compact_single_pass(InIt in, Keep keep, T* out, uint32_t* count, size_t n, void* temp, cudaStream_t s) {
   using namespace single_pass_detail;
+  constexpr int kTile = kBlock * kItems;
   const std::string ctx = "single-pass compaction n=" + std::to_string(n);
   if (n >= (size_t(1) << 31)) throw Error(ctx + ": n >= 2^31");
   if (n == 0) {
     SATLAB_CUDA(cudaMemsetAsync(count, 0, sizeof(uint32_t), s), ctx);
     return;
   }
-  const size_t tiles = tiles_of(n);
+  const size_t tiles = (n + kTile - 1) / kTile;
   auto* status = static_cast<unsigned long long*>(temp);
   auto* counter = reinterpret_cast<unsigned*>(status + tiles);
-  SATLAB_CUDA(cudaMemsetAsync(temp, 0, single_pass_temp_bytes(n), s), ctx);
-  kernel<InIt, T, Keep><<<unsigned(tiles), kBlock, 0, s>>>(in, keep, out, count, n, status, counter, unsigned(tiles),
+  SATLAB_CUDA(cudaMemsetAsync(temp, 0, single_pass_temp_bytes<kTile>(n), s), ctx);
+  kernel<kBlock, kItems, InIt, T, Keep><<<unsigned(tiles), kBlock, 0, s>>>(in, keep, out, count, n, status, counter, unsigned(tiles),
                                                            scan::lookback::first_poll_ns(tiles, 1, 0));
   SATLAB_LAUNCHED("compact single-pass", ctx);
 }
