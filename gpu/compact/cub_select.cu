@@ -23,7 +23,8 @@ struct Impl {
       return;
     }
     size_t bytes = temp_bytes(n);
-    SATLAB_CUDA(cub::DeviceSelect::If(temp, bytes, in, out, count, int(n), keep, s), "cub select n=" + std::to_string(n));
+    SATLAB_CUDA(cub::DeviceSelect::If(temp, bytes, in, out, count, int(n), keep, s),
+                "cub select n=" + std::to_string(n));
   }
 };
 }  // namespace

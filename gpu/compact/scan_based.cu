@@ -17,15 +17,15 @@ namespace {
 constexpr const char* kScan = "lookback_pipelined";
 constexpr int kBlock = 256;
 
-__global__ void __launch_bounds__(kBlock) flag(const int32_t* __restrict__ in, AtLeast keep,
-                                               uint32_t* __restrict__ flags, size_t n) {
+__global__ void __launch_bounds__(kBlock)
+    flag(const int32_t* __restrict__ in, AtLeast keep, uint32_t* __restrict__ flags, size_t n) {
   for (size_t i = size_t(blockIdx.x) * kBlock + threadIdx.x; i < n; i += size_t(gridDim.x) * kBlock)
     flags[i] = keep(in[i]) ? 1u : 0u;
 }
 
-__global__ void __launch_bounds__(kBlock) scatter(const int32_t* __restrict__ in, AtLeast keep,
-                                                  const uint32_t* __restrict__ offsets, int32_t* __restrict__ out,
-                                                  uint32_t* count, size_t n) {
+__global__ void __launch_bounds__(kBlock)
+    scatter(const int32_t* __restrict__ in, AtLeast keep, const uint32_t* __restrict__ offsets,
+            int32_t* __restrict__ out, uint32_t* count, size_t n) {
   for (size_t i = size_t(blockIdx.x) * kBlock + threadIdx.x; i < n; i += size_t(gridDim.x) * kBlock) {
     const int32_t x = in[i];
     const bool kept = keep(x);
@@ -54,7 +54,8 @@ struct Impl {
     }
     auto* flags = static_cast<uint32_t*>(temp);
     uint32_t* offsets = flags + n;
-    const unsigned grid = unsigned(std::min<size_t>((n + kBlock - 1) / kBlock, size_t(std::max(probe().sm_count, 1)) * 16));
+    const unsigned grid =
+        unsigned(std::min<size_t>((n + kBlock - 1) / kBlock, size_t(std::max(probe().sm_count, 1)) * 16));
     flag<<<grid, kBlock, 0, s>>>(in, keep, flags, n);
     SATLAB_LAUNCHED("compact flag", ctx);
     ScanArgs a;
@@ -73,7 +74,8 @@ struct Impl {
 }  // namespace
 
 Variant scan_based_variant() {
-  return make_compact_variant<Impl>("compact_scan", std::string("flag, exclusive scan (") + kScan + "), scatter",
+  return make_compact_variant<Impl>("compact_scan",
+                                    std::string("flag, exclusive scan (") + kScan + "), scatter",
                                     "seed 004_e8f3d016c5b30542.txt");
 }
 

@@ -19,14 +19,14 @@ struct Impl {
 }  // namespace
 
 Variant single_pass_variant() {
-  return make_compact_variant<Impl<256, 16>>("compact_single_pass",
-                                             "single pass: ballot + popc in warps, decoupled look-back, 256x16 (ours)",
-                                             "Merrill & Garland 2016");
+  return make_compact_variant<Impl<256, 16>>(
+      "compact_single_pass", "single pass: ballot + popc in warps, decoupled look-back, 256x16 (ours)",
+      "Merrill & Garland 2016");
 }
 Variant single_pass_256x32_variant() {
-  return make_compact_variant<Impl<256, 32>>("compact_single_pass_256x32",
-                                             "single pass: ballot + popc in warps, decoupled look-back, 256x32 (ours)",
-                                             "Merrill & Garland 2016");
+  return make_compact_variant<Impl<256, 32>>(
+      "compact_single_pass_256x32", "single pass: ballot + popc in warps, decoupled look-back, 256x32 (ours)",
+      "Merrill & Garland 2016");
 }
 
 }  // namespace satlab::gpu::compact

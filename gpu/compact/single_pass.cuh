@@ -3,9 +3,10 @@
 // Each block takes the next tile id from an atomic counter (so every predecessor is already running),
 // loads its tile (256 threads x 16 elements by default, striped: coalesced), and evaluates the predicate;
 // a warp ballot gives each warp row its kept mask and, by popc, its count and every lane's rank. Warp 0
-// scans the row counts (128 of them by default), publishes the tile's aggregate and looks back for its prefix (the status words
-// of gpu/scan/lookback.cuh); the kept elements are staged in shared memory at their tile rank and
-// written out contiguously. Stable: the output keeps the input order. The last tile writes the count.
+// scans the row counts (128 of them by default), publishes the tile's aggregate and looks back for its prefix
+// (the status words of gpu/scan/lookback.cuh); the kept elements are staged in shared memory at their tile
+// rank and written out contiguously. Stable: the output keeps the input order. The last tile writes the
+// count.
 //
 //   size_t single_pass_temp_bytes(size_t n);                  (<kBlock * kItems>(n) for other shapes)
 //   compact_single_pass(in, keep, out, count, n, temp, stream);  (<kBlock, kItems>(...) for other shapes)
@@ -33,13 +34,14 @@ struct IndexInput {
 namespace single_pass_detail {
 
 template <int kBlock, int kItems, typename InIt, typename T, typename Keep>
-__global__ void __launch_bounds__(kBlock) kernel(InIt in, Keep keep, T* __restrict__ out, uint32_t* count, size_t n,
-                                                 unsigned long long* status, unsigned* counter, unsigned tiles,
-                                                 unsigned first_poll_ns) {
+__global__ void __launch_bounds__(kBlock)
+    kernel(InIt in, Keep keep, T* __restrict__ out, uint32_t* count, size_t n, unsigned long long* status,
+           unsigned* counter, unsigned tiles, unsigned first_poll_ns) {
   constexpr int kTile = kBlock * kItems, kWarps = kBlock / 32;
   static_assert(kItems * kWarps % 32 == 0, "warp 0 scans whole rows per lane");
   __shared__ unsigned s_tile, s_prefix, s_aggregate;
-  __shared__ unsigned s_row_offset[kItems * kWarps];  // kept count of row (k, warp), then its exclusive prefix
+  __shared__ unsigned
+      s_row_offset[kItems * kWarps];  // kept count of row (k, warp), then its exclusive prefix
   __shared__ T s_kept[kTile];
   const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5;
   if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
@@ -98,7 +100,8 @@ __global__ void __launch_bounds__(kBlock) kernel(InIt in, Keep keep, T* __restri
   const unsigned below = (1u << lane) - 1u;
 #pragma unroll
   for (int k = 0; k < kItems; ++k)
-    if ((masks[k] >> lane) & 1u) s_kept[s_row_offset[k * kWarps + warp] + __popc(masks[k] & below)] = items[k];
+    if ((masks[k] >> lane) & 1u)
+      s_kept[s_row_offset[k * kWarps + warp] + __popc(masks[k] & below)] = items[k];
   __syncthreads();
   const unsigned prefix = s_prefix, aggregate = s_aggregate;
   for (unsigned i = threadIdx.x; i < aggregate; i += kBlock) out[size_t(prefix) + i] = s_kept[i];
@@ -127,8 +130,8 @@ void compact_single_pass(InIt in, Keep keep, T* out, uint32_t* count, size_t n, 
   auto* status = static_cast<unsigned long long*>(temp);
   auto* counter = reinterpret_cast<unsigned*>(status + tiles);
   SATLAB_CUDA(cudaMemsetAsync(temp, 0, single_pass_temp_bytes<kTile>(n), s), ctx);
-  kernel<kBlock, kItems, InIt, T, Keep><<<unsigned(tiles), kBlock, 0, s>>>(in, keep, out, count, n, status, counter, unsigned(tiles),
-                                                           scan::lookback::first_poll_ns(tiles, 1, 0));
+  kernel<kBlock, kItems, InIt, T, Keep><<<unsigned(tiles), kBlock, 0, s>>>(
+      in, keep, out, count, n, status, counter, unsigned(tiles), scan::lookback::first_poll_ns(tiles, 1, 0));
   SATLAB_LAUNCHED("compact single-pass", ctx);
 }
 

@@ -26,15 +26,16 @@ constexpr int kHistBlocksPerSm = 4;
 using tile::kBlock;
 using tile::kTile;
 
-__global__ void __launch_bounds__(kBlock) digit_histograms(const uint32_t* __restrict__ keys, size_t n, int end_bit,
-                                                           unsigned* __restrict__ hist) {
+__global__ void __launch_bounds__(kBlock)
+    digit_histograms(const uint32_t* __restrict__ keys, size_t n, int end_bit, unsigned* __restrict__ hist) {
   __shared__ unsigned s[kMaxPasses][kDigits];
   const int passes = passes_of(end_bit);
   for (int i = int(threadIdx.x); i < kMaxPasses * kDigits; i += kBlock) (&s[0][0])[i] = 0;
   __syncthreads();
   for (size_t i = size_t(blockIdx.x) * kBlock + threadIdx.x; i < n; i += size_t(gridDim.x) * kBlock) {
     const uint32_t key = keys[i];
-    for (int p = 0; p < passes; ++p) atomicAdd(&s[p][tile::digit_of(key, kDigitBits * p, digit_mask(p, end_bit))], 1u);
+    for (int p = 0; p < passes; ++p)
+      atomicAdd(&s[p][tile::digit_of(key, kDigitBits * p, digit_mask(p, end_bit))], 1u);
   }
   __syncthreads();
   for (int i = int(threadIdx.x); i < passes * kDigits; i += kBlock)
@@ -42,7 +43,8 @@ __global__ void __launch_bounds__(kBlock) digit_histograms(const uint32_t* __res
 }
 
 // Block p: start[p][d] = sum of hist[p][d'] over d' < d.
-__global__ void __launch_bounds__(kBlock) digit_starts(const unsigned* __restrict__ hist, unsigned* __restrict__ start) {
+__global__ void __launch_bounds__(kBlock)
+    digit_starts(const unsigned* __restrict__ hist, unsigned* __restrict__ start) {
   __shared__ typename tile::DigitScan::TempStorage temp;
   unsigned x[1] = {hist[blockIdx.x * kDigits + threadIdx.x]}, all;
   tile::DigitScan(temp).ExclusiveSum(x, all);
@@ -66,12 +68,10 @@ __device__ __forceinline__ unsigned look_back_digit(const unsigned* status_d, un
   return excl;
 }
 
-__global__ void __launch_bounds__(kBlock, tile::kMinBlocksPerSm) onesweep_pass(const uint32_t* __restrict__ keys_in,
-                                                        const uint32_t* __restrict__ values_in,
-                                                        uint32_t* __restrict__ keys_out,
-                                                        uint32_t* __restrict__ values_out, size_t n, int shift,
-                                                        unsigned mask, const unsigned* __restrict__ start,
-                                                        unsigned* status, unsigned* counter) {
+__global__ void __launch_bounds__(kBlock, tile::kMinBlocksPerSm)
+    onesweep_pass(const uint32_t* __restrict__ keys_in, const uint32_t* __restrict__ values_in,
+                  uint32_t* __restrict__ keys_out, uint32_t* __restrict__ values_out, size_t n, int shift,
+                  unsigned mask, const unsigned* __restrict__ start, unsigned* status, unsigned* counter) {
   __shared__ tile::TempStorage t;
   __shared__ unsigned s_tile;
   if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
@@ -99,7 +99,9 @@ __global__ void __launch_bounds__(kBlock, tile::kMinBlocksPerSm) onesweep_pass(c
   tile::scatter(t, keys, values, ranks, valid, shift, mask, keys_out, values_out);
 }
 
-size_t tiles_of(size_t n) { return (n + kTile - 1) / kTile; }
+size_t tiles_of(size_t n) {
+  return (n + kTile - 1) / kTile;
+}
 
 // Temp layout, in uint32 words: alternate keys [n], alternate values [n], starts [4 x 256], then the
 // part cleared before every sort: histograms [4 x 256], tile counters [32], status [passes x tiles x 256].
@@ -116,7 +118,8 @@ struct Layout {
 
 void check_args(size_t n, int end_bit) {
   if (n >= (size_t(1) << 30)) throw Error("onesweep sort: n=" + std::to_string(n) + " >= 2^30");
-  if (end_bit < 0 || end_bit > 32) throw Error("onesweep sort: end_bit " + std::to_string(end_bit) + " outside 0..32");
+  if (end_bit < 0 || end_bit > 32)
+    throw Error("onesweep sort: end_bit " + std::to_string(end_bit) + " outside 0..32");
 }
 
 }  // namespace
@@ -126,8 +129,8 @@ size_t onesweep_temp_bytes(size_t n, int end_bit) {
   return Layout{n, tiles_of(n), passes_of(end_bit)}.words() * sizeof(uint32_t);
 }
 
-void onesweep_sort_pairs(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* keys_out, uint32_t* values_out,
-                         size_t n, void* temp, cudaStream_t s, int end_bit) {
+void onesweep_sort_pairs(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* keys_out,
+                         uint32_t* values_out, size_t n, void* temp, cudaStream_t s, int end_bit) {
   check_args(n, end_bit);
   const std::string ctx = "onesweep sort n=" + std::to_string(n) + " end_bit=" + std::to_string(end_bit);
   if (n == 0) return;
@@ -158,9 +161,9 @@ void onesweep_sort_pairs(const uint32_t* keys_in, const uint32_t* values_in, uin
     const bool to_out = pass_writes_output(p, l.passes);
     uint32_t* dst_keys = to_out ? keys_out : alt_keys;
     uint32_t* dst_values = to_out ? values_out : alt_values;
-    onesweep_pass<<<unsigned(l.tiles), kBlock, 0, s>>>(src_keys, src_values, dst_keys, dst_values, n, kDigitBits * p,
-                                                       digit_mask(p, end_bit), start + p * kDigits,
-                                                       status + size_t(p) * l.tiles * kDigits, counters + p);
+    onesweep_pass<<<unsigned(l.tiles), kBlock, 0, s>>>(
+        src_keys, src_values, dst_keys, dst_values, n, kDigitBits * p, digit_mask(p, end_bit),
+        start + p * kDigits, status + size_t(p) * l.tiles * kDigits, counters + p);
     SATLAB_LAUNCHED("onesweep pass " + std::to_string(p), ctx);
     src_keys = dst_keys, src_values = dst_values;
   }
@@ -169,8 +172,8 @@ void onesweep_sort_pairs(const uint32_t* keys_in, const uint32_t* values_in, uin
 namespace {
 struct Impl {
   static size_t temp_bytes(size_t n) { return onesweep_temp_bytes(n); }
-  static void run(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* keys_out, uint32_t* values_out,
-                  size_t n, void* temp, cudaStream_t s) {
+  static void run(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* keys_out,
+                  uint32_t* values_out, size_t n, void* temp, cudaStream_t s) {
     onesweep_sort_pairs(keys_in, values_in, keys_out, values_out, n, temp, s);
   }
 };

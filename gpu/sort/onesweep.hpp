@@ -11,7 +11,7 @@
 namespace satlab::gpu::sort {
 
 size_t onesweep_temp_bytes(size_t n, int end_bit = 32);
-void onesweep_sort_pairs(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* keys_out, uint32_t* values_out,
-                         size_t n, void* temp, cudaStream_t s, int end_bit = 32);
+void onesweep_sort_pairs(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* keys_out,
+                         uint32_t* values_out, size_t n, void* temp, cudaStream_t s, int end_bit = 32);
 
 }  // namespace satlab::gpu::sort

@@ -20,25 +20,25 @@ constexpr const char* kScan = "lookback_pipelined";
 using tile::kBlock;
 using tile::kTile;
 
-__global__ void __launch_bounds__(kBlock) tile_counts(const uint32_t* __restrict__ keys, size_t n, int shift,
-                                                      unsigned mask, unsigned tiles, unsigned* __restrict__ counts) {
+__global__ void __launch_bounds__(kBlock)
+    tile_counts(const uint32_t* __restrict__ keys, size_t n, int shift, unsigned mask, unsigned tiles,
+                unsigned* __restrict__ counts) {
   __shared__ unsigned s[kDigits];
   s[threadIdx.x] = 0;
   __syncthreads();
   const size_t first = size_t(blockIdx.x) * kTile;
   const int valid = int(n - first < size_t(kTile) ? n - first : size_t(kTile));
 #pragma unroll 4
-  for (int i = int(threadIdx.x); i < valid; i += kBlock) atomicAdd(&s[tile::digit_of(keys[first + i], shift, mask)], 1u);
+  for (int i = int(threadIdx.x); i < valid; i += kBlock)
+    atomicAdd(&s[tile::digit_of(keys[first + i], shift, mask)], 1u);
   __syncthreads();
   counts[size_t(threadIdx.x) * tiles + blockIdx.x] = s[threadIdx.x];
 }
 
-__global__ void __launch_bounds__(kBlock, tile::kMinBlocksPerSm) scatter_pass(const uint32_t* __restrict__ keys_in,
-                                                       const uint32_t* __restrict__ values_in,
-                                                       uint32_t* __restrict__ keys_out,
-                                                       uint32_t* __restrict__ values_out, size_t n, int shift,
-                                                       unsigned mask, unsigned tiles,
-                                                       const unsigned* __restrict__ offsets) {
+__global__ void __launch_bounds__(kBlock, tile::kMinBlocksPerSm)
+    scatter_pass(const uint32_t* __restrict__ keys_in, const uint32_t* __restrict__ values_in,
+                 uint32_t* __restrict__ keys_out, uint32_t* __restrict__ values_out, size_t n, int shift,
+                 unsigned mask, unsigned tiles, const unsigned* __restrict__ offsets) {
   __shared__ tile::TempStorage t;
   const size_t first = size_t(blockIdx.x) * kTile;
   const int valid = int(n - first < size_t(kTile) ? n - first : size_t(kTile));
@@ -62,14 +62,18 @@ const Variant& registered_scan() {
   return *v;
 }
 
-size_t tiles_of(size_t n) { return (n + kTile - 1) / kTile; }
+size_t tiles_of(size_t n) {
+  return (n + kTile - 1) / kTile;
+}
 
 struct Impl {
   static constexpr int kEndBit = 32;
   // Alternate keys and values [2n], counts and offsets [2 x 256 x tiles], uint32.
-  static size_t temp_bytes(size_t n) { return (2 * n + 2 * size_t(kDigits) * tiles_of(n)) * sizeof(uint32_t); }
-  static void run(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* keys_out, uint32_t* values_out,
-                  size_t n, void* temp, cudaStream_t s) {
+  static size_t temp_bytes(size_t n) {
+    return (2 * n + 2 * size_t(kDigits) * tiles_of(n)) * sizeof(uint32_t);
+  }
+  static void run(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* keys_out,
+                  uint32_t* values_out, size_t n, void* temp, cudaStream_t s) {
     const std::string ctx = "radix sort n=" + std::to_string(n);
     if (n == 0) return;
     const size_t tiles = tiles_of(n), m = size_t(kDigits) * tiles;
@@ -93,8 +97,8 @@ struct Impl {
       const bool to_out = pass_writes_output(p, passes);
       uint32_t* dst_keys = to_out ? keys_out : alt_keys;
       uint32_t* dst_values = to_out ? values_out : alt_values;
-      scatter_pass<<<unsigned(tiles), kBlock, 0, s>>>(src_keys, src_values, dst_keys, dst_values, n, shift, mask,
-                                                      unsigned(tiles), offsets);
+      scatter_pass<<<unsigned(tiles), kBlock, 0, s>>>(src_keys, src_values, dst_keys, dst_values, n, shift,
+                                                      mask, unsigned(tiles), offsets);
       SATLAB_LAUNCHED("radix scatter_pass", ctx);
       src_keys = dst_keys, src_values = dst_values;
     }
@@ -104,7 +108,8 @@ struct Impl {
 }  // namespace
 
 Variant radix_scan_variant() {
-  return make_sort_variant<Impl>("radix_scan", std::string("tile digit counts, scan (") + kScan + "), stable scatter",
+  return make_sort_variant<Impl>("radix_scan",
+                                 std::string("tile digit counts, scan (") + kScan + "), stable scatter",
                                  "seed 004_e8f3d016c5b30542.txt; Satish et al. 2009", (size_t(1) << 31) - 1);
 }
 

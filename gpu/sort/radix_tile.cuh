@@ -18,7 +18,8 @@
 
 namespace satlab::gpu::sort::tile {
 
-constexpr int kBlock = 256, kItems = 16, kTile = kBlock * kItems, kWarps = kBlock / 32, kWarpItems = 32 * kItems;
+constexpr int kBlock = 256, kItems = 16, kTile = kBlock * kItems, kWarps = kBlock / 32,
+              kWarpItems = 32 * kItems;
 static_assert(kBlock == kDigits, "one thread per digit for the per-digit steps");
 
 using DigitScan = scan::ShuffleBlockScan<unsigned, kBlock, 1>;
@@ -40,7 +41,9 @@ struct TempStorage {
   typename DigitScan::TempStorage scan;
 };
 
-__device__ __forceinline__ int item_index(int k) { return (int(threadIdx.x) >> 5) * kWarpItems + k * 32 + (int(threadIdx.x) & 31); }
+__device__ __forceinline__ int item_index(int k) {
+  return (int(threadIdx.x) >> 5) * kWarpItems + k * 32 + (int(threadIdx.x) & 31);
+}
 
 // Warp-striped loads of a tile's first `valid` elements (the rest are left unset and never used).
 __device__ __forceinline__ void load(const uint32_t* __restrict__ in, int valid, uint32_t (&items)[kItems]) {
@@ -51,7 +54,9 @@ __device__ __forceinline__ void load(const uint32_t* __restrict__ in, int valid,
   }
 }
 
-__device__ __forceinline__ unsigned digit_of(uint32_t key, int shift, unsigned mask) { return (key >> shift) & mask; }
+__device__ __forceinline__ unsigned digit_of(uint32_t key, int shift, unsigned mask) {
+  return (key >> shift) & mask;
+}
 
 // ranks[k]: the position of item k in the tile sorted stably by its digit. Returns, in thread d, the
 // tile's count of digit d; t.digit_start is set. Ends with a barrier, after which t.exchange is free.
@@ -102,9 +107,10 @@ __device__ __forceinline__ unsigned rank(TempStorage& t, const uint32_t (&keys)[
 
 // After rank() and once the caller has set t.base and passed a barrier: keys and values to their global
 // positions t.base[digit] + (position in the sorted tile), through t.exchange.
-__device__ __forceinline__ void scatter(TempStorage& t, const uint32_t (&keys)[kItems], const uint32_t (&values)[kItems],
-                                        const unsigned (&ranks)[kItems], int valid, int shift, unsigned mask,
-                                        uint32_t* __restrict__ keys_out, uint32_t* __restrict__ values_out) {
+__device__ __forceinline__ void scatter(TempStorage& t, const uint32_t (&keys)[kItems],
+                                        const uint32_t (&values)[kItems], const unsigned (&ranks)[kItems],
+                                        int valid, int shift, unsigned mask, uint32_t* __restrict__ keys_out,
+                                        uint32_t* __restrict__ values_out) {
 #pragma unroll
   for (int k = 0; k < kItems; ++k)
     if (item_index(k) < valid) {

@@ -14,7 +14,9 @@ namespace satlab::gpu::sort {
 
 constexpr int kDigitBits = 8, kDigits = 1 << kDigitBits;
 
-__host__ __device__ inline int passes_of(int end_bit) { return (end_bit + kDigitBits - 1) / kDigitBits; }
+__host__ __device__ inline int passes_of(int end_bit) {
+  return (end_bit + kDigitBits - 1) / kDigitBits;
+}
 // Digit of pass p: bits [8p, min(8p + 8, end_bit)) of the key.
 __host__ __device__ inline unsigned digit_mask(int pass, int end_bit) {
   const int bits = end_bit - kDigitBits * pass;
@@ -23,7 +25,9 @@ __host__ __device__ inline unsigned digit_mask(int pass, int end_bit) {
 
 // Where pass p of `passes` writes: the output on the last pass and every second one before it, the
 // scratch copy on the others (pass 0 reads the input, pass p > 0 what pass p - 1 wrote).
-inline bool pass_writes_output(int pass, int passes) { return (passes - 1 - pass) % 2 == 0; }
+inline bool pass_writes_output(int pass, int passes) {
+  return (passes - 1 - pass) % 2 == 0;
+}
 
 // Builds a registry entry from an implementation struct with
 //   static size_t temp_bytes(size_t n);

@@ -47,18 +47,20 @@ TEST(CompactReference, KeepsTheInputOrderOfEqualAndExtremeValues) {
   EXPECT_EQ(out, (std::vector<int32_t>{5, 5, INT32_MAX, 5, 0, INT32_MAX}));
 }
 
+// kind 0: random over the full range, 1: all equal, 2: repeats in the high digit only, 3: sorted
+// (n * 40503 < 2^32), 4: reverse sorted, 5: few distinct values in which every digit varies.
+uint32_t key_of(size_t i, int kind, std::mt19937& rng) {
+  if (kind == 0) return rng();
+  if (kind == 1) return 0xDEADBEEFu;
+  if (kind == 2) return uint32_t(i * 2654435761u % 7919u) << 20;
+  if (kind == 3) return uint32_t(i) * 40503u;
+  if (kind == 4) return ~(uint32_t(i) * 40503u);
+  return (rng() % 16) * 0x11111111u;
+}
+
 std::vector<uint32_t> keys_of(size_t n, int kind, std::mt19937& rng) {
   std::vector<uint32_t> k(n);
-  for (size_t i = 0; i < n; ++i) {
-    switch (kind) {
-      case 0: k[i] = rng(); break;                                   // random, full range
-      case 1: k[i] = 0xDEADBEEFu; break;                             // all equal
-      case 2: k[i] = uint32_t(i * 2654435761u % 7919u) << 20; break;  // repeats, high digit only
-      case 3: k[i] = uint32_t(i) * 40503u; break;                    // sorted (n * 40503 < 2^32)
-      case 4: k[i] = ~(uint32_t(i) * 40503u); break;                 // reverse sorted
-      default: k[i] = (rng() % 16) * 0x11111111u; break;             // few distinct, every digit varies
-    }
-  }
+  for (size_t i = 0; i < n; ++i) k[i] = key_of(i, kind, rng);
   return k;
 }
 
@@ -72,7 +74,8 @@ TEST(SortReference, EqualsStableSortByKeyWithValuesInInputOrder) {
       std::iota(values.begin(), values.end(), 0u);
       std::vector<std::pair<uint32_t, uint32_t>> want(n);
       for (size_t i = 0; i < n; ++i) want[i] = {keys[i], values[i]};
-      std::stable_sort(want.begin(), want.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      std::stable_sort(want.begin(), want.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
       std::vector<uint32_t> ko(n, 0xA5A5A5A5u), vo(n, 0xA5A5A5A5u);
       sort_pairs(keys.data(), values.data(), n, ko.data(), vo.data());
       for (size_t i = 0; i < n; ++i) {

@@ -25,7 +25,8 @@ std::vector<size_t> compact_sizes() {
 std::string against_stable_partition(const std::vector<int32_t>& in, int32_t threshold, uint32_t count,
                                      const std::vector<int32_t>& out) {
   std::vector<int32_t> want = in;
-  want.erase(std::stable_partition(want.begin(), want.end(), [&](int32_t x) { return x >= threshold; }), want.end());
+  want.erase(std::stable_partition(want.begin(), want.end(), [&](int32_t x) { return x >= threshold; }),
+             want.end());
   if (count != want.size()) return "count " + std::to_string(count) + ", want " + std::to_string(want.size());
   const auto bad = std::mismatch(want.begin(), want.end(), out.begin());
   if (bad.first == want.end()) return "";
@@ -61,7 +62,9 @@ TEST_P(CompactVariant, KeepsOrderOnAlternatingTileEdgeAndSparsePatterns) {
   for (int pattern = 0; pattern < 3; ++pattern) {
     std::vector<int32_t> in(n), out(n);
     for (size_t i = 0; i < n; ++i) {
-      const bool keep = pattern == 0 ? i % 2 == 1 : pattern == 1 ? (i % 4096 < 40 || i % 4096 >= 4000) : i % 33 == 0;
+      const bool keep = pattern == 0   ? i % 2 == 1
+                        : pattern == 1 ? (i % 4096 < 40 || i % 4096 >= 4000)
+                                       : i % 33 == 0;
       in[i] = keep ? int32_t(i) : -int32_t(i) - 1;  // distinct values: any reordering shows
     }
     SCOPED_TRACE(v->name + " pattern " + std::to_string(pattern));

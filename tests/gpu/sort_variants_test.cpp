@@ -32,12 +32,13 @@ std::string against_stable_sort(const std::vector<uint32_t>& keys, const std::ve
                                 uint32_t mask = 0xFFFFFFFFu) {
   std::vector<std::pair<uint32_t, uint32_t>> want(keys.size());
   for (size_t i = 0; i < keys.size(); ++i) want[i] = {keys[i], values[i]};
-  std::stable_sort(want.begin(), want.end(), [&](const auto& a, const auto& b) { return (a.first & mask) < (b.first & mask); });
+  std::stable_sort(want.begin(), want.end(),
+                   [&](const auto& a, const auto& b) { return (a.first & mask) < (b.first & mask); });
   for (size_t i = 0; i < want.size(); ++i)
     if (ko[i] != want[i].first || vo[i] != want[i].second)
-      return "pair " + std::to_string(i) + " of " + std::to_string(want.size()) + ": got (" + std::to_string(ko[i]) +
-             ", " + std::to_string(vo[i]) + "), want (" + std::to_string(want[i].first) + ", " +
-             std::to_string(want[i].second) + ")";
+      return "pair " + std::to_string(i) + " of " + std::to_string(want.size()) + ": got (" +
+             std::to_string(ko[i]) + ", " + std::to_string(vo[i]) + "), want (" +
+             std::to_string(want[i].first) + ", " + std::to_string(want[i].second) + ")";
   return "";
 }
 
@@ -79,14 +80,15 @@ TEST(OnesweepSort, SortsByTheLowEndBitsOnlyAndStably) {
   std::iota(values.begin(), values.end(), 0u);
   for (int end_bit : {8, 16, 24, 32}) {
     SCOPED_TRACE("end_bit " + std::to_string(end_bit));
-    DeviceBuffer k(n * 4), v(n * 4), kout(n * 4), vout(n * 4), temp(gpu::sort::onesweep_temp_bytes(n, end_bit));
+    DeviceBuffer k(n * 4), v(n * 4), kout(n * 4), vout(n * 4),
+        temp(gpu::sort::onesweep_temp_bytes(n, end_bit));
     ASSERT_EQ(cudaMemcpy(k.p, keys.data(), n * 4, cudaMemcpyHostToDevice), cudaSuccess);
     ASSERT_EQ(cudaMemcpy(v.p, values.data(), n * 4, cudaMemcpyHostToDevice), cudaSuccess);
     ASSERT_EQ(cudaMemset(kout.p, 0xA5, n * 4), cudaSuccess);
     ASSERT_EQ(cudaMemset(vout.p, 0xA5, n * 4), cudaSuccess);
     gpu::sort::onesweep_sort_pairs(static_cast<const uint32_t*>(k.p), static_cast<const uint32_t*>(v.p),
-                                   static_cast<uint32_t*>(kout.p), static_cast<uint32_t*>(vout.p), n, temp.p, nullptr,
-                                   end_bit);
+                                   static_cast<uint32_t*>(kout.p), static_cast<uint32_t*>(vout.p), n, temp.p,
+                                   nullptr, end_bit);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     ASSERT_EQ(cudaMemcpy(ko.data(), kout.p, n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
     ASSERT_EQ(cudaMemcpy(vo.data(), vout.p, n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
