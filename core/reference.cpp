@@ -84,6 +84,33 @@ void exclusive_scan(const uint32_t* in, uint32_t* out, size_t n) {
   }
 }
 
+// --- Stream compaction and radix sort --------------------------------------------------------------
+
+size_t compact_at_least(const int32_t* in, size_t n, int32_t threshold, int32_t* out) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (in[i] >= threshold) out[k++] = in[i];
+  return k;
+}
+
+void sort_pairs(const uint32_t* keys, const uint32_t* values, size_t n, uint32_t* keys_out, uint32_t* values_out) {
+  std::vector<uint32_t> k[2] = {std::vector<uint32_t>(keys, keys + n), std::vector<uint32_t>(n)};
+  std::vector<uint32_t> v[2] = {std::vector<uint32_t>(values, values + n), std::vector<uint32_t>(n)};
+  for (int pass = 0; pass < 4; ++pass) {
+    const int shift = 8 * pass, src = pass & 1, dst = src ^ 1;
+    size_t start[257] = {};
+    for (size_t i = 0; i < n; ++i) ++start[((k[src][i] >> shift) & 255) + 1];
+    for (int d = 0; d < 256; ++d) start[d + 1] += start[d];
+    for (size_t i = 0; i < n; ++i) {  // in input order: stable
+      const size_t at = start[(k[src][i] >> shift) & 255]++;
+      k[dst][at] = k[src][i];
+      v[dst][at] = v[src][i];
+    }
+  }
+  std::copy(k[0].begin(), k[0].end(), keys_out);  // four passes end where they began
+  std::copy(v[0].begin(), v[0].end(), values_out);
+}
+
 // Summed-area tables: core/sat.cpp.
 
 // --- Depth of field --------------------------------------------------------------------------------

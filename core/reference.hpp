@@ -23,6 +23,13 @@ double sum_reduce(const float* data, size_t n, int threads = 0);       // float6
 void inclusive_scan(const uint32_t* in, uint32_t* out, size_t n);
 void exclusive_scan(const uint32_t* in, uint32_t* out, size_t n);
 
+// --- Stream compaction and radix sort (the GPU compact/ and sort/ families' references) ------------
+// The elements x >= threshold of in[0, n), in input order, into out (room for n); returns their count.
+size_t compact_at_least(const int32_t* in, size_t n, int32_t threshold, int32_t* out);
+// LSD radix sort of (key, value) pairs by key, ascending: four stable counting-sort passes of 8 bits,
+// so equal keys keep their input order. Outputs must not alias the inputs.
+void sort_pairs(const uint32_t* keys, const uint32_t* values, size_t n, uint32_t* keys_out, uint32_t* values_out);
+
 // --- Summed-area tables (inclusive: S(x,y) = sum of pixels with x' <= x and y' <= y) ---------------
 // RGBA8 -> 4 x uint32 per pixel, interleaved, wrap-around arithmetic: any box sum recovered with
 // box_sum() is exact whatever the image size, because every true box sum of 8-bit data over fewer than

@@ -8,6 +8,8 @@ const char* to_string(Family f) {
     case Family::Scan: return "scan";
     case Family::Sat: return "sat";
     case Family::Dof: return "dof";
+    case Family::Compact: return "compact";
+    case Family::Sort: return "sort";
   }
   return "?";
 }

@@ -1,16 +1,18 @@
-// The variant registry's types. A variant is one GPU algorithm (a reduction, a scan, a SAT builder) with
+// The variant registry's types. A variant is one GPU algorithm (a reduction, a scan, a SAT builder, a
+// stream compaction, a radix sort) with
 // its name, where it comes from, its bytes-moved model and its launch function. The UI, `satlab bench`,
 // `satlab verify`, `satlab variants` and the tests all iterate the registry (gpu/registry), so adding a
 // variant is one file and one line in the table. Plain C++: device pointers travel as void*.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
 namespace satlab {
 
-enum class Family { Reduce, Scan, Sat, Dof };
+enum class Family { Reduce, Scan, Sat, Dof, Compact, Sort };
 enum class DType { I32, U32, F32, U8, RGBA8 };
 enum class ReduceOp { Sum, Min, Max };
 
@@ -64,6 +66,30 @@ struct DofArgs {
   void* stream = nullptr;
   std::function<void(const char* stage)> stage;  // optional, host-side: called before each stage is enqueued
 };
+// Stream compaction: the elements x of `in` with x >= threshold, in input order (stable), into `out`;
+// their count into *count (one uint32). Element type I32 (signed compare).
+struct CompactArgs {
+  const void* in = nullptr;
+  void* out = nullptr;    // room for n elements
+  void* count = nullptr;  // one uint32
+  size_t n = 0;
+  DType dtype = DType::I32;
+  int32_t threshold = 0;
+  void* temp = nullptr;   // Variant::temp_bytes(n, dtype) bytes of device scratch, allocated by the caller
+  void* stream = nullptr;
+};
+// Radix sort of n (uint32 key, uint32 value) pairs by key, ascending and stable: equal keys keep the
+// order of their values in the input. Inputs are not modified; in and out must not overlap.
+struct SortArgs {
+  const void* keys_in = nullptr;
+  const void* values_in = nullptr;
+  void* keys_out = nullptr;
+  void* values_out = nullptr;
+  size_t n = 0;
+  DType dtype = DType::U32;  // of the keys
+  void* temp = nullptr;      // Variant::temp_bytes(n, dtype) bytes of device scratch, allocated by the caller
+  void* stream = nullptr;
+};
 
 struct Variant {
   std::string name;          // stable id used on the command line: "harris7", "blelloch_padded", ...
@@ -76,12 +102,17 @@ struct Variant {
   std::function<double(size_t n, DType t)> bytes;
   // "" when the variant can run this size/type, else the reason it refuses (never a wrong answer).
   std::function<std::string(size_t n, DType t)> refuses;
+  // Compactions and sorts (CUB-style temp-storage query): the device scratch one launch needs in
+  // args.temp, so that a caller allocates it once, outside any timed loop. Unset for other families.
+  std::function<size_t(size_t n, DType t)> temp_bytes;
   // Exactly one of these is set, matching `family`. They enqueue on args.stream and return; they throw
   // satlab::Error on a CUDA error (with the failing call and sizes).
   std::function<void(const ReduceArgs&)> reduce;
   std::function<void(const ScanArgs&)> scan;
   std::function<void(const SatArgs&)> sat;
   std::function<void(const DofArgs&)> dof;
+  std::function<void(const CompactArgs&)> compact;
+  std::function<void(const SortArgs&)> sort;
 };
 
 }  // namespace satlab

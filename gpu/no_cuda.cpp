@@ -38,7 +38,12 @@ void set_bench_timing(BenchTiming) {}
 
 void run_reduce(const Variant&, const void*, size_t, DType, ReduceOp, void*) { throw Error("built without CUDA"); }
 void run_scan(const Variant&, const void*, size_t, DType, bool, void*) { throw Error("built without CUDA"); }
-std::vector<VerifyLine> verify_variants(uint64_t, const std::function<void(const VerifyLine&)>&) {
+uint32_t run_compact(const Variant&, const int32_t*, size_t, int32_t, int32_t*) { throw Error("built without CUDA"); }
+void run_sort(const Variant&, const uint32_t*, const uint32_t*, size_t, uint32_t*, uint32_t*) {
+  throw Error("built without CUDA");
+}
+std::vector<VerifyLine> verify_variants(uint64_t, const std::function<void(const VerifyLine&)>&,
+                                        const std::vector<Family>&) {
   throw Error("verify needs a CUDA device: satlab was built without CUDA");
 }
 Bandwidth measure_bandwidth(size_t, int) { throw Error("built without CUDA"); }

@@ -1,12 +1,14 @@
 // The one table of GPU variants: the UI, the benchmarks, `satlab verify` and the tests iterate it.
 // Reductions and scans are listed in the order of their tables (Harris's for reductions): the bench
 // reports step and cumulative speedups in this order.
+#include "gpu/compact/compact.hpp"
 #include "gpu/device.hpp"
 #include "gpu/filter/filter.hpp"
 #include "gpu/npp_baseline.hpp"
 #include "gpu/reduce/reduce.hpp"
 #include "gpu/sat/sat.hpp"
 #include "gpu/scan/scan.hpp"
+#include "gpu/sort/sort.hpp"
 
 namespace satlab::gpu {
 
@@ -51,6 +53,13 @@ const std::vector<Variant>& variants() {
       sat_single_pass_variant(),
       sat_lookback_2d_variant(),
       npp_integral_variant(),
+      compact::scan_based_variant(),
+      compact::single_pass_variant(),
+      compact::single_pass_256x32_variant(),
+      compact::cub_select_variant(),
+      sort::radix_scan_variant(),
+      sort::onesweep_variant(),
+      sort::cub_sort_variant(),
     };
     for (Variant& v : dof_variants()) t.push_back(std::move(v));
     return t;

@@ -2,6 +2,8 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -68,6 +70,52 @@ void run_scan(const Variant& v, const void* in, size_t n, DType t, bool inclusiv
   v.scan(a);
   SATLAB_CUDA(cudaDeviceSynchronize(), ctx(v, n, t));
   SATLAB_CUDA(cudaMemcpy(out, dout.p, n * es, cudaMemcpyDeviceToHost), ctx(v, n, t));
+}
+
+uint32_t run_compact(const Variant& v, const int32_t* in, size_t n, int32_t threshold, int32_t* out) {
+  require(v, n, DType::I32);
+  if (!v.compact) throw Error(v.name + " is not a compaction");
+  const std::string c = ctx(v, n, DType::I32);
+  DeviceBuffer din(n * 4), dout(n * 4), dcount(4), temp(v.temp_bytes(n, DType::I32));
+  SATLAB_CUDA(cudaMemcpy(din.p, in, n * 4, cudaMemcpyHostToDevice), c);
+  SATLAB_CUDA(cudaMemset(dout.p, 0xA5, n * 4), c);
+  SATLAB_CUDA(cudaMemset(dcount.p, 0xA5, 4), c);
+  CompactArgs a;
+  a.in = din.p;
+  a.out = dout.p;
+  a.count = dcount.p;
+  a.n = n;
+  a.threshold = threshold;
+  a.temp = temp.p;
+  v.compact(a);
+  SATLAB_CUDA(cudaDeviceSynchronize(), c);
+  uint32_t count = 0;
+  SATLAB_CUDA(cudaMemcpy(&count, dcount.p, 4, cudaMemcpyDeviceToHost), c);
+  SATLAB_CUDA(cudaMemcpy(out, dout.p, std::min<size_t>(count, n) * 4, cudaMemcpyDeviceToHost), c);
+  return count;
+}
+
+void run_sort(const Variant& v, const uint32_t* keys, const uint32_t* values, size_t n, uint32_t* keys_out,
+              uint32_t* values_out) {
+  require(v, n, DType::U32);
+  if (!v.sort) throw Error(v.name + " is not a sort");
+  const std::string c = ctx(v, n, DType::U32);
+  DeviceBuffer dk(n * 4), dv(n * 4), dko(n * 4), dvo(n * 4), temp(v.temp_bytes(n, DType::U32));
+  SATLAB_CUDA(cudaMemcpy(dk.p, keys, n * 4, cudaMemcpyHostToDevice), c);
+  SATLAB_CUDA(cudaMemcpy(dv.p, values, n * 4, cudaMemcpyHostToDevice), c);
+  SATLAB_CUDA(cudaMemset(dko.p, 0xA5, n * 4), c);
+  SATLAB_CUDA(cudaMemset(dvo.p, 0xA5, n * 4), c);
+  SortArgs a;
+  a.keys_in = dk.p;
+  a.values_in = dv.p;
+  a.keys_out = dko.p;
+  a.values_out = dvo.p;
+  a.n = n;
+  a.temp = temp.p;
+  v.sort(a);
+  SATLAB_CUDA(cudaDeviceSynchronize(), c);
+  SATLAB_CUDA(cudaMemcpy(keys_out, dko.p, n * 4, cudaMemcpyDeviceToHost), c);
+  SATLAB_CUDA(cudaMemcpy(values_out, dvo.p, n * 4, cudaMemcpyDeviceToHost), c);
 }
 
 std::vector<uint32_t> random_input(size_t n, DType t, uint64_t seed) {
@@ -161,6 +209,64 @@ std::string check_scan(const void* in, size_t n, DType t, bool inclusive, const 
   return "";
 }
 
+std::string check_compact(const int32_t* in, size_t n, int32_t threshold, const int32_t* out, uint32_t count) {
+  std::vector<int32_t> want(n);
+  const size_t k = compact_at_least(in, n, threshold, want.data());
+  char buf[200];
+  if (count != k) {
+    std::snprintf(buf, sizeof buf, "count %u, want %zu of %zu", count, k, n);
+    return buf;
+  }
+  for (size_t i = 0; i < k; ++i)
+    if (out[i] != want[i]) {
+      std::snprintf(buf, sizeof buf, "kept element %zu of %zu: got %d, want %d", i, k, out[i], want[i]);
+      return buf;
+    }
+  return "";
+}
+
+std::string check_sort(const uint32_t* keys, const uint32_t* values, size_t n, const uint32_t* keys_out,
+                       const uint32_t* values_out) {
+  std::vector<uint32_t> wk(n), wv(n);
+  sort_pairs(keys, values, n, wk.data(), wv.data());
+  char buf[200];
+  for (size_t i = 0; i < n; ++i)
+    if (keys_out[i] != wk[i] || values_out[i] != wv[i]) {
+      std::snprintf(buf, sizeof buf, "pair %zu of %zu: got (0x%08x, %u), want (0x%08x, %u)", i, n, keys_out[i],
+                    values_out[i], wk[i], wv[i]);
+      return buf;
+    }
+  return "";
+}
+
+const char* to_string(KeyPattern p) {
+  switch (p) {
+    case KeyPattern::Random: return "random";
+    case KeyPattern::AllEqual: return "all-equal";
+    case KeyPattern::Sorted: return "sorted";
+    case KeyPattern::Reversed: return "reversed";
+    case KeyPattern::FewDistinct: return "few-distinct";
+  }
+  return "?";
+}
+
+std::vector<uint32_t> sort_keys(size_t n, KeyPattern p, uint64_t seed) {
+  std::vector<uint32_t> k(n);
+  std::mt19937_64 rng(seed);
+  const uint32_t equal = uint32_t(rng() >> 32);
+  for (size_t i = 0; i < n; ++i) {
+    switch (p) {
+      case KeyPattern::Random: k[i] = uint32_t(rng() >> 32); break;
+      case KeyPattern::AllEqual: k[i] = equal; break;
+      // Sorted and reversed over the full range (every digit of every pass varies), with repeats.
+      case KeyPattern::Sorted: k[i] = uint32_t(uint64_t(i) * 0xFFFFFFFFull / std::max<size_t>(n, 1)); break;
+      case KeyPattern::Reversed: k[i] = ~uint32_t(uint64_t(i) * 0xFFFFFFFFull / std::max<size_t>(n, 1)); break;
+      case KeyPattern::FewDistinct: k[i] = uint32_t(rng() % 16) * 0x11111111u; break;
+    }
+  }
+  return k;
+}
+
 namespace {
 
 // A SAT builder on awkward image sizes (1x1, single rows and columns, primes, non-multiples of every tile,
@@ -205,9 +311,50 @@ void verify_sat(const Variant& v, std::mt19937_64& rng, VerifyLine& line) {
   }
 }
 
+// A compaction at each size with thresholds keeping about 10% (the bench's rate), half, all and none of
+// the int32 inputs in [-1000, 1000].
+void verify_compact(const Variant& v, const std::vector<size_t>& sizes, std::mt19937_64& rng, VerifyLine& line) {
+  for (size_t n : sizes) {
+    if (!v.refuses(n, DType::I32).empty()) continue;
+    const auto bits = random_input(n, DType::I32, rng());
+    std::vector<int32_t> in(n), out(n);
+    if (n) std::memcpy(in.data(), bits.data(), n * 4);
+    for (int32_t threshold : {800, 0, INT32_MIN, INT32_MAX}) {
+      const uint32_t count = run_compact(v, in.data(), n, threshold, out.data());
+      ++line.cases;
+      const std::string d = check_compact(in.data(), n, threshold, out.data(), count);
+      if (!d.empty() && line.ok) {
+        line.ok = false;
+        line.detail = "n=" + std::to_string(n) + " threshold " + std::to_string(threshold) + ": " + d;
+      }
+    }
+  }
+}
+
+// A sort at each size of every key pattern, values 0..n-1.
+void verify_sort(const Variant& v, const std::vector<size_t>& sizes, std::mt19937_64& rng, VerifyLine& line) {
+  for (size_t n : sizes) {
+    if (!v.refuses(n, DType::U32).empty()) continue;
+    std::vector<uint32_t> values(n), keys_out(n), values_out(n);
+    for (size_t i = 0; i < n; ++i) values[i] = uint32_t(i);
+    for (KeyPattern p : {KeyPattern::Random, KeyPattern::AllEqual, KeyPattern::Sorted, KeyPattern::Reversed,
+                         KeyPattern::FewDistinct}) {
+      const auto keys = sort_keys(n, p, rng());
+      run_sort(v, keys.data(), values.data(), n, keys_out.data(), values_out.data());
+      ++line.cases;
+      const std::string d = check_sort(keys.data(), values.data(), n, keys_out.data(), values_out.data());
+      if (!d.empty() && line.ok) {
+        line.ok = false;
+        line.detail = "n=" + std::to_string(n) + " " + to_string(p) + ": " + d;
+      }
+    }
+  }
+}
+
 }  // namespace
 
-std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(const VerifyLine&)>& on_line) {
+std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(const VerifyLine&)>& on_line,
+                                        const std::vector<Family>& families) {
   if (!probe().available) throw Error("verify needs a CUDA device: " + probe().reason);
   std::mt19937_64 rng(seed);
   auto awkward = [&] {
@@ -220,9 +367,12 @@ std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(
   };
   std::vector<VerifyLine> lines;
   for (const Variant& v : variants()) {
+    if (!families.empty() && std::find(families.begin(), families.end(), v.family) == families.end()) continue;
     VerifyLine line{v.name, to_string(v.family), true, 0, ""};
-    if (v.family == Family::Sat) {
-      verify_sat(v, rng, line);
+    if (v.family == Family::Sat || v.family == Family::Compact || v.family == Family::Sort) {
+      if (v.family == Family::Sat) verify_sat(v, rng, line);
+      else if (v.family == Family::Compact) verify_compact(v, awkward(), rng, line);
+      else verify_sort(v, awkward(), rng, line);
       on_line(line);
       lines.push_back(line);
       continue;

@@ -1,5 +1,5 @@
-// Running reduction and scan variants on host data, and `satlab verify`: every registered reduction, scan
-// and SAT builder against the CPU reference (core/reference.hpp) on fresh random inputs of awkward sizes. Plain
+// Running reduction, scan, compaction and sort variants on host data, and `satlab verify`: every registered
+// reduction, scan, SAT builder, compaction and sort against the CPU reference (core/reference.hpp) on fresh random inputs of awkward sizes. Plain
 // C++; without CUDA every function throws satlab::Error saying so.
 #pragma once
 #include <cstdint>
@@ -18,16 +18,35 @@ void run_reduce(const Variant& v, const void* in, size_t n, DType t, ReduceOp op
 // so an element the variant did not write shows up as a mismatch).
 void run_scan(const Variant& v, const void* in, size_t n, DType t, bool inclusive, void* out);
 
+// One compaction (keep x >= threshold) of n host int32: upload, poison the device output and count with
+// 0xA5 bytes, run with scratch of the variant's temp_bytes, download. Returns the count; `out` (room for
+// n) receives the first min(count, n) outputs.
+uint32_t run_compact(const Variant& v, const int32_t* in, size_t n, int32_t threshold, int32_t* out);
+// One sort of n (key, value) pairs, outputs poisoned first, scratch of the variant's temp_bytes.
+void run_sort(const Variant& v, const uint32_t* keys, const uint32_t* values, size_t n, uint32_t* keys_out,
+              uint32_t* values_out);
+
 // Float sums are compared within rel_tol * sum|x| over the summed elements (see verify.cpp).
 constexpr double kFloatSumRelTol = 1e-5;
 
 // Checks a reduction/scan result against the CPU reference; "" when it matches, else what differs.
 std::string check_reduce(const void* in, size_t n, DType t, ReduceOp op, const void* result);
 std::string check_scan(const void* in, size_t n, DType t, bool inclusive, const void* out);
+// Against core's compact_at_least: the count, then every kept element in order.
+std::string check_compact(const int32_t* in, size_t n, int32_t threshold, const int32_t* out, uint32_t count);
+// Against core's sort_pairs (stable): every key and every value in place.
+std::string check_sort(const uint32_t* keys, const uint32_t* values, size_t n, const uint32_t* keys_out,
+                       const uint32_t* values_out);
 
 // Random input of n elements: int32 in [-1000, 1000] (sums cross zero, min/max see negatives), uint32
 // full range (scans wrap around), float in [-1, 1).
 std::vector<uint32_t> random_input(size_t n, DType t, uint64_t seed);
+
+// Sort keys of the adversarial kinds: random full range, all equal, already sorted, reverse sorted, and
+// few distinct (16 values spread over all four digits: long runs of equal keys, where stability shows).
+enum class KeyPattern { Random, AllEqual, Sorted, Reversed, FewDistinct };
+const char* to_string(KeyPattern p);
+std::vector<uint32_t> sort_keys(size_t n, KeyPattern p, uint64_t seed);
 
 struct VerifyLine {
   std::string variant;  // registry name
@@ -37,9 +56,12 @@ struct VerifyLine {
   std::string detail;   // first mismatch or refusal notes
 };
 
-// Every reduction and scan variant on fresh random sizes (0, 1, odd, around block and tile sizes, and
-// one of millions), every SAT builder on awkward image sizes of each type it takes (random and all-255
+// Every reduction, scan, compaction and sort variant on fresh random sizes (0, 1, odd, around block and
+// tile sizes, and one of millions; compactions keeping about 10%, half, all and none; sorts of every
+// KeyPattern with values 0..n-1, so any unstable pair shows), every SAT builder on awkward image sizes of each type it takes (random and all-255
 // 8-bit, float with 1, 2, 4 channels); `on_line` is called as each variant finishes. Seeded by `seed`.
-std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(const VerifyLine&)>& on_line);
+// `families`: only variants of these (empty: all).
+std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(const VerifyLine&)>& on_line,
+                                        const std::vector<Family>& families = {});
 
 }  // namespace satlab::gpu

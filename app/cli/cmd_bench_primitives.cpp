@@ -1,5 +1,5 @@
-// satlab bench primitives: every reduction and scan variant over sizes 2^16 .. 2^28 (and 2^22, Harris's
-// size), against the copy bandwidth C and a read-only bandwidth measured in the same run at each size.
+// satlab bench primitives: every reduction and scan variant (and, with --families, every compaction and
+// sort) over sizes 2^16 .. 2^28 (and 2^22, Harris's size), against the copy bandwidth C and a read-only bandwidth measured in the same run at each size.
 // Medians of >= 20 CUDA-event-timed runs after warm-up, inputs rotated beyond L2; GB/s on each
 // variant's minimum bytes; step and cumulative speedups in registry (Harris's table) order.
 #include <cstdio>
@@ -71,16 +71,28 @@ int run_bench(const Options& o) {
                       {"fraction_of_copy", g / bw.copy_gbps}, {"correct", true}});
     }
     for (const std::string& fam : o.families) {
-      for (const std::string& dt : o.dtypes) {
+      // Compactions take int32 and sorts uint32 keys whatever --dtypes says.
+      const std::vector<std::string> dtypes = fam == "compact" ? std::vector<std::string>{"i32"}
+                                              : fam == "sort"  ? std::vector<std::string>{"u32"}
+                                                               : o.dtypes;
+      for (const std::string& dt : dtypes) {
         gpu::PrimitiveBenchOptions b;
-        b.family = fam == "scan" ? Family::Scan : fam == "reduce" ? Family::Reduce : throw Error("--families: reduce or scan");
+        b.family = fam == "scan"      ? Family::Scan
+                   : fam == "reduce"  ? Family::Reduce
+                   : fam == "compact" ? Family::Compact
+                   : fam == "sort"    ? Family::Sort
+                                      : throw Error("--families: reduce, scan, compact or sort");
         b.dtype = parse_dtype(dt);
         b.n = n;
         b.runs = o.runs;
         b.warmup = o.warmup;
         b.only = o.only;
-        std::printf("\n%s %s n=%zu (%s)   C = %.0f GB/s, read = %.0f GB/s\n", fam.c_str(), dt.c_str(), n,
-                    size.c_str(), bw.copy_gbps, bw.read_gbps);
+        std::printf("\n%s %s n=%zu (%s)%s   C = %.0f GB/s, read = %.0f GB/s\n", fam.c_str(), dt.c_str(), n,
+                    size.c_str(),
+                    fam == "compact" ? ", keep x >= 800 of [-1000, 1000]: 10%"
+                    : fam == "sort"  ? ", key-value pairs, GB/s on 16 B a pair"
+                                     : "",
+                    bw.copy_gbps, bw.read_gbps);
         std::printf("  %-18s %10s %9s %7s %7s %7s  %s\n", "variant", "ms", "GB/s", "of C", "step", "cumul",
                     "correct");
         double first = 0, prev = 0;
@@ -133,10 +145,12 @@ std::string git_rev() {
 void add_bench_primitives_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<Options>();
   CLI::App* sub = command_group(app, "bench", "Benchmarks")
-                      .add_subcommand("primitives", "Time every reduction and scan variant against copy bandwidth");
+                      .add_subcommand("primitives",
+                                      "Time every reduction and scan (compaction, sort) variant against copy bandwidth");
   sub->add_option("--json", o->json, "Write the results as JSON to this file");
   sub->add_option("--sizes", o->sizes, "Element counts: N or 2^K[+-M] (default 2^16 .. 2^28 by 4x)");
-  sub->add_option("--families", o->families, "reduce and/or scan")->check(CLI::IsMember({"reduce", "scan"}));
+  sub->add_option("--families", o->families, "reduce, scan, compact, sort (default reduce scan)")
+      ->check(CLI::IsMember({"reduce", "scan", "compact", "sort"}));
   sub->add_option("--dtypes", o->dtypes, "Element types: i32, u32, f32 (default i32)");
   sub->add_option("--only", o->only, "Only these variant names");
   sub->add_option("--runs", o->runs, "Timed runs per measurement (>= 20)");

@@ -1,8 +1,10 @@
-// satlab verify: every registered reduction, scan and SAT variant against the CPU reference on fresh random
+// satlab verify: every registered reduction, scan, SAT, compaction and sort variant against the CPU reference on fresh random
 // inputs of awkward sizes; one line per variant; exit 1 on any mismatch.
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "app/cli/commands.hpp"
 #include "core/error.hpp"
@@ -12,8 +14,18 @@
 namespace satlab::cli {
 namespace {
 
-int run_verify(uint64_t seed) {
+struct Options {
+  uint64_t seed = uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
+  std::vector<std::string> families;
+};
+
+int run_verify(const Options& o) {
   if (!gpu::probe().available) throw Error("verify needs a CUDA device: " + gpu::probe().reason);
+  const uint64_t seed = o.seed;
+  std::vector<Family> families;
+  for (const std::string& f : o.families)
+    for (Family k : {Family::Reduce, Family::Scan, Family::Sat, Family::Compact, Family::Sort})
+      if (f == to_string(k)) families.push_back(k);
   std::printf("satlab verify on %s, seed %llu\n", gpu::probe().name.c_str(), (unsigned long long)seed);
   int bad = 0, total = 0;
   gpu::verify_variants(seed, [&](const gpu::VerifyLine& l) {
@@ -22,7 +34,7 @@ int run_verify(uint64_t seed) {
     std::printf("%-4s %-8s %-18s %3d cases%s%s\n", l.ok ? "ok" : "FAIL", l.family.c_str(), l.variant.c_str(),
                 l.cases, l.detail.empty() ? "" : "  ", l.detail.c_str());
     std::fflush(stdout);
-  });
+  }, families);
   if (bad) throw Error("verify: " + std::to_string(bad) + " of " + std::to_string(total) + " variants mismatch");
   std::printf("all %d variants match the CPU reference\n", total);
   return 0;
@@ -31,10 +43,12 @@ int run_verify(uint64_t seed) {
 }  // namespace
 
 void add_verify_command(CLI::App& app, Action& action) {
-  auto seed = std::make_shared<uint64_t>(uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()));
-  CLI::App* sub = app.add_subcommand("verify", "Check every GPU reduction, scan and SAT variant against the CPU reference");
-  sub->add_option("--seed", *seed, "Random seed (default: fresh each run)");
-  sub->callback([seed, &action] { action = [seed] { return run_verify(*seed); }; });
+  auto o = std::make_shared<Options>();
+  CLI::App* sub = app.add_subcommand("verify", "Check every GPU reduction, scan, SAT, compaction and sort variant against the CPU reference");
+  sub->add_option("--seed", o->seed, "Random seed (default: fresh each run)");
+  sub->add_option("--families", o->families, "Only these families: reduce, scan, sat, compact, sort (default all)")
+      ->check(CLI::IsMember({"reduce", "scan", "sat", "compact", "sort"}));
+  sub->callback([o, &action] { action = [o] { return run_verify(*o); }; });
 }
 
 }  // namespace satlab::cli

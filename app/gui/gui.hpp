@@ -29,7 +29,7 @@ struct Options {
   std::string sat_builder;       // SAT builder / min-max reduction by registry name; empty: the default
   std::string reduction;
   bool compare_all = false;      // open "compare all SAT builders" running; scripted runs print its table
-  std::string lab;               // reduce|scan[:LOG2N[:int32|float|uint32]]: open the Lab and run it once
+  std::string lab;               // reduce|scan|compact|sort[:LOG2N[:TYPE]]: open the Lab and run it once
 };
 
 // Runs the app; returns the process exit code. Without a display (and not headless) it prints one line

@@ -1,4 +1,4 @@
-// The Lab: pick a family (reduction or scan), N and element type, run every registered variant on the
+// The Lab: pick a family (reduction, scan, compaction or sort), N and element type, run every registered variant on the
 // current GPU and show the Harris-style table (ms, GB/s, fraction of the copy bandwidth C measured in the
 // same run, step and cumulative speedup, correctness) with bars. Runs on demand (a click), synchronously:
 // a full table takes about a second at 2^24. Without a GPU it says why it is empty.
@@ -16,8 +16,11 @@
 namespace satlab::gui {
 namespace {
 
+constexpr Family kFamilies[] = {Family::Reduce, Family::Scan, Family::Compact, Family::Sort};
+constexpr const char* kFamilyNames[] = {"reduce", "scan", "compact", "sort"};
+
 struct LabState {
-  int family = 0;  // 0 reduce, 1 scan
+  int family = 0;  // index into kFamilies
   int log2n = 22;
   int dtype = 0;   // 0 i32, 1 f32, 2 u32
   std::vector<gpu::PrimitiveResult> rows;
@@ -31,7 +34,10 @@ void run_all(LabState& s) {
   s.error.clear();
   try {
     gpu::PrimitiveBenchOptions o;
-    o.family = s.family == 0 ? Family::Reduce : Family::Scan;
+    o.family = kFamilies[s.family];
+    // Compactions take int32, sorts uint32 keys.
+    if (o.family == Family::Compact) s.dtype = 0;
+    if (o.family == Family::Sort) s.dtype = 2;
     o.dtype = types[s.dtype];
     o.n = size_t(1) << s.log2n;
     o.warmup = 3;
@@ -45,7 +51,10 @@ void run_all(LabState& s) {
 // "scan:24:float" (checked by the CLI) into the panel's choices.
 void apply_request(LabState& s, const std::string& request) {
   const size_t c1 = request.find(':');
-  s.family = request.compare(0, c1, "scan") == 0 ? 1 : 0;
+  s.family = 0;
+  for (int f = 0; f < 4; ++f)
+    if (request.compare(0, c1, kFamilyNames[f]) == 0) s.family = f;
+  if (kFamilies[s.family] == Family::Sort) s.dtype = 2;
   if (c1 == std::string::npos) return;
   const size_t c2 = request.find(':', c1 + 1);
   s.log2n = std::stoi(request.substr(c1 + 1, c2 - c1 - 1));
@@ -61,7 +70,7 @@ std::string as_text(const LabState& s) {
   std::string out;
   char line[256];
   std::snprintf(line, sizeof line, "satlab: lab: %s %s n=2^%d, C = %.0f GB/s, read = %.0f GB/s\n",
-                s.family == 0 ? "reduce" : "scan", type_names[s.dtype], s.log2n, s.bw.copy_gbps, s.bw.read_gbps);
+                kFamilyNames[s.family], type_names[s.dtype], s.log2n, s.bw.copy_gbps, s.bw.read_gbps);
   out += line;
   std::snprintf(line, sizeof line, "%-36s %9s %7s %5s %7s %7s %s\n", "variant", "ms", "GB/s", "of C", "step",
                 "cumul", "ok");
@@ -100,10 +109,15 @@ void draw_lab_panel(AppState& app) {
     app.lab_table = as_text(s);
   }
   ImGui::Text("%s, %d SMs, %zu variants registered", dev.name.c_str(), dev.sm_count, gpu::variants().size());
-  ImGui::Combo("family", &s.family, "reduction\0scan\0");
+  ImGui::Combo("family", &s.family, "reduction\0scan\0compaction (keep 10%)\0sort (key-value)\0");
   ImGui::SliderInt("log2 N", &s.log2n, 10, 28);
-  ImGui::Combo("type", &s.dtype, s.family == 0 ? "int32\0float\0" : "int32\0float\0uint32\0");
-  if (s.family == 0 && s.dtype > 1) s.dtype = 0;
+  if (s.family <= 1) {
+    ImGui::Combo("type", &s.dtype, s.family == 0 ? "int32\0float\0" : "int32\0float\0uint32\0");
+    if (s.family == 0 && s.dtype > 1) s.dtype = 0;
+  } else {
+    s.dtype = s.family == 2 ? 0 : 2;
+    ImGui::Text("type: %s", s.family == 2 ? "int32" : "uint32 keys, uint32 values");
+  }
   if (ImGui::Button("Run all variants")) run_all(s);
   if (!s.error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", s.error.c_str());
   if (s.rows.empty()) return;

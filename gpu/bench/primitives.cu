@@ -65,6 +65,84 @@ __global__ void read_kernel(const int4* __restrict__ in, size_t n4, int* out) {
   if (s == 0x7fffffff) out[blockIdx.x] = s;  // practically never: keeps the loads alive
 }
 
+// Compactions and sorts: inputs rotated like the others, the variant's scratch allocated once before its
+// runs (outside the timed loop), outputs poisoned before the checked run.
+std::vector<PrimitiveResult> bench_compact_sort(const PrimitiveBenchOptions& o,
+                                                const std::function<void(const PrimitiveResult&)>& on_result) {
+  const bool sort = o.family == Family::Sort;
+  const DType t = sort ? DType::U32 : DType::I32;
+  if (o.dtype != t) throw Error(std::string(to_string(o.family)) + " takes " + to_string(t) + " elements");
+  const size_t n = o.n, bytes = n * 4;
+  const int k = input_copies(sort ? 2 * bytes : bytes);
+  std::vector<uint32_t> host = sort ? sort_keys(n, KeyPattern::Random, 0x5A71AB + n) : random_input(n, t, 0x5A71AB + n);
+  std::vector<uint32_t> host_values(sort ? n : 0);
+  for (size_t i = 0; i < host_values.size(); ++i) host_values[i] = uint32_t(i);
+  std::vector<std::unique_ptr<Buffer>> in, values;
+  for (int i = 0; i < k; ++i) {
+    in.push_back(std::make_unique<Buffer>(bytes));
+    SATLAB_CUDA(cudaMemcpy(in.back()->p, host.data(), bytes, cudaMemcpyHostToDevice), "bench input");
+    if (!sort) continue;
+    values.push_back(std::make_unique<Buffer>(bytes));
+    SATLAB_CUDA(cudaMemcpy(values.back()->p, host_values.data(), bytes, cudaMemcpyHostToDevice), "bench input");
+  }
+  Buffer out(bytes), out_values(sort ? bytes : 4);
+  std::vector<uint32_t> result(n), result_values(sort ? n : 0);
+  std::vector<PrimitiveResult> rows;
+  for (const Variant& v : variants()) {
+    if (v.family != o.family) continue;
+    if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), v.name) == o.only.end()) continue;
+    PrimitiveResult r;
+    r.family = to_string(v.family), r.variant = v.name, r.label = v.label, r.dtype = to_string(t), r.n = n;
+    r.bytes = v.bytes(n, t);
+    r.note = v.refuses(n, t);
+    if (r.note.empty()) {
+      Buffer temp(v.temp_bytes(n, t));
+      auto launch = [&](int i) {
+        if (sort) {
+          SortArgs a;
+          a.keys_in = in[i % k]->p;
+          a.values_in = values[i % k]->p;
+          a.keys_out = out.p;
+          a.values_out = out_values.p;
+          a.n = n;
+          a.temp = temp.p;
+          v.sort(a);
+        } else {
+          CompactArgs a;
+          a.in = in[i % k]->p;
+          a.out = out.p;
+          a.count = out_values.p;
+          a.n = n;
+          a.threshold = kBenchCompactThreshold;
+          a.temp = temp.p;
+          v.compact(a);
+        }
+      };
+      SATLAB_CUDA(cudaMemset(out.p, 0xA5, bytes), "bench poison");
+      SATLAB_CUDA(cudaMemset(out_values.p, 0xA5, sort ? bytes : 4), "bench poison");
+      launch(0);
+      SATLAB_CUDA(cudaDeviceSynchronize(), v.name);
+      SATLAB_CUDA(cudaMemcpy(result.data(), out.p, bytes, cudaMemcpyDeviceToHost), v.name);
+      if (sort) {
+        SATLAB_CUDA(cudaMemcpy(result_values.data(), out_values.p, bytes, cudaMemcpyDeviceToHost), v.name);
+        r.note = check_sort(host.data(), host_values.data(), n, result.data(), result_values.data());
+      } else {
+        uint32_t count = 0;
+        SATLAB_CUDA(cudaMemcpy(&count, out_values.p, 4, cudaMemcpyDeviceToHost), v.name);
+        r.note = check_compact(reinterpret_cast<const int32_t*>(host.data()), n, kBenchCompactThreshold,
+                               reinterpret_cast<const int32_t*>(result.data()), count);
+        r.bytes += 4.0 * double(std::min<size_t>(count, n)) + 4;
+      }
+      r.correct = r.note.empty();
+      r.median_ms = time_median_ms(o.warmup, o.runs, launch);
+      r.gbps = r.median_ms > 0 ? r.bytes / (r.median_ms * 1e6) : 0;
+    }
+    if (on_result) on_result(r);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
 }  // namespace
 
 Bandwidth measure_bandwidth(size_t bytes, int runs) {
@@ -94,7 +172,8 @@ Bandwidth measure_bandwidth(size_t bytes, int runs) {
 std::vector<PrimitiveResult> bench_primitives(const PrimitiveBenchOptions& o,
                                               const std::function<void(const PrimitiveResult&)>& on_result) {
   if (!probe().available) throw Error("bench needs a CUDA device: " + probe().reason);
-  if (o.family == Family::Sat) throw Error("bench_primitives runs reductions and scans (SATs: satlab bench sat)");
+  if (o.family == Family::Sat) throw Error("bench_primitives runs reductions, scans, compactions and sorts (SATs: satlab bench sat)");
+  if (o.family == Family::Compact || o.family == Family::Sort) return bench_compact_sort(o, on_result);
   const size_t n = o.n, es = dtype_size(o.dtype), bytes = n * es;
   const int k = input_copies(bytes);
   // Inputs: k copies of one random array (so one reference serves all), outputs: one buffer.

@@ -1,10 +1,11 @@
-// The primitives benchmark behind `satlab bench primitives` and the Lab panel: every reduction or scan
-// variant at one size and type, timed with CUDA events (median of `runs` after `warmup`), inputs
+// The primitives benchmark behind `satlab bench primitives` and the Lab panel: every reduction, scan,
+// compaction or sort variant at one size and type, timed with CUDA events (median of `runs` after `warmup`), inputs
 // rotated through enough buffers to exceed L2, checked once against the CPU reference. The copy
 // bandwidth C (cudaMemcpy device to device, read + write bytes) and a read-only bandwidth (16-byte
 // loads, grid stride) are measured in the same process. Plain C++; without CUDA it throws.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -27,6 +28,11 @@ struct PrimitiveResult {
   bool correct = false;
   std::string note;  // refusal or mismatch, when any
 };
+
+// Compactions keep x >= kBenchCompactThreshold of random int32 in [-1000, 1000]: 201 of 2001 values,
+// a 10% keep rate. Their bytes are n read plus the kept elements written (and the count), from the
+// count measured. Sorts: uint32 keys over the full range, values 0..n-1; 16 bytes a pair.
+constexpr int32_t kBenchCompactThreshold = 800;
 
 struct PrimitiveBenchOptions {
   Family family = Family::Reduce;

@@ -1,6 +1,6 @@
-// Shared by the reduction and scan variant tests: the sizes of the issue (plus 0), limited by the
-// environment variable SATLAB_TEST_MAX_N (the sanitizer runs use a small limit), and the registry's
-// variants of one family as test parameters.
+// Shared by the reduction, scan, compaction and sort variant tests: the sizes of the issue (plus 0),
+// limited by the environment variable SATLAB_TEST_MAX_N (the sanitizer runs use a small limit), and the
+// registry's variants of one family as test parameters.
 #pragma once
 #include <gtest/gtest.h>
 

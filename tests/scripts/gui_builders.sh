@@ -33,6 +33,14 @@ grep -q "DIFFERS\|failed:" "$tmp/log" && { cat "$tmp/log"; fail "a SAT builder d
 grep -q "satlab: lab: no GPU variants to compare: \|satlab: lab: scan uint32 n=2^12" "$tmp/log" ||
   { cat "$tmp/log"; fail "--lab printed neither its table nor why it is empty"; }
 grep -q " NO$" "$tmp/log" && { cat "$tmp/log"; fail "a Lab variant differs from the CPU reference"; }
+for lab in "compact:12 compact int32" "sort:12 sort uint32"; do
+  set -- $lab
+  "$bin" --headless --size 800x600 --frames 1 --backend cpu --lab "$1" >"$tmp/log" 2>"$tmp/err" ||
+    { cat "$tmp/log" "$tmp/err"; fail "headless run with --lab $1 failed"; }
+  grep -q "satlab: lab: no GPU variants to compare: \|satlab: lab: $2 $3 n=2^12" "$tmp/log" ||
+    { cat "$tmp/log"; fail "--lab $1 printed neither its table nor why it is empty"; }
+  grep -q " NO$" "$tmp/log" && { cat "$tmp/log"; fail "a Lab $2 variant differs from the CPU reference"; }
+done
 "$bin" --headless --frames 1 --lab reduce:12:uint32 >"$tmp/log" 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "LOG2N 10..28" "$tmp/err" || { cat "$tmp/err"; fail "a bad --lab spec was not a usage error"; }
 echo "ok"

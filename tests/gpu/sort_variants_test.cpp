@@ -1,0 +1,114 @@
+// Every registered radix sort against std::stable_sort by key (values 0..n-1, so an unstable pair shows)
+// on random, all-equal, sorted, reverse-sorted and few-distinct keys at sizes 0, 1, odd, tile edges and
+// 2^20+7 (2^26 is left to the compactions: a CPU stable_sort of it per pattern would dominate the suite);
+// outputs poisoned before every run (gpu::run_sort). Also the one-sweep sort's device-level entry with
+// fewer key bits (one, two and three passes: the ping-pong must end in the output).
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <utility>
+
+#include "gpu/sort/onesweep.hpp"
+#include "gpu/verify.hpp"
+#include "variant_test_util.hpp"
+
+namespace satlab {
+namespace {
+
+std::vector<size_t> sort_sizes() {
+  std::vector<size_t> s;
+  for (size_t n : test::variant_test_sizes())
+    if (n <= (size_t(1) << 21)) s.push_back(n);
+  for (size_t n : {size_t(4095), size_t(4096), size_t(4097), size_t(3 * 4096 + 17)})
+    if (n <= test::test_max_n()) s.push_back(n);
+  return s;
+}
+
+// "" when keys and values equal std::stable_sort's by (key & mask).
+std::string against_stable_sort(const std::vector<uint32_t>& keys, const std::vector<uint32_t>& values,
+                                const std::vector<uint32_t>& ko, const std::vector<uint32_t>& vo,
+                                uint32_t mask = 0xFFFFFFFFu) {
+  std::vector<std::pair<uint32_t, uint32_t>> want(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) want[i] = {keys[i], values[i]};
+  std::stable_sort(want.begin(), want.end(),
+                   [&](const auto& a, const auto& b) { return (a.first & mask) < (b.first & mask); });
+  for (size_t i = 0; i < want.size(); ++i)
+    if (ko[i] != want[i].first || vo[i] != want[i].second)
+      return "pair " + std::to_string(i) + " of " + std::to_string(want.size()) + ": got (" +
+             std::to_string(ko[i]) + ", " + std::to_string(vo[i]) + "), want (" +
+             std::to_string(want[i].first) + ", " + std::to_string(want[i].second) + ")";
+  return "";
+}
+
+class SortVariant : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SortVariant, EqualsStableSortOnEveryKeyPattern) {
+  if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason;
+  const Variant* v = test::find_variant(GetParam());
+  ASSERT_NE(v, nullptr);
+  uint64_t seed = 1;
+  for (size_t n : sort_sizes()) {
+    if (!v->refuses(n, DType::U32).empty()) continue;
+    std::vector<uint32_t> values(n), ko(n), vo(n);
+    std::iota(values.begin(), values.end(), 0u);
+    for (gpu::KeyPattern p : {gpu::KeyPattern::Random, gpu::KeyPattern::AllEqual, gpu::KeyPattern::Sorted,
+                              gpu::KeyPattern::Reversed, gpu::KeyPattern::FewDistinct}) {
+      SCOPED_TRACE(v->name + " n=" + std::to_string(n) + " " + gpu::to_string(p));
+      const auto keys = gpu::sort_keys(n, p, seed++);
+      gpu::run_sort(*v, keys.data(), values.data(), n, ko.data(), vo.data());
+      EXPECT_EQ(against_stable_sort(keys, values, ko, vo), "");
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, SortVariant, ::testing::ValuesIn(test::variant_names(Family::Sort)),
+                         [](const auto& info) { return info.param; });
+
+struct DeviceBuffer {
+  void* p = nullptr;
+  explicit DeviceBuffer(size_t bytes) { EXPECT_EQ(cudaMalloc(&p, bytes ? bytes : 1), cudaSuccess); }
+  ~DeviceBuffer() { cudaFree(p); }
+};
+
+TEST(OnesweepSort, SortsByTheLowEndBitsOnlyAndStably) {
+  if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason;
+  const size_t n = std::min<size_t>(3 * 4096 + 1001, test::test_max_n());
+  const auto keys = gpu::sort_keys(n, gpu::KeyPattern::Random, 99);
+  std::vector<uint32_t> values(n), ko(n), vo(n);
+  std::iota(values.begin(), values.end(), 0u);
+  for (int end_bit : {8, 16, 24, 32}) {
+    SCOPED_TRACE("end_bit " + std::to_string(end_bit));
+    DeviceBuffer k(n * 4), v(n * 4), kout(n * 4), vout(n * 4),
+        temp(gpu::sort::onesweep_temp_bytes(n, end_bit));
+    ASSERT_EQ(cudaMemcpy(k.p, keys.data(), n * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(v.p, values.data(), n * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemset(kout.p, 0xA5, n * 4), cudaSuccess);
+    ASSERT_EQ(cudaMemset(vout.p, 0xA5, n * 4), cudaSuccess);
+    gpu::sort::onesweep_sort_pairs(static_cast<const uint32_t*>(k.p), static_cast<const uint32_t*>(v.p),
+                                   static_cast<uint32_t*>(kout.p), static_cast<uint32_t*>(vout.p), n, temp.p,
+                                   nullptr, end_bit);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(ko.data(), kout.p, n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(vo.data(), vout.p, n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    const uint32_t mask = end_bit == 32 ? 0xFFFFFFFFu : (1u << end_bit) - 1u;
+    EXPECT_EQ(against_stable_sort(keys, values, ko, vo, mask), "");
+  }
+}
+
+// The check itself must be able to fail: two equal keys with their values swapped (unstable), a wrong key.
+TEST(SortCheck, RejectsAnUnstablePairAndAWrongKey) {
+  const std::vector<uint32_t> keys = {5, 3, 5, 1}, values = {0, 1, 2, 3};
+  const std::vector<uint32_t> ko = {1, 3, 5, 5}, vo = {3, 1, 0, 2};
+  EXPECT_EQ(gpu::check_sort(keys.data(), values.data(), 4, ko.data(), vo.data()), "");
+  EXPECT_EQ(against_stable_sort(keys, values, ko, vo), "");
+  const std::vector<uint32_t> unstable = {3, 1, 2, 0};
+  EXPECT_NE(gpu::check_sort(keys.data(), values.data(), 4, ko.data(), unstable.data()), "");
+  EXPECT_NE(against_stable_sort(keys, values, ko, unstable), "");
+  const std::vector<uint32_t> wrong = {1, 3, 4, 5};
+  EXPECT_NE(gpu::check_sort(keys.data(), values.data(), 4, wrong.data(), vo.data()), "");
+}
+
+}  // namespace
+}  // namespace satlab
