@@ -48,6 +48,7 @@ struct Heif {
   SATLAB_HEIF_FN(heif_image_handle_get_height);
   SATLAB_HEIF_FN(heif_decode_image);
   SATLAB_HEIF_FN(heif_image_get_plane_readonly);
+  SATLAB_HEIF_FN(heif_image_has_channel);
   SATLAB_HEIF_FN(heif_image_get_width);
   SATLAB_HEIF_FN(heif_image_get_height);
   SATLAB_HEIF_FN(heif_image_get_bits_per_pixel_range);
@@ -85,6 +86,7 @@ const Heif& heif() {
     SATLAB_HEIF_LOAD(heif_image_handle_get_height);
     SATLAB_HEIF_LOAD(heif_decode_image);
     SATLAB_HEIF_LOAD(heif_image_get_plane_readonly);
+    SATLAB_HEIF_LOAD(heif_image_has_channel);
     SATLAB_HEIF_LOAD(heif_image_get_width);
     SATLAB_HEIF_LOAD(heif_image_get_height);
     SATLAB_HEIF_LOAD(heif_image_get_bits_per_pixel_range);
@@ -134,14 +136,22 @@ EmbeddedDepth load_heic_depth(const std::string& path, const std::vector<uint8_t
   const int w = h.heif_image_handle_get_width(g.depth), hh = h.heif_image_handle_get_height(g.depth);
   if (w <= 0 || hh <= 0) throw Error("HEIC depth image has no size");
   check_image_limits(path + " (depth image)", uint64_t(w), uint64_t(hh));
-  check(h.heif_decode_image(g.depth, &g.image, heif_colorspace_monochrome, heif_chroma_monochrome, nullptr),
+  // Decoded as stored (no colour conversion): depth is coded as monochrome or as the luma of YCbCr.
+  check(h.heif_decode_image(g.depth, &g.image, heif_colorspace_undefined, heif_chroma_undefined, nullptr),
         "depth image decode");
+  // Luma; a depth image that decodes to RGB (a derived image libheif converts) gives its red channel.
+  heif_channel ch = heif_channel_Y;
+  if (!h.heif_image_has_channel(g.image, ch) && h.heif_image_has_channel(g.image, heif_channel_R)) {
+    ch = heif_channel_R;
+    e.ignored.push_back("depth image decoded as RGB: red channel used");
+  }
   int stride = 0;
-  const uint8_t* plane = h.heif_image_get_plane_readonly(g.image, heif_channel_Y, &stride);
-  const int iw = h.heif_image_get_width(g.image, heif_channel_Y), ih = h.heif_image_get_height(g.image, heif_channel_Y);
-  const int bits = h.heif_image_get_bits_per_pixel_range(g.image, heif_channel_Y);
+  const uint8_t* plane = h.heif_image_get_plane_readonly(g.image, ch, &stride);
+  const int iw = h.heif_image_get_width(g.image, ch), ih = h.heif_image_get_height(g.image, ch);
+  const int bits = h.heif_image_get_bits_per_pixel_range(g.image, ch);
   if (!plane || iw <= 0 || ih <= 0 || bits < 1 || bits > 16 || stride < iw * (bits > 8 ? 2 : 1))
-    throw Error("HEIC depth image decoded to an unusable plane");
+    throw Error("HEIC depth image has no usable luma plane (" + std::to_string(iw) + "x" + std::to_string(ih) +
+                ", " + std::to_string(bits) + " bits" + (plane ? "" : ", absent") + ")");
   e.depth = ImageF(iw, ih, 1);
   const float scale = 1.0f / float((1u << bits) - 1);
   for (int y = 0; y < ih; ++y) {

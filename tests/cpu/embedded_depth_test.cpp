@@ -114,8 +114,9 @@ TEST(EmbeddedDepth, HeicDepthAuxiliaryImageIsUniformInverseZ) {
   EXPECT_EQ(e.source, "HEIC uniform inverse Z");
   EXPECT_TRUE(e.disparity);
   EXPECT_EQ(e.near_depth, 0.f);  // the sample has no depth representation info
-  ASSERT_EQ(e.ignored.size(), 1u);
-  EXPECT_NE(e.ignored[0].find("no depth representation info"), std::string::npos);
+  // libheif 1.15 decodes the sample's depth (a derived image, as its encoder wrote it) to RGB.
+  ASSERT_FALSE(e.ignored.empty());
+  EXPECT_NE(e.ignored.back().find("no depth representation info"), std::string::npos);
   // Written losslessly as v = 255 (1/z - 1/far) / (1/near - 1/far): with the range supplied by hand the
   // pipeline gives the scene back.
   io::EmbeddedDepth ranged = e;
@@ -189,8 +190,11 @@ TEST(EmbeddedDepth, CorruptXmpIsOneClearErrorAndTheImageStillLoads) {
 }
 
 TEST(EmbeddedDepth, TruncatedContainerIsOneClearErrorAndTheImageStillLoads) {
+  // Cut inside the depth item (the first PNG after the primary image).
   std::vector<uint8_t> b = read(kDir + "dynamic_depth.jpg");
-  b.resize(b.size() - 40);
+  const size_t png = std::string(b.begin(), b.end()).find("\x89PNG");
+  ASSERT_NE(png, std::string::npos);
+  b.resize(png + 60);
   expect_unusable(b, "truncated_dd.jpg", "not where the container says");
 }
 
@@ -206,16 +210,16 @@ TEST(EmbeddedDepth, MissingExtendedXmpChunkIsReported) {
 }
 
 TEST(Xmp, NamespacesAreResolvedByUriNotPrefix) {
-  const xmp::Document d = xmp::parse(
+  const io::xmp::Document d = io::xmp::parse(
       "<a xmlns:p=\"urn:x\" xmlns:q=\"urn:x\"><b p:k=\"1 &amp; 2\"><q:k2>&#x41;b</q:k2></b></a>");
   ASSERT_EQ(d.nodes.size(), 4u);
   EXPECT_EQ(*d.property(2, "urn:x", "k"), "1 & 2");
   EXPECT_EQ(*d.property(2, "urn:x", "k2"), "Ab");
-  EXPECT_THROW(xmp::parse("<a><b></a>"), Error);
-  EXPECT_THROW(xmp::parse("<!DOCTYPE x [<!ENTITY e \"e\">]><a/>"), Error);
+  EXPECT_THROW(io::xmp::parse("<a><b></a>"), Error);
+  EXPECT_THROW(io::xmp::parse("<!DOCTYPE x [<!ENTITY e \"e\">]><a/>"), Error);
   std::string deep;
-  for (int i = 0; i <= xmp::kMaxDepth + 1; ++i) deep += "<a>";
-  EXPECT_THROW(xmp::parse(deep), Error);
+  for (int i = 0; i <= io::xmp::kMaxDepth + 1; ++i) deep += "<a>";
+  EXPECT_THROW(io::xmp::parse(deep), Error);
 }
 
 }  // namespace

@@ -337,7 +337,6 @@ Bytes heic_with_depth(const std::string& tmp) {
   heif_check(heif_context_encode_image(ctx, dep, enc, nullptr, &depth), "encode depth");
   heif_check(heif_context_set_primary_image(ctx, primary), "primary");
   heif_check(heif_context_assign_thumbnail(ctx, primary, depth), "attach depth");
-  const heif_item_id depth_id = heif_image_handle_get_item_id(depth);
   heif_check(heif_context_write_to_file(ctx, tmp.c_str()), "write");
   heif_image_handle_release(primary), heif_image_handle_release(depth);
   heif_image_release(rgb), heif_image_release(dep);
@@ -351,14 +350,27 @@ Bytes heic_with_depth(const std::string& tmp) {
   const auto mb = boxes(d, meta.at + 12, meta.at + meta.size);  // meta is a full box
   // 'thmb' -> 'auxl' (same size).
   const Box iref = child(mb, "iref");
-  bool renamed = false;
-  for (const auto& r : boxes(d, iref.at + 12, iref.at + iref.size))
-    if (r.type == "thmb") std::memcpy(d.data() + r.at + 4, "auxl", 4), renamed = true;
-  if (!renamed) fail("no thmb reference to rewrite");
+  if (d[iref.at + 8] != 0) fail("iref version 1 not handled");
+  const Box pitm = child(mb, "pitm");
+  const uint32_t primary_id = get(d, pitm.at + 12, 2);
+  // libheif 1.15 writes this 'thmb' from the primary to the thumbnail; 'auxl' goes from the auxiliary
+  // image to its master, so the ids are put in that order.
+  uint32_t depth_id = 0;
+  for (const auto& r : boxes(d, iref.at + 12, iref.at + iref.size)) {
+    if (r.type != "thmb") continue;
+    if (get(d, r.at + 10, 2) != 1) fail("thmb reference with several targets");
+    const uint32_t a = get(d, r.at + 8, 2), b = get(d, r.at + 12, 2);
+    depth_id = a == primary_id ? b : a;
+    std::memcpy(d.data() + r.at + 4, "auxl", 4);
+    put(d, r.at + 8, 2, depth_id);
+    put(d, r.at + 12, 2, primary_id);
+  }
+  if (!depth_id) fail("no thmb reference to rewrite");
   // New auxC at the end of ipco, and its index appended to the depth item's ipma entry.
   const Box iprp = child(mb, "iprp");
   const auto pb = boxes(d, iprp.at + 8, iprp.at + iprp.size);
   const Box ipco = child(pb, "ipco"), ipma = child(pb, "ipma");
+  if (ipco.at > ipma.at) fail("ipma before ipco: not handled");
   const size_t prop_index = boxes(d, ipco.at + 8, ipco.at + ipco.size).size() + 1;
   const std::string urn = "urn:mpeg:hevc:2015:auxid:2";
   Bytes auxc(12, 0);
