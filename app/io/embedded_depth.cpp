@@ -475,10 +475,17 @@ DepthForImage embedded_depth_for(const std::string& image_path, int width, int h
       r.summary += " " + std::to_string(e.depth.width) + "x" + std::to_string(e.depth.height) + " resampled";
     r.depth = resample_depth(e.depth, width, height);
     r.params = fit_embedded_range(e, r.depth, p);
+    if (e.near_depth > 0) {
+      char buf[96];
+      std::snprintf(buf, sizeof(buf), "; the map spans %.3g..%.3g (near/far set to that)", double(r.params.near_depth),
+                    double(r.params.far_depth));
+      r.summary += buf;
+    }
     r.used = true;
   } catch (const Error& err) {
     std::string why = err.what();
-    if (why.compare(0, image_path.size() + 2, image_path + ": ") == 0) why = why.substr(image_path.size() + 2);
+    const std::string prefix = image_path + ": embedded depth: ";
+    if (why.compare(0, prefix.size(), prefix) == 0) why = why.substr(prefix.size());
     r.summary = "embedded depth not used: " + why;
     r.depth = ImageF();
   }
