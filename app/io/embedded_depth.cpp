@@ -100,10 +100,30 @@ struct ExtendedChunks {
 };
 
 struct JpegScan {
+  int orientation = 1;  // EXIF Orientation of IFD0
   std::string xmp;
   std::map<std::string, ExtendedChunks> extended;  // by GUID
   size_t primary_end = 0;                          // just past the primary image's EOI; 0 if not found
 };
+
+// The Orientation tag (0x0112) of a TIFF structure's IFD0; 1 where absent or invalid.
+int exif_orientation(const uint8_t* t, size_t n) {
+  if (n < 8 || !((t[0] == 'I' && t[1] == 'I') || (t[0] == 'M' && t[1] == 'M'))) return 1;
+  const bool le = t[0] == 'I';
+  auto u16 = [&](size_t at) { return le ? uint32_t(t[at]) | uint32_t(t[at + 1]) << 8 : uint32_t(t[at]) << 8 | t[at + 1]; };
+  auto u32 = [&](size_t at) { return le ? u16(at) | u16(at + 2) << 16 : u16(at) << 16 | u16(at + 2); };
+  const size_t ifd = u32(4);
+  if (ifd > n || n - ifd < 2) return 1;
+  const size_t count = u16(ifd);
+  for (size_t i = 0; i < count && ifd + 2 + 12 * (i + 1) <= n; ++i) {
+    const size_t e = ifd + 2 + 12 * i;
+    if (u16(e) == 0x0112 && u16(e + 2) == 3) {
+      const uint32_t v = u16(e + 8);
+      return v >= 1 && v <= 8 ? int(v) : 1;
+    }
+  }
+  return 1;
+}
 
 // Walks the marker segments up to the primary image's EOI, collecting the XMP packets.
 JpegScan scan_jpeg(const uint8_t* d, size_t n) {
@@ -129,7 +149,9 @@ JpegScan scan_jpeg(const uint8_t* d, size_t n) {
     if (len < 2 || p + 2 + len > n) return s;
     const uint8_t* body = d + p + 4;
     const size_t body_len = len - 2;
-    if (m == 0xE1 && body_len >= sizeof(kXmpSig) && std::memcmp(body, kXmpSig, sizeof(kXmpSig)) == 0) {
+    if (m == 0xE1 && body_len >= 6 && std::memcmp(body, "Exif\0\0", 6) == 0) {
+      s.orientation = exif_orientation(body + 6, body_len - 6);
+    } else if (m == 0xE1 && body_len >= sizeof(kXmpSig) && std::memcmp(body, kXmpSig, sizeof(kXmpSig)) == 0) {
       s.xmp.assign(reinterpret_cast<const char*>(body) + sizeof(kXmpSig), body_len - sizeof(kXmpSig));
     } else if (m == 0xE1 && body_len >= sizeof(kExtSig) + 40 && std::memcmp(body, kExtSig, sizeof(kExtSig)) == 0) {
       const uint8_t* h = body + sizeof(kExtSig);
@@ -344,6 +366,28 @@ ImageF decode_payload(const std::vector<uint8_t>& image) {
 
 }  // namespace
 
+ImageF oriented(const ImageF& in, int orientation) {
+  if (orientation <= 1 || orientation > 8) return in;
+  const int w = in.width, h = in.height;
+  const bool swap = orientation >= 5;
+  ImageF out(swap ? h : w, swap ? w : h, 1);
+  for (int y = 0; y < out.height; ++y)
+    for (int x = 0; x < out.width; ++x) {
+      int sx = x, sy = y;  // the stored pixel shown at (x, y)
+      switch (orientation) {
+        case 2: sx = w - 1 - x; break;
+        case 3: sx = w - 1 - x, sy = h - 1 - y; break;
+        case 4: sy = h - 1 - y; break;
+        case 5: sx = y, sy = x; break;
+        case 6: sx = y, sy = h - 1 - x; break;
+        case 7: sx = w - 1 - y, sy = h - 1 - x; break;
+        case 8: sx = w - 1 - y, sy = x; break;
+      }
+      out.at(x, y) = in.at(sx, sy);
+    }
+  return out;
+}
+
 JpegDepthPayload parse_jpeg_depth(const uint8_t* data, size_t size) {
   if (size < 4 || data[0] != 0xFF || data[1] != 0xD8) return {};
   JpegScan scan = scan_jpeg(data, size);
@@ -389,6 +433,7 @@ JpegDepthPayload parse_jpeg_depth(const uint8_t* data, size_t size) {
     return {};
   }
   r.ignored.insert(r.ignored.end(), notes.begin(), notes.end());
+  r.orientation = scan.orientation;
   return r;
 }
 
@@ -407,7 +452,9 @@ EmbeddedDepth load_embedded_depth(const std::string& path) {
     if (!p.mime.empty() && p.mime != "image/png" && p.mime != "image/jpeg")
       p.ignored.push_back("Mime " + p.mime + " (decoded by content)");
     if (!p.units.empty() && p.units != "Meters" && p.units != "m") p.ignored.push_back("Units " + p.units);
-    e.depth = decode_payload(p.image);
+    // Stored like the primary image: shown with its EXIF orientation, as the image is.
+    e.depth = oriented(decode_payload(p.image), p.orientation);
+    e.orientation = p.orientation;
     if (format == "RangeInverse") {
       for (float& v : e.depth.data) v = 1.0f - v;
       e.disparity = true;
@@ -452,6 +499,7 @@ std::string describe(const EmbeddedDepth& e) {
   } else {
     s += " (no near/far in the file)";
   }
+  if (e.orientation > 1) s += " (EXIF orientation " + std::to_string(e.orientation) + " applied)";
   if (!e.ignored.empty()) {
     s += " (ignored: ";
     for (size_t i = 0; i < e.ignored.size(); ++i) s += (i ? "; " : "") + e.ignored[i];

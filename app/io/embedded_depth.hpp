@@ -20,6 +20,7 @@ struct EmbeddedDepth {
   ImageF depth;
   float near_depth = 0, far_depth = 0;  // as the file gives them; 0 where it gives none
   bool disparity = false;
+  int orientation = 1;               // the photo's EXIF orientation (JPEG), already applied to `depth`
   std::string source;                // "GDepth RangeInverse", "Dynamic Depth RangeLinear", "HEIC uniform inverse Z"
   std::vector<std::string> ignored;  // what the file had that the loader did not use, one phrase each
   bool found() const { return !depth.empty(); }
@@ -35,9 +36,12 @@ struct JpegDepthPayload {
   std::string source, format, mime, units;
   float near_depth = 0, far_depth = 0;
   bool has_near = false, has_far = false;
+  int orientation = 1;  // EXIF Orientation of the primary image (1-8)
   std::vector<std::string> ignored;
   bool found() const { return !image.empty(); }
 };
+// The 1-channel map as shown under EXIF orientation 1-8 (5-8 swap width and height).
+ImageF oriented(const ImageF& stored, int orientation);
 // Parses a JPEG file's bytes; throws satlab::Error (without the file name) on announced but broken depth.
 JpegDepthPayload parse_jpeg_depth(const uint8_t* data, size_t size);
 

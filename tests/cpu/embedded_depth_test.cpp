@@ -77,6 +77,31 @@ TEST(EmbeddedDepth, GDepthInStandardXmpIsRangeInverseFromAnEightBitPng) {
   EXPECT_EQ(io::describe(e), "embedded GDepth RangeInverse near 0.3 far 4.1");
 }
 
+TEST(EmbeddedDepth, DepthTurnsWithThePhotosExifOrientation) {
+  const io::EmbeddedDepth plain = io::load_embedded_depth(kDir + "gdepth_xmp.jpg");
+  const io::EmbeddedDepth turned = io::load_embedded_depth(kDir + "gdepth_rotated.jpg");  // Orientation 6
+  ASSERT_EQ(turned.orientation, 6);
+  ASSERT_EQ(turned.depth.width, kDh);
+  ASSERT_EQ(turned.depth.height, kDw);
+  // 90 degrees clockwise: the stored top-left pixel is shown top-right.
+  for (int y = 0; y < kDw; ++y)
+    for (int x = 0; x < kDh; ++x) ASSERT_EQ(turned.depth.at(x, y), plain.depth.at(y, kDh - 1 - x)) << x << "," << y;
+  EXPECT_NE(io::describe(turned).find("EXIF orientation 6 applied"), std::string::npos);
+}
+
+TEST(EmbeddedDepth, OrientationsAreTheEightExifTransforms) {
+  ImageF a(3, 2, 1);  // 0 1 2 / 3 4 5
+  for (int i = 0; i < 6; ++i) a.data[size_t(i)] = float(i);
+  const std::vector<std::vector<float>> want = {
+      {0, 1, 2, 3, 4, 5}, {2, 1, 0, 5, 4, 3}, {5, 4, 3, 2, 1, 0}, {3, 4, 5, 0, 1, 2},
+      {0, 3, 1, 4, 2, 5}, {3, 0, 4, 1, 5, 2}, {5, 2, 4, 1, 3, 0}, {2, 5, 1, 4, 0, 3}};
+  for (int o = 1; o <= 8; ++o) {
+    const ImageF b = io::oriented(a, o);
+    EXPECT_EQ(b.width, o >= 5 ? 2 : 3) << o;
+    EXPECT_EQ(b.data, want[size_t(o - 1)]) << "orientation " << o;
+  }
+}
+
 TEST(EmbeddedDepth, GDepthInExtendedXmpChunksOutOfOrderIsRangeLinearFromAJpeg) {
   const io::EmbeddedDepth e = io::load_embedded_depth(kDir + "gdepth_extended_xmp.jpg");
   ASSERT_TRUE(e.found());

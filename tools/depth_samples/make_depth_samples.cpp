@@ -209,6 +209,20 @@ Bytes gdepth_standard() {
   return with_segments(jpeg(primary_rgb(), kW, kH, 3, 90), {app1("http://ns.adobe.com/xap/1.0/", str(xmp))});
 }
 
+// The same with EXIF Orientation 6 (shown rotated 90 degrees clockwise): the depth map is stored like the
+// primary image and turns with it.
+Bytes gdepth_rotated() {
+  const Bytes tiff = {'M', 'M', 0, 42, 0, 0, 0, 8,            // big-endian TIFF, IFD0 at 8
+                      0, 1,                                  // one entry
+                      0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0,  // Orientation, SHORT, 1, value 6
+                      0, 0, 0, 0};                           // no next IFD
+  Bytes exif = {'E', 'x', 'i', 'f', 0, 0};
+  exif.insert(exif.end(), tiff.begin(), tiff.end());
+  Bytes seg = {0xFF, 0xE1, uint8_t((exif.size() + 2) >> 8), uint8_t((exif.size() + 2) & 255)};
+  seg.insert(seg.end(), exif.begin(), exif.end());
+  return with_segments(gdepth_standard(), {seg});
+}
+
 // GDepth in the extended XMP: RangeLinear, a JPEG depth image, properties as elements and an unusual
 // prefix; the extended packet is cut into small chunks written last-first (readers place them by offset).
 Bytes gdepth_extended() {
@@ -445,6 +459,7 @@ int main(int argc, char** argv) {
   const std::string dir = argv[1];
   try {
     write_all(dir + "/gdepth_xmp.jpg", gdepth_standard());
+    write_all(dir + "/gdepth_rotated.jpg", gdepth_rotated());
     write_all(dir + "/gdepth_extended_xmp.jpg", gdepth_extended());
     write_all(dir + "/dynamic_depth.jpg", dynamic_depth());
     write_all(dir + "/heic_depth.heic", heic_with_depth(dir + "/heic_depth.tmp.heic"));
