@@ -128,6 +128,7 @@ int exif_orientation(const uint8_t* t, size_t n) {
 // Walks the marker segments up to the primary image's EOI, collecting the XMP packets.
 JpegScan scan_jpeg(const uint8_t* d, size_t n) {
   JpegScan s;
+  uint64_t declared = 0;
   size_t p = 2;
   while (p + 1 < n) {
     if (d[p] != 0xFF) return s;  // not a marker: stop (the depth search reports what it has)
@@ -160,7 +161,8 @@ JpegScan scan_jpeg(const uint8_t* d, size_t n) {
       const size_t chunk = body_len - sizeof(kExtSig) - 40;
       ExtendedChunks& e = s.extended[guid];
       if (e.spans.empty()) {
-        if (total > n) throw Error("extended XMP declares " + std::to_string(total) + " bytes, more than the file");
+        declared += total;  // every packet's bytes are in the file: more is a lie, and costs memory
+        if (declared > n) throw Error("extended XMP declares " + std::to_string(declared) + " bytes, more than the file");
         e.length = total;
         e.data.assign(total, 0);
       }

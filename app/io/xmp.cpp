@@ -37,8 +37,9 @@ std::string unescape(const std::string& xml, size_t b, size_t e) {
       out += xml[i];
       continue;
     }
-    const size_t semi = xml.find(';', i);
-    if (semi == std::string::npos || semi >= e || semi - i > 12) fail("unterminated entity", i);
+    size_t semi = i + 1;  // entities are short: look no further than 12 characters
+    while (semi < e && semi - i <= 12 && xml[semi] != ';') ++semi;
+    if (semi >= e || xml[semi] != ';') fail("unterminated entity", i);
     const std::string ent = xml.substr(i + 1, semi - i - 1);
     if (ent == "amp") out += '&';
     else if (ent == "lt") out += '<';
