@@ -87,10 +87,12 @@ std::string render_one(const RenderOptions& o, Params p, const SyntheticDepth& s
     } else if (io::DepthForImage e = io::embedded_depth_for(job.input, img.width, img.height, p); e.used) {
       depth = std::move(e.depth);
       depth_from = "depth: " + e.summary;
-      if (o.given.count("--near") || o.given.count("--far") || o.given.count("--disparity"))
+      if (o.given.count("--near") || o.given.count("--far") || o.given.count("--disparity")) {
         note("--near/--far/--disparity given: the embedded depth's own range is not applied");
-      else
+      } else {
         p.near_depth = e.params.near_depth, p.far_depth = e.params.far_depth, p.disparity = e.params.disparity;
+        depth_from += e.fitted;
+      }
     } else {
       if (!e.summary.empty()) note(job.input + ": " + e.summary);
       depth = make_synthetic_depth(synthetic, img.width, img.height);

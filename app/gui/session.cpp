@@ -75,7 +75,7 @@ void Session::open(AppState& s, const std::string& image_path, const std::string
   else depth = make_synthetic_depth(s.synthetic, image.width, image.height);  // empty for mode none
   load(s, std::move(image), std::move(depth));
   s.image_path = path;
-  s.depth_source = embedded.summary;
+  s.depth_source = embedded.summary + embedded.fitted;
   if (embedded.used) {
     dpath = path;
     s.params.near_depth = embedded.params.near_depth;

@@ -442,6 +442,15 @@ JpegDepthPayload parse_jpeg_depth(const uint8_t* data, size_t size) {
 EmbeddedDepth load_embedded_depth(const std::string& path) {
   EmbeddedDepth e;
   try {
+    // Only JPEG and HEIF/ISOBMFF files are read whole.
+    uint8_t head[12] = {};
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) throw Error("cannot open");
+    const size_t got = std::fread(head, 1, sizeof(head), f);
+    std::fclose(f);
+    const bool jpeg = got >= 2 && head[0] == 0xFF && head[1] == 0xD8;
+    const bool isobmff = got == 12 && std::memcmp(head + 4, "ftyp", 4) == 0;
+    if (!jpeg && !isobmff) return e;
     const std::vector<uint8_t> bytes = read_file(path);
     if (bytes.size() >= 12 && std::memcmp(bytes.data() + 4, "ftyp", 4) == 0) return load_heic_depth(path, bytes);
     JpegDepthPayload p = parse_jpeg_depth(bytes.data(), bytes.size());
@@ -529,7 +538,7 @@ DepthForImage embedded_depth_for(const std::string& image_path, int width, int h
       char buf[96];
       std::snprintf(buf, sizeof(buf), "; the map spans %.3g..%.3g (near/far set to that)", double(r.params.near_depth),
                     double(r.params.far_depth));
-      r.summary += buf;
+      r.fitted = buf;
     }
     r.used = true;
   } catch (const Error& err) {

@@ -66,6 +66,7 @@ struct DepthForImage {
   ImageF depth;
   Params params;
   std::string summary;  // "embedded GDepth RangeInverse near 0.3 far 4.1 (... resampled ...)"
+  std::string fitted;   // "; the map spans 0.5..3.04 (near/far set to that)" where the file gives a range
 };
 DepthForImage embedded_depth_for(const std::string& image_path, int width, int height, const Params& p);
 

@@ -11,7 +11,8 @@
 // packet that the XMP spec asks for (readers do not check it); the HEIC depth image carries no depth
 // representation info (libheif 1.15 has no API to write one, nor to link a depth image: the tool encodes
 // it as a thumbnail of the primary and rewrites that reference as 'auxl' with an 'auxC' property naming
-// the depth type, see heic_with_depth()).
+// the depth type, see heic_with_depth()). libheif 1.15's encoder wraps each image in a 1x1 'grid' item, so
+// the depth image is a grid and libheif decodes it to RGB (the reader takes its red channel and says so).
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
