@@ -18,7 +18,7 @@ ldd "$BIN/satlab" | tee "$OUT/embedded-ldd.log"
 grep -q heif "$OUT/embedded-ldd.log" && { echo "satlab links libheif"; status=1; }
 ls /usr/lib/x86_64-linux-gnu/libheif* 2>/dev/null | tee -a "$OUT/embedded-ldd.log" || echo "no libheif here" | tee -a "$OUT/embedded-ldd.log"
 
-for f in gdepth_xmp.jpg gdepth_extended_xmp.jpg dynamic_depth.jpg; do
+for f in gd_standard_xmp.jpg gd_extended_xmp.jpg dd_container.jpg; do
   step "render $f on the GPU"
   "$BIN/satlab" render --image "$data/$f" --backend gpu --out "$OUT/embedded-$f.png" 2>&1 |
     tee -a "$OUT/embedded-render.log" | tail -2
@@ -26,7 +26,7 @@ for f in gdepth_xmp.jpg gdepth_extended_xmp.jpg dynamic_depth.jpg; do
 done
 
 step "HEIC depth without libheif: one line, no crash"
-"$BIN/satlab" render --image "$data/heic_depth.heic" --backend gpu --out "$OUT/embedded-heic.png" \
+"$BIN/satlab" render --image "$data/heic_aux.heic" --backend gpu --out "$OUT/embedded-heic.png" \
   > "$OUT/embedded-heic.log" 2>&1
 rc=$?
 cat "$OUT/embedded-heic.log"

@@ -66,7 +66,7 @@ double inverse_bound(double step_levels, int levels) { return 2 * step_levels / 
 double linear_bound(double step_levels, int levels) { return 2 * step_levels / levels * (kFar - kNear) / 0.25 + 1e-5; }
 
 TEST(EmbeddedDepth, GDepthInStandardXmpIsRangeInverseFromAnEightBitPng) {
-  const io::EmbeddedDepth e = io::load_embedded_depth(kDir + "gdepth_xmp.jpg");
+  const io::EmbeddedDepth e = io::load_embedded_depth(kDir + "gd_standard_xmp.jpg");
   ASSERT_TRUE(e.found());
   EXPECT_EQ(e.source, "GDepth RangeInverse");
   EXPECT_TRUE(e.disparity);
@@ -78,8 +78,8 @@ TEST(EmbeddedDepth, GDepthInStandardXmpIsRangeInverseFromAnEightBitPng) {
 }
 
 TEST(EmbeddedDepth, DepthTurnsWithThePhotosExifOrientation) {
-  const io::EmbeddedDepth plain = io::load_embedded_depth(kDir + "gdepth_xmp.jpg");
-  const io::EmbeddedDepth turned = io::load_embedded_depth(kDir + "gdepth_rotated.jpg");  // Orientation 6
+  const io::EmbeddedDepth plain = io::load_embedded_depth(kDir + "gd_standard_xmp.jpg");
+  const io::EmbeddedDepth turned = io::load_embedded_depth(kDir + "gd_rotated.jpg");  // Orientation 6
   ASSERT_EQ(turned.orientation, 6);
   ASSERT_EQ(turned.depth.width, kDh);
   ASSERT_EQ(turned.depth.height, kDw);
@@ -103,7 +103,7 @@ TEST(EmbeddedDepth, OrientationsAreTheEightExifTransforms) {
 }
 
 TEST(EmbeddedDepth, GDepthInExtendedXmpChunksOutOfOrderIsRangeLinearFromAJpeg) {
-  const io::EmbeddedDepth e = io::load_embedded_depth(kDir + "gdepth_extended_xmp.jpg");
+  const io::EmbeddedDepth e = io::load_embedded_depth(kDir + "gd_extended_xmp.jpg");
   ASSERT_TRUE(e.found());
   EXPECT_EQ(e.source, "GDepth RangeLinear");
   EXPECT_FALSE(e.disparity);
@@ -113,7 +113,7 @@ TEST(EmbeddedDepth, GDepthInExtendedXmpChunksOutOfOrderIsRangeLinearFromAJpeg) {
 }
 
 TEST(EmbeddedDepth, DynamicDepthContainerItemIsFoundByItsDataUri) {
-  const io::EmbeddedDepth e = io::load_embedded_depth(kDir + "dynamic_depth.jpg");
+  const io::EmbeddedDepth e = io::load_embedded_depth(kDir + "dd_container.jpg");
   ASSERT_TRUE(e.found());
   EXPECT_EQ(e.source, "Dynamic Depth RangeInverse");
   EXPECT_TRUE(e.disparity);
@@ -128,7 +128,7 @@ TEST(EmbeddedDepth, DynamicDepthContainerItemIsFoundByItsDataUri) {
 TEST(EmbeddedDepth, HeicDepthAuxiliaryImageIsUniformInverseZ) {
   io::EmbeddedDepth e;
   try {
-    e = io::load_embedded_depth(kDir + "heic_depth.heic");
+    e = io::load_embedded_depth(kDir + "heic_aux.heic");
   } catch (const Error& err) {
     if (std::string(err.what()).find("libheif.so.1 is not installed") != std::string::npos ||
         std::string(err.what()).find("no libheif headers") != std::string::npos)
@@ -206,17 +206,17 @@ void expect_unusable(const std::vector<uint8_t>& bytes, const std::string& name,
 }
 
 TEST(EmbeddedDepth, CorruptXmpIsOneClearErrorAndTheImageStillLoads) {
-  expect_unusable(patched(read(kDir + "gdepth_xmp.jpg"), "</rdf:RDF>", "</rdf:RDX>"), "bad_xml.jpg",
+  expect_unusable(patched(read(kDir + "gd_standard_xmp.jpg"), "</rdf:RDF>", "</rdf:RDX>"), "bad_xml.jpg",
                   "not well-formed XML");
-  expect_unusable(patched(read(kDir + "gdepth_xmp.jpg"), "GDepth:Data=\"iVBO", "GDepth:Data=\"*VBO"),
+  expect_unusable(patched(read(kDir + "gd_standard_xmp.jpg"), "GDepth:Data=\"iVBO", "GDepth:Data=\"*VBO"),
                   "bad_base64.jpg", "not base64");
-  expect_unusable(patched(read(kDir + "gdepth_xmp.jpg"), "GDepth:Data=\"iVBORw0K", "GDepth:Data=\"AAAAAAAA"),
+  expect_unusable(patched(read(kDir + "gd_standard_xmp.jpg"), "GDepth:Data=\"iVBORw0K", "GDepth:Data=\"AAAAAAAA"),
                   "bad_png.jpg", "embedded depth image");
 }
 
 TEST(EmbeddedDepth, TruncatedContainerIsOneClearErrorAndTheImageStillLoads) {
   // Cut inside the depth item (the first PNG after the primary image).
-  std::vector<uint8_t> b = read(kDir + "dynamic_depth.jpg");
+  std::vector<uint8_t> b = read(kDir + "dd_container.jpg");
   const size_t png = std::string(b.begin(), b.end()).find("\x89PNG");
   ASSERT_NE(png, std::string::npos);
   b.resize(png + 60);
@@ -225,7 +225,7 @@ TEST(EmbeddedDepth, TruncatedContainerIsOneClearErrorAndTheImageStillLoads) {
 
 TEST(EmbeddedDepth, MissingExtendedXmpChunkIsReported) {
   // Cut out the second extended-XMP APP1 segment.
-  std::vector<uint8_t> b = read(kDir + "gdepth_extended_xmp.jpg");
+  std::vector<uint8_t> b = read(kDir + "gd_extended_xmp.jpg");
   const std::string s(b.begin(), b.end()), sig = "http://ns.adobe.com/xmp/extension/";
   const size_t first = s.find(sig), second = s.find(sig, first + 1);
   ASSERT_NE(second, std::string::npos);

@@ -5,7 +5,8 @@
 // and the file's Near/Far are kNear/kFar, wider than the scene, so readers must fit the range
 // (tests/cpu/embedded_depth_test.cpp reads the files back and checks z per pixel).
 //
-// Usage: make_depth_samples OUT_DIR
+// Usage: make_depth_samples OUT_DIR   (the names avoid "depth": the app takes a dropped file so named as
+// a depth map)
 //
 // What the files do not have: the extended XMP's GUID is a fixed string, not the MD5 digest of the
 // packet that the XMP spec asks for (readers do not check it); the HEIC depth image carries no depth
@@ -459,11 +460,11 @@ int main(int argc, char** argv) {
   }
   const std::string dir = argv[1];
   try {
-    write_all(dir + "/gdepth_xmp.jpg", gdepth_standard());
-    write_all(dir + "/gdepth_rotated.jpg", gdepth_rotated());
-    write_all(dir + "/gdepth_extended_xmp.jpg", gdepth_extended());
-    write_all(dir + "/dynamic_depth.jpg", dynamic_depth());
-    write_all(dir + "/heic_depth.heic", heic_with_depth(dir + "/heic_depth.tmp.heic"));
+    write_all(dir + "/gd_standard_xmp.jpg", gdepth_standard());
+    write_all(dir + "/gd_rotated.jpg", gdepth_rotated());
+    write_all(dir + "/gd_extended_xmp.jpg", gdepth_extended());
+    write_all(dir + "/dd_container.jpg", dynamic_depth());
+    write_all(dir + "/heic_aux.heic", heic_with_depth(dir + "/heic_aux.tmp.heic"));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "make_depth_samples: %s\n", e.what());
     return 1;
