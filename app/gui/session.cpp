@@ -17,6 +17,14 @@ namespace {
 
 const ImageF kNone;
 
+void restore_range(AppState& s) {
+  if (!s.saved_range.active) return;
+  s.params.near_depth = s.saved_range.near_depth;
+  s.params.far_depth = s.saved_range.far_depth;
+  s.params.disparity = s.saved_range.disparity;
+  s.saved_range.active = false;
+}
+
 }  // namespace
 
 // A fresh backend per image as well: the Pipeline interface cannot forget a depth map, and timings of
@@ -71,13 +79,15 @@ void Session::open(AppState& s, const std::string& image_path, const std::string
   ImageF depth;
   io::DepthForImage embedded;
   if (!dpath.empty()) depth = io::resample_depth(io::load_depth(dpath), image.width, image.height);
-  else if ((embedded = io::embedded_depth_for(path, image.width, image.height, s.params)).used) depth = embedded.depth;
+  else if ((embedded = io::embedded_depth_for(path, image.width, image.height, s.params)).used) depth = std::move(embedded.depth);
   else depth = make_synthetic_depth(s.synthetic, image.width, image.height);  // empty for mode none
   load(s, std::move(image), std::move(depth));
   s.image_path = path;
   s.depth_source = embedded.summary + embedded.fitted;
+  restore_range(s);
   if (embedded.used) {
     dpath = path;
+    s.saved_range = {true, s.params.near_depth, s.params.far_depth, s.params.disparity};
     s.params.near_depth = embedded.params.near_depth;
     s.params.far_depth = embedded.params.far_depth;
     s.params.disparity = embedded.params.disparity;
@@ -91,11 +101,13 @@ void Session::open_depth(AppState& s, const std::string& depth_path) {
   depth_ = std::move(depth);
   s.depth_path = depth_path;
   s.depth_source.clear();
+  restore_range(s);
   s.params_changed = true;
 }
 
 void Session::apply_synthetic_depth(AppState& s) {
   if (!s.depth_path.empty() || image_.empty()) return;  // a depth map file is open
+  restore_range(s);
   ImageF depth = make_synthetic_depth(s.synthetic, image_.width, image_.height);
   if (depth.empty()) {  // mode none: a fresh backend, which has no depth map
     load(s, image_, ImageF());
