@@ -90,7 +90,8 @@ std::string render_one(const RenderOptions& o, Params p, const SyntheticDepth& s
       if (o.given.count("--near") || o.given.count("--far") || o.given.count("--disparity")) {
         note("--near/--far/--disparity given: the embedded depth's own range is not applied");
       } else {
-        p.near_depth = e.params.near_depth, p.far_depth = e.params.far_depth, p.disparity = e.params.disparity;
+        p.near_depth = e.params.near_depth, p.far_depth = e.params.far_depth;
+        p.disparity = e.params.disparity;
         depth_from += e.fitted;
       }
     } else {

@@ -51,7 +51,8 @@ void draw_scene_panel(AppState& s) {
     ImGui::TextWrapped("depth: %s", s.depth_source.c_str());
   else
     ImGui::TextDisabled("depth: %s", file_name(s.depth_path).c_str());
-  if (s.depth_source.rfind("embedded depth not used", 0) == 0) ImGui::TextWrapped("%s", s.depth_source.c_str());
+  if (s.depth_source.rfind("embedded depth not used", 0) == 0)
+    ImGui::TextWrapped("%s", s.depth_source.c_str());
   ImGui::Spacing();
 
   // A path field (Enter opens it as the image) and the file browser.

@@ -78,8 +78,9 @@ void Session::open(AppState& s, const std::string& image_path, const std::string
   ImageRGBA8 image = io::load_image(path);
   ImageF depth;
   io::DepthForImage embedded;
+  if (dpath.empty()) embedded = io::embedded_depth_for(path, image.width, image.height, s.params);
   if (!dpath.empty()) depth = io::resample_depth(io::load_depth(dpath), image.width, image.height);
-  else if ((embedded = io::embedded_depth_for(path, image.width, image.height, s.params)).used) depth = std::move(embedded.depth);
+  else if (embedded.used) depth = std::move(embedded.depth);
   else depth = make_synthetic_depth(s.synthetic, image.width, image.height);  // empty for mode none
   load(s, std::move(image), std::move(depth));
   s.image_path = path;

@@ -26,8 +26,8 @@ EmbeddedDepth load_heic_depth(const std::string& path, const std::vector<uint8_t
 
 namespace {
 
-const char kXmpSig[] = "http://ns.adobe.com/xap/1.0/";         // + NUL
-const char kExtSig[] = "http://ns.adobe.com/xmp/extension/";   // + NUL, GUID[32], length, offset
+const char kXmpSig[] = "http://ns.adobe.com/xap/1.0/";        // + NUL
+const char kExtSig[] = "http://ns.adobe.com/xmp/extension/";  // + NUL, GUID[32], length, offset
 const std::string kNsGDepth = "http://ns.google.com/photos/1.0/depthmap/";
 const std::string kNsNote = "http://ns.adobe.com/xmp/note/";
 const std::string kNsContainer = "http://ns.google.com/photos/dd/1.0/container/";
@@ -36,7 +36,9 @@ const std::string kNsDepthMap = "http://ns.google.com/photos/dd/1.0/depthmap/";
 // A file larger than this is not searched for depth (the image loaders refuse such sizes anyway).
 constexpr size_t kMaxFileBytes = size_t(1) << 30;
 
-uint32_t be32(const uint8_t* p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; }
+uint32_t be32(const uint8_t* p) {
+  return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3];
+}
 
 std::string trim(const std::string& s) {
   size_t b = 0, e = s.size();
@@ -71,16 +73,23 @@ std::vector<uint8_t> base64_decode(const std::string& s) {
   bool padded = false;
   for (char c : s) {
     int v;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '+' || c == '-') v = 62;  // '-' and '_': the URL-safe alphabet, accepted too
-    else if (c == '/' || c == '_') v = 63;
+    if (c >= 'A' && c <= 'Z')
+      v = c - 'A';
+    else if (c >= 'a' && c <= 'z')
+      v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9')
+      v = c - '0' + 52;
+    else if (c == '+' || c == '-')
+      v = 62;  // '-' and '_': the URL-safe alphabet, accepted too
+    else if (c == '/' || c == '_')
+      v = 63;
     else if (c == '=') {
       padded = true;
       continue;
-    } else if (std::strchr(" \t\r\n", c)) continue;
-    else throw Error("GDepth:Data is not base64 (character " + std::to_string(int(uint8_t(c))) + ")");
+    } else if (std::strchr(" \t\r\n", c))
+      continue;
+    else
+      throw Error("GDepth:Data is not base64 (character " + std::to_string(int(uint8_t(c))) + ")");
     if (padded) throw Error("GDepth:Data is not base64 (data after '=')");
     acc = acc << 6 | uint32_t(v);
     bits += 6;
@@ -110,7 +119,9 @@ struct JpegScan {
 int exif_orientation(const uint8_t* t, size_t n) {
   if (n < 8 || !((t[0] == 'I' && t[1] == 'I') || (t[0] == 'M' && t[1] == 'M'))) return 1;
   const bool le = t[0] == 'I';
-  auto u16 = [&](size_t at) { return le ? uint32_t(t[at]) | uint32_t(t[at + 1]) << 8 : uint32_t(t[at]) << 8 | t[at + 1]; };
+  auto u16 = [&](size_t at) {
+    return le ? uint32_t(t[at]) | uint32_t(t[at + 1]) << 8 : uint32_t(t[at]) << 8 | t[at + 1];
+  };
   auto u32 = [&](size_t at) { return le ? u16(at) | u16(at + 2) << 16 : u16(at) << 16 | u16(at + 2); };
   const size_t ifd = u32(4);
   if (ifd > n || n - ifd < 2) return 1;
@@ -154,7 +165,8 @@ JpegScan scan_jpeg(const uint8_t* d, size_t n) {
       s.orientation = exif_orientation(body + 6, body_len - 6);
     } else if (m == 0xE1 && body_len >= sizeof(kXmpSig) && std::memcmp(body, kXmpSig, sizeof(kXmpSig)) == 0) {
       s.xmp.assign(reinterpret_cast<const char*>(body) + sizeof(kXmpSig), body_len - sizeof(kXmpSig));
-    } else if (m == 0xE1 && body_len >= sizeof(kExtSig) + 40 && std::memcmp(body, kExtSig, sizeof(kExtSig)) == 0) {
+    } else if (m == 0xE1 && body_len >= sizeof(kExtSig) + 40 &&
+               std::memcmp(body, kExtSig, sizeof(kExtSig)) == 0) {
       const uint8_t* h = body + sizeof(kExtSig);
       const std::string guid(reinterpret_cast<const char*>(h), 32);
       const uint32_t total = be32(h + 32), offset = be32(h + 36);
@@ -162,19 +174,21 @@ JpegScan scan_jpeg(const uint8_t* d, size_t n) {
       ExtendedChunks& e = s.extended[guid];
       if (e.spans.empty()) {
         declared += total;  // every packet's bytes are in the file: more is a lie, and costs memory
-        if (declared > n) throw Error("extended XMP declares " + std::to_string(declared) + " bytes, more than the file");
+        if (declared > n)
+          throw Error("extended XMP declares " + std::to_string(declared) + " bytes, more than the file");
         e.length = total;
         e.data.assign(total, 0);
       }
       if (total != e.length || uint64_t(offset) + chunk > total)
-        throw Error("extended XMP chunk at offset " + std::to_string(offset) + " does not fit its declared length " +
-                    std::to_string(e.length));
+        throw Error("extended XMP chunk at offset " + std::to_string(offset) +
+                    " does not fit its declared length " + std::to_string(e.length));
       std::memcpy(e.data.data() + offset, h + 40, chunk);
       e.spans.emplace_back(offset, uint32_t(chunk));
     }
     p += 2 + len;
     if (m == 0xDA) {  // entropy-coded data: up to the next marker that is not RSTn or a stuffed 0xFF00
-      while (p + 1 < n && !(d[p] == 0xFF && d[p + 1] != 0x00 && d[p + 1] != 0xFF && !(d[p + 1] >= 0xD0 && d[p + 1] <= 0xD7)))
+      while (p + 1 < n && !(d[p] == 0xFF && d[p + 1] != 0x00 && d[p + 1] != 0xFF &&
+                            !(d[p + 1] >= 0xD0 && d[p + 1] <= 0xD7)))
         ++p;
     }
   }
@@ -236,7 +250,8 @@ struct Item {
 
 bool starts_like(const std::vector<uint8_t>& d, size_t at) {
   static const uint8_t png[4] = {0x89, 'P', 'N', 'G'};
-  return at + 4 <= d.size() && (std::memcmp(d.data() + at, png, 4) == 0 || (d[at] == 0xFF && d[at + 1] == 0xD8));
+  return at + 4 <= d.size() &&
+         (std::memcmp(d.data() + at, png, 4) == 0 || (d[at] == 0xFF && d[at + 1] == 0xD8));
 }
 
 JpegDepthPayload dynamic_depth(const std::vector<const xmp::Document*>& docs, const uint8_t* d, size_t n,
@@ -262,7 +277,8 @@ JpegDepthPayload dynamic_depth(const std::vector<const xmp::Document*>& docs, co
   const xmp::Document* depth_doc = nullptr;
   for (const auto* doc : docs)
     for (size_t i = 0; i < doc->nodes.size() && depth_node < 0; ++i) {
-      if (!doc->property(int(i), kNsDepthMap, "DepthURI") && !doc->property(int(i), kNsDepthMap, "Format")) continue;
+      if (!doc->property(int(i), kNsDepthMap, "DepthURI") && !doc->property(int(i), kNsDepthMap, "Format"))
+        continue;
       const std::string* sem = doc->property(int(i), kNsDepthMap, "ItemSemantic");
       if (sem && trim(*sem) != "Depth") {
         r.ignored.push_back("DepthMap with ItemSemantic " + trim(*sem));
@@ -287,7 +303,8 @@ JpegDepthPayload dynamic_depth(const std::vector<const xmp::Document*>& docs, co
     if (items[k].length == 0) throw Error("Dynamic Depth item " + std::to_string(k) + " has no Item:Length");
     tail += items[k].length + (k + 1 < items.size() ? items[k].padding : 0);
   }
-  if (tail > n) throw Error("Dynamic Depth items (" + std::to_string(tail) + " bytes) are longer than the file");
+  if (tail > n)
+    throw Error("Dynamic Depth items (" + std::to_string(tail) + " bytes) are longer than the file");
   size_t pick = 0;
   for (size_t k = 1; k < items.size() && !pick; ++k)
     if (!uri.empty() && items[k].uri == uri) pick = k;
@@ -310,7 +327,8 @@ JpegDepthPayload dynamic_depth(const std::vector<const xmp::Document*>& docs, co
     if (from_end + items[pick].length > n || !starts_like(all, size_t(from_end)))
       throw Error("Dynamic Depth item " + (uri.empty() ? std::to_string(pick) : uri) +
                   " is not where the container says (truncated file?)");
-    if (at != uint64_t(-1)) r.ignored.push_back("container offsets counted from the end of the file (padding differs)");
+    if (at != uint64_t(-1))
+      r.ignored.push_back("container offsets counted from the end of the file (padding differs)");
     at = from_end;
   }
   r.image.assign(d + at, d + at + items[pick].length);
@@ -377,13 +395,27 @@ ImageF oriented(const ImageF& in, int orientation) {
     for (int x = 0; x < out.width; ++x) {
       int sx = x, sy = y;  // the stored pixel shown at (x, y)
       switch (orientation) {
-        case 2: sx = w - 1 - x; break;
-        case 3: sx = w - 1 - x, sy = h - 1 - y; break;
-        case 4: sy = h - 1 - y; break;
-        case 5: sx = y, sy = x; break;
-        case 6: sx = y, sy = h - 1 - x; break;
-        case 7: sx = w - 1 - y, sy = h - 1 - x; break;
-        case 8: sx = w - 1 - y, sy = x; break;
+        case 2:
+          sx = w - 1 - x;
+          break;
+        case 3:
+          sx = w - 1 - x, sy = h - 1 - y;
+          break;
+        case 4:
+          sy = h - 1 - y;
+          break;
+        case 5:
+          sx = y, sy = x;
+          break;
+        case 6:
+          sx = y, sy = h - 1 - x;
+          break;
+        case 7:
+          sx = w - 1 - y, sy = h - 1 - x;
+          break;
+        case 8:
+          sx = w - 1 - y, sy = x;
+          break;
       }
       out.at(x, y) = in.at(sx, sy);
     }
@@ -406,10 +438,13 @@ JpegDepthPayload parse_jpeg_depth(const uint8_t* data, size_t size) {
   if (want && scan.extended.count(trim(*want))) {
     ext = &scan.extended[trim(*want)];
   } else if (!scan.extended.empty()) {
-    if (want) notes.push_back("extended XMP GUID differs from xmpNote:HasExtendedXMP");
-    else notes.push_back("extended XMP without xmpNote:HasExtendedXMP");
+    if (want)
+      notes.push_back("extended XMP GUID differs from xmpNote:HasExtendedXMP");
+    else
+      notes.push_back("extended XMP without xmpNote:HasExtendedXMP");
     ext = &scan.extended.begin()->second;
-    if (scan.extended.size() > 1) notes.push_back(std::to_string(scan.extended.size() - 1) + " other extended XMP packets");
+    if (scan.extended.size() > 1)
+      notes.push_back(std::to_string(scan.extended.size() - 1) + " other extended XMP packets");
   } else if (want) {
     notes.push_back("xmpNote:HasExtendedXMP names extended XMP that the file does not have");
   }
@@ -452,12 +487,14 @@ EmbeddedDepth load_embedded_depth(const std::string& path) {
     const bool isobmff = got == 12 && std::memcmp(head + 4, "ftyp", 4) == 0;
     if (!jpeg && !isobmff) return e;
     const std::vector<uint8_t> bytes = read_file(path);
-    if (bytes.size() >= 12 && std::memcmp(bytes.data() + 4, "ftyp", 4) == 0) return load_heic_depth(path, bytes);
+    if (bytes.size() >= 12 && std::memcmp(bytes.data() + 4, "ftyp", 4) == 0)
+      return load_heic_depth(path, bytes);
     JpegDepthPayload p = parse_jpeg_depth(bytes.data(), bytes.size());
     if (!p.found()) return e;
     std::string format = p.format;
     if (format != "RangeInverse" && format != "RangeLinear") {
-      p.ignored.push_back(format.empty() ? "no Format: RangeLinear assumed" : "Format " + format + ": RangeLinear assumed");
+      p.ignored.push_back(format.empty() ? "no Format: RangeLinear assumed"
+                                         : "Format " + format + ": RangeLinear assumed");
       format = "RangeLinear";
     }
     if (!p.mime.empty() && p.mime != "image/png" && p.mime != "image/jpeg")
@@ -536,8 +573,8 @@ DepthForImage embedded_depth_for(const std::string& image_path, int width, int h
     r.params = fit_embedded_range(e, r.depth, p);
     if (e.near_depth > 0) {
       char buf[96];
-      std::snprintf(buf, sizeof(buf), "; the map spans %.3g..%.3g (near/far set to that)", double(r.params.near_depth),
-                    double(r.params.far_depth));
+      std::snprintf(buf, sizeof(buf), "; the map spans %.3g..%.3g (near/far set to that)",
+                    double(r.params.near_depth), double(r.params.far_depth));
       r.fitted = buf;
     }
     r.used = true;

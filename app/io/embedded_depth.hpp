@@ -20,8 +20,8 @@ struct EmbeddedDepth {
   ImageF depth;
   float near_depth = 0, far_depth = 0;  // as the file gives them; 0 where it gives none
   bool disparity = false;
-  int orientation = 1;               // the photo's EXIF orientation (JPEG), already applied to `depth`
-  std::string source;                // "GDepth RangeInverse", "Dynamic Depth RangeLinear", "HEIC uniform inverse Z"
+  int orientation = 1;  // the photo's EXIF orientation (JPEG), already applied to `depth`
+  std::string source;   // "GDepth RangeInverse", "Dynamic Depth RangeLinear", "HEIC uniform inverse Z"
   std::vector<std::string> ignored;  // what the file had that the loader did not use, one phrase each
   bool found() const { return !depth.empty(); }
 };

@@ -67,8 +67,9 @@ const Heif& heif() {
     }
     bool ok = true;
     auto load = [&](auto& fn, const char* name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
-      if (!fn && ok) r.error = std::string("libheif.so.1 lacks ") + name + " (libheif >= 1.15 needed)", ok = false;
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)> >(dlsym(lib, name));
+      if (!fn && ok)
+        r.error = std::string("libheif.so.1 lacks ") + name + " (libheif >= 1.15 needed)", ok = false;
     };
 #define SATLAB_HEIF_LOAD(name) load(r.name, #name)
     SATLAB_HEIF_LOAD(heif_context_alloc);
@@ -98,7 +99,8 @@ const Heif& heif() {
 }
 
 void check(const heif_error& e, const char* what) {
-  if (e.code != heif_error_Ok) throw Error(std::string("HEIC ") + what + ": " + (e.message ? e.message : "failed"));
+  if (e.code != heif_error_Ok)
+    throw Error(std::string("HEIC ") + what + ": " + (e.message ? e.message : "failed"));
 }
 
 struct Guard {
@@ -150,8 +152,8 @@ EmbeddedDepth load_heic_depth(const std::string& path, const std::vector<uint8_t
   const int iw = h.heif_image_get_width(g.image, ch), ih = h.heif_image_get_height(g.image, ch);
   const int bits = h.heif_image_get_bits_per_pixel_range(g.image, ch);
   if (!plane || iw <= 0 || ih <= 0 || bits < 1 || bits > 16 || stride < iw * (bits > 8 ? 2 : 1))
-    throw Error("HEIC depth image has no usable luma plane (" + std::to_string(iw) + "x" + std::to_string(ih) +
-                ", " + std::to_string(bits) + " bits" + (plane ? "" : ", absent") + ")");
+    throw Error("HEIC depth image has no usable luma plane (" + std::to_string(iw) + "x" +
+                std::to_string(ih) + ", " + std::to_string(bits) + " bits" + (plane ? "" : ", absent") + ")");
   e.depth = ImageF(iw, ih, 1);
   const float scale = 1.0f / float((1u << bits) - 1);
   for (int y = 0; y < ih; ++y) {
@@ -173,18 +175,23 @@ EmbeddedDepth load_heic_depth(const std::string& path, const std::vector<uint8_t
   if (h.heif_image_handle_get_depth_image_representation_info(g.primary, ids[0], &g.info) && g.info) {
     rep = g.info->depth_representation_type;
     const auto& i = *g.info;
-    if (rep == heif_depth_representation_type_uniform_inverse_Z || rep == heif_depth_representation_type_uniform_Z) {
+    if (rep == heif_depth_representation_type_uniform_inverse_Z ||
+        rep == heif_depth_representation_type_uniform_Z) {
       if (i.has_z_near && i.has_z_far && i.z_near > 0 && i.z_far > i.z_near)
         e.near_depth = float(i.z_near), e.far_depth = float(i.z_far);
-      else e.ignored.push_back("z_near/z_far missing or unusable");
+      else
+        e.ignored.push_back("z_near/z_far missing or unusable");
     } else {  // disparity d_min..d_max: z proportional to 1/disparity (relative units)
       if (i.has_d_min && i.has_d_max && i.d_min > 0 && i.d_max > i.d_min)
         e.near_depth = float(1.0 / i.d_max), e.far_depth = float(1.0 / i.d_min);
-      else e.ignored.push_back("d_min/d_max missing or unusable");
+      else
+        e.ignored.push_back("d_min/d_max missing or unusable");
       if (i.disparity_reference_view) e.ignored.push_back("disparity reference view");
     }
-    if (rep == heif_depth_representation_type_uniform_disparity) type = "uniform disparity";
-    else if (rep == heif_depth_representation_type_uniform_Z) type = "uniform Z";
+    if (rep == heif_depth_representation_type_uniform_disparity)
+      type = "uniform disparity";
+    else if (rep == heif_depth_representation_type_uniform_Z)
+      type = "uniform Z";
     else if (rep == heif_depth_representation_type_nonuniform_disparity) {
       type = "nonuniform disparity";
       e.ignored.push_back("nonlinear depth model (read as uniform disparity)");

@@ -12,8 +12,12 @@ namespace {
   throw Error("XMP is not well-formed XML: " + what + " at byte " + std::to_string(at));
 }
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-bool is_name(char c) { return !is_space(c) && c != '=' && c != '>' && c != '/' && c != '<' && c != '"' && c != '\''; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+bool is_name(char c) {
+  return !is_space(c) && c != '=' && c != '>' && c != '/' && c != '<' && c != '"' && c != '\'';
+}
 
 void append_utf8(std::string& s, uint32_t c) {
   if (c < 0x80) {
@@ -41,11 +45,16 @@ std::string unescape(const std::string& xml, size_t b, size_t e) {
     while (semi < e && semi - i <= 12 && xml[semi] != ';') ++semi;
     if (semi >= e || xml[semi] != ';') fail("unterminated entity", i);
     const std::string ent = xml.substr(i + 1, semi - i - 1);
-    if (ent == "amp") out += '&';
-    else if (ent == "lt") out += '<';
-    else if (ent == "gt") out += '>';
-    else if (ent == "quot") out += '"';
-    else if (ent == "apos") out += '\'';
+    if (ent == "amp")
+      out += '&';
+    else if (ent == "lt")
+      out += '<';
+    else if (ent == "gt")
+      out += '>';
+    else if (ent == "quot")
+      out += '"';
+    else if (ent == "apos")
+      out += '\'';
     else if (ent.size() > 1 && ent[0] == '#') {
       const bool hex = ent[1] == 'x' || ent[1] == 'X';
       uint32_t c = 0;
@@ -54,9 +63,12 @@ std::string unescape(const std::string& xml, size_t b, size_t e) {
       for (size_t k = start; k < ent.size(); ++k) {
         const char d = ent[k];
         int v = -1;
-        if (d >= '0' && d <= '9') v = d - '0';
-        else if (hex && d >= 'a' && d <= 'f') v = d - 'a' + 10;
-        else if (hex && d >= 'A' && d <= 'F') v = d - 'A' + 10;
+        if (d >= '0' && d <= '9')
+          v = d - '0';
+        else if (hex && d >= 'a' && d <= 'f')
+          v = d - 'a' + 10;
+        else if (hex && d >= 'A' && d <= 'F')
+          v = d - 'A' + 10;
         if (v < 0) fail("bad character reference", i);
         c = c * (hex ? 16 : 10) + uint32_t(v);
         if (c > 0x10FFFF) fail("character reference out of range", i);
@@ -87,7 +99,8 @@ std::string resolve(const std::map<std::string, std::string>& ns, const std::str
   }
   *local = qname.substr(colon + 1);
   auto it = ns.find(qname.substr(0, colon));
-  return it == ns.end() ? "urn:unbound:" + qname.substr(0, colon) : it->second;  // lenient: kept, never matches
+  return it == ns.end() ? "urn:unbound:" + qname.substr(0, colon)
+                        : it->second;  // lenient: kept, never matches
 }
 
 }  // namespace
@@ -173,12 +186,15 @@ Document parse(const std::string& xml) {
         raw.emplace_back(aname, unescape(xml, e + 1, close));
         e = close + 1;
       }
-      if (open.size() > size_t(kMaxDepth)) fail("elements nested deeper than " + std::to_string(kMaxDepth), i);
+      if (open.size() > size_t(kMaxDepth))
+        fail("elements nested deeper than " + std::to_string(kMaxDepth), i);
       if (doc.nodes.size() >= kMaxNodes) fail("more than " + std::to_string(kMaxNodes) + " elements", i);
       Open o{int(doc.nodes.size()), qname, open.back().ns};
       for (const auto& [a, v] : raw) {
-        if (a == "xmlns") o.ns[""] = v;
-        else if (a.compare(0, 6, "xmlns:") == 0) o.ns[a.substr(6)] = v;
+        if (a == "xmlns")
+          o.ns[""] = v;
+        else if (a.compare(0, 6, "xmlns:") == 0)
+          o.ns[a.substr(6)] = v;
       }
       Node node;
       node.ns = resolve(o.ns, qname, false, &node.name);

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -25,7 +26,9 @@ const std::string kDir = std::string(SATLAB_SOURCE_DIR) + "/tests/data/embedded_
 constexpr int kDw = 12, kDh = 8;
 constexpr double kNear = 0.3, kFar = 4.1;
 
-double scene_z(int x, int y) { return 0.5 + 2.5 * double(x + kDw * y) / double(kDw * kDh - 1); }
+double scene_z(int x, int y) {
+  return 0.5 + 2.5 * double(x + kDw * y) / double(kDw * kDh - 1);
+}
 
 std::vector<uint8_t> read(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -34,7 +37,8 @@ std::vector<uint8_t> read(const std::string& path) {
 
 std::string write_tmp(const std::vector<uint8_t>& bytes, const std::string& name) {
   const std::string path = ::testing::TempDir() + "/" + name;
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), long(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), long(bytes.size()));
   return path;
 }
 
@@ -61,9 +65,13 @@ void expect_scene(const io::EmbeddedDepth& e, double tol_inverse) {
 
 // d is quantised to `levels` steps; RangeInverse is linear in 1/z: 1/z moves (1/near - 1/far) per unit
 // of d. Twice the half step: the error at the fitted end points (the map's min and max) adds to it.
-double inverse_bound(double step_levels, int levels) { return 2 * step_levels / levels * (1 / kNear - 1 / kFar) + 1e-5; }
+double inverse_bound(double step_levels, int levels) {
+  return 2 * step_levels / levels * (1 / kNear - 1 / kFar) + 1e-5;
+}
 // RangeLinear: z moves (far - near) per unit of d; 1/z by at most dz / z_min^2 (z >= 0.5 here).
-double linear_bound(double step_levels, int levels) { return 2 * step_levels / levels * (kFar - kNear) / 0.25 + 1e-5; }
+double linear_bound(double step_levels, int levels) {
+  return 2 * step_levels / levels * (kFar - kNear) / 0.25 + 1e-5;
+}
 
 TEST(EmbeddedDepth, GDepthInStandardXmpIsRangeInverseFromAnEightBitPng) {
   const io::EmbeddedDepth e = io::load_embedded_depth(kDir + "gd_standard_xmp.jpg");
@@ -85,16 +93,17 @@ TEST(EmbeddedDepth, DepthTurnsWithThePhotosExifOrientation) {
   ASSERT_EQ(turned.depth.height, kDw);
   // 90 degrees clockwise: the stored top-left pixel is shown top-right.
   for (int y = 0; y < kDw; ++y)
-    for (int x = 0; x < kDh; ++x) ASSERT_EQ(turned.depth.at(x, y), plain.depth.at(y, kDh - 1 - x)) << x << "," << y;
+    for (int x = 0; x < kDh; ++x)
+      ASSERT_EQ(turned.depth.at(x, y), plain.depth.at(y, kDh - 1 - x)) << x << "," << y;
   EXPECT_NE(io::describe(turned).find("EXIF orientation 6 applied"), std::string::npos);
 }
 
 TEST(EmbeddedDepth, OrientationsAreTheEightExifTransforms) {
   ImageF a(3, 2, 1);  // 0 1 2 / 3 4 5
   for (int i = 0; i < 6; ++i) a.data[size_t(i)] = float(i);
-  const std::vector<std::vector<float>> want = {
-      {0, 1, 2, 3, 4, 5}, {2, 1, 0, 5, 4, 3}, {5, 4, 3, 2, 1, 0}, {3, 4, 5, 0, 1, 2},
-      {0, 3, 1, 4, 2, 5}, {3, 0, 4, 1, 5, 2}, {5, 2, 4, 1, 3, 0}, {2, 5, 1, 4, 0, 3}};
+  const std::vector<std::vector<float>> want = {{0, 1, 2, 3, 4, 5}, {2, 1, 0, 5, 4, 3}, {5, 4, 3, 2, 1, 0},
+                                                {3, 4, 5, 0, 1, 2}, {0, 3, 1, 4, 2, 5}, {3, 0, 4, 1, 5, 2},
+                                                {5, 2, 4, 1, 3, 0}, {2, 5, 1, 4, 0, 3}};
   for (int o = 1; o <= 8; ++o) {
     const ImageF b = io::oriented(a, o);
     EXPECT_EQ(b.width, o >= 5 ? 2 : 3) << o;
@@ -210,8 +219,9 @@ TEST(EmbeddedDepth, CorruptXmpIsOneClearErrorAndTheImageStillLoads) {
                   "not well-formed XML");
   expect_unusable(patched(read(kDir + "gd_standard_xmp.jpg"), "GDepth:Data=\"iVBO", "GDepth:Data=\"*VBO"),
                   "bad_base64.jpg", "not base64");
-  expect_unusable(patched(read(kDir + "gd_standard_xmp.jpg"), "GDepth:Data=\"iVBORw0K", "GDepth:Data=\"AAAAAAAA"),
-                  "bad_png.jpg", "embedded depth image");
+  expect_unusable(
+      patched(read(kDir + "gd_standard_xmp.jpg"), "GDepth:Data=\"iVBORw0K", "GDepth:Data=\"AAAAAAAA"),
+      "bad_png.jpg", "embedded depth image");
 }
 
 TEST(EmbeddedDepth, TruncatedContainerIsOneClearErrorAndTheImageStillLoads) {
@@ -232,6 +242,28 @@ TEST(EmbeddedDepth, MissingExtendedXmpChunkIsReported) {
   const size_t seg = second - 4, len = size_t(b[seg + 2]) << 8 | b[seg + 3];
   b.erase(b.begin() + long(seg), b.begin() + long(seg + 2 + len));
   expect_unusable(b, "missing_chunk.jpg", "extended XMP is incomplete");
+}
+
+TEST(EmbeddedDepth, LenientWhereDevicesDifferAndSaysWhat) {
+  // Bytes between the primary image and the items that no Padding declares: offsets from the file's end.
+  std::vector<uint8_t> b = read(kDir + "dd_container.jpg");
+  const size_t png = std::string(b.begin(), b.end()).find("\x89PNG");
+  ASSERT_NE(png, std::string::npos);
+  b.insert(b.begin() + long(png), 16, uint8_t(0));
+  io::EmbeddedDepth e = io::load_embedded_depth(write_tmp(b, "padded_dd.jpg"));
+  ASSERT_TRUE(e.found());
+  EXPECT_NE(std::find(e.ignored.begin(), e.ignored.end(),
+                      "container offsets counted from the end of the file (padding differs)"),
+            e.ignored.end());
+  expect_scene(e, inverse_bound(0.5, 65535));
+  // An extended XMP whose GUID is not the one xmpNote:HasExtendedXMP names is still read, and said so.
+  b = patched(read(kDir + "gd_extended_xmp.jpg"), "HasExtendedXMP=\"0123", "HasExtendedXMP=\"9999");
+  e = io::load_embedded_depth(write_tmp(b, "guid.jpg"));
+  ASSERT_TRUE(e.found());
+  EXPECT_NE(
+      std::find(e.ignored.begin(), e.ignored.end(), "extended XMP GUID differs from xmpNote:HasExtendedXMP"),
+      e.ignored.end());
+  expect_scene(e, linear_bound(1.5, 255));
 }
 
 TEST(Xmp, NamespacesAreResolvedByUriNotPrefix) {

@@ -28,18 +28,26 @@
 
 namespace {
 
-constexpr int kW = 24, kH = 16;          // primary image
-constexpr int kDw = 12, kDh = 8;         // depth maps
-constexpr double kZLo = 0.5, kZHi = 3.0;  // the scene
-constexpr double kNear = 0.3, kFar = 4.1; // the files' range
+constexpr int kW = 24, kH = 16;            // primary image
+constexpr int kDw = 12, kDh = 8;           // depth maps
+constexpr double kZLo = 0.5, kZHi = 3.0;   // the scene
+constexpr double kNear = 0.3, kFar = 4.1;  // the files' range
 
 using Bytes = std::vector<uint8_t>;
 
-double scene_z(int x, int y) { return kZLo + (kZHi - kZLo) * double(x + kDw * y) / double(kDw * kDh - 1); }
-double range_linear(double z) { return (z - kNear) / (kFar - kNear); }
-double range_inverse(double z) { return kFar * (z - kNear) / (z * (kFar - kNear)); }
+double scene_z(int x, int y) {
+  return kZLo + (kZHi - kZLo) * double(x + kDw * y) / double(kDw * kDh - 1);
+}
+double range_linear(double z) {
+  return (z - kNear) / (kFar - kNear);
+}
+double range_inverse(double z) {
+  return kFar * (z - kNear) / (z * (kFar - kNear));
+}
 
-void fail(const std::string& what) { throw std::runtime_error(what); }
+void fail(const std::string& what) {
+  throw std::runtime_error(what);
+}
 
 Bytes read_all(const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "rb");
@@ -73,14 +81,18 @@ Bytes png_depth(double (*encode)(double), int bits) {
     }
   Bytes out;
   if (bits == 8) {
-    stbi_write_png_to_func([](void* ctx, void* data, int n) {
-      auto* o = static_cast<Bytes*>(ctx);
-      o->insert(o->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + n);
-    }, &out, kDw, kDh, 1, px.data(), kDw);
+    stbi_write_png_to_func(
+        [](void* ctx, void* data, int n) {
+          auto* o = static_cast<Bytes*>(ctx);
+          o->insert(o->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + n);
+        },
+        &out, kDw, kDh, 1, px.data(), kDw);
     return out;
   }
   // stb writes 8-bit only: a 16-bit PNG is written by hand (stored deflate blocks, zlib framing).
-  auto be32 = [](Bytes& b, uint32_t v) { for (int s = 24; s >= 0; s -= 8) b.push_back(uint8_t(v >> s)); };
+  auto be32 = [](Bytes& b, uint32_t v) {
+    for (int s = 24; s >= 0; s -= 8) b.push_back(uint8_t(v >> s));
+  };
   auto crc = [](const uint8_t* p, size_t n) {
     uint32_t c = 0xFFFFFFFFu;
     for (size_t i = 0; i < n; ++i) {
@@ -107,7 +119,12 @@ Bytes png_depth(double (*encode)(double), int bits) {
     raw.push_back(0);
     raw.insert(raw.end(), px.begin() + y * kDw * 2, px.begin() + (y + 1) * kDw * 2);
   }
-  Bytes z = {0x78, 0x01, 1, uint8_t(raw.size() & 255), uint8_t(raw.size() >> 8), uint8_t(~raw.size() & 255),
+  Bytes z = {0x78,
+             0x01,
+             1,
+             uint8_t(raw.size() & 255),
+             uint8_t(raw.size() >> 8),
+             uint8_t(~raw.size() & 255),
              uint8_t((~raw.size() >> 8) & 255)};
   z.insert(z.end(), raw.begin(), raw.end());
   uint32_t a = 1, b = 0;
@@ -145,7 +162,8 @@ Bytes jpeg(const Bytes& px, int w, int h, int comps, int quality) {
 Bytes primary_rgb() {
   Bytes px;
   for (int y = 0; y < kH; ++y)
-    for (int x = 0; x < kW; ++x) px.insert(px.end(), {uint8_t(40 + 8 * x), uint8_t(60 + 10 * y), uint8_t(200 - 5 * x)});
+    for (int x = 0; x < kW; ++x)
+      px.insert(px.end(), {uint8_t(40 + 8 * x), uint8_t(60 + 10 * y), uint8_t(200 - 5 * x)});
   return px;
 }
 
@@ -189,10 +207,13 @@ Bytes with_segments(const Bytes& primary, const std::vector<Bytes>& segments) {
   return out;
 }
 
-Bytes str(const std::string& s) { return Bytes(s.begin(), s.end()); }
+Bytes str(const std::string& s) {
+  return Bytes(s.begin(), s.end());
+}
 
 const char* kRdfOpen =
-    "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\">\n <rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">\n";
+    "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\">\n <rdf:RDF "
+    "xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">\n";
 const char* kRdfClose = " </rdf:RDF>\n</x:xmpmeta>\n";
 
 std::string num(double v) {
@@ -203,21 +224,22 @@ std::string num(double v) {
 
 // GDepth in the standard XMP: RangeInverse, 8-bit PNG.
 Bytes gdepth_standard() {
-  const std::string xmp = std::string(kRdfOpen) +
-                          "  <rdf:Description rdf:about=\"\" xmlns:GDepth=\"http://ns.google.com/photos/1.0/depthmap/\"\n"
-                          "    GDepth:Format=\"RangeInverse\" GDepth:Near=\"" + num(kNear) + "\" GDepth:Far=\"" +
-                          num(kFar) + "\" GDepth:Mime=\"image/png\"\n    GDepth:Data=\"" +
-                          base64(png_depth(range_inverse, 8)) + "\"/>\n" + kRdfClose;
+  const std::string xmp =
+      std::string(kRdfOpen) +
+      "  <rdf:Description rdf:about=\"\" xmlns:GDepth=\"http://ns.google.com/photos/1.0/depthmap/\"\n"
+      "    GDepth:Format=\"RangeInverse\" GDepth:Near=\"" +
+      num(kNear) + "\" GDepth:Far=\"" + num(kFar) + "\" GDepth:Mime=\"image/png\"\n    GDepth:Data=\"" +
+      base64(png_depth(range_inverse, 8)) + "\"/>\n" + kRdfClose;
   return with_segments(jpeg(primary_rgb(), kW, kH, 3, 90), {app1("http://ns.adobe.com/xap/1.0/", str(xmp))});
 }
 
 // The same with EXIF Orientation 6 (shown rotated 90 degrees clockwise): the depth map is stored like the
 // primary image and turns with it.
 Bytes gdepth_rotated() {
-  const Bytes tiff = {'M', 'M', 0, 42, 0, 0, 0, 8,            // big-endian TIFF, IFD0 at 8
-                      0, 1,                                  // one entry
-                      0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0,  // Orientation, SHORT, 1, value 6
-                      0, 0, 0, 0};                           // no next IFD
+  const Bytes tiff = {'M',  'M',  0, 42, 0, 0, 0, 8,              // big-endian TIFF, IFD0 at 8
+                      0,    1,                                    // one entry
+                      0x01, 0x12, 0, 3,  0, 0, 0, 1, 0, 6, 0, 0,  // Orientation, SHORT, 1, value 6
+                      0,    0,    0, 0};                          // no next IFD
   Bytes exif = {'E', 'x', 'i', 'f', 0, 0};
   exif.insert(exif.end(), tiff.begin(), tiff.end());
   Bytes seg = {0xFF, 0xE1, uint8_t((exif.size() + 2) >> 8), uint8_t((exif.size() + 2) & 255)};
@@ -229,15 +251,18 @@ Bytes gdepth_rotated() {
 // prefix; the extended packet is cut into small chunks written last-first (readers place them by offset).
 Bytes gdepth_extended() {
   const std::string guid = "0123456789ABCDEF0123456789ABCDEF";
-  const std::string main = std::string(kRdfOpen) +
-                           "  <rdf:Description rdf:about=\"\" xmlns:xmpNote=\"http://ns.adobe.com/xmp/note/\"\n"
-                           "    xmlns:gd=\"http://ns.google.com/photos/1.0/depthmap/\" xmpNote:HasExtendedXMP=\"" +
-                           guid + "\">\n   <gd:Format>RangeLinear</gd:Format>\n   <gd:Near>" + num(kNear) +
-                           "</gd:Near>\n   <gd:Far>" + num(kFar) + "</gd:Far>\n   <gd:Mime>image/jpeg</gd:Mime>\n" +
-                           "  </rdf:Description>\n" + kRdfClose;
-  const std::string ext = std::string(kRdfOpen) +
-                          "  <rdf:Description rdf:about=\"\" xmlns:gd=\"http://ns.google.com/photos/1.0/depthmap/\"\n"
-                          "    gd:Data=\"" + base64(jpeg_depth(range_linear)) + "\"/>\n" + kRdfClose;
+  const std::string main =
+      std::string(kRdfOpen) +
+      "  <rdf:Description rdf:about=\"\" xmlns:xmpNote=\"http://ns.adobe.com/xmp/note/\"\n"
+      "    xmlns:gd=\"http://ns.google.com/photos/1.0/depthmap/\" xmpNote:HasExtendedXMP=\"" +
+      guid + "\">\n   <gd:Format>RangeLinear</gd:Format>\n   <gd:Near>" + num(kNear) +
+      "</gd:Near>\n   <gd:Far>" + num(kFar) + "</gd:Far>\n   <gd:Mime>image/jpeg</gd:Mime>\n" +
+      "  </rdf:Description>\n" + kRdfClose;
+  const std::string ext =
+      std::string(kRdfOpen) +
+      "  <rdf:Description rdf:about=\"\" xmlns:gd=\"http://ns.google.com/photos/1.0/depthmap/\"\n"
+      "    gd:Data=\"" +
+      base64(jpeg_depth(range_linear)) + "\"/>\n" + kRdfClose;
   std::vector<Bytes> segs = {app1("http://ns.adobe.com/xap/1.0/", str(main))};
   const size_t chunk = 256;
   std::vector<Bytes> parts;
@@ -269,20 +294,28 @@ Bytes dynamic_depth() {
       "    xmlns:Camera=\"http://ns.google.com/photos/dd/1.0/camera/\"\n"
       "    xmlns:dm=\"http://ns.google.com/photos/dd/1.0/depthmap/\">\n"
       "   <Device:Container>\n    <Container:Directory>\n     <rdf:Seq>\n"
-      "      <rdf:li rdf:parseType=\"Resource\"><Container:Item Item:Mime=\"image/jpeg\" Item:Length=\"0\"/></rdf:li>\n"
+      "      <rdf:li rdf:parseType=\"Resource\"><Container:Item Item:Mime=\"image/jpeg\" "
+      "Item:Length=\"0\"/></rdf:li>\n"
       "      <rdf:li rdf:parseType=\"Resource\"><Container:Item Item:Mime=\"image/png\" Item:Length=\"" +
-      std::to_string(depth.size()) + "\" Item:DataURI=\"android/depthmap\"/></rdf:li>\n"
+      std::to_string(depth.size()) +
+      "\" Item:DataURI=\"android/depthmap\"/></rdf:li>\n"
       "      <rdf:li rdf:parseType=\"Resource\"><Container:Item Item:Mime=\"image/jpeg\" Item:Length=\"" +
-      std::to_string(conf.size()) + "\" Item:DataURI=\"android/confidencemap\"/></rdf:li>\n"
+      std::to_string(conf.size()) +
+      "\" Item:DataURI=\"android/confidencemap\"/></rdf:li>\n"
       "     </rdf:Seq>\n    </Container:Directory>\n   </Device:Container>\n"
       "   <Device:Cameras>\n    <rdf:Seq>\n     <rdf:li rdf:parseType=\"Resource\">\n"
       "      <Camera:DepthMap rdf:parseType=\"Resource\">\n"
-      "       <dm:Format>RangeInverse</dm:Format><dm:Near>" + num(kNear) + "</dm:Near><dm:Far>" + num(kFar) +
+      "       <dm:Format>RangeInverse</dm:Format><dm:Near>" +
+      num(kNear) + "</dm:Near><dm:Far>" + num(kFar) +
       "</dm:Far>\n       <dm:Units>Meters</dm:Units><dm:ItemSemantic>Depth</dm:ItemSemantic>\n"
-      "       <dm:DepthURI>android/depthmap</dm:DepthURI><dm:ConfidenceURI>android/confidencemap</dm:ConfidenceURI>\n"
+      "       "
+      "<dm:DepthURI>android/depthmap</dm:DepthURI><dm:ConfidenceURI>android/confidencemap</"
+      "dm:ConfidenceURI>\n"
       "      </Camera:DepthMap>\n     </rdf:li>\n    </rdf:Seq>\n   </Device:Cameras>\n"
-      "  </rdf:Description>\n" + kRdfClose;
-  Bytes out = with_segments(jpeg(primary_rgb(), kW, kH, 3, 90), {app1("http://ns.adobe.com/xap/1.0/", str(xmp))});
+      "  </rdf:Description>\n" +
+      kRdfClose;
+  Bytes out =
+      with_segments(jpeg(primary_rgb(), kW, kH, 3, 90), {app1("http://ns.adobe.com/xap/1.0/", str(xmp))});
   out.insert(out.end(), depth.begin(), depth.end());
   out.insert(out.end(), conf.begin(), conf.end());
   return out;
@@ -411,7 +444,8 @@ Bytes heic_with_depth(const std::string& tmp) {
     if (id == depth_id) assoc_insert = q;
   }
   if (!assoc_insert) fail("no ipma entry for the depth item");
-  Bytes assoc = wide ? Bytes{uint8_t(prop_index >> 8), uint8_t(prop_index & 255)} : Bytes{uint8_t(prop_index)};
+  Bytes assoc =
+      wide ? Bytes{uint8_t(prop_index >> 8), uint8_t(prop_index & 255)} : Bytes{uint8_t(prop_index)};
   // Insert later positions first so earlier offsets stay valid.
   const size_t grow = auxc.size() + assoc.size();
   d[count_at] = uint8_t(d[count_at] + 1);
@@ -426,7 +460,8 @@ Bytes heic_with_depth(const std::string& tmp) {
   if (iloc.at > iprp.at) fail("iloc after iprp: not handled");
   const int iv = d[iloc.at + 8];
   size_t r = iloc.at + 12;
-  const int off_size = d[r] >> 4, len_size = d[r] & 15, base_size = d[r + 1] >> 4, idx_size = iv > 0 ? d[r + 1] & 15 : 0;
+  const int off_size = d[r] >> 4, len_size = d[r] & 15, base_size = d[r + 1] >> 4,
+            idx_size = iv > 0 ? d[r + 1] & 15 : 0;
   r += 2;
   const uint32_t items = iv < 2 ? get(d, r, 2) : get(d, r, 4);
   r += iv < 2 ? 2 : 4;
@@ -444,7 +479,8 @@ Bytes heic_with_depth(const std::string& tmp) {
     for (uint32_t k = 0; k < extents; ++k) {
       r += size_t(idx_size);
       const uint64_t off = off_size ? get(d, r, off_size) : 0;
-      if (method == 0 && off_size && (!base_size || base == 0) && off > meta.at) put(d, r, off_size, off + grow);
+      if (method == 0 && off_size && (!base_size || base == 0) && off > meta.at)
+        put(d, r, off_size, off + grow);
       r += size_t(off_size) + size_t(len_size);
     }
   }
