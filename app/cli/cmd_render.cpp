@@ -1,7 +1,8 @@
 // satlab render: filter images without a window and write the results as PNG. One image (--out FILE) or
 // several, and folders of them (--out-dir DIR, names derived from the inputs and the parameters). Each
 // image takes the depth map --depth names (one image only), else NAME.depth.png / NAME_depth.png beside
-// it, else a synthetic depth map (--synthetic-depth). Parameters come from the defaults, then --preset,
+// it, else the depth embedded in the image (GDepth, Dynamic Depth, HEIC: app/io/embedded_depth.hpp), else a
+// synthetic depth map (--synthetic-depth). Parameters come from the defaults, then --preset,
 // then the options given on the command line.
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "app/backend.hpp"
 #include "app/cli/commands.hpp"
 #include "app/io/assets.hpp"
+#include "app/io/embedded_depth.hpp"
 #include "app/io/image_io.hpp"
 #include "app/io/output_names.hpp"
 #include "app/io/preset.hpp"
@@ -74,7 +76,7 @@ struct Backend {
 
 // Renders one image into job.output; throws satlab::Error (inputs are read before the backend is used, so
 // a bad file gives exactly one line). Returns the summary of what was done.
-std::string render_one(const RenderOptions& o, const Params& p, const SyntheticDepth& synthetic,
+std::string render_one(const RenderOptions& o, Params p, const SyntheticDepth& synthetic,
                        const std::string& depth_option, const Job& job, Backend& backend) {
   ImageRGBA8 img = io::load_image(job.input);
   ImageF depth;
@@ -90,7 +92,18 @@ std::string render_one(const RenderOptions& o, const Params& p, const SyntheticD
         depth = io::resample_depth(depth, img.width, img.height);
       }
       depth_from = "depth " + io::file_stem(depth_path);
+    } else if (io::DepthForImage e = io::embedded_depth_for(job.input, img.width, img.height, p); e.used) {
+      depth = std::move(e.depth);
+      depth_from = "depth: " + e.summary;
+      if (o.given.count("--near") || o.given.count("--far") || o.given.count("--disparity")) {
+        note("--near/--far/--disparity given: the embedded depth's own range is not applied");
+      } else {
+        p.near_depth = e.params.near_depth, p.far_depth = e.params.far_depth;
+        p.disparity = e.params.disparity;
+        depth_from += e.fitted;
+      }
     } else {
+      if (!e.summary.empty()) note(job.input + ": " + e.summary);
       depth = make_synthetic_depth(synthetic, img.width, img.height);
       depth_from = "synthetic depth " + to_spec(synthetic);
       if (depth.empty()) note("no depth map for " + job.input + ": the dof filter keeps the image sharp");

@@ -87,6 +87,14 @@ struct AppState {
 
   // What is loaded, for display.
   std::string image_path, depth_path, backend_name, backend_note, surface_name;
+  std::string depth_source;  // embedded depth: what was read ("embedded GDepth RangeInverse near ..."), or why not
+  // near/far/disparity as they were before an embedded depth's range replaced them; put back when a depth
+  // without that range takes over (another image, a depth map file, synthetic depth).
+  struct SavedRange {
+    bool active = false;
+    float near_depth = 0, far_depth = 0;
+    bool disparity = false;
+  } saved_range;
   std::string display_path;  // how the result reaches the screen (interop or host upload), and why
   const char* viewer_pass = "";  // how the viewer's last draw reached the framebuffer (Viewer::pass_name)
   int image_width = 0, image_height = 0;

@@ -114,7 +114,7 @@ void track_recent_files(AppState& s) {
                                    std::tuple{&s.depth_path, &b.recent_depth, true}}) {
     if (*path == *last) continue;
     *last = *path;
-    if (path->empty() || bundled(*path)) continue;
+    if (path->empty() || bundled(*path) || (depth && *path == s.image_path)) continue;  // embedded depth
     b.recent.add(*path, depth);
     changed = true;
   }

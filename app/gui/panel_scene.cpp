@@ -47,8 +47,12 @@ void draw_scene_panel(AppState& s) {
   ImGui::TextDisabled("%d x %d", s.image_width, s.image_height);
   if (s.depth_path.empty())
     ImGui::TextDisabled("no depth map: synthetic depth %s", to_spec(s.synthetic).c_str());
+  else if (s.depth_path == s.image_path && !s.depth_source.empty())
+    ImGui::TextWrapped("depth: %s", s.depth_source.c_str());
   else
     ImGui::TextDisabled("depth: %s", file_name(s.depth_path).c_str());
+  if (s.depth_source.rfind("embedded depth not used", 0) == 0)
+    ImGui::TextWrapped("%s", s.depth_source.c_str());
   ImGui::Spacing();
 
   // A path field (Enter opens it as the image) and the file browser.

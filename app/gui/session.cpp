@@ -7,6 +7,7 @@
 #include "app/backend.hpp"
 #include "app/gui/view_images.hpp"
 #include "app/io/assets.hpp"
+#include "app/io/embedded_depth.hpp"
 #include "app/io/image_io.hpp"
 #include "app/io/output_names.hpp"
 #include "core/error.hpp"
@@ -15,6 +16,14 @@ namespace satlab::gui {
 namespace {
 
 const ImageF kNone;
+
+void restore_range(AppState& s) {
+  if (!s.saved_range.active) return;
+  s.params.near_depth = s.saved_range.near_depth;
+  s.params.far_depth = s.saved_range.far_depth;
+  s.params.disparity = s.saved_range.disparity;
+  s.saved_range.active = false;
+}
 
 }  // namespace
 
@@ -59,16 +68,29 @@ void Session::set_backend(AppState& s) { load(s, image_, depth_); }  // copies: 
 void Session::open(AppState& s, const std::string& image_path, const std::string& depth_path) {
   const bool bundled = image_path.empty();
   const std::string path = bundled ? io::default_scene_image() : image_path;
-  // The depth map named, else the one beside the image (NAME.depth.png, NAME_depth.png), else synthetic.
-  const std::string dpath = !depth_path.empty() ? depth_path
-                            : bundled           ? io::default_scene_depth()
-                                                : io::depth_beside(path);
+  // The depth map named, else the one beside the image (NAME.depth.png, NAME_depth.png), else the one
+  // embedded in the image (its depth_path is then the image's own), else synthetic.
+  std::string dpath = !depth_path.empty() ? depth_path
+                      : bundled           ? io::default_scene_depth()
+                                          : io::depth_beside(path);
   ImageRGBA8 image = io::load_image(path);
   ImageF depth;
+  io::DepthForImage embedded;
+  if (dpath.empty()) embedded = io::embedded_depth_for(path, image.width, image.height, s.params);
   if (!dpath.empty()) depth = io::resample_depth(io::load_depth(dpath), image.width, image.height);
+  else if (embedded.used) depth = std::move(embedded.depth);
   else depth = make_synthetic_depth(s.synthetic, image.width, image.height);  // empty for mode none
   load(s, std::move(image), std::move(depth));
   s.image_path = path;
+  s.depth_source = embedded.summary + embedded.fitted;
+  restore_range(s);
+  if (embedded.used) {
+    dpath = path;
+    s.saved_range = {true, s.params.near_depth, s.params.far_depth, s.params.disparity};
+    s.params.near_depth = embedded.params.near_depth;
+    s.params.far_depth = embedded.params.far_depth;
+    s.params.disparity = embedded.params.disparity;
+  }
   s.depth_path = dpath;
 }
 
@@ -77,11 +99,14 @@ void Session::open_depth(AppState& s, const std::string& depth_path) {
   pipeline_->set_depth(depth);
   depth_ = std::move(depth);
   s.depth_path = depth_path;
+  s.depth_source.clear();
+  restore_range(s);
   s.params_changed = true;
 }
 
 void Session::apply_synthetic_depth(AppState& s) {
   if (!s.depth_path.empty() || image_.empty()) return;  // a depth map file is open
+  restore_range(s);
   ImageF depth = make_synthetic_depth(s.synthetic, image_.width, image_.height);
   if (depth.empty()) {  // mode none: a fresh backend, which has no depth map
     load(s, image_, ImageF());
