@@ -63,7 +63,9 @@ TEST(Aperture, DiscAreaFollowsTheCircleAndHoldsItsCentreAndRows) {
     EXPECT_NEAR(double(area_of(t, r)) / circle, 1.0, r < 4 ? 0.3 : 0.08) << "radius " << r;
     EXPECT_TRUE(contains(t, r, 0, 0));
     EXPECT_TRUE(contains(t, r, 0, r) && contains(t, r, 0, -r)) << "top and bottom rows, radius " << r;
-    if (r >= 2) EXPECT_FALSE(contains(t, r, r, r)) << "corners are outside a disc, radius " << r;
+    if (r >= 2) {
+      EXPECT_FALSE(contains(t, r, r, r)) << "corners are outside a disc, radius " << r;
+    }
     EXPECT_LE(t.counts[size_t(r)], dof::kMaxRects);
   }
 }
