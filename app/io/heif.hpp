@@ -1,0 +1,18 @@
+// HEIC/HEIF and AVIF: libheif is opened at run time (app/io/dynlib.hpp); the reader is in decoded.hpp,
+// reached through load_image.
+#pragma once
+#include <string>
+
+#include "core/image.hpp"
+
+namespace satlab::io {
+
+// Whether libheif could be opened; else `why` says which package to install.
+bool heif_available(std::string* why);
+
+// Writes `image` as HEIC (HEVC) or AVIF (AV1) with libheif's encoder, stored with the HEIF transformation
+// of EXIF orientation `orientation` (irot/imir). For tests. Returns "" on success, else why not (no
+// libheif, no encoder for the format, an encoder error).
+std::string write_heif(const std::string& path, const ImageRGBA8& image, bool avif, int orientation = 1);
+
+}  // namespace satlab::io
