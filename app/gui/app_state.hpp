@@ -77,6 +77,7 @@ struct AppState {
 
   // What is loaded, for display.
   std::string image_path, depth_path, backend_name, backend_note, surface_name;
+  std::vector<std::string> load_notes;  // what the loaders did with the open files (orientation, ICC, ...)
   std::string display_path;  // how the result reaches the screen (interop or host upload), and why
   const char* viewer_pass = "";  // how the viewer's last draw reached the framebuffer (Viewer::pass_name)
   int image_width = 0, image_height = 0;

@@ -49,6 +49,7 @@ void draw_scene_panel(AppState& s) {
     ImGui::TextDisabled("no depth map: synthetic depth %s", to_spec(s.synthetic).c_str());
   else
     ImGui::TextDisabled("depth: %s", file_name(s.depth_path).c_str());
+  for (const auto& n : s.load_notes) ImGui::TextDisabled("%s", n.c_str());
   ImGui::Spacing();
 
   // A path field (Enter opens it as the image) and the file browser.

@@ -65,17 +65,25 @@ void Session::open(AppState& s, const std::string& image_path, const std::string
   const std::string dpath = !depth_path.empty() ? depth_path
                             : bundled           ? io::default_scene_depth()
                                                 : io::depth_beside(path);
-  ImageRGBA8 image = io::load_image(path);
+  io::LoadInfo info, dinfo;
+  ImageRGBA8 image = io::load_image(path, &info);
   ImageF depth;
-  if (!dpath.empty()) depth = io::resample_depth(io::load_depth(dpath), image.width, image.height);
+  if (!dpath.empty()) depth = io::resample_depth(io::load_depth(dpath, info, &dinfo), image.width, image.height);
   else depth = make_synthetic_depth(s.synthetic, image.width, image.height);  // empty for mode none
   load(s, std::move(image), std::move(depth));
   s.image_path = path;
   s.depth_path = dpath;
+  image_info_ = std::move(info);
+  image_info_.high = ImageF();  // the 16-bit copy is not used by the filters: not kept
+  s.load_notes = image_info_.notes;
+  for (const auto& n : dinfo.notes) s.load_notes.push_back(n);
 }
 
 void Session::open_depth(AppState& s, const std::string& depth_path) {
-  ImageF depth = io::resample_depth(io::load_depth(depth_path), image_.width, image_.height);
+  io::LoadInfo dinfo;
+  ImageF depth = io::resample_depth(io::load_depth(depth_path, image_info_, &dinfo), image_.width, image_.height);
+  s.load_notes = image_info_.notes;
+  for (const auto& n : dinfo.notes) s.load_notes.push_back(n);
   pipeline_->set_depth(depth);
   depth_ = std::move(depth);
   s.depth_path = depth_path;

@@ -468,6 +468,11 @@ void save_text(const std::string& path, const std::string& text) {
 
 const char* saveable_extensions() { return ".png, .jpg, .jpeg, .webp, .tif, .tiff"; }
 
+bool can_save(const std::string& path) {
+  const std::string e = ext_lower(path);
+  return e == "png" || e == "jpg" || e == "jpeg" || e == "webp" || e == "tif" || e == "tiff";
+}
+
 void save_image(const std::string& path, const ImageRGBA8& image) {
   if (image.empty()) fail(path, "nothing to save (empty image)");
   const std::string e = ext_lower(path);

@@ -66,6 +66,7 @@ void save_image(const std::string& path, const ImageRGBA8& image);
 void save_tiff16(const std::string& path, const ImageF& image01);
 // The extensions save_image takes, for messages: ".png, .jpg, .jpeg, .webp, .tif, .tiff".
 const char* saveable_extensions();
+bool can_save(const std::string& path);  // save_image takes this path's extension
 void save_text(const std::string& path, const std::string& text);  // presets, timings (CSV, JSON)
 
 }  // namespace satlab::io
