@@ -133,17 +133,27 @@ Decoded decode_tiff(const std::string& path, const std::vector<uint8_t>& bytes) 
 
   const bool grey_or_rgb = has_photometric && ((photometric == PHOTOMETRIC_MINISBLACK && spp <= 2) ||
                                                (photometric == PHOTOMETRIC_RGB && spp >= 3 && spp <= 4));
-  if (bps == 16 && sample_format == SAMPLEFORMAT_UINT && planar == PLANARCONFIG_CONTIG && grey_or_rgb &&
+  if ((bps == 8 || bps == 16) && sample_format == SAMPLEFORMAT_UINT && planar == PLANARCONFIG_CONTIG && grey_or_rgb &&
       !TIFFIsTiled(tif.get())) {
+    // Read here rather than through TIFFRGBAImage, which premultiplies unassociated alpha and drops 16 bits.
+    const bool deep = bps == 16;
     const tmsize_t line = TIFFScanlineSize(tif.get());
-    if (line < tmsize_t(size_t(w) * spp * 2)) throw fail("bad scanline size");
+    if (line < tmsize_t(size_t(w) * spp * (deep ? 2 : 1))) throw fail("bad scanline size");
     std::vector<uint16_t> row(size_t(line) / 2 + 1);
-    d.high = ImageF(int(w), int(h), 4);
+    std::vector<uint8_t> row8(deep ? 0 : size_t(line));
+    if (deep) d.high = ImageF(int(w), int(h), 4);
     const bool grey = photometric == PHOTOMETRIC_MINISBLACK;
     const bool alpha = spp == 2 || spp == 4;
     for (uint32_t y = 0; y < h; ++y) {
-      if (TIFFReadScanline(tif.get(), row.data(), y, 0) < 0) throw fail("cannot decode TIFF (corrupt or truncated data)");
+      if (TIFFReadScanline(tif.get(), deep ? static_cast<void*>(row.data()) : row8.data(), y, 0) < 0)
+        throw fail("cannot decode TIFF (corrupt or truncated data)");
       for (uint32_t x = 0; x < w; ++x) {
+        if (!deep) {
+          const uint8_t* s = row8.data() + size_t(x) * spp;
+          uint8_t* p = d.rgba.px(int(x), int(y));
+          p[0] = s[0], p[1] = grey ? s[0] : s[1], p[2] = grey ? s[0] : s[2], p[3] = alpha ? s[spp - 1] : 255;
+          continue;
+        }
         const uint16_t* s = row.data() + size_t(x) * spp;
         const uint16_t v[4] = {s[0], grey ? s[0] : s[1], grey ? s[0] : s[2], alpha ? s[spp - 1] : uint16_t(65535)};
         float* o = &d.high.at(int(x), int(y));

@@ -71,13 +71,27 @@ Decoded decode_webp(const std::string& path, const std::vector<uint8_t>& bytes) 
 
 bool write_webp(const std::string& path, const ImageRGBA8& image, int quality, const std::vector<uint8_t>& exif,
                 const std::vector<uint8_t>& icc) {
-  uint8_t* out = nullptr;
-  const size_t n = quality > 100 ? WebPEncodeLosslessRGBA(image.data.data(), image.width, image.height, image.width * 4, &out)
-                                 : WebPEncodeRGBA(image.data.data(), image.width, image.height, image.width * 4,
-                                                  float(quality), &out);
-  if (n == 0 || !out) return false;
-  std::vector<uint8_t> simple(out, out + n);
-  WebPFree(out);
+  // The advanced API: lossless with `exact`, so that colour under transparent pixels is kept.
+  WebPConfig config;
+  if (!WebPConfigInit(&config)) return false;
+  config.lossless = quality > 100 ? 1 : 0;
+  config.exact = 1;
+  config.quality = quality > 100 ? 75.f : float(quality);
+  WebPPicture pic;
+  if (!WebPPictureInit(&pic)) return false;
+  pic.use_argb = 1;
+  pic.width = image.width;
+  pic.height = image.height;
+  WebPMemoryWriter writer;
+  WebPMemoryWriterInit(&writer);
+  pic.writer = WebPMemoryWrite;
+  pic.custom_ptr = &writer;
+  const bool encoded = WebPPictureImportRGBA(&pic, image.data.data(), image.width * 4) && WebPEncode(&config, &pic);
+  WebPPictureFree(&pic);
+  std::vector<uint8_t> simple;
+  if (encoded) simple.assign(writer.mem, writer.mem + writer.size);
+  WebPMemoryWriterClear(&writer);
+  if (!encoded || simple.size() < 20) return false;
   std::vector<uint8_t> file;
   if (exif.empty() && icc.empty()) {
     file = std::move(simple);
