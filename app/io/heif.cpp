@@ -49,7 +49,9 @@ struct Heif {
   decltype(&heif_encoding_options_free) options_free;
   decltype(&heif_context_encode_image) encode;
   decltype(&heif_context_write_to_file) write;
+  decltype(&heif_context_add_exif_metadata) add_exif;
   Heif() {
+    lib.get(add_exif, "heif_context_add_exif_metadata");
     lib.get(init, "heif_init");
     lib.get(ctx_alloc, "heif_context_alloc");
     lib.get(ctx_free, "heif_context_free");
@@ -182,7 +184,8 @@ Decoded decode_heif(const std::string& path, const std::vector<uint8_t>& bytes) 
   return d;
 }
 
-std::string write_heif(const std::string& path, const ImageRGBA8& image, bool avif, int orientation) {
+std::string write_heif(const std::string& path, const ImageRGBA8& image, bool avif, int orientation,
+                       const std::vector<uint8_t>& exif) {
   std::string why;
   if (!heif_available(&why)) return why;
   Heif& L = heif();
@@ -208,6 +211,10 @@ std::string write_heif(const std::string& path, const ImageRGBA8& image, bool av
   L.options_free(opts);
   L.encoder_release(enc);
   if (e.code != heif_error_Ok) return e.message;
+  if (!exif.empty()) {
+    e = L.add_exif(ctx.c, out.h, exif.data(), int(exif.size()));
+    if (e.code != heif_error_Ok) return e.message;
+  }
   e = L.write(ctx.c, path.c_str());
   if (e.code != heif_error_Ok) return e.message;
   return "";

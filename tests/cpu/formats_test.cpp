@@ -374,6 +374,10 @@ TEST(Formats, HeicAndAvifFromLibheifsEncoderLoadWithTheirTransformations) {
     const ImageRGBA8 got = io::load_image(p, &info);
     EXPECT_EQ(info.format, "HEIF");
     expect_blocks_near(got, up, 16, avif ? "AVIF" : "HEIC");
+    // With an EXIF block that repeats the orientation, as phones write it: turned once, not twice.
+    why = io::write_heif(p, stored, avif, 6, io::make_exif_orientation(6, false));
+    ASSERT_TRUE(why.empty()) << why;
+    expect_blocks_near(io::load_image(p), up, 16, avif ? "AVIF with EXIF" : "HEIC with EXIF");
     std::remove(p.c_str());
   }
 }
