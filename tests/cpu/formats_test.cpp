@@ -290,6 +290,14 @@ TEST(Formats, SaveImageFollowsTheExtension) {
     std::remove(p.c_str());
   }
   expect_one_line_error([&](const std::string& p) { io::save_image(p, img); }, tmp_path("out.gif"), "extension");
+  // A loaded file is an input: no writer replaces it, whatever the format.
+  const std::string in = tmp_path("in.webp");
+  io::save_image(in, img);
+  io::load_image(in);
+  const std::vector<uint8_t> before = read_bytes(in);
+  expect_one_line_error([&](const std::string& p) { io::save_image(p, img); }, in, "refusing to overwrite");
+  EXPECT_EQ(read_bytes(in), before);
+  std::remove(in.c_str());
 }
 
 TEST(Formats, CmykAndYcckJpegAreConvertedToRgb) {
