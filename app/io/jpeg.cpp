@@ -183,6 +183,7 @@ bool write_jpeg(const std::string& path, const uint8_t* pixels, int width, int h
   cinfo.in_color_space = kind == JpegKind::Rgb ? JCS_EXT_RGBA : JCS_CMYK;
   jpeg_set_defaults(&cinfo);
   if (kind == JpegKind::Ycck) jpeg_set_colorspace(&cinfo, JCS_YCCK);
+  if (kind == JpegKind::CmykPlain) cinfo.write_Adobe_marker = FALSE;
   jpeg_set_quality(&cinfo, quality, TRUE);
   jpeg_start_compress(&cinfo, TRUE);
   if (!exif.empty()) jpeg_write_marker(&cinfo, JPEG_APP0 + 1, exif.data(), unsigned(exif.size()));

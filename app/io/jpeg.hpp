@@ -24,8 +24,9 @@ std::vector<uint8_t> decode_jpeg(const std::string& path, int channels, int* wid
                                  JpegMeta* meta = nullptr);
 
 // Colour model of the file write_jpeg writes. Rgb takes RGBA pixels (alpha dropped); Cmyk and Ycck take 4
-// bytes of CMYK per pixel, stored as given (with an Adobe marker, so pass inverted values as Adobe does).
-enum class JpegKind { Rgb, Cmyk, Ycck };
+// bytes of CMYK per pixel, stored as given with an Adobe marker (so pass inverted values, as Adobe does);
+// CmykPlain stores ink amounts (255 = full ink) without the marker.
+enum class JpegKind { Rgb, Cmyk, Ycck, CmykPlain };
 // Writes a baseline JPEG with optional EXIF (APP1, with its "Exif\0\0" prefix) and ICC (APP2) blocks.
 // Returns false where the file cannot be written.
 bool write_jpeg(const std::string& path, const uint8_t* pixels, int width, int height, JpegKind kind,

@@ -328,6 +328,16 @@ TEST(Formats, CmykAndYcckJpegAreConvertedToRgb) {
     EXPECT_NEAR(d.at(24, 8), 1.f, 8 / 255.f);
     std::remove(p.c_str());
   }
+  // Without Adobe's marker the values are ink amounts, not inverted.
+  std::vector<uint8_t> plain(cmyk.size());
+  for (size_t i = 0; i < cmyk.size(); ++i) plain[i] = uint8_t(255 - cmyk[i]);
+  const std::string p = tmp_path("cmyk_plain.jpg");
+  ASSERT_TRUE(io::write_jpeg(p, plain.data(), 48, 32, io::JpegKind::CmykPlain, 95));
+  io::LoadInfo info;
+  expect_blocks_near(io::load_image(p, &info), want, 8, "CMYK without Adobe marker");
+  ASSERT_FALSE(info.notes.empty());
+  EXPECT_EQ(info.notes[0].find("Adobe"), std::string::npos) << info.notes[0];
+  std::remove(p.c_str());
 }
 
 TEST(Formats, DisplayP3ProfileIsConvertedToSrgb) {
