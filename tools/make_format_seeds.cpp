@@ -2,6 +2,8 @@
 // with the project's own writers (jpeg.cpp, webp.cpp, tiff.cpp) and libheif's encoder: tiny images with
 // EXIF orientation, ICC profiles, CMYK/YCCK, 8 and 16 bits, and truncated copies. Run from the repo root:
 //   build/ci/tools/make_format_seeds tests/fuzz/corpus
+// (also a PNG with eXIf and iCCP into corpus/image, for fuzz_image_loader). The ICC profile lcms2 writes
+// carries its creation time, so a re-run changes the seeds that hold one.
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -9,7 +11,10 @@
 #include <tuple>
 #include <vector>
 
+#include <zlib.h>
+
 #include "app/io/exif.hpp"
+#include "app/io/image_io.hpp"
 #include "app/io/heif.hpp"
 #include "app/io/icc.hpp"
 #include "app/io/jpeg.hpp"
@@ -41,6 +46,19 @@ ImageRGBA8 pattern(int w, int h, bool alpha) {
       p[0] = uint8_t(x * 40), p[1] = uint8_t(y * 50), p[2] = uint8_t((x + y) * 20), p[3] = alpha ? uint8_t(x * 60) : 255;
     }
   return img;
+}
+
+// `png` with a chunk inserted right after IHDR (`early`, where iCCP belongs) or before IEND.
+std::vector<uint8_t> with_png_chunk(std::vector<uint8_t> png, const char* type, const std::vector<uint8_t>& data,
+                                    bool early = false) {
+  std::vector<uint8_t> chunk;
+  for (int s = 24; s >= 0; s -= 8) chunk.push_back(uint8_t(data.size() >> s));
+  chunk.insert(chunk.end(), type, type + 4);
+  chunk.insert(chunk.end(), data.begin(), data.end());
+  const uint32_t crc = uint32_t(crc32(0, chunk.data() + 4, uInt(chunk.size() - 4)));
+  for (int s = 24; s >= 0; s -= 8) chunk.push_back(uint8_t(crc >> s));
+  png.insert(early ? png.begin() + 33 : png.end() - 12, chunk.begin(), chunk.end());
+  return png;
 }
 
 }  // namespace
@@ -91,6 +109,18 @@ int main(int argc, char** argv) {
       continue;
     }
     add_truncated(hd + name), n += 2;
+  }
+  // PNG with eXIf and iCCP (name, NUL, method 0, the deflated profile), for fuzz_exif's chunk walker and
+  // the image loader.
+  for (const char* dir : {"/exif/", "/image/"}) {
+    const std::string pp = root + dir + "exif_iccp.png";
+    io::save_png(pp, img);
+    std::vector<uint8_t> iccp = {'P', '3', 0, 0};
+    uLongf zn = compressBound(uLong(p3.size()));
+    std::vector<uint8_t> z(zn);
+    if (compress2(z.data(), &zn, p3.data(), uLong(p3.size()), 9) == Z_OK) iccp.insert(iccp.end(), z.begin(), z.begin() + long(zn));
+    write_file(pp, with_png_chunk(with_png_chunk(read_file(pp), "iCCP", iccp, true), "eXIf", io::make_exif_orientation(6, false)));
+    ++n;
   }
   std::printf("wrote %d seeds under %s\n", n, root.c_str());
   return 0;

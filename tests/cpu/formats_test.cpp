@@ -88,15 +88,16 @@ uint32_t crc32_of(const uint8_t* p, size_t n) {
   return ~c;
 }
 
-// `png` with a chunk inserted before IEND (the last 12 bytes).
-std::vector<uint8_t> with_png_chunk(std::vector<uint8_t> png, const char* type, const std::vector<uint8_t>& data) {
+// `png` with a chunk inserted right after IHDR (`early`) or before IEND (the last 12 bytes).
+std::vector<uint8_t> with_png_chunk(std::vector<uint8_t> png, const char* type, const std::vector<uint8_t>& data,
+                                    bool early = false) {
   std::vector<uint8_t> chunk;
   for (int s = 24; s >= 0; s -= 8) chunk.push_back(uint8_t(data.size() >> s));
   chunk.insert(chunk.end(), type, type + 4);
   chunk.insert(chunk.end(), data.begin(), data.end());
   const uint32_t crc = crc32_of(chunk.data() + 4, chunk.size() - 4);
   for (int s = 24; s >= 0; s -= 8) chunk.push_back(uint8_t(crc >> s));
-  png.insert(png.end() - 12, chunk.begin(), chunk.end());
+  png.insert(early ? png.begin() + 33 : png.end() - 12, chunk.begin(), chunk.end());
   return png;
 }
 
@@ -368,6 +369,22 @@ TEST(Formats, DisplayP3ProfileIsConvertedToSrgb) {
   EXPECT_EQ(io::load_image(ps, &info).data, img.data);
   ASSERT_EQ(info.notes.size(), 1u);
   EXPECT_NE(info.notes[0].find("not applied"), std::string::npos) << info.notes[0];
+  // In a PNG's iCCP chunk (deflated; a stored deflate stream, written here by hand).
+  const std::string pp = tmp_path("p3.png");
+  io::save_png(pp, img);
+  std::vector<uint8_t> iccp = {'P', '3', 0, 0, 0x78, 0x01};  // name, NUL, method 0, zlib header
+  iccp.insert(iccp.end(), {1, uint8_t(p3.size()), uint8_t(p3.size() >> 8), uint8_t(~p3.size()), uint8_t(~p3.size() >> 8)});
+  iccp.insert(iccp.end(), p3.begin(), p3.end());
+  uint32_t a = 1, bsum = 0;  // Adler-32
+  for (uint8_t v : p3) a = (a + v) % 65521, bsum = (bsum + a) % 65521;
+  for (int sh = 24; sh >= 0; sh -= 8) iccp.push_back(uint8_t(((bsum << 16) | a) >> sh));
+  ASSERT_LT(p3.size(), 65536u);
+  write_bytes(pp, with_png_chunk(read_bytes(pp), "iCCP", iccp, true));
+  const ImageRGBA8 gp = io::load_image(pp, &info);
+  for (int c = 0; c < 3; ++c) EXPECT_NEAR(int(gp.data[size_t(c)]), want[c], 2) << c;
+  ASSERT_EQ(info.notes.size(), 1u);
+  EXPECT_EQ(info.notes[0], "ICC profile converted to sRGB");
+  std::remove(pp.c_str());
   // The same profile in a JPEG's APP2.
   const std::string pj = tmp_path("p3.jpg");
   ASSERT_TRUE(io::write_jpeg(pj, img.data.data(), 4, 4, io::JpegKind::Rgb, 100, {}, p3));
