@@ -74,7 +74,6 @@ void Session::open(AppState& s, const std::string& image_path, const std::string
   s.image_path = path;
   s.depth_path = dpath;
   image_info_ = std::move(info);
-  image_info_.high = ImageF();  // the 16-bit copy is not used by the filters: not kept
   s.load_notes = image_info_.notes;
   for (const auto& n : dinfo.notes) s.load_notes.push_back(n);
 }

@@ -12,7 +12,7 @@ namespace satlab::io {
 
 struct Decoded {
   ImageRGBA8 rgba;             // 8 bits per channel, as stored (orientation not yet applied)
-  ImageF high;                 // 16-bit sources: the same pixels, RGBA in [0,1]; else empty
+  ImageF high;                 // deep sources, when asked for: the same pixels, RGBA in [0,1]; else empty
   int bits = 8;                // bits per channel in the file
   std::vector<uint8_t> icc;    // the embedded ICC profile, empty if none (or already applied)
   int orientation = 0;         // EXIF orientation to apply, 0 or 1: none
@@ -23,8 +23,9 @@ struct Decoded {
 // Each throws satlab::Error naming `path` with one line, after the format guards (format_guard.hpp).
 // `bytes` is the whole file.
 Decoded decode_webp(const std::string& path, const std::vector<uint8_t>& bytes);
-Decoded decode_tiff(const std::string& path, const std::vector<uint8_t>& bytes);
-Decoded decode_heif(const std::string& path, const std::vector<uint8_t>& bytes);
+// `want_high`: fill Decoded::high for deep files (else only the 8-bit image is made).
+Decoded decode_tiff(const std::string& path, const std::vector<uint8_t>& bytes, bool want_high);
+Decoded decode_heif(const std::string& path, const std::vector<uint8_t>& bytes, bool want_high);
 
 bool is_webp(const std::vector<uint8_t>& b);
 bool is_tiff(const std::vector<uint8_t>& b);

@@ -126,7 +126,7 @@ bool is_heif(const std::vector<uint8_t>& b) {
   return false;
 }
 
-Decoded decode_heif(const std::string& path, const std::vector<uint8_t>& bytes) {
+Decoded decode_heif(const std::string& path, const std::vector<uint8_t>& bytes, bool want_high) {
   std::string why;
   if (!heif_available(&why)) throw Error(path + ": " + why);
   Heif& L = heif();
@@ -162,12 +162,12 @@ Decoded decode_heif(const std::string& path, const std::vector<uint8_t>& bytes) 
   if (deep) {
     const int range = L.image_bits(img.i, heif_channel_interleaved);
     const float maxv = float((1u << std::min(std::max(range, 1), 16)) - 1);
-    d.high = ImageF(iw, ih, 4);
+    if (want_high) d.high = ImageF(iw, ih, 4);
     for (int y = 0; y < ih; ++y)
       for (int x = 0; x < iw * 4; ++x) {
         const uint8_t* s = p + size_t(y) * size_t(stride) + size_t(x) * 2;
         const float v = std::min(float(uint32_t(s[0]) | uint32_t(s[1]) << 8) / maxv, 1.f);
-        d.high.data[size_t(y) * size_t(iw) * 4 + size_t(x)] = v;
+        if (want_high) d.high.data[size_t(y) * size_t(iw) * 4 + size_t(x)] = v;
         d.rgba.data[size_t(y) * size_t(iw) * 4 + size_t(x)] = uint8_t(v * 255.f + 0.5f);
       }
   } else {

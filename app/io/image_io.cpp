@@ -220,7 +220,7 @@ std::vector<uint8_t> read_head(const std::string& path) {
 }
 
 // stb's formats (PNG, BMP, TGA, HDR, ...), with PNG's eXIf and iCCP read beside.
-Decoded decode_stb(const std::string& path) {
+Decoded decode_stb(const std::string& path, bool want_high) {
   int w = 0, h = 0, comp = 0;
   check_header(path, &w, &h, &comp);
   Decoded d;
@@ -247,10 +247,10 @@ Decoded decode_stb(const std::string& path) {
     std::unique_ptr<uint16_t, StbFree> px(stbi_load_16(path.c_str(), &w, &h, &comp, 4));
     if (!px) fail(path, std::string("cannot decode (") + stbi_failure_reason() + ")");
     d.bits = 16;
-    d.high = ImageF(w, h, 4);
+    if (want_high) d.high = ImageF(w, h, 4);
     for (size_t i = 0; i < d.rgba.data.size(); ++i) {
       d.rgba.data[i] = uint8_t((uint32_t(px.get()[i]) * 255u + 32767u) / 65535u);
-      d.high.data[i] = float(px.get()[i]) / 65535.f;
+      if (want_high) d.high.data[i] = float(px.get()[i]) / 65535.f;
     }
     return d;
   }
@@ -260,7 +260,7 @@ Decoded decode_stb(const std::string& path) {
   return d;
 }
 
-Decoded decode_file(const std::string& path) {
+Decoded decode_file(const std::string& path, bool want_high) {
   check_file(path);
   if (is_jpeg_file(path)) {
     JpegMeta meta;
@@ -277,9 +277,9 @@ Decoded decode_file(const std::string& path) {
   }
   const std::vector<uint8_t> head = read_head(path);
   if (is_webp(head)) return decode_webp(path, read_all(path));
-  if (is_tiff(head)) return decode_tiff(path, read_all(path));
-  if (is_heif(head)) return decode_heif(path, read_all(path));
-  return decode_stb(path);
+  if (is_tiff(head)) return decode_tiff(path, read_all(path), want_high);
+  if (is_heif(head)) return decode_heif(path, read_all(path), want_high);
+  return decode_stb(path, want_high);
 }
 
 // ICC profile, then orientation, on both the 8-bit and the deep pixels; notes for what was done.
@@ -297,7 +297,7 @@ void finish(Decoded& d) {
 }
 
 ImageRGBA8 load_image_file(const std::string& path, LoadInfo* info) {
-  Decoded d = decode_file(path);
+  Decoded d = decode_file(path, info && info->want_high);
   const int sw = d.rgba.width, sh = d.rgba.height;
   finish(d);
   if (info) {
@@ -334,7 +334,7 @@ ImageF load_depth_file(const std::string& path, LoadInfo* info) {
     format = "JPEG";
   } else if (const std::vector<uint8_t> head = read_head(path); is_webp(head) || is_tiff(head) || is_heif(head)) {
     const std::vector<uint8_t> bytes = read_all(path);
-    Decoded dec = is_webp(head) ? decode_webp(path, bytes) : is_tiff(head) ? decode_tiff(path, bytes) : decode_heif(path, bytes);
+    Decoded dec = is_webp(head) ? decode_webp(path, bytes) : is_tiff(head) ? decode_tiff(path, bytes, true) : decode_heif(path, bytes, true);
     d = ImageF(dec.rgba.width, dec.rgba.height, 1);
     for (size_t i = 0; i < d.data.size(); ++i)
       d.data[i] = dec.high.empty() ? float(dec.rgba.data[i * 4]) / 255.f : dec.high.data[i * 4];

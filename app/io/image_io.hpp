@@ -23,13 +23,15 @@ void set_max_megapixels(double megapixels);
 
 // What a loader did beside decoding, for the user (the CLI prints `notes`, the app shows them).
 struct LoadInfo {
+  bool want_high = false;                // set before the call: fill `high` for deep files (16 bytes a pixel)
   std::string format;                    // "PNG", "JPEG", "WebP", "TIFF", "HEIF", ...
   int orientation = 1;                   // the EXIF/TIFF orientation applied (1: none); HEIF: its own irot/imir
   int stored_width = 0, stored_height = 0;  // the size as stored, before the orientation
   int bits = 8;                          // bits per channel in the file
-  // 16-bit (and deeper) colour: the same pixels as the returned image, RGBA in [0,1], oriented and colour
-  // converted alike. The pipeline filters 8-bit RGBA (ImageRGBA8), so this is kept beside it, not used
-  // by the filters yet. Empty for 8-bit files.
+  // With want_high, 16-bit (and 10/12-bit HEIF) colour: the same pixels as the returned image, RGBA in
+  // [0,1], oriented and colour converted alike. The pipeline filters 8-bit RGBA (ImageRGBA8), so this is
+  // only kept beside it, not used by the filters yet (the app and `render` do not ask for it). Empty for
+  // 8-bit files.
   ImageF high;
   std::vector<std::string> notes;        // e.g. "ICC profile converted to sRGB", "rotated (EXIF orientation 6)"
 };

@@ -95,7 +95,7 @@ bool is_tiff(const std::vector<uint8_t>& b) {
                            (b[0] == 'M' && b[1] == 'M' && b[2] == 0 && (b[3] == 42 || b[3] == 43)));
 }
 
-Decoded decode_tiff(const std::string& path, const std::vector<uint8_t>& bytes) {
+Decoded decode_tiff(const std::string& path, const std::vector<uint8_t>& bytes, bool want_high) {
   Messages msg;
   Options opts(&msg);
   Memory mem{&bytes};
@@ -141,7 +141,7 @@ Decoded decode_tiff(const std::string& path, const std::vector<uint8_t>& bytes) 
     if (line < tmsize_t(size_t(w) * spp * (deep ? 2 : 1))) throw fail("bad scanline size");
     std::vector<uint16_t> row(size_t(line) / 2 + 1);
     std::vector<uint8_t> row8(deep ? 0 : size_t(line));
-    if (deep) d.high = ImageF(int(w), int(h), 4);
+    if (deep && want_high) d.high = ImageF(int(w), int(h), 4);
     const bool grey = photometric == PHOTOMETRIC_MINISBLACK;
     const bool alpha = spp == 2 || spp == 4;
     for (uint32_t y = 0; y < h; ++y) {
@@ -156,12 +156,10 @@ Decoded decode_tiff(const std::string& path, const std::vector<uint8_t>& bytes) 
         }
         const uint16_t* s = row.data() + size_t(x) * spp;
         const uint16_t v[4] = {s[0], grey ? s[0] : s[1], grey ? s[0] : s[2], alpha ? s[spp - 1] : uint16_t(65535)};
-        float* o = &d.high.at(int(x), int(y));
         uint8_t* p = d.rgba.px(int(x), int(y));
-        for (int c = 0; c < 4; ++c) {
-          o[c] = float(v[c]) / 65535.f;
-          p[c] = uint8_t((uint32_t(v[c]) * 255u + 32767u) / 65535u);
-        }
+        for (int c = 0; c < 4; ++c) p[c] = uint8_t((uint32_t(v[c]) * 255u + 32767u) / 65535u);
+        if (want_high)
+          for (int c = 0; c < 4; ++c) d.high.at(int(x), int(y), c) = float(v[c]) / 65535.f;
       }
     }
     return d;

@@ -251,6 +251,8 @@ TEST(Formats, TiffRoundTripsAt8And16Bits) {
   ImageF c(13, 7, 4);
   for (size_t i = 0; i < c.data.size(); ++i) c.data[i] = float((i * 7919) % 65536) / 65535.f;
   io::save_tiff16(p16, c);
+  info = io::LoadInfo();
+  info.want_high = true;
   const ImageRGBA8 back = io::load_image(p16, &info);
   EXPECT_EQ(info.bits, 16);
   ASSERT_EQ(info.high.channels, 4);
@@ -271,6 +273,9 @@ TEST(Formats, SixteenBitPngKeepsItsSixteenBitsBeside) {
   const std::string p = tmp_path("g16.png");
   io::save_png16(p, g);
   io::LoadInfo info;
+  io::load_image(p, &info);
+  EXPECT_TRUE(info.high.empty());  // not asked for
+  info.want_high = true;
   io::load_image(p, &info);
   EXPECT_EQ(info.bits, 16);
   ASSERT_EQ(info.high.channels, 4);

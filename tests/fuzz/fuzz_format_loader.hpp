@@ -16,6 +16,7 @@ inline int load_both(const uint8_t* data, size_t size, const char* ext) {
   const std::string path = write_input(data, size, ext);
   try {
     io::LoadInfo info;
+    info.want_high = true;
     const ImageRGBA8 img = io::load_image(path, &info);
     if (img.width <= 0 || img.height <= 0 || img.data.size() != img.pixels() * 4) __builtin_trap();
     if (!info.high.empty() && (info.high.width != img.width || info.high.height != img.height)) __builtin_trap();
