@@ -50,7 +50,17 @@ struct Heif {
   decltype(&heif_context_encode_image) encode;
   decltype(&heif_context_write_to_file) write;
   decltype(&heif_context_add_exif_metadata) add_exif;
+  decltype(&heif_image_handle_get_nclx_color_profile) nclx;
+  decltype(&heif_nclx_color_profile_free) nclx_free;
+  decltype(&heif_nclx_color_profile_alloc) nclx_alloc;
+  decltype(&heif_image_get_nclx_color_profile) image_nclx;
+  decltype(&heif_image_set_nclx_color_profile) set_nclx;
   Heif() {
+    lib.get(nclx_alloc, "heif_nclx_color_profile_alloc");
+    lib.get(image_nclx, "heif_image_get_nclx_color_profile");
+    lib.get(set_nclx, "heif_image_set_nclx_color_profile");
+    lib.get(nclx, "heif_image_handle_get_nclx_color_profile");
+    lib.get(nclx_free, "heif_nclx_color_profile_free");
     lib.get(add_exif, "heif_context_add_exif_metadata");
     lib.get(init, "heif_init");
     lib.get(ctx_alloc, "heif_context_alloc");
@@ -180,12 +190,26 @@ Decoded decode_heif(const std::string& path, const std::vector<uint8_t>& bytes, 
       d.icc.resize(n);
       if (L.profile(h.h, d.icc.data()).code != heif_error_Ok) d.icc.clear();
     }
+  } else {
+    // Colour described by code points (ISO/IEC 23091-2) instead of an ICC profile, in the file's colr box
+    // or else in the coded stream (HEVC's VUI, which libheif reports on the decoded image): only BT.709/sRGB
+    // primaries (1) or unspecified (2) are what the pixels are taken to be; others are said, not converted.
+    heif_color_profile_nclx* c = nullptr;
+    const bool boxed = t == heif_color_profile_type_nclx && L.nclx(h.h, &c).code == heif_error_Ok && c;
+    if (!boxed && L.image_nclx(img.i, &c).code != heif_error_Ok) c = nullptr;
+    if (c) {
+      const int primaries = int(c->color_primaries);
+      L.nclx_free(c);
+      if (primaries != 1 && primaries != 2)
+        d.notes.push_back("colour primaries " + std::to_string(primaries) + (primaries == 12 ? " (Display P3)" : "") +
+                          " from the HEIF nclx box not converted to sRGB: colours are shown as if sRGB");
+    }
   }
   return d;
 }
 
 std::string write_heif(const std::string& path, const ImageRGBA8& image, bool avif, int orientation,
-                       const std::vector<uint8_t>& exif) {
+                       const std::vector<uint8_t>& exif, int nclx_primaries) {
   std::string why;
   if (!heif_available(&why)) return why;
   Heif& L = heif();
@@ -200,6 +224,14 @@ std::string write_heif(const std::string& path, const ImageRGBA8& image, bool av
   int stride = 0;
   uint8_t* p = L.plane(img.i, heif_channel_interleaved, &stride);
   for (int y = 0; y < image.height; ++y) std::memcpy(p + size_t(y) * size_t(stride), image.px(0, y), size_t(image.width) * 4);
+  if (nclx_primaries > 0) {
+    heif_color_profile_nclx* c = L.nclx_alloc();
+    if (!c) return "cannot allocate an nclx profile";
+    c->color_primaries = heif_color_primaries(nclx_primaries);
+    e = L.set_nclx(img.i, c);
+    L.nclx_free(c);
+    if (e.code != heif_error_Ok) return e.message;
+  }
   heif_encoder* enc = nullptr;
   e = L.encoder_for(ctx.c, format, &enc);
   if (e.code != heif_error_Ok) return e.message;
