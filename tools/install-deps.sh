@@ -2,9 +2,8 @@
 # Installs the Debian 12 packages satlab needs, only those missing. Root, or a user with sudo.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libglfw3-dev libimgui-dev libstb-dev python3-glad libcli11-dev
-      nlohmann-json3-dev zlib1g-dev libjpeg62-turbo-dev libgtest-dev libgmock-dev libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri
-      xvfb xauth python3-matplotlib
-      libheif-dev)  # HEIC depth (loaded at run time) and the sample writer tools/depth_samples
+      nlohmann-json3-dev zlib1g-dev libjpeg62-turbo-dev libwebp-dev libtiff-dev libheif-dev liblcms2-dev libgtest-dev libgmock-dev libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri
+      xvfb xauth python3-matplotlib)  # libheif: HEIC images and depth (loaded at run time)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

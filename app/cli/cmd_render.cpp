@@ -78,13 +78,17 @@ struct Backend {
 // a bad file gives exactly one line). Returns the summary of what was done.
 std::string render_one(const RenderOptions& o, Params p, const SyntheticDepth& synthetic,
                        const std::string& depth_option, const Job& job, Backend& backend) {
-  ImageRGBA8 img = io::load_image(job.input);
+  io::LoadInfo info;
+  ImageRGBA8 img = io::load_image(job.input, &info);
+  for (const auto& n : info.notes) note(job.input + ": " + n);
   ImageF depth;
   std::string depth_from = "no depth";
   const std::string depth_path = !depth_option.empty() ? depth_option : io::depth_beside(job.input);
   if (p.filter == FilterKind::Dof) {
     if (!depth_path.empty()) {
-      depth = io::load_depth(depth_path);
+      io::LoadInfo dinfo;
+      depth = io::load_depth(depth_path, info, &dinfo);
+      for (const auto& n : dinfo.notes) note(depth_path + ": " + n);
       if (depth.width != img.width || depth.height != img.height) {
         note("depth map " + depth_path + " (" + std::to_string(depth.width) + "x" +
              std::to_string(depth.height) + ") resampled to the image's " + std::to_string(img.width) + "x" +
@@ -122,7 +126,7 @@ std::string render_one(const RenderOptions& o, Params p, const SyntheticDepth& s
   if (!depth.empty()) pipe->set_depth(depth), backend.has_depth = true;
   pipe->set_params(p);
   pipe->run();
-  io::save_png(job.output, pipe->result());
+  io::save_image(job.output, pipe->result());
   double total = 0;
   std::string stages;
   for (const auto& t : pipe->timings()) {
@@ -158,6 +162,8 @@ std::vector<Job> plan(const RenderOptions& o, bool* batch) {
   }
   if (*batch && !o.out.empty())
     throw Error("--out names one output file: use --out-dir DIR for several images");
+  if (!o.out.empty() && !io::can_save(o.out))
+    throw Error(o.out + ": cannot write this format: the extension must be one of " + io::saveable_extensions());
   if (*batch && !o.depth.empty())
     throw Error("--depth is for one image: put NAME.depth.png beside each image instead");
   if (!o.out_dir.empty() && !io::is_dir(o.out_dir))
@@ -273,7 +279,8 @@ void add_render_command(CLI::App& app, Action& action) {
   sub->add_option("--depth", o->depth,
                   "Depth map for a single image (resampled to the image if its size differs)");
   sub->add_option("--out,-o", o->out,
-                  "Output PNG for a single image (written through a temporary file and rename)");
+                  "Output image for a single image, its format from the extension: .png .jpg .webp .tif "
+                  "(written through a temporary file and rename)");
   sub->add_option(
       "--out-dir", o->out_dir,
       "Folder for the results of several images: NAME_<filter and parameters>.png (never an input)");

@@ -95,6 +95,7 @@ struct AppState {
     float near_depth = 0, far_depth = 0;
     bool disparity = false;
   } saved_range;
+  std::vector<std::string> load_notes;  // what the loaders did with the open files (orientation, ICC, ...)
   std::string display_path;  // how the result reaches the screen (interop or host upload), and why
   const char* viewer_pass = "";  // how the viewer's last draw reached the framebuffer (Viewer::pass_name)
   int image_width = 0, image_height = 0;

@@ -153,7 +153,7 @@ void draw_file_browser(AppState& s, float display_w, float display_h) {
   int filter = int(b.filter);
   ImGui::SetNextItemWidth(18 * em);
   if (ImGui::Combo("##filter", &filter,
-                   "images (png jpg jpeg bmp tga hdr)\0depth maps (png hdr pfm)\0all files\0")) {
+                   "images (png jpg jpeg webp tif tiff heic heif avif bmp tga hdr)\0depth maps (png tif tiff webp hdr pfm)\0all files\0")) {
     b.filter = io::FileFilter(filter);
     b.stale = true;
   }

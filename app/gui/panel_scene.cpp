@@ -53,6 +53,7 @@ void draw_scene_panel(AppState& s) {
     ImGui::TextDisabled("depth: %s", file_name(s.depth_path).c_str());
   if (s.depth_source.rfind("embedded depth not used", 0) == 0)
     ImGui::TextWrapped("%s", s.depth_source.c_str());
+  for (const auto& n : s.load_notes) ImGui::TextDisabled("%s", n.c_str());
   ImGui::Spacing();
 
   // A path field (Enter opens it as the image) and the file browser.

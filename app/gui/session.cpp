@@ -73,11 +73,12 @@ void Session::open(AppState& s, const std::string& image_path, const std::string
   std::string dpath = !depth_path.empty() ? depth_path
                       : bundled           ? io::default_scene_depth()
                                           : io::depth_beside(path);
-  ImageRGBA8 image = io::load_image(path);
+  io::LoadInfo info, dinfo;
+  ImageRGBA8 image = io::load_image(path, &info);
   ImageF depth;
   io::DepthForImage embedded;
   if (dpath.empty()) embedded = io::embedded_depth_for(path, image.width, image.height, s.params);
-  if (!dpath.empty()) depth = io::resample_depth(io::load_depth(dpath), image.width, image.height);
+  if (!dpath.empty()) depth = io::resample_depth(io::load_depth(dpath, info, &dinfo), image.width, image.height);
   else if (embedded.used) depth = std::move(embedded.depth);
   else depth = make_synthetic_depth(s.synthetic, image.width, image.height);  // empty for mode none
   load(s, std::move(image), std::move(depth));
@@ -92,10 +93,16 @@ void Session::open(AppState& s, const std::string& image_path, const std::string
     s.params.disparity = embedded.params.disparity;
   }
   s.depth_path = dpath;
+  image_info_ = std::move(info);
+  s.load_notes = image_info_.notes;
+  for (const auto& n : dinfo.notes) s.load_notes.push_back(n);
 }
 
 void Session::open_depth(AppState& s, const std::string& depth_path) {
-  ImageF depth = io::resample_depth(io::load_depth(depth_path), image_.width, image_.height);
+  io::LoadInfo dinfo;
+  ImageF depth = io::resample_depth(io::load_depth(depth_path, image_info_, &dinfo), image_.width, image_.height);
+  s.load_notes = image_info_.notes;
+  for (const auto& n : dinfo.notes) s.load_notes.push_back(n);
   pipeline_->set_depth(depth);
   depth_ = std::move(depth);
   s.depth_path = depth_path;

@@ -7,6 +7,7 @@
 
 #include "app/gui/app_state.hpp"
 #include "app/gui/viewer.hpp"
+#include "app/io/image_io.hpp"
 #include "core/image.hpp"
 #include "core/pipeline.hpp"
 
@@ -48,6 +49,7 @@ class Session {
   bool fall_back_to_cpu(AppState& s, const std::string& why);  // after a GPU error in update()
   ImageRGBA8 image_;
   ImageF depth_;  // raw, resampled to the image
+  io::LoadInfo image_info_;  // how image_ was loaded (orientation, for its depth map)
   std::unique_ptr<Pipeline> pipeline_;
   std::string backend_;  // what pipeline_ was made for: auto | cpu | gpu
   bool has_result_ = false;

@@ -33,9 +33,9 @@ bool exists(const std::string& path) {
 const char* to_string(FileFilter f) {
   switch (f) {
     case FileFilter::Images:
-      return "images (png jpg jpeg bmp tga hdr)";
+      return "images (png jpg jpeg webp tif tiff heic heif avif bmp tga hdr)";
     case FileFilter::Depth:
-      return "depth maps (png hdr pfm)";
+      return "depth maps (png tif tiff webp hdr pfm)";
     case FileFilter::All:
       return "all files";
   }
@@ -47,8 +47,8 @@ bool passes(FileFilter f, const std::string& file_name) {
   const size_t dot = file_name.find_last_of('.');
   if (dot == std::string::npos || dot == 0) return false;
   const std::string ext = lower(file_name.substr(dot + 1));
-  static const char* const kImages[] = {"png", "jpg", "jpeg", "bmp", "tga", "hdr"};
-  static const char* const kDepth[] = {"png", "hdr", "pfm"};
+  static const char* const kImages[] = {"png", "jpg", "jpeg", "webp", "tif", "tiff", "heic", "heif", "avif", "bmp", "tga", "hdr"};
+  static const char* const kDepth[] = {"png", "tif", "tiff", "webp", "hdr", "pfm"};
   if (f == FileFilter::Images)
     return std::find(std::begin(kImages), std::end(kImages), ext) != std::end(kImages);
   return std::find(std::begin(kDepth), std::end(kDepth), ext) != std::end(kDepth);

@@ -65,4 +65,11 @@ void check_untrusted_image(const std::string& path, int width, int height) {
                 std::to_string(height) + " pixels it declares (truncated or corrupt)");
 }
 
+void check_declared_size(const std::string& path, uint64_t file_bytes, uint64_t pixels, uint64_t max_pixels_per_byte,
+                         const std::string& format) {
+  if (file_bytes * max_pixels_per_byte < pixels)
+    throw Error(path + ": " + format + " file of " + std::to_string(file_bytes) + " bytes cannot hold the " +
+                megapixels(pixels) + " it declares (truncated or corrupt)");
+}
+
 }  // namespace satlab::io

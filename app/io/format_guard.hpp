@@ -22,6 +22,11 @@ void check_image_limits(const std::string& path, uint64_t width, uint64_t height
 // seconds of decoding. JPEG files get the same kind of check in jpeg.cpp.
 void check_untrusted_image(const std::string& path, int width, int height);
 
+// Throws satlab::Error when a file of `file_bytes` cannot hold `pixels` even if its format packs
+// `max_pixels_per_byte` pixels into each byte (the format's best case, from how its coding works).
+void check_declared_size(const std::string& path, uint64_t file_bytes, uint64_t pixels, uint64_t max_pixels_per_byte,
+                         const std::string& format);
+
 // MemAvailable from /proc/meminfo in bytes; 0 where it cannot be read (then memory is not checked).
 uint64_t host_memory_available();
 

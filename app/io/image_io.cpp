@@ -1,4 +1,5 @@
-// stb-based loaders and writers. Headers are checked (size, dimensions) before any pixel is decoded,
+// Loaders and writers: the format is found from the file's first bytes, decoded by stb or a library
+// (decoded.hpp), then orientation and ICC profile are applied the same way for every format. Headers are checked (size, dimensions) before any pixel is decoded,
 // and every failure names the file and the reason.
 #include "app/io/image_io.hpp"
 
@@ -20,8 +21,13 @@
 #include <mutex>
 #include <sstream>
 
+#include "app/io/decoded.hpp"
+#include "app/io/exif.hpp"
 #include "app/io/format_guard.hpp"
+#include "app/io/icc.hpp"
 #include "app/io/jpeg.hpp"
+#include "app/io/tiff.hpp"
+#include "app/io/webp.hpp"
 #include "core/error.hpp"
 
 namespace satlab::io {
@@ -193,90 +199,217 @@ void refuse_overwriting_inputs(const std::string& path) {
 
 namespace {
 
-ImageRGBA8 load_image_file(const std::string& path) {
-  check_file(path);
-  if (is_jpeg_file(path)) {
-    int jw = 0, jh = 0;
-    std::vector<uint8_t> px = decode_jpeg(path, 4, &jw, &jh);
-    ImageRGBA8 img(jw, jh);
-    img.data = std::move(px);
-    return img;
-  }
+std::vector<uint8_t> read_all(const std::string& path) {
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
+  if (!f) fail(path, std::strerror(errno));
+  const std::streamoff n = f.tellg();
+  if (n < 0) fail(path, "cannot read");
+  std::vector<uint8_t> b(size_t(n), 0);
+  f.seekg(0);
+  if (!f.read(reinterpret_cast<char*>(b.data()), n)) fail(path, "cannot read");
+  return b;
+}
+
+// The first bytes, to find the format.
+std::vector<uint8_t> read_head(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::vector<uint8_t> b(16, 0);
+  f.read(reinterpret_cast<char*>(b.data()), 16);
+  b.resize(size_t(std::max<std::streamsize>(f.gcount(), 0)));
+  return b;
+}
+
+// stb's formats (PNG, BMP, TGA, HDR, ...), with PNG's eXIf and iCCP read beside.
+Decoded decode_stb(const std::string& path, bool want_high) {
   int w = 0, h = 0, comp = 0;
   check_header(path, &w, &h, &comp);
-  ImageRGBA8 img(w, h);
+  Decoded d;
+  d.rgba = ImageRGBA8(w, h);
+  const std::vector<uint8_t> head = read_head(path);
+  const bool png = head.size() >= 4 && head[0] == 0x89 && head[1] == 'P';
+  d.format = png ? "PNG" : "image";
+  if (png) png_metadata(read_all(path), &d.orientation, &d.icc);
   if (stbi_is_hdr(path.c_str())) {
+    d.format = "HDR";
     // Radiance HDR: clamp to [0,1] and encode with the sRGB-like gamma stb uses for LDR conversion.
     std::unique_ptr<float, StbFree> px(stbi_loadf(path.c_str(), &w, &h, &comp, 4));
     if (!px) fail(path, std::string("cannot decode (") + stbi_failure_reason() + ")");
-    for (size_t i = 0; i < img.data.size(); ++i) {
+    for (size_t i = 0; i < d.rgba.data.size(); ++i) {
       float v = px.get()[i];
       if (i % 4 != 3) v = std::pow(std::max(v, 0.f), 1.f / 2.2f);
-      img.data[i] = uint8_t(std::lround(std::min(std::max(v, 0.f), 1.f) * 255.f));
+      d.rgba.data[i] = uint8_t(std::lround(std::min(std::max(v, 0.f), 1.f) * 255.f));
     }
-    return img;
+    return d;
   }
   if (stbi_is_16_bit(path.c_str())) {
-    // 16-bit PNG: rounded to 8 bits (stbi_load would truncate, darkening by up to one level).
+    // 16-bit PNG: kept at 16 bits in `high`; the 8-bit image rounds (stbi_load would truncate, darkening
+    // by up to one level).
     std::unique_ptr<uint16_t, StbFree> px(stbi_load_16(path.c_str(), &w, &h, &comp, 4));
     if (!px) fail(path, std::string("cannot decode (") + stbi_failure_reason() + ")");
-    for (size_t i = 0; i < img.data.size(); ++i)
-      img.data[i] = uint8_t((uint32_t(px.get()[i]) * 255u + 32767u) / 65535u);
-    return img;
+    d.bits = 16;
+    if (want_high) d.high = ImageF(w, h, 4);
+    for (size_t i = 0; i < d.rgba.data.size(); ++i) {
+      d.rgba.data[i] = uint8_t((uint32_t(px.get()[i]) * 255u + 32767u) / 65535u);
+      if (want_high) d.high.data[i] = float(px.get()[i]) / 65535.f;
+    }
+    return d;
   }
   std::unique_ptr<uint8_t, StbFree> px(stbi_load(path.c_str(), &w, &h, &comp, 4));
   if (!px) fail(path, std::string("cannot decode (") + stbi_failure_reason() + ")");
-  std::memcpy(img.data.data(), px.get(), img.data.size());
-  return img;
+  std::memcpy(d.rgba.data.data(), px.get(), d.rgba.data.size());
+  return d;
 }
 
-ImageF load_depth_file(const std::string& path) {
+Decoded decode_file(const std::string& path, bool want_high) {
+  check_file(path);
+  if (is_jpeg_file(path)) {
+    JpegMeta meta;
+    int jw = 0, jh = 0;
+    Decoded d;
+    d.format = "JPEG";
+    d.rgba.data = decode_jpeg(path, 4, &jw, &jh, &meta);
+    d.rgba.width = jw;
+    d.rgba.height = jh;
+    d.orientation = meta.orientation;
+    d.icc = std::move(meta.icc);
+    d.notes = std::move(meta.notes);
+    return d;
+  }
+  const std::vector<uint8_t> head = read_head(path);
+  if (is_webp(head)) return decode_webp(path, read_all(path));
+  if (is_tiff(head)) return decode_tiff(path, read_all(path), want_high);
+  if (is_heif(head)) return decode_heif(path, read_all(path), want_high);
+  return decode_stb(path, want_high);
+}
+
+// ICC profile, then orientation, on both the 8-bit and the deep pixels; notes for what was done.
+void finish(Decoded& d) {
+  if (!d.icc.empty()) {
+    const std::string why = icc_to_srgb(d.icc, d.rgba);
+    if (why.empty() && !d.high.empty()) icc_to_srgb(d.icc, d.high);
+    d.notes.push_back(why.empty() ? "ICC profile converted to sRGB" : why + ": colours are shown as if sRGB");
+  }
+  if (d.orientation >= 2 && d.orientation <= 8) {
+    d.rgba = apply_orientation(d.rgba, d.orientation);
+    if (!d.high.empty()) d.high = apply_orientation(d.high, d.orientation);
+    d.notes.push_back("turned upright (EXIF orientation " + std::to_string(d.orientation) + ")");
+  }
+}
+
+ImageRGBA8 load_image_file(const std::string& path, LoadInfo* info) {
+  Decoded d = decode_file(path, info && info->want_high);
+  const int sw = d.rgba.width, sh = d.rgba.height;
+  finish(d);
+  if (info) {
+    info->format = d.format;
+    info->orientation = d.orientation >= 1 && d.orientation <= 8 ? d.orientation : 1;
+    info->stored_width = sw;
+    info->stored_height = sh;
+    info->bits = d.bits;
+    info->high = std::move(d.high);
+    info->notes = std::move(d.notes);
+  }
+  return std::move(d.rgba);
+}
+
+ImageF load_depth_file(const std::string& path, LoadInfo* info) {
   check_file(path);
   if (ext_lower(path) == "pfm") {
     ImageF d = load_pfm(path);
     check_finite(path, d);
+    if (info) info->format = "PFM", info->bits = 32, info->stored_width = d.width, info->stored_height = d.height;
     return d;
   }
+  ImageF d;
+  int orientation = 0;
+  std::string format = "image";
+  int bits = 8;
   if (is_jpeg_file(path)) {
+    JpegMeta meta;
     int jw = 0, jh = 0;
-    std::vector<uint8_t> px = decode_jpeg(path, 1, &jw, &jh);
-    ImageF d(jw, jh, 1);
+    std::vector<uint8_t> px = decode_jpeg(path, 1, &jw, &jh, &meta);
+    d = ImageF(jw, jh, 1);
     for (size_t i = 0; i < d.data.size(); ++i) d.data[i] = float(px[i]) / 255.f;
-    return d;
-  }
-  int w = 0, h = 0, comp = 0;
-  check_header(path, &w, &h, &comp);
-  ImageF d(w, h, 1);
-  if (stbi_is_hdr(path.c_str())) {
-    // Loaded as stored (RGB) and the first channel kept, like every other format (asking stb for one
-    // channel would average the three).
-    std::unique_ptr<float, StbFree> px(stbi_loadf(path.c_str(), &w, &h, &comp, 0));
-    if (!px) fail(path, std::string("cannot decode (") + stbi_failure_reason() + ")");
-    for (size_t i = 0; i < d.data.size(); ++i) d.data[i] = px.get()[i * size_t(comp)];
-    check_finite(path, d);
-  } else if (stbi_is_16_bit(path.c_str())) {
-    std::unique_ptr<uint16_t, StbFree> px(stbi_load_16(path.c_str(), &w, &h, &comp, 0));
-    if (!px) fail(path, std::string("cannot decode (") + stbi_failure_reason() + ")");
-    for (size_t i = 0; i < d.data.size(); ++i) d.data[i] = float(px.get()[i * size_t(comp)]) / 65535.f;
+    orientation = meta.orientation;
+    format = "JPEG";
+  } else if (const std::vector<uint8_t> head = read_head(path); is_webp(head) || is_tiff(head) || is_heif(head)) {
+    const std::vector<uint8_t> bytes = read_all(path);
+    Decoded dec = is_webp(head) ? decode_webp(path, bytes) : is_tiff(head) ? decode_tiff(path, bytes, true) : decode_heif(path, bytes, true);
+    d = ImageF(dec.rgba.width, dec.rgba.height, 1);
+    for (size_t i = 0; i < d.data.size(); ++i)
+      d.data[i] = dec.high.empty() ? float(dec.rgba.data[i * 4]) / 255.f : dec.high.data[i * 4];
+    orientation = dec.orientation;  // HEIF's own transformations are already applied (0 here)
+    format = dec.format;
+    bits = dec.bits;
   } else {
-    std::unique_ptr<uint8_t, StbFree> px(stbi_load(path.c_str(), &w, &h, &comp, 0));
-    if (!px) fail(path, std::string("cannot decode (") + stbi_failure_reason() + ")");
-    for (size_t i = 0; i < d.data.size(); ++i) d.data[i] = float(px.get()[i * size_t(comp)]) / 255.f;
+    int w = 0, h = 0, comp = 0;
+    check_header(path, &w, &h, &comp);
+    d = ImageF(w, h, 1);
+    if (stbi_is_hdr(path.c_str())) {
+      // Loaded as stored (RGB) and the first channel kept, like every other format (asking stb for one
+      // channel would average the three).
+      std::unique_ptr<float, StbFree> px(stbi_loadf(path.c_str(), &w, &h, &comp, 0));
+      if (!px) fail(path, std::string("cannot decode (") + stbi_failure_reason() + ")");
+      for (size_t i = 0; i < d.data.size(); ++i) d.data[i] = px.get()[i * size_t(comp)];
+      check_finite(path, d);
+      format = "HDR", bits = 32;
+    } else if (stbi_is_16_bit(path.c_str())) {
+      std::unique_ptr<uint16_t, StbFree> px(stbi_load_16(path.c_str(), &w, &h, &comp, 0));
+      if (!px) fail(path, std::string("cannot decode (") + stbi_failure_reason() + ")");
+      for (size_t i = 0; i < d.data.size(); ++i) d.data[i] = float(px.get()[i * size_t(comp)]) / 65535.f;
+      bits = 16;
+    } else {
+      std::unique_ptr<uint8_t, StbFree> px(stbi_load(path.c_str(), &w, &h, &comp, 0));
+      if (!px) fail(path, std::string("cannot decode (") + stbi_failure_reason() + ")");
+      for (size_t i = 0; i < d.data.size(); ++i) d.data[i] = float(px.get()[i * size_t(comp)]) / 255.f;
+    }
+    if (head.size() >= 4 && head[0] == 0x89 && head[1] == 'P') {
+      std::vector<uint8_t> icc;
+      png_metadata(read_all(path), &orientation, &icc);
+      format = "PNG";
+    }
+  }
+  if (info) {
+    info->format = format;
+    info->bits = bits;
+    info->stored_width = d.width;
+    info->stored_height = d.height;
+    info->orientation = orientation >= 1 && orientation <= 8 ? orientation : 1;
+  }
+  if (orientation >= 2 && orientation <= 8) {
+    d = apply_orientation(d, orientation);
+    if (info) info->notes.push_back("depth map turned upright by its own EXIF orientation " + std::to_string(orientation));
   }
   return d;
 }
 
 }  // namespace
 
-ImageRGBA8 load_image(const std::string& path) {
-  ImageRGBA8 img = load_image_file(path);
+ImageRGBA8 load_image(const std::string& path) { return load_image(path, nullptr); }
+
+ImageRGBA8 load_image(const std::string& path, LoadInfo* info) {
+  ImageRGBA8 img = load_image_file(path, info);
   inputs().add(path);
   return img;
 }
 
 ImageF load_depth(const std::string& path) {
-  ImageF d = load_depth_file(path);
+  ImageF d = load_depth_file(path, nullptr);
   inputs().add(path);
+  return d;
+}
+
+ImageF load_depth(const std::string& path, const LoadInfo& image, LoadInfo* info) {
+  LoadInfo own;
+  ImageF d = load_depth_file(path, &own);
+  inputs().add(path);
+  const int o = image.orientation;
+  if (own.orientation == 1 && orientation_swaps_axes(o) && d.width == image.stored_width &&
+      d.height == image.stored_height && d.width != d.height) {
+    d = apply_orientation(d, o);
+    own.notes.push_back("depth map has the image's stored size: given the image's orientation " + std::to_string(o));
+  }
+  if (info) *info = std::move(own);
   return d;
 }
 
@@ -330,6 +463,41 @@ void save_text(const std::string& path, const std::string& text) {
   write_atomically(path, [&](const std::string& tmp) {
     std::ofstream f(tmp, std::ios::binary);
     return bool(f.write(text.data(), std::streamsize(text.size())).flush());
+  });
+}
+
+const char* saveable_extensions() { return ".png, .jpg, .jpeg, .webp, .tif, .tiff"; }
+
+bool can_save(const std::string& path) {
+  const std::string e = ext_lower(path);
+  return e == "png" || e == "jpg" || e == "jpeg" || e == "webp" || e == "tif" || e == "tiff";
+}
+
+void save_image(const std::string& path, const ImageRGBA8& image) {
+  if (image.empty()) fail(path, "nothing to save (empty image)");
+  const std::string e = ext_lower(path);
+  if (e == "png") return save_png(path, image);
+  if (e == "jpg" || e == "jpeg")
+    return write_atomically(path, [&](const std::string& tmp) {
+      return write_jpeg(tmp, image.data.data(), image.width, image.height, JpegKind::Rgb, 95);
+    });
+  if (e == "webp")
+    return write_atomically(path, [&](const std::string& tmp) { return write_webp(tmp, image, 101); });
+  if (e == "tif" || e == "tiff")
+    return write_atomically(path, [&](const std::string& tmp) {
+      return write_tiff(tmp, image.width, image.height, 4, 8, image.data.data());
+    });
+  fail(path, "cannot write this format: the extension must be one of " + std::string(saveable_extensions()));
+}
+
+void save_tiff16(const std::string& path, const ImageF& image01) {
+  if (image01.empty() || (image01.channels != 1 && image01.channels != 4))
+    fail(path, "nothing to save (need a 1- or 4-channel image)");
+  std::vector<uint16_t> q(image01.data.size());
+  for (size_t i = 0; i < q.size(); ++i)
+    q[i] = uint16_t(std::lround(std::min(std::max(image01.data[i], 0.f), 1.f) * 65535.f));
+  write_atomically(path, [&](const std::string& tmp) {
+    return write_tiff(tmp, image01.width, image01.height, image01.channels, 16, q.data());
   });
 }
 

@@ -50,7 +50,7 @@ TEST_F(DirListingTest, FoldersComeFirstThenFilesByNameIgnoringCase) {
                                                 "d.tga", "e.hdr", "zeta.PNG"}));
 }
 
-TEST_F(DirListingTest, DepthFilterTakesPngHdrPfmAndAllTakesEverythingButDanglingLinks) {
+TEST_F(DirListingTest, DepthFilterTakesPngTiffWebpHdrPfmAndAllTakesEverythingButDanglingLinks) {
   EXPECT_EQ(names(list_directory(root.string(), FileFilter::Depth, false)),
             (std::vector<std::string>{"A_folder/", "b_folder/", "depth.pfm", "e.hdr", "zeta.PNG"}));
   EXPECT_EQ(names(list_directory(root.string(), FileFilter::All, false)),

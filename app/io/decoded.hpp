@@ -1,0 +1,38 @@
+// What a format's decoder hands to image_io.cpp: the pixels as stored, plus what the file says about
+// them (orientation, ICC profile) and what the decoder noted. image_io.cpp applies the profile and the
+// orientation the same way for every format. Internal to app/io.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/image.hpp"
+
+namespace satlab::io {
+
+struct Decoded {
+  ImageRGBA8 rgba;             // 8 bits per channel, as stored (orientation not yet applied)
+  ImageF high;                 // deep sources, when asked for: the same pixels, RGBA in [0,1]; else empty
+  int bits = 8;                // bits per channel in the file
+  std::vector<uint8_t> icc;    // the embedded ICC profile, empty if none (or already applied)
+  int orientation = 0;         // EXIF orientation to apply, 0 or 1: none
+  std::string format;          // "JPEG", "WebP", ...
+  std::vector<std::string> notes;
+};
+
+// Each throws satlab::Error naming `path` with one line, after the format guards (format_guard.hpp).
+// `bytes` is the whole file.
+Decoded decode_webp(const std::string& path, const std::vector<uint8_t>& bytes);
+// `want_high`: fill Decoded::high for deep files (else only the 8-bit image is made).
+Decoded decode_tiff(const std::string& path, const std::vector<uint8_t>& bytes, bool want_high);
+Decoded decode_heif(const std::string& path, const std::vector<uint8_t>& bytes, bool want_high);
+
+bool is_webp(const std::vector<uint8_t>& b);
+bool is_tiff(const std::vector<uint8_t>& b);
+bool is_heif(const std::vector<uint8_t>& b);  // an ISO-BMFF ftyp of HEIF or AVIF
+
+// PNG metadata stb does not return: the eXIf chunk's orientation and the iCCP profile (inflated, at most
+// 16 MiB). Walks the chunks before the first IDAT with every length checked.
+void png_metadata(const std::vector<uint8_t>& bytes, int* orientation, std::vector<uint8_t>* icc);
+
+}  // namespace satlab::io
