@@ -104,7 +104,8 @@ struct Run {
 
 int stack_channels(int nc) { return nc == 1 ? 4 : 13; }
 
-Run stage1(const ImageF& guide_in, const ImageF& p, int r, float eps, bool gray, int threads) {
+Run stage1(const ImageF& guide_in, const ImageF& p, int r, float eps, bool gray, int threads,
+           const GuidedOffsets* offsets) {
   Run R;
   R.w = p.width;
   R.h = p.height;
@@ -120,7 +121,7 @@ Run stage1(const ImageF& guide_in, const ImageF& p, int r, float eps, bool gray,
       for (int c = 0; c < 3; ++c) R.guide.data[i * 3 + size_t(c)] = guide_in.data[i * size_t(guide_in.channels) + size_t(c)];
     R.nc = 3;
   }
-  R.off = guided_offsets(R.guide, p, threads);
+  R.off = offsets ? *offsets : guided_offsets(R.guide, p, threads);
   const int nc = R.nc, sc = stack_channels(nc);
   R.stack = ImageF(R.w, R.h, sc);
   parallel_for(
@@ -175,6 +176,8 @@ Run stage1(const ImageF& guide_in, const ImageF& p, int r, float eps, bool gray,
   return R;
 }
 
+ImageF filter(const ImageF& guide, const ImageF& p, const GuidedParams& g, const GuidedOffsets* offsets, int threads);
+
 }  // namespace
 
 void validate(const GuidedParams& g) {
@@ -216,8 +219,21 @@ GuidedOffsets guided_offsets(const ImageF& guide_used, const ImageF& p, int thre
 }
 
 ImageF guided_filter(const ImageF& guide, const ImageF& p, int radius, float eps, bool gray, int threads) {
-  check_inputs(guide, p, radius, eps);
-  const Run R = stage1(guide, p, radius, eps, gray, threads);
+  GuidedParams g;
+  g.radius = radius, g.eps = eps, g.gray = gray;
+  return filter(guide, p, g, nullptr, threads);
+}
+
+ImageF guided_filter(const ImageF& guide, const ImageF& p, const GuidedParams& g, const GuidedOffsets& offsets,
+                     int threads) {
+  return filter(guide, p, g, &offsets, threads);
+}
+
+namespace {
+ImageF filter(const ImageF& guide, const ImageF& p, const GuidedParams& g, const GuidedOffsets* offsets, int threads) {
+  const int radius = g.radius;
+  check_inputs(guide, p, radius, g.eps);
+  const Run R = stage1(guide, p, radius, g.eps, g.gray, threads, offsets);
   const int nc = R.nc;
   ImageF q(R.w, R.h, 1);
   parallel_for(
@@ -238,11 +254,12 @@ ImageF guided_filter(const ImageF& guide, const ImageF& p, int radius, float eps
       threads);
   return q;
 }
+}  // namespace
 
 double guided_filter_bound(const ImageF& guide, const ImageF& p, int radius, float eps, bool gray, double rel,
-                           int threads) {
+                           int threads, const GuidedOffsets* offsets) {
   check_inputs(guide, p, radius, eps);
-  const Run R = stage1(guide, p, radius, eps, gray, threads);
+  const Run R = stage1(guide, p, radius, eps, gray, threads, offsets);
   const int nc = R.nc, sc = stack_channels(nc), w = R.w, h = R.h;
   // SAT of |stack|.
   ImageF abs1 = R.stack;

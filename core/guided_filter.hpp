@@ -35,19 +35,23 @@ inline ImageF guided_filter(const ImageF& guide, const ImageF& p, const GuidedPa
   return guided_filter(guide, p, g.radius, g.eps, g.gray, threads);
 }
 
-// The centring offsets the reference uses (and a GPU version must use to compare within the bound):
-// mean of each used guide channel (gray: of the luma) and of p, float64 sums rounded to float.
+// The centring offsets: by default the mean of each used guide channel (gray: of the luma) and of p,
+// float64 sums rounded to float. Any offsets give the same filter up to rounding; a GPU version picks its
+// own (gpu/depth/guided_filter.hpp) and its comparison passes them here.
 struct GuidedOffsets {
   std::array<float, 3> guide{0.f, 0.f, 0.f};
   float p = 0.f;
 };
 GuidedOffsets guided_offsets(const ImageF& guide_used, const ImageF& p, int threads = 0);
+ImageF guided_filter(const ImageF& guide, const ImageF& p, const GuidedParams& g, const GuidedOffsets& offsets,
+                     int threads = 0);
 
 // Worst-case bound on |q_gpu - q_ref| for a version that follows the same algorithm with float SATs
 // (each element within rel_sat of the SAT of |x|, see gpu/sat/sat_host.hpp kFloatSatRelBound) of the
 // centred values and everything else in float64 (the per-pixel solve) except the final float output.
 // Derivation in guided_filter.cpp. Meaningful (small) on small images; at 4K it is loose.
+// `offsets`: those the compared version used (nullptr: guided_offsets).
 double guided_filter_bound(const ImageF& guide, const ImageF& p, int radius, float eps, bool gray, double rel_sat,
-                           int threads = 0);
+                           int threads = 0, const GuidedOffsets* offsets = nullptr);
 
 }  // namespace satlab

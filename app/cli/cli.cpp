@@ -33,6 +33,8 @@ constexpr AddCommand kCommands[] = {
     add_verify_command,            // satlab verify
     add_variants_command,          // satlab variants
     add_soak_command,              // satlab soak
+    add_depth_command,             // satlab depth refine
+    add_bench_depth_command,       // satlab bench depth
 };
 
 void parse_size(const std::string& s, int* w, int* h) {
