@@ -20,7 +20,6 @@ struct RefineOptions {
 };
 
 int run_refine(const RefineOptions& o) {
-  io::refuse_overwriting_inputs(o.out);
   const ImageRGBA8 image = io::load_image(o.image);
   ImageF depth = io::load_depth(o.depth);
   bool outside = false;

@@ -111,15 +111,18 @@ __device__ __forceinline__ Window window(int x, int y, int r, int w, int h) {
 __device__ __forceinline__ double count(const Window& b) { return double(b.x1 - b.x0) * double(b.y1 - b.y0); }
 
 // Box sums of a float4 / float SAT, float64 differences.
-__device__ __forceinline__ double4 box4(const float4* __restrict__ s, int w, const Window& b) {
+struct D4 {
+  double x, y, z, w;
+};
+__device__ __forceinline__ D4 box4(const float4* __restrict__ s, int w, const Window& b) {
   auto at = [&](int x, int y) {
     return (x < 0 || y < 0) ? make_float4(0.f, 0.f, 0.f, 0.f) : s[size_t(y) * size_t(w) + size_t(x)];
   };
   const float4 A = at(b.x1, b.y1), B = at(b.x0, b.y1), C = at(b.x1, b.y0), D = at(b.x0, b.y0);
-  return make_double4(double(A.x) - double(B.x) - double(C.x) + double(D.x),
+  return D4{double(A.x) - double(B.x) - double(C.x) + double(D.x),
                       double(A.y) - double(B.y) - double(C.y) + double(D.y),
                       double(A.z) - double(B.z) - double(C.z) + double(D.z),
-                      double(A.w) - double(B.w) - double(C.w) + double(D.w));
+                      double(A.w) - double(B.w) - double(C.w) + double(D.w)};
 }
 __device__ __forceinline__ double box1(const float* __restrict__ s, int w, const Window& b) {
   auto at = [&](int x, int y) { return (x < 0 || y < 0) ? 0.0 : double(s[size_t(y) * size_t(w) + size_t(x)]); };
@@ -141,7 +144,7 @@ __global__ void coefficients_color(const float4* __restrict__ s0, const float4* 
   if (x >= w || y >= h) return;
   const Window b = window(x, y, r, w, h);
   const double n = count(b);
-  const double4 m0 = box4(s0, w, b), m1 = box4(s1, w, b), m2 = box4(s2, w, b);
+  const D4 m0 = box4(s0, w, b), m1 = box4(s1, w, b), m2 = box4(s2, w, b);
   const double m3 = box1(s3, w, b);
   const double mi0 = m0.x / n, mi1 = m0.y / n, mi2 = m0.z / n, mp = m0.w / n;
   const double c0 = m1.x / n - mi0 * mp, c1 = m1.y / n - mi1 * mp, c2 = m1.z / n - mi2 * mp;
@@ -163,7 +166,7 @@ __global__ void coefficients_gray(const float4* __restrict__ s0, int w, int h, i
   if (x >= w || y >= h) return;
   const Window b = window(x, y, r, w, h);
   const double n = count(b);
-  const double4 m = box4(s0, w, b);
+  const D4 m = box4(s0, w, b);
   const double mi = m.x / n, mp = m.y / n;
   const double a = (m.z / n - mi * mp) / ((m.w / n - mi * mi) + eps);
   ab[size_t(y) * size_t(w) + size_t(x)] = make_float2(float(a), float(mp - a * mi));
@@ -186,7 +189,7 @@ __global__ void output_kernel(const void* __restrict__ ab_sat, const float* __re
     v = m.y / n + double(o.p);
     v += m.x / n * double(I[0]);
   } else {
-    const double4 m = box4(static_cast<const float4*>(ab_sat), w, b);
+    const D4 m = box4(static_cast<const float4*>(ab_sat), w, b);
     v = m.w / n + double(o.p);
     v += m.x / n * double(I[0]);
     v += m.y / n * double(I[1]);
