@@ -103,6 +103,8 @@ void Session::apply_edit(AppState& s) {
     char note[128];
     std::snprintf(note, sizeof(note), "%s, %.1f ms wall (transfers included)", r.backend.c_str(), r.ms);
     e.refine_note = note;
+    s.record_stage({"depth refine", r.ms, 0, ""}, r.backend == "gpu" ? "wall clock (GPU, transfers included)"
+                                                                     : "wall clock (CPU)");
     used_ = std::move(r.depth);
   } else {
     used_ = painted_;

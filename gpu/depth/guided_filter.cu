@@ -233,9 +233,13 @@ void guided_filter(const GuidedDeviceArgs& a) {
     if (a.phase) a.phase(s);
   };
   // Scratch: offsets accumulators, the stack and its SAT (13 floats, or 4), a and b and their SAT.
-  const size_t stack_floats = nc == 1 ? 4 : 13, ab_floats = nc == 1 ? 2 : 4;
+  // Groups of 4, 4, 4 and 1 channels (gray: one of 4), each starting on a 256-byte boundary as a
+  // builder's own allocation would.
+  const size_t pad = (n + 63) / 64 * 64;
+  const size_t group[4] = {0, 4 * pad, 8 * pad, 12 * pad};
+  const size_t stack_floats = nc == 1 ? 4 * pad : 13 * pad, ab_floats = nc == 1 ? 2 : 4;
   Scratch acc(4 * sizeof(double), st);
-  Scratch stack(n * stack_floats * sizeof(float), st), stack_sat(n * stack_floats * sizeof(float), st);
+  Scratch stack(stack_floats * sizeof(float), st), stack_sat(stack_floats * sizeof(float), st);
   Scratch ab(n * ab_floats * sizeof(float), st), ab_sat(n * ab_floats * sizeof(float), st);
   const int rows = (h + kOffsetRowStep - 1) / kOffsetRowStep;
   const double cnt = double(rows) * double(w);
@@ -247,10 +251,9 @@ void guided_filter(const GuidedDeviceArgs& a) {
   SATLAB_LAUNCHED("guided offsets", ctx);
   float* sf = stack.as<float>();
   float* ss = stack_sat.as<float>();
-  // Group offsets in floats: colour 4n, 4n, 4n, n; gray 4n.
-  float4 *g0 = reinterpret_cast<float4*>(sf), *g1 = reinterpret_cast<float4*>(sf + 4 * n),
-         *g2 = reinterpret_cast<float4*>(sf + 8 * n);
-  float* g3 = sf + 12 * n;
+  float4 *g0 = reinterpret_cast<float4*>(sf + group[0]), *g1 = reinterpret_cast<float4*>(sf + group[1]),
+         *g2 = reinterpret_cast<float4*>(sf + group[2]);
+  float* g3 = sf + group[3];
   if (nc == 1)
     stack_kernel<1><<<blocks_for(n), kThreads, 0, st>>>(a.guide, gc, a.p, n, acc.as<double>(), cnt, g0, nullptr,
                                                        nullptr, nullptr, a.offsets_out);
@@ -273,9 +276,9 @@ void guided_filter(const GuidedDeviceArgs& a) {
   };
   build(sf, ss, 4);
   if (nc == 3) {
-    build(sf + 4 * n, ss + 4 * n, 4);
-    build(sf + 8 * n, ss + 8 * n, 4);
-    build(sf + 12 * n, ss + 12 * n, 1);
+    build(sf + group[1], ss + group[1], 4);
+    build(sf + group[2], ss + group[2], 4);
+    build(sf + group[3], ss + group[3], 1);
   }
 
   phase("coefficients");
@@ -285,9 +288,9 @@ void guided_filter(const GuidedDeviceArgs& a) {
   if (nc == 1)
     coefficients_gray<<<grid, block, 0, st>>>(reinterpret_cast<const float4*>(ss), w, h, r, eps, ab.as<float2>());
   else
-    coefficients_color<<<grid, block, 0, st>>>(reinterpret_cast<const float4*>(ss),
-                                               reinterpret_cast<const float4*>(ss + 4 * n),
-                                               reinterpret_cast<const float4*>(ss + 8 * n), ss + 12 * n, w, h, r,
+    coefficients_color<<<grid, block, 0, st>>>(reinterpret_cast<const float4*>(ss + group[0]),
+                                               reinterpret_cast<const float4*>(ss + group[1]),
+                                               reinterpret_cast<const float4*>(ss + group[2]), ss + group[3], w, h, r,
                                                eps, ab.as<float4>());
   SATLAB_LAUNCHED("guided coefficients", ctx);
 
