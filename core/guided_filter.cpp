@@ -305,11 +305,11 @@ double guided_filter_bound(const ImageF& guide, const ImageF& p, int radius, flo
             double db = dp + 1e-12 * (1.0 + anorm);
             for (int c = 0; c < nc; ++c) db += da * (mi[c] + di[c]) + std::fabs(double(ab[c])) * di[c];
             for (int c = 0; c < nc; ++c) {
-              const double dac = da + kUnit * std::fabs(double(ab[c]));  // float storage of a
+              const double dac = da + 2 * kUnit * std::fabs(double(ab[c]));  // float storage of a (both sides)
               o[c] = float(std::fabs(double(ab[c])) + dac);
               o[nc + 1 + c] = float(dac);
             }
-            const double dbs = db + kUnit * std::fabs(double(ab[nc]));
+            const double dbs = db + 2 * kUnit * std::fabs(double(ab[nc]));
             o[nc] = float(std::fabs(double(ab[nc])) + dbs);
             o[2 * nc + 1] = float(dbs);
           }
