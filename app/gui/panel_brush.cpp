@@ -15,7 +15,7 @@ void draw_brush_panel(AppState& s) {
                      ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic);
   ImGui::SliderFloat("depth", &e.value, 0.f, 1.f, "%.3f (0 near, 1 far)", ImGuiSliderFlags_AlwaysClamp);
   ImGui::SliderFloat("feather", &e.feather, 0.f, 1.f, "%.2f", ImGuiSliderFlags_AlwaysClamp);
-  ImGui::Checkbox("eyedropper", &e.eyedropper);
+  ImGui::Checkbox("eyedropper (E)", &e.eyedropper);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("the next click on the image takes its depth as the brush's");
   ImGui::BeginDisabled(e.history.strokes().empty());
   if (ImGui::Button("undo (Ctrl+Z)")) e.undo = true;
