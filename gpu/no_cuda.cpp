@@ -2,6 +2,7 @@
 #include "core/error.hpp"
 #include "gpu/bench/primitives.hpp"
 #include "gpu/compare.hpp"
+#include "gpu/depth/guided_filter.hpp"
 #include "gpu/device.hpp"
 #include "gpu/sat/sat_host.hpp"
 #include "gpu/verify.hpp"
@@ -60,6 +61,15 @@ void SatComparer::corrupt_next_output(size_t) {}
 std::vector<PrimitiveResult> bench_primitives(const PrimitiveBenchOptions&,
                                               const std::function<void(const PrimitiveResult&)>&) {
   throw Error("bench needs a CUDA device: satlab was built without CUDA");
+}
+
+const Variant& guided_sat_builder(const std::string&) { throw Error("built without CUDA"); }
+void guided_filter(const GuidedDeviceArgs&) { throw Error("built without CUDA"); }
+GuidedResult guided_filter_gpu(const ImageF&, const ImageF&, const GuidedParams&, const std::string&) {
+  throw Error("built without CUDA");
+}
+GuidedTiming time_guided(int, int, const GuidedParams&, int, int, const std::string&) {
+  throw Error("built without CUDA");
 }
 
 }  // namespace satlab::gpu
