@@ -2,6 +2,7 @@
 #include "core/error.hpp"
 #include "gpu/bench/primitives.hpp"
 #include "gpu/compare.hpp"
+#include "gpu/depth/stereo.hpp"
 #include "gpu/device.hpp"
 #include "gpu/sat/sat_host.hpp"
 #include "gpu/verify.hpp"
@@ -56,5 +57,11 @@ std::vector<PrimitiveResult> bench_primitives(const PrimitiveBenchOptions&,
                                               const std::function<void(const PrimitiveResult&)>&) {
   throw Error("bench needs a CUDA device: satlab was built without CUDA");
 }
+
+StereoResult stereo_match(const ImageRGBA8&, const ImageRGBA8&, const StereoParams&, const std::string&) {
+  throw Error(probe().reason);
+}
+StereoTiming time_stereo(int, int, const StereoParams&, int, int, const std::string&) { throw Error(probe().reason); }
+void set_stereo_stack_pixels_for_testing(size_t) {}
 
 }  // namespace satlab::gpu
