@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "core/image.hpp"
 
@@ -34,6 +35,8 @@ void refuse_overwriting_inputs(const std::string& path);
 // Refuses to overwrite an input (above).
 void save_png(const std::string& path, const ImageRGBA8& image);
 void save_png16(const std::string& path, const ImageF& grey01);  // 1 channel in [0,1] -> 16-bit PNG
+// width * height 16-bit samples as they are -> 16-bit greyscale PNG.
+void save_png16_raw(const std::string& path, int width, int height, const std::vector<uint16_t>& samples);
 void save_text(const std::string& path, const std::string& text);  // presets, timings (CSV, JSON)
 
 }  // namespace satlab::io

@@ -1,0 +1,39 @@
+#include "app/stereo.hpp"
+
+#include <algorithm>
+
+#include "app/io/image_io.hpp"
+#include "core/error.hpp"
+#include "gpu/depth/stereo.hpp"
+#include "gpu/device.hpp"
+
+namespace satlab {
+
+StereoResult match_stereo(const ImageRGBA8& left, const ImageRGBA8& right, const StereoParams& p,
+                          const std::string& backend, const std::string& sat_builder, std::string* note) {
+  if (backend == "cpu") return stereo_match(left, right, p);
+  if (backend != "gpu" && backend != "auto")
+    throw Error("unknown backend '" + backend + "' (expected auto, cpu or gpu)");
+  const auto& dev = gpu::probe();
+  if (dev.available) return gpu::stereo_match(left, right, p, sat_builder);
+  if (backend == "gpu") throw Error("GPU backend unavailable: " + dev.reason);
+  if (note) *note = "stereo on the CPU: " + dev.reason;
+  return stereo_match(left, right, p);
+}
+
+ImageF disparity_depth(const ImageF& disparity) {
+  ImageF d = disparity;
+  for (float& v : d.data) v = std::max(v, 0.f);
+  return d;
+}
+
+namespace io {
+void save_disparity_png(const std::string& path, const ImageF& disparity) {
+  if (disparity.empty() || disparity.channels != 1) throw Error(path + ": nothing to save (need a disparity map)");
+  std::vector<uint16_t> q(disparity.data.size());
+  for (size_t i = 0; i < q.size(); ++i) q[i] = kitti_disparity(disparity.data[i]);
+  save_png16_raw(path, disparity.width, disparity.height, q);
+}
+}  // namespace io
+
+}  // namespace satlab
