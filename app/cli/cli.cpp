@@ -34,6 +34,7 @@ constexpr AddCommand kCommands[] = {
     add_variants_command,          // satlab variants
     add_soak_command,              // satlab soak
     add_depth_stereo_command,      // satlab depth stereo
+    add_bench_stereo_command,      // satlab bench stereo
 };
 
 void parse_size(const std::string& s, int* w, int* h) {

@@ -31,5 +31,6 @@ void add_verify_command(CLI::App& app, Action& action);            // satlab ver
 void add_variants_command(CLI::App& app, Action& action);          // satlab variants
 void add_soak_command(CLI::App& app, Action& action);              // satlab soak
 void add_depth_stereo_command(CLI::App& app, Action& action);      // satlab depth stereo
+void add_bench_stereo_command(CLI::App& app, Action& action);      // satlab bench stereo
 
 }  // namespace satlab::cli
