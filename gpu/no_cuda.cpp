@@ -2,6 +2,7 @@
 #include "core/error.hpp"
 #include "gpu/bench/primitives.hpp"
 #include "gpu/compare.hpp"
+#include "gpu/depth/guided_filter.hpp"
 #include "gpu/depth/stereo.hpp"
 #include "gpu/device.hpp"
 #include "gpu/sat/sat_host.hpp"
@@ -58,6 +59,14 @@ std::vector<PrimitiveResult> bench_primitives(const PrimitiveBenchOptions&,
   throw Error("bench needs a CUDA device: satlab was built without CUDA");
 }
 
+const Variant& guided_sat_builder(const std::string&) { throw Error("built without CUDA"); }
+void guided_filter(const GuidedDeviceArgs&) { throw Error("built without CUDA"); }
+GuidedResult guided_filter_gpu(const ImageF&, const ImageF&, const GuidedParams&, const std::string&) {
+  throw Error("built without CUDA");
+}
+GuidedTiming time_guided(int, int, const GuidedParams&, int, int, const std::string&) {
+  throw Error("built without CUDA");
+}
 StereoResult stereo_match(const ImageRGBA8&, const ImageRGBA8&, const StereoParams&, const std::string&) {
   throw Error(probe().reason);
 }

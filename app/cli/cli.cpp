@@ -33,6 +33,8 @@ constexpr AddCommand kCommands[] = {
     add_verify_command,            // satlab verify
     add_variants_command,          // satlab variants
     add_soak_command,              // satlab soak
+    add_depth_command,             // satlab depth refine
+    add_bench_depth_command,       // satlab bench depth
     add_depth_stereo_command,      // satlab depth stereo
     add_bench_stereo_command,      // satlab bench stereo
 };
@@ -103,10 +105,10 @@ int run(int argc, char** argv) {
                                          "LOG2N 10..28";
       });
   app.add_option("--view", gui.view, "Initial view")
-      ->check(CLI::IsMember({"result", "input", "depth", "coc", "sat", "diff"}));
+      ->check(CLI::IsMember({"result", "input", "depth", "coc", "sat", "diff", "raw-depth"}));
   app.add_option("--compare", gui.compare, "Compare mode: off, split, split:F (divider at F of the width), side");
   app.add_option("--compare-view", gui.compare_view, "The left side of a compare (right: --view)")
-      ->check(CLI::IsMember({"result", "input", "depth", "coc", "sat", "diff"}));
+      ->check(CLI::IsMember({"result", "input", "depth", "coc", "sat", "diff", "raw-depth"}));
   app.add_flag("--show-keys", gui.help, "Start with the key and mouse overlay shown (F1)");
   app.add_flag("--sat-channels", gui.sat_channels, "SAT view per channel (RGB), not the luminance colour-mapped");
   app.add_flag("--sweep", gui.sweep, "Start with the focus sweeping near to far and back (key F)");
@@ -121,6 +123,8 @@ int run(int argc, char** argv) {
                  "radial[:x=X,y=Y,radius=R] (default gradient)")
       ->check(synthetic_depth_spec());
   app.add_option("--save-preset", gui.save_preset, "With --frames: save the final state as a preset");
+  app.add_option("--save-depth", gui.save_depth,
+                 "With --frames: save the depth in use at the end (16-bit PNG in [0,1], the depth brush's format)");
   app.add_option("--export", gui.export_dir,
                  "With --frames: export result, depth, CoC and timings into this folder (never overwriting)");
 

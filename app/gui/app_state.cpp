@@ -15,6 +15,7 @@ const char* to_string(View v) {
     case View::Coc: return "coc";
     case View::Sat: return "sat";
     case View::Diff: return "diff";
+    case View::RawDepth: return "raw-depth";
   }
   return "result";
 }
@@ -22,7 +23,19 @@ const char* to_string(View v) {
 View view_from_string(const std::string& s) {
   for (int v = 0; v < kViewCount; ++v)
     if (s == to_string(View(v))) return View(v);
-  throw Error("unknown view '" + s + "' (expected result, input, depth, coc, sat or diff)");
+  throw Error("unknown view '" + s + "' (expected result, input, depth, coc, sat, diff or raw-depth)");
+}
+
+const char* to_string(DepthSource s) {
+  switch (s) {
+    case DepthSource::None: return "none";
+    case DepthSource::File: return "file";
+    case DepthSource::Embedded: return "embedded";
+    case DepthSource::Synthetic: return "synthetic";
+    case DepthSource::Painted: return "painted";
+    case DepthSource::Stereo: return "stereo";
+  }
+  return "none";
 }
 
 const char* to_string(Compare c) {

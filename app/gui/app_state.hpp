@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "app/io/dir_listing.hpp"
+#include "app/gui/depth_edit.hpp"
 #include "app/gui/export.hpp"
 #include "core/params.hpp"
 #include "core/pipeline.hpp"
@@ -13,8 +14,9 @@
 
 namespace satlab::gui {
 
-enum class View { Result, Input, Depth, Coc, Sat, Diff };  // Diff: difference against the CPU reference
-constexpr int kViewCount = 6;
+// Diff: difference against the CPU reference; RawDepth: the depth before refinement (painted strokes included).
+enum class View { Result, Input, Depth, Coc, Sat, Diff, RawDepth };
+constexpr int kViewCount = 7;
 const char* to_string(View v);
 View view_from_string(const std::string& s);
 
@@ -72,6 +74,7 @@ struct AppState {
   bool vsync = true;
   bool continuous = false;  // run the pipeline every frame (live timings), not only on changes
   SyntheticDepth synthetic;        // the depth map of images without one (panel_depth.cpp)
+  DepthEditState depth_edit;       // source, refinement and brush (panel_depth.cpp, panel_brush.cpp)
   bool synthetic_changed = false;  // the session regenerates it
   FilesState files;                // bundled scenes, presets, export (export.cpp)
 

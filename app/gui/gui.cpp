@@ -226,10 +226,18 @@ int run(const Options& o) {
     if (!s.compare_table.empty()) std::printf("%s", s.compare_table.c_str());
   }
   if (!s.lab_table.empty()) std::printf("%s", s.lab_table.c_str());  // --lab, whatever the frame count
+  if (o.frames > 0 && !s.depth_edit.saved.empty())  // scripted runs: what the brush panel or Ctrl+S saved
+    std::printf("satlab: depth brush: %zu stroke(s), refine %s, last saved %s\n", s.depth_edit.history.strokes().size(),
+                s.depth_edit.refine ? s.depth_edit.refine_note.c_str() : "off", s.depth_edit.saved.c_str());
   if (o.frames > 0 && s.error.empty()) try {  // scripted exports of the final state
       if (!o.export_dir.empty())
         for (const auto& f : export_next_free(s, session, o.export_dir)) std::printf("satlab: exported %s\n", f.c_str());
       if (!o.save_preset.empty()) save_preset_file(s, o.save_preset), std::printf("satlab: saved preset %s\n", o.save_preset.c_str());
+      if (!o.save_depth.empty()) {
+        std::snprintf(s.depth_edit.save_field, sizeof(s.depth_edit.save_field), "%s", o.save_depth.c_str());
+        session.save_depth(s);
+        std::printf("satlab: saved depth %s\n", o.save_depth.c_str());
+      }
     } catch (const Error& e) {
       s.error = e.what();
     }

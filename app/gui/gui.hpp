@@ -17,6 +17,7 @@ struct Options {
   std::string synthetic_depth;   // depth of images without a depth map (parse_synthetic_depth); empty: default
   std::string save_preset;       // scripted runs: save the final state as a preset here
   std::string export_dir;        // scripted runs: export result, depth, CoC, timings here (next free names)
+  std::string save_depth;        // scripted runs: save the depth in use (16-bit PNG, [0,1]) here at the end
   std::string view = "result";   // result | input | depth | coc | sat | diff
   std::string compare = "off";   // off | split[:F] | side (compare_from_string)
   std::string compare_view = "input";  // the left side of a compare

@@ -33,7 +33,17 @@ void handle_keys(AppState& s, Viewer& viewer) {
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) s.show_help = s.show_browser = false;
   if (ImGui::IsKeyPressed(kKeyF1) || (!io.WantTextInput && typed('?'))) s.show_help = !s.show_help;
   if (io.KeyCtrl && ImGui::IsKeyPressed('O')) s.show_browser = true;
+  if (io.KeyCtrl && !io.WantTextInput) {  // the depth brush's history and saving
+    if (ImGui::IsKeyPressed('Z')) s.depth_edit.undo = true;
+    if (ImGui::IsKeyPressed('Y')) s.depth_edit.redo = true;
+    if (ImGui::IsKeyPressed('S')) s.depth_edit.save = true;
+  }
   if (io.WantCaptureKeyboard || io.KeyCtrl) return;
+  if (ImGui::IsKeyPressed('B')) {
+    DepthEditState& e = s.depth_edit;
+    e.brush = !e.brush;
+    if (e.brush && !e.refine) e.refine = true, e.changed = true;
+  }
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Tab))) s.show_ui = !s.show_ui;
   if (ImGui::IsKeyPressed('R')) viewer.reset_view();
   for (int v = 0; v < kViewCount; ++v)
@@ -112,6 +122,38 @@ void pixel_tooltip(const AppState& s, Session& session, int px, int py, bool has
   ImGui::EndTooltip();
 }
 
+// The depth brush on the image: a press starts a stroke (or, with the eyedropper, picks the depth under
+// the pointer), moves extend it, the release hands it to the session. Returns true when the brush took
+// the mouse (no pan, no focus click).
+bool handle_brush(AppState& s, Session& session, const Viewer& viewer, float mx, float my, int px, int py) {
+  DepthEditState& e = s.depth_edit;
+  if (!e.brush) return false;
+  const ImGuiIO& io = ImGui::GetIO();
+  // The brush's outline at the pointer, in window coordinates.
+  const float r = e.size * viewer.zoom() / std::max(io.DisplayFramebufferScale.x, 1e-3f);
+  ImGui::GetBackgroundDrawList()->AddCircle(ImVec2(mx, my), r, IM_COL32(255, 255, 255, 200), 48, 1.5f);
+  if (ImGui::IsMouseClicked(ImGuiMouseButton_Left)) {
+    const ImageF& d = session.edit_depth();
+    if (e.eyedropper) {
+      if (d.width == s.image_width && d.height == s.image_height) e.value = d.at(px, py);
+      e.eyedropper = false;
+      return true;
+    }
+    e.current = BrushStroke{e.size, e.value, e.feather, {{float(px), float(py)}}};
+    e.painting = true;
+    e.changed = true;
+    return true;
+  }
+  if (!e.painting) return true;
+  const auto& last = e.current.points.back();
+  if (last.first != float(px) || last.second != float(py)) {
+    e.current.points.emplace_back(float(px), float(py));
+    e.changed = true;
+  }
+  if (!io.MouseDown[ImGuiMouseButton_Left]) e.stroke_done = true;
+  return true;
+}
+
 }  // namespace
 
 void handle_image_input(AppState& s, Viewer& viewer, Session& session, const Layout& l) {
@@ -119,6 +161,7 @@ void handle_image_input(AppState& s, Viewer& viewer, Session& session, const Lay
   const float scale = ImGui::GetFontSize() / 15.f;
   handle_keys(s, viewer);
   advance_sweep(s);
+  if (s.depth_edit.painting && !io.MouseDown[ImGuiMouseButton_Left]) s.depth_edit.stroke_done = true;
   s.pixel_info.clear();
   s.zoom = viewer.zoom();
   if (handle_divider(s, l, scale)) return;
@@ -130,10 +173,12 @@ void handle_image_input(AppState& s, Viewer& viewer, Session& session, const Lay
   // The viewer works in framebuffer pixels from the pane's corner, ImGui in window coordinates.
   const float fb = io.DisplayFramebufferScale.x, x = (mx - pane->x) * fb, y = my * fb;
   if (io.MouseWheel != 0) viewer.zoom_at(std::pow(1.15f, io.MouseWheel), x, y);
-  const bool dragging = ImGui::IsMouseDragging(ImGuiMouseButton_Left);
-  if (dragging) viewer.pan(io.MouseDelta.x * fb, io.MouseDelta.y * fb);
   int px = 0, py = 0;
-  if (!viewer.pixel_at(x, y, &px, &py) || px >= s.image_width || py >= s.image_height) return;
+  const bool on_image = viewer.pixel_at(x, y, &px, &py) && px < s.image_width && py < s.image_height;
+  if (on_image && handle_brush(s, session, viewer, mx, my, px, py)) return;
+  const bool dragging = ImGui::IsMouseDragging(ImGuiMouseButton_Left) && !s.depth_edit.painting;
+  if (dragging) viewer.pan(io.MouseDelta.x * fb, io.MouseDelta.y * fb);
+  if (!on_image) return;
 
   const ImageF& depth = session.depth_normalised();
   const bool has_depth = depth.width == s.image_width && depth.height == s.image_height;

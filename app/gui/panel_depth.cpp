@@ -1,11 +1,18 @@
 #include <imgui.h>
 
+#include <cmath>
+
 #include "app/gui/panels.hpp"
 
 namespace satlab::gui {
+namespace {
+
+void tip(const char* text) {
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
+}
 
 // Synthetic depth for images without a depth map: a tilt-shift gradient or a radial one.
-void draw_depth_panel(AppState& s) {
+void synthetic_section(AppState& s) {
   if (!s.depth_path.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
     ImGui::TextWrapped("the image has a depth map: synthetic depth applies to images without one");
@@ -18,27 +25,65 @@ void draw_depth_panel(AppState& s) {
   bool c = false;
   int mode = int(d.mode);
   c |= ImGui::RadioButton("none", &mode, int(SyntheticDepth::Mode::None));
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("no depth: everything is in focus");
+  tip("no depth: everything is in focus");
   ImGui::SameLine();
   c |= ImGui::RadioButton("gradient", &mode, int(SyntheticDepth::Mode::Gradient));
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("tilt-shift: depth grows along a direction, the focus is a line");
+  tip("tilt-shift: depth grows along a direction, the focus is a line");
   ImGui::SameLine();
   c |= ImGui::RadioButton("radial", &mode, int(SyntheticDepth::Mode::Radial));
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("near at a centre, far from a radius on");
+  tip("near at a centre, far from a radius on");
   d.mode = SyntheticDepth::Mode(mode);
   if (d.mode == SyntheticDepth::Mode::Gradient) {
     c |= ImGui::SliderFloat("angle", &d.angle, -180.f, 180.f, "%.0f deg", ImGuiSliderFlags_AlwaysClamp);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the direction from near to far; 90: near at the bottom");
+    tip("the direction from near to far; 90: near at the bottom");
     c |= ImGui::SliderFloat("position", &d.position, 0.f, 1.f, "%.2f", ImGuiSliderFlags_AlwaysClamp);
     c |= ImGui::SliderFloat("width", &d.width, 0.05f, 2.f, "%.2f", ImGuiSliderFlags_AlwaysClamp);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("length of the ramp from near to far, in image extents");
+    tip("length of the ramp from near to far, in image extents");
   } else if (d.mode == SyntheticDepth::Mode::Radial) {
     c |= ImGui::SliderFloat("centre x", &d.centre_x, 0.f, 1.f, "%.2f", ImGuiSliderFlags_AlwaysClamp);
     c |= ImGui::SliderFloat("centre y", &d.centre_y, 0.f, 1.f, "%.2f", ImGuiSliderFlags_AlwaysClamp);
     c |= ImGui::SliderFloat("radius", &d.radius, 0.05f, 2.f, "%.2f", ImGuiSliderFlags_AlwaysClamp);
   }
   if (c) s.synthetic_changed = true;
+}
+
+// The guided filter's switch and parameters, and the side-by-side view of raw and refined depth.
+void refine_section(AppState& s) {
+  DepthEditState& e = s.depth_edit;
+  bool c = ImGui::Checkbox("refine (guided filter)", &e.refine);
+  tip("edge-aware refinement: depth edges follow the image's edges (He, Sun and Tang 2010)");
+  if (e.refine) {
+    c |= ImGui::SliderInt("radius##guided", &e.guided.radius, 0, 64, "%d px", ImGuiSliderFlags_AlwaysClamp);
+    float lg = std::log10(e.guided.eps);
+    if (ImGui::SliderFloat("eps##guided", &lg, -6.f, 0.f, "1e%.1f", ImGuiSliderFlags_AlwaysClamp)) {
+      e.guided.eps = std::pow(10.f, lg);
+      c = true;
+    }
+    tip("regularisation: larger smooths across weaker image edges");
+    c |= ImGui::Checkbox("gray guide", &e.guided.gray);
+    tip("the luma as the guide instead of the colour covariance");
+    if (!e.refine_note.empty()) ImGui::TextDisabled("last refine: %s", e.refine_note.c_str());
+  }
+  if (c) e.changed = true;
+  if (ImGui::Button("raw | refined side by side")) {
+    s.compare = Compare::SideBySide;
+    s.compare_view = View::RawDepth;
+    s.view = View::Depth;
+  }
+  tip("left: the depth before refinement (strokes included), right: the depth the filter uses");
+}
+
+}  // namespace
+
+void draw_depth_panel(AppState& s) {
+  const DepthEditState& e = s.depth_edit;
+  const bool painted = !e.history.strokes().empty();
+  ImGui::Text("source: %s%s%s", painted ? "painted over " : "", to_string(e.source),
+              e.source_detail.empty() ? "" : ("  (" + e.source_detail + ")").c_str());
+  refine_section(s);
+  ImGui::Separator();
+  ImGui::TextDisabled("synthetic depth");
+  synthetic_section(s);
 }
 
 }  // namespace satlab::gui

@@ -11,14 +11,15 @@ std::string file_name(const std::string& path) {
 
 // Radio buttons for every view, on two rows.
 void view_selector(const char* label, View* view) {
-  static const char* const kNames[kViewCount] = {"Result", "Input", "Depth", "CoC", "SAT", "Diff"};
+  static const char* const kNames[kViewCount] = {"Result", "Input", "Depth", "CoC", "SAT", "Diff", "Raw depth"};
   static const char* const kTips[kViewCount] = {
       "the filtered image (1)",
       "the image as loaded (2)",
       "normalised depth, colour-mapped (3)",
       "signed circle of confusion: warm in front of focus, cool behind (4)",
       "the input's summed-area table on a log scale (5)",
-      "difference against the CPU reference for the current parameters (6)"};
+      "difference against the CPU reference for the current parameters (6)",
+      "the depth before refinement, painted strokes included, normalised (7)"};
   ImGui::PushID(label);
   int v = int(*view);
   ImGui::TextUnformatted(label);

@@ -13,7 +13,10 @@ void draw_sidebar(AppState& s, float x, float y, float w, float h) {
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus);
   draw_scene_panel(s);
   if (ImGui::CollapsingHeader("Filter", ImGuiTreeNodeFlags_DefaultOpen)) draw_params_panel(s);
-  if (ImGui::CollapsingHeader("Synthetic depth")) draw_depth_panel(s);
+  if (s.depth_edit.brush) ImGui::SetNextItemOpen(true);
+  if (ImGui::CollapsingHeader("Depth")) draw_depth_panel(s);
+  if (s.depth_edit.brush) ImGui::SetNextItemOpen(true);
+  if (ImGui::CollapsingHeader("Depth brush")) draw_brush_panel(s);
   if (ImGui::CollapsingHeader("Files")) draw_files_panel(s);
   if (ImGui::CollapsingHeader("Timings", ImGuiTreeNodeFlags_DefaultOpen)) draw_timings_panel(s);
   if (ImGui::CollapsingHeader("Backend", ImGuiTreeNodeFlags_DefaultOpen)) draw_backend_panel(s);

@@ -48,7 +48,7 @@ void draw_status_overlay(const AppState& s, float x, float y, unsigned legend_te
     ImGui::Image(reinterpret_cast<ImTextureID>(uintptr_t(legend_texture)),
                  ImVec2(w, 0.8f * ImGui::GetFontSize()));
     char left[32], right[32];
-    if (s.view == View::Depth) {
+    if (s.view == View::Depth || s.view == View::RawDepth) {
       // d = 0 is the near plane unless the map stores disparity (then it is the far one).
       legend_labels(s.params.disparity ? "0 far" : "0 near", "depth", s.params.disparity ? "near 1" : "far 1",
                     w);

@@ -41,6 +41,7 @@ void Session::load(AppState& s, ImageRGBA8 image, ImageF depth) {
   depth_normalised_ = coc_ = nullptr;
   result_ = nullptr;
   sat_view_mode_ = -1;
+  edit_dirty_ = true;  // the new backend has the raw depth: an edit in force is given to it again
   s.backend_name = pipeline_->backend_name();
   s.sat_builders = pipeline_->sat_builders();
   s.reductions = pipeline_->reductions();
@@ -72,6 +73,9 @@ void Session::open(AppState& s, const std::string& image_path, const std::string
   load(s, std::move(image), std::move(depth));
   s.image_path = path;
   s.depth_path = dpath;
+  guide_ = ImageF();
+  reset_edit(s, !dpath.empty() ? DepthSource::File : depth_.empty() ? DepthSource::None : DepthSource::Synthetic,
+             dpath.empty() ? to_spec(s.synthetic) : dpath);
 }
 
 void Session::open_depth(AppState& s, const std::string& depth_path) {
@@ -80,6 +84,7 @@ void Session::open_depth(AppState& s, const std::string& depth_path) {
   depth_ = std::move(depth);
   s.depth_path = depth_path;
   s.params_changed = true;
+  reset_edit(s, DepthSource::File, depth_path);
 }
 
 void Session::apply_synthetic_depth(AppState& s) {
@@ -87,11 +92,13 @@ void Session::apply_synthetic_depth(AppState& s) {
   ImageF depth = make_synthetic_depth(s.synthetic, image_.width, image_.height);
   if (depth.empty()) {  // mode none: a fresh backend, which has no depth map
     load(s, image_, ImageF());
+    reset_edit(s, DepthSource::None, "none");
     return;
   }
   pipeline_->set_depth(depth);
   depth_ = std::move(depth);
   s.params_changed = true;
+  reset_edit(s, DepthSource::Synthetic, to_spec(s.synthetic));
 }
 
 void Session::handle_requests(AppState& s, const std::vector<std::string>& dropped) {
@@ -108,6 +115,7 @@ void Session::handle_requests(AppState& s, const std::vector<std::string>& dropp
       pipeline_->set_algorithms(s.algorithms);
       s.params_changed = true;  // the next run rebuilds the SAT with it
     }
+    handle_edit_requests(s);
   } catch (const Error& e) {
     s.error = e.what();
     s.backend = backend_;  // the selector shows what still runs
@@ -121,6 +129,11 @@ void Session::handle_requests(AppState& s, const std::vector<std::string>& dropp
 }
 
 bool Session::update(AppState& s) {
+  if (edit_dirty_ && !image_.empty()) try {
+      apply_edit(s);
+    } catch (const Error& e) {
+      s.error = std::string("depth edit: ") + e.what();
+    }
   if (!(s.params_changed || s.continuous) || image_.empty()) return false;
   s.params_changed = false;
   depth_normalised_ = coc_ = nullptr;
@@ -213,6 +226,7 @@ void Session::show(AppState& s, Viewer& viewer, View view) try {
       break;
     case View::Input: t.upload(image_); break;
     case View::Depth: t.upload(depth_normalised()); break;
+    case View::RawDepth: t.upload(depth_before_refine().empty() ? depth_normalised() : depth_before_refine()); break;
     case View::Coc: t.upload(coc()); break;
     case View::Sat:  // depends on the image alone: made once per image and mode
       if (sat_view_mode_ != int(s.sat_luminance)) {

@@ -43,6 +43,16 @@ class Session {
   // The Diff view's per-pixel difference (levels) as last shown; empty before.
   const ImageF& difference() const { return difference_; }
 
+  // Depth from another source (embedded in the image file, stereo): replaces the raw depth map, drops
+  // the strokes, refines when asked (s.depth_edit). Throws satlab::Error on a size mismatch.
+  void set_depth(AppState& s, ImageF raw, DepthSource source, const std::string& detail);
+  // The depth in the edit domain [0,1]: what the pipeline was given while strokes or refinement apply,
+  // else the raw depth normalised; and the depth before refinement (the raw-depth view). Empty: none.
+  const ImageF& edit_depth() const { return used_.empty() ? base01_ : used_; }
+  const ImageF& depth_before_refine() const { return painted_.empty() ? base01_ : painted_; }
+  // edit_depth() as a 16-bit PNG: to s.depth_edit.save_field, else NAME.depth.png beside the image.
+  void save_depth(AppState& s);  // throws satlab::Error
+
  private:
   void load(AppState& s, ImageRGBA8 image, ImageF depth);  // throws satlab::Error, state unchanged
   bool fall_back_to_cpu(AppState& s, const std::string& why);  // after a GPU error in update()
@@ -55,6 +65,16 @@ class Session {
   const ImageF* coc_ = nullptr;
   const ImageRGBA8* result_ = nullptr;
   ImageF difference_to_reference(AppState& s);  // for the Diff view
+  // The depth edit (depth_edit.hpp): undo/redo/clear/save requests, then paint and refine when needed.
+  void handle_edit_requests(AppState& s);
+  void apply_edit(AppState& s);  // throws satlab::Error
+  void reset_edit(AppState& s, DepthSource source, const std::string& detail);  // a new raw depth
+  ImageF guide_;      // the image as the guided filter's guide (made on first use per image)
+  ImageF base01_;     // the raw depth normalised to [0,1] (zeros where there is none and strokes are painted)
+  ImageF committed_;  // base01_ with the finished strokes
+  ImageF painted_;    // committed_ with the stroke being drawn
+  ImageF used_;       // what the pipeline was given by the edit (refined or painted); empty: the raw depth
+  bool edit_dirty_ = false, strokes_dirty_ = false;
   ImageF difference_;
   ImageRGBA8 sat_view_;    // the SAT view's image, of image_
   int sat_view_mode_ = -1;  // s.sat_luminance it was made with; -1: none yet

@@ -55,6 +55,7 @@ GLuint link(std::initializer_list<GLuint> shaders, const char* name) {
 int shader_mode(View v, bool sat_luminance) {
   switch (v) {
     case View::Depth:
+    case View::RawDepth:
       return 1;
     case View::Coc:
       return 2;
@@ -155,6 +156,7 @@ void Viewer::render_legend(ViewerTexture& target, int mode) {
 unsigned Viewer::legend_texture(const AppState& s) const {
   switch (s.view) {
     case View::Depth:
+    case View::RawDepth:
       return depth_legend_.texture();
     case View::Coc:
       return coc_legend_.texture();

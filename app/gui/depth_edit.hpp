@@ -1,0 +1,44 @@
+// The depth section's state (panel_depth.cpp, panel_brush.cpp; the session acts on it): where the raw
+// depth came from, the guided-filter refinement and the depth brush.
+#pragma once
+#include <string>
+
+#include "core/depth_brush.hpp"
+#include "core/guided_filter.hpp"
+
+namespace satlab::gui {
+
+// Where the raw depth came from. Other sources set it through Session::set_depth (embedded: a depth map
+// stored in the image file; stereo: disparity from a rectified pair).
+enum class DepthSource { None, File, Embedded, Synthetic, Painted, Stereo };
+const char* to_string(DepthSource s);
+
+struct DepthEditState {
+  DepthSource source = DepthSource::Synthetic;
+  std::string source_detail;  // the file, or how it was made
+
+  // Refinement of the (painted) depth by the guided filter, the image as its guide.
+  bool refine = false;
+  GuidedParams guided;
+  std::string refine_note;  // the last refine: backend and its measured wall time
+
+  // The brush: while `brush`, a drag on the image paints (no pan) and a click with `eyedropper` picks.
+  bool brush = false;
+  float size = 16.f;  // radius, image pixels
+  float value = 0.f;  // depth painted, 0 near .. 1 far
+  float feather = 0.5f;
+  bool eyedropper = false;
+  bool painting = false;  // a stroke is being drawn (`current`)
+  BrushStroke current;
+  StrokeHistory history;
+
+  // Requests, handled by the session.
+  bool changed = false;  // paint and refine again
+  bool stroke_done = false;  // `current` is finished: into the history
+  bool undo = false, redo = false, clear = false;
+  bool save = false;           // save the depth in use: to save_field, or NAME.depth.png beside the image
+  char save_field[1024] = {};
+  std::string saved;  // the last file written
+};
+
+}  // namespace satlab::gui

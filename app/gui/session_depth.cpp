@@ -1,0 +1,124 @@
+// The session's depth edit (depth_edit.hpp): strokes painted over the raw depth (CPU rasterisation,
+// core/depth_brush), refined by the guided filter (GPU where available, else CPU), given to the pipeline;
+// saving what the pipeline was given as a 16-bit PNG.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "app/depth_refine.hpp"
+#include "app/gui/session.hpp"
+#include "app/io/image_io.hpp"
+#include "core/error.hpp"
+#include "core/reference.hpp"
+
+namespace satlab::gui {
+namespace {
+
+// The raw depth in [0,1]: as it is when it lies there already (a saved depth map reloads unchanged), else
+// normalised by its min and max.
+ImageF to_unit(const ImageF& raw) {
+  for (float v : raw.data)
+    if (!(v >= 0.f && v <= 1.f)) return normalise_depth(raw);
+  return raw;
+}
+
+// NAME.depth.png beside IMAGE (NAME: the image's file name without its extension).
+std::string beside(const std::string& image_path) {
+  const size_t slash = image_path.find_last_of('/');
+  const size_t dot = image_path.find_last_of('.');
+  const std::string stem = dot != std::string::npos && (slash == std::string::npos || dot > slash)
+                               ? image_path.substr(0, dot)
+                               : image_path;
+  return stem + ".depth.png";
+}
+
+}  // namespace
+
+void Session::reset_edit(AppState& s, DepthSource source, const std::string& detail) {
+  DepthEditState& e = s.depth_edit;
+  e.history.clear();
+  e.painting = e.stroke_done = false;
+  e.source = source;
+  e.source_detail = detail;
+  base01_ = depth_.empty() ? ImageF() : to_unit(depth_);
+  committed_ = painted_ = ImageF();
+  strokes_dirty_ = edit_dirty_ = true;
+  // used_ stays until apply_edit: it tells whether the pipeline holds an edit to take back.
+}
+
+void Session::set_depth(AppState& s, ImageF raw, DepthSource source, const std::string& detail) {
+  if (raw.width != image_.width || raw.height != image_.height || raw.channels != 1)
+    throw Error("depth " + std::to_string(raw.width) + "x" + std::to_string(raw.height) + " does not fit the image " +
+                std::to_string(image_.width) + "x" + std::to_string(image_.height));
+  pipeline_->set_depth(raw);
+  depth_ = std::move(raw);
+  s.depth_path.clear();
+  s.params_changed = true;
+  used_ = ImageF();
+  reset_edit(s, source, detail);
+}
+
+void Session::handle_edit_requests(AppState& s) {
+  DepthEditState& e = s.depth_edit;
+  if (e.stroke_done) {
+    e.history.push(e.current);
+    e.painting = e.stroke_done = false;
+    strokes_dirty_ = true;
+  }
+  if (e.undo) strokes_dirty_ |= e.history.undo();
+  if (e.redo) strokes_dirty_ |= e.history.redo();
+  if (e.clear && !e.history.strokes().empty()) e.history.clear(), strokes_dirty_ = true;
+  if (strokes_dirty_ || e.changed) edit_dirty_ = true;
+  e.undo = e.redo = e.clear = e.changed = false;
+  if (edit_dirty_ && !image_.empty()) apply_edit(s);
+  if (e.save) {
+    e.save = false;
+    save_depth(s);
+  }
+}
+
+void Session::apply_edit(AppState& s) {
+  edit_dirty_ = false;
+  DepthEditState& e = s.depth_edit;
+  const bool strokes = !e.history.strokes().empty() || e.painting;
+  if (!strokes && !e.refine) {  // no edit: the pipeline has (or gets back) the raw depth
+    painted_ = committed_ = ImageF();
+    e.refine_note.clear();
+    if (used_.empty()) return;
+    used_ = ImageF();
+    if (depth_.empty()) load(s, image_, ImageF());
+    else pipeline_->set_depth(depth_);
+    edit_dirty_ = false;
+    s.params_changed = true;
+    return;
+  }
+  if (!strokes && base01_.empty()) return;  // refine, but nothing to refine
+  if (base01_.empty()) base01_ = ImageF(image_.width, image_.height, 1);  // strokes on no depth: all near
+  if (strokes_dirty_ || committed_.empty()) committed_ = e.history.paint(base01_), strokes_dirty_ = false;
+  painted_ = committed_;
+  if (e.painting) paint_stroke(painted_, e.current);
+  if (e.refine) {
+    if (guide_.empty()) guide_ = guide_from_rgba8(image_);
+    RefineResult r = refine_depth(guide_, painted_, e.guided, s.backend == "cpu" ? "cpu" : "auto");
+    char note[128];
+    std::snprintf(note, sizeof(note), "%s, %.1f ms wall (transfers included)", r.backend.c_str(), r.ms);
+    e.refine_note = note;
+    used_ = std::move(r.depth);
+  } else {
+    used_ = painted_;
+    e.refine_note.clear();
+  }
+  pipeline_->set_depth(used_);
+  s.params_changed = true;
+}
+
+void Session::save_depth(AppState& s) {
+  const ImageF& d = edit_depth();
+  if (d.empty()) throw Error("no depth map to save (synthetic depth is off)");
+  DepthEditState& e = s.depth_edit;
+  const std::string path = e.save_field[0] ? std::string(e.save_field) : beside(s.image_path);
+  io::save_png16(path, d);
+  e.saved = path;
+}
+
+}  // namespace satlab::gui

@@ -1,0 +1,305 @@
+// Guided filter on the GPU (He, Sun and Tang 2010; reference core/guided_filter.cpp), five stages:
+//   stack         centred guide and p, their products (colour: 13 floats in groups of 4+4+4+1; gray: 4)
+//   sat stack     the registered builder's float SAT of each group (F32, 4 or 1 channels)
+//   coefficients  per pixel the window means (4 taps, float64 differences / clipped count), the 3x3 solve
+//                 (Sigma + eps U) a = cov in float64 by the adjugate, b; stored as float (4 or 2 channels)
+//   sat coefficients  the SAT of a and b
+//   output        q = mean(a) . (I - offset) + mean(b) + offset(p), float64, stored as float
+// Every float operation that forms a stored value is an explicitly rounded intrinsic (no contraction), so
+// the stacks equal core's bit for bit and only the SATs' rounding separates the two: the bound is core's
+// guided_filter_bound with the builders' kFloatSatRelBound. The cost is independent of the radius (4 taps
+// per mean); minimum traffic per pixel, colour: 12 (guide) + 4 (p) read, 52 stack written, the SAT reads
+// 52 and writes 52, the coefficients read 52 x 4 taps (mostly cache hits) and write 16, the second SAT 16 + 16,
+// the output reads 16 x 4 taps + 12 + writes 4.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string>
+
+#include "core/error.hpp"
+#include "gpu/check.hpp"
+#include "gpu/depth/guided_filter.hpp"
+#include "gpu/device.hpp"
+
+namespace satlab::gpu {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kOffsetRowStep = 8;  // the offsets sample every 8th row
+
+unsigned blocks_for(size_t n) { return unsigned(std::min<size_t>((n + kThreads - 1) / kThreads, 65535 * 16)); }
+
+__device__ __forceinline__ float luma(const float* g) {
+  return __fadd_rn(__fadd_rn(__fmul_rn(0.2126f, g[0]), __fmul_rn(0.7152f, g[1])), __fmul_rn(0.0722f, g[2]));
+}
+
+// Sums of the sampled rows: acc[0..2] guide (colour) or acc[0] luma/gray, acc[3] p.
+__global__ void offset_sums(const float* __restrict__ guide, int gc, bool gray, const float* __restrict__ p, int w,
+                            int rows, double* __restrict__ acc) {
+  double s[4] = {0, 0, 0, 0};
+  const size_t n = size_t(w) * size_t(rows);
+  for (size_t k = blockIdx.x * size_t(kThreads) + threadIdx.x; k < n; k += size_t(gridDim.x) * kThreads) {
+    const size_t i = (k / size_t(w)) * kOffsetRowStep * size_t(w) + k % size_t(w);
+    const float* g = guide + i * size_t(gc);
+    if (gc == 1) s[0] += g[0];
+    else if (gray) s[0] += luma(g);
+    else s[0] += g[0], s[1] += g[1], s[2] += g[2];
+    s[3] += p[i];
+  }
+  for (int c = 0; c < 4; ++c) {
+    double v = s[c];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    if ((threadIdx.x & 31) == 0 && v != 0.0) atomicAdd(acc + c, v);
+  }
+}
+
+struct Offsets {
+  float g[3], p;
+};
+__device__ __forceinline__ Offsets offsets_of(const double* acc, double count) {
+  return {{float(acc[0] / count), float(acc[1] / count), float(acc[2] / count)}, float(acc[3] / count)};
+}
+
+// Centred guide value(s) of pixel i: nc = 1 (gray: luma, or the guide's one channel) or 3.
+template <int NC>
+__device__ __forceinline__ void centred_guide(const float* __restrict__ guide, int gc, size_t i, const Offsets& o,
+                                              float I[3]) {
+  const float* g = guide + i * size_t(gc);
+  if (NC == 1) I[0] = __fsub_rn(gc == 1 ? g[0] : luma(g), o.g[0]);
+  else
+    for (int c = 0; c < 3; ++c) I[c] = __fsub_rn(g[c], o.g[c]);
+}
+
+template <int NC>
+__global__ void stack_kernel(const float* __restrict__ guide, int gc, const float* __restrict__ p, size_t n,
+                             const double* __restrict__ acc, double count, float4* __restrict__ s0,
+                             float4* __restrict__ s1, float4* __restrict__ s2, float* __restrict__ s3,
+                             float* __restrict__ offsets_out) {
+  const Offsets o = offsets_of(acc, count);
+  if (offsets_out && blockIdx.x == 0 && threadIdx.x == 0) {
+    offsets_out[0] = o.g[0], offsets_out[1] = NC == 3 ? o.g[1] : 0.f, offsets_out[2] = NC == 3 ? o.g[2] : 0.f;
+    offsets_out[3] = o.p;
+  }
+  for (size_t i = blockIdx.x * size_t(kThreads) + threadIdx.x; i < n; i += size_t(gridDim.x) * kThreads) {
+    float I[3];
+    centred_guide<NC>(guide, gc, i, o, I);
+    const float pc = __fsub_rn(p[i], o.p);
+    if (NC == 1) {
+      s0[i] = make_float4(I[0], pc, __fmul_rn(I[0], pc), __fmul_rn(I[0], I[0]));
+    } else {
+      s0[i] = make_float4(I[0], I[1], I[2], pc);
+      s1[i] = make_float4(__fmul_rn(I[0], pc), __fmul_rn(I[1], pc), __fmul_rn(I[2], pc), __fmul_rn(I[0], I[0]));
+      s2[i] = make_float4(__fmul_rn(I[0], I[1]), __fmul_rn(I[0], I[2]), __fmul_rn(I[1], I[1]), __fmul_rn(I[1], I[2]));
+      s3[i] = __fmul_rn(I[2], I[2]);
+    }
+  }
+}
+
+struct Window {
+  int x0, y0, x1, y1;  // x0, y0: one before the box (-1: the image's edge)
+  double inv_n;
+};
+__device__ __forceinline__ Window window(int x, int y, int r, int w, int h) {
+  Window b;
+  b.x0 = max(x - r, 0) - 1;
+  b.y0 = max(y - r, 0) - 1;
+  b.x1 = int(min(long(x) + r, long(w - 1)));
+  b.y1 = int(min(long(y) + r, long(h - 1)));
+  b.inv_n = 0;  // set by the caller, which divides (as the reference does)
+  return b;
+}
+__device__ __forceinline__ double count(const Window& b) { return double(b.x1 - b.x0) * double(b.y1 - b.y0); }
+
+// Box sums of a float4 / float SAT, float64 differences.
+struct D4 {
+  double x, y, z, w;
+};
+__device__ __forceinline__ D4 box4(const float4* __restrict__ s, int w, const Window& b) {
+  auto at = [&](int x, int y) {
+    return (x < 0 || y < 0) ? make_float4(0.f, 0.f, 0.f, 0.f) : s[size_t(y) * size_t(w) + size_t(x)];
+  };
+  const float4 A = at(b.x1, b.y1), B = at(b.x0, b.y1), C = at(b.x1, b.y0), D = at(b.x0, b.y0);
+  return D4{double(A.x) - double(B.x) - double(C.x) + double(D.x),
+                      double(A.y) - double(B.y) - double(C.y) + double(D.y),
+                      double(A.z) - double(B.z) - double(C.z) + double(D.z),
+                      double(A.w) - double(B.w) - double(C.w) + double(D.w)};
+}
+__device__ __forceinline__ double box1(const float* __restrict__ s, int w, const Window& b) {
+  auto at = [&](int x, int y) { return (x < 0 || y < 0) ? 0.0 : double(s[size_t(y) * size_t(w) + size_t(x)]); };
+  return at(b.x1, b.y1) - at(b.x0, b.y1) - at(b.x1, b.y0) + at(b.x0, b.y0);
+}
+__device__ __forceinline__ double2 box2(const float2* __restrict__ s, int w, const Window& b) {
+  auto at = [&](int x, int y) {
+    return (x < 0 || y < 0) ? make_float2(0.f, 0.f) : s[size_t(y) * size_t(w) + size_t(x)];
+  };
+  const float2 A = at(b.x1, b.y1), B = at(b.x0, b.y1), C = at(b.x1, b.y0), D = at(b.x0, b.y0);
+  return make_double2(double(A.x) - double(B.x) - double(C.x) + double(D.x),
+                      double(A.y) - double(B.y) - double(C.y) + double(D.y));
+}
+
+__global__ void coefficients_color(const float4* __restrict__ s0, const float4* __restrict__ s1,
+                                   const float4* __restrict__ s2, const float* __restrict__ s3, int w, int h, int r,
+                                   double eps, float4* __restrict__ ab) {
+  const int x = int(blockIdx.x * blockDim.x + threadIdx.x), y = int(blockIdx.y * blockDim.y + threadIdx.y);
+  if (x >= w || y >= h) return;
+  const Window b = window(x, y, r, w, h);
+  const double n = count(b);
+  const D4 m0 = box4(s0, w, b), m1 = box4(s1, w, b), m2 = box4(s2, w, b);
+  const double m3 = box1(s3, w, b);
+  const double mi0 = m0.x / n, mi1 = m0.y / n, mi2 = m0.z / n, mp = m0.w / n;
+  const double c0 = m1.x / n - mi0 * mp, c1 = m1.y / n - mi1 * mp, c2 = m1.z / n - mi2 * mp;
+  const double a00 = m1.w / n - mi0 * mi0 + eps, a01 = m2.x / n - mi0 * mi1, a02 = m2.y / n - mi0 * mi2;
+  const double a11 = m2.z / n - mi1 * mi1 + eps, a12 = m2.w / n - mi1 * mi2, a22 = m3 / n - mi2 * mi2 + eps;
+  const double i00 = a11 * a22 - a12 * a12, i01 = a02 * a12 - a01 * a22, i02 = a01 * a12 - a02 * a11;
+  const double i11 = a00 * a22 - a02 * a02, i12 = a01 * a02 - a00 * a12, i22 = a00 * a11 - a01 * a01;
+  const double det = a00 * i00 + a01 * i01 + a02 * i02;
+  const double k0 = (i00 * c0 + i01 * c1 + i02 * c2) / det;
+  const double k1 = (i01 * c0 + i11 * c1 + i12 * c2) / det;
+  const double k2 = (i02 * c0 + i12 * c1 + i22 * c2) / det;
+  ab[size_t(y) * size_t(w) + size_t(x)] =
+      make_float4(float(k0), float(k1), float(k2), float(mp - (k0 * mi0 + k1 * mi1 + k2 * mi2)));
+}
+
+__global__ void coefficients_gray(const float4* __restrict__ s0, int w, int h, int r, double eps,
+                                  float2* __restrict__ ab) {
+  const int x = int(blockIdx.x * blockDim.x + threadIdx.x), y = int(blockIdx.y * blockDim.y + threadIdx.y);
+  if (x >= w || y >= h) return;
+  const Window b = window(x, y, r, w, h);
+  const double n = count(b);
+  const D4 m = box4(s0, w, b);
+  const double mi = m.x / n, mp = m.y / n;
+  const double a = (m.z / n - mi * mp) / ((m.w / n - mi * mi) + eps);
+  ab[size_t(y) * size_t(w) + size_t(x)] = make_float2(float(a), float(mp - a * mi));
+}
+
+template <int NC>
+__global__ void output_kernel(const void* __restrict__ ab_sat, const float* __restrict__ guide, int gc, int w, int h,
+                              int r, const double* __restrict__ acc, double cnt, float* __restrict__ q) {
+  const int x = int(blockIdx.x * blockDim.x + threadIdx.x), y = int(blockIdx.y * blockDim.y + threadIdx.y);
+  if (x >= w || y >= h) return;
+  const Offsets o = offsets_of(acc, cnt);
+  const Window b = window(x, y, r, w, h);
+  const double n = count(b);
+  const size_t i = size_t(y) * size_t(w) + size_t(x);
+  float I[3];
+  centred_guide<NC>(guide, gc, i, o, I);
+  double v;
+  if (NC == 1) {
+    const double2 m = box2(static_cast<const float2*>(ab_sat), w, b);
+    v = m.y / n + double(o.p);
+    v += m.x / n * double(I[0]);
+  } else {
+    const D4 m = box4(static_cast<const float4*>(ab_sat), w, b);
+    v = m.w / n + double(o.p);
+    v += m.x / n * double(I[0]);
+    v += m.y / n * double(I[1]);
+    v += m.z / n * double(I[2]);
+  }
+  q[i] = float(v);
+}
+
+}  // namespace
+
+const Variant& guided_sat_builder(const std::string& name) {
+  const std::string want = name.empty() ? "sat_lookback_2d" : name;
+  const Variant* first = nullptr;
+  for (const Variant& v : variants()) {
+    if (v.family != Family::Sat || std::find(v.dtypes.begin(), v.dtypes.end(), DType::F32) == v.dtypes.end())
+      continue;
+    if (v.name == want) return v;
+    if (!first) first = &v;
+  }
+  if (!name.empty()) throw Error("guided filter: no registered SAT builder named " + name + " takes float");
+  if (!first) throw Error("guided filter: no registered SAT builder takes float");
+  return *first;
+}
+
+void guided_filter(const GuidedDeviceArgs& a) {
+  validate(a.params);
+  const int w = a.width, h = a.height, gc = a.guide_channels;
+  if (w <= 0 || h <= 0) throw Error("guided filter: empty image");
+  if (gc != 1 && gc != 3 && gc != 4) throw Error("guided filter: guide must have 1, 3 or 4 channels");
+  const Variant& sat = a.sat ? *a.sat : guided_sat_builder();
+  const size_t n = size_t(w) * size_t(h);
+  if (sat.refuses) {
+    const std::string why = sat.refuses(n, DType::F32);
+    if (!why.empty()) throw Error("guided filter: " + sat.name + " refuses " + std::to_string(w) + "x" +
+                                  std::to_string(h) + ": " + why);
+  }
+  const int nc = (a.params.gray || gc == 1) ? 1 : 3;
+  const cudaStream_t st = cudaStream_t(a.stream);
+  const std::string ctx = std::to_string(w) + "x" + std::to_string(h) + (nc == 1 ? " gray" : " colour");
+  auto phase = [&](const char* s) {
+    if (a.phase) a.phase(s);
+  };
+  // Scratch: offsets accumulators, the stack and its SAT (13 floats, or 4), a and b and their SAT.
+  const size_t stack_floats = nc == 1 ? 4 : 13, ab_floats = nc == 1 ? 2 : 4;
+  Scratch acc(4 * sizeof(double), st);
+  Scratch stack(n * stack_floats * sizeof(float), st), stack_sat(n * stack_floats * sizeof(float), st);
+  Scratch ab(n * ab_floats * sizeof(float), st), ab_sat(n * ab_floats * sizeof(float), st);
+  const int rows = (h + kOffsetRowStep - 1) / kOffsetRowStep;
+  const double cnt = double(rows) * double(w);
+
+  phase("stack");
+  SATLAB_CUDA(cudaMemsetAsync(acc.as<void>(), 0, 4 * sizeof(double), st), ctx);
+  offset_sums<<<blocks_for(size_t(w) * size_t(rows)), kThreads, 0, st>>>(a.guide, gc, nc == 1, a.p, w, rows,
+                                                                           acc.as<double>());
+  SATLAB_LAUNCHED("guided offsets", ctx);
+  float* sf = stack.as<float>();
+  float* ss = stack_sat.as<float>();
+  // Group offsets in floats: colour 4n, 4n, 4n, n; gray 4n.
+  float4 *g0 = reinterpret_cast<float4*>(sf), *g1 = reinterpret_cast<float4*>(sf + 4 * n),
+         *g2 = reinterpret_cast<float4*>(sf + 8 * n);
+  float* g3 = sf + 12 * n;
+  if (nc == 1)
+    stack_kernel<1><<<blocks_for(n), kThreads, 0, st>>>(a.guide, gc, a.p, n, acc.as<double>(), cnt, g0, nullptr,
+                                                       nullptr, nullptr, a.offsets_out);
+  else
+    stack_kernel<3><<<blocks_for(n), kThreads, 0, st>>>(a.guide, gc, a.p, n, acc.as<double>(), cnt, g0, g1, g2, g3,
+                                                       a.offsets_out);
+  SATLAB_LAUNCHED("guided stack", ctx);
+
+  phase("sat stack");
+  auto build = [&](const float* in, float* out, int channels) {
+    SatArgs s;
+    s.in = in;
+    s.out = out;
+    s.width = w;
+    s.height = h;
+    s.channels = channels;
+    s.dtype = DType::F32;
+    s.stream = a.stream;
+    sat.sat(s);
+  };
+  build(sf, ss, 4);
+  if (nc == 3) {
+    build(sf + 4 * n, ss + 4 * n, 4);
+    build(sf + 8 * n, ss + 8 * n, 4);
+    build(sf + 12 * n, ss + 12 * n, 1);
+  }
+
+  phase("coefficients");
+  const dim3 block(32, 8), grid(unsigned((w + 31) / 32), unsigned((h + 7) / 8));
+  const int r = a.params.radius;
+  const double eps = double(a.params.eps);
+  if (nc == 1)
+    coefficients_gray<<<grid, block, 0, st>>>(reinterpret_cast<const float4*>(ss), w, h, r, eps, ab.as<float2>());
+  else
+    coefficients_color<<<grid, block, 0, st>>>(reinterpret_cast<const float4*>(ss),
+                                               reinterpret_cast<const float4*>(ss + 4 * n),
+                                               reinterpret_cast<const float4*>(ss + 8 * n), ss + 12 * n, w, h, r,
+                                               eps, ab.as<float4>());
+  SATLAB_LAUNCHED("guided coefficients", ctx);
+
+  phase("sat coefficients");
+  build(ab.as<float>(), ab_sat.as<float>(), int(ab_floats));
+
+  phase("output");
+  if (nc == 1)
+    output_kernel<1><<<grid, block, 0, st>>>(ab_sat.as<void>(), a.guide, gc, w, h, r, acc.as<double>(), cnt, a.q);
+  else
+    output_kernel<3><<<grid, block, 0, st>>>(ab_sat.as<void>(), a.guide, gc, w, h, r, acc.as<double>(), cnt, a.q);
+  SATLAB_LAUNCHED("guided output", ctx);
+}
+
+}  // namespace satlab::gpu

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# `satlab depth refine` end to end on tiny files: a rough depth step refined along the image's edge (16-bit
+# PNG out, depth in [0,1]); colour and gray; bad arguments exit 2 with one line; a missing file exits 1
+# with one line naming it, nothing written.
+# Usage: cli_depth_refine.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
+set -u
+bin=${1:-} src=${2:-}
+[ -x "$bin" ] || { echo "SKIP: no satlab binary at '$bin'"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: python3 is needed to write and read the tiny PNGs"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# A 37x11 image, dark left of x = 18 and bright from there on; a rough depth whose step is at x = 22.
+python3 - "$tmp" <<'PY'
+import struct, sys, zlib
+def png(path, w, h, rows, bitdepth, colour):
+    def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+    raw = b"".join(b"\0" + r for r in rows)
+    open(path, "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, bitdepth, colour, 0, 0, 0))
+                            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+w, h = 37, 11
+png(sys.argv[1] + "/image.png", w, h, [bytes(v for x in range(w) for v in ((30, 40, 50) if x < 18 else (220, 200, 180))) for y in range(h)], 8, 2)
+png(sys.argv[1] + "/rough.png", w, h, [b"".join(struct.pack(">H", 0 if x < 22 else 65535) for x in range(w)) for y in range(h)], 16, 0)
+PY
+
+read16() {  # read16 FILE X Y: the 16-bit grey value at (X, Y)
+  python3 - "$@" <<'PY'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n"
+pos, idat, w = 8, b"", 0
+while pos < len(data):
+    n, t = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if t == b"IHDR":
+        w, h, bd, ct = struct.unpack(">IIBB", body[:10])
+        assert bd == 16 and ct == 0, "not a 16-bit grey PNG"
+    if t == b"IDAT": idat += body
+    pos += 12 + n
+raw = zlib.decompress(idat)
+x, y = int(sys.argv[2]), int(sys.argv[3])
+row = raw[y * (2 * w + 1):(y + 1) * (2 * w + 1)]
+assert row[0] == 0, "a filtered row"
+print(struct.unpack(">H", row[1 + 2 * x:3 + 2 * x])[0])
+PY
+}
+
+for mode in colour gray; do
+  flag=""; [ $mode = gray ] && flag=--gray
+  "$bin" depth refine "$tmp/image.png" --depth "$tmp/rough.png" --radius 4 --eps 1e-4 $flag --backend cpu \
+    --out "$tmp/$mode.png" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "$mode refine failed"; }
+  grep -q "wrote" "$tmp/log" || fail "$mode: no 'wrote' line"
+  # Between the image's edge (18) and the rough step (22) the refined depth follows the image: far.
+  v20=$(read16 "$tmp/$mode.png" 20 5) v10=$(read16 "$tmp/$mode.png" 10 5) v30=$(read16 "$tmp/$mode.png" 30 5)
+  [ "$v20" -gt 40000 ] || fail "$mode: refined depth at x=20 is $v20 (the rough map says near, the image far)"
+  [ "$v10" -lt 8000 ] || fail "$mode: near side at x=10 is $v10"
+  [ "$v30" -gt 58000 ] || fail "$mode: far side at x=30 is $v30"
+done
+# Radius past the image: still a valid map.
+"$bin" depth refine "$tmp/image.png" --depth "$tmp/rough.png" --radius 500 --eps 1e-2 --backend cpu \
+  --out "$tmp/big.png" >/dev/null 2>&1 || fail "radius 500 on 37x11 failed"
+
+one_line() {  # one_line CODE ARGS...: exits CODE, one line on stderr, no output file
+  local code=$1
+  shift
+  rm -f "$tmp/o.png"
+  "$bin" depth refine "$@" >/dev/null 2>"$tmp/err"
+  local rc=$?
+  [ $rc -eq "$code" ] || { cat "$tmp/err"; fail "'$*' exited $rc, want $code"; }
+  [ "$(wc -l <"$tmp/err")" -eq 1 ] || { cat "$tmp/err"; fail "'$*' printed more than one line"; }
+  [ ! -e "$tmp/o.png" ] || fail "'$*' wrote an output"
+}
+one_line 2 "$tmp/image.png" --depth "$tmp/rough.png" --radius 4 --eps 0 --out "$tmp/o.png"
+one_line 2 "$tmp/image.png" --depth "$tmp/rough.png" --radius -1 --eps 1e-3 --out "$tmp/o.png"
+one_line 2 "$tmp/image.png" --depth "$tmp/rough.png" --radius 4 --eps abc --out "$tmp/o.png"
+one_line 2 "$tmp/image.png" --radius 4 --out "$tmp/o.png"
+one_line 2 "$tmp/image.png" --depth "$tmp/rough.png"
+one_line 2 "$tmp/image.png" --depth "$tmp/rough.png" --out "$tmp/o.png" --backend tpu
+one_line 1 "$tmp/missing.png" --depth "$tmp/rough.png" --out "$tmp/o.png"
+grep -q "missing.png" "$tmp/err" || fail "the missing image is not named"
+one_line 1 "$tmp/image.png" --depth "$tmp/nodepth.png" --out "$tmp/o.png"
+grep -q "nodepth.png" "$tmp/err" || fail "the missing depth map is not named"
+# The output may not overwrite an input.
+"$bin" depth refine "$tmp/image.png" --depth "$tmp/rough.png" --out "$tmp/rough.png" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] || { cat "$tmp/err"; fail "overwriting the input not refused in one line"; }
+echo "depth refine: edges followed (colour and gray), bad arguments and missing files refused in one line"
