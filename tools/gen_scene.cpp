@@ -5,6 +5,8 @@
 // per pixel) and OUT_DIR/NAME_depth.png (16-bit, exact camera-space depth of the pixel centre,
 // normalised from the nearest to the farthest visible point); NAME is default unless --scene says.
 //   gen_scene [--scene NAME] [OUT_DIR] [WIDTH HEIGHT]
+// With --truth, writes the thin-lens ground truth of `satlab quality` instead (tools/scene/ground_truth.hpp):
+//   gen_scene --truth OUT_DIR [--scene NAME] [--size W H] [--lens N]    (default 480 x 270, 16 x 16 samples)
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -12,6 +14,7 @@
 
 #include "app/io/image_io.hpp"
 #include "core/error.hpp"
+#include "tools/scene/ground_truth.hpp"
 #include "tools/scene/render.hpp"
 
 namespace sc = satlab::scene;
@@ -19,13 +22,34 @@ namespace sc = satlab::scene;
 int main(int argc, char** argv) try {
   std::vector<std::string> pos;
   std::string name = "default";
+  sc::TruthOptions truth;
+  bool want_truth = false, sized = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--scene" && i + 1 < argc)
-      name = argv[++i];
-    else
+    if (a == "--scene" && i + 1 < argc) {
+      name = truth.scene = argv[++i];
+    } else if (a == "--truth" && i + 1 < argc) {
+      want_truth = true;
+      truth.out_dir = argv[++i];
+    } else if (a == "--size" && i + 2 < argc) {
+      truth.width = std::atoi(argv[++i]);
+      truth.height = std::atoi(argv[++i]);
+      sized = true;
+    } else if (a == "--lens" && i + 1 < argc) {
+      truth.lens = std::atoi(argv[++i]);
+    } else if (a.size() > 1 && a[0] == '-') {
+      throw satlab::Error("unknown option '" + a + "'");
+    } else {
       pos.push_back(a);
+    }
   }
+  if (want_truth) {
+    if (!pos.empty()) throw satlab::Error("--truth takes no positional arguments");
+    sc::write_ground_truth(truth);
+    std::printf("wrote %s/cases.json\n", truth.out_dir.c_str());
+    return 0;
+  }
+  if (sized) throw satlab::Error("--size goes with --truth (else: gen_scene OUT_DIR WIDTH HEIGHT)");
   if (pos.size() != 0 && pos.size() != 1 && pos.size() != 3)
     throw satlab::Error("usage: gen_scene [--scene NAME] [OUT_DIR] [WIDTH HEIGHT]");
   const sc::Scene* scene = sc::find_scene(name);
