@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/cli/commands.hpp"
+#include "app/depth_refine.hpp"
 #include "app/io/image_io.hpp"
 #include "app/stereo.hpp"
 
@@ -17,6 +18,8 @@ struct StereoOptions {
   std::string left, right, out, backend = "auto", sat_builder;
   int max_disparity = 64;
   StereoParams params;
+  bool refine = true;
+  GuidedParams guided;
 };
 
 int run_depth_stereo(StereoOptions& o) {
@@ -25,15 +28,20 @@ int run_depth_stereo(StereoOptions& o) {
   std::string note;
   const auto t0 = std::chrono::steady_clock::now();
   const StereoResult r = match_stereo(left, right, o.params, o.backend, o.sat_builder, &note);
+  ImageF disparity = r.disparity;
+  std::string refine_note;
+  if (o.refine) disparity = refine_disparity(left, disparity, o.params.disparities, o.guided, o.backend, &refine_note);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  if (!note.empty()) std::fprintf(stderr, "satlab: note: %s\n", note.c_str());
-  io::save_disparity_png(o.out, r.disparity);
+  for (const std::string& n : {note, refine_note})
+    if (!n.empty()) std::fprintf(stderr, "satlab: note: %s\n", n.c_str());
+  io::save_disparity_png(o.out, disparity);
   size_t kept = 0;
   for (float d : r.raw.data) kept += d != kNoDisparity;
-  std::printf("%s: %dx%d, disparities 0..%d, window %d, %.1f%% kept by the left-right check%s, %.0f ms "
+  std::printf("%s: %dx%d, disparities 0..%d, window %d, %.1f%% kept by the left-right check%s%s, %.0f ms "
               "(with uploads)\n",
               o.out.c_str(), left.width, left.height, o.max_disparity, 2 * o.params.window_radius + 1,
-              100.0 * double(kept) / double(r.raw.data.size()), o.params.fill_holes ? ", holes filled" : "", ms);
+              100.0 * double(kept) / double(r.raw.data.size()), o.params.fill_holes ? ", holes filled" : "",
+              o.refine ? ", guided-filter refined" : "", ms);
   return 0;
 }
 
@@ -52,6 +60,11 @@ void add_depth_stereo_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(0, kMaxStereoWindowRadius));
   sub->add_flag("--no-fill", [o](int64_t) { o->params.fill_holes = false; },
                 "Leave pixels the left-right check rejects at 0 instead of filling them");
+  sub->add_flag("--no-refine", [o](int64_t) { o->refine = false; }, "Skip the guided-filter refinement");
+  sub->add_option("--refine-radius", o->guided.radius, "Guided filter radius (default 8)")
+      ->check(CLI::Range(0, kMaxGuidedRadius));
+  sub->add_option("--refine-eps", o->guided.eps, "Guided filter eps, guide in [0,1] (default 1e-3)")
+      ->check(CLI::PositiveNumber);
   sub->add_option("--backend", o->backend, "auto, cpu or gpu")->check(CLI::IsMember({"auto", "cpu", "gpu"}));
   sub->add_option("--sat-builder", o->sat_builder, "GPU: the SAT builder of the cost slices (registry name)");
   sub->callback([o, &action] { action = [o] { return run_depth_stereo(*o); }; });

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "app/depth_refine.hpp"
 #include "app/io/image_io.hpp"
 #include "core/error.hpp"
 #include "gpu/depth/stereo.hpp"
@@ -19,6 +20,20 @@ StereoResult match_stereo(const ImageRGBA8& left, const ImageRGBA8& right, const
   if (backend == "gpu") throw Error("GPU backend unavailable: " + dev.reason);
   if (note) *note = "stereo on the CPU: " + dev.reason;
   return stereo_match(left, right, p);
+}
+
+ImageF refine_disparity(const ImageRGBA8& left, const ImageF& disparity, int disparities, const GuidedParams& g,
+                        const std::string& backend, std::string* note) {
+  if (disparities < 2) return disparity;
+  const float scale = float(disparities - 1);
+  ImageF p(disparity.width, disparity.height);
+  for (size_t i = 0; i < p.data.size(); ++i) p.data[i] = std::max(disparity.data[i], 0.f) / scale;
+  const RefineResult r = refine_depth(guide_from_rgba8(left), p, g, backend);
+  if (note && !r.note.empty()) *note = "guided filter on the CPU: " + r.note;
+  ImageF out = disparity;
+  for (size_t i = 0; i < out.data.size(); ++i)
+    if (disparity.data[i] != kNoDisparity) out.data[i] = r.depth.data[i] * scale;
+  return out;
 }
 
 ImageF disparity_depth(const ImageF& disparity) {
