@@ -19,6 +19,7 @@ void validate(const StereoParams& p) {
     throw Error("stereo: window radius " + std::to_string(p.window_radius) + " outside [0, " +
                 std::to_string(kMaxStereoWindowRadius) + "]");
   if (p.lr_tolerance < 0) throw Error("stereo: negative left-right tolerance");
+  if (p.uniqueness < 0 || p.uniqueness > 100) throw Error("stereo: uniqueness outside [0, 100] percent");
 }
 
 std::vector<uint64_t> census_9x7(const ImageRGBA8& image, int threads) {
@@ -60,15 +61,15 @@ void stereo_cost_slice(const std::vector<uint64_t>& cl, const std::vector<uint64
           const size_t row = size_t(y) * size_t(width);
           for (int x = 0; x < width; ++x)
             out[row + size_t(x)] =
-                x < d ? uint8_t(kOutsideCost)
-                      : uint8_t(__builtin_popcountll(cl[row + size_t(x)] ^ cr[row + size_t(x - d)]));
+                uint8_t(__builtin_popcountll(cl[row + size_t(x)] ^ cr[row + size_t(std::max(x - d, 0))]));
         }
       },
       threads);
 }
 
 void stereo_lr_check(const std::vector<int32_t>& left_wta, const std::vector<int32_t>& right_wta,
-                     const float* subpixel, int width, int height, int tolerance, float* raw, int threads) {
+                     const float* subpixel, const uint8_t* unique, int width, int height, int tolerance, float* raw,
+                     int threads) {
   parallel_for(
       0, height,
       [&](long y0, long y1) {
@@ -77,7 +78,8 @@ void stereo_lr_check(const std::vector<int32_t>& left_wta, const std::vector<int
           for (int x = 0; x < width; ++x) {
             const int dl = left_wta[row + size_t(x)];
             const int xr = x - dl;
-            const bool ok = xr >= 0 && std::abs(right_wta[row + size_t(xr)] - dl) <= tolerance;
+            const bool ok =
+                unique[row + size_t(x)] && xr >= 0 && std::abs(right_wta[row + size_t(xr)] - dl) <= tolerance;
             raw[row + size_t(x)] = ok ? subpixel[row + size_t(x)] : kNoDisparity;
           }
         }
@@ -124,7 +126,10 @@ StereoResult stereo_match(const ImageRGBA8& left, const ImageRGBA8& right, const
   const std::vector<uint64_t> cl = census_9x7(left, threads), cr = census_9x7(right, threads);
 
   // Running winner-take-all state.
-  std::vector<uint32_t> best(n, UINT32_MAX), c_minus(n, 0), c_plus(n, 0), prev(n, 0), best_r(n, UINT32_MAX);
+  // second: the lowest sum 2+ disparities from the winner; lag: the lowest sum up to the slice before the
+  // previous one (what `second` restarts from when a new winner appears).
+  std::vector<uint32_t> best(n, UINT32_MAX), c_minus(n, 0), c_plus(n, 0), prev(n, 0), best_r(n, UINT32_MAX),
+      second(n, kNoSum), lag(n, kNoSum);
   StereoResult res;
   res.left_wta.assign(n, 0);
   res.right_wta.assign(n, 0);
@@ -148,9 +153,13 @@ StereoResult stereo_match(const ImageRGBA8& left, const ImageRGBA8& right, const
                 best[i] = a;
                 res.left_wta[i] = d;
                 c_minus[i] = prev[i];
+                second[i] = lag[i];
               } else if (res.left_wta[i] == d - 1) {
                 c_plus[i] = a;
+              } else {
+                second[i] = std::min(second[i], a);
               }
+              if (d > 0) lag[i] = std::min(lag[i], prev[i]);
               prev[i] = a;
               // The right pixel x seen at disparity d is the left pixel x + d.
               if (x + d < w) {
@@ -166,9 +175,14 @@ StereoResult stereo_match(const ImageRGBA8& left, const ImageRGBA8& right, const
         threads);
   }
   std::vector<float> sub(n);
-  for (size_t i = 0; i < n; ++i) sub[i] = stereo_subpixel(res.left_wta[i], D, c_minus[i], best[i], c_plus[i]);
+  std::vector<uint8_t> unique(n);
+  for (size_t i = 0; i < n; ++i) {
+    sub[i] = stereo_subpixel(res.left_wta[i], D, c_minus[i], best[i], c_plus[i]);
+    unique[i] = stereo_unique(best[i], second[i], p.uniqueness);
+  }
   res.raw = ImageF(w, h);
-  stereo_lr_check(res.left_wta, res.right_wta, sub.data(), w, h, p.lr_tolerance, res.raw.data.data(), threads);
+  stereo_lr_check(res.left_wta, res.right_wta, sub.data(), unique.data(), w, h, p.lr_tolerance,
+                  res.raw.data.data(), threads);
   res.disparity = ImageF(w, h);
   if (p.fill_holes)
     stereo_fill_holes(res.raw.data.data(), w, h, res.disparity.data.data(), threads);

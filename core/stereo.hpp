@@ -2,14 +2,19 @@
 // pixel (x, y) shows the same point as the right pixel (x - d, y).
 //
 //   census 9x7 of the luma of both images (62 bits: neighbour < centre, edges clamped)
-//   -> per disparity slice d: cost(x, y) = Hamming(census_L(x), census_R(x - d)), kOutsideCost where
-//      x < d; 8-bit, so each slice's SAT is an ordinary uint32 SAT of 8-bit data (sat_u8)
+//   -> per disparity slice d: cost(x, y) = Hamming(census_L(x), census_R(max(x - d, 0))): where the right
+//      pixel would lie left of the image, the edge column stands in (as the census clamps its window), so
+//      no disparity is favoured there and the uniqueness test rejects what cannot be told apart. At most
+//      62, so each slice's SAT is an ordinary uint32 SAT of 8-bit data (sat_u8)
 //   -> box aggregation over (2r+1)^2 windows clipped to the image: 4 SAT taps per pixel and slice,
 //      O(1) whatever r (Veksler 2003). The clipped window is the same at a pixel for every d, so sums
 //      compare without normalising
 //   -> winner-take-all (lowest sum, the smallest d on ties) for the left image, with a parabola through
 //      the sums at d-1, d, d+1 for the subpixel offset; and for the right image (the sums at x_r + d of
 //      the same slices, integer d only)
+//   -> uniqueness: kept where every sum at a disparity 2 or more away from the winner's exceeds the
+//      winner's by more than `uniqueness` percent (second * 100 > best * (100 + U)): textureless regions,
+//      where every disparity costs the same, are rejected instead of matched at random (ties always are)
 //   -> left-right check: kept where |d_R(x - d_L) - d_L| <= 1 (d_L the integer winner)
 //   -> hole filling along scanlines, background-favouring: a rejected pixel takes the smaller of the
 //      nearest kept disparities to its left and right (the farther surface: holes are mostly occlusions,
@@ -31,15 +36,16 @@ namespace satlab {
 
 constexpr int kCensusWidth = 9;   // census window, odd
 constexpr int kCensusHeight = 7;  // 9 x 7 - 1 = 62 bits
-constexpr int kOutsideCost = 63;  // x < d: no right pixel; worse than any Hamming distance (<= 62)
-constexpr int kMaxStereoWindowRadius = 15;  // 31 x 31 x 63 < 2^16: aggregated sums fit in 16 bits
+constexpr int kMaxStereoWindowRadius = 15;  // 31 x 31 x 62 < 2^16: aggregated sums fit in 16 bits
 constexpr int kMaxDisparities = 1024;
+constexpr uint32_t kNoSum = 0xFFFF;  // above every aggregated sum (16 bits): "none yet"
 constexpr float kNoDisparity = -1.f;  // a pixel rejected by the left-right check (or left unfilled)
 
 struct StereoParams {
   int disparities = 64;    // d in [0, disparities)
   int window_radius = 4;   // box aggregation window (2r+1)^2
   int lr_tolerance = 1;    // left-right check: |d_R - d_L| <= this
+  int uniqueness = 10;     // percent margin of the winner over the best sum 2+ disparities away
   bool fill_holes = true;  // false: rejected pixels stay kNoDisparity
 };
 // Throws satlab::Error naming the first out-of-range field.
@@ -80,9 +86,17 @@ StereoResult stereo_match(const ImageRGBA8& left, const ImageRGBA8& right, const
                           int threads = 0);
 
 // The two post-passes, on their own for the GPU comparison.
-// raw[x] = subpixel[x] where the check passes, else kNoDisparity.
+// raw[x] = subpixel[x] where unique[x] and the left-right check passes, else kNoDisparity.
 void stereo_lr_check(const std::vector<int32_t>& left_wta, const std::vector<int32_t>& right_wta,
-                     const float* subpixel, int width, int height, int tolerance, float* raw, int threads = 0);
+                     const float* subpixel, const uint8_t* unique, int width, int height, int tolerance, float* raw,
+                     int threads = 0);
+// The uniqueness test of a winner `best` against `second`, the lowest sum 2+ disparities away.
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+inline bool stereo_unique(uint32_t best, uint32_t second, int uniqueness) {
+  return second == kNoSum || second * 100u > best * uint32_t(100 + uniqueness);
+}
 void stereo_fill_holes(const float* raw, int width, int height, float* out, int threads = 0);
 
 // KITTI's 16-bit disparity encoding: round(d * 256), at least 1 for a kept pixel (0 means none), 0 for

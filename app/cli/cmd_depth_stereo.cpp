@@ -58,6 +58,9 @@ void add_depth_stereo_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(0, kMaxDisparities - 1));
   sub->add_option("--window", o->params.window_radius, "Aggregation window radius (default 4: 9x9)")
       ->check(CLI::Range(0, kMaxStereoWindowRadius));
+  sub->add_option("--uniqueness", o->params.uniqueness,
+                  "Reject a match unless every disparity 2+ away costs this many percent more (default 10)")
+      ->check(CLI::Range(0, 100));
   sub->add_flag("--no-fill", [o](int64_t) { o->params.fill_holes = false; },
                 "Leave pixels the left-right check rejects at 0 instead of filling them");
   sub->add_flag("--no-refine", [o](int64_t) { o->refine = false; }, "Skip the guided-filter refinement");

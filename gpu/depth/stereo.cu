@@ -23,7 +23,7 @@ namespace satlab::gpu {
 namespace {
 
 constexpr int kCensusRx = kCensusWidth / 2, kCensusRy = kCensusHeight / 2;
-constexpr uint32_t kNoCost = 0xFFFF;  // above every aggregated sum (<= 31 * 31 * 63 = 60543)
+constexpr uint32_t kNoCost = kNoSum;  // above every aggregated sum (<= 31 * 31 * 62 = 59582)
 
 __global__ void luma_kernel(const uchar4* __restrict__ img, size_t n, uint8_t* __restrict__ luma) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -61,7 +61,7 @@ __global__ void cost_kernel(const unsigned long long* __restrict__ cl, const uns
   const int k = ky / h, y = ky - k * h, d = d0 + k;
   const size_t row = size_t(y) * w;
   stack[size_t(ky) * w + x] =
-      x < d ? uint8_t(kOutsideCost) : uint8_t(__popcll(__ldg(cl + row + x) ^ __ldg(cr + row + x - d)));
+      uint8_t(__popcll(__ldg(cl + row + x) ^ __ldg(cr + row + max(x - d, 0))));
 }
 
 __device__ __forceinline__ uint32_t tap(const uint32_t* __restrict__ sat, int w, int x, long long row) {
@@ -76,39 +76,46 @@ __device__ __forceinline__ uint32_t box(const uint32_t* __restrict__ sat, int w,
   return tap(sat, w, x1, bottom) - tap(sat, w, x0, bottom) - tap(sat, w, x1, top) + tap(sat, w, x0, top);
 }
 
-// The running winner-take-all state, 16 B per pixel (16-bit sums, 16-bit disparities):
-//   s.x = best | wta << 16, s.y = c_minus | c_plus << 16, s.z = the sum of the previous slice,
-//   s.w = best_r | wta_r << 16 (the right image's pixel x).
+// The running winner-take-all state, 18 B per pixel (16-bit sums, 16-bit disparities):
+//   s.x = best | wta << 16, s.y = c_minus | c_plus << 16, s.z = prev | lag << 16 (the sum of the previous
+//   slice; the lowest sum up to the one before), s.w = best_r | wta_r << 16 (the right image's pixel x);
+//   second: the lowest sum 2+ disparities from the winner (core/stereo.cpp's uniqueness).
 __global__ void aggregate_kernel(const uint32_t* __restrict__ sat, int w, int h, int r, int d0, int K,
-                                 uint4* __restrict__ state) {
+                                 uint4* __restrict__ state, uint16_t* __restrict__ second_sum) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
   if (x >= w) return;
   const size_t i = size_t(y) * w + x;
-  uint32_t best = kNoCost, wta = 0, cm = 0, cp = 0, prev = 0, best_r = kNoCost, wta_r = 0;
+  uint32_t best = kNoCost, wta = 0, cm = 0, cp = 0, prev = 0, lag = kNoCost, best_r = kNoCost, wta_r = 0,
+           second = kNoCost;
   if (d0 > 0) {
     const uint4 s = state[i];
-    best = s.x & 0xFFFF, wta = s.x >> 16, cm = s.y & 0xFFFF, cp = s.y >> 16, prev = s.z;
-    best_r = s.w & 0xFFFF, wta_r = s.w >> 16;
+    best = s.x & 0xFFFF, wta = s.x >> 16, cm = s.y & 0xFFFF, cp = s.y >> 16, prev = s.z & 0xFFFF, lag = s.z >> 16;
+    best_r = s.w & 0xFFFF, wta_r = s.w >> 16, second = second_sum[i];
   }
   const int ya = max(y - r, 0), yb = min(y + r, h - 1);
   for (int k = 0; k < K; ++k) {
     const uint32_t d = uint32_t(d0 + k);
     const uint32_t a = box(sat, w, h, k, x, r, ya, yb);
     if (a < best) {
-      best = a, wta = d, cm = prev;
+      best = a, wta = d, cm = prev, second = lag;
     } else if (wta + 1 == d) {
       cp = a;
+    } else {
+      second = min(second, a);
     }
+    if (d > 0) lag = min(lag, prev);
     prev = a;
     if (x + int(d) < w) {
       const uint32_t ar = box(sat, w, h, k, x + int(d), r, ya, yb);
       if (ar < best_r) best_r = ar, wta_r = d;
     }
   }
-  state[i] = make_uint4(best | wta << 16, cm | cp << 16, prev, best_r | wta_r << 16);
+  state[i] = make_uint4(best | wta << 16, cm | cp << 16, prev | lag << 16, best_r | wta_r << 16);
+  second_sum[i] = uint16_t(second);
 }
 
-__global__ void check_kernel(const uint4* __restrict__ state, int w, int h, int D, int tolerance,
+__global__ void check_kernel(const uint4* __restrict__ state, const uint16_t* __restrict__ second_sum, int w, int h,
+                             int D, int tolerance, int uniqueness,
                              int32_t* __restrict__ left_wta, int32_t* __restrict__ right_wta,
                              float* __restrict__ raw) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
@@ -118,7 +125,8 @@ __global__ void check_kernel(const uint4* __restrict__ state, int w, int h, int 
   const int dl = int(s.x >> 16);
   const int xr = x - dl;
   bool ok = false;
-  if (xr >= 0) ok = abs(int(state[row + xr].w >> 16) - dl) <= tolerance;
+  if (xr >= 0 && stereo_unique(s.x & 0xFFFF, second_sum[row + x], uniqueness))
+    ok = abs(int(state[row + xr].w >> 16) - dl) <= tolerance;
   left_wta[row + x] = dl;
   right_wta[row + x] = int32_t(s.w >> 16);
   raw[row + x] = ok ? stereo_subpixel(dl, D, s.y & 0xFFFF, s.x & 0xFFFF, s.y >> 16) : kNoDisparity;
@@ -193,6 +201,7 @@ StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::st
   stack_ = alloc<uint8_t>(n * size_t(k_), "stereo cost slices " + size + " x " + std::to_string(k_));
   sat_out_ = alloc<uint32_t>(n * size_t(k_), "stereo cost SAT " + size + " x " + std::to_string(k_));
   state_ = alloc<uint4>(n, "stereo state " + size);
+  second_ = alloc<uint16_t>(n, "stereo second-best sums " + size);
   left_wta_ = alloc<int32_t>(n, "stereo left winners");
   right_wta_ = alloc<int32_t>(n, "stereo right winners");
   raw_ = alloc<float>(n, "stereo raw disparity");
@@ -201,7 +210,7 @@ StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::st
 
 StereoRun::~StereoRun() {
   for (void* b : {(void*)img_[0], (void*)img_[1], (void*)luma_[0], (void*)luma_[1], (void*)census_[0],
-                  (void*)census_[1], (void*)stack_, (void*)sat_out_, (void*)state_, (void*)left_wta_,
+                  (void*)census_[1], (void*)stack_, (void*)sat_out_, (void*)state_, (void*)second_, (void*)left_wta_,
                   (void*)right_wta_, (void*)raw_, (void*)out_})
     cudaFree(b);
 }
@@ -224,6 +233,7 @@ void StereoRun::poison() {
   SATLAB_CUDA(cudaMemset(raw_, 0xAB, n * 4), "poison");
   SATLAB_CUDA(cudaMemset(out_, 0xAB, n * 4), "poison");
   SATLAB_CUDA(cudaMemset(state_, 0xAB, n * 16), "poison");
+  SATLAB_CUDA(cudaMemset(second_, 0xAB, n * 2), "poison");
 }
 
 void StereoRun::enqueue(void* stream, const std::function<void(const char*)>& stage) {
@@ -254,11 +264,12 @@ void StereoRun::enqueue(void* stream, const std::function<void(const char*)>& st
     a.stream = stream;
     sat_->sat(a);
     mark("aggregate");
-    aggregate_kernel<<<row_grid, row_block, 0, s>>>(sat_out_, w_, h_, p_.window_radius, d0, K, state_);
+    aggregate_kernel<<<row_grid, row_block, 0, s>>>(sat_out_, w_, h_, p_.window_radius, d0, K, state_, second_);
     SATLAB_LAUNCHED("aggregate_kernel", size + " x " + std::to_string(K));
   }
   mark("check");
-  check_kernel<<<row_grid, row_block, 0, s>>>(state_, w_, h_, D, p_.lr_tolerance, left_wta_, right_wta_, raw_);
+  check_kernel<<<row_grid, row_block, 0, s>>>(state_, second_, w_, h_, D, p_.lr_tolerance, p_.uniqueness, left_wta_,
+                                              right_wta_, raw_);
   SATLAB_LAUNCHED("check_kernel", size);
   mark("fill");
   if (p_.fill_holes) {

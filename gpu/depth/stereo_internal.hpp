@@ -39,6 +39,7 @@ class StereoRun {
   uint8_t* stack_ = nullptr;
   uint32_t* sat_out_ = nullptr;
   uint4* state_ = nullptr;
+  uint16_t* second_ = nullptr;
   int32_t* left_wta_ = nullptr;
   int32_t* right_wta_ = nullptr;
   float* raw_ = nullptr;

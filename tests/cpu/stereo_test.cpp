@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -94,10 +95,43 @@ TEST(Stereo, LeftRightCheckKeepsOnlyConsistentPixels) {
   const std::vector<int32_t> l = {1, 1, 2, 2, 0, 3}, r = {1, 4, 2, 1, 0, 0};
   const float sub[] = {1.1f, 1.2f, 2.3f, 2.4f, 0.1f, 2.9f};
   float raw[6];
-  stereo_lr_check(l, r, sub, 6, 1, 1, raw, 1);
+  const uint8_t unique[] = {1, 1, 1, 1, 1, 1};
+  stereo_lr_check(l, r, sub, unique, 6, 1, 1, raw, 1);
+  const uint8_t not_unique[] = {1, 1, 0, 1, 1, 1};
+  float raw2[6];
+  stereo_lr_check(l, r, sub, not_unique, 6, 1, 1, raw2, 1);
+  EXPECT_EQ(raw2[2], kNoDisparity);
+  EXPECT_EQ(raw2[1], 1.2f);
   // x=1: r[0]=1 ok; x=2: r[0]=1 ok (|1-2|<=1); x=3: r[1]=4 bad; x=4: r[4]=0 ok; x=5: r[2]=2 ok.
   const float want[] = {kNoDisparity, 1.2f, 2.3f, kNoDisparity, 0.1f, 2.9f};
   for (int i = 0; i < 6; ++i) EXPECT_EQ(raw[i], want[i]) << i;
+}
+
+TEST(Stereo, UniquenessRejectsTiesAndNearTiesButNotClearWinners) {
+  EXPECT_FALSE(stereo_unique(0, 0, 0));      // flat: every disparity costs the same
+  EXPECT_FALSE(stereo_unique(100, 110, 10)); // within 10%
+  EXPECT_TRUE(stereo_unique(100, 111, 10));
+  EXPECT_TRUE(stereo_unique(60000, kNoSum, 50));  // nothing 2+ disparities away
+}
+
+TEST(Stereo, TexturelessRegionsAreRejectedThenFilledFromTheirRows) {
+  // A flat grey pair with one textured column band: the flat part matches every disparity equally well.
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE(seed);
+  test::StereoPair s = test::make_stereo_pair(120, 40, 6, 6, seed);  // one plane at disparity 6
+  for (int y = 0; y < 40; ++y)
+    for (int x = 0; x < 120; ++x) {
+      if (x < 50 || x >= 70) std::fill(s.left.px(x, y), s.left.px(x, y) + 3, uint8_t(128));
+      if (x < 44 || x >= 64) std::fill(s.right.px(x, y), s.right.px(x, y) + 3, uint8_t(128));
+    }
+  StereoParams p;
+  p.disparities = 12;
+  const StereoResult r = stereo_match(s.left, s.right, p);
+  EXPECT_EQ(r.raw.at(20, 20), kNoDisparity);   // flat: rejected
+  EXPECT_EQ(r.raw.at(100, 20), kNoDisparity);
+  EXPECT_NEAR(r.raw.at(60, 20), 6.f, 0.5f);    // textured: matched
+  EXPECT_NEAR(r.disparity.at(20, 20), 6.f, 0.5f);  // filled from the row
+  EXPECT_NEAR(r.disparity.at(100, 20), 6.f, 0.5f);
 }
 
 TEST(Stereo, KittiEncodingScalesBy256AndKeepsZeroForMissing) {
