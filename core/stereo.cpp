@@ -20,9 +20,11 @@ void validate(const StereoParams& p) {
                 std::to_string(kMaxStereoWindowRadius) + "]");
   if (p.lr_tolerance < 0) throw Error("stereo: negative left-right tolerance");
   if (p.uniqueness < 0 || p.uniqueness > 100) throw Error("stereo: uniqueness outside [0, 100] percent");
+  if (p.min_margin < 0 || p.min_margin > 65535) throw Error("stereo: minimum margin outside [0, 65535]");
+  if (p.census_threshold < 0 || p.census_threshold > 255) throw Error("stereo: census threshold outside [0, 255]");
 }
 
-std::vector<uint64_t> census_9x7(const ImageRGBA8& image, int threads) {
+std::vector<uint64_t> census_9x7(const ImageRGBA8& image, int t, int threads) {
   const int w = image.width, h = image.height;
   std::vector<uint8_t> luma(image.pixels());
   for (size_t i = 0; i < luma.size(); ++i) luma[i] = stereo_luma(image.data.data() + 4 * i);
@@ -41,7 +43,7 @@ std::vector<uint64_t> census_9x7(const ImageRGBA8& image, int threads) {
               for (int dx = -rx; dx <= rx; ++dx) {
                 if (dx == 0 && dy == 0) continue;
                 const int xx = std::clamp(x + dx, 0, w - 1);
-                if (luma[size_t(yy) * size_t(w) + size_t(xx)] < c) bits |= uint64_t(1) << k;
+                if (int(luma[size_t(yy) * size_t(w) + size_t(xx)]) + t < int(c)) bits |= uint64_t(1) << k;
                 ++k;
               }
             }
@@ -123,7 +125,8 @@ StereoResult stereo_match(const ImageRGBA8& left, const ImageRGBA8& right, const
   if (left.empty()) throw Error("stereo: empty images");
   const int w = left.width, h = left.height, r = p.window_radius, D = p.disparities;
   const size_t n = left.pixels();
-  const std::vector<uint64_t> cl = census_9x7(left, threads), cr = census_9x7(right, threads);
+  const std::vector<uint64_t> cl = census_9x7(left, p.census_threshold, threads),
+                              cr = census_9x7(right, p.census_threshold, threads);
 
   // Running winner-take-all state.
   // second: the lowest sum 2+ disparities from the winner; lag: the lowest sum up to the slice before the
@@ -178,7 +181,7 @@ StereoResult stereo_match(const ImageRGBA8& left, const ImageRGBA8& right, const
   std::vector<uint8_t> unique(n);
   for (size_t i = 0; i < n; ++i) {
     sub[i] = stereo_subpixel(res.left_wta[i], D, c_minus[i], best[i], c_plus[i]);
-    unique[i] = stereo_unique(best[i], second[i], p.uniqueness);
+    unique[i] = stereo_unique(best[i], second[i], p.uniqueness, p.min_margin);
   }
   res.raw = ImageF(w, h);
   stereo_lr_check(res.left_wta, res.right_wta, sub.data(), unique.data(), w, h, p.lr_tolerance,

@@ -1,7 +1,9 @@
 // Stereo matching of a rectified pair (left image is the reference): disparity d >= 0 means the left
 // pixel (x, y) shows the same point as the right pixel (x - d, y).
 //
-//   census 9x7 of the luma of both images (62 bits: neighbour < centre, edges clamped)
+//   census 9x7 of the luma of both images (62 bits: neighbour + t < centre, edges clamped; the threshold t
+//   keeps the noise and shading of flat regions out of the bits, so that flat regions tie instead of
+//   matching their noise)
 //   -> per disparity slice d: cost(x, y) = Hamming(census_L(x), census_R(max(x - d, 0))): where the right
 //      pixel would lie left of the image, the edge column stands in (as the census clamps its window), so
 //      no disparity is favoured there and the uniqueness test rejects what cannot be told apart. At most
@@ -13,7 +15,9 @@
 //      the sums at d-1, d, d+1 for the subpixel offset; and for the right image (the sums at x_r + d of
 //      the same slices, integer d only)
 //   -> uniqueness: kept where every sum at a disparity 2 or more away from the winner's exceeds the
-//      winner's by more than `uniqueness` percent (second * 100 > best * (100 + U)): textureless regions,
+//      winner's by more than `uniqueness` percent (second * 100 > best * (100 + U)) and by at least
+//      `min_margin` bits (sums of weakly textured windows are small, where a percentage means little):
+//      textureless regions,
 //      where every disparity costs the same, are rejected instead of matched at random (ties always are)
 //   -> left-right check: kept where |d_R(x - d_L) - d_L| <= 1 (d_L the integer winner)
 //   -> hole filling along scanlines, background-favouring: a rejected pixel takes the smaller of the
@@ -45,7 +49,9 @@ struct StereoParams {
   int disparities = 64;    // d in [0, disparities)
   int window_radius = 4;   // box aggregation window (2r+1)^2
   int lr_tolerance = 1;    // left-right check: |d_R - d_L| <= this
-  int uniqueness = 10;     // percent margin of the winner over the best sum 2+ disparities away
+  int uniqueness = 25;     // percent margin of the winner over the best sum 2+ disparities away
+  int min_margin = 0;      // and at least this many bits
+  int census_threshold = 2;  // census bit: neighbour + t < centre (tools/stereo_bench.py: 2 scored best)
   bool fill_holes = true;  // false: rejected pixels stay kNoDisparity
 };
 // Throws satlab::Error naming the first out-of-range field.
@@ -56,8 +62,8 @@ inline uint8_t stereo_luma(const uint8_t* px) {
   return uint8_t((77u * px[0] + 150u * px[1] + 29u * px[2] + 128u) >> 8);
 }
 // 9x7 census of the image's luma, one uint64 per pixel; bit k (row-major over the window, centre
-// skipped) is set when that neighbour (clamped to the image) is darker than the centre.
-std::vector<uint64_t> census_9x7(const ImageRGBA8& image, int threads = 0);
+// skipped) is set when that neighbour (clamped to the image) is darker than the centre by more than t.
+std::vector<uint64_t> census_9x7(const ImageRGBA8& image, int t = 0, int threads = 0);
 // Cost slice d (width * height bytes).
 void stereo_cost_slice(const std::vector<uint64_t>& census_left, const std::vector<uint64_t>& census_right,
                        int width, int height, int d, uint8_t* out, int threads = 0);
@@ -94,8 +100,8 @@ void stereo_lr_check(const std::vector<int32_t>& left_wta, const std::vector<int
 #if defined(__CUDACC__)
 __host__ __device__
 #endif
-inline bool stereo_unique(uint32_t best, uint32_t second, int uniqueness) {
-  return second == kNoSum || second * 100u > best * uint32_t(100 + uniqueness);
+inline bool stereo_unique(uint32_t best, uint32_t second, int uniqueness, int min_margin) {
+  return second == kNoSum || (second * 100u > best * uint32_t(100 + uniqueness) && second >= best + uint32_t(min_margin));
 }
 void stereo_fill_holes(const float* raw, int width, int height, float* out, int threads = 0);
 

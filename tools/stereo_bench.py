@@ -95,9 +95,8 @@ def main():
         ("OpenCV StereoBM (9x9)", lambda l, r, lp, rp: opencv_bm(l, r, num)),
         ("OpenCV StereoSGBM (5x5, sample parameters)", lambda l, r, lp, rp: opencv_sgbm(l, r, num)),
         ("satlab depth stereo", lambda l, r, lp, rp: satlab(a.satlab, lp, rp, a.max_disparity, [])),
-        ("satlab depth stereo --no-refine", lambda l, r, lp, rp: satlab(a.satlab, lp, rp, a.max_disparity, ["--no-refine"])),
-        ("satlab depth stereo --no-fill --no-refine",
-         lambda l, r, lp, rp: satlab(a.satlab, lp, rp, a.max_disparity, ["--no-fill", "--no-refine"])),
+        ("satlab depth stereo --no-fill", lambda l, r, lp, rp: satlab(a.satlab, lp, rp, a.max_disparity, ["--no-fill"])),
+        ("satlab depth stereo --refine", lambda l, r, lp, rp: satlab(a.satlab, lp, rp, a.max_disparity, ["--refine"])),
     ]
     rows = []
     for p in pairs:

@@ -18,7 +18,7 @@ struct StereoOptions {
   std::string left, right, out, backend = "auto", sat_builder;
   int max_disparity = 64;
   StereoParams params;
-  bool refine = true;
+  bool refine = false;
   GuidedParams guided;
 };
 
@@ -59,11 +59,19 @@ void add_depth_stereo_command(CLI::App& app, Action& action) {
   sub->add_option("--window", o->params.window_radius, "Aggregation window radius (default 4: 9x9)")
       ->check(CLI::Range(0, kMaxStereoWindowRadius));
   sub->add_option("--uniqueness", o->params.uniqueness,
-                  "Reject a match unless every disparity 2+ away costs this many percent more (default 10)")
+                  "Reject a match unless every disparity 2+ away costs this many percent more (default 25)")
       ->check(CLI::Range(0, 100));
+  sub->add_option("--min-margin", o->params.min_margin,
+                  "... and at least this many census bits over the window (default 0)")
+      ->check(CLI::Range(0, 65535));
+  sub->add_option("--census-threshold", o->params.census_threshold,
+                  "Census bit set where a neighbour is darker than the centre by more than this (default 2)")
+      ->check(CLI::Range(0, 255));
   sub->add_flag("--no-fill", [o](int64_t) { o->params.fill_holes = false; },
                 "Leave pixels the left-right check rejects at 0 instead of filling them");
-  sub->add_flag("--no-refine", [o](int64_t) { o->refine = false; }, "Skip the guided-filter refinement");
+  sub->add_flag("--refine", o->refine,
+                "Refine by the guided filter, the left image as the guide (smooths along image edges; "
+                "docs/quality.md: it raises the bad-pixel rate on thin structures)");
   sub->add_option("--refine-radius", o->guided.radius, "Guided filter radius (default 8)")
       ->check(CLI::Range(0, kMaxGuidedRadius));
   sub->add_option("--refine-eps", o->guided.eps, "Guided filter eps, guide in [0,1] (default 1e-3)")

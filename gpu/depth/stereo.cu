@@ -33,10 +33,11 @@ __global__ void luma_kernel(const uchar4* __restrict__ img, size_t n, uint8_t* _
 }
 
 // census_9x7's bit order: row-major over the window, the centre skipped; neighbours clamped.
-__global__ void census_kernel(const uint8_t* __restrict__ luma, int w, int h, unsigned long long* __restrict__ out) {
+__global__ void census_kernel(const uint8_t* __restrict__ luma, int w, int h, int t,
+                              unsigned long long* __restrict__ out) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
   if (x >= w) return;
-  const uint8_t c = __ldg(luma + size_t(y) * w + x);
+  const int c = __ldg(luma + size_t(y) * w + x);
   unsigned long long bits = 0;
   int k = 0;
 #pragma unroll
@@ -45,7 +46,7 @@ __global__ void census_kernel(const uint8_t* __restrict__ luma, int w, int h, un
 #pragma unroll
     for (int dx = -kCensusRx; dx <= kCensusRx; ++dx) {
       if (dx == 0 && dy == 0) continue;
-      if (__ldg(row + min(max(x + dx, 0), w - 1)) < c) bits |= 1ull << k;
+      if (int(__ldg(row + min(max(x + dx, 0), w - 1))) + t < c) bits |= 1ull << k;
       ++k;
     }
   }
@@ -115,7 +116,7 @@ __global__ void aggregate_kernel(const uint32_t* __restrict__ sat, int w, int h,
 }
 
 __global__ void check_kernel(const uint4* __restrict__ state, const uint16_t* __restrict__ second_sum, int w, int h,
-                             int D, int tolerance, int uniqueness,
+                             int D, int tolerance, int uniqueness, int min_margin,
                              int32_t* __restrict__ left_wta, int32_t* __restrict__ right_wta,
                              float* __restrict__ raw) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
@@ -125,7 +126,7 @@ __global__ void check_kernel(const uint4* __restrict__ state, const uint16_t* __
   const int dl = int(s.x >> 16);
   const int xr = x - dl;
   bool ok = false;
-  if (xr >= 0 && stereo_unique(s.x & 0xFFFF, second_sum[row + x], uniqueness))
+  if (xr >= 0 && stereo_unique(s.x & 0xFFFF, second_sum[row + x], uniqueness, min_margin))
     ok = abs(int(state[row + xr].w >> 16) - dl) <= tolerance;
   left_wta[row + x] = dl;
   right_wta[row + x] = int32_t(s.w >> 16);
@@ -248,7 +249,7 @@ void StereoRun::enqueue(void* stream, const std::function<void(const char*)>& st
   for (int i = 0; i < 2; ++i) {
     luma_kernel<<<unsigned((n + 255) / 256), 256, 0, s>>>(img_[i], n, luma_[i]);
     SATLAB_LAUNCHED("luma_kernel", size);
-    census_kernel<<<row_grid, row_block, 0, s>>>(luma_[i], w_, h_, census_[i]);
+    census_kernel<<<row_grid, row_block, 0, s>>>(luma_[i], w_, h_, p_.census_threshold, census_[i]);
     SATLAB_LAUNCHED("census_kernel", size);
   }
   const int D = p_.disparities;
@@ -268,7 +269,7 @@ void StereoRun::enqueue(void* stream, const std::function<void(const char*)>& st
     SATLAB_LAUNCHED("aggregate_kernel", size + " x " + std::to_string(K));
   }
   mark("check");
-  check_kernel<<<row_grid, row_block, 0, s>>>(state_, second_, w_, h_, D, p_.lr_tolerance, p_.uniqueness, left_wta_,
+  check_kernel<<<row_grid, row_block, 0, s>>>(state_, second_, w_, h_, D, p_.lr_tolerance, p_.uniqueness, p_.min_margin, left_wta_,
                                               right_wta_, raw_);
   SATLAB_LAUNCHED("check_kernel", size);
   mark("fill");

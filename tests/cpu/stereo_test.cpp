@@ -108,10 +108,12 @@ TEST(Stereo, LeftRightCheckKeepsOnlyConsistentPixels) {
 }
 
 TEST(Stereo, UniquenessRejectsTiesAndNearTiesButNotClearWinners) {
-  EXPECT_FALSE(stereo_unique(0, 0, 0));      // flat: every disparity costs the same
-  EXPECT_FALSE(stereo_unique(100, 110, 10)); // within 10%
-  EXPECT_TRUE(stereo_unique(100, 111, 10));
-  EXPECT_TRUE(stereo_unique(60000, kNoSum, 50));  // nothing 2+ disparities away
+  EXPECT_FALSE(stereo_unique(0, 0, 0, 0));      // flat: every disparity costs the same
+  EXPECT_FALSE(stereo_unique(100, 110, 10, 0)); // within 10%
+  EXPECT_TRUE(stereo_unique(100, 111, 10, 0));
+  EXPECT_FALSE(stereo_unique(100, 111, 10, 12)); // too few bits apart
+  EXPECT_TRUE(stereo_unique(100, 112, 10, 12));
+  EXPECT_TRUE(stereo_unique(59000, kNoSum, 50, 100));  // nothing 2+ disparities away
 }
 
 TEST(Stereo, TexturelessRegionsAreRejectedThenFilledFromTheirRows) {

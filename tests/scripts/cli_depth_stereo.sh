@@ -50,6 +50,7 @@ if sys.argv[1] == "pair":
 else:  # check D.png: disparity = value / 256 against the truth well inside each surface
     w, h, v = read_grey16(sys.argv[2])
     assert (w, h) == (96, 64), (w, h)
+    if sys.argv[1] == "size": sys.exit(0)
     at = lambda x, y: v[y * w + x] / 256.0
     assert abs(at(50, 32) - 12) <= 0.5, at(50, 32)   # inside the rectangle
     assert abs(at(85, 8) - 4) <= 0.5, at(85, 8)      # background
@@ -66,6 +67,9 @@ python3 "$tmp/png.py" check "$tmp/d.png" || fail "wrong disparities in d.png"
 "$bin" depth stereo "$tmp/l.png" "$tmp/r.png" --out "$tmp/raw.png" --max-disparity 16 --no-fill --backend cpu \
   >/dev/null 2>&1 || fail "depth stereo --no-fill failed"
 python3 "$tmp/png.py" check "$tmp/raw.png" nofill || fail "wrong --no-fill output"
+"$bin" depth stereo "$tmp/l.png" "$tmp/r.png" --out "$tmp/refined.png" --max-disparity 16 --refine --backend cpu \
+  >/dev/null 2>&1 || fail "depth stereo --refine failed"
+python3 "$tmp/png.py" size "$tmp/refined.png" || fail "--refine output does not decode"
 
 # Usage errors: exit 2, one line, nothing written.
 for args in "--max-disparity 1024" "--max-disparity -1" "--window 16" "--backend tpu" "" "--out"; do
