@@ -30,7 +30,7 @@ for tool in memcheck racecheck; do
 done
 
 step "satlab depth stereo (CLI, GPU backend, the script test's pair)"
-bash tests/scripts/cli_depth_stereo.sh "$BIN/satlab" . >"$OUT/stereo-cli.log" 2>&1 || { cat "$OUT/stereo-cli.log"; status=1; }
+SATLAB_STEREO_BACKEND=gpu bash tests/scripts/cli_depth_stereo.sh "$BIN/satlab" . >"$OUT/stereo-cli.log" 2>&1 || { cat "$OUT/stereo-cli.log"; status=1; }
 
 step "satlab bench stereo 3840x2160, 128 disparities"
 "$BIN/satlab" bench stereo --runs 20 --json "$OUT/h100-stereo.json" 2>&1 | tee "$OUT/stereo-bench.log" || status=1
