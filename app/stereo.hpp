@@ -18,8 +18,9 @@ StereoResult match_stereo(const ImageRGBA8& left, const ImageRGBA8& right, const
 // Guided-filter refinement of a disparity map (app/depth_refine.hpp's refine_depth), the left image as the
 // guide: disparities in [0, disparities - 1] scaled to [0,1] and back; pixels at kNoDisparity go in as 0
 // and stay kNoDisparity. `note` as for match_stereo.
-ImageF refine_disparity(const ImageRGBA8& left, const ImageF& disparity, int disparities, const GuidedParams& g,
-                        const std::string& backend = "auto", std::string* note = nullptr);
+ImageF refine_disparity(const ImageRGBA8& left, const ImageF& disparity, int disparities,
+                        const GuidedParams& g, const std::string& backend = "auto",
+                        std::string* note = nullptr);
 
 // The disparity as a depth map for Params::disparity: disparities, 0 where none survived (the pipeline
 // normalises it by its min/max).

@@ -21,7 +21,8 @@ void validate(const StereoParams& p) {
   if (p.lr_tolerance < 0) throw Error("stereo: negative left-right tolerance");
   if (p.uniqueness < 0 || p.uniqueness > 100) throw Error("stereo: uniqueness outside [0, 100] percent");
   if (p.min_margin < 0 || p.min_margin > 65535) throw Error("stereo: minimum margin outside [0, 65535]");
-  if (p.census_threshold < 0 || p.census_threshold > 255) throw Error("stereo: census threshold outside [0, 255]");
+  if (p.census_threshold < 0 || p.census_threshold > 255)
+    throw Error("stereo: census threshold outside [0, 255]");
 }
 
 std::vector<uint64_t> census_9x7(const ImageRGBA8& image, int t, int threads) {
@@ -54,8 +55,8 @@ std::vector<uint64_t> census_9x7(const ImageRGBA8& image, int t, int threads) {
   return census;
 }
 
-void stereo_cost_slice(const std::vector<uint64_t>& cl, const std::vector<uint64_t>& cr, int width, int height,
-                       int d, uint8_t* out, int threads) {
+void stereo_cost_slice(const std::vector<uint64_t>& cl, const std::vector<uint64_t>& cr, int width,
+                       int height, int d, uint8_t* out, int threads) {
   parallel_for(
       0, height,
       [&](long y0, long y1) {
@@ -70,8 +71,8 @@ void stereo_cost_slice(const std::vector<uint64_t>& cl, const std::vector<uint64
 }
 
 void stereo_lr_check(const std::vector<int32_t>& left_wta, const std::vector<int32_t>& right_wta,
-                     const float* subpixel, const uint8_t* unique, int width, int height, int tolerance, float* raw,
-                     int threads) {
+                     const float* subpixel, const uint8_t* unique, int width, int height, int tolerance,
+                     float* raw, int threads) {
   parallel_for(
       0, height,
       [&](long y0, long y1) {
@@ -116,7 +117,8 @@ void stereo_fill_holes(const float* raw, int width, int height, float* out, int 
       threads);
 }
 
-StereoResult stereo_match(const ImageRGBA8& left, const ImageRGBA8& right, const StereoParams& p, int threads) {
+StereoResult stereo_match(const ImageRGBA8& left, const ImageRGBA8& right, const StereoParams& p,
+                          int threads) {
   validate(p);
   if (left.width != right.width || left.height != right.height)
     throw Error("stereo: the images differ in size (" + std::to_string(left.width) + "x" +

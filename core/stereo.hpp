@@ -36,23 +36,30 @@
 
 #include "core/image.hpp"
 
+// The few helpers the GPU kernels share with this reference are host and device functions under nvcc.
+#if defined(__CUDACC__)
+#define SATLAB_STEREO_HD __host__ __device__
+#else
+#define SATLAB_STEREO_HD
+#endif
+
 namespace satlab {
 
-constexpr int kCensusWidth = 9;   // census window, odd
-constexpr int kCensusHeight = 7;  // 9 x 7 - 1 = 62 bits
+constexpr int kCensusWidth = 9;             // census window, odd
+constexpr int kCensusHeight = 7;            // 9 x 7 - 1 = 62 bits
 constexpr int kMaxStereoWindowRadius = 15;  // 31 x 31 x 62 < 2^16: aggregated sums fit in 16 bits
 constexpr int kMaxDisparities = 1024;
-constexpr uint32_t kNoSum = 0xFFFF;  // above every aggregated sum (16 bits): "none yet"
+constexpr uint32_t kNoSum = 0xFFFF;   // above every aggregated sum (16 bits): "none yet"
 constexpr float kNoDisparity = -1.f;  // a pixel rejected by the left-right check (or left unfilled)
 
 struct StereoParams {
-  int disparities = 64;    // d in [0, disparities)
-  int window_radius = 4;   // box aggregation window (2r+1)^2
-  int lr_tolerance = 1;    // left-right check: |d_R - d_L| <= this
-  int uniqueness = 25;     // percent margin of the winner over the best sum 2+ disparities away
-  int min_margin = 0;      // and at least this many bits
+  int disparities = 64;      // d in [0, disparities)
+  int window_radius = 4;     // box aggregation window (2r+1)^2
+  int lr_tolerance = 1;      // left-right check: |d_R - d_L| <= this
+  int uniqueness = 25;       // percent margin of the winner over the best sum 2+ disparities away
+  int min_margin = 0;        // and at least this many bits
   int census_threshold = 2;  // census bit: neighbour + t < centre (tools/stereo_bench.py: 2 scored best)
-  bool fill_holes = true;  // false: rejected pixels stay kNoDisparity
+  bool fill_holes = true;    // false: rejected pixels stay kNoDisparity
 };
 // Throws satlab::Error naming the first out-of-range field.
 void validate(const StereoParams& p);
@@ -70,10 +77,8 @@ void stereo_cost_slice(const std::vector<uint64_t>& census_left, const std::vect
 
 // Subpixel disparity from the winner d and the sums at d-1, d, d+1 (parabola vertex); d itself at the
 // ends of the range or where the three sums are equal. Shared with the GPU kernel (host/device).
-#if defined(__CUDACC__)
-__host__ __device__
-#endif
-inline float stereo_subpixel(int d, int disparities, uint32_t c_minus, uint32_t c, uint32_t c_plus) {
+SATLAB_STEREO_HD inline float stereo_subpixel(int d, int disparities, uint32_t c_minus, uint32_t c,
+                                              uint32_t c_plus) {
   if (d <= 0 || d >= disparities - 1) return float(d);
   const int den = int(c_minus) + int(c_plus) - 2 * int(c);
   if (den <= 0) return float(d);
@@ -82,8 +87,8 @@ inline float stereo_subpixel(int d, int disparities, uint32_t c_minus, uint32_t 
 }
 
 struct StereoResult {
-  ImageF raw;       // the left-right-checked subpixel disparity, kNoDisparity where rejected
-  ImageF disparity; // raw with holes filled (when params.fill_holes), kNoDisparity where nothing is left
+  ImageF raw;        // the left-right-checked subpixel disparity, kNoDisparity where rejected
+  ImageF disparity;  // raw with holes filled (when params.fill_holes), kNoDisparity where nothing is left
   std::vector<int32_t> left_wta;   // integer winners of the left image
   std::vector<int32_t> right_wta;  // integer winners of the right image
 };
@@ -94,14 +99,12 @@ StereoResult stereo_match(const ImageRGBA8& left, const ImageRGBA8& right, const
 // The two post-passes, on their own for the GPU comparison.
 // raw[x] = subpixel[x] where unique[x] and the left-right check passes, else kNoDisparity.
 void stereo_lr_check(const std::vector<int32_t>& left_wta, const std::vector<int32_t>& right_wta,
-                     const float* subpixel, const uint8_t* unique, int width, int height, int tolerance, float* raw,
-                     int threads = 0);
+                     const float* subpixel, const uint8_t* unique, int width, int height, int tolerance,
+                     float* raw, int threads = 0);
 // The uniqueness test of a winner `best` against `second`, the lowest sum 2+ disparities away.
-#if defined(__CUDACC__)
-__host__ __device__
-#endif
-inline bool stereo_unique(uint32_t best, uint32_t second, int uniqueness, int min_margin) {
-  return second == kNoSum || (second * 100u > best * uint32_t(100 + uniqueness) && second >= best + uint32_t(min_margin));
+SATLAB_STEREO_HD inline bool stereo_unique(uint32_t best, uint32_t second, int uniqueness, int min_margin) {
+  return second == kNoSum ||
+         (second * 100u > best * uint32_t(100 + uniqueness) && second >= best + uint32_t(min_margin));
 }
 void stereo_fill_holes(const float* raw, int width, int height, float* out, int threads = 0);
 

@@ -48,7 +48,8 @@ inline StereoPair make_stereo_pair(int w, int h, int bg, int fg, uint32_t seed) 
       const bool f = in_fg(x, y);
       put(s.left, x, y, texel(f ? tex_fg : tex_bg, x, y));
       s.truth[i] = float(f ? fg : bg);
-      // The right pixel x shows the foreground point u = x + fg if there is one, else the background u = x + bg.
+      // The right pixel x shows the foreground point u = x + fg if there is one, else the background u = x +
+      // bg.
       put(s.right, x, y, in_fg(x + fg, y) ? texel(tex_fg, x + fg, y) : texel(tex_bg, x + bg, y));
       const int xr = x - (f ? fg : bg);
       s.visible[i] = xr >= 0 && (f || !in_fg(xr + fg, y));

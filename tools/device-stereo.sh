@@ -19,10 +19,10 @@ step "GPU tests (stereo)"
   grep -E '^\[  (PASSED|FAILED|SKIPPED) |FAILED|Failure|Expected|Which is' | head -60
 grep -q '^\[  PASSED' "$OUT/stereo-tests.log" && ! grep -qE '^\[  (FAILED|SKIPPED)' "$OUT/stereo-tests.log" || status=1
 
-# Small sizes only (pixels x disparities <= 24k per case; the fixed small cases run whole).
+# Small sizes only (random pairs up to 320k pixels x disparities; the fixed small cases run whole).
 for tool in memcheck racecheck; do
   step "compute-sanitizer $tool (stereo, small sizes)"
-  SATLAB_TEST_MAX_N=24576 SATLAB_TEST_OWN_SAT_ONLY=1 timeout 450 $SAN --tool $tool --error-exitcode 9 \
+  SATLAB_TEST_MAX_N=320000 SATLAB_TEST_OWN_SAT_ONLY=1 timeout 450 $SAN --tool $tool --error-exitcode 9 \
     --print-limit 20 "$BIN/satlab_gpu_tests" --gtest_filter='GpuStereo*' >"$OUT/stereo-sanitizer-$tool.log" 2>&1
   rc=$?
   tail -3 "$OUT/stereo-sanitizer-$tool.log"

@@ -11,10 +11,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "app/io/image_io.hpp"
 #include "core/error.hpp"
@@ -44,10 +43,13 @@ int main(int argc, char** argv) try {
     } else if (out.empty()) {
       out = a;
     } else {
-      throw satlab::Error("usage: gen_stereo OUT_DIR [--scene NAME|all] [--size W H] [--max-disparity D] [--ss N]");
+      throw satlab::Error(
+          "usage: gen_stereo OUT_DIR [--scene NAME|all] [--size W H] [--max-disparity D] [--ss N]");
     }
   }
-  if (out.empty()) throw satlab::Error("usage: gen_stereo OUT_DIR [--scene NAME|all] [--size W H] [--max-disparity D] [--ss N]");
+  if (out.empty())
+    throw satlab::Error(
+        "usage: gen_stereo OUT_DIR [--scene NAME|all] [--size W H] [--max-disparity D] [--ss N]");
   if (W < 16 || H < 16 || W > 8192 || H > 8192) throw satlab::Error("--size: W and H in [16, 8192]");
   if (!(max_disp >= 1 && max_disp <= 250)) throw satlab::Error("--max-disparity: in [1, 250]");
   if (ss < 1 || ss > 8) throw satlab::Error("--ss: in [1, 8]");
@@ -113,8 +115,8 @@ int main(int argc, char** argv) try {
                         {"baseline", baseline},
                         {"max_disparity", max_disp},
                         {"non_occluded", double(visible) / double(truth.size())}});
-    std::printf("%s: %dx%d, f %.1f px, baseline %.4f, disparities up to %.1f, %.1f%% with truth\n", base.c_str(),
-                W, H, f, baseline, max_disp, 100.0 * double(visible) / double(truth.size()));
+    std::printf("%s: %dx%d, f %.1f px, baseline %.4f, disparities up to %.1f, %.1f%% with truth\n",
+                base.c_str(), W, H, f, baseline, max_disp, 100.0 * double(visible) / double(truth.size()));
   }
   satlab::io::save_text(out + "/pairs.json", manifest.dump(1) + "\n");
   return 0;

@@ -3,10 +3,9 @@
 // buffers kept), in ms and Mpx x disparities per second, and the median time of each stage.
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "app/cli/commands.hpp"
 #include "app/io/image_io.hpp"
@@ -38,23 +37,31 @@ int run_bench_stereo(const BenchStereoOptions& o) {
   for (const std::string& builder : o.builders) {
     const gpu::StereoTiming t = gpu::time_stereo(w, h, p, o.warmup, o.runs, builder);
     const double mpxd = double(w) * double(h) * double(o.disparities) / 1e6 / (t.median_ms * 1e-3);
-    std::printf("stereo %-22s %9.3f ms  %10.0f Mpx*disparities/s  (min %.3f ms)\n", builder.c_str(), t.median_ms,
-                mpxd, t.min_ms);
+    std::printf("stereo %-22s %9.3f ms  %10.0f Mpx*disparities/s  (min %.3f ms)\n", builder.c_str(),
+                t.median_ms, mpxd, t.min_ms);
     nlohmann::json stages = nlohmann::json::object();
     for (const auto& [stage, ms] : t.stages) {
       std::printf("  %-28s %9.3f ms\n", stage.c_str(), ms);
       stages[stage] = ms;
     }
-    rows.push_back({{"family", "stereo"}, {"sat_builder", builder}, {"width", w}, {"height", h},
-                    {"disparities", o.disparities}, {"window", 2 * o.window + 1}, {"ms", t.median_ms},
-                    {"min_ms", t.min_ms}, {"mpx_disparities_per_s", mpxd}, {"stages_ms", stages}});
+    rows.push_back({{"family", "stereo"},
+                    {"sat_builder", builder},
+                    {"width", w},
+                    {"height", h},
+                    {"disparities", o.disparities},
+                    {"window", 2 * o.window + 1},
+                    {"ms", t.median_ms},
+                    {"min_ms", t.min_ms},
+                    {"mpx_disparities_per_s", mpxd},
+                    {"stages_ms", stages}});
   }
   if (!o.json.empty()) {
-    nlohmann::json j = {{"device", dev.name},
-                        {"git_rev", git_rev()},
-                        {"runs", o.runs},
-                        {"statistic", "median of CUDA-event-timed whole matches, each waited for, after warm-up"},
-                        {"rows", rows}};
+    nlohmann::json j = {
+        {"device", dev.name},
+        {"git_rev", git_rev()},
+        {"runs", o.runs},
+        {"statistic", "median of CUDA-event-timed whole matches, each waited for, after warm-up"},
+        {"rows", rows}};
     io::save_text(o.json, j.dump(1) + "\n");
   }
   return 0;
@@ -71,7 +78,8 @@ void add_bench_stereo_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(1, kMaxDisparities));
   sub->add_option("--window", o->window, "Aggregation window radius (default 4)")
       ->check(CLI::Range(0, kMaxStereoWindowRadius));
-  sub->add_option("--sat-builders", o->builders, "SAT builders of the cost slices, one row each (registry names)");
+  sub->add_option("--sat-builders", o->builders,
+                  "SAT builders of the cost slices, one row each (registry names)");
   sub->add_option("--runs", o->runs, "Timed runs (median)")->check(CLI::Range(1, 100000));
   sub->add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::NonNegativeNumber);
   sub->add_option("--json", o->json, "Also write the rows as JSON to this file");

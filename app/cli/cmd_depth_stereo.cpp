@@ -30,18 +30,20 @@ int run_depth_stereo(StereoOptions& o) {
   const StereoResult r = match_stereo(left, right, o.params, o.backend, o.sat_builder, &note);
   ImageF disparity = r.disparity;
   std::string refine_note;
-  if (o.refine) disparity = refine_disparity(left, disparity, o.params.disparities, o.guided, o.backend, &refine_note);
+  if (o.refine)
+    disparity = refine_disparity(left, disparity, o.params.disparities, o.guided, o.backend, &refine_note);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   for (const std::string& n : {note, refine_note})
     if (!n.empty()) std::fprintf(stderr, "satlab: note: %s\n", n.c_str());
   io::save_disparity_png(o.out, disparity);
   size_t kept = 0;
   for (float d : r.raw.data) kept += d != kNoDisparity;
-  std::printf("%s: %dx%d, disparities 0..%d, window %d, %.1f%% kept by the left-right check%s%s, %.0f ms "
-              "(with uploads)\n",
-              o.out.c_str(), left.width, left.height, o.max_disparity, 2 * o.params.window_radius + 1,
-              100.0 * double(kept) / double(r.raw.data.size()), o.params.fill_holes ? ", holes filled" : "",
-              o.refine ? ", guided-filter refined" : "", ms);
+  std::printf(
+      "%s: %dx%d, disparities 0..%d, window %d, %.1f%% kept by the left-right check%s%s, %.0f ms "
+      "(with uploads)\n",
+      o.out.c_str(), left.width, left.height, o.max_disparity, 2 * o.params.window_radius + 1,
+      100.0 * double(kept) / double(r.raw.data.size()), o.params.fill_holes ? ", holes filled" : "",
+      o.refine ? ", guided-filter refined" : "", ms);
   return 0;
 }
 
@@ -50,7 +52,8 @@ int run_depth_stereo(StereoOptions& o) {
 void add_depth_stereo_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<StereoOptions>();
   CLI::App& depth = command_group(app, "depth", "Depth from the images themselves");
-  CLI::App* sub = depth.add_subcommand("stereo", "Disparity of the left image of a rectified pair (KITTI 16-bit PNG)");
+  CLI::App* sub =
+      depth.add_subcommand("stereo", "Disparity of the left image of a rectified pair (KITTI 16-bit PNG)");
   sub->add_option("left", o->left, "Left image (the reference)")->required();
   sub->add_option("right", o->right, "Right image, rectified: same rows, the camera moved right")->required();
   sub->add_option("--out", o->out, "Output: 16-bit PNG of disparity x 256, 0 where none")->required();
@@ -67,8 +70,9 @@ void add_depth_stereo_command(CLI::App& app, Action& action) {
   sub->add_option("--census-threshold", o->params.census_threshold,
                   "Census bit set where a neighbour is darker than the centre by more than this (default 2)")
       ->check(CLI::Range(0, 255));
-  sub->add_flag("--no-fill", [o](int64_t) { o->params.fill_holes = false; },
-                "Leave pixels the left-right check rejects at 0 instead of filling them");
+  sub->add_flag(
+      "--no-fill", [o](int64_t) { o->params.fill_holes = false; },
+      "Leave pixels the left-right check rejects at 0 instead of filling them");
   sub->add_flag("--refine", o->refine,
                 "Refine by the guided filter, the left image as the guide (smooths along image edges; "
                 "docs/quality.md: it raises the bad-pixel rate on thin structures)");

@@ -22,8 +22,8 @@ StereoResult match_stereo(const ImageRGBA8& left, const ImageRGBA8& right, const
   return stereo_match(left, right, p);
 }
 
-ImageF refine_disparity(const ImageRGBA8& left, const ImageF& disparity, int disparities, const GuidedParams& g,
-                        const std::string& backend, std::string* note) {
+ImageF refine_disparity(const ImageRGBA8& left, const ImageF& disparity, int disparities,
+                        const GuidedParams& g, const std::string& backend, std::string* note) {
   if (disparities < 2) return disparity;
   const float scale = float(disparities - 1);
   ImageF p(disparity.width, disparity.height);
@@ -44,7 +44,8 @@ ImageF disparity_depth(const ImageF& disparity) {
 
 namespace io {
 void save_disparity_png(const std::string& path, const ImageF& disparity) {
-  if (disparity.empty() || disparity.channels != 1) throw Error(path + ": nothing to save (need a disparity map)");
+  if (disparity.empty() || disparity.channels != 1)
+    throw Error(path + ": nothing to save (need a disparity map)");
   std::vector<uint16_t> q(disparity.data.size());
   for (size_t i = 0; i < q.size(); ++i) q[i] = kitti_disparity(disparity.data[i]);
   save_png16_raw(path, disparity.width, disparity.height, q);

@@ -4,8 +4,6 @@
 // Bytes per pixel and disparity (minimum): cost 1 B written, SAT 1 B read + 4 B written, aggregation
 // 8 taps of 4 B mostly from L1/L2 (the SAT read once from DRAM): about 10 B. 3840 x 2160 x 128 disparities
 // is about 10.6 GB, 3.5 ms at 3 TB/s.
-#include "gpu/depth/stereo.hpp"
-
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -16,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "gpu/check.hpp"
+#include "gpu/depth/stereo.hpp"
 #include "gpu/depth/stereo_internal.hpp"
 #include "gpu/device.hpp"
 
@@ -54,15 +53,15 @@ __global__ void census_kernel(const uint8_t* __restrict__ luma, int w, int h, in
 }
 
 // Slices d0 .. d0 + K - 1 stacked: row k * h + y holds slice d0 + k.
-__global__ void cost_kernel(const unsigned long long* __restrict__ cl, const unsigned long long* __restrict__ cr,
-                            int w, int h, int d0, size_t total, uint8_t* __restrict__ stack) {
+__global__ void cost_kernel(const unsigned long long* __restrict__ cl,
+                            const unsigned long long* __restrict__ cr, int w, int h, int d0, size_t total,
+                            uint8_t* __restrict__ stack) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= total) return;
   const int ky = int(i / size_t(w)), x = int(i - size_t(ky) * w);  // ky = k * h + y
   const int k = ky / h, y = ky - k * h, d = d0 + k;
   const size_t row = size_t(y) * w;
-  stack[size_t(ky) * w + x] =
-      uint8_t(__popcll(__ldg(cl + row + x) ^ __ldg(cr + row + max(x - d, 0))));
+  stack[size_t(ky) * w + x] = uint8_t(__popcll(__ldg(cl + row + x) ^ __ldg(cr + row + max(x - d, 0))));
 }
 
 __device__ __forceinline__ uint32_t tap(const uint32_t* __restrict__ sat, int w, int x, long long row) {
@@ -90,7 +89,8 @@ __global__ void aggregate_kernel(const uint32_t* __restrict__ sat, int w, int h,
            second = kNoCost;
   if (d0 > 0) {
     const uint4 s = state[i];
-    best = s.x & 0xFFFF, wta = s.x >> 16, cm = s.y & 0xFFFF, cp = s.y >> 16, prev = s.z & 0xFFFF, lag = s.z >> 16;
+    best = s.x & 0xFFFF, wta = s.x >> 16, cm = s.y & 0xFFFF, cp = s.y >> 16, prev = s.z & 0xFFFF,
+    lag = s.z >> 16;
     best_r = s.w & 0xFFFF, wta_r = s.w >> 16, second = second_sum[i];
   }
   const int ya = max(y - r, 0), yb = min(y + r, h - 1);
@@ -115,8 +115,8 @@ __global__ void aggregate_kernel(const uint32_t* __restrict__ sat, int w, int h,
   second_sum[i] = uint16_t(second);
 }
 
-__global__ void check_kernel(const uint4* __restrict__ state, const uint16_t* __restrict__ second_sum, int w, int h,
-                             int D, int tolerance, int uniqueness, int min_margin,
+__global__ void check_kernel(const uint4* __restrict__ state, const uint16_t* __restrict__ second_sum, int w,
+                             int h, int D, int tolerance, int uniqueness, int min_margin,
                              int32_t* __restrict__ left_wta, int32_t* __restrict__ right_wta,
                              float* __restrict__ raw) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
@@ -173,7 +173,8 @@ __global__ void fill_kernel(const float* __restrict__ raw, int w, int h, float* 
 template <typename T>
 T* alloc(size_t n, const std::string& what) {
   void* p = nullptr;
-  SATLAB_CUDA(cudaMalloc(&p, std::max<size_t>(n * sizeof(T), 1)), what + ", " + std::to_string(n * sizeof(T)) + " B");
+  SATLAB_CUDA(cudaMalloc(&p, std::max<size_t>(n * sizeof(T), 1)),
+              what + ", " + std::to_string(n * sizeof(T)) + " B");
   return static_cast<T*>(p);
 }
 
@@ -181,7 +182,9 @@ size_t g_stack_pixels = size_t(1) << 28;  // the largest SAT the registered buil
 
 }  // namespace
 
-void set_stereo_stack_pixels_for_testing(size_t pixels) { g_stack_pixels = pixels ? pixels : size_t(1) << 28; }
+void set_stereo_stack_pixels_for_testing(size_t pixels) {
+  g_stack_pixels = pixels ? pixels : size_t(1) << 28;
+}
 
 StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::string& sat_builder)
     : w_(width), h_(height), p_(p) {
@@ -192,7 +195,7 @@ StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::st
     if (v.family == Family::Sat && v.name == name) sat_ = &v;
   if (!sat_) throw Error("stereo: no SAT builder named '" + name + "' (see `satlab variants`)");
   const size_t n = size_t(width) * size_t(height);
-  const std::string why = sat_->refuses(n, DType::U8);
+  const std::string why = sat_->refuses ? sat_->refuses(n, DType::U8) : "";
   if (!why.empty()) throw Error("stereo: SAT builder " + name + " refuses 8-bit input: " + why);
   k_ = int(std::clamp<size_t>(g_stack_pixels / n, 1, size_t(p.disparities)));
   const std::string size = std::to_string(width) + "x" + std::to_string(height);
@@ -211,8 +214,8 @@ StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::st
 
 StereoRun::~StereoRun() {
   for (void* b : {(void*)img_[0], (void*)img_[1], (void*)luma_[0], (void*)luma_[1], (void*)census_[0],
-                  (void*)census_[1], (void*)stack_, (void*)sat_out_, (void*)state_, (void*)second_, (void*)left_wta_,
-                  (void*)right_wta_, (void*)raw_, (void*)out_})
+                  (void*)census_[1], (void*)stack_, (void*)sat_out_, (void*)state_, (void*)second_,
+                  (void*)left_wta_, (void*)right_wta_, (void*)raw_, (void*)out_})
     cudaFree(b);
 }
 
@@ -257,7 +260,8 @@ void StereoRun::enqueue(void* stream, const std::function<void(const char*)>& st
     const int K = std::min(k_, D - d0);
     mark("cost");
     const size_t total = n * size_t(K);
-    cost_kernel<<<unsigned((total + 255) / 256), 256, 0, s>>>(census_[0], census_[1], w_, h_, d0, total, stack_);
+    cost_kernel<<<unsigned((total + 255) / 256), 256, 0, s>>>(census_[0], census_[1], w_, h_, d0, total,
+                                                              stack_);
     SATLAB_LAUNCHED("cost_kernel", size + " x " + std::to_string(K));
     mark("sat");
     SatArgs a;
@@ -265,12 +269,13 @@ void StereoRun::enqueue(void* stream, const std::function<void(const char*)>& st
     a.stream = stream;
     sat_->sat(a);
     mark("aggregate");
-    aggregate_kernel<<<row_grid, row_block, 0, s>>>(sat_out_, w_, h_, p_.window_radius, d0, K, state_, second_);
+    aggregate_kernel<<<row_grid, row_block, 0, s>>>(sat_out_, w_, h_, p_.window_radius, d0, K, state_,
+                                                    second_);
     SATLAB_LAUNCHED("aggregate_kernel", size + " x " + std::to_string(K));
   }
   mark("check");
-  check_kernel<<<row_grid, row_block, 0, s>>>(state_, second_, w_, h_, D, p_.lr_tolerance, p_.uniqueness, p_.min_margin, left_wta_,
-                                              right_wta_, raw_);
+  check_kernel<<<row_grid, row_block, 0, s>>>(state_, second_, w_, h_, D, p_.lr_tolerance, p_.uniqueness,
+                                              p_.min_margin, left_wta_, right_wta_, raw_);
   SATLAB_LAUNCHED("check_kernel", size);
   mark("fill");
   if (p_.fill_holes) {

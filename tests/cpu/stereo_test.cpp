@@ -47,7 +47,8 @@ TEST(Stereo, FindsTheKnownDisparitiesOfATexturedPlaneAndARectangleInFront) {
       for (int dy = -reach; dy <= reach && !near_edge; ++dy)
         for (int dx = -reach - 11; dx <= reach + 11 && !near_edge; ++dx) {
           const int xx = std::clamp(x + dx, 0, w - 1), yy = std::clamp(y + dy, 0, h - 1);
-          near_edge = s.truth[size_t(yy) * size_t(w) + size_t(xx)] != s.truth[size_t(y) * size_t(w) + size_t(x)];
+          near_edge =
+              s.truth[size_t(yy) * size_t(w) + size_t(xx)] != s.truth[size_t(y) * size_t(w) + size_t(x)];
         }
       const size_t i = size_t(y) * size_t(w) + size_t(x);
       if (near_edge || !s.visible[i] || x < 11 + reach) continue;
@@ -75,9 +76,9 @@ TEST(Stereo, SubpixelOffsetIsTheParabolaVertexAndStaysInsideHalfAPixel) {
   EXPECT_FLOAT_EQ(stereo_subpixel(5, 16, 10, 4, 16), 5.f + (10.f - 16.f) / (2.f * 18.f));
   EXPECT_FLOAT_EQ(stereo_subpixel(5, 16, 5, 4, 100), 5.f + (5.f - 100.f) / (2.f * 97.f));
   EXPECT_GE(stereo_subpixel(5, 16, 5, 4, 1000), 4.5f);
-  EXPECT_FLOAT_EQ(stereo_subpixel(0, 16, 0, 4, 10), 0.f);   // range ends: the integer winner
+  EXPECT_FLOAT_EQ(stereo_subpixel(0, 16, 0, 4, 10), 0.f);  // range ends: the integer winner
   EXPECT_FLOAT_EQ(stereo_subpixel(15, 16, 9, 4, 0), 15.f);
-  EXPECT_FLOAT_EQ(stereo_subpixel(3, 16, 4, 4, 4), 3.f);    // flat
+  EXPECT_FLOAT_EQ(stereo_subpixel(3, 16, 4, 4, 4), 3.f);  // flat
 }
 
 TEST(Stereo, HoleFillingTakesTheFartherNeighbourAlongTheRow) {
@@ -108,10 +109,10 @@ TEST(Stereo, LeftRightCheckKeepsOnlyConsistentPixels) {
 }
 
 TEST(Stereo, UniquenessRejectsTiesAndNearTiesButNotClearWinners) {
-  EXPECT_FALSE(stereo_unique(0, 0, 0, 0));      // flat: every disparity costs the same
-  EXPECT_FALSE(stereo_unique(100, 110, 10, 0)); // within 10%
+  EXPECT_FALSE(stereo_unique(0, 0, 0, 0));       // flat: every disparity costs the same
+  EXPECT_FALSE(stereo_unique(100, 110, 10, 0));  // within 10%
   EXPECT_TRUE(stereo_unique(100, 111, 10, 0));
-  EXPECT_FALSE(stereo_unique(100, 111, 10, 12)); // too few bits apart
+  EXPECT_FALSE(stereo_unique(100, 111, 10, 12));  // too few bits apart
   EXPECT_TRUE(stereo_unique(100, 112, 10, 12));
   EXPECT_TRUE(stereo_unique(59000, kNoSum, 50, 100));  // nothing 2+ disparities away
 }
@@ -129,9 +130,9 @@ TEST(Stereo, TexturelessRegionsAreRejectedThenFilledFromTheirRows) {
   StereoParams p;
   p.disparities = 12;
   const StereoResult r = stereo_match(s.left, s.right, p);
-  EXPECT_EQ(r.raw.at(20, 20), kNoDisparity);   // flat: rejected
+  EXPECT_EQ(r.raw.at(20, 20), kNoDisparity);  // flat: rejected
   EXPECT_EQ(r.raw.at(100, 20), kNoDisparity);
-  EXPECT_NEAR(r.raw.at(60, 20), 6.f, 0.5f);    // textured: matched
+  EXPECT_NEAR(r.raw.at(60, 20), 6.f, 0.5f);        // textured: matched
   EXPECT_NEAR(r.disparity.at(20, 20), 6.f, 0.5f);  // filled from the row
   EXPECT_NEAR(r.disparity.at(100, 20), 6.f, 0.5f);
 }
