@@ -197,7 +197,10 @@ StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::st
   const size_t n = size_t(width) * size_t(height);
   const std::string why = sat_->refuses ? sat_->refuses(n, DType::U8) : "";
   if (!why.empty()) throw Error("stereo: SAT builder " + name + " refuses 8-bit input: " + why);
-  k_ = int(std::clamp<size_t>(g_stack_pixels / n, 1, size_t(p.disparities)));
+  // At most 2^28 pixels (the largest SAT the builders are tested at) and 65535 rows (the rows+transpose
+  // builders launch a grid row per image row) per stack.
+  const size_t per_stack = std::min(g_stack_pixels / n, size_t(65535) / size_t(height));
+  k_ = int(std::clamp<size_t>(per_stack, 1, size_t(p.disparities)));
   const std::string size = std::to_string(width) + "x" + std::to_string(height);
   for (auto*& b : img_) b = alloc<uchar4>(n, "stereo image " + size);
   for (auto*& b : luma_) b = alloc<uint8_t>(n, "stereo luma " + size);

@@ -6,7 +6,7 @@
 // one kernel takes 4 taps per pixel and slice for the left image's window at x and 4 for the right
 // image's at x + d, and updates both running winner-take-alls. Stacking is exact: a box sum only differs
 // the SAT over its own rows, so the slices above a slice cancel out (mod 2^32, and every true box sum of
-// 8-bit data under 2^24 pixels fits in 32 bits). K keeps the stack within 16384 rows and ~256 MB of SAT.
+// 8-bit data under 2^24 pixels fits in 32 bits). K keeps each stack within 2^28 pixels (1 GiB of SAT) and 65535 rows.
 // Then the subpixel + left-right check kernel and the hole-filling kernel (one warp per row).
 // Integer all the way to the subpixel step, which is the same float expression as the CPU's: the result
 // equals stereo_match() bit for bit.
