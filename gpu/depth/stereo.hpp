@@ -1,13 +1,16 @@
 // GPU stereo matching (core/stereo.hpp's algorithm): plain C++ face, callable whether or not CUDA was built
 // in (without it these throw satlab::Error).
 //
-// Per chunk of K disparity slices: one kernel writes the K 8-bit cost slices stacked vertically into one
+// Per stack of K disparity slices: one kernel writes the K 8-bit cost slices stacked vertically into one
 // width x (K * height) image; one registered SAT builder (8-bit -> uint32, wrap-around) builds its SAT;
 // one kernel takes 4 taps per pixel and slice for the left image's window at x and 4 for the right
-// image's at x + d, and updates both running winner-take-alls. Stacking is exact: a box sum only differs
-// the SAT over its own rows, so the slices above a slice cancel out (mod 2^32, and every true box sum of
-// 8-bit data under 2^24 pixels fits in 32 bits). K keeps each stack within 2^28 pixels (1 GiB of SAT) and 65535 rows.
-// Then the subpixel + left-right check kernel and the hole-filling kernel (one warp per row).
+// image's at x + d, and updates both running winner-take-alls (state kept between stacks). Stacking is
+// exact: a box sum only differences the SAT over its own rows, so the slices above cancel out (mod 2^32,
+// and every true box sum of 8-bit data under 2^24 pixels fits in 32 bits). Why the registered builders
+// fit and no batched SAT kernel of our own was written: a stack *is* one 8-bit image, so one launch of any
+// builder covers K slices (3840x2160: K = 30, five launches for 128 disparities, not 128). K keeps each
+// stack within 2^28 pixels (1 GiB of SAT) and 65535 rows.
+// Then the uniqueness + subpixel + left-right check kernel and the hole-filling kernel (a warp per row).
 // Integer all the way to the subpixel step, which is the same float expression as the CPU's: the result
 // equals stereo_match() bit for bit.
 #pragma once
