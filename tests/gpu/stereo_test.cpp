@@ -74,6 +74,11 @@ TEST(GpuStereo, MatchesTheCpuBitForBitOnRandomPairsAtOddSizes) {
       p.fill_holes = fill;
       EXPECT_EQ(difference(gpu::stereo_match(l, r, p), stereo_match(l, r, p)), "");
     }
+    // The other parameters reach the kernels: no census threshold, no uniqueness margin but an absolute
+    // one, an exact left-right check.
+    StereoParams q = p;
+    q.census_threshold = 0, q.uniqueness = 0, q.min_margin = 5, q.lr_tolerance = 0;
+    EXPECT_EQ(difference(gpu::stereo_match(l, r, q), stereo_match(l, r, q)), "");
   }
 }
 
