@@ -17,9 +17,12 @@ void paint_stroke(ImageF& depth, const BrushStroke& s) {
   if (depth.empty() || s.points.empty() || !(s.radius > 0.f)) return;
   const int w = depth.width, h = depth.height;
   float x0 = s.points[0].first, x1 = x0, y0 = s.points[0].second, y1 = y0;
-  for (const auto& [x, y] : s.points) x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
-  const int bx0 = std::max(0, int(std::floor(x0 - s.radius))), by0 = std::max(0, int(std::floor(y0 - s.radius)));
-  const int bx1 = std::min(w - 1, int(std::ceil(x1 + s.radius))), by1 = std::min(h - 1, int(std::ceil(y1 + s.radius)));
+  for (const auto& [x, y] : s.points)
+    x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+  const int bx0 = std::max(0, int(std::floor(x0 - s.radius))),
+            by0 = std::max(0, int(std::floor(y0 - s.radius)));
+  const int bx1 = std::min(w - 1, int(std::ceil(x1 + s.radius))),
+            by1 = std::min(h - 1, int(std::ceil(y1 + s.radius)));
   if (bx0 > bx1 || by0 > by1) return;
   const int cw = bx1 - bx0 + 1;
   std::vector<float> cover(size_t(cw) * size_t(by1 - by0 + 1), 0.f);

@@ -38,8 +38,9 @@ constexpr double kUnit = 5.9604644775390625e-8;  // 2^-24
 void check_inputs(const ImageF& guide, const ImageF& p, int radius, float eps) {
   if (guide.empty() || p.empty()) throw Error("guided filter: empty image");
   if (guide.width != p.width || guide.height != p.height)
-    throw Error("guided filter: guide is " + std::to_string(guide.width) + "x" + std::to_string(guide.height) +
-                " but p is " + std::to_string(p.width) + "x" + std::to_string(p.height));
+    throw Error("guided filter: guide is " + std::to_string(guide.width) + "x" +
+                std::to_string(guide.height) + " but p is " + std::to_string(p.width) + "x" +
+                std::to_string(p.height));
   if (p.channels != 1) throw Error("guided filter: p must have 1 channel, not " + std::to_string(p.channels));
   if (guide.channels != 1 && guide.channels < 3)
     throw Error("guided filter: guide must have 1 or 3+ channels, not " + std::to_string(guide.channels));
@@ -102,7 +103,9 @@ struct Run {
   std::vector<double> sat2;
 };
 
-int stack_channels(int nc) { return nc == 1 ? 4 : 13; }
+int stack_channels(int nc) {
+  return nc == 1 ? 4 : 13;
+}
 
 Run stage1(const ImageF& guide_in, const ImageF& p, int r, float eps, bool gray, int threads,
            const GuidedOffsets* offsets) {
@@ -118,7 +121,8 @@ Run stage1(const ImageF& guide_in, const ImageF& p, int r, float eps, bool gray,
   } else {
     R.guide = ImageF(R.w, R.h, 3);
     for (size_t i = 0; i < R.guide.pixels(); ++i)
-      for (int c = 0; c < 3; ++c) R.guide.data[i * 3 + size_t(c)] = guide_in.data[i * size_t(guide_in.channels) + size_t(c)];
+      for (int c = 0; c < 3; ++c)
+        R.guide.data[i * 3 + size_t(c)] = guide_in.data[i * size_t(guide_in.channels) + size_t(c)];
     R.nc = 3;
   }
   R.off = offsets ? *offsets : guided_offsets(R.guide, p, threads);
@@ -176,7 +180,8 @@ Run stage1(const ImageF& guide_in, const ImageF& p, int r, float eps, bool gray,
   return R;
 }
 
-ImageF filter(const ImageF& guide, const ImageF& p, const GuidedParams& g, const GuidedOffsets* offsets, int threads);
+ImageF filter(const ImageF& guide, const ImageF& p, const GuidedParams& g, const GuidedOffsets* offsets,
+              int threads);
 
 }  // namespace
 
@@ -212,7 +217,8 @@ GuidedOffsets guided_offsets(const ImageF& guide_used, const ImageF& p, int thre
   const int nc = std::min(guide_used.channels, 3);
   std::vector<float> plane(guide_used.pixels());
   for (int c = 0; c < nc; ++c) {
-    for (size_t i = 0; i < plane.size(); ++i) plane[i] = guide_used.data[i * size_t(guide_used.channels) + size_t(c)];
+    for (size_t i = 0; i < plane.size(); ++i)
+      plane[i] = guide_used.data[i * size_t(guide_used.channels) + size_t(c)];
     o.guide[size_t(c)] = float(sum_reduce(plane.data(), plane.size(), threads) / n);
   }
   return o;
@@ -224,13 +230,14 @@ ImageF guided_filter(const ImageF& guide, const ImageF& p, int radius, float eps
   return filter(guide, p, g, nullptr, threads);
 }
 
-ImageF guided_filter(const ImageF& guide, const ImageF& p, const GuidedParams& g, const GuidedOffsets& offsets,
-                     int threads) {
+ImageF guided_filter(const ImageF& guide, const ImageF& p, const GuidedParams& g,
+                     const GuidedOffsets& offsets, int threads) {
   return filter(guide, p, g, &offsets, threads);
 }
 
 namespace {
-ImageF filter(const ImageF& guide, const ImageF& p, const GuidedParams& g, const GuidedOffsets* offsets, int threads) {
+ImageF filter(const ImageF& guide, const ImageF& p, const GuidedParams& g, const GuidedOffsets* offsets,
+              int threads) {
   const int radius = g.radius;
   check_inputs(guide, p, radius, g.eps);
   const Run R = stage1(guide, p, radius, g.eps, g.gray, threads, offsets);
@@ -305,11 +312,12 @@ double guided_filter_bound(const ImageF& guide, const ImageF& p, int radius, flo
             double db = dp + 1e-12 * (1.0 + anorm);
             for (int c = 0; c < nc; ++c) db += da * (mi[c] + di[c]) + std::fabs(double(ab[c])) * di[c];
             for (int c = 0; c < nc; ++c) {
-              const double dac = da + kUnit * std::fabs(double(ab[c]));  // float storage of a
+              const double dac =
+                  da + 2 * kUnit * std::fabs(double(ab[c]));  // float storage of a (both sides)
               o[c] = float(std::fabs(double(ab[c])) + dac);
               o[nc + 1 + c] = float(dac);
             }
-            const double dbs = db + kUnit * std::fabs(double(ab[nc]));
+            const double dbs = db + 2 * kUnit * std::fabs(double(ab[nc]));
             o[nc] = float(std::fabs(double(ab[nc])) + dbs);
             o[2 * nc + 1] = float(dbs);
           }
@@ -328,7 +336,8 @@ double guided_filter_bound(const ImageF& guide, const ImageF& p, int radius, flo
         const double dm = box(serr, w, ec, nc + 1 + c, bx) / bx.n + rel * corners(serr, w, ec, c, bx) / bx.n;
         const double mean = std::fabs(box(R.sat2, w, nc + 1, c, bx) / bx.n);
         if (c < nc) {
-          const double Ic = std::fabs(double(R.guide.data[i * size_t(nc) + size_t(c)] - R.off.guide[size_t(c)]));
+          const double Ic =
+              std::fabs(double(R.guide.data[i * size_t(nc) + size_t(c)] - R.off.guide[size_t(c)]));
           v += dm * Ic;
           q += mean * Ic;
         } else {

@@ -16,9 +16,9 @@
 namespace satlab {
 
 struct GuidedParams {
-  int radius = 8;      // window (2r+1)^2, clipped to the image
-  float eps = 1e-3f;   // regularisation, > 0 (guide values in [0,1])
-  bool gray = false;   // gray guide (luma) instead of the 3x3 colour covariance
+  int radius = 8;     // window (2r+1)^2, clipped to the image
+  float eps = 1e-3f;  // regularisation, > 0 (guide values in [0,1])
+  bool gray = false;  // gray guide (luma) instead of the 3x3 colour covariance
 };
 constexpr int kMaxGuidedRadius = 1 << 15;
 // Throws satlab::Error naming the bad field (radius outside [0, kMaxGuidedRadius], eps not finite > 0).
@@ -43,15 +43,15 @@ struct GuidedOffsets {
   float p = 0.f;
 };
 GuidedOffsets guided_offsets(const ImageF& guide_used, const ImageF& p, int threads = 0);
-ImageF guided_filter(const ImageF& guide, const ImageF& p, const GuidedParams& g, const GuidedOffsets& offsets,
-                     int threads = 0);
+ImageF guided_filter(const ImageF& guide, const ImageF& p, const GuidedParams& g,
+                     const GuidedOffsets& offsets, int threads = 0);
 
 // Worst-case bound on |q_gpu - q_ref| for a version that follows the same algorithm with float SATs
 // (each element within rel_sat of the SAT of |x|, see gpu/sat/sat_host.hpp kFloatSatRelBound) of the
 // centred values and everything else in float64 (the per-pixel solve) except the final float output.
 // Derivation in guided_filter.cpp. Meaningful (small) on small images; at 4K it is loose.
 // `offsets`: those the compared version used (nullptr: guided_offsets).
-double guided_filter_bound(const ImageF& guide, const ImageF& p, int radius, float eps, bool gray, double rel_sat,
-                           int threads = 0, const GuidedOffsets* offsets = nullptr);
+double guided_filter_bound(const ImageF& guide, const ImageF& p, int radius, float eps, bool gray,
+                           double rel_sat, int threads = 0, const GuidedOffsets* offsets = nullptr);
 
 }  // namespace satlab

@@ -6,11 +6,10 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "app/cli/commands.hpp"
 #include "core/error.hpp"
@@ -36,11 +35,19 @@ int run_bench_depth(const BenchDepthOptions& o) {
   nlohmann::json rows = nlohmann::json::array();
   auto row = [&](const std::string& name, const std::string& backend, int w, int h, int r, double ms,
                  const std::string& note) {
-    std::printf("%-34s %-4s %5dx%-6d r=%-4d %9.4f ms %8.1f Mpx/s  %s\n", name.c_str(), backend.c_str(), w, h, r, ms,
-                double(w) * h / (ms * 1e-3) / 1e6, note.c_str());
+    std::printf("%-34s %-4s %5dx%-6d r=%-4d %9.4f ms %8.1f Mpx/s  %s\n", name.c_str(), backend.c_str(), w, h,
+                r, ms, double(w) * h / (ms * 1e-3) / 1e6, note.c_str());
     std::fflush(stdout);
-    rows.push_back({{"family", "depth"}, {"variant", name}, {"backend", backend}, {"width", w}, {"height", h},
-                    {"radius", r}, {"eps", o.eps}, {"ms", ms}, {"median_ms", ms}, {"note", note}});
+    rows.push_back({{"family", "depth"},
+                    {"variant", name},
+                    {"backend", backend},
+                    {"width", w},
+                    {"height", h},
+                    {"radius", r},
+                    {"eps", o.eps},
+                    {"ms", ms},
+                    {"median_ms", ms},
+                    {"note", note}});
   };
   if (dev.available) std::printf("device %s\n", dev.name.c_str());
   for (const std::string& size : o.sizes) {
@@ -66,11 +73,12 @@ int run_bench_depth(const BenchDepthOptions& o) {
           for (int i = 0; i < std::max(1, std::min(o.runs, 3)); ++i) {
             const auto t0 = std::chrono::steady_clock::now();
             guided_filter(guide, p, g);
-            ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+            ms.push_back(
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
           }
           std::sort(ms.begin(), ms.end());
-          row(name, "cpu", w, h, r, ms[ms.size() / 2], "reference (float64 SATs), wall time, median of " +
-                                                         std::to_string(ms.size()));
+          row(name, "cpu", w, h, r, ms[ms.size() / 2],
+              "reference (float64 SATs), wall time, median of " + std::to_string(ms.size()));
         }
       }
   }
@@ -97,7 +105,8 @@ void add_bench_depth_command(CLI::App& app, Action& action) {
   CLI::App* sub = bench.add_subcommand("depth", "The guided filter (GPU; --cpu: the CPU reference too)");
   sub->add_option("--json", o->json, "Also write the rows as JSON to this file");
   sub->add_option("--sizes", o->sizes, "Sizes WIDTHxHEIGHT (default 3840x2160)");
-  sub->add_option("--radii", o->radii, "Guided filter radii (default 8 32)")->check(CLI::Range(0, kMaxGuidedRadius));
+  sub->add_option("--radii", o->radii, "Guided filter radii (default 8 32)")
+      ->check(CLI::Range(0, kMaxGuidedRadius));
   sub->add_option("--eps", o->eps, "Guided filter eps")->check(CLI::PositiveNumber);
   sub->add_option("--sat-builder", o->sat, "SAT builder by registry name (default sat_lookback_2d)");
   sub->add_option("--runs", o->runs, "Timed runs")->check(CLI::Range(1, 10000));

@@ -31,8 +31,8 @@ int run_refine(const RefineOptions& o) {
                  o.depth.c_str());
   }
   if (depth.width != image.width || depth.height != image.height) {
-    std::fprintf(stderr, "satlab: note: depth %dx%d resampled to the image's %dx%d\n", depth.width, depth.height,
-                 image.width, image.height);
+    std::fprintf(stderr, "satlab: note: depth %dx%d resampled to the image's %dx%d\n", depth.width,
+                 depth.height, image.width, image.height);
     depth = io::resample_depth(depth, image.width, image.height);
   }
   const RefineResult r = refine_depth(guide_from_rgba8(image), depth, o.g, o.backend);
@@ -49,7 +49,8 @@ int run_refine(const RefineOptions& o) {
 void add_depth_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<RefineOptions>();
   CLI::App& depth = command_group(app, "depth", "Depth maps: refinement by the guided filter, stereo");
-  CLI::App* sub = depth.add_subcommand("refine", "Refine a rough depth map along the image's edges (guided filter)");
+  CLI::App* sub =
+      depth.add_subcommand("refine", "Refine a rough depth map along the image's edges (guided filter)");
   sub->add_option("image", o->image, "The guide image")->required();
   sub->add_option("--depth", o->depth, "The rough depth map (8/16-bit PNG, .hdr, .pfm)")->required();
   sub->add_option("--out", o->out, "Output: 16-bit greyscale PNG, depth in [0,1]")->required();

@@ -14,11 +14,13 @@ namespace satlab {
 ImageF guide_from_rgba8(const ImageRGBA8& image) {
   ImageF g(image.width, image.height, 3);
   for (size_t i = 0; i < image.pixels(); ++i)
-    for (int c = 0; c < 3; ++c) g.data[i * 3 + size_t(c)] = float(image.data[i * 4 + size_t(c)]) * (1.0f / 255.0f);
+    for (int c = 0; c < 3; ++c)
+      g.data[i * 3 + size_t(c)] = float(image.data[i * 4 + size_t(c)]) * (1.0f / 255.0f);
   return g;
 }
 
-RefineResult refine_depth(const ImageF& guide, const ImageF& depth, const GuidedParams& g, const std::string& backend) {
+RefineResult refine_depth(const ImageF& guide, const ImageF& depth, const GuidedParams& g,
+                          const std::string& backend) {
   if (backend != "auto" && backend != "cpu" && backend != "gpu") throw Error("unknown backend " + backend);
   RefineResult r;
   const auto t0 = std::chrono::steady_clock::now();

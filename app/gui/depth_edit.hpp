@@ -33,10 +33,10 @@ struct DepthEditState {
   StrokeHistory history;
 
   // Requests, handled by the session.
-  bool changed = false;  // paint and refine again
+  bool changed = false;      // paint and refine again
   bool stroke_done = false;  // `current` is finished: into the history
   bool undo = false, redo = false, clear = false;
-  bool save = false;           // save the depth in use: to save_field, or NAME.depth.png beside the image
+  bool save = false;  // save the depth in use: to save_field, or NAME.depth.png beside the image
   char save_field[1024] = {};
   std::string saved;  // the last file written
 };

@@ -44,6 +44,7 @@ void handle_keys(AppState& s, Viewer& viewer) {
     e.brush = !e.brush;
     if (e.brush && !e.refine) e.refine = true, e.changed = true;
   }
+  if (ImGui::IsKeyPressed('E') && s.depth_edit.brush) s.depth_edit.eyedropper = !s.depth_edit.eyedropper;
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Tab))) s.show_ui = !s.show_ui;
   if (ImGui::IsKeyPressed('R')) viewer.reset_view();
   for (int v = 0; v < kViewCount; ++v)

@@ -11,10 +11,11 @@ void draw_brush_panel(AppState& s) {
   if (ImGui::Checkbox("paint depth (B)", &e.brush) && e.brush && !e.refine) e.refine = true, e.changed = true;
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("drag on the image to paint; turning it on also turns on the guided-filter refinement");
-  ImGui::SliderFloat("size", &e.size, 1.f, 256.f, "%.0f px radius", ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic);
+  ImGui::SliderFloat("size", &e.size, 1.f, 256.f, "%.0f px radius",
+                     ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic);
   ImGui::SliderFloat("depth", &e.value, 0.f, 1.f, "%.3f (0 near, 1 far)", ImGuiSliderFlags_AlwaysClamp);
   ImGui::SliderFloat("feather", &e.feather, 0.f, 1.f, "%.2f", ImGuiSliderFlags_AlwaysClamp);
-  ImGui::Checkbox("eyedropper", &e.eyedropper);
+  ImGui::Checkbox("eyedropper (E)", &e.eyedropper);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("the next click on the image takes its depth as the brush's");
   ImGui::BeginDisabled(e.history.strokes().empty());
   if (ImGui::Button("undo (Ctrl+Z)")) e.undo = true;
@@ -28,7 +29,8 @@ void draw_brush_panel(AppState& s) {
   if (ImGui::Button("clear")) e.clear = true;
   ImGui::EndDisabled();
   ImGui::Text("%zu stroke(s), %zu to redo", e.history.strokes().size(), e.history.redo_size());
-  ImGui::InputTextWithHint("##save_path", "NAME.depth.png beside the image", e.save_field, sizeof(e.save_field));
+  ImGui::InputTextWithHint("##save_path", "NAME.depth.png beside the image", e.save_field,
+                           sizeof(e.save_field));
   ImGui::SameLine();
   if (ImGui::Button("save (Ctrl+S)")) e.save = true;
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("the depth in use as a 16-bit PNG, values in [0,1]");

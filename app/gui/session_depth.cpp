@@ -48,8 +48,9 @@ void Session::reset_edit(AppState& s, DepthSource source, const std::string& det
 
 void Session::set_depth(AppState& s, ImageF raw, DepthSource source, const std::string& detail) {
   if (raw.width != image_.width || raw.height != image_.height || raw.channels != 1)
-    throw Error("depth " + std::to_string(raw.width) + "x" + std::to_string(raw.height) + " does not fit the image " +
-                std::to_string(image_.width) + "x" + std::to_string(image_.height));
+    throw Error("depth " + std::to_string(raw.width) + "x" + std::to_string(raw.height) +
+                " does not fit the image " + std::to_string(image_.width) + "x" +
+                std::to_string(image_.height));
   pipeline_->set_depth(raw);
   depth_ = std::move(raw);
   s.depth_path.clear();
@@ -86,13 +87,15 @@ void Session::apply_edit(AppState& s) {
     e.refine_note.clear();
     if (used_.empty()) return;
     used_ = ImageF();
-    if (depth_.empty()) load(s, image_, ImageF());
-    else pipeline_->set_depth(depth_);
+    if (depth_.empty())
+      load(s, image_, ImageF());
+    else
+      pipeline_->set_depth(depth_);
     edit_dirty_ = false;
     s.params_changed = true;
     return;
   }
-  if (!strokes && base01_.empty()) return;  // refine, but nothing to refine
+  if (!strokes && base01_.empty()) return;                                // refine, but nothing to refine
   if (base01_.empty()) base01_ = ImageF(image_.width, image_.height, 1);  // strokes on no depth: all near
   if (strokes_dirty_ || committed_.empty()) committed_ = e.history.paint(base01_), strokes_dirty_ = false;
   painted_ = committed_;
@@ -103,6 +106,8 @@ void Session::apply_edit(AppState& s) {
     char note[128];
     std::snprintf(note, sizeof(note), "%s, %.1f ms wall (transfers included)", r.backend.c_str(), r.ms);
     e.refine_note = note;
+    s.record_stage({"depth refine", r.ms, 0, ""},
+                   r.backend == "gpu" ? "wall clock (GPU, transfers included)" : "wall clock (CPU)");
     used_ = std::move(r.depth);
   } else {
     used_ = painted_;

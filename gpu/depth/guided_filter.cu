@@ -9,8 +9,8 @@
 // the stacks equal core's bit for bit and only the SATs' rounding separates the two: the bound is core's
 // guided_filter_bound with the builders' kFloatSatRelBound. The cost is independent of the radius (4 taps
 // per mean); minimum traffic per pixel, colour: 12 (guide) + 4 (p) read, 52 stack written, the SAT reads
-// 52 and writes 52, the coefficients read 52 x 4 taps (mostly cache hits) and write 16, the second SAT 16 + 16,
-// the output reads 16 x 4 taps + 12 + writes 4.
+// 52 and writes 52, the coefficients read 52 x 4 taps (mostly cache hits) and write 16, the second SAT 16 +
+// 16, the output reads 16 x 4 taps + 12 + writes 4.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -27,23 +27,28 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kOffsetRowStep = 8;  // the offsets sample every 8th row
 
-unsigned blocks_for(size_t n) { return unsigned(std::min<size_t>((n + kThreads - 1) / kThreads, 65535 * 16)); }
+unsigned blocks_for(size_t n) {
+  return unsigned(std::min<size_t>((n + kThreads - 1) / kThreads, 65535 * 16));
+}
 
 __device__ __forceinline__ float luma(const float* g) {
   return __fadd_rn(__fadd_rn(__fmul_rn(0.2126f, g[0]), __fmul_rn(0.7152f, g[1])), __fmul_rn(0.0722f, g[2]));
 }
 
 // Sums of the sampled rows: acc[0..2] guide (colour) or acc[0] luma/gray, acc[3] p.
-__global__ void offset_sums(const float* __restrict__ guide, int gc, bool gray, const float* __restrict__ p, int w,
-                            int rows, double* __restrict__ acc) {
+__global__ void offset_sums(const float* __restrict__ guide, int gc, bool gray, const float* __restrict__ p,
+                            int w, int rows, double* __restrict__ acc) {
   double s[4] = {0, 0, 0, 0};
   const size_t n = size_t(w) * size_t(rows);
   for (size_t k = blockIdx.x * size_t(kThreads) + threadIdx.x; k < n; k += size_t(gridDim.x) * kThreads) {
     const size_t i = (k / size_t(w)) * kOffsetRowStep * size_t(w) + k % size_t(w);
     const float* g = guide + i * size_t(gc);
-    if (gc == 1) s[0] += g[0];
-    else if (gray) s[0] += luma(g);
-    else s[0] += g[0], s[1] += g[1], s[2] += g[2];
+    if (gc == 1)
+      s[0] += g[0];
+    else if (gray)
+      s[0] += luma(g);
+    else
+      s[0] += g[0], s[1] += g[1], s[2] += g[2];
     s[3] += p[i];
   }
   for (int c = 0; c < 4; ++c) {
@@ -62,10 +67,11 @@ __device__ __forceinline__ Offsets offsets_of(const double* acc, double count) {
 
 // Centred guide value(s) of pixel i: nc = 1 (gray: luma, or the guide's one channel) or 3.
 template <int NC>
-__device__ __forceinline__ void centred_guide(const float* __restrict__ guide, int gc, size_t i, const Offsets& o,
-                                              float I[3]) {
+__device__ __forceinline__ void centred_guide(const float* __restrict__ guide, int gc, size_t i,
+                                              const Offsets& o, float I[3]) {
   const float* g = guide + i * size_t(gc);
-  if (NC == 1) I[0] = __fsub_rn(gc == 1 ? g[0] : luma(g), o.g[0]);
+  if (NC == 1)
+    I[0] = __fsub_rn(gc == 1 ? g[0] : luma(g), o.g[0]);
   else
     for (int c = 0; c < 3; ++c) I[c] = __fsub_rn(g[c], o.g[c]);
 }
@@ -88,8 +94,10 @@ __global__ void stack_kernel(const float* __restrict__ guide, int gc, const floa
       s0[i] = make_float4(I[0], pc, __fmul_rn(I[0], pc), __fmul_rn(I[0], I[0]));
     } else {
       s0[i] = make_float4(I[0], I[1], I[2], pc);
-      s1[i] = make_float4(__fmul_rn(I[0], pc), __fmul_rn(I[1], pc), __fmul_rn(I[2], pc), __fmul_rn(I[0], I[0]));
-      s2[i] = make_float4(__fmul_rn(I[0], I[1]), __fmul_rn(I[0], I[2]), __fmul_rn(I[1], I[1]), __fmul_rn(I[1], I[2]));
+      s1[i] =
+          make_float4(__fmul_rn(I[0], pc), __fmul_rn(I[1], pc), __fmul_rn(I[2], pc), __fmul_rn(I[0], I[0]));
+      s2[i] = make_float4(__fmul_rn(I[0], I[1]), __fmul_rn(I[0], I[2]), __fmul_rn(I[1], I[1]),
+                          __fmul_rn(I[1], I[2]));
       s3[i] = __fmul_rn(I[2], I[2]);
     }
   }
@@ -108,7 +116,9 @@ __device__ __forceinline__ Window window(int x, int y, int r, int w, int h) {
   b.inv_n = 0;  // set by the caller, which divides (as the reference does)
   return b;
 }
-__device__ __forceinline__ double count(const Window& b) { return double(b.x1 - b.x0) * double(b.y1 - b.y0); }
+__device__ __forceinline__ double count(const Window& b) {
+  return double(b.x1 - b.x0) * double(b.y1 - b.y0);
+}
 
 // Box sums of a float4 / float SAT, float64 differences.
 struct D4 {
@@ -120,12 +130,14 @@ __device__ __forceinline__ D4 box4(const float4* __restrict__ s, int w, const Wi
   };
   const float4 A = at(b.x1, b.y1), B = at(b.x0, b.y1), C = at(b.x1, b.y0), D = at(b.x0, b.y0);
   return D4{double(A.x) - double(B.x) - double(C.x) + double(D.x),
-                      double(A.y) - double(B.y) - double(C.y) + double(D.y),
-                      double(A.z) - double(B.z) - double(C.z) + double(D.z),
-                      double(A.w) - double(B.w) - double(C.w) + double(D.w)};
+            double(A.y) - double(B.y) - double(C.y) + double(D.y),
+            double(A.z) - double(B.z) - double(C.z) + double(D.z),
+            double(A.w) - double(B.w) - double(C.w) + double(D.w)};
 }
 __device__ __forceinline__ double box1(const float* __restrict__ s, int w, const Window& b) {
-  auto at = [&](int x, int y) { return (x < 0 || y < 0) ? 0.0 : double(s[size_t(y) * size_t(w) + size_t(x)]); };
+  auto at = [&](int x, int y) {
+    return (x < 0 || y < 0) ? 0.0 : double(s[size_t(y) * size_t(w) + size_t(x)]);
+  };
   return at(b.x1, b.y1) - at(b.x0, b.y1) - at(b.x1, b.y0) + at(b.x0, b.y0);
 }
 __device__ __forceinline__ double2 box2(const float2* __restrict__ s, int w, const Window& b) {
@@ -138,8 +150,8 @@ __device__ __forceinline__ double2 box2(const float2* __restrict__ s, int w, con
 }
 
 __global__ void coefficients_color(const float4* __restrict__ s0, const float4* __restrict__ s1,
-                                   const float4* __restrict__ s2, const float* __restrict__ s3, int w, int h, int r,
-                                   double eps, float4* __restrict__ ab) {
+                                   const float4* __restrict__ s2, const float* __restrict__ s3, int w, int h,
+                                   int r, double eps, float4* __restrict__ ab) {
   const int x = int(blockIdx.x * blockDim.x + threadIdx.x), y = int(blockIdx.y * blockDim.y + threadIdx.y);
   if (x >= w || y >= h) return;
   const Window b = window(x, y, r, w, h);
@@ -173,8 +185,9 @@ __global__ void coefficients_gray(const float4* __restrict__ s0, int w, int h, i
 }
 
 template <int NC>
-__global__ void output_kernel(const void* __restrict__ ab_sat, const float* __restrict__ guide, int gc, int w, int h,
-                              int r, const double* __restrict__ acc, double cnt, float* __restrict__ q) {
+__global__ void output_kernel(const void* __restrict__ ab_sat, const float* __restrict__ guide, int gc, int w,
+                              int h, int r, const double* __restrict__ acc, double cnt,
+                              float* __restrict__ q) {
   const int x = int(blockIdx.x * blockDim.x + threadIdx.x), y = int(blockIdx.y * blockDim.y + threadIdx.y);
   if (x >= w || y >= h) return;
   const Offsets o = offsets_of(acc, cnt);
@@ -223,8 +236,9 @@ void guided_filter(const GuidedDeviceArgs& a) {
   const size_t n = size_t(w) * size_t(h);
   if (sat.refuses) {
     const std::string why = sat.refuses(n, DType::F32);
-    if (!why.empty()) throw Error("guided filter: " + sat.name + " refuses " + std::to_string(w) + "x" +
-                                  std::to_string(h) + ": " + why);
+    if (!why.empty())
+      throw Error("guided filter: " + sat.name + " refuses " + std::to_string(w) + "x" + std::to_string(h) +
+                  ": " + why);
   }
   const int nc = (a.params.gray || gc == 1) ? 1 : 3;
   const cudaStream_t st = cudaStream_t(a.stream);
@@ -233,9 +247,13 @@ void guided_filter(const GuidedDeviceArgs& a) {
     if (a.phase) a.phase(s);
   };
   // Scratch: offsets accumulators, the stack and its SAT (13 floats, or 4), a and b and their SAT.
-  const size_t stack_floats = nc == 1 ? 4 : 13, ab_floats = nc == 1 ? 2 : 4;
+  // Groups of 4, 4, 4 and 1 channels (gray: one of 4), each starting on a 256-byte boundary as a
+  // builder's own allocation would.
+  const size_t pad = (n + 63) / 64 * 64;
+  const size_t group[4] = {0, 4 * pad, 8 * pad, 12 * pad};
+  const size_t stack_floats = nc == 1 ? 4 * pad : 13 * pad, ab_floats = nc == 1 ? 2 : 4;
   Scratch acc(4 * sizeof(double), st);
-  Scratch stack(n * stack_floats * sizeof(float), st), stack_sat(n * stack_floats * sizeof(float), st);
+  Scratch stack(stack_floats * sizeof(float), st), stack_sat(stack_floats * sizeof(float), st);
   Scratch ab(n * ab_floats * sizeof(float), st), ab_sat(n * ab_floats * sizeof(float), st);
   const int rows = (h + kOffsetRowStep - 1) / kOffsetRowStep;
   const double cnt = double(rows) * double(w);
@@ -243,20 +261,19 @@ void guided_filter(const GuidedDeviceArgs& a) {
   phase("stack");
   SATLAB_CUDA(cudaMemsetAsync(acc.as<void>(), 0, 4 * sizeof(double), st), ctx);
   offset_sums<<<blocks_for(size_t(w) * size_t(rows)), kThreads, 0, st>>>(a.guide, gc, nc == 1, a.p, w, rows,
-                                                                           acc.as<double>());
+                                                                         acc.as<double>());
   SATLAB_LAUNCHED("guided offsets", ctx);
   float* sf = stack.as<float>();
   float* ss = stack_sat.as<float>();
-  // Group offsets in floats: colour 4n, 4n, 4n, n; gray 4n.
-  float4 *g0 = reinterpret_cast<float4*>(sf), *g1 = reinterpret_cast<float4*>(sf + 4 * n),
-         *g2 = reinterpret_cast<float4*>(sf + 8 * n);
-  float* g3 = sf + 12 * n;
+  float4 *g0 = reinterpret_cast<float4*>(sf + group[0]), *g1 = reinterpret_cast<float4*>(sf + group[1]),
+         *g2 = reinterpret_cast<float4*>(sf + group[2]);
+  float* g3 = sf + group[3];
   if (nc == 1)
-    stack_kernel<1><<<blocks_for(n), kThreads, 0, st>>>(a.guide, gc, a.p, n, acc.as<double>(), cnt, g0, nullptr,
-                                                       nullptr, nullptr, a.offsets_out);
+    stack_kernel<1><<<blocks_for(n), kThreads, 0, st>>>(a.guide, gc, a.p, n, acc.as<double>(), cnt, g0,
+                                                        nullptr, nullptr, nullptr, a.offsets_out);
   else
-    stack_kernel<3><<<blocks_for(n), kThreads, 0, st>>>(a.guide, gc, a.p, n, acc.as<double>(), cnt, g0, g1, g2, g3,
-                                                       a.offsets_out);
+    stack_kernel<3><<<blocks_for(n), kThreads, 0, st>>>(a.guide, gc, a.p, n, acc.as<double>(), cnt, g0, g1,
+                                                        g2, g3, a.offsets_out);
   SATLAB_LAUNCHED("guided stack", ctx);
 
   phase("sat stack");
@@ -273,9 +290,9 @@ void guided_filter(const GuidedDeviceArgs& a) {
   };
   build(sf, ss, 4);
   if (nc == 3) {
-    build(sf + 4 * n, ss + 4 * n, 4);
-    build(sf + 8 * n, ss + 8 * n, 4);
-    build(sf + 12 * n, ss + 12 * n, 1);
+    build(sf + group[1], ss + group[1], 4);
+    build(sf + group[2], ss + group[2], 4);
+    build(sf + group[3], ss + group[3], 1);
   }
 
   phase("coefficients");
@@ -283,12 +300,12 @@ void guided_filter(const GuidedDeviceArgs& a) {
   const int r = a.params.radius;
   const double eps = double(a.params.eps);
   if (nc == 1)
-    coefficients_gray<<<grid, block, 0, st>>>(reinterpret_cast<const float4*>(ss), w, h, r, eps, ab.as<float2>());
+    coefficients_gray<<<grid, block, 0, st>>>(reinterpret_cast<const float4*>(ss), w, h, r, eps,
+                                              ab.as<float2>());
   else
-    coefficients_color<<<grid, block, 0, st>>>(reinterpret_cast<const float4*>(ss),
-                                               reinterpret_cast<const float4*>(ss + 4 * n),
-                                               reinterpret_cast<const float4*>(ss + 8 * n), ss + 12 * n, w, h, r,
-                                               eps, ab.as<float4>());
+    coefficients_color<<<grid, block, 0, st>>>(
+        reinterpret_cast<const float4*>(ss + group[0]), reinterpret_cast<const float4*>(ss + group[1]),
+        reinterpret_cast<const float4*>(ss + group[2]), ss + group[3], w, h, r, eps, ab.as<float4>());
   SATLAB_LAUNCHED("guided coefficients", ctx);
 
   phase("sat coefficients");
@@ -296,9 +313,11 @@ void guided_filter(const GuidedDeviceArgs& a) {
 
   phase("output");
   if (nc == 1)
-    output_kernel<1><<<grid, block, 0, st>>>(ab_sat.as<void>(), a.guide, gc, w, h, r, acc.as<double>(), cnt, a.q);
+    output_kernel<1>
+        <<<grid, block, 0, st>>>(ab_sat.as<void>(), a.guide, gc, w, h, r, acc.as<double>(), cnt, a.q);
   else
-    output_kernel<3><<<grid, block, 0, st>>>(ab_sat.as<void>(), a.guide, gc, w, h, r, acc.as<double>(), cnt, a.q);
+    output_kernel<3>
+        <<<grid, block, 0, st>>>(ab_sat.as<void>(), a.guide, gc, w, h, r, acc.as<double>(), cnt, a.q);
   SATLAB_LAUNCHED("guided output", ctx);
 }
 

@@ -17,7 +17,9 @@ namespace {
 
 struct Buffer {  // device memory, freed on every path out
   void* p = nullptr;
-  explicit Buffer(size_t bytes) { SATLAB_CUDA(cudaMalloc(&p, std::max<size_t>(bytes, 1)), std::to_string(bytes) + " bytes"); }
+  explicit Buffer(size_t bytes) {
+    SATLAB_CUDA(cudaMalloc(&p, std::max<size_t>(bytes, 1)), std::to_string(bytes) + " bytes");
+  }
   ~Buffer() { cudaFree(p); }
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
@@ -50,7 +52,8 @@ float elapsed(cudaEvent_t a, cudaEvent_t b) {
 
 }  // namespace
 
-GuidedResult guided_filter_gpu(const ImageF& guide, const ImageF& p, const GuidedParams& g, const std::string& sat) {
+GuidedResult guided_filter_gpu(const ImageF& guide, const ImageF& p, const GuidedParams& g,
+                               const std::string& sat) {
   validate(g);
   if (guide.empty() || p.empty() || guide.width != p.width || guide.height != p.height || p.channels != 1)
     throw Error("guided filter: the guide and p must be non-empty, of one size, p with 1 channel");
@@ -58,8 +61,10 @@ GuidedResult guided_filter_gpu(const ImageF& guide, const ImageF& p, const Guide
   GuidedResult r;
   const Variant& v = guided_sat_builder(sat);
   r.builder = v.name;
-  Buffer dg(guide.data.size() * sizeof(float)), dp(n * sizeof(float)), dq(n * sizeof(float)), doff(4 * sizeof(float));
-  SATLAB_CUDA(cudaMemcpy(dg.p, guide.data.data(), guide.data.size() * sizeof(float), cudaMemcpyHostToDevice), "guide");
+  Buffer dg(guide.data.size() * sizeof(float)), dp(n * sizeof(float)), dq(n * sizeof(float)),
+      doff(4 * sizeof(float));
+  SATLAB_CUDA(cudaMemcpy(dg.p, guide.data.data(), guide.data.size() * sizeof(float), cudaMemcpyHostToDevice),
+              "guide");
   SATLAB_CUDA(cudaMemcpy(dp.p, p.data.data(), n * sizeof(float), cudaMemcpyHostToDevice), "p");
   SATLAB_CUDA(cudaMemset(dq.p, 0xFF, n * sizeof(float)), "poison q");  // NaN where unwritten
   GuidedDeviceArgs a;
@@ -73,7 +78,8 @@ GuidedResult guided_filter_gpu(const ImageF& guide, const ImageF& p, const Guide
   a.sat = &v;
   a.offsets_out = doff.f();
   guided_filter(a);
-  SATLAB_CUDA(cudaDeviceSynchronize(), "guided filter " + std::to_string(p.width) + "x" + std::to_string(p.height));
+  SATLAB_CUDA(cudaDeviceSynchronize(),
+              "guided filter " + std::to_string(p.width) + "x" + std::to_string(p.height));
   r.q = ImageF(p.width, p.height, 1);
   SATLAB_CUDA(cudaMemcpy(r.q.data.data(), dq.p, n * sizeof(float), cudaMemcpyDeviceToHost), "q");
   float off[4];

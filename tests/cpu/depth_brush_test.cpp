@@ -1,7 +1,7 @@
 // The depth brush (core/depth_brush): coverage, strokes, undo and redo.
-#include <gtest/gtest.h>
-
 #include "core/depth_brush.hpp"
+
+#include <gtest/gtest.h>
 
 namespace {
 

@@ -1,12 +1,13 @@
 // The CPU guided filter (core/guided_filter): against a brute-force float64 version that walks every
 // window (no SATs, no centring), and the filter's limiting cases.
+#include "core/guided_filter.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 
 #include "core/error.hpp"
-#include "core/guided_filter.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -57,7 +58,8 @@ ImageF brute_force(const ImageF& guide, const ImageF& p, int r, double eps, bool
         a[0] = c[0] / S[0][0];
       } else {  // Cramer's rule
         auto det = [](double m[3][3]) {
-          return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+          return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+                 m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
                  m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
         };
         const double d = det(S);
@@ -104,7 +106,8 @@ ImageF box_mean(const ImageF& p, int r) {
 
 double max_diff(const ImageF& a, const ImageF& b) {
   double m = 0;
-  for (size_t i = 0; i < a.data.size(); ++i) m = std::max(m, std::fabs(double(a.data[i]) - double(b.data[i])));
+  for (size_t i = 0; i < a.data.size(); ++i)
+    m = std::max(m, std::fabs(double(a.data[i]) - double(b.data[i])));
   return m;
 }
 
@@ -131,23 +134,27 @@ TEST(GuidedFilter, MatchesBruteForceOnOddSizesAndRadiiPastTheImage) {
 TEST(GuidedFilter, ConstantGuideGivesTheBoxMeanOfP) {
   const ImageF p = random_float(19, 11, 1, 7);
   ImageF g(19, 11, 3);
-  for (size_t i = 0; i < g.pixels(); ++i) g.data[i * 3] = 0.3f, g.data[i * 3 + 1] = 0.6f, g.data[i * 3 + 2] = 0.1f;
+  for (size_t i = 0; i < g.pixels(); ++i)
+    g.data[i * 3] = 0.3f, g.data[i * 3 + 1] = 0.6f, g.data[i * 3 + 2] = 0.1f;
   for (bool gray : {false, true})
-    for (int r : {0, 2, 30}) EXPECT_LT(max_diff(satlab::guided_filter(g, p, r, 1e-4f, gray), box_mean(box_mean(p, r), r)), 1e-5)
-        << "r " << r;
+    for (int r : {0, 2, 30})
+      EXPECT_LT(max_diff(satlab::guided_filter(g, p, r, 1e-4f, gray), box_mean(box_mean(p, r), r)), 1e-5)
+          << "r " << r;
 }
 
 TEST(GuidedFilter, HugeEpsGivesTheBoxMeanOfP) {
   // a -> 0, so q = mean over windows of mean(p): the box mean applied twice.
   const ImageF g = random_float(17, 13, 3, 3);
   const ImageF p = random_float(17, 13, 1, 4);
-  for (bool gray : {false, true}) EXPECT_LT(max_diff(satlab::guided_filter(g, p, 3, 1e9f, gray), box_mean(box_mean(p, 3), 3)), 1e-6);
+  for (bool gray : {false, true})
+    EXPECT_LT(max_diff(satlab::guided_filter(g, p, 3, 1e9f, gray), box_mean(box_mean(p, 3), 3)), 1e-6);
 }
 
 TEST(GuidedFilter, PEqualToTheGrayGuideIsNearlyIdentityForSmallEps) {
   const ImageF g = random_float(21, 15, 3, 5);
   const ImageF p = satlab::guide_luma(g);
-  for (bool gray : {false, true}) EXPECT_LT(max_diff(satlab::guided_filter(g, p, 2, 1e-6f, gray), p), 2e-3) << gray;
+  for (bool gray : {false, true})
+    EXPECT_LT(max_diff(satlab::guided_filter(g, p, 2, 1e-6f, gray), p), 2e-3) << gray;
 }
 
 TEST(GuidedFilter, FollowsAGuideEdgeThatTheDepthOnlyRoughlyHas) {

@@ -11,7 +11,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-# A 37x11 image, dark left of x = 18 and bright from there on; a rough depth whose step is at x = 22.
+# A 37x11 image, dark left of x = 18 and bright from there on; a rough depth whose step is at x = 20.
 python3 - "$tmp" <<'PY'
 import struct, sys, zlib
 def png(path, w, h, rows, bitdepth, colour):
@@ -21,7 +21,7 @@ def png(path, w, h, rows, bitdepth, colour):
                             + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 w, h = 37, 11
 png(sys.argv[1] + "/image.png", w, h, [bytes(v for x in range(w) for v in ((30, 40, 50) if x < 18 else (220, 200, 180))) for y in range(h)], 8, 2)
-png(sys.argv[1] + "/rough.png", w, h, [b"".join(struct.pack(">H", 0 if x < 22 else 65535) for x in range(w)) for y in range(h)], 16, 0)
+png(sys.argv[1] + "/rough.png", w, h, [b"".join(struct.pack(">H", 0 if x < 20 else 65535) for x in range(w)) for y in range(h)], 16, 0)
 PY
 
 read16() {  # read16 FILE X Y: the 16-bit grey value at (X, Y)
@@ -48,14 +48,16 @@ PY
 
 for mode in colour gray; do
   flag=""; [ $mode = gray ] && flag=--gray
-  "$bin" depth refine "$tmp/image.png" --depth "$tmp/rough.png" --radius 4 --eps 1e-4 $flag --backend cpu \
+  "$bin" depth refine "$tmp/image.png" --depth "$tmp/rough.png" --radius 8 --eps 1e-4 $flag --backend cpu \
     --out "$tmp/$mode.png" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "$mode refine failed"; }
   grep -q "wrote" "$tmp/log" || fail "$mode: no 'wrote' line"
-  # Between the image's edge (18) and the rough step (22) the refined depth follows the image: far.
-  v20=$(read16 "$tmp/$mode.png" 20 5) v10=$(read16 "$tmp/$mode.png" 10 5) v30=$(read16 "$tmp/$mode.png" 30 5)
-  [ "$v20" -gt 40000 ] || fail "$mode: refined depth at x=20 is $v20 (the rough map says near, the image far)"
-  [ "$v10" -lt 8000 ] || fail "$mode: near side at x=10 is $v10"
-  [ "$v30" -gt 58000 ] || fail "$mode: far side at x=30 is $v30"
+  # Between the image's edge (18) and the rough step (20) the refined depth moves towards the image: far;
+  # just left of the image's edge it stays near (a box blur of radius 8 would give 6/17 = 0.35 there).
+  v17=$(read16 "$tmp/$mode.png" 17 5) v19=$(read16 "$tmp/$mode.png" 19 5) v30=$(read16 "$tmp/$mode.png" 30 5)
+  echo "$mode: refined depth at x = 17, 19, 30: $v17 $v19 $v30 (of 65535)"
+  [ "$v19" -gt 32768 ] || fail "$mode: refined depth at x=19 is $v19 (the rough map says near, the image far)"
+  [ "$v17" -lt 6554 ] || fail "$mode: near side at x=17 is $v17"
+  [ "$v30" -gt 58982 ] || fail "$mode: far side at x=30 is $v30"
 done
 # Radius past the image: still a valid map.
 "$bin" depth refine "$tmp/image.png" --depth "$tmp/rough.png" --radius 500 --eps 1e-2 --backend cpu \
@@ -82,6 +84,6 @@ grep -q "missing.png" "$tmp/err" || fail "the missing image is not named"
 one_line 1 "$tmp/image.png" --depth "$tmp/nodepth.png" --out "$tmp/o.png"
 grep -q "nodepth.png" "$tmp/err" || fail "the missing depth map is not named"
 # The output may not overwrite an input.
-"$bin" depth refine "$tmp/image.png" --depth "$tmp/rough.png" --out "$tmp/rough.png" >/dev/null 2>"$tmp/err"
+"$bin" depth refine "$tmp/image.png" --depth "$tmp/rough.png" --backend cpu --out "$tmp/rough.png" >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] || { cat "$tmp/err"; fail "overwriting the input not refused in one line"; }
 echo "depth refine: edges followed (colour and gray), bad arguments and missing files refused in one line"

@@ -3,7 +3,8 @@
 # guided-filter refinement), two strokes are painted near (value 0) over the synthetic gradient, the
 # second is undone (Ctrl+Z), Ctrl+S saves NAME.depth.png beside the image; a second run opens the image,
 # which loads that depth map from beside it, and saves the depth in use again: the two files are the same
-# (loading gives the same depth). A third run redoes (Ctrl+Y) the undone stroke. A screenshot of the raw
+# (loading gives the same depth). A third run redoes (Ctrl+Y) the undone stroke; a fourth picks a depth with
+# the eyedropper (E) and paints with it. A screenshot of the raw
 # and refined depth side by side is kept where SATLAB_SCREENSHOT_DIR says.
 # Usage: gui_depth_brush.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 set -u
@@ -75,6 +76,21 @@ rm photo.depth.png
 printf '%s\n' "${strokes[@]}" "18 ctrl Y" "20 move -1000 -1000" >"$tmp/redo.txt"
 run redo 24 photo.png --input-script "$tmp/redo.txt" --save-depth "$tmp/redone.png"
 python3 "$tmp/read16.py" "$tmp/redone.png" redone || fail "redone depth"
+
+# Eyedropper: E, then a click where the gradient is far (row 24, x 140) takes that depth; stroke 2 painted
+# with it lifts row 70 from ~0.22 (near the bottom) to about the picked depth.
+printf '%s\n' "2 key B" "4 key E" "6 move 464 200" "7 down" "8 up" "10 move 50 353" "11 down" "12 move 120 353" \
+  "13 move 200 353" "14 up" "16 move -1000 -1000" >"$tmp/pick.txt"
+run pick 20 photo.png --input-script "$tmp/pick.txt" --save-depth "$tmp/picked.png"
+python3 - "$tmp/read16.py" "$tmp/picked.png" <<'PY' || fail "eyedropper"
+import sys
+src = open(sys.argv[1]).read().split("d = read(sys.argv[1])")[0]
+exec(src)
+d = read(sys.argv[2])
+v = d(35, 70)
+assert v > 0.5, f"row 70 painted with the picked depth reads {v:.3f}"
+print(f"eyedropper: row 70 painted with the depth picked at (140, 24): {v:.3f}")
+PY
 
 # Raw (painted) and refined depth side by side, the brush panel open, for a look.
 printf '%s\n' "2 key B" "4 move 80 250" "5 down" "6 move 140 240" "7 move 200 230" "8 up" "10 move -1000 -1000" >"$tmp/side.txt"
