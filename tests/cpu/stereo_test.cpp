@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "core/reference.hpp"
 #include "test_util.hpp"
 #include "tests/stereo_pair.hpp"
 
@@ -69,6 +70,32 @@ TEST(Stereo, FindsTheKnownDisparitiesOfATexturedPlaneAndARectangleInFront) {
       rejected += r.raw.data[i] == kNoDisparity;
     }
   EXPECT_GT(double(rejected), 0.6 * double(occluded));
+}
+
+// The GPU matcher builds one SAT over K cost slices stacked vertically and reads each slice's windows from
+// it, the row above a window possibly in the slice before: the slices above cancel in the differences.
+// Checked here on the CPU's own SAT, every other slice at the largest cost (62) between random ones.
+TEST(Stereo, BoxSumsOfAStackedSatEqualThoseOfEachSlicesOwnSat) {
+  const int w = 37, h = 23, K = 5, r = 4;
+  std::vector<uint8_t> stack(size_t(w) * h * K);
+  const ImageRGBA8 noise = test::random_image(w, h * K, test::fresh_seed());
+  for (size_t i = 0; i < stack.size(); ++i) stack[i] = uint8_t(noise.data[4 * i] % 63);
+  for (int k = 1; k < K; k += 2)
+    std::fill(stack.begin() + ptrdiff_t(size_t(k) * w * h), stack.begin() + ptrdiff_t(size_t(k + 1) * w * h),
+              62);
+  std::vector<uint32_t> stacked, own;
+  sat_u8(stack.data(), w, h * K, stacked);
+  for (int k = 0; k < K; ++k) {
+    sat_u8(stack.data() + size_t(k) * w * h, w, h, own);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const int x0 = std::max(x - r, 0), x1 = std::min(x + r, w - 1), y0 = std::max(y - r, 0),
+                  y1 = std::min(y + r, h - 1);
+        ASSERT_EQ(box_sum(stacked.data(), w, 1, 0, x0, k * h + y0, x1, k * h + y1),
+                  box_sum(own.data(), w, 1, 0, x0, y0, x1, y1))
+            << "slice " << k << " at " << x << "," << y;
+      }
+  }
 }
 
 TEST(Stereo, SubpixelOffsetIsTheParabolaVertexAndStaysInsideHalfAPixel) {
