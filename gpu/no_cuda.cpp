@@ -3,6 +3,7 @@
 #include "gpu/bench/primitives.hpp"
 #include "gpu/compare.hpp"
 #include "gpu/depth/guided_filter.hpp"
+#include "gpu/depth/stereo.hpp"
 #include "gpu/device.hpp"
 #include "gpu/sat/sat_host.hpp"
 #include "gpu/verify.hpp"
@@ -71,5 +72,10 @@ GuidedResult guided_filter_gpu(const ImageF&, const ImageF&, const GuidedParams&
 GuidedTiming time_guided(int, int, const GuidedParams&, int, int, const std::string&) {
   throw Error("built without CUDA");
 }
+StereoResult stereo_match(const ImageRGBA8&, const ImageRGBA8&, const StereoParams&, const std::string&) {
+  throw Error(probe().reason);
+}
+StereoTiming time_stereo(int, int, const StereoParams&, int, int, const std::string&) { throw Error(probe().reason); }
+void set_stereo_stack_pixels_for_testing(size_t) {}
 
 }  // namespace satlab::gpu

@@ -3,7 +3,8 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libglfw3-dev libimgui-dev libstb-dev python3-glad libcli11-dev
       nlohmann-json3-dev zlib1g-dev libjpeg62-turbo-dev libwebp-dev libtiff-dev libheif-dev liblcms2-dev libgtest-dev libgmock-dev libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri
-      xvfb xauth python3-matplotlib)  # libheif: HEIC images and depth (loaded at run time)
+      xvfb xauth python3-matplotlib python3-opencv)
+# libheif: HEIC images and depth (loaded at run time); opencv: tools/stereo_bench.py's anchors only, not the app
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -36,6 +36,8 @@ constexpr AddCommand kCommands[] = {
     add_soak_command,              // satlab soak
     add_depth_command,             // satlab depth refine
     add_bench_depth_command,       // satlab bench depth
+    add_depth_stereo_command,      // satlab depth stereo
+    add_bench_stereo_command,      // satlab bench stereo
 };
 
 void parse_size(const std::string& s, int* w, int* h) {
@@ -85,6 +87,8 @@ int run(int argc, char** argv) {
   app.add_option("image", gui.image_path,
                  "Image to open (PNG, JPEG, BMP, TGA, HDR); default: the bundled scene");
   app.add_option("--depth", gui.depth_path, "Depth map for the image (8/16-bit PNG, .hdr, .pfm)");
+  app.add_option("--right", gui.right_path,
+                 "Right view of a rectified pair (IMAGE is the left one): depth from stereo (satlab depth stereo)");
   app.add_option("--frames", gui.frames, "Render this many frames, then exit")->check(CLI::NonNegativeNumber);
   app.add_option("--screenshot", gui.screenshot, "With --frames: save the last frame (whole window) as PNG");
   app.add_flag("--continuous", gui.continuous, "Run the pipeline every frame (live timings), not only on changes");

@@ -32,5 +32,7 @@ void add_variants_command(CLI::App& app, Action& action);          // satlab var
 void add_soak_command(CLI::App& app, Action& action);              // satlab soak
 void add_depth_command(CLI::App& app, Action& action);             // satlab depth refine
 void add_bench_depth_command(CLI::App& app, Action& action);       // satlab bench depth
+void add_depth_stereo_command(CLI::App& app, Action& action);      // satlab depth stereo
+void add_bench_stereo_command(CLI::App& app, Action& action);      // satlab bench stereo
 
 }  // namespace satlab::cli

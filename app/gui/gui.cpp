@@ -67,6 +67,13 @@ void open_initial(AppState& s, Session& session, const Options& o) {
     if (o.image_path.empty()) throw;  // the bundled scene itself is missing
     s.error = e.what();
     session.open(s, "", "");
+    return;
+  }
+  if (o.right_path.empty()) return;
+  try {
+    session.open_stereo(s, o.right_path);
+  } catch (const Error& e) {
+    s.error = e.what();  // the image stays open with the depth it had
   }
 }
 

@@ -7,6 +7,7 @@ namespace satlab::gui {
 struct Options {
   std::string image_path;      // empty: the bundled default scene
   std::string depth_path;      // empty: the scene's own depth map (default scene) or synthetic depth
+  std::string right_path;      // non-empty: the image is the left view of a rectified pair, depth from stereo
   int frames = 0;              // > 0: render this many frames, then exit
   std::string screenshot;      // with frames: save the final frame (full UI) to this PNG
   bool headless = false;       // EGL offscreen context instead of a GLFW window

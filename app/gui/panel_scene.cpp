@@ -46,7 +46,9 @@ void draw_scene_panel(AppState& s) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.image_path.c_str());
   ImGui::SameLine();
   ImGui::TextDisabled("%d x %d", s.image_width, s.image_height);
-  if (s.depth_path.empty())
+  if (s.depth_edit.source == DepthSource::Stereo)
+    ImGui::TextDisabled("depth: %s", s.depth_edit.source_detail.c_str());
+  else if (s.depth_path.empty())
     ImGui::TextDisabled("no depth map: synthetic depth %s", to_spec(s.synthetic).c_str());
   else if (s.depth_path == s.image_path && !s.depth_source.empty())
     ImGui::TextWrapped("depth: %s", s.depth_source.c_str());

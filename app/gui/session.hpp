@@ -47,6 +47,9 @@ class Session {
   // Depth from another source (embedded in the image file, stereo): replaces the raw depth map, drops
   // the strokes, refines when asked (s.depth_edit). Throws satlab::Error on a size mismatch.
   void set_depth(AppState& s, ImageF raw, DepthSource source, const std::string& detail);
+  // Depth from a rectified pair: the open image is the left view, `right_path` the right one; the
+  // disparity (app/stereo.hpp) becomes the raw depth with Params::disparity on. Throws satlab::Error.
+  void open_stereo(AppState& s, const std::string& right_path);
   // The depth in the edit domain [0,1]: what the pipeline was given while strokes or refinement apply,
   // else the raw depth normalised; and the depth before refinement (the raw-depth view). Empty: none.
   const ImageF& edit_depth() const { return used_.empty() ? base01_ : used_; }

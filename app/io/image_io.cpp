@@ -441,22 +441,29 @@ void save_png(const std::string& path, const ImageRGBA8& image) {
   });
 }
 
-void save_png16(const std::string& path, const ImageF& grey01) {
-  if (grey01.empty() || grey01.channels != 1) fail(path, "nothing to save (need a 1-channel image)");
+void save_png16_raw(const std::string& path, int width, int height, const std::vector<uint16_t>& samples) {
+  if (width <= 0 || height <= 0 || samples.size() != size_t(width) * size_t(height))
+    fail(path, "nothing to save (empty or mis-sized 16-bit image)");
   // stb writes 8-bit PNGs only: 16-bit greyscale goes through png16.cpp.
   std::vector<uint8_t> raw;
-  raw.reserve((size_t(grey01.width) * 2 + 1) * size_t(grey01.height));
-  for (int y = 0; y < grey01.height; ++y) {
+  raw.reserve((size_t(width) * 2 + 1) * size_t(height));
+  for (int y = 0; y < height; ++y) {
     raw.push_back(0);  // filter: none
-    for (int x = 0; x < grey01.width; ++x) {
-      const float v = std::min(std::max(grey01.at(x, y), 0.f), 1.f);
-      const uint16_t q = uint16_t(std::lround(v * 65535.f));
+    for (int x = 0; x < width; ++x) {
+      const uint16_t q = samples[size_t(y) * size_t(width) + size_t(x)];
       raw.push_back(uint8_t(q >> 8));
       raw.push_back(uint8_t(q & 0xff));
     }
   }
-  write_atomically(
-      path, [&](const std::string& tmp) { return write_png16_gray(tmp, grey01.width, grey01.height, raw); });
+  write_atomically(path, [&](const std::string& tmp) { return write_png16_gray(tmp, width, height, raw); });
+}
+
+void save_png16(const std::string& path, const ImageF& grey01) {
+  if (grey01.empty() || grey01.channels != 1) fail(path, "nothing to save (need a 1-channel image)");
+  std::vector<uint16_t> q(grey01.pixels());
+  for (size_t i = 0; i < q.size(); ++i)
+    q[i] = uint16_t(std::lround(std::min(std::max(grey01.data[i], 0.f), 1.f) * 65535.f));
+  save_png16_raw(path, grey01.width, grey01.height, q);
 }
 
 void save_text(const std::string& path, const std::string& text) {

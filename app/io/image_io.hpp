@@ -69,6 +69,8 @@ void save_tiff16(const std::string& path, const ImageF& image01);
 // The extensions save_image takes, for messages: ".png, .jpg, .jpeg, .webp, .tif, .tiff".
 const char* saveable_extensions();
 bool can_save(const std::string& path);  // save_image takes this path's extension
+// width * height 16-bit samples as they are -> 16-bit greyscale PNG.
+void save_png16_raw(const std::string& path, int width, int height, const std::vector<uint16_t>& samples);
 void save_text(const std::string& path, const std::string& text);  // presets, timings (CSV, JSON)
 
 }  // namespace satlab::io

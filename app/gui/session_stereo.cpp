@@ -1,0 +1,28 @@
+// The session's stereo depth source (`satlab IMAGE --right RIGHT`): the disparity of the open image as the
+// left view, matched on the GPU where there is one (app/stereo.hpp), given to the pipeline as disparity.
+#include <algorithm>
+#include <string>
+
+#include "app/gui/session.hpp"
+#include "app/io/image_io.hpp"
+#include "app/stereo.hpp"
+#include "core/error.hpp"
+
+namespace satlab::gui {
+
+void Session::open_stereo(AppState& s, const std::string& right_path) {
+  const ImageRGBA8 right = io::load_image(right_path);
+  StereoParams p;
+  // Disparities up to an eighth of the width (16..256): a pair taken for depth of field has its nearest
+  // objects well inside that.
+  p.disparities = std::clamp(image_.width / 8, 16, 256) + 1;
+  std::string note;
+  const StereoResult r = match_stereo(image_, right, p, backend_, "", &note);
+  s.params.disparity = true;
+  const std::string name = right_path.substr(right_path.find_last_of('/') + 1);
+  set_depth(s, disparity_depth(r.disparity), DepthSource::Stereo,
+            "stereo with " + name + ", disparities 0.." + std::to_string(p.disparities - 1));
+  if (!note.empty()) s.backend_note = note;
+}
+
+}  // namespace satlab::gui

@@ -1,0 +1,34 @@
+// Stereo matching for the app and the CLI: the GPU matcher where a device is available (or asked for),
+// else the CPU reference, and what the result becomes (a KITTI 16-bit PNG, a depth map for the DoF).
+#pragma once
+#include <string>
+
+#include "core/guided_filter.hpp"
+#include "core/stereo.hpp"
+
+namespace satlab {
+
+// `backend`: "auto", "cpu" or "gpu" (throws satlab::Error for an unknown name, or "gpu" without a device).
+// With "auto", `note` says why the CPU ran when it did. `sat_builder`: a registry name for the GPU ("" =
+// its default).
+StereoResult match_stereo(const ImageRGBA8& left, const ImageRGBA8& right, const StereoParams& p,
+                          const std::string& backend = "auto", const std::string& sat_builder = "",
+                          std::string* note = nullptr);
+
+// Guided-filter refinement of a disparity map (app/depth_refine.hpp's refine_depth), the left image as the
+// guide: disparities in [0, disparities - 1] scaled to [0,1] and back; pixels at kNoDisparity go in as 0
+// and stay kNoDisparity. `note` as for match_stereo.
+ImageF refine_disparity(const ImageRGBA8& left, const ImageF& disparity, int disparities,
+                        const GuidedParams& g, const std::string& backend = "auto",
+                        std::string* note = nullptr);
+
+// The disparity as a depth map for Params::disparity: disparities, 0 where none survived (the pipeline
+// normalises it by its min/max).
+ImageF disparity_depth(const ImageF& disparity);
+
+namespace io {
+// KITTI's encoding (kitti_disparity): a 16-bit greyscale PNG of round(d * 256), 0 where none.
+void save_disparity_png(const std::string& path, const ImageF& disparity);
+}  // namespace io
+
+}  // namespace satlab

@@ -1,0 +1,44 @@
+// Image quality against a reference, for `satlab quality` and its tests.
+//  - PSNR over the R, G, B channels of 8-bit images: 10 log10(255^2 / MSE), MSE the mean squared
+//    difference over every channel of every (masked) pixel; +infinity when the images are equal there.
+//  - SSIM (Wang, Bovik, Sheikh and Simoncelli 2004) on each of R, G, B of the 8-bit values (L = 255,
+//    K1 = 0.01, K2 = 0.03), with an 11 x 11 Gaussian window of sigma 1.5; near the border the window is
+//    clipped to the image and its weights renormalised, so every pixel has a value. A pixel's SSIM is
+//    the mean of its three channels' values; an image's (or a mask's) SSIM the mean over its pixels.
+//  - The occlusion band: pixels within a radius (Euclidean, in pixels) of a depth edge, where a depth
+//    edge is a pixel whose CoC differs from one of its 4 neighbours' by more than a jump (in pixels).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/image.hpp"
+
+namespace satlab {
+
+using Mask = std::vector<uint8_t>;  // width * height, nonzero: in the mask
+
+struct Score {
+  double psnr = 0;    // dB; +infinity where the images are equal; NaN over an empty mask
+  double ssim = 0;    // NaN over an empty mask
+  size_t pixels = 0;  // pixels scored
+};
+
+// Throws satlab::Error when the sizes differ (or a mask has the wrong size).
+double psnr(const ImageRGBA8& a, const ImageRGBA8& b, const Mask* mask = nullptr);
+// The per-pixel SSIM map (1 channel).
+ImageF ssim_map(const ImageRGBA8& a, const ImageRGBA8& b);
+// PSNR and SSIM over the whole image and over `mask`.
+struct Scores {
+  Score whole, band;
+};
+Scores score(const ImageRGBA8& a, const ImageRGBA8& b, const Mask& band);
+
+// Depth edges of a CoC map (1 channel): |coc(p) - coc(q)| > jump for a 4-neighbour q. NaN never
+// counts as an edge.
+Mask depth_edges(const ImageF& coc, float jump);
+// Pixels within `radius` of a pixel of `edges` (the edges included).
+Mask dilate(const Mask& edges, int width, int height, float radius);
+size_t count(const Mask& m);
+
+}  // namespace satlab

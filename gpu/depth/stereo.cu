@@ -1,0 +1,321 @@
+// GPU stereo matching: census, stacked cost slices through a registered SAT builder, box aggregation with
+// both winner-take-alls, subpixel + left-right check, hole filling (see stereo.hpp for the scheme;
+// core/stereo.cpp is the reference, matched bit for bit).
+// Bytes per pixel and disparity (minimum): cost 1 B written, SAT 1 B read + 4 B written, aggregation
+// 8 taps of 4 B mostly from L1/L2 (the SAT read once from DRAM): about 10 B. 3840 x 2160 x 128 disparities
+// is about 10.6 GB, 3.5 ms at 3 TB/s.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "gpu/check.hpp"
+#include "gpu/depth/stereo.hpp"
+#include "gpu/depth/stereo_internal.hpp"
+#include "gpu/device.hpp"
+
+namespace satlab::gpu {
+namespace {
+
+constexpr int kCensusRx = kCensusWidth / 2, kCensusRy = kCensusHeight / 2;
+constexpr uint32_t kNoCost = kNoSum;  // above every aggregated sum (<= 31 * 31 * 62 = 59582)
+
+__global__ void luma_kernel(const uchar4* __restrict__ img, size_t n, uint8_t* __restrict__ luma) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const uchar4 p = img[i];
+  luma[i] = uint8_t((77u * p.x + 150u * p.y + 29u * p.z + 128u) >> 8);
+}
+
+// census_9x7's bit order: row-major over the window, the centre skipped; neighbours clamped.
+__global__ void census_kernel(const uint8_t* __restrict__ luma, int w, int h, int t,
+                              unsigned long long* __restrict__ out) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+  if (x >= w) return;
+  const int c = __ldg(luma + size_t(y) * w + x);
+  unsigned long long bits = 0;
+  int k = 0;
+#pragma unroll
+  for (int dy = -kCensusRy; dy <= kCensusRy; ++dy) {
+    const uint8_t* row = luma + size_t(min(max(y + dy, 0), h - 1)) * w;
+#pragma unroll
+    for (int dx = -kCensusRx; dx <= kCensusRx; ++dx) {
+      if (dx == 0 && dy == 0) continue;
+      if (int(__ldg(row + min(max(x + dx, 0), w - 1))) + t < c) bits |= 1ull << k;
+      ++k;
+    }
+  }
+  out[size_t(y) * w + x] = bits;
+}
+
+// Slices d0 .. d0 + K - 1 stacked: row k * h + y holds slice d0 + k.
+__global__ void cost_kernel(const unsigned long long* __restrict__ cl,
+                            const unsigned long long* __restrict__ cr, int w, int h, int d0, size_t total,
+                            uint8_t* __restrict__ stack) {
+  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= total) return;
+  const int ky = int(i / size_t(w)), x = int(i - size_t(ky) * w);  // ky = k * h + y
+  const int k = ky / h, y = ky - k * h, d = d0 + k;
+  const size_t row = size_t(y) * w;
+  stack[size_t(ky) * w + x] = uint8_t(__popcll(__ldg(cl + row + x) ^ __ldg(cr + row + max(x - d, 0))));
+}
+
+__device__ __forceinline__ uint32_t tap(const uint32_t* __restrict__ sat, int w, int x, long long row) {
+  return x < 0 || row < 0 ? 0u : __ldg(sat + size_t(row) * w + x);
+}
+// Box sum of slice k at the window around (x, y), clipped to the slice; the row above a slice's window
+// may lie in the slice before, which cancels (wrap-around).
+__device__ __forceinline__ uint32_t box(const uint32_t* __restrict__ sat, int w, int h, int k, int x, int r,
+                                        int ya, int yb) {
+  const int x0 = max(x - r, 0) - 1, x1 = min(x + r, w - 1);
+  const long long top = (long long)k * h + ya - 1, bottom = (long long)k * h + yb;
+  return tap(sat, w, x1, bottom) - tap(sat, w, x0, bottom) - tap(sat, w, x1, top) + tap(sat, w, x0, top);
+}
+
+// The running winner-take-all state, 18 B per pixel (16-bit sums, 16-bit disparities):
+//   s.x = best | wta << 16, s.y = c_minus | c_plus << 16, s.z = prev | lag << 16 (the sum of the previous
+//   slice; the lowest sum up to the one before), s.w = best_r | wta_r << 16 (the right image's pixel x);
+//   second: the lowest sum 2+ disparities from the winner (core/stereo.cpp's uniqueness).
+__global__ void aggregate_kernel(const uint32_t* __restrict__ sat, int w, int h, int r, int d0, int K,
+                                 uint4* __restrict__ state, uint16_t* __restrict__ second_sum) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+  if (x >= w) return;
+  const size_t i = size_t(y) * w + x;
+  uint32_t best = kNoCost, wta = 0, cm = 0, cp = 0, prev = 0, lag = kNoCost, best_r = kNoCost, wta_r = 0,
+           second = kNoCost;
+  if (d0 > 0) {
+    const uint4 s = state[i];
+    best = s.x & 0xFFFF, wta = s.x >> 16, cm = s.y & 0xFFFF, cp = s.y >> 16, prev = s.z & 0xFFFF,
+    lag = s.z >> 16;
+    best_r = s.w & 0xFFFF, wta_r = s.w >> 16, second = second_sum[i];
+  }
+  const int ya = max(y - r, 0), yb = min(y + r, h - 1);
+  for (int k = 0; k < K; ++k) {
+    const uint32_t d = uint32_t(d0 + k);
+    const uint32_t a = box(sat, w, h, k, x, r, ya, yb);
+    if (a < best) {
+      best = a, wta = d, cm = prev, second = lag;
+    } else if (wta + 1 == d) {
+      cp = a;
+    } else {
+      second = min(second, a);
+    }
+    if (d > 0) lag = min(lag, prev);
+    prev = a;
+    if (x + int(d) < w) {
+      const uint32_t ar = box(sat, w, h, k, x + int(d), r, ya, yb);
+      if (ar < best_r) best_r = ar, wta_r = d;
+    }
+  }
+  state[i] = make_uint4(best | wta << 16, cm | cp << 16, prev | lag << 16, best_r | wta_r << 16);
+  second_sum[i] = uint16_t(second);
+}
+
+__global__ void check_kernel(const uint4* __restrict__ state, const uint16_t* __restrict__ second_sum, int w,
+                             int h, int D, int tolerance, int uniqueness, int min_margin,
+                             int32_t* __restrict__ left_wta, int32_t* __restrict__ right_wta,
+                             float* __restrict__ raw) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+  if (x >= w) return;
+  const size_t row = size_t(y) * w;
+  const uint4 s = state[row + x];
+  const int dl = int(s.x >> 16);
+  const int xr = x - dl;
+  bool ok = false;
+  if (xr >= 0 && stereo_unique(s.x & 0xFFFF, second_sum[row + x], uniqueness, min_margin))
+    ok = abs(int(state[row + xr].w >> 16) - dl) <= tolerance;
+  left_wta[row + x] = dl;
+  right_wta[row + x] = int32_t(s.w >> 16);
+  raw[row + x] = ok ? stereo_subpixel(dl, D, s.y & 0xFFFF, s.x & 0xFFFF, s.y >> 16) : kNoDisparity;
+}
+
+// One warp per row, 32 pixels at a time: left to right each rejected pixel takes the last kept value
+// (ballot of the kept lanes, the highest one at or below the lane, else the carry), then right to left
+// the smaller of that and the next kept value.
+__global__ void fill_kernel(const float* __restrict__ raw, int w, int h, float* __restrict__ out) {
+  const int lane = threadIdx.x & 31;
+  const int y = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  if (y >= h) return;
+  const float* in = raw + size_t(y) * w;
+  float* o = out + size_t(y) * w;
+  float carry = kNoDisparity;
+  for (int x0 = 0; x0 < w; x0 += 32) {
+    const int x = x0 + lane;
+    const float v = x < w ? in[x] : kNoDisparity;
+    const unsigned kept = __ballot_sync(0xffffffffu, v != kNoDisparity);
+    const unsigned upto = kept & (lane == 31 ? 0xffffffffu : (2u << lane) - 1u);
+    const float from = __shfl_sync(0xffffffffu, v, upto ? 31 - __clz(upto) : 0);
+    const float left = upto ? from : carry;
+    if (x < w) o[x] = left;
+    carry = __shfl_sync(0xffffffffu, left, 31);
+  }
+  __syncwarp();
+  carry = kNoDisparity;
+  for (int x0 = ((w - 1) / 32) * 32; x0 >= 0; x0 -= 32) {
+    const int x = x0 + lane;
+    const float v = x < w ? in[x] : kNoDisparity;
+    const unsigned kept = __ballot_sync(0xffffffffu, v != kNoDisparity);
+    const unsigned from_lane = kept & ~((1u << lane) - 1u);
+    const float from = __shfl_sync(0xffffffffu, v, from_lane ? __ffs(from_lane) - 1 : 0);
+    const float right = from_lane ? from : carry;
+    if (x < w && v == kNoDisparity && right != kNoDisparity) {
+      const float l = o[x];
+      if (l == kNoDisparity || right < l) o[x] = right;
+    }
+    carry = __shfl_sync(0xffffffffu, right, 0);
+  }
+}
+
+template <typename T>
+T* alloc(size_t n, const std::string& what) {
+  void* p = nullptr;
+  SATLAB_CUDA(cudaMalloc(&p, std::max<size_t>(n * sizeof(T), 1)),
+              what + ", " + std::to_string(n * sizeof(T)) + " B");
+  return static_cast<T*>(p);
+}
+
+size_t g_stack_pixels = size_t(1) << 28;  // the largest SAT the registered builders are tested at
+
+}  // namespace
+
+void set_stereo_stack_pixels_for_testing(size_t pixels) {
+  g_stack_pixels = pixels ? pixels : size_t(1) << 28;
+}
+
+StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::string& sat_builder)
+    : w_(width), h_(height), p_(p) {
+  validate(p);
+  if (width <= 0 || height <= 0) throw Error("stereo: empty images");
+  const std::string name = sat_builder.empty() ? kStereoSatBuilder : sat_builder;
+  for (const Variant& v : variants())
+    if (v.family == Family::Sat && v.name == name) sat_ = &v;
+  if (!sat_) throw Error("stereo: no SAT builder named '" + name + "' (see `satlab variants`)");
+  const size_t n = size_t(width) * size_t(height);
+  const std::string why = sat_->refuses ? sat_->refuses(n, DType::U8) : "";
+  if (!why.empty()) throw Error("stereo: SAT builder " + name + " refuses 8-bit input: " + why);
+  // At most 2^28 pixels (the largest SAT the builders are tested at) and 65535 rows (the rows+transpose
+  // builders launch a grid row per image row) per stack.
+  const size_t per_stack = std::min(g_stack_pixels / n, size_t(65535) / size_t(height));
+  k_ = int(std::clamp<size_t>(per_stack, 1, size_t(p.disparities)));
+  const std::string size = std::to_string(width) + "x" + std::to_string(height);
+  for (auto*& b : img_) b = alloc<uchar4>(n, "stereo image " + size);
+  for (auto*& b : luma_) b = alloc<uint8_t>(n, "stereo luma " + size);
+  for (auto*& b : census_) b = alloc<unsigned long long>(n, "stereo census " + size);
+  stack_ = alloc<uint8_t>(n * size_t(k_), "stereo cost slices " + size + " x " + std::to_string(k_));
+  sat_out_ = alloc<uint32_t>(n * size_t(k_), "stereo cost SAT " + size + " x " + std::to_string(k_));
+  state_ = alloc<uint4>(n, "stereo state " + size);
+  second_ = alloc<uint16_t>(n, "stereo second-best sums " + size);
+  left_wta_ = alloc<int32_t>(n, "stereo left winners");
+  right_wta_ = alloc<int32_t>(n, "stereo right winners");
+  raw_ = alloc<float>(n, "stereo raw disparity");
+  out_ = alloc<float>(n, "stereo disparity");
+}
+
+StereoRun::~StereoRun() {
+  for (void* b : {(void*)img_[0], (void*)img_[1], (void*)luma_[0], (void*)luma_[1], (void*)census_[0],
+                  (void*)census_[1], (void*)stack_, (void*)sat_out_, (void*)state_, (void*)second_,
+                  (void*)left_wta_, (void*)right_wta_, (void*)raw_, (void*)out_})
+    cudaFree(b);
+}
+
+void StereoRun::upload(const ImageRGBA8& left, const ImageRGBA8& right) {
+  if (left.width != right.width || left.height != right.height)
+    throw Error("stereo: the images differ in size (" + std::to_string(left.width) + "x" +
+                std::to_string(left.height) + " and " + std::to_string(right.width) + "x" +
+                std::to_string(right.height) + ")");
+  if (left.width != w_ || left.height != h_) throw Error("stereo: images of another size than the buffers");
+  const size_t bytes = left.pixels() * 4;
+  SATLAB_CUDA(cudaMemcpy(img_[0], left.data.data(), bytes, cudaMemcpyHostToDevice), "stereo left upload");
+  SATLAB_CUDA(cudaMemcpy(img_[1], right.data.data(), bytes, cudaMemcpyHostToDevice), "stereo right upload");
+}
+
+void StereoRun::poison() {
+  const size_t n = size_t(w_) * size_t(h_);
+  SATLAB_CUDA(cudaMemset(left_wta_, 0xAB, n * 4), "poison");
+  SATLAB_CUDA(cudaMemset(right_wta_, 0xAB, n * 4), "poison");
+  SATLAB_CUDA(cudaMemset(raw_, 0xAB, n * 4), "poison");
+  SATLAB_CUDA(cudaMemset(out_, 0xAB, n * 4), "poison");
+  SATLAB_CUDA(cudaMemset(state_, 0xAB, n * 16), "poison");
+  SATLAB_CUDA(cudaMemset(second_, 0xAB, n * 2), "poison");
+}
+
+void StereoRun::enqueue(void* stream, const std::function<void(const char*)>& stage) {
+  const cudaStream_t s = cudaStream_t(stream);
+  const size_t n = size_t(w_) * size_t(h_);
+  const std::string size = std::to_string(w_) + "x" + std::to_string(h_);
+  const dim3 row_block(128), row_grid(unsigned((w_ + 127) / 128), unsigned(h_));
+  auto mark = [&](const char* name) {
+    if (stage) stage(name);
+  };
+  mark("census");
+  for (int i = 0; i < 2; ++i) {
+    luma_kernel<<<unsigned((n + 255) / 256), 256, 0, s>>>(img_[i], n, luma_[i]);
+    SATLAB_LAUNCHED("luma_kernel", size);
+    census_kernel<<<row_grid, row_block, 0, s>>>(luma_[i], w_, h_, p_.census_threshold, census_[i]);
+    SATLAB_LAUNCHED("census_kernel", size);
+  }
+  const int D = p_.disparities;
+  for (int d0 = 0; d0 < D; d0 += k_) {
+    const int K = std::min(k_, D - d0);
+    mark("cost");
+    const size_t total = n * size_t(K);
+    cost_kernel<<<unsigned((total + 255) / 256), 256, 0, s>>>(census_[0], census_[1], w_, h_, d0, total,
+                                                              stack_);
+    SATLAB_LAUNCHED("cost_kernel", size + " x " + std::to_string(K));
+    mark("sat");
+    SatArgs a;
+    a.in = stack_, a.out = sat_out_, a.width = w_, a.height = h_ * K, a.channels = 1, a.dtype = DType::U8;
+    a.stream = stream;
+    sat_->sat(a);
+    mark("aggregate");
+    aggregate_kernel<<<row_grid, row_block, 0, s>>>(sat_out_, w_, h_, p_.window_radius, d0, K, state_,
+                                                    second_);
+    SATLAB_LAUNCHED("aggregate_kernel", size + " x " + std::to_string(K));
+  }
+  mark("check");
+  check_kernel<<<row_grid, row_block, 0, s>>>(state_, second_, w_, h_, D, p_.lr_tolerance, p_.uniqueness,
+                                              p_.min_margin, left_wta_, right_wta_, raw_);
+  SATLAB_LAUNCHED("check_kernel", size);
+  mark("fill");
+  if (p_.fill_holes) {
+    fill_kernel<<<unsigned((h_ + 3) / 4), 128, 0, s>>>(raw_, w_, h_, out_);
+    SATLAB_LAUNCHED("fill_kernel", size);
+  } else {
+    SATLAB_CUDA(cudaMemcpyAsync(out_, raw_, n * 4, cudaMemcpyDeviceToDevice, s), "stereo raw copy");
+  }
+}
+
+StereoResult StereoRun::download() const {
+  const size_t n = size_t(w_) * size_t(h_);
+  SATLAB_CUDA(cudaDeviceSynchronize(), "stereo " + std::to_string(w_) + "x" + std::to_string(h_));
+  StereoResult r;
+  r.raw = ImageF(w_, h_);
+  r.disparity = ImageF(w_, h_);
+  r.left_wta.resize(n);
+  r.right_wta.resize(n);
+  SATLAB_CUDA(cudaMemcpy(r.raw.data.data(), raw_, n * 4, cudaMemcpyDeviceToHost), "stereo download");
+  SATLAB_CUDA(cudaMemcpy(r.disparity.data.data(), out_, n * 4, cudaMemcpyDeviceToHost), "stereo download");
+  SATLAB_CUDA(cudaMemcpy(r.left_wta.data(), left_wta_, n * 4, cudaMemcpyDeviceToHost), "stereo download");
+  SATLAB_CUDA(cudaMemcpy(r.right_wta.data(), right_wta_, n * 4, cudaMemcpyDeviceToHost), "stereo download");
+  return r;
+}
+
+StereoResult stereo_match(const ImageRGBA8& left, const ImageRGBA8& right, const StereoParams& p,
+                          const std::string& sat_builder) {
+  if (!probe().available) throw Error("stereo on the GPU: " + probe().reason);
+  if (left.width != right.width || left.height != right.height)
+    throw Error("stereo: the images differ in size (" + std::to_string(left.width) + "x" +
+                std::to_string(left.height) + " and " + std::to_string(right.width) + "x" +
+                std::to_string(right.height) + ")");
+  StereoRun run(left.width, left.height, p, sat_builder);
+  run.upload(left, right);
+  run.poison();
+  run.enqueue(nullptr);
+  return run.download();
+}
+
+}  // namespace satlab::gpu

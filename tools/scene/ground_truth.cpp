@@ -1,0 +1,115 @@
+#include "tools/scene/ground_truth.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "app/io/image_io.hpp"
+#include "core/error.hpp"
+#include "core/params.hpp"
+#include "core/reference.hpp"
+#include "tools/scene/render.hpp"
+
+namespace satlab::scene {
+namespace {
+
+// Focus settings by camera-space depth, and lens radii in scene units (the CoC in pixels scales with
+// the image height). Crops are fractions of the frame around a depth edge that shows this focus
+// setting's artifact: "silhouette" (a blurred foreground over a sharper background) or "halo" (a sharp
+// foreground over a blurred background).
+struct Focus {
+  const char* name;
+  double z;
+  const char* crop_label;
+  double cx, cy;  // crop centre, fractions of width and height
+};
+struct SceneCases {
+  const char* scene;
+  Focus focus[3];
+};
+const SceneCases kCases[] = {
+    {"default",
+     {{"near", 3.6, "halo", 0.31, 0.40},          // the red sphere sharp, the garland blurred behind it
+      {"middle", 6.5, "silhouette", 0.45, 0.48},  // the red sphere blurred over the sharp blue one
+      {"far", 21.0, "silhouette", 0.31, 0.40}}},  // the red sphere blurred over the sharp garland
+    {"occlusion",
+     {{"near", 2.9, "halo", 0.65, 0.30},          // the yellow post sharp before the blurred wall
+      {"middle", 7.0, "silhouette", 0.25, 0.34},  // the white post and wire blurred over the ball's depth
+      {"far", 13.0, "silhouette", 0.25, 0.34}}},  // the white post and wire blurred over the sharp tiles
+};
+const struct {
+  const char* name;
+  double radius;
+} kApertures[] = {{"small", 0.08}, {"large", 0.2}};
+const double kCropW = 0.2, kCropH = 0.24;  // crop size, fractions of width and height
+
+}  // namespace
+
+void write_ground_truth(const TruthOptions& o) {
+  if (o.width < 8 || o.height < 8) throw Error("--size must be at least 8 x 8");
+  if (o.lens < 1 || o.lens > 64) throw Error("--lens must be in [1, 64]");
+  if (!o.scene.empty() && !find_scene(o.scene)) throw Error("unknown scene '" + o.scene + "'");
+  nlohmann::json cases = nlohmann::json::array();
+  for (const SceneCases& sc : kCases) {
+    if (!o.scene.empty() && o.scene != sc.scene) continue;
+    const Scene& s = *find_scene(sc.scene);
+    const Camera cam = Camera::of(s, o.width, o.height);
+    const PinholeView view = render_pinhole(s, cam);
+    const std::string image = std::string(sc.scene) + ".png", depth = std::string(sc.scene) + "_depth.png";
+    io::save_png(o.out_dir + "/" + image, view.image);
+    io::save_png16(o.out_dir + "/" + depth, view.depth);
+    // The depth as the pipeline will see it: 16-bit quantised, then normalised by its min/max.
+    const ImageF d = normalise_depth(io::load_depth(o.out_dir + "/" + depth));
+    for (const Focus& f : sc.focus)
+      for (const auto& a : kApertures) {
+        const std::string name = std::string(sc.scene) + "_" + f.name + "_" + a.name;
+        Params p;
+        p.near_depth = float(view.lo);
+        p.far_depth = float(view.hi);
+        p.focus = float((f.z - view.lo) / (view.hi - view.lo));
+        p.aperture = float(cam.focal_px() * a.radius);
+        p.max_radius = 2047.f;
+        float largest = 0.f;
+        for (float v : d.data) largest = std::max(largest, std::fabs(coc_from_depth(v, p)));
+        p.max_radius = std::ceil(largest);
+        const auto t0 = std::chrono::steady_clock::now();
+        io::save_png(o.out_dir + "/" + name + ".png", render_thin_lens(s, cam, a.radius, f.z, o.lens));
+        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const int cw = std::max(4, int(std::lround(kCropW * o.width))), ch = std::max(4, int(std::lround(kCropH * o.height)));
+        const int cx = std::clamp(int(std::lround(f.cx * o.width)) - cw / 2, 0, o.width - cw);
+        const int cy = std::clamp(int(std::lround(f.cy * o.height)) - ch / 2, 0, o.height - ch);
+        cases.push_back({{"name", name},
+                         {"scene", sc.scene},
+                         {"width", o.width},
+                         {"height", o.height},
+                         {"image", image},
+                         {"depth", depth},
+                         {"reference", name + ".png"},
+                         {"focus", p.focus},
+                         {"aperture", p.aperture},
+                         {"max_radius", p.max_radius},
+                         {"near_depth", p.near_depth},
+                         {"far_depth", p.far_depth},
+                         {"focus_depth", f.z},
+                         {"lens_radius", a.radius},
+                         {"focal_px", cam.focal_px()},
+                         {"lens_samples", o.lens * o.lens},
+                         {"largest_coc", largest},
+                         {"crop", {{"label", f.crop_label}, {"x", cx}, {"y", cy}, {"w", cw}, {"h", ch}}}});
+        if (!o.quiet)
+          std::printf("%-24s focus %.3f (z %.1f)  K %.2f px  largest CoC %.2f px  (%.1f s)\n", name.c_str(), p.focus,
+                      f.z, p.aperture, largest, secs);
+      }
+  }
+  nlohmann::json manifest = {
+      {"about",
+       "thin-lens ground truth made by tools/gen_scene --truth: paths are relative to this file; focus, aperture, "
+       "near_depth and far_depth are satlab Params (CoC = aperture * |1/z - 1/z_focus| px, z = near + d (far - "
+       "near)); max_radius is the largest CoC of the frame rounded up, so the clamp never binds"},
+      {"cases", cases}};
+  io::save_text(o.out_dir + "/cases.json", manifest.dump(1) + "\n");
+}
+
+}  // namespace satlab::scene

@@ -1,0 +1,107 @@
+#include "tools/scene/render.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "core/parallel.hpp"
+
+namespace satlab::scene {
+namespace {
+
+void store(uint8_t* p, V linear) {
+  p[0] = uint8_t(std::lround(255 * tone(linear.x)));
+  p[1] = uint8_t(std::lround(255 * tone(linear.y)));
+  p[2] = uint8_t(std::lround(255 * tone(linear.z)));
+  p[3] = 255;
+}
+
+// A deterministic value in [0, 1) from three integers.
+double hash01(uint64_t a, uint64_t b, uint64_t c) {
+  uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull) * 0xD6E8FEB86659FD93ull ^ c;
+  h ^= h >> 32;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 29;
+  h *= 0x94D049BB133111EBull;
+  h ^= h >> 32;
+  return double(h >> 11) * (1.0 / 9007199254740992.0);
+}
+
+// Shirley and Chiu's concentric map of [0,1)^2 onto the unit disc (area-preserving, low distortion).
+void concentric(double a, double b, double& x, double& y) {
+  const double u = 2 * a - 1, v = 2 * b - 1;
+  if (u == 0 && v == 0) {
+    x = y = 0;
+    return;
+  }
+  double r, phi;
+  if (std::fabs(u) > std::fabs(v)) {
+    r = u;
+    phi = M_PI / 4 * (v / u);
+  } else {
+    r = v;
+    phi = M_PI / 2 - M_PI / 4 * (u / v);
+  }
+  x = r * std::cos(phi);
+  y = r * std::sin(phi);
+}
+
+}  // namespace
+
+PinholeView render_pinhole(const Scene& s, const Camera& cam, int ss) {
+  const int W = cam.width, H = cam.height;
+  PinholeView v;
+  v.image = ImageRGBA8(W, H);
+  v.depth = ImageF(W, H, 1);
+  parallel_for(0, H, [&](long y0, long y1) {
+    for (int y = int(y0); y < int(y1); ++y)
+      for (int x = 0; x < W; ++x) {
+        V acc;
+        for (int sy = 0; sy < ss; ++sy)
+          for (int sx = 0; sx < ss; ++sx) {
+            const Ray r = cam.pinhole(x + (sx + 0.5) / ss, y + (sy + 0.5) / ss);
+            acc = acc + radiance(s, r.o, r.d);
+          }
+        store(v.image.px(x, y), acc * (1.0 / (ss * ss)));
+        const Ray r = cam.pinhole(x + 0.5, y + 0.5);
+        v.depth.at(x, y) = float(std::min(trace(s, r.o, r.d).t, 1e3) * dot(r.d, cam.forward));
+      }
+  });
+  v.lo = *std::min_element(v.depth.data.begin(), v.depth.data.end());
+  v.hi = *std::max_element(v.depth.data.begin(), v.depth.data.end());
+  if (!(v.hi > v.lo)) v.hi = v.lo + 1;
+  for (auto& d : v.depth.data) d = float((d - v.lo) / (v.hi - v.lo));
+  return v;
+}
+
+ImageRGBA8 render_thin_lens(const Scene& s, const Camera& cam, double lens_radius, double focus_z, int n) {
+  const int W = cam.width, H = cam.height;
+  ImageRGBA8 img(W, H);
+  parallel_for(0, H, [&](long y0, long y1) {
+    std::vector<int> perm(size_t(n) * size_t(n));
+    for (int y = int(y0); y < int(y1); ++y)
+      for (int x = 0; x < W; ++x) {
+        const uint64_t pixel = uint64_t(y) * uint64_t(W) + uint64_t(x);
+        // Each lens sample gets its own sub-pixel stratum through a per-pixel shuffle (Fisher-Yates
+        // from the hash): lens and pixel positions are each stratified and independent of each other.
+        for (int k = 0; k < n * n; ++k) perm[size_t(k)] = k;
+        for (int k = n * n - 1; k > 0; --k)
+          std::swap(perm[size_t(k)], perm[size_t(std::min(k, int(hash01(pixel, uint64_t(k), 5) * (k + 1))))]);
+        V acc;
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j < n; ++j) {
+            const uint64_t k = uint64_t(i * n + j);
+            double lu, lv;
+            concentric((i + hash01(pixel, k, 1)) / n, (j + hash01(pixel, k, 2)) / n, lu, lv);
+            const int si = perm[k] % n, sj = perm[k] / n;
+            const double px = x + (si + hash01(pixel, k, 3)) / n, py = y + (sj + hash01(pixel, k, 4)) / n;
+            const Ray r = cam.thin_lens(px, py, lu, lv, lens_radius, focus_z);
+            acc = acc + radiance(s, r.o, r.d);
+          }
+        store(img.px(x, y), acc * (1.0 / (n * n)));
+      }
+  });
+  return img;
+}
+
+}  // namespace satlab::scene

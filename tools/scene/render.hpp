@@ -1,0 +1,23 @@
+// Images of a scene: the pinhole view with its exact depth (the pipeline's input), and the thin-lens
+// ground truth (the same view through a disc aperture, averaged in linear light, then tone-mapped).
+#pragma once
+#include "core/image.hpp"
+#include "tools/scene/camera.hpp"
+
+namespace satlab::scene {
+
+struct PinholeView {
+  ImageRGBA8 image;  // tone(radiance averaged over ss x ss sub-pixel samples)
+  ImageF depth;      // camera-space depth of the pixel centre, normalised: (z - lo) / (hi - lo)
+  double lo = 0, hi = 0;  // nearest and farthest depth in the frame (hi > lo)
+};
+PinholeView render_pinhole(const Scene& s, const Camera& cam, int ss = 4);
+
+// Thin lens of radius lens_radius focused at camera-space depth focus_z. Each pixel averages the
+// radiance of n x n lens samples: stratified over the unit square (one jittered point per stratum,
+// jitter from a hash of pixel and stratum, so the result is deterministic and the strata pattern does
+// not repeat from pixel to pixel), mapped onto the disc by the concentric (area-preserving) map, each
+// paired with its own sub-pixel position. The average is tone-mapped afterwards, like a sensor.
+ImageRGBA8 render_thin_lens(const Scene& s, const Camera& cam, double lens_radius, double focus_z, int n);
+
+}  // namespace satlab::scene
