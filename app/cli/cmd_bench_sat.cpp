@@ -13,6 +13,7 @@
 
 #include "app/cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/dof_modes.hpp"
 #include "core/pipeline.hpp"
 #include "gpu/device.hpp"
 #include "gpu/sat/sat_host.hpp"
@@ -26,7 +27,7 @@ struct BenchSatOptions {
                                     "4097x3001", "8192x8192", "16384x16384"};
   std::vector<std::string> only;  // variant names; empty: all
   int runs = 20, warmup = 5;
-  bool no_blur = false, phases = false, no_check = false;
+  bool no_blur = false, phases = false, no_check = false, pipeline_only = false;
   std::string timing = "queued";  // gpu::BenchTiming
 };
 
@@ -44,7 +45,10 @@ double median(std::vector<double> v) {
 
 // Median per-stage times of a pipeline over `runs` frames (the SAT stage runs once per image, so it is
 // re-armed each frame by setting the image again: upload is then timed too and reported apart).
-std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int runs) {
+// A DoF mode other than gather_box is named pipeline.dof_MODE.* and its stages' phases (slice, per-layer
+// SATs, composite) get rows of their own, pipeline.dof_MODE.dof.PHASE.
+std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int runs,
+                                const std::string& dof_mode = "gather_box") {
   auto pipe = gpu::make_pipeline();
   ImageRGBA8 img(w, h);
   ImageF depth(w, h, 1);
@@ -55,6 +59,9 @@ std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int
   Params p;
   p.filter = filter;
   p.box_radius = 12;
+  p.dof_mode = dof_mode;
+  const std::string prefix = std::string("pipeline.") + to_string(filter) +
+                             (filter == FilterKind::Dof && dof_mode != "gather_box" ? "_" + dof_mode : "");
   pipe->set_image(img);
   pipe->set_depth(depth);
   pipe->set_params(p);
@@ -69,10 +76,11 @@ std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int
     if (i < warmup) continue;
     const auto& t = pipe->timings();
     for (size_t s = 0; s < t.size(); ++s) {
-      if (!t[s].parent.empty()) continue;  // a SAT phase: part of the sat stage's time
-      auto it = std::find(names.begin(), names.end(), t[s].name);
+      if (!t[s].parent.empty() && t[s].parent != "dof") continue;  // a SAT phase: part of the sat stage's time
+      const std::string name = t[s].parent.empty() ? t[s].name : t[s].parent + "." + t[s].name;
+      auto it = std::find(names.begin(), names.end(), name);
       if (it == names.end()) {
-        names.push_back(t[s].name);
+        names.push_back(name);
         ms.emplace_back();
         bytes.push_back(t[s].bytes);
         it = names.end() - 1;
@@ -84,10 +92,11 @@ std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int
   double frame = 0, frame_bytes = 0;
   for (size_t s = 0; s < names.size(); ++s) {
     const double m = median(ms[s]);
-    rows.push_back({std::string("pipeline.") + to_string(filter) + "." + names[s], "rgba8", "", w, h, m, bytes[s]});
-    if (names[s] != "upload") frame += m, frame_bytes += bytes[s];
+    const bool phase = names[s].find('.') != std::string::npos;  // part of the dof stage's time
+    rows.push_back({prefix + "." + names[s], "rgba8", phase ? "phase of dof" : "", w, h, m, bytes[s]});
+    if (names[s] != "upload" && !phase) frame += m, frame_bytes += bytes[s];
   }
-  rows.push_back({std::string("pipeline.") + to_string(filter) + ".frame_without_upload", "rgba8",
+  rows.push_back({prefix + ".frame_without_upload", "rgba8",
                   "sum of stage medians (depth: a diagonal ramp); interop and draw are timed in the app", w, h, frame,
                   frame_bytes});
   return rows;
@@ -139,7 +148,7 @@ int run_bench_sat(const BenchSatOptions& o) {
     std::fflush(stdout);
     rows.push_back(r);
   };
-  for (const std::string& size : o.sizes) {
+  for (const std::string& size : o.pipeline_only ? std::vector<std::string>{} : o.sizes) {
     int w = 0, h = 0;
     if (std::sscanf(size.c_str(), "%dx%d", &w, &h) != 2 || w <= 0 || h <= 0) throw Error("bad size " + size);
     const size_t n = size_t(w) * size_t(h);
@@ -184,6 +193,9 @@ int run_bench_sat(const BenchSatOptions& o) {
   }
   for (FilterKind f : {FilterKind::Dof, FilterKind::Box})
     for (const Row& r : bench_pipeline(3840, 2160, f, o.warmup, o.runs)) print(r);
+  for (const DofMode& m : dof_modes())
+    if (m.shaped)
+      for (const Row& r : bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, m.name)) print(r);
   return finish();
 }
 
@@ -196,6 +208,7 @@ void add_bench_sat_command(CLI::App& app, Action& action) {
   sub->add_option("--json", o->json, "Also write the rows as JSON to this file");
   sub->add_option("--sizes", o->sizes, "Sizes WIDTHxHEIGHT");
   sub->add_flag("--no-blur", o->no_blur, "Only the SAT rows (no blur or pipeline rows)");
+  sub->add_flag("--pipeline-only", o->pipeline_only, "Only the blur and pipeline rows (every DoF mode at 3840x2160)");
   sub->add_flag("--phases", o->phases, "Also time each phase of every SAT builder (rows named VARIANT / PHASE)");
   sub->add_option("--variants", o->only, "Only these SAT variants");
   sub->add_flag("--no-check", o->no_check,

@@ -1,6 +1,7 @@
 #include <imgui.h>
 
 #include "app/gui/panels.hpp"
+#include "core/dof_modes.hpp"
 
 namespace satlab::gui {
 
@@ -24,7 +25,29 @@ void draw_params_panel(AppState& s) {
     if (p.near_depth < 0.01f) p.near_depth = 0.01f;
     if (p.far_depth <= p.near_depth) p.far_depth = p.near_depth + 0.01f;
     c |= ImGui::Checkbox("depth map stores disparity", &p.disparity);
-    c |= ImGui::Checkbox("fractional radius (no banding)", &p.fractional_radius);
+    // The DoF mode (core/dof_modes.hpp) and, for the shaped ones, the aperture.
+    const DofMode* mode = find_dof_mode(p.dof_mode);
+    if (ImGui::BeginCombo("dof mode", mode ? mode->label : p.dof_mode.c_str())) {
+      for (const DofMode& m : dof_modes()) {
+        if (ImGui::Selectable(m.label, p.dof_mode == m.name)) p.dof_mode = m.name, c = true;
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s: %s", m.name, m.description);
+      }
+      ImGui::EndCombo();
+    }
+    mode = find_dof_mode(p.dof_mode);
+    if (mode && mode->shaped) {
+      int shape = int(p.aperture_shape);
+      c |= ImGui::Combo("aperture shape", &shape, "square\0disc\0polygon\0");
+      p.aperture_shape = ApertureShape(shape);
+      if (p.aperture_shape == ApertureShape::Polygon) {
+        c |= ImGui::SliderInt("blades", &p.blades, 5, 8);
+        c |= ImGui::SliderFloat("blade rotation", &p.blade_rotation, 0.f, 360.f, "%.0f deg");
+      }
+      if (mode->occlusion) c |= ImGui::SliderInt("depth layers", &p.dof_layers, 2, 8);
+      if (p.max_radius > 511.f) p.max_radius = 511.f;  // exact 12-bit box sums
+    } else {
+      c |= ImGui::Checkbox("fractional radius (no banding)", &p.fractional_radius);
+    }
   }
   if (c) s.params_changed = true;
 }
