@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/reference.hpp"
 
 namespace satlab {
 namespace {
@@ -137,6 +138,15 @@ size_t count(const Mask& m) {
   size_t n = 0;
   for (uint8_t v : m) n += v != 0;
   return n;
+}
+
+}  // namespace satlab
+
+namespace satlab {
+
+Mask occlusion_band(const ImageF& depth, const Params& p) {
+  const ImageF coc = coc_map(normalise_depth(depth), p);
+  return dilate(depth_edges(coc, kDepthEdgeJump), coc.width, coc.height, p.max_radius);
 }
 
 }  // namespace satlab

@@ -33,6 +33,7 @@ constexpr AddCommand kCommands[] = {
     add_verify_command,            // satlab verify
     add_variants_command,          // satlab variants
     add_soak_command,              // satlab soak
+    add_quality_command,           // satlab quality
 };
 
 void parse_size(const std::string& s, int* w, int* h) {

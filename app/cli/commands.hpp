@@ -30,5 +30,6 @@ void add_bench_primitives_command(CLI::App& app, Action& action);  // satlab ben
 void add_verify_command(CLI::App& app, Action& action);            // satlab verify
 void add_variants_command(CLI::App& app, Action& action);          // satlab variants
 void add_soak_command(CLI::App& app, Action& action);              // satlab soak
+void add_quality_command(CLI::App& app, Action& action);           // satlab quality
 
 }  // namespace satlab::cli

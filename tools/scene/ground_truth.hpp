@@ -12,8 +12,8 @@ namespace satlab::scene {
 
 struct TruthOptions {
   std::string out_dir;
-  int width = 480, height = 270;
-  int lens = 16;           // n x n lens samples per pixel
+  int width = 384, height = 216;
+  int lens = 10;           // n x n lens samples per pixel
   std::string scene;       // "": every scene
   bool quiet = false;
 };
