@@ -66,7 +66,7 @@ ImageF ssim_map(const ImageRGBA8& a, const ImageRGBA8& b) {
   const size_t n = a.pixels();
   const double c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255);
   ImageF map(w, h, 1);
-  std::vector<double> x(n), y(n), xx(n), yy(n), xy(n);
+  std::vector<double> x(n), y(n), xx(n), yy(n), xy(n), sum(n, 0.0);
   for (int c = 0; c < 3; ++c) {
     for (size_t i = 0; i < n; ++i) {
       x[i] = a.data[i * 4 + c], y[i] = b.data[i * 4 + c];
@@ -78,9 +78,10 @@ ImageF ssim_map(const ImageRGBA8& a, const ImageRGBA8& b) {
       const double vx = sxx[i] - mx[i] * mx[i], vy = syy[i] - my[i] * my[i], cov = sxy[i] - mx[i] * my[i];
       const double s = ((2 * mx[i] * my[i] + c1) * (2 * cov + c2)) /
                        ((mx[i] * mx[i] + my[i] * my[i] + c1) * (vx + vy + c2));
-      map.data[i] += float(s / 3.0);
+      sum[i] += s;
     }
   }
+  for (size_t i = 0; i < n; ++i) map.data[i] = float(sum[i] / 3.0);
   return map;
 }
 
