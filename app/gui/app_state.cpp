@@ -15,6 +15,7 @@ const char* to_string(View v) {
     case View::Coc: return "coc";
     case View::Sat: return "sat";
     case View::Diff: return "diff";
+    case View::Truth: return "truth";
   }
   return "result";
 }
@@ -22,7 +23,7 @@ const char* to_string(View v) {
 View view_from_string(const std::string& s) {
   for (int v = 0; v < kViewCount; ++v)
     if (s == to_string(View(v))) return View(v);
-  throw Error("unknown view '" + s + "' (expected result, input, depth, coc, sat or diff)");
+  throw Error("unknown view '" + s + "' (expected result, input, depth, coc, sat, diff or truth)");
 }
 
 const char* to_string(Compare c) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "app/io/dir_listing.hpp"
+#include "app/io/ground_truth.hpp"
 #include "app/gui/export.hpp"
 #include "core/params.hpp"
 #include "core/pipeline.hpp"
@@ -13,8 +14,9 @@
 
 namespace satlab::gui {
 
-enum class View { Result, Input, Depth, Coc, Sat, Diff };  // Diff: difference against the CPU reference
-constexpr int kViewCount = 6;
+// Diff: difference against the CPU reference; Truth: the thin-lens reference of a ground-truth case.
+enum class View { Result, Input, Depth, Coc, Sat, Diff, Truth };
+constexpr int kViewCount = 7;
 const char* to_string(View v);
 View view_from_string(const std::string& s);
 
@@ -37,6 +39,17 @@ struct BrowserState {
   bool recent_loaded = false;
   std::string recent_image, recent_depth;  // the paths last added to `recent`
   std::string note;  // why the recent list could not be read or saved
+};
+
+// The ground-truth cases (assets/ground_truth/cases.json): loading one opens its image and depth, sets
+// the case's focus, aperture, max radius and depth range, and gives the Truth view its lens reference.
+struct TruthState {
+  std::vector<io::TruthCase> cases;  // listed once
+  bool listed = false;
+  std::string note;    // why there are none
+  std::string open;    // request: the case to load, by name
+  std::string loaded;  // the case whose reference the Truth view shows; "" none (another image opened)
+  std::string score;   // the last result against the reference: PSNR and SSIM, whole and band
 };
 
 struct StageStats {
@@ -74,6 +87,7 @@ struct AppState {
   SyntheticDepth synthetic;        // the depth map of images without one (panel_depth.cpp)
   bool synthetic_changed = false;  // the session regenerates it
   FilesState files;                // bundled scenes, presets, export (export.cpp)
+  TruthState truth;                // ground-truth cases (panel_truth.cpp)
 
   // What is loaded, for display.
   std::string image_path, depth_path, backend_name, backend_note, surface_name;

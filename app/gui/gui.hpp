@@ -17,9 +17,10 @@ struct Options {
   std::string synthetic_depth;   // depth of images without a depth map (parse_synthetic_depth); empty: default
   std::string save_preset;       // scripted runs: save the final state as a preset here
   std::string export_dir;        // scripted runs: export result, depth, CoC, timings here (next free names)
-  std::string view = "result";   // result | input | depth | coc | sat | diff
+  std::string view = "result";   // result | input | depth | coc | sat | diff | truth
   std::string compare = "off";   // off | split[:F] | side (compare_from_string)
   std::string compare_view = "input";  // the left side of a compare
+  std::string truth_case;        // a ground-truth case to load at start (assets/ground_truth/cases.json)
   bool help = false;             // start with the key overlay shown
   bool sat_channels = false;     // SAT view per channel (RGB), not the luminance through a colour map
   bool sweep = false;            // start the focus sweep (key F)

@@ -15,6 +15,7 @@ void draw_sidebar(AppState& s, float x, float y, float w, float h) {
   if (ImGui::CollapsingHeader("Filter", ImGuiTreeNodeFlags_DefaultOpen)) draw_params_panel(s);
   if (ImGui::CollapsingHeader("Synthetic depth")) draw_depth_panel(s);
   if (ImGui::CollapsingHeader("Files")) draw_files_panel(s);
+  if (ImGui::CollapsingHeader("Ground truth")) draw_truth_panel(s);
   if (ImGui::CollapsingHeader("Timings", ImGuiTreeNodeFlags_DefaultOpen)) draw_timings_panel(s);
   if (ImGui::CollapsingHeader("Backend", ImGuiTreeNodeFlags_DefaultOpen)) draw_backend_panel(s);
   if (s.compare_running) ImGui::SetNextItemOpen(true, ImGuiCond_Once);  // started from the command line

@@ -56,6 +56,9 @@ class Session {
   const ImageRGBA8* result_ = nullptr;
   ImageF difference_to_reference(AppState& s);  // for the Diff view
   ImageF difference_;
+  void open_truth_case(AppState& s);  // s.truth.open; throws satlab::Error, state unchanged
+  void score_against_truth(AppState& s);
+  ImageRGBA8 truth_;  // the loaded case's lens reference; empty: none
   ImageRGBA8 sat_view_;    // the SAT view's image, of image_
   int sat_view_mode_ = -1;  // s.sat_luminance it was made with; -1: none yet
 };
