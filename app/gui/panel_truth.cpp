@@ -25,15 +25,26 @@ void draw_truth_panel(AppState& s) {
     return;
   }
   std::string scene;
+  const ImGuiStyle& st = ImGui::GetStyle();
+  float indent = 0;
   for (const io::TruthCase& c : t.cases) {
-    if (c.scene != scene) {
-      scene = c.scene;
-      ImGui::TextUnformatted(scene.c_str());
-    }
-    ImGui::SameLine();
     // "occlusion_far_large" under "occlusion" reads "far_large".
     const std::string prefix = c.scene + "_";
     const std::string label = c.name.rfind(prefix, 0) == 0 ? c.name.substr(prefix.size()) : c.name;
+    if (c.scene != scene) {
+      scene = c.scene;
+      ImGui::TextUnformatted(scene.c_str());
+      indent = ImGui::GetItemRectMax().x - ImGui::GetWindowPos().x + st.ItemSpacing.x;
+      ImGui::SameLine();
+    } else {
+      // On the same line while it fits, else on the next, under the first button of the scene.
+      const float w = ImGui::CalcTextSize(label.c_str()).x + 2 * st.FramePadding.x;
+      const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+      if (ImGui::GetItemRectMax().x + st.ItemSpacing.x + w <= right)
+        ImGui::SameLine();
+      else
+        ImGui::SetCursorPosX(indent);
+    }
     const bool on = c.name == t.loaded;
     if (on) ImGui::PushStyleColor(ImGuiCol_Button, ImGui::GetStyleColorVec4(ImGuiCol_ButtonActive));
     if (ImGui::Button((label.empty() ? c.name : label).c_str())) t.open = c.name;
