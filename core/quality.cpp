@@ -13,8 +13,8 @@ namespace {
 
 void check_sizes(const ImageRGBA8& a, const ImageRGBA8& b, const Mask* mask) {
   if (a.width != b.width || a.height != b.height)
-    throw Error("quality: image sizes differ (" + std::to_string(a.width) + "x" + std::to_string(a.height) + " and " +
-                std::to_string(b.width) + "x" + std::to_string(b.height) + ")");
+    throw Error("quality: image sizes differ (" + std::to_string(a.width) + "x" + std::to_string(a.height) +
+                " and " + std::to_string(b.width) + "x" + std::to_string(b.height) + ")");
   if (mask && mask->size() != a.pixels()) throw Error("quality: mask size does not match the image");
 }
 
@@ -110,8 +110,8 @@ Mask depth_edges(const ImageF& coc, float jump) {
     for (int x = 0; x < w; ++x) {
       const float c = coc.at(x, y);
       auto edge = [&](int qx, int qy) { return std::fabs(c - coc.at(qx, qy)) > jump; };  // NaN: false
-      const bool e = (x > 0 && edge(x - 1, y)) || (x + 1 < w && edge(x + 1, y)) || (y > 0 && edge(x, y - 1)) ||
-                     (y + 1 < h && edge(x, y + 1));
+      const bool e = (x > 0 && edge(x - 1, y)) || (x + 1 < w && edge(x + 1, y)) ||
+                     (y > 0 && edge(x, y - 1)) || (y + 1 < h && edge(x, y + 1));
       m[size_t(y) * w + x] = e;
     }
   return m;
@@ -129,7 +129,8 @@ Mask dilate(const Mask& edges, int width, int height, float radius) {
         const int yy = y + dy;
         if (yy < 0 || yy >= height) continue;
         const int span = int(std::floor(std::sqrt(std::max(0.0, r2 - double(dy) * dy))));
-        for (int xx = std::max(0, x - span); xx <= std::min(width - 1, x + span); ++xx) out[size_t(yy) * width + xx] = 1;
+        for (int xx = std::max(0, x - span); xx <= std::min(width - 1, x + span); ++xx)
+          out[size_t(yy) * width + xx] = 1;
       }
     }
   return out;

@@ -55,13 +55,14 @@ int main(int argc, char** argv) try {
   const sc::Scene* scene = sc::find_scene(name);
   if (!scene) throw satlab::Error("unknown scene '" + name + "' (valid: default, occlusion)");
   const std::string out = pos.empty() ? "assets" : pos[0];
-  const int W = pos.size() == 3 ? std::atoi(pos[1].c_str()) : 1280, H = pos.size() == 3 ? std::atoi(pos[2].c_str()) : 720;
+  const int W = pos.size() == 3 ? std::atoi(pos[1].c_str()) : 1280,
+            H = pos.size() == 3 ? std::atoi(pos[2].c_str()) : 720;
   if (W <= 0 || H <= 0) throw satlab::Error("WIDTH and HEIGHT must be positive");
   const sc::PinholeView v = sc::render_pinhole(*scene, sc::Camera::of(*scene, W, H));
   satlab::io::save_png(out + "/" + name + ".png", v.image);
   satlab::io::save_png16(out + "/" + name + "_depth.png", v.depth);
-  std::printf("wrote %s/%s.png and %s/%s_depth.png (%dx%d, camera depth %.2f..%.2f)\n", out.c_str(), name.c_str(),
-              out.c_str(), name.c_str(), W, H, v.lo, v.hi);
+  std::printf("wrote %s/%s.png and %s/%s_depth.png (%dx%d, camera depth %.2f..%.2f)\n", out.c_str(),
+              name.c_str(), out.c_str(), name.c_str(), W, H, v.lo, v.hi);
   return 0;
 } catch (const satlab::Error& e) {
   std::fprintf(stderr, "gen_scene: %s\n", e.what());

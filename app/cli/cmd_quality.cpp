@@ -6,11 +6,10 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "app/backend.hpp"
 #include "app/cli/commands.hpp"
@@ -131,8 +130,8 @@ int run_quality(const QualityOptions& o) {
   std::unique_ptr<Pipeline> pipe = make_backend(o.backend, &note);
   if (!note.empty()) std::fprintf(stderr, "satlab: note: %s\n", note.c_str());
   const bool gpu = pipe->backend_name().rfind("cpu", 0) != 0;
-  std::printf("backend %s; time: median of %d full frames (%s), upload excluded\n", pipe->backend_name().c_str(), o.runs,
-              gpu ? "GPU, CUDA events" : "CPU wall clock");
+  std::printf("backend %s; time: median of %d full frames (%s), upload excluded\n",
+              pipe->backend_name().c_str(), o.runs, gpu ? "GPU, CUDA events" : "CPU wall clock");
   std::printf("%-24s %-14s %9s %7s %9s %7s %8s %9s\n", "case", "mode", "PSNR dB", "SSIM", "band dB", "b.SSIM",
               "band px", gpu ? "GPU ms" : "CPU ms");
   nlohmann::json rows = nlohmann::json::array();
@@ -146,8 +145,8 @@ int run_quality(const QualityOptions& o) {
       const ImageRGBA8& out = pipe->result();
       const Scores s = score(lc.reference, out, lc.band);
       std::printf("%-24s %-14s %9s %7s %9s %7s %8zu %9.3f\n", lc.c.name.c_str(), m->name,
-                  fmt(s.whole.psnr, "%.2f").c_str(), fmt(s.whole.ssim, "%.4f").c_str(), fmt(s.band.psnr, "%.2f").c_str(),
-                  fmt(s.band.ssim, "%.4f").c_str(), s.band.pixels, ms);
+                  fmt(s.whole.psnr, "%.2f").c_str(), fmt(s.whole.ssim, "%.4f").c_str(),
+                  fmt(s.band.psnr, "%.2f").c_str(), fmt(s.band.ssim, "%.4f").c_str(), s.band.pixels, ms);
       nlohmann::json st = nlohmann::json::object();
       for (const StageTiming& t : stages) st[t.parent.empty() ? t.name : t.parent + "/" + t.name] = t.ms;
       rows.push_back({{"case", lc.c.name},
@@ -171,7 +170,8 @@ int run_quality(const QualityOptions& o) {
         {"timer", gpu ? "gpu" : "cpu"},
         {"runs", o.runs},
         {"about",
-         "PSNR over R,G,B (\"inf\": equal images; null: no pixels); SSIM per R,G,B channel, Gaussian 11x11 sigma "
+         "PSNR over R,G,B (\"inf\": equal images; null: no pixels); SSIM per R,G,B channel, Gaussian 11x11 "
+         "sigma "
          "1.5, K1 0.01, K2 0.03, averaged; band: pixels within max_radius of a depth edge (a CoC jump over "
          "1 px between 4-neighbours); ms: median full-frame time, upload excluded"},
         {"edge_jump_px", kDepthEdgeJump},
@@ -186,7 +186,8 @@ int run_quality(const QualityOptions& o) {
 void add_quality_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<QualityOptions>();
   CLI::App* sub = app.add_subcommand(
-      "quality", "Score every DoF mode against the thin-lens ground truth (PSNR, SSIM, occlusion band, time)");
+      "quality",
+      "Score every DoF mode against the thin-lens ground truth (PSNR, SSIM, occlusion band, time)");
   sub->add_option("--cases", o->cases, "Ground-truth manifest (default: assets/ground_truth/cases.json)");
   sub->add_option("--json", o->json, "Write the rows as JSON to this file");
   sub->add_option("--backend", o->backend, "Pipeline backend")->check(CLI::IsMember({"auto", "cpu", "gpu"}));

@@ -82,6 +82,8 @@ std::vector<TruthCase> load_truth_cases(const std::string& manifest) {
   return cases;
 }
 
-std::string default_truth_cases() { return assets_dir() + "/ground_truth/cases.json"; }
+std::string default_truth_cases() {
+  return assets_dir() + "/ground_truth/cases.json";
+}
 
 }  // namespace satlab::io

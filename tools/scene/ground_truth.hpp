@@ -13,8 +13,8 @@ namespace satlab::scene {
 struct TruthOptions {
   std::string out_dir;
   int width = 384, height = 216;
-  int lens = 10;           // n x n lens samples per pixel
-  std::string scene;       // "": every scene
+  int lens = 10;      // n x n lens samples per pixel
+  std::string scene;  // "": every scene
   bool quiet = false;
 };
 
