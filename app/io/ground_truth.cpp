@@ -22,11 +22,22 @@ std::vector<TruthCase> load_truth_cases(const std::string& manifest) {
   if (!in) throw Error(manifest + ": cannot open the ground-truth manifest");
   std::stringstream text;
   text << in.rdbuf();
+  if (text.str().size() > (1 << 22)) throw Error(manifest + ": manifest larger than 4 MiB");
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text.str());
+    // Manifests are four levels deep (cases, a case, its crop); deeper nesting is refused early.
+    j = nlohmann::json::parse(text.str(), [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+      if (depth > 6) throw Error("nested deeper than 6 levels");
+      return true;
+    });
   } catch (const nlohmann::json::exception& e) {
-    throw Error(manifest + ": not a JSON manifest (" + std::string(e.what()) + ")");
+    // nlohmann's message is "[json.exception.parse_error.101] parse error at line 1, column 2: ...".
+    const std::string msg = e.what();
+    const auto close = msg.find("] ");
+    throw Error(manifest + ": not a JSON manifest (" + (close == std::string::npos ? msg : msg.substr(close + 2)) +
+                ")");
+  } catch (const Error& e) {
+    throw Error(manifest + ": " + e.what());
   }
   if (!j.is_object() || !j.contains("cases") || !j["cases"].is_array() || j["cases"].empty())
     throw Error(manifest + ": expected an object with a non-empty \"cases\" array");
