@@ -54,6 +54,7 @@ void write_ground_truth(const TruthOptions& o) {
   nlohmann::json cases = nlohmann::json::array();
   for (const SceneCases& sc : kCases) {
     if (!o.scene.empty() && o.scene != sc.scene) continue;
+    if (!o.only.empty() && o.only.rfind(std::string(sc.scene) + "_", 0) != 0) continue;
     const Scene& s = *find_scene(sc.scene);
     const Camera cam = Camera::of(s, o.width, o.height);
     const PinholeView view = render_pinhole(s, cam);
@@ -65,6 +66,7 @@ void write_ground_truth(const TruthOptions& o) {
     for (const Focus& f : sc.focus)
       for (const auto& a : kApertures) {
         const std::string name = std::string(sc.scene) + "_" + f.name + "_" + a.name;
+        if (!o.only.empty() && o.only != name) continue;
         Params p;
         p.near_depth = float(view.lo);
         p.far_depth = float(view.hi);
@@ -104,6 +106,7 @@ void write_ground_truth(const TruthOptions& o) {
                       p.focus, f.z, p.aperture, largest, secs);
       }
   }
+  if (cases.empty()) throw Error("no case named '" + o.only + "'");
   nlohmann::json manifest = {
       {"about",
        "thin-lens ground truth made by tools/gen_scene --truth: paths are relative to this file; focus, "
