@@ -22,7 +22,7 @@ step "satlab quality, CPU backend (same cases)"
 "$BIN/satlab" quality --backend cpu --json "$OUT/quality-cpu.json" 2>&1 | tee "$OUT/quality-cpu.log" || status=1
 
 if [ "${DENSE:-0}" = 1 ] && [ -x "$BIN/gen_scene" ]; then
-  step "ground truth with 24 x 24 lens samples (noise floor of the committed 10 x 10)"
+  step "ground truth with 24 x 24 lens samples (noise floor of the committed 16 x 16)"
   mkdir -p "$OUT/truth-dense"
   ( time "$BIN/gen_scene" --truth "$OUT/truth-dense" --lens 24 ) 2>&1 | tee "$OUT/truth-dense.log" || status=1
   "$BIN/satlab" quality --backend gpu --cases "$OUT/truth-dense/cases.json" --json "$OUT/quality-gpu-dense.json" \

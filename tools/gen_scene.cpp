@@ -6,7 +6,7 @@
 // normalised from the nearest to the farthest visible point); NAME is default unless --scene says.
 //   gen_scene [--scene NAME] [OUT_DIR] [WIDTH HEIGHT]
 // With --truth, writes the thin-lens ground truth of `satlab quality` instead (tools/scene/ground_truth.hpp):
-//   gen_scene --truth OUT_DIR [--scene NAME] [--size W H] [--lens N] [--case NAME]    (default 384 x 216, 10 x 10 samples)
+//   gen_scene --truth OUT_DIR [--scene NAME] [--size W H] [--lens N] [--case NAME]    (default 384 x 216, 16 x 16 samples)
 #include <cstdio>
 #include <cstdlib>
 #include <string>
