@@ -6,14 +6,15 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/reference.hpp"
 
 namespace satlab {
 namespace {
 
 void check_sizes(const ImageRGBA8& a, const ImageRGBA8& b, const Mask* mask) {
   if (a.width != b.width || a.height != b.height)
-    throw Error("quality: image sizes differ (" + std::to_string(a.width) + "x" + std::to_string(a.height) + " and " +
-                std::to_string(b.width) + "x" + std::to_string(b.height) + ")");
+    throw Error("quality: image sizes differ (" + std::to_string(a.width) + "x" + std::to_string(a.height) +
+                " and " + std::to_string(b.width) + "x" + std::to_string(b.height) + ")");
   if (mask && mask->size() != a.pixels()) throw Error("quality: mask size does not match the image");
 }
 
@@ -65,7 +66,7 @@ ImageF ssim_map(const ImageRGBA8& a, const ImageRGBA8& b) {
   const size_t n = a.pixels();
   const double c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255);
   ImageF map(w, h, 1);
-  std::vector<double> x(n), y(n), xx(n), yy(n), xy(n);
+  std::vector<double> x(n), y(n), xx(n), yy(n), xy(n), sum(n, 0.0);
   for (int c = 0; c < 3; ++c) {
     for (size_t i = 0; i < n; ++i) {
       x[i] = a.data[i * 4 + c], y[i] = b.data[i * 4 + c];
@@ -77,9 +78,10 @@ ImageF ssim_map(const ImageRGBA8& a, const ImageRGBA8& b) {
       const double vx = sxx[i] - mx[i] * mx[i], vy = syy[i] - my[i] * my[i], cov = sxy[i] - mx[i] * my[i];
       const double s = ((2 * mx[i] * my[i] + c1) * (2 * cov + c2)) /
                        ((mx[i] * mx[i] + my[i] * my[i] + c1) * (vx + vy + c2));
-      map.data[i] += float(s / 3.0);
+      sum[i] += s;
     }
   }
+  for (size_t i = 0; i < n; ++i) map.data[i] = float(sum[i] / 3.0);
   return map;
 }
 
@@ -108,8 +110,8 @@ Mask depth_edges(const ImageF& coc, float jump) {
     for (int x = 0; x < w; ++x) {
       const float c = coc.at(x, y);
       auto edge = [&](int qx, int qy) { return std::fabs(c - coc.at(qx, qy)) > jump; };  // NaN: false
-      const bool e = (x > 0 && edge(x - 1, y)) || (x + 1 < w && edge(x + 1, y)) || (y > 0 && edge(x, y - 1)) ||
-                     (y + 1 < h && edge(x, y + 1));
+      const bool e = (x > 0 && edge(x - 1, y)) || (x + 1 < w && edge(x + 1, y)) ||
+                     (y > 0 && edge(x, y - 1)) || (y + 1 < h && edge(x, y + 1));
       m[size_t(y) * w + x] = e;
     }
   return m;
@@ -127,7 +129,8 @@ Mask dilate(const Mask& edges, int width, int height, float radius) {
         const int yy = y + dy;
         if (yy < 0 || yy >= height) continue;
         const int span = int(std::floor(std::sqrt(std::max(0.0, r2 - double(dy) * dy))));
-        for (int xx = std::max(0, x - span); xx <= std::min(width - 1, x + span); ++xx) out[size_t(yy) * width + xx] = 1;
+        for (int xx = std::max(0, x - span); xx <= std::min(width - 1, x + span); ++xx)
+          out[size_t(yy) * width + xx] = 1;
       }
     }
   return out;
@@ -137,6 +140,15 @@ size_t count(const Mask& m) {
   size_t n = 0;
   for (uint8_t v : m) n += v != 0;
   return n;
+}
+
+}  // namespace satlab
+
+namespace satlab {
+
+Mask occlusion_band(const ImageF& depth, const Params& p) {
+  const ImageF coc = coc_map(normalise_depth(depth), p);
+  return dilate(depth_edges(coc, kDepthEdgeJump), coc.width, coc.height, p.max_radius);
 }
 
 }  // namespace satlab

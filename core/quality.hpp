@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/image.hpp"
+#include "core/params.hpp"
 
 namespace satlab {
 
@@ -40,5 +41,15 @@ Mask depth_edges(const ImageF& coc, float jump);
 // Pixels within `radius` of a pixel of `edges` (the edges included).
 Mask dilate(const Mask& edges, int width, int height, float radius);
 size_t count(const Mask& m);
+
+}  // namespace satlab
+
+namespace satlab {
+
+// The CoC jump (pixels) between 4-neighbours that makes a depth edge for `satlab quality`.
+constexpr float kDepthEdgeJump = 1.0f;
+// The occlusion band of a case: depth edges of the CoC map of `depth` (raw, normalised by its min/max)
+// under p (kDepthEdgeJump), dilated by p.max_radius.
+Mask occlusion_band(const ImageF& depth, const Params& p);
 
 }  // namespace satlab

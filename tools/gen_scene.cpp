@@ -6,7 +6,7 @@
 // normalised from the nearest to the farthest visible point); NAME is default unless --scene says.
 //   gen_scene [--scene NAME] [OUT_DIR] [WIDTH HEIGHT]
 // With --truth, writes the thin-lens ground truth of `satlab quality` instead (tools/scene/ground_truth.hpp):
-//   gen_scene --truth OUT_DIR [--scene NAME] [--size W H] [--lens N]    (default 480 x 270, 16 x 16 samples)
+//   gen_scene --truth OUT_DIR [--scene NAME] [--size W H] [--lens N] [--case NAME]    (default 384 x 216, 16 x 16 samples)
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -35,6 +35,8 @@ int main(int argc, char** argv) try {
       truth.width = std::atoi(argv[++i]);
       truth.height = std::atoi(argv[++i]);
       sized = true;
+    } else if (a == "--case" && i + 1 < argc) {
+      truth.only = argv[++i];
     } else if (a == "--lens" && i + 1 < argc) {
       truth.lens = std::atoi(argv[++i]);
     } else if (a.size() > 1 && a[0] == '-') {
@@ -55,13 +57,14 @@ int main(int argc, char** argv) try {
   const sc::Scene* scene = sc::find_scene(name);
   if (!scene) throw satlab::Error("unknown scene '" + name + "' (valid: default, occlusion)");
   const std::string out = pos.empty() ? "assets" : pos[0];
-  const int W = pos.size() == 3 ? std::atoi(pos[1].c_str()) : 1280, H = pos.size() == 3 ? std::atoi(pos[2].c_str()) : 720;
+  const int W = pos.size() == 3 ? std::atoi(pos[1].c_str()) : 1280,
+            H = pos.size() == 3 ? std::atoi(pos[2].c_str()) : 720;
   if (W <= 0 || H <= 0) throw satlab::Error("WIDTH and HEIGHT must be positive");
   const sc::PinholeView v = sc::render_pinhole(*scene, sc::Camera::of(*scene, W, H));
   satlab::io::save_png(out + "/" + name + ".png", v.image);
   satlab::io::save_png16(out + "/" + name + "_depth.png", v.depth);
-  std::printf("wrote %s/%s.png and %s/%s_depth.png (%dx%d, camera depth %.2f..%.2f)\n", out.c_str(), name.c_str(),
-              out.c_str(), name.c_str(), W, H, v.lo, v.hi);
+  std::printf("wrote %s/%s.png and %s/%s_depth.png (%dx%d, camera depth %.2f..%.2f)\n", out.c_str(),
+              name.c_str(), out.c_str(), name.c_str(), W, H, v.lo, v.hi);
   return 0;
 } catch (const satlab::Error& e) {
   std::fprintf(stderr, "gen_scene: %s\n", e.what());

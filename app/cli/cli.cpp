@@ -38,6 +38,7 @@ constexpr AddCommand kCommands[] = {
     add_bench_depth_command,       // satlab bench depth
     add_depth_stereo_command,      // satlab depth stereo
     add_bench_stereo_command,      // satlab bench stereo
+    add_quality_command,           // satlab quality
 };
 
 void parse_size(const std::string& s, int* w, int* h) {
@@ -111,10 +112,13 @@ int run(int argc, char** argv) {
                                          "compact[:LOG2N[:int32]] or sort[:LOG2N[:uint32]], LOG2N 10..28";
       });
   app.add_option("--view", gui.view, "Initial view")
-      ->check(CLI::IsMember({"result", "input", "depth", "coc", "sat", "diff", "raw-depth"}));
+      ->check(CLI::IsMember({"result", "input", "depth", "coc", "sat", "diff", "raw-depth", "truth"}));
   app.add_option("--compare", gui.compare, "Compare mode: off, split, split:F (divider at F of the width), side");
   app.add_option("--compare-view", gui.compare_view, "The left side of a compare (right: --view)")
-      ->check(CLI::IsMember({"result", "input", "depth", "coc", "sat", "diff", "raw-depth"}));
+      ->check(CLI::IsMember({"result", "input", "depth", "coc", "sat", "diff", "raw-depth", "truth"}));
+  app.add_option("--truth-case", gui.truth_case,
+                 "Start with a ground-truth case loaded (image, depth, parameters; the truth view shows its lens "
+                 "reference): a name from assets/ground_truth/cases.json");
   app.add_flag("--show-keys", gui.help, "Start with the key and mouse overlay shown (F1)");
   app.add_flag("--sat-channels", gui.sat_channels, "SAT view per channel (RGB), not the luminance colour-mapped");
   app.add_flag("--sweep", gui.sweep, "Start with the focus sweeping near to far and back (key F)");

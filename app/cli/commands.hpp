@@ -34,5 +34,6 @@ void add_depth_command(CLI::App& app, Action& action);             // satlab dep
 void add_bench_depth_command(CLI::App& app, Action& action);       // satlab bench depth
 void add_depth_stereo_command(CLI::App& app, Action& action);      // satlab depth stereo
 void add_bench_stereo_command(CLI::App& app, Action& action);      // satlab bench stereo
+void add_quality_command(CLI::App& app, Action& action);           // satlab quality
 
 }  // namespace satlab::cli

@@ -16,6 +16,7 @@ const char* to_string(View v) {
     case View::Sat: return "sat";
     case View::Diff: return "diff";
     case View::RawDepth: return "raw-depth";
+    case View::Truth: return "truth";
   }
   return "result";
 }
@@ -23,7 +24,7 @@ const char* to_string(View v) {
 View view_from_string(const std::string& s) {
   for (int v = 0; v < kViewCount; ++v)
     if (s == to_string(View(v))) return View(v);
-  throw Error("unknown view '" + s + "' (expected result, input, depth, coc, sat, diff or raw-depth)");
+  throw Error("unknown view '" + s + "' (expected result, input, depth, coc, sat, diff, raw-depth or truth)");
 }
 
 const char* to_string(DepthSource s) {

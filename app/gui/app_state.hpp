@@ -7,6 +7,7 @@
 
 #include "app/io/dir_listing.hpp"
 #include "app/gui/depth_edit.hpp"
+#include "app/io/ground_truth.hpp"
 #include "app/gui/export.hpp"
 #include "core/params.hpp"
 #include "core/pipeline.hpp"
@@ -14,9 +15,10 @@
 
 namespace satlab::gui {
 
-// Diff: difference against the CPU reference; RawDepth: the depth before refinement (painted strokes included).
-enum class View { Result, Input, Depth, Coc, Sat, Diff, RawDepth };
-constexpr int kViewCount = 7;
+// Diff: difference against the CPU reference; RawDepth: the depth before refinement (painted strokes
+// included); Truth: the thin-lens reference of a ground-truth case.
+enum class View { Result, Input, Depth, Coc, Sat, Diff, RawDepth, Truth };
+constexpr int kViewCount = 8;
 const char* to_string(View v);
 View view_from_string(const std::string& s);
 
@@ -39,6 +41,17 @@ struct BrowserState {
   bool recent_loaded = false;
   std::string recent_image, recent_depth;  // the paths last added to `recent`
   std::string note;  // why the recent list could not be read or saved
+};
+
+// The ground-truth cases (assets/ground_truth/cases.json): loading one opens its image and depth, sets
+// the case's focus, aperture, max radius and depth range, and gives the Truth view its lens reference.
+struct TruthState {
+  std::vector<io::TruthCase> cases;  // listed once
+  bool listed = false;
+  std::string note;    // why there are none
+  std::string open;    // request: the case to load, by name
+  std::string loaded;  // the case whose reference the Truth view shows; "" none (another image opened)
+  std::string score;   // the last result against the reference: PSNR and SSIM, whole and band
 };
 
 // A stage's timings. Only warm runs count in ema_ms, history and the medians of scripted runs: a cold run
@@ -87,6 +100,7 @@ struct AppState {
   DepthEditState depth_edit;       // source, refinement and brush (panel_depth.cpp, panel_brush.cpp)
   bool synthetic_changed = false;  // the session regenerates it
   FilesState files;                // bundled scenes, presets, export (export.cpp)
+  TruthState truth;                // ground-truth cases (panel_truth.cpp)
 
   // What is loaded, for display.
   std::string image_path, depth_path, backend_name, backend_note, surface_name;

@@ -93,6 +93,7 @@ int run(const Options& o) {
   s.view = view_from_string(o.view);
   s.compare = compare_from_string(o.compare, &s.split);
   s.compare_view = view_from_string(o.compare_view);
+  s.truth.open = o.truth_case;
   s.show_help = o.help;
   s.sat_luminance = !o.sat_channels;
   s.sweeping = o.sweep;

@@ -19,9 +19,10 @@ struct Options {
   std::string save_preset;       // scripted runs: save the final state as a preset here
   std::string export_dir;        // scripted runs: export result, depth, CoC, timings here (next free names)
   std::string save_depth;        // scripted runs: save the depth in use (16-bit PNG, [0,1]) here at the end
-  std::string view = "result";   // result | input | depth | coc | sat | diff
+  std::string view = "result";   // result | input | depth | coc | sat | diff | raw-depth | truth
   std::string compare = "off";   // off | split[:F] | side (compare_from_string)
   std::string compare_view = "input";  // the left side of a compare
+  std::string truth_case;        // a ground-truth case to load at start (assets/ground_truth/cases.json)
   bool help = false;             // start with the key overlay shown
   bool sat_channels = false;     // SAT view per channel (RGB), not the luminance through a colour map
   bool sweep = false;            // start the focus sweep (key F)

@@ -21,7 +21,7 @@ inline constexpr KeyBinding kKeyBindings[] = {
     {"drag", "pan (both halves of a compare view move together)"},
     {"drag the divider", "move the split of the wipe compare"},
     {"hover", "tooltip: input and result RGB, depth and CoC radius of the pixel"},
-    {"`1` ... `7`", "view: result, input, depth, CoC, SAT, difference against the CPU reference, raw depth"},
+    {"`1` ... `8`", "view: result, input, depth, CoC, SAT, difference against the CPU reference, raw depth, ground truth"},
     {"`C`", "compare: off, split/wipe, side by side"},
     {"`R`", "reset zoom and pan"},
     {"`F`", "sweep the focus near to far and back (any key or click stops it)"},

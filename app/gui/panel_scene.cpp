@@ -11,7 +11,7 @@ std::string file_name(const std::string& path) {
 
 // Radio buttons for every view, on two rows.
 void view_selector(const char* label, View* view) {
-  static const char* const kNames[kViewCount] = {"Result", "Input", "Depth", "CoC", "SAT", "Diff", "Raw depth"};
+  static const char* const kNames[kViewCount] = {"Result", "Input", "Depth", "CoC", "SAT", "Diff", "Raw depth", "Truth"};
   static const char* const kTips[kViewCount] = {
       "the filtered image (1)",
       "the image as loaded (2)",
@@ -19,7 +19,9 @@ void view_selector(const char* label, View* view) {
       "signed circle of confusion: warm in front of focus, cool behind (4)",
       "the input's summed-area table on a log scale (5)",
       "difference against the CPU reference for the current parameters (6)",
-      "the depth before refinement, painted strokes included, normalised (7)"};
+      "the depth before refinement, painted strokes included, normalised (7)",
+
+      "the thin-lens reference of the loaded ground-truth case (8; Ground truth section)"};
   ImGui::PushID(label);
   int v = int(*view);
   ImGui::TextUnformatted(label);
@@ -79,6 +81,12 @@ void draw_scene_panel(AppState& s) {
     ImGui::Checkbox("SAT of the luminance, colour-mapped (off: per channel)", &s.sat_luminance);
   if (s.view == View::Diff || (s.compare != Compare::Off && s.compare_view == View::Diff))
     ImGui::TextWrapped("%s", s.view_note.c_str());
+  if (s.view == View::Truth || (s.compare != Compare::Off && s.compare_view == View::Truth)) {
+    if (s.truth.loaded.empty())
+      ImGui::TextDisabled("no ground truth for this image: load a case under Ground truth (the input shows)");
+    else
+      ImGui::TextWrapped("truth: %s. %s", s.truth.loaded.c_str(), s.truth.score.c_str());
+  }
 
   int compare = int(s.compare);
   ImGui::TextUnformatted("compare");

@@ -18,6 +18,7 @@ void draw_sidebar(AppState& s, float x, float y, float w, float h) {
   if (s.depth_edit.brush) ImGui::SetNextItemOpen(true);
   if (ImGui::CollapsingHeader("Depth brush")) draw_brush_panel(s);
   if (ImGui::CollapsingHeader("Files")) draw_files_panel(s);
+  if (ImGui::CollapsingHeader("Ground truth")) draw_truth_panel(s);
   if (ImGui::CollapsingHeader("Timings", ImGuiTreeNodeFlags_DefaultOpen)) draw_timings_panel(s);
   if (ImGui::CollapsingHeader("Backend", ImGuiTreeNodeFlags_DefaultOpen)) draw_backend_panel(s);
   if (s.compare_running) ImGui::SetNextItemOpen(true, ImGuiCond_Once);  // started from the command line

@@ -16,6 +16,7 @@ void draw_timings_panel(AppState& s);  // builder selectors, per-stage ms (EMA),
 void draw_backend_panel(AppState& s);  // backend choice and what runs where
 void draw_lab_panel(AppState& s);      // registered GPU variants and their live comparison
 void draw_compare_panel(AppState& s);  // every SAT builder on the current image: time, C, correctness
+void draw_truth_panel(AppState& s);    // ground-truth cases: load one (image, depth, parameters, truth view)
 // Height to give the sideways-scrolling table `id` of `rows` rows under a header, so that it shows every
 // row and no empty space: what remember_table_height measured in the last frame for that many rows, else
 // an estimate. remember_table_height(id, rows) goes after the last row's last cell, before EndTable.

@@ -11,6 +11,7 @@
 #include "app/io/image_io.hpp"
 #include "app/io/output_names.hpp"
 #include "core/error.hpp"
+#include "core/quality.hpp"
 
 namespace satlab::gui {
 namespace {
@@ -100,6 +101,48 @@ void Session::open(AppState& s, const std::string& image_path, const std::string
   guide_ = ImageF();
   reset_edit(s, embedded.used ? DepthSource::Embedded : !dpath.empty() ? DepthSource::File : depth_.empty() ? DepthSource::None : DepthSource::Synthetic,
              dpath.empty() ? to_spec(s.synthetic) : dpath);
+  truth_ = ImageRGBA8();
+  s.truth.loaded.clear();
+  s.truth.score.clear();
+}
+
+void Session::open_truth_case(AppState& s) {
+  const std::string name = s.truth.open;
+  if (!s.truth.listed) {
+    s.truth.listed = true;
+    s.truth.cases = io::load_truth_cases(io::default_truth_cases());
+  }
+  const io::TruthCase* c = nullptr;
+  for (const io::TruthCase& t : s.truth.cases)
+    if (t.name == name) c = &t;
+  if (!c) throw Error("no ground-truth case named '" + name + "'");
+  ImageRGBA8 reference = io::load_image(c->reference);
+  const ImageF depth = io::load_depth(c->depth);
+  if (depth.width != reference.width || depth.height != reference.height)
+    throw Error(c->name + ": the depth map and the reference differ in size");
+  open(s, c->image, c->depth);
+  if (image_.width != reference.width || image_.height != reference.height)
+    throw Error(c->name + ": the image and the reference differ in size");
+  const Params& p = c->params;
+  s.params.filter = FilterKind::Dof;
+  s.params.focus = p.focus, s.params.aperture = p.aperture, s.params.max_radius = p.max_radius;
+  s.params.near_depth = p.near_depth, s.params.far_depth = p.far_depth, s.params.disparity = false;
+  truth_ = std::move(reference);
+  s.truth.loaded = c->name;
+  s.params_changed = true;
+}
+
+void Session::score_against_truth(AppState& s) {
+  if (truth_.empty() || !has_result_ || s.params.filter != FilterKind::Dof) {
+    s.truth.score = truth_.empty() ? "" : "(scores are for the dof filter)";
+    return;
+  }
+  const Scores q = score(truth_, result(), occlusion_band(depth_, s.params));
+  char text[192];
+  std::snprintf(text, sizeof(text), "This result against it: PSNR %.2f dB, SSIM %.4f; in the occlusion band (%zu px) "
+                "%.2f dB, %.4f",
+                q.whole.psnr, q.whole.ssim, q.band.pixels, q.band.psnr, q.band.ssim);
+  s.truth.score = text;
 }
 
 void Session::open_depth(AppState& s, const std::string& depth_path) {
@@ -137,6 +180,7 @@ void Session::handle_requests(AppState& s, const std::vector<std::string>& dropp
     (name.find("depth") != std::string::npos ? s.open_depth : s.open_image) = f;
   }
   try {
+    if (!s.truth.open.empty()) open_truth_case(s);
     if (!s.open_image.empty()) open(s, s.open_image, "");
     if (!s.open_depth.empty()) open_depth(s, s.open_depth);
     if (s.backend_changed) set_backend(s);
@@ -154,6 +198,7 @@ void Session::handle_requests(AppState& s, const std::vector<std::string>& dropp
   s.algorithms_changed = false;
   s.open_image.clear();
   s.open_depth.clear();
+  s.truth.open.clear();
   s.backend_changed = false;
   s.synthetic_changed = false;
 }
@@ -189,6 +234,7 @@ bool Session::update(AppState& s) {
   ++s.pipeline_runs;
   s.record(pipeline_->timings());
   has_result_ = true;
+  score_against_truth(s);
   return true;
 }
 
@@ -279,6 +325,7 @@ void Session::show(AppState& s, Viewer& viewer, View view) try {
       difference_ = difference_to_reference(s);
       t.upload(difference_);
       break;
+    case View::Truth: t.upload(truth_.empty() ? image_ : truth_); break;
   }
 } catch (const Error& e) {
   s.error = e.what();

@@ -81,6 +81,9 @@ class Session {
   ImageF used_;       // what the pipeline was given by the edit (refined or painted); empty: the raw depth
   bool edit_dirty_ = false, strokes_dirty_ = false;
   ImageF difference_;
+  void open_truth_case(AppState& s);  // s.truth.open; throws satlab::Error, state unchanged
+  void score_against_truth(AppState& s);
+  ImageRGBA8 truth_;  // the loaded case's lens reference; empty: none
   ImageRGBA8 sat_view_;    // the SAT view's image, of image_
   int sat_view_mode_ = -1;  // s.sat_luminance it was made with; -1: none yet
 };

@@ -88,11 +88,11 @@ class Viewer {
   bool allow_compute_ = true;
   using F = ViewerTexture::Format;
   ViewerTexture depth_legend_{F::Rgba8}, coc_legend_{F::Rgba8}, diff_legend_{F::Rgba8};
-  // Indexed by View: result, input, depth, coc, sat, diff, raw depth.
+  // Indexed by View: result, input, depth, coc, sat, diff, raw depth, truth.
   ViewerTexture textures_[kViewCount] = {ViewerTexture(F::Rgba8), ViewerTexture(F::Rgba8),
                                          ViewerTexture(F::R32f),  ViewerTexture(F::R32f),
                                          ViewerTexture(F::Rgba8), ViewerTexture(F::R32f),
-                                         ViewerTexture(F::R32f)};
+                                         ViewerTexture(F::R32f),  ViewerTexture(F::Rgba8)};
   int image_w_ = 1, image_h_ = 1;
   int region_w_ = 1, region_h_ = 1;               // of a pane, framebuffer pixels
   float zoom_ = 1.f, pan_x_ = 0.f, pan_y_ = 0.f;  // pan in framebuffer pixels

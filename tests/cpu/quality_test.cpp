@@ -1,11 +1,12 @@
 // core/quality: PSNR, SSIM and the occlusion band on inputs whose scores are known in closed form.
+#include "core/quality.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "core/error.hpp"
 #include "core/params.hpp"
-#include "core/quality.hpp"
 #include "core/reference.hpp"
 #include "tests/cpu/test_util.hpp"
 

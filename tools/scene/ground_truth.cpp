@@ -54,6 +54,7 @@ void write_ground_truth(const TruthOptions& o) {
   nlohmann::json cases = nlohmann::json::array();
   for (const SceneCases& sc : kCases) {
     if (!o.scene.empty() && o.scene != sc.scene) continue;
+    if (!o.only.empty() && o.only.rfind(std::string(sc.scene) + "_", 0) != 0) continue;
     const Scene& s = *find_scene(sc.scene);
     const Camera cam = Camera::of(s, o.width, o.height);
     const PinholeView view = render_pinhole(s, cam);
@@ -65,6 +66,7 @@ void write_ground_truth(const TruthOptions& o) {
     for (const Focus& f : sc.focus)
       for (const auto& a : kApertures) {
         const std::string name = std::string(sc.scene) + "_" + f.name + "_" + a.name;
+        if (!o.only.empty() && o.only != name) continue;
         Params p;
         p.near_depth = float(view.lo);
         p.far_depth = float(view.hi);
@@ -77,7 +79,8 @@ void write_ground_truth(const TruthOptions& o) {
         const auto t0 = std::chrono::steady_clock::now();
         io::save_png(o.out_dir + "/" + name + ".png", render_thin_lens(s, cam, a.radius, f.z, o.lens));
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        const int cw = std::max(4, int(std::lround(kCropW * o.width))), ch = std::max(4, int(std::lround(kCropH * o.height)));
+        const int cw = std::max(4, int(std::lround(kCropW * o.width))),
+                  ch = std::max(4, int(std::lround(kCropH * o.height)));
         const int cx = std::clamp(int(std::lround(f.cx * o.width)) - cw / 2, 0, o.width - cw);
         const int cy = std::clamp(int(std::lround(f.cy * o.height)) - ch / 2, 0, o.height - ch);
         cases.push_back({{"name", name},
@@ -99,14 +102,17 @@ void write_ground_truth(const TruthOptions& o) {
                          {"largest_coc", largest},
                          {"crop", {{"label", f.crop_label}, {"x", cx}, {"y", cy}, {"w", cw}, {"h", ch}}}});
         if (!o.quiet)
-          std::printf("%-24s focus %.3f (z %.1f)  K %.2f px  largest CoC %.2f px  (%.1f s)\n", name.c_str(), p.focus,
-                      f.z, p.aperture, largest, secs);
+          std::printf("%-24s focus %.3f (z %.1f)  K %.2f px  largest CoC %.2f px  (%.1f s)\n", name.c_str(),
+                      p.focus, f.z, p.aperture, largest, secs);
       }
   }
+  if (cases.empty()) throw Error("no case named '" + o.only + "'");
   nlohmann::json manifest = {
       {"about",
-       "thin-lens ground truth made by tools/gen_scene --truth: paths are relative to this file; focus, aperture, "
-       "near_depth and far_depth are satlab Params (CoC = aperture * |1/z - 1/z_focus| px, z = near + d (far - "
+       "thin-lens ground truth made by tools/gen_scene --truth: paths are relative to this file; focus, "
+       "aperture, "
+       "near_depth and far_depth are satlab Params (CoC = aperture * |1/z - 1/z_focus| px, z = near + d (far "
+       "- "
        "near)); max_radius is the largest CoC of the frame rounded up, so the clamp never binds"},
       {"cases", cases}};
   io::save_text(o.out_dir + "/cases.json", manifest.dump(1) + "\n");

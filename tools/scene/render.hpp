@@ -7,8 +7,8 @@
 namespace satlab::scene {
 
 struct PinholeView {
-  ImageRGBA8 image;  // tone(radiance averaged over ss x ss sub-pixel samples)
-  ImageF depth;      // camera-space depth of the pixel centre, normalised: (z - lo) / (hi - lo)
+  ImageRGBA8 image;       // tone(radiance averaged over ss x ss sub-pixel samples)
+  ImageF depth;           // camera-space depth of the pixel centre, normalised: (z - lo) / (hi - lo)
   double lo = 0, hi = 0;  // nearest and farthest depth in the frame (hi > lo)
 };
 PinholeView render_pinhole(const Scene& s, const Camera& cam, int ss = 4);

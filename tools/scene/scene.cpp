@@ -6,7 +6,8 @@
 namespace satlab::scene {
 namespace {
 
-const V kColours[5] = {{1.0, 0.42, 0.1}, {1.0, 0.78, 0.28}, {0.28, 0.58, 1.0}, {1.0, 0.28, 0.48}, {0.4, 1.0, 0.45}};
+const V kColours[5] = {
+    {1.0, 0.42, 0.1}, {1.0, 0.78, 0.28}, {0.28, 0.58, 1.0}, {1.0, 0.28, 0.48}, {0.4, 1.0, 0.45}};
 
 Scene make_default() {
   Scene s;
@@ -45,12 +46,12 @@ Scene make_occlusion() {
   s.forward = norm({0, -0.04, 1});
   // Thin bright posts and a wire 2-4 units from the eye, a few objects in the middle distance.
   s.boxes = {
-      {{-1.1, 1.2, 1.2}, {0.045, 1.2, 0.045}, 0.8, {0.95, 0.93, 0.88}, 30},   // white post, nearest
-      {{0.9, 1.2, 1.9}, {0.035, 1.2, 0.035}, 0.7, {0.98, 0.82, 0.25}, 30},    // yellow post
-      {{2.3, 1.2, 2.7}, {0.05, 1.2, 0.05}, 0.8, {0.3, 0.85, 0.95}, 30},       // cyan post
-      {{0.2, 1.75, 1.6}, {2.6, 0.018, 0.018}, 0.08, {0.95, 0.4, 0.3}, 20},    // red wire across
-      {{-0.25, 0.9, 2.2}, {0.025, 0.9, 0.025}, 0.8, {0.9, 0.9, 0.95}, 60},    // thin white rod
-      {{-2.6, 0.5, 6.5}, {0.5, 0.5, 0.5}, 0.6, {0.55, 0.6, 0.7}, 10},         // grey crate, middle
+      {{-1.1, 1.2, 1.2}, {0.045, 1.2, 0.045}, 0.8, {0.95, 0.93, 0.88}, 30},  // white post, nearest
+      {{0.9, 1.2, 1.9}, {0.035, 1.2, 0.035}, 0.7, {0.98, 0.82, 0.25}, 30},   // yellow post
+      {{2.3, 1.2, 2.7}, {0.05, 1.2, 0.05}, 0.8, {0.3, 0.85, 0.95}, 30},      // cyan post
+      {{0.2, 1.75, 1.6}, {2.6, 0.018, 0.018}, 0.08, {0.95, 0.4, 0.3}, 20},   // red wire across
+      {{-0.25, 0.9, 2.2}, {0.025, 0.9, 0.025}, 0.8, {0.9, 0.9, 0.95}, 60},   // thin white rod
+      {{-2.6, 0.5, 6.5}, {0.5, 0.5, 0.5}, 0.6, {0.55, 0.6, 0.7}, 10},        // grey crate, middle
   };
   s.spheres = {
       {{1.6, 0.45, 6.0}, 0.45, {0.25, 0.6, 0.35}, 0, 40},  // green ball, middle
@@ -59,8 +60,11 @@ Scene make_occlusion() {
   // Small lights: a grid of them on the wall, two hanging in the middle, one close behind the posts.
   for (int j = 0; j < 3; ++j)
     for (int i = 0; i < 7; ++i)
-      s.lights.push_back({{-4.5 + 1.5 * i + 0.4 * (j & 1), 0.9 + 1.25 * j, s.wall_z - 0.15}, 0.09,
-                          kColours[(i + 2 * j) % 5], 2.5, 0});
+      s.lights.push_back({{-4.5 + 1.5 * i + 0.4 * (j & 1), 0.9 + 1.25 * j, s.wall_z - 0.15},
+                          0.09,
+                          kColours[(i + 2 * j) % 5],
+                          2.5,
+                          0});
   s.lights.push_back({{-0.6, 2.3, 5.5}, 0.06, kColours[1], 2.5, 0});
   s.lights.push_back({{2.9, 1.6, 7.5}, 0.06, kColours[3], 2.5, 0});
   s.lights.push_back({{0.45, 0.9, 2.6}, 0.04, kColours[2], 2.5, 0});
@@ -253,7 +257,9 @@ Hit trace(const Scene& s, V o, V d, bool with_lights) {
   return h;
 }
 
-V radiance(const Scene& s, V o, V d) { return shade(s, d, trace(s, o, d), 0); }
+V radiance(const Scene& s, V o, V d) {
+  return shade(s, d, trace(s, o, d), 0);
+}
 
 double tone(double v) {
   v = v / (1.0 + v * 0.4);

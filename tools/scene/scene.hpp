@@ -11,14 +11,30 @@ namespace satlab::scene {
 struct V {
   double x = 0, y = 0, z = 0;
 };
-inline V operator+(V a, V b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-inline V operator-(V a, V b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-inline V operator*(V a, double s) { return {a.x * s, a.y * s, a.z * s}; }
-inline V mul(V a, V b) { return {a.x * b.x, a.y * b.y, a.z * b.z}; }
-inline double dot(V a, V b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-inline V cross(V a, V b) { return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
-inline V norm(V a) { return a * (1.0 / std::sqrt(dot(a, a))); }
-inline V mix(V a, V b, double t) { return a * (1 - t) + b * t; }
+inline V operator+(V a, V b) {
+  return {a.x + b.x, a.y + b.y, a.z + b.z};
+}
+inline V operator-(V a, V b) {
+  return {a.x - b.x, a.y - b.y, a.z - b.z};
+}
+inline V operator*(V a, double s) {
+  return {a.x * s, a.y * s, a.z * s};
+}
+inline V mul(V a, V b) {
+  return {a.x * b.x, a.y * b.y, a.z * b.z};
+}
+inline double dot(V a, V b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+inline V cross(V a, V b) {
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+inline V norm(V a) {
+  return a * (1.0 / std::sqrt(dot(a, a)));
+}
+inline V mix(V a, V b, double t) {
+  return a * (1 - t) + b * t;
+}
 
 struct Sphere {
   V c;

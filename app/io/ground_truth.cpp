@@ -1,0 +1,100 @@
+#include "app/io/ground_truth.hpp"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "app/io/assets.hpp"
+#include "core/error.hpp"
+
+namespace satlab::io {
+namespace {
+
+std::string folder_of(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+}  // namespace
+
+std::vector<TruthCase> load_truth_cases(const std::string& manifest) {
+  std::ifstream in(manifest, std::ios::binary);
+  if (!in) throw Error(manifest + ": cannot open the ground-truth manifest");
+  std::stringstream text;
+  text << in.rdbuf();
+  if (text.str().size() > (1 << 22)) throw Error(manifest + ": manifest larger than 4 MiB");
+  nlohmann::json j;
+  try {
+    // Manifests are four levels deep (cases, a case, its crop); deeper nesting is refused early.
+    j = nlohmann::json::parse(text.str(), [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+      if (depth > 6) throw Error("nested deeper than 6 levels");
+      return true;
+    });
+  } catch (const nlohmann::json::exception& e) {
+    // nlohmann's message is "[json.exception.parse_error.101] parse error at line 1, column 2: ...".
+    const std::string msg = e.what();
+    const auto close = msg.find("] ");
+    throw Error(manifest + ": not a JSON manifest (" + (close == std::string::npos ? msg : msg.substr(close + 2)) +
+                ")");
+  } catch (const Error& e) {
+    throw Error(manifest + ": " + e.what());
+  }
+  if (!j.is_object() || !j.contains("cases") || !j["cases"].is_array() || j["cases"].empty())
+    throw Error(manifest + ": expected an object with a non-empty \"cases\" array");
+  const std::string dir = folder_of(manifest);
+  std::vector<TruthCase> cases;
+  for (size_t i = 0; i < j["cases"].size(); ++i) {
+    const nlohmann::json& c = j["cases"][i];
+    const std::string where = manifest + ": case " + std::to_string(i);
+    if (!c.is_object()) throw Error(where + ": not an object");
+    auto text_of = [&](const char* key) {
+      if (!c.contains(key) || !c[key].is_string() || c[key].get<std::string>().empty())
+        throw Error(where + ": \"" + key + "\" must be a non-empty string");
+      return c[key].get<std::string>();
+    };
+    auto number = [&](const char* key) {
+      if (!c.contains(key) || !c[key].is_number()) throw Error(where + ": \"" + key + "\" must be a number");
+      return c[key].get<double>();
+    };
+    auto path = [&](const char* key) {
+      const std::string p = text_of(key);
+      return p[0] == '/' ? p : dir + "/" + p;
+    };
+    TruthCase t;
+    t.name = text_of("name");
+    t.scene = c.contains("scene") && c["scene"].is_string() ? c["scene"].get<std::string>() : t.name;
+    t.image = path("image");
+    t.depth = path("depth");
+    t.reference = path("reference");
+    t.params.filter = FilterKind::Dof;
+    t.params.focus = float(number("focus"));
+    t.params.aperture = float(number("aperture"));
+    t.params.max_radius = float(number("max_radius"));
+    t.params.near_depth = float(number("near_depth"));
+    t.params.far_depth = float(number("far_depth"));
+    try {
+      validate(t.params);
+    } catch (const Error& e) {
+      throw Error(where + " (" + t.name + "): " + e.what());
+    }
+    if (c.contains("crop")) {
+      const nlohmann::json& r = c["crop"];
+      auto side = [&](const char* key) {
+        if (!r.is_object() || !r.contains(key) || !r[key].is_number_integer() || r[key].get<long>() < 0 ||
+            r[key].get<long>() > 1 << 20)
+          throw Error(where + ": crop \"" + key + "\" must be a non-negative integer");
+        return int(r[key].get<long>());
+      };
+      t.crop.x = side("x"), t.crop.y = side("y"), t.crop.w = side("w"), t.crop.h = side("h");
+      t.crop.label = r.contains("label") && r["label"].is_string() ? r["label"].get<std::string>() : "crop";
+    }
+    cases.push_back(std::move(t));
+  }
+  return cases;
+}
+
+std::string default_truth_cases() {
+  return assets_dir() + "/ground_truth/cases.json";
+}
+
+}  // namespace satlab::io

@@ -1,0 +1,28 @@
+// The thin-lens ground-truth cases (assets/ground_truth/cases.json, written by tools/gen_scene --truth):
+// each names the pinhole image and depth the pipeline filters, the lens reference, and the Params that
+// reproduce the lens's CoC. Read by `satlab quality` and the app's ground-truth list.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/params.hpp"
+
+namespace satlab::io {
+
+struct TruthCase {
+  std::string name, scene;
+  std::string image, depth, reference;  // paths (resolved against the manifest's folder)
+  Params params;                        // dof filter, gather_box, the case's focus / aperture / depths
+  struct Crop {
+    std::string label;  // the artifact it shows: "silhouette" or "halo"
+    int x = 0, y = 0, w = 0, h = 0;
+  } crop;  // w == 0: none
+};
+
+// Parses a manifest; throws satlab::Error "FILE: ..." naming the first bad case and field (files are
+// not opened here). Params are validated.
+std::vector<TruthCase> load_truth_cases(const std::string& manifest);
+// assets_dir()/ground_truth/cases.json.
+std::string default_truth_cases();
+
+}  // namespace satlab::io

@@ -1,0 +1,75 @@
+// The thin-lens ground truth (tools/scene) uses the pipeline's CoC model: a small light out of focus
+// spreads over a disc whose radius is what coc_from_depth gives for the case's parameters
+// (aperture K = focal_px * lens radius, depth normalised between the frame's nearest and farthest).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/params.hpp"
+#include "core/reference.hpp"
+#include "tools/scene/render.hpp"
+
+namespace satlab {
+namespace {
+
+namespace sc = scene;
+
+// A light of radius 0.3 at depth 10 on the axis, before a far wall at depth 40.
+sc::Scene one_light() {
+  sc::Scene s;
+  s.name = "one_light";
+  s.floor = false;
+  s.wall_z = 40;
+  s.eye = {0, 0, 0};
+  s.forward = {0, 0, 1};
+  s.lights.push_back({{0, 0, 10}, 0.3, {1, 1, 1}, 50, 0});
+  return s;
+}
+
+// Pixels the light reaches: brighter than without it.
+int lit_pixels(const sc::Scene& with, const sc::Camera& cam, double radius, double focus_z) {
+  sc::Scene without = with;
+  without.lights.clear();
+  const ImageRGBA8 a = sc::render_thin_lens(with, cam, radius, focus_z, 16);
+  const ImageRGBA8 b = sc::render_thin_lens(without, cam, radius, focus_z, 16);
+  int n = 0;
+  for (size_t i = 0; i < a.pixels(); ++i) n += a.data[i * 4 + 1] > b.data[i * 4 + 1] + 2;
+  return n;
+}
+
+TEST(GroundTruth, ThinLensBlursALightOverThePipelinesCocDisc) {
+  const sc::Scene s = one_light();
+  const sc::Camera cam = sc::Camera::of(s, 64, 64);
+  const double R = 0.5, z_f = 2.5;
+  // The pipeline's CoC of depth 10 with the case's parameters (depths 1..40 normalised).
+  Params p;
+  p.near_depth = 1.f;
+  p.far_depth = 40.f;
+  p.focus = float((z_f - 1.0) / 39.0);
+  p.aperture = float(cam.focal_px() * R);
+  p.max_radius = 2047.f;
+  const float c = std::fabs(coc_from_depth(float((10.0 - 1.0) / 39.0), p));
+  ASSERT_NEAR(c, cam.focal_px() * R * (1 / 2.5 - 1 / 10.0), 1e-3);  // 16.6 px * 0.3... = 8.3 px
+  // The lit disc: radius c plus the light's own radius (edge pixels that a few lens samples reach and
+  // the pixel footprint move the measured radius by well under a pixel; 10% more or less K moves it by 0.8).
+  const double light_px = cam.focal_px() * 0.3 / 10, measured = std::sqrt(lit_pixels(s, cam, R, z_f) / M_PI);
+  EXPECT_NEAR(measured, c + light_px, 0.6) << "CoC " << c;
+  // In focus: the light keeps its own size.
+  EXPECT_LE(lit_pixels(s, cam, R, 10.0), int(M_PI * (light_px + 1) * (light_px + 1)));
+}
+
+TEST(GroundTruth, FocalLengthInPixelsIsHalfTheHeightOverTanHalfFov) {
+  const sc::Camera cam = sc::Camera::of(sc::default_scene(), 384, 216);
+  EXPECT_NEAR(cam.focal_px(), 216 / (2 * std::tan(M_PI / 6)), 1e-9);
+  // A point on the axis of the pinhole ray of a pixel projects back to that pixel.
+  const sc::Ray r = cam.pinhole(100.5, 40.5);
+  const sc::V q = r.o + r.d * 7.0;
+  const double z = cam.depth(q);
+  const double u = sc::dot(q - cam.eye, cam.right) / z * cam.focal_px() + 192;
+  const double v = -sc::dot(q - cam.eye, cam.up) / z * cam.focal_px() + 108;
+  EXPECT_NEAR(u, 100.5, 1e-9);
+  EXPECT_NEAR(v, 40.5, 1e-9);
+}
+
+}  // namespace
+}  // namespace satlab

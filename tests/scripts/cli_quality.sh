@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# satlab quality on tiny ground-truth cases rendered on the fly by gen_scene --truth: the JSON's
+# structure, the crops, the equal-images path (PSNR "inf", SSIM 1), --modes, and bad manifests (exit 1
+# with one line).
+set -u
+bin=$1 src=$2
+gen=$(dirname "$bin")/../tools/gen_scene
+[ -x "$bin" ] && [ -x "$gen" ] || { echo "SKIP: no satlab or gen_scene binary"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$gen" --truth "$tmp" --size 40 24 --lens 3 --scene occlusion >/dev/null || fail "gen_scene --truth"
+mkdir "$tmp/crops"
+"$bin" quality --cases "$tmp/cases.json" --json "$tmp/q.json" --backend cpu --runs 1 --crops "$tmp/crops" \
+  >"$tmp/table" 2>&1 || { cat "$tmp/table"; fail "quality"; }
+cat "$tmp/table"
+python3 - "$tmp" <<'PY' || fail "JSON structure"
+import json, os, sys
+tmp = sys.argv[1]
+cases = json.load(open(f"{tmp}/cases.json"))["cases"]
+q = json.load(open(f"{tmp}/q.json"))
+assert q["command"] == "satlab quality" and q["timer"] == "cpu" and q["rows"], q.keys()
+names = {c["name"] for c in cases}
+assert len(names) == 6, names
+modes = {}
+for r in q["rows"]:
+    modes.setdefault(r["case"], []).append(r["mode"])
+    for part in ("whole", "band"):
+        s = r[part]
+        assert isinstance(s["pixels"], int) and s["pixels"] >= 0, r
+        if s["pixels"]:
+            assert isinstance(s["psnr"], (int, float)) or s["psnr"] == "inf", r
+            assert -1 <= s["ssim"] <= 1, r
+        else:
+            assert s["psnr"] is None and s["ssim"] is None, r
+    assert r["whole"]["pixels"] == 40 * 24 and r["band"]["pixels"] <= 40 * 24, r
+    assert r["ms"] > 0 and r["stages_ms"], r
+    assert os.path.getsize(f"{tmp}/crops/{r['case']}_{r['mode']}.png") > 0, r
+assert set(modes) == names, modes
+lists = list(modes.values())
+assert all(sorted(m) == sorted(lists[0]) and len(set(m)) == len(m) for m in lists), modes
+assert "gather_box" in lists[0]
+# A blurred case differs from its reference somewhere.
+assert any(r["whole"]["psnr"] != "inf" for r in q["rows"])
+PY
+
+# Equal images: aperture 0 keeps the image sharp, and the reference is the image itself.
+cat >"$tmp/same.json" <<JSON
+{"cases": [{"name": "same", "image": "occlusion.png", "depth": "occlusion_depth.png",
+  "reference": "occlusion.png", "focus": 0.5, "aperture": 0, "max_radius": 4, "near_depth": 1, "far_depth": 10}]}
+JSON
+"$bin" quality --cases "$tmp/same.json" --json "$tmp/same_q.json" --backend cpu --modes gather_box --runs 1 \
+  >/dev/null 2>&1 || fail "quality on equal images"
+python3 - "$tmp/same_q.json" <<'PY' || fail "equal images do not score the maximum"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+assert len(rows) == 1 and rows[0]["mode"] == "gather_box", rows
+w, b = rows[0]["whole"], rows[0]["band"]
+assert w["psnr"] == "inf" and w["ssim"] == 1.0, w
+assert b["pixels"] == 0 and b["psnr"] is None, b  # CoC 0 everywhere: no depth edge
+PY
+
+# Bad input: one line on stderr, exit 1, nothing on stdout.
+bad() {
+  local what=$1
+  shift
+  local err rc
+  err=$("$bin" quality --backend cpu --runs 1 "$@" 2>&1 >/dev/null)
+  rc=$?
+  [ $rc -eq 1 ] || fail "$what: exit $rc (expected 1): $err"
+  [ "$(printf '%s\n' "$err" | grep -vc '^satlab: note:')" -eq 1 ] || fail "$what: not one line: $err"
+  echo "ok: $what: $err"
+}
+bad "missing manifest" --cases "$tmp/none.json"
+echo '{"cases": [' >"$tmp/broken.json"
+bad "broken JSON" --cases "$tmp/broken.json"
+sed 's/"focus": 0.5, //' "$tmp/same.json" >"$tmp/nofocus.json"
+bad "case without focus" --cases "$tmp/nofocus.json"
+sed 's/"max_radius": 4/"max_radius": 5000/' "$tmp/same.json" >"$tmp/radius.json"
+bad "max radius out of range" --cases "$tmp/radius.json"
+sed 's/"reference": "occlusion.png"/"reference": "gone.png"/' "$tmp/same.json" >"$tmp/gone.json"
+bad "missing reference" --cases "$tmp/gone.json"
+bad "unknown mode" --cases "$tmp/same.json" --modes gather_box,nosuch
+echo "PASS"
