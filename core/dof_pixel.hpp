@@ -80,16 +80,32 @@ SATLAB_HD uint32_t shape_sum(const Tap& tap, int t, const Rect* rects, int n, in
   return area;
 }
 
+// Layer j's premultiplied mean colour b and coverage a over an aperture (table j minus table j-1), and the
+// two tables' sums q and p.
+template <class Tap>
+SATLAB_HD void layer_mean(const Tap& tap, int j, const Rect* rects, int n, float one, int x, int y, int w, int h,
+                          Sum4& q, Sum4& p, float b[3], float& a) {
+  const uint32_t area = shape_sum(tap, j, rects, n, x, y, w, h, q);
+  if (j > 0) {
+    shape_sum(tap, j - 1, rects, n, x, y, w, h, p);
+  } else {
+    for (int k = 0; k < 4; ++k) p.c[k] = 0u;
+  }
+  const float fa = float(area);
+  a = float(q.c[3] - p.c[3]) / fa;
+  for (int k = 0; k < 3; ++k) b[k] = float(q.c[k] - p.c[k]) / (fa * one);
+}
+
 // One output pixel (colour in [0,1] in the tables' space: linear or sRGB) of the layered composite; with
 // one layer it is the shaped gather of the pixel's own radius.
 //   Layer j is table j (the cumulative table of layers 0..j) minus table j-1. Back to front, each layer's
 //   premultiplied mean over the aperture goes over what lies behind it:
 //     acc = b_j + (1 - a_j) acc,   cov = a_j + (1 - a_j) cov.
-//   Where the result is not opaque at the end, the pixel's own layer (or a nearer one) hides what a lens
-//   sees around it: the rest is filled with the mean colour of everything behind the pixel's own layer
-//   around it (normalised convolution: table own-1's colour sum over its count sum), at the pixel's
-//   aperture, else at square boxes growing by 2, 4, 8, ... px up to radius kMaxShapedRadius (exact sums);
-//   with nothing behind within reach, acc / cov.
+//   Where the result is not opaque at the end, the nearest layer present in the aperture (top) hides what
+//   a lens sees behind it: the rest is filled with the mean colour of everything behind that layer around
+//   the pixel (normalised convolution: table top-1's colour sum over its count sum), at top's aperture,
+//   else at square boxes growing by 2, 4, 8, ... px up to radius kMaxShapedRadius (exact sums); with
+//   nothing behind within reach, acc / cov.
 // `rect_table` holds kMaxRects rectangles per radius 0..max_r and `rect_count` their number.
 template <class Tap>
 SATLAB_HD void layered_pixel(const Tap& tap, const Layers& layers, const Rect* rect_table, const uint8_t* rect_count,
@@ -97,25 +113,35 @@ SATLAB_HD void layered_pixel(const Tap& tap, const Layers& layers, const Rect* r
   if (!(coc == coc)) coc = 0.f;
   const int own = layer_of(coc, layers);
   float acc[3] = {0.f, 0.f, 0.f}, cov = 0.f;
-  Sum4 behind = {{0u, 0u, 0u, 0u}};  // table own-1 over the pixel's own aperture
-  int own_r = 0;
+  Sum4 behind = {{0u, 0u, 0u, 0u}};  // table top-1 over the aperture of layer top
+  int top = 0, top_r = 0;
   for (int j = 0; j < layers.count; ++j) {
-    const int r = shaped_radius(j == own ? coc : layers.mean_coc[j], max_r);
-    const Rect* rects = rect_table + r * kMaxRects;
-    const int n = rect_count[r];
-    Sum4 q, p = {{0u, 0u, 0u, 0u}};
-    const uint32_t area = shape_sum(tap, j, rects, n, x, y, w, h, q);
-    if (j > 0) shape_sum(tap, j - 1, rects, n, x, y, w, h, p);
-    if (j == own) behind = p, own_r = r;
-    const float fa = float(area), a = float(q.c[3] - p.c[3]) / fa, t = 1.f - a;
-    for (int k = 0; k < 3; ++k) acc[k] = float(q.c[k] - p.c[k]) / (fa * one) + t * acc[k];
+    const float lo = layers.edge[j], hi = layers.edge[j + 1];
+    float cj = j == own ? coc : (j == own - 1 || j == own + 1) ? (coc < lo ? lo : coc > hi ? hi : coc) : layers.mean_coc[j];
+    cj = cj < 0.f ? -cj : cj;
+    // Fractional radius: the layer's means over the apertures of radius r and r + 1, blended by f.
+    const int r = cj < float(max_r) ? int(cj) : max_r;
+    const float f = r < max_r ? cj - float(r) : 0.f;
+    Sum4 q, p;
+    float b[3], a;
+    layer_mean(tap, j, rect_table + r * kMaxRects, rect_count[r], one, x, y, w, h, q, p, b, a);
+    if (f > 0.f) {
+      Sum4 q1, p1;
+      float b1[3], a1;
+      layer_mean(tap, j, rect_table + (r + 1) * kMaxRects, rect_count[r + 1], one, x, y, w, h, q1, p1, b1, a1);
+      for (int k = 0; k < 3; ++k) b[k] = b[k] + f * (b1[k] - b[k]);
+      a = a + f * (a1 - a);
+    }
+    if (q.c[3] != p.c[3]) top = j, behind = p, top_r = r;  // the nearest layer present so far
+    const float t = 1.f - a;
+    for (int k = 0; k < 3; ++k) acc[k] = b[k] + t * acc[k];
     cov = a + t * cov;
   }
-  if (cov < 1.f && own > 0) {
+  if (cov < 1.f && top > 0) {
     for (int step = 0, R = 0; behind.c[3] == 0u && R < kMaxShapedRadius; ++step) {
-      R = own_r + (2 << step) < kMaxShapedRadius ? own_r + (2 << step) : kMaxShapedRadius;
+      R = top_r + (2 << step) < kMaxShapedRadius ? top_r + (2 << step) : kMaxShapedRadius;
       const Rect box = {int16_t(-R), int16_t(R), int16_t(-R), int16_t(R)};
-      shape_sum(tap, own - 1, &box, 1, x, y, w, h, behind);
+      shape_sum(tap, top - 1, &box, 1, x, y, w, h, behind);
     }
     if (behind.c[3] != 0u) {
       const float rest = 1.f - cov, norm = float(behind.c[3]) * one;

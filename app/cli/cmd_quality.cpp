@@ -26,6 +26,7 @@ namespace {
 struct QualityOptions {
   std::string cases, json, backend = "auto", modes, crops;
   int runs = 5;
+  int layers = Params{}.dof_layers;  // of the occlusion-aware modes
 };
 
 struct LoadedCase {
@@ -139,6 +140,7 @@ int run_quality(const QualityOptions& o) {
     for (const DofMode* m : modes) {
       Params p = lc.c.params;
       p.dof_mode = m->name;
+      p.dof_layers = o.layers;
       pipe->set_params(p);
       std::vector<StageTiming> stages;
       const double ms = frame_ms(*pipe, lc, o.runs, &stages);
@@ -193,6 +195,7 @@ void add_quality_command(CLI::App& app, Action& action) {
   sub->add_option("--backend", o->backend, "Pipeline backend")->check(CLI::IsMember({"auto", "cpu", "gpu"}));
   sub->add_option("--modes", o->modes, "Comma-separated DoF modes (default: all)");
   sub->add_option("--crops", o->crops, "Write reference | mode crops of each case into this folder");
+  sub->add_option("--layers", o->layers, "Depth layers of the occlusion-aware modes")->check(CLI::Range(2, 8));
   sub->add_option("--runs", o->runs, "Timed frames per mode and case (median)")->check(CLI::Range(1, 1000));
   sub->callback([o, &action] { action = [o] { return run_quality(*o); }; });
 }
