@@ -122,6 +122,15 @@ SATLAB_HD void layered_pixel(const Tap& tap, const Layers& layers, const Rect* r
     // Fractional radius: the layer's means over the apertures of radius r and r + 1, blended by f.
     const int r = cj < float(max_r) ? int(cj) : max_r;
     const float f = r < max_r ? cj - float(r) : 0.f;
+    // A layer with no pixel in the square around both apertures adds nothing: skip its taps (exact).
+    {
+      const int R = r < max_r ? r + 1 : r;
+      const Rect box = {int16_t(-R), int16_t(R), int16_t(-R), int16_t(R)};
+      Sum4 bq, bp = {{0u, 0u, 0u, 0u}};
+      shape_sum(tap, j, &box, 1, x, y, w, h, bq);
+      if (j > 0) shape_sum(tap, j - 1, &box, 1, x, y, w, h, bp);
+      if (bq.c[3] == bp.c[3]) continue;
+    }
     Sum4 q, p;
     float b[3], a;
     layer_mean(tap, j, rect_table + r * kMaxRects, rect_count[r], one, x, y, w, h, q, p, b, a);

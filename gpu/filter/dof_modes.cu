@@ -28,6 +28,9 @@ namespace {
 
 constexpr int kBlock = 256;
 
+// Each thread sums its pixels per layer in registers; warps reduce them with shuffles and lane 0 adds the
+// warp's sums to the block's, one shared atomic per layer and warp (per-pixel shared atomics on 8 counters
+// took 0.59 ms at 3840x2160).
 __global__ void __launch_bounds__(kBlock)
     layer_sums_kernel(const float* __restrict__ coc, size_t n, dof::Layers layers,
                       unsigned long long* __restrict__ sums, unsigned* __restrict__ counts) {
@@ -35,12 +38,26 @@ __global__ void __launch_bounds__(kBlock)
   __shared__ unsigned s_count[dof::kMaxLayers];
   if (threadIdx.x < dof::kMaxLayers) s_sum[threadIdx.x] = 0, s_count[threadIdx.x] = 0;
   __syncthreads();
+  long long sum[dof::kMaxLayers] = {};
+  unsigned count[dof::kMaxLayers] = {};
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
     float c = __ldg(coc + i);
     c = c == c ? c : 0.f;
     const int j = dof::layer_of(c, layers);
-    atomicAdd(&s_sum[j], (unsigned long long)__float2ll_rn(c * 256.f));  // two's complement: wraps to the sum
-    atomicAdd(&s_count[j], 1u);
+    const long long v = __float2ll_rn(c * 256.f);
+#pragma unroll
+    for (int k = 0; k < dof::kMaxLayers; ++k)
+      if (k == j) sum[k] += v, ++count[k];
+  }
+#pragma unroll
+  for (int k = 0; k < dof::kMaxLayers; ++k) {
+    long long sk = sum[k];
+    unsigned ck = count[k];
+    for (int o = 16; o > 0; o >>= 1) sk += __shfl_down_sync(0xffffffffu, sk, o), ck += __shfl_down_sync(0xffffffffu, ck, o);
+    if ((threadIdx.x & 31) == 0 && ck) {
+      atomicAdd(&s_sum[k], (unsigned long long)sk);  // two's complement: wraps to the signed sum
+      atomicAdd(&s_count[k], ck);
+    }
   }
   __syncthreads();
   if (threadIdx.x < layers.count && s_count[threadIdx.x]) {
