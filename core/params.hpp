@@ -28,7 +28,7 @@ struct Params {
   bool fractional_radius = false;
 
   // DoF mode: the name of one of core/dof_modes.hpp's modes (family dof of the registry).
-  std::string dof_mode = "gather_box";
+  std::string dof_mode = "gather_linear";
   ApertureShape aperture_shape = ApertureShape::Disc;
   int blades = 6;               // Polygon: 5..8 blades
   float blade_rotation = 0.0f;  // Polygon: rotation in degrees
