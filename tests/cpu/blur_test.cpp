@@ -224,6 +224,7 @@ TEST(Blur, CpuPipelineUsesTheFractionalBlurWhenAsked) {
   Params p;
   p.aperture = 60.f;
   p.fractional_radius = true;
+  p.dof_mode = "gather_box";
   auto pipe = make_cpu_pipeline(2);
   pipe->set_image(img);
   pipe->set_depth(depth);

@@ -92,6 +92,7 @@ TEST(CpuPipeline, DofFrameEqualsTheReferenceStages) {
   Params p;
   p.focus = 0.5f;
   p.aperture = 30.f;
+  p.dof_mode = "gather_box";  // the stages of the box gather (the shaped modes: tests/cpu/dof_modes_test.cpp)
   pipe->set_image(img);
   pipe->set_depth(depth);
   pipe->set_params(p);

@@ -62,6 +62,7 @@ TEST(GpuPipeline, DofFrameIsBitIdenticalToTheCpuBackend) {
     const Scene s = random_scene(c.w, c.h, rng);
     Params p;
     p.disparity = c.disparity, p.focus = c.focus, p.aperture = c.aperture, p.max_radius = c.max_radius;
+    p.dof_mode = "gather_box";  // the box gather up to radius 2047 (the shaped modes: dof_modes_test.cpp)
     p.near_depth = 0.5f, p.far_depth = 40.f;
     for (Pipeline* pipe : {gpu_pipe.get(), cpu_pipe.get()}) {
       pipe->set_image(s.image);

@@ -14,8 +14,10 @@ rc=$?
 [ $rc -eq 1 ] && grep -q "unknown SAT builder.*'no_such_builder' (valid: cpu)" "$tmp/err" ||
   { cat "$tmp/log" "$tmp/err"; fail "a bad --sat-builder did not fail the scripted run with the valid names"; }
 
+# The box gather (its stages sat and blur); the shaped DoF modes time their tables inside their dof stage.
+printf '{"satlab_preset": 1, "params": {"dof_mode": "gather_box"}}\n' >"$tmp/box.json"
 "$bin" --headless --size 640x360 --frames 14 --continuous --backend cpu --sat-builder cpu --reduce cpu \
-  >"$tmp/log" 2>"$tmp/err" || { cat "$tmp/log" "$tmp/err"; fail "headless run with the CPU builders failed"; }
+  --preset "$tmp/box.json" >"$tmp/log" 2>"$tmp/err" || { cat "$tmp/log" "$tmp/err"; fail "headless run with the CPU builders failed"; }
 for stage in sat blur draw ui; do
   grep -q "stages (warm median ms, cold first runs excluded; SAT cpu, reduction cpu):.* $stage [0-9.]*;" "$tmp/log" ||
     { cat "$tmp/log" "$tmp/err"; fail "the stage summary lacks $stage"; }

@@ -14,7 +14,7 @@ export XDG_CONFIG_HOME="$tmp/config"
 headless() { (cd "$tmp" && env -u DISPLAY -u WAYLAND_DISPLAY "$bin" --headless --size 960x540 --backend cpu "$@"); }
 mkdir -p "$tmp/export"
 cat >"$tmp/preset.json" <<'JSON'
-{"satlab_preset": 1, "params": {"filter": "dof", "focus": 0.27, "aperture": 60, "max_radius": 10},
+{"satlab_preset": 1, "params": {"filter": "dof", "focus": 0.27, "aperture": 60, "max_radius": 10, "dof_mode": "gather_box"},
  "synthetic_depth": "radial:x=0.4,y=0.6,radius=0.5", "view": "coc", "compare": "split:0.3", "compare_view": "depth"}
 JSON
 img="$src/assets/coffee.png"
