@@ -122,8 +122,9 @@ SATLAB_HD void layered_pixel(const Tap& tap, const Layers& layers, const Rect* r
     // Fractional radius: the layer's means over the apertures of radius r and r + 1, blended by f.
     const int r = cj < float(max_r) ? int(cj) : max_r;
     const float f = r < max_r ? cj - float(r) : 0.f;
-    // A layer with no pixel in the square around both apertures adds nothing: skip its taps (exact).
-    {
+    // A layer with no pixel in the square around both apertures adds nothing: skip its taps (exact). One
+    // layer always holds the pixel itself.
+    if (layers.count > 1) {
       const int R = r < max_r ? r + 1 : r;
       const Rect box = {int16_t(-R), int16_t(R), int16_t(-R), int16_t(R)};
       Sum4 bq, bp = {{0u, 0u, 0u, 0u}};
