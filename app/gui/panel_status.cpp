@@ -63,7 +63,7 @@ void draw_status_overlay(const AppState& s, float x, float y, unsigned legend_te
       legend_labels(left, "in focus", right, w);
     }
   }
-  ImGui::TextDisabled("F1: keys and mouse  Ctrl+O: open  1-7: views  C: compare  Tab: hide UI");
+  ImGui::TextDisabled("F1: keys and mouse  Ctrl+O: open  1-8: views  C: compare  Tab: hide UI");
   ImGui::End();
 }
 
