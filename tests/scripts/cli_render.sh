@@ -68,6 +68,20 @@ if [ $rc -ne 0 ]; then
   [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -qi gpu "$tmp/err" || { cat "$tmp/err"; fail "unclear --backend gpu error"; }
   [ ! -e "$tmp/gpu.png" ] || fail "output written although the GPU backend failed"
 fi
+# DoF modes: out-of-range blades, layers or a max radius past the shaped modes' 511 are usage errors in one
+# line naming the option; every mode renders the bundled scene.
+for args in "--blades 9:--blades" "--layers 1:--layers" "--dof-mode layered --max-radius 600:--max-radius" \
+            "--dof-mode bokeh:--dof-mode" "--aperture-shape star:--aperture-shape"; do
+  "$bin" render --image "$src/assets/default.png" ${args%%:*} --out "$tmp/x.png" >/dev/null 2>"$tmp/err"
+  [ $? -eq 2 ] || fail "'${args%%:*}' is not a usage error (exit 2)"
+  grep -q -- "${args##*:}" "$tmp/err" || { cat "$tmp/err"; fail "the usage error does not name ${args##*:}"; }
+done
+for mode in gather_box gather_shape gather_linear layered; do
+  "$bin" render --image "$src/assets/default.png" --depth "$src/assets/default_depth.png" --dof-mode $mode \
+    --aperture-shape polygon --blades 7 --backend cpu --out "$tmp/mode_$mode.png" >/dev/null 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "render --dof-mode $mode failed"; }
+done
+cmp -s "$tmp/mode_gather_box.png" "$tmp/mode_layered.png" && fail "the layered mode gave the box gather's picture"
 # A subcommand of a group needs its leaf: usage error.
 "$bin" bench >/dev/null 2>&1
 [ $? -eq 2 ] || fail "satlab bench without a benchmark is not a usage error"
