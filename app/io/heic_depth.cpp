@@ -3,12 +3,11 @@
 // 23008-12 via the HEVC depth representation info): uniform inverse Z and uniform disparity are 1/z
 // quantised uniformly, bright = near (the pipeline's disparity mode); uniform Z is z quantised uniformly,
 // 0 = near; nonuniform disparity is read as uniform (its nonlinear model is reported as ignored).
-#include <dlfcn.h>
-
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "app/io/dynlib.hpp"
 #include "app/io/embedded_depth.hpp"
 #include "app/io/format_guard.hpp"
 #include "core/error.hpp"
@@ -60,18 +59,8 @@ struct Heif {
 const Heif& heif() {
   static const Heif h = [] {
     Heif r;
-    void* lib = dlopen("libheif.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      r.error = "libheif.so.1 is not installed (Debian/Ubuntu package libheif1)";
-      return r;
-    }
-    bool ok = true;
-    auto load = [&](auto& fn, const char* name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)> >(dlsym(lib, name));
-      if (!fn && ok)
-        r.error = std::string("libheif.so.1 lacks ") + name + " (libheif >= 1.15 needed)", ok = false;
-    };
-#define SATLAB_HEIF_LOAD(name) load(r.name, #name)
+    static DynLib lib{"libheif.so.1"};
+#define SATLAB_HEIF_LOAD(name) lib.get(r.name, #name)
     SATLAB_HEIF_LOAD(heif_context_alloc);
     SATLAB_HEIF_LOAD(heif_context_free);
     SATLAB_HEIF_LOAD(heif_context_read_from_memory_without_copy);
@@ -93,6 +82,10 @@ const Heif& heif() {
     SATLAB_HEIF_LOAD(heif_image_get_bits_per_pixel_range);
     SATLAB_HEIF_LOAD(heif_image_release);
 #undef SATLAB_HEIF_LOAD
+    if (!lib.ok())
+      r.error = lib.error().find("not found") != std::string::npos
+                    ? "libheif.so.1 is not installed (Debian/Ubuntu package libheif1)"
+                    : "libheif.so.1 is not usable (" + lib.error() + "; libheif >= 1.15 needed)";
     return r;
   }();
   return h;
