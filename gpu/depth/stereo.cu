@@ -64,6 +64,28 @@ __global__ void cost_kernel(const unsigned long long* __restrict__ cl,
   stack[size_t(ky) * w + x] = uint8_t(__popcll(__ldg(cl + row + x) ^ __ldg(cr + row + max(x - d, 0))));
 }
 
+// The same slices, 4 columns per thread and no division: grid (columns / 512, h, K); a uint32 store
+// where the 4 bytes are aligned and inside the row, else byte stores.
+__global__ void cost4_kernel(const unsigned long long* __restrict__ cl, const unsigned long long* __restrict__ cr,
+                             int w, int h, int d0, uint8_t* __restrict__ stack) {
+  const int x = 4 * int(blockIdx.x * blockDim.x + threadIdx.x), y = int(blockIdx.y), k = int(blockIdx.z);
+  if (x >= w) return;
+  const int d = d0 + k;
+  const size_t row = size_t(y) * size_t(w);
+  uint32_t c[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j)
+    c[j] = x + j < w ? uint32_t(__popcll(__ldg(cl + row + x + j) ^ __ldg(cr + row + max(x + j - d, 0)))) : 0u;
+  uint8_t* o = stack + (size_t(k) * size_t(h) + size_t(y)) * size_t(w) + size_t(x);
+  if (x + 3 < w && (reinterpret_cast<uintptr_t>(o) & 3) == 0) {
+    *reinterpret_cast<uint32_t*>(o) = c[0] | c[1] << 8 | c[2] << 16 | c[3] << 24;
+  } else {
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      if (x + j < w) o[j] = uint8_t(c[j]);
+  }
+}
+
 __device__ __forceinline__ uint32_t tap(const uint32_t* __restrict__ sat, int w, int x, long long row) {
   return x < 0 || row < 0 ? 0u : __ldg(sat + size_t(row) * w + x);
 }
@@ -113,6 +135,74 @@ __global__ void aggregate_kernel(const uint32_t* __restrict__ sat, int w, int h,
   }
   state[i] = make_uint4(best | wta << 16, cm | cp << 16, prev | lag << 16, best_r | wta_r << 16);
   second_sum[i] = uint16_t(second);
+}
+
+// The left winner-take-all as aggregate_kernel's, the right image's without a second box: the box of
+// slice d at x is the right pixel x - d's candidate, so every box is taken once (4 taps, not 8). A block
+// of kAggThreads pixels of one row reaches the right pixels x0 - d0 - K + 1 .. x0 + kAggThreads - 1 - d0;
+// each keeps the lowest (sum << 16 | d) by a shared atomicMin (the lowest sum, the smallest d on ties: the
+// reference's order; sums < 2^16, d < 2^16), then one global atomicMin per right pixel and block into
+// right_best (all ones before the first stack). The state keeps the second-best sum in .w.
+constexpr int kAggThreads = 128;
+__global__ void __launch_bounds__(kAggThreads)
+    aggregate_lr_kernel(const uint32_t* __restrict__ sat, int w, int h, int r, int d0, int K,
+                        uint4* __restrict__ state, uint32_t* __restrict__ right_best) {
+  extern __shared__ uint32_t rmin[];  // kAggThreads + K - 1
+  const int t = int(threadIdx.x), x0 = int(blockIdx.x) * kAggThreads, x = x0 + t, y = int(blockIdx.y);
+  const int span = kAggThreads + K - 1;
+  for (int e = t; e < span; e += kAggThreads) rmin[e] = 0xFFFFFFFFu;
+  __syncthreads();
+  if (x < w) {
+    const size_t i = size_t(y) * w + x;
+    uint32_t best = kNoCost, wta = 0, cm = 0, cp = 0, prev = 0, lag = kNoCost, second = kNoCost;
+    if (d0 > 0) {
+      const uint4 s = state[i];
+      best = s.x & 0xFFFF, wta = s.x >> 16, cm = s.y & 0xFFFF, cp = s.y >> 16, prev = s.z & 0xFFFF,
+      lag = s.z >> 16, second = s.w;
+    }
+    const int ya = max(y - r, 0), yb = min(y + r, h - 1);
+    for (int k = 0; k < K; ++k) {
+      const uint32_t d = uint32_t(d0 + k);
+      const uint32_t a = box(sat, w, h, k, x, r, ya, yb);
+      if (a < best) {
+        best = a, wta = d, cm = prev, second = lag;
+      } else if (wta + 1 == d) {
+        cp = a;
+      } else {
+        second = min(second, a);
+      }
+      if (d > 0) lag = min(lag, prev);
+      prev = a;
+      if (x >= int(d)) atomicMin(&rmin[t - k + K - 1], a << 16 | d);
+    }
+    state[i] = make_uint4(best | wta << 16, cm | cp << 16, prev | lag << 16, second);
+  }
+  __syncthreads();
+  const int xr0 = x0 - d0 - K + 1;
+  for (int e = t; e < span; e += kAggThreads) {
+    const int xr = xr0 + e;
+    const uint32_t v = rmin[e];
+    if (xr >= 0 && xr < w && v != 0xFFFFFFFFu) atomicMin(right_best + size_t(y) * w + xr, v);
+  }
+}
+
+// check_kernel for aggregate_lr_kernel's state and right_best.
+__global__ void check_lr_kernel(const uint4* __restrict__ state, const uint32_t* __restrict__ right_best,
+                                int w, int h, int D, int tolerance, int uniqueness, int min_margin,
+                                int32_t* __restrict__ left_wta, int32_t* __restrict__ right_wta,
+                                float* __restrict__ raw) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+  if (x >= w) return;
+  const size_t row = size_t(y) * w;
+  const uint4 s = state[row + x];
+  const int dl = int(s.x >> 16);
+  const int xr = x - dl;
+  bool ok = false;
+  if (xr >= 0 && stereo_unique(s.x & 0xFFFF, s.w, uniqueness, min_margin))
+    ok = abs(int(right_best[row + xr] & 0xFFFF) - dl) <= tolerance;
+  left_wta[row + x] = dl;
+  right_wta[row + x] = int32_t(right_best[row + x] & 0xFFFF);
+  raw[row + x] = ok ? stereo_subpixel(dl, D, s.y & 0xFFFF, s.x & 0xFFFF, s.y >> 16) : kNoDisparity;
 }
 
 __global__ void check_kernel(const uint4* __restrict__ state, const uint16_t* __restrict__ second_sum, int w,
@@ -209,6 +299,12 @@ StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::st
   sat_out_ = alloc<uint32_t>(n * size_t(k_), "stereo cost SAT " + size + " x " + std::to_string(k_));
   state_ = alloc<uint4>(n, "stereo state " + size);
   second_ = alloc<uint16_t>(n, "stereo second-best sums " + size);
+  right_best_ = alloc<uint32_t>(n, "stereo right winners' sums " + size);
+  if (const char* ab = std::getenv("SATLAB_STEREO_AB")) {  // A/B of the previous kernels (bench only)
+    const std::string v = ab;
+    old_cost_ = v.find("cost0") != std::string::npos;
+    old_aggregate_ = v.find("agg0") != std::string::npos;
+  }
   left_wta_ = alloc<int32_t>(n, "stereo left winners");
   right_wta_ = alloc<int32_t>(n, "stereo right winners");
   raw_ = alloc<float>(n, "stereo raw disparity");
@@ -217,7 +313,7 @@ StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::st
 
 StereoRun::~StereoRun() {
   for (void* b : {(void*)img_[0], (void*)img_[1], (void*)luma_[0], (void*)luma_[1], (void*)census_[0],
-                  (void*)census_[1], (void*)stack_, (void*)sat_out_, (void*)state_, (void*)second_,
+                  (void*)census_[1], (void*)stack_, (void*)sat_out_, (void*)state_, (void*)second_, (void*)right_best_,
                   (void*)left_wta_, (void*)right_wta_, (void*)raw_, (void*)out_})
     cudaFree(b);
 }
@@ -241,6 +337,7 @@ void StereoRun::poison() {
   SATLAB_CUDA(cudaMemset(out_, 0xAB, n * 4), "poison");
   SATLAB_CUDA(cudaMemset(state_, 0xAB, n * 16), "poison");
   SATLAB_CUDA(cudaMemset(second_, 0xAB, n * 2), "poison");
+  SATLAB_CUDA(cudaMemset(right_best_, 0xAB, n * 4), "poison");
 }
 
 void StereoRun::enqueue(void* stream, const std::function<void(const char*)>& stage) {
@@ -259,12 +356,19 @@ void StereoRun::enqueue(void* stream, const std::function<void(const char*)>& st
     SATLAB_LAUNCHED("census_kernel", size);
   }
   const int D = p_.disparities;
+  if (!old_aggregate_)
+    SATLAB_CUDA(cudaMemsetAsync(right_best_, 0xFF, n * sizeof(uint32_t), s), "stereo right winners reset");
   for (int d0 = 0; d0 < D; d0 += k_) {
     const int K = std::min(k_, D - d0);
     mark("cost");
-    const size_t total = n * size_t(K);
-    cost_kernel<<<unsigned((total + 255) / 256), 256, 0, s>>>(census_[0], census_[1], w_, h_, d0, total,
-                                                              stack_);
+    if (old_cost_) {
+      const size_t total = n * size_t(K);
+      cost_kernel<<<unsigned((total + 255) / 256), 256, 0, s>>>(census_[0], census_[1], w_, h_, d0, total,
+                                                                stack_);
+    } else {
+      const dim3 grid(unsigned((w_ + 4 * 128 - 1) / (4 * 128)), unsigned(h_), unsigned(K));
+      cost4_kernel<<<grid, 128, 0, s>>>(census_[0], census_[1], w_, h_, d0, stack_);
+    }
     SATLAB_LAUNCHED("cost_kernel", size + " x " + std::to_string(K));
     mark("sat");
     SatArgs a;
@@ -272,13 +376,23 @@ void StereoRun::enqueue(void* stream, const std::function<void(const char*)>& st
     a.stream = stream;
     sat_->sat(a);
     mark("aggregate");
-    aggregate_kernel<<<row_grid, row_block, 0, s>>>(sat_out_, w_, h_, p_.window_radius, d0, K, state_,
-                                                    second_);
+    if (old_aggregate_) {
+      aggregate_kernel<<<row_grid, row_block, 0, s>>>(sat_out_, w_, h_, p_.window_radius, d0, K, state_,
+                                                      second_);
+    } else {
+      const dim3 grid(unsigned((w_ + kAggThreads - 1) / kAggThreads), unsigned(h_));
+      aggregate_lr_kernel<<<grid, kAggThreads, size_t(kAggThreads + K - 1) * sizeof(uint32_t), s>>>(
+          sat_out_, w_, h_, p_.window_radius, d0, K, state_, right_best_);
+    }
     SATLAB_LAUNCHED("aggregate_kernel", size + " x " + std::to_string(K));
   }
   mark("check");
-  check_kernel<<<row_grid, row_block, 0, s>>>(state_, second_, w_, h_, D, p_.lr_tolerance, p_.uniqueness,
-                                              p_.min_margin, left_wta_, right_wta_, raw_);
+  if (old_aggregate_)
+    check_kernel<<<row_grid, row_block, 0, s>>>(state_, second_, w_, h_, D, p_.lr_tolerance, p_.uniqueness,
+                                                p_.min_margin, left_wta_, right_wta_, raw_);
+  else
+    check_lr_kernel<<<row_grid, row_block, 0, s>>>(state_, right_best_, w_, h_, D, p_.lr_tolerance,
+                                                   p_.uniqueness, p_.min_margin, left_wta_, right_wta_, raw_);
   SATLAB_LAUNCHED("check_kernel", size);
   mark("fill");
   if (p_.fill_holes) {

@@ -40,6 +40,8 @@ class StereoRun {
   uint32_t* sat_out_ = nullptr;
   uint4* state_ = nullptr;
   uint16_t* second_ = nullptr;
+  uint32_t* right_best_ = nullptr;  // per right pixel: lowest (sum << 16 | d) so far
+  bool old_cost_ = false, old_aggregate_ = false;  // SATLAB_STEREO_AB: the previous kernels (A/B timing)
   int32_t* left_wta_ = nullptr;
   int32_t* right_wta_ = nullptr;
   float* raw_ = nullptr;
