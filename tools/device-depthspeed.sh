@@ -29,14 +29,18 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noh
 
 step "GPU tests: guided filter and stereo"
 run 200 "$BIN/satlab_gpu_tests" --gtest_filter='GpuGuidedFilter.*:GpuStereo*'
+for v in agg_b1 agg_b8 cost0+agg0; do
+  echo "-- stereo tests, SATLAB_STEREO_AB=$v" >>"$LOG"
+  SATLAB_STEREO_AB=$v run 60 "$BIN/satlab_gpu_tests" --gtest_filter='GpuStereo.MatchesTheCpu*'
+done
 grep -E '^\[  (PASSED|FAILED|SKIPPED) |Failure|^guided ' "$LOG" | head -40
 
 case "$PART" in
   ab)
     step "stereo A/B, 3840x2160, 128 disparities"
-    for v in cost0,agg0 agg0 cost0 new; do
+    for v in cost0+agg0 agg0 cost0 new; do
       echo "-- SATLAB_STEREO_AB=$v" >>"$LOG"
-      SATLAB_STEREO_AB=$v run 60 "$BIN/satlab" bench stereo --runs 20 --json "$OUT/stereo-$v.json"
+      SATLAB_STEREO_AB=$v run 60 "$BIN/satlab" bench stereo --runs 20 --json "$OUT/stereo-${v//+/-}.json"
     done
     step "guided A/B, 3840x2160, radius 8 and 32"
     for v in serial side; do
@@ -49,6 +53,16 @@ case "$PART" in
       --gtest_filter='GpuGuidedFilter.*:GpuStereo.MatchesTheCpu*:-GpuGuidedFilter.FourK*'
     ;;
   final)
+    step "stereo A/B, 3840x2160, 128 disparities (cost0+agg0: the previous kernels)"
+    for v in cost0+agg0 agg_b1 new agg_b8; do
+      echo "-- SATLAB_STEREO_AB=$v" >>"$LOG"
+      SATLAB_STEREO_AB=$v run 60 "$BIN/satlab" bench stereo --runs 20 --json "$OUT/stereo-ab-${v//+/-}.json"
+    done
+    step "guided: every float SAT builder, 3840x2160 colour, radius 8"
+    for b in sat_lookback_2d sat_single_pass sat_rows_columns sat_rows_transpose_shuffle sat_rows_transpose_cub; do
+      echo "-- builder $b" >>"$LOG"
+      run 60 "$BIN/satlab" bench depth --sizes 3840x2160 --radii 8 --sat-builder "$b"
+    done
     step "bench depth and stereo (kept kernels)"
     run 90 "$BIN/satlab" bench depth --json "$OUT/h200-depth.json"
     run 90 "$BIN/satlab" bench stereo --runs 20 --json "$OUT/h200-stereo.json"

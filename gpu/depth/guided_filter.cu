@@ -14,7 +14,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
 #include "core/error.hpp"
@@ -220,36 +219,6 @@ __global__ void output_kernel(const void* __restrict__ ab_sat, const float* __re
   q[i] = float(v);
 }
 
-// The stack's SATs are independent: groups 1..3 are built on side streams (each with its own look-back
-// words), forked from and joined back to the caller's stream, so that one build's tail (its last tiles
-// waiting on their look-back chains) overlaps the next one's start. Created once, on the first device that
-// runs a colour filter; on another device (or with SATLAB_GUIDED_AB=serial, the A/B timing of the
-// previous order) the builds run one after the other on the caller's stream.
-struct SideStreams {
-  int device = -1;
-  cudaStream_t s[3] = {};
-  cudaEvent_t fork = nullptr, join[3] = {};
-};
-const SideStreams* side_streams() {
-  static const bool serial = [] {
-    const char* e = std::getenv("SATLAB_GUIDED_AB");
-    return e && std::string(e).find("serial") != std::string::npos;
-  }();
-  static const SideStreams made = [] {
-    SideStreams m;
-    SATLAB_CUDA(cudaGetDevice(&m.device), "guided filter side streams");
-    for (int k = 0; k < 3; ++k) {
-      SATLAB_CUDA(cudaStreamCreateWithFlags(&m.s[k], cudaStreamNonBlocking), "guided filter side stream");
-      SATLAB_CUDA(cudaEventCreateWithFlags(&m.join[k], cudaEventDisableTiming), "guided filter event");
-    }
-    SATLAB_CUDA(cudaEventCreateWithFlags(&m.fork, cudaEventDisableTiming), "guided filter event");
-    return m;
-  }();
-  int device = -1;
-  SATLAB_CUDA(cudaGetDevice(&device), "guided filter side streams");
-  return serial || device != made.device ? nullptr : &made;
-}
-
 }  // namespace
 
 const Variant& guided_sat_builder(const std::string& name) {
@@ -299,8 +268,8 @@ void guided_filter(const GuidedDeviceArgs& a) {
 
   phase("stack");
   SATLAB_CUDA(cudaMemsetAsync(acc.as<void>(), 0, 4 * sizeof(double), st), ctx);
-  offset_sums<<<std::min(blocks_for(size_t(w) * size_t(rows)), 1024u), kThreads, 0, st>>>(a.guide, gc, nc == 1, a.p, w, rows,
-                                                                         acc.as<double>());
+  offset_sums<<<std::min(blocks_for(size_t(w) * size_t(rows)), 1024u), kThreads, 0, st>>>(
+      a.guide, gc, nc == 1, a.p, w, rows, acc.as<double>());
   SATLAB_LAUNCHED("guided offsets", ctx);
   float* sf = stack.as<float>();
   float* ss = stack_sat.as<float>();
@@ -316,7 +285,7 @@ void guided_filter(const GuidedDeviceArgs& a) {
   SATLAB_LAUNCHED("guided stack", ctx);
 
   phase("sat stack");
-  auto build = [&](const float* in, float* out, int channels, cudaStream_t on) {
+  auto build = [&](const float* in, float* out, int channels) {
     SatArgs s;
     s.in = in;
     s.out = out;
@@ -324,19 +293,15 @@ void guided_filter(const GuidedDeviceArgs& a) {
     s.height = h;
     s.channels = channels;
     s.dtype = DType::F32;
-    s.stream = on;
+    s.stream = a.stream;
     sat.sat(s);
   };
-  const SideStreams* side = nc == 3 ? side_streams() : nullptr;
-  if (side) SATLAB_CUDA(cudaEventRecord(side->fork, st), "guided fork");
-  for (int g = 1; side && g < 4; ++g) {
-    SATLAB_CUDA(cudaStreamWaitEvent(side->s[g - 1], side->fork, 0), "guided fork");
-    build(sf + group[g], ss + group[g], g == 3 ? 1 : 4, side->s[g - 1]);
-    SATLAB_CUDA(cudaEventRecord(side->join[g - 1], side->s[g - 1]), "guided join");
+  build(sf, ss, 4);
+  if (nc == 3) {
+    build(sf + group[1], ss + group[1], 4);
+    build(sf + group[2], ss + group[2], 4);
+    build(sf + group[3], ss + group[3], 1);
   }
-  build(sf, ss, 4, st);
-  for (int g = 1; !side && nc == 3 && g < 4; ++g) build(sf + group[g], ss + group[g], g == 3 ? 1 : 4, st);
-  for (int g = 1; side && g < 4; ++g) SATLAB_CUDA(cudaStreamWaitEvent(st, side->join[g - 1], 0), "guided join");
 
   phase("coefficients");
   const dim3 block(32, 8), grid(unsigned((w + 31) / 32), unsigned((h + 7) / 8));
@@ -352,7 +317,7 @@ void guided_filter(const GuidedDeviceArgs& a) {
   SATLAB_LAUNCHED("guided coefficients", ctx);
 
   phase("sat coefficients");
-  build(ab.as<float>(), ab_sat.as<float>(), int(ab_floats), st);
+  build(ab.as<float>(), ab_sat.as<float>(), int(ab_floats));
 
   phase("output");
   if (nc == 1)

@@ -41,7 +41,9 @@ class StereoRun {
   uint4* state_ = nullptr;
   uint16_t* second_ = nullptr;
   uint32_t* right_best_ = nullptr;  // per right pixel: lowest (sum << 16 | d) so far
-  bool old_cost_ = false, old_aggregate_ = false;  // SATLAB_STEREO_AB: the previous kernels (A/B timing)
+  // SATLAB_STEREO_AB (A/B timing): cost0 / agg0 the previous kernels, agg_b1 / agg_b8 the slices per batch
+  bool old_cost_ = false, old_aggregate_ = false;
+  int batch_ = 4;
   int32_t* left_wta_ = nullptr;
   int32_t* right_wta_ = nullptr;
   float* raw_ = nullptr;
