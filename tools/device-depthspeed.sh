@@ -35,6 +35,21 @@ for v in agg_b1 agg_b8 cost0+agg0; do
 done
 grep -E '^\[  (PASSED|FAILED|SKIPPED) |Failure|^guided ' "$LOG" | head -40
 
+if [ -d "$BIN/pairs" ]; then  # tools/gen_stereo's pairs and the CPU maps (made where the binaries were built)
+  step "satlab depth stereo on the GPU = the CPU's maps (tools/stereo_bench.py's pairs)"
+  for s in default occlusion; do
+    for v in fill no-fill; do
+      extra=""
+      [ $v = no-fill ] && extra=--no-fill
+      run 60 "$BIN/satlab" depth stereo "$BIN/pairs/${s}_left.png" "$BIN/pairs/${s}_right.png" --max-disparity 63 \
+        --backend gpu $extra --out "$OUT/${s}-$v-gpu.png"
+      if cmp -s "$OUT/${s}-$v-gpu.png" "$BIN/pairs/${s}-$v-cpu.png"; then echo "$s $v: GPU map = CPU map" | tee -a "$LOG"
+      else echo "$s $v: GPU map differs from the CPU's" | tee -a "$LOG"; status=1; fi
+      rm -f "$OUT/${s}-$v-gpu.png"
+    done
+  done
+fi
+
 case "$PART" in
   ab)
     step "stereo A/B, 3840x2160, 128 disparities"
