@@ -19,9 +19,10 @@ step "GPU tests (stereo)"
   grep -E '^\[  (PASSED|FAILED|SKIPPED) |FAILED|Failure|Expected|Which is' | head -60
 grep -q '^\[  PASSED' "$OUT/stereo-tests.log" && ! grep -qE '^\[  (FAILED|SKIPPED)' "$OUT/stereo-tests.log" || status=1
 
-# Small sizes only (random pairs up to 320k pixels x disparities; the fixed small cases run whole). The
-# stereo kernels use no shared memory (warp shuffles only), so racecheck watches the SAT builder under
-# them: the random-pair test (the default builder) is enough there; memcheck runs every stereo test.
+# Small sizes only (random pairs up to 320k pixels x disparities; the fixed small cases run whole). Of
+# the stereo kernels only the aggregation uses shared memory (the right winners' atomicMin), so racecheck
+# watches it and the SAT builder under it: the random-pair test (the default builder) is enough there;
+# memcheck runs every stereo test.
 for tool in memcheck racecheck; do
   step "compute-sanitizer $tool (stereo, small sizes)"
   filter='GpuStereo*'

@@ -2,8 +2,9 @@
 // both winner-take-alls, subpixel + left-right check, hole filling (see stereo.hpp for the scheme;
 // core/stereo.cpp is the reference, matched bit for bit).
 // Bytes per pixel and disparity (minimum): cost 1 B written, SAT 1 B read + 4 B written, aggregation
-// 8 taps of 4 B mostly from L1/L2 (the SAT read once from DRAM): about 10 B. 3840 x 2160 x 128 disparities
-// is about 10.6 GB, 3.5 ms at 3 TB/s.
+// 4 taps of 4 B mostly from L1/L2 (the SAT read once from DRAM): about 10 B. 3840 x 2160 x 128 disparities
+// is about 10.6 GB, 3.5 ms at 3 TB/s (H200: 7.6 ms measured, census 0.49, cost 0.65, SAT 2.07, aggregate
+// 4.27; docs/performance.md).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -52,22 +53,11 @@ __global__ void census_kernel(const uint8_t* __restrict__ luma, int w, int h, in
   out[size_t(y) * w + x] = bits;
 }
 
-// Slices d0 .. d0 + K - 1 stacked: row k * h + y holds slice d0 + k.
-__global__ void cost_kernel(const unsigned long long* __restrict__ cl,
-                            const unsigned long long* __restrict__ cr, int w, int h, int d0, size_t total,
-                            uint8_t* __restrict__ stack) {
-  const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= total) return;
-  const int ky = int(i / size_t(w)), x = int(i - size_t(ky) * w);  // ky = k * h + y
-  const int k = ky / h, y = ky - k * h, d = d0 + k;
-  const size_t row = size_t(y) * w;
-  stack[size_t(ky) * w + x] = uint8_t(__popcll(__ldg(cl + row + x) ^ __ldg(cr + row + max(x - d, 0))));
-}
-
-// The same slices, 4 columns of one row per thread and every slice of the stack: the left census read
-// once, the right one slid left by a column per slice (one load per slice), so that each stack reads the
-// census once instead of once per slice (132 MB per slice at 4K, past L2); a uint32 store per slice where
-// the 4 bytes are aligned and inside the row, else byte stores. Grid (columns / 512, h).
+// Slices d0 .. d0 + K - 1 stacked (row k * h + y holds slice d0 + k), 4 columns of one row per thread
+// and every slice of the stack: the left census read once, the right one slid left by a column per slice (one
+// load per slice), so that each stack reads the census once instead of once per slice (132 MB per slice at
+// 4K, past L2); a uint32 store per slice where the 4 bytes are aligned and inside the row, else byte stores.
+// Grid (columns / 512, h).
 __global__ void cost_slices_kernel(const unsigned long long* __restrict__ cl,
                                    const unsigned long long* __restrict__ cr, int w, int h, int d0, int K,
                                    uint8_t* __restrict__ stack) {
@@ -109,52 +99,18 @@ __device__ __forceinline__ uint32_t box(const uint32_t* __restrict__ sat, int w,
   return tap(sat, w, x1, bottom) - tap(sat, w, x0, bottom) - tap(sat, w, x1, top) + tap(sat, w, x0, top);
 }
 
-// The running winner-take-all state, 18 B per pixel (16-bit sums, 16-bit disparities):
-//   s.x = best | wta << 16, s.y = c_minus | c_plus << 16, s.z = prev | lag << 16 (the sum of the previous
-//   slice; the lowest sum up to the one before), s.w = best_r | wta_r << 16 (the right image's pixel x);
-//   second: the lowest sum 2+ disparities from the winner (core/stereo.cpp's uniqueness).
-__global__ void aggregate_kernel(const uint32_t* __restrict__ sat, int w, int h, int r, int d0, int K,
-                                 uint4* __restrict__ state, uint16_t* __restrict__ second_sum) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
-  if (x >= w) return;
-  const size_t i = size_t(y) * w + x;
-  uint32_t best = kNoCost, wta = 0, cm = 0, cp = 0, prev = 0, lag = kNoCost, best_r = kNoCost, wta_r = 0,
-           second = kNoCost;
-  if (d0 > 0) {
-    const uint4 s = state[i];
-    best = s.x & 0xFFFF, wta = s.x >> 16, cm = s.y & 0xFFFF, cp = s.y >> 16, prev = s.z & 0xFFFF,
-    lag = s.z >> 16;
-    best_r = s.w & 0xFFFF, wta_r = s.w >> 16, second = second_sum[i];
-  }
-  const int ya = max(y - r, 0), yb = min(y + r, h - 1);
-  for (int k = 0; k < K; ++k) {
-    const uint32_t d = uint32_t(d0 + k);
-    const uint32_t a = box(sat, w, h, k, x, r, ya, yb);
-    if (a < best) {
-      best = a, wta = d, cm = prev, second = lag;
-    } else if (wta + 1 == d) {
-      cp = a;
-    } else {
-      second = min(second, a);
-    }
-    if (d > 0) lag = min(lag, prev);
-    prev = a;
-    if (x + int(d) < w) {
-      const uint32_t ar = box(sat, w, h, k, x + int(d), r, ya, yb);
-      if (ar < best_r) best_r = ar, wta_r = d;
-    }
-  }
-  state[i] = make_uint4(best | wta << 16, cm | cp << 16, prev | lag << 16, best_r | wta_r << 16);
-  second_sum[i] = uint16_t(second);
-}
-
-// The left winner-take-all as aggregate_kernel's, the right image's without a second box: the box of
-// slice d at x is the right pixel x - d's candidate, so every box is taken once (4 taps, not 8). A block
+// Both winner-take-alls. The running state of the left one, 16 B per pixel (16-bit sums, 16-bit
+// disparities): s.x = best | wta << 16, s.y = c_minus | c_plus << 16, s.z = prev | lag << 16 (the sum of
+// the previous slice; the lowest sum up to the one before), s.w = second, the lowest sum 2+ disparities
+// from the winner (core/stereo.cpp's uniqueness). The right one needs no box of its own: the box of
+// slice d at x is the right pixel x - d's candidate, so every box is taken once (4 taps). A block
 // of kAggThreads pixels of one row reaches the right pixels x0 - d0 - K + 1 .. x0 + kAggThreads - 1 - d0;
 // each keeps the lowest (sum << 16 | d) by a shared atomicMin (the lowest sum, the smallest d on ties: the
 // reference's order; sums < 2^16, d < 2^16), then one global atomicMin per right pixel and block into
-// right_best (all ones before the first stack). The state keeps the second-best sum in .w.
-constexpr int kAggThreads = 128;
+// right_best (all ones before the first stack).
+// B slices' taps can be issued before any is used; B = 4 and 8 measured slower than 1 at 4K / 128
+// (aggregate 6.13 and 8.85 ms against 4.27: docs/performance.md), so kAggBatch is 1.
+constexpr int kAggThreads = 128, kAggBatch = 1;
 template <int B>
 __global__ void __launch_bounds__(kAggThreads)
     aggregate_lr_kernel(const uint32_t* __restrict__ sat, int w, int h, int r, int d0, int K,
@@ -173,8 +129,6 @@ __global__ void __launch_bounds__(kAggThreads)
       lag = s.z >> 16, second = s.w;
     }
     const int ya = max(y - r, 0), yb = min(y + r, h - 1);
-    // B slices at a time: their 4 B taps issued before any is used (one slice at a time, each warp
-    // waited a DRAM round trip per slice).
     for (int k0 = 0; k0 < K; k0 += B) {
       uint32_t sums[B];
 #pragma unroll
@@ -207,7 +161,7 @@ __global__ void __launch_bounds__(kAggThreads)
   }
 }
 
-// check_kernel for aggregate_lr_kernel's state and right_best.
+// Uniqueness, the left-right check against right_best and the subpixel offset of the kept winners.
 __global__ void check_lr_kernel(const uint4* __restrict__ state, const uint32_t* __restrict__ right_best,
                                 int w, int h, int D, int tolerance, int uniqueness, int min_margin,
                                 int32_t* __restrict__ left_wta, int32_t* __restrict__ right_wta,
@@ -223,24 +177,6 @@ __global__ void check_lr_kernel(const uint4* __restrict__ state, const uint32_t*
     ok = abs(int(right_best[row + xr] & 0xFFFF) - dl) <= tolerance;
   left_wta[row + x] = dl;
   right_wta[row + x] = int32_t(right_best[row + x] & 0xFFFF);
-  raw[row + x] = ok ? stereo_subpixel(dl, D, s.y & 0xFFFF, s.x & 0xFFFF, s.y >> 16) : kNoDisparity;
-}
-
-__global__ void check_kernel(const uint4* __restrict__ state, const uint16_t* __restrict__ second_sum, int w,
-                             int h, int D, int tolerance, int uniqueness, int min_margin,
-                             int32_t* __restrict__ left_wta, int32_t* __restrict__ right_wta,
-                             float* __restrict__ raw) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
-  if (x >= w) return;
-  const size_t row = size_t(y) * w;
-  const uint4 s = state[row + x];
-  const int dl = int(s.x >> 16);
-  const int xr = x - dl;
-  bool ok = false;
-  if (xr >= 0 && stereo_unique(s.x & 0xFFFF, second_sum[row + x], uniqueness, min_margin))
-    ok = abs(int(state[row + xr].w >> 16) - dl) <= tolerance;
-  left_wta[row + x] = dl;
-  right_wta[row + x] = int32_t(s.w >> 16);
   raw[row + x] = ok ? stereo_subpixel(dl, D, s.y & 0xFFFF, s.x & 0xFFFF, s.y >> 16) : kNoDisparity;
 }
 
@@ -319,14 +255,7 @@ StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::st
   stack_ = alloc<uint8_t>(n * size_t(k_), "stereo cost slices " + size + " x " + std::to_string(k_));
   sat_out_ = alloc<uint32_t>(n * size_t(k_), "stereo cost SAT " + size + " x " + std::to_string(k_));
   state_ = alloc<uint4>(n, "stereo state " + size);
-  second_ = alloc<uint16_t>(n, "stereo second-best sums " + size);
   right_best_ = alloc<uint32_t>(n, "stereo right winners' sums " + size);
-  if (const char* ab = std::getenv("SATLAB_STEREO_AB")) {  // A/B of the previous kernels (bench only)
-    const std::string v = ab;
-    old_cost_ = v.find("cost0") != std::string::npos;
-    old_aggregate_ = v.find("agg0") != std::string::npos;
-    batch_ = v.find("agg_b1") != std::string::npos ? 1 : v.find("agg_b8") != std::string::npos ? 8 : 4;
-  }
   left_wta_ = alloc<int32_t>(n, "stereo left winners");
   right_wta_ = alloc<int32_t>(n, "stereo right winners");
   raw_ = alloc<float>(n, "stereo raw disparity");
@@ -335,7 +264,7 @@ StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::st
 
 StereoRun::~StereoRun() {
   for (void* b : {(void*)img_[0], (void*)img_[1], (void*)luma_[0], (void*)luma_[1], (void*)census_[0],
-                  (void*)census_[1], (void*)stack_, (void*)sat_out_, (void*)state_, (void*)second_, (void*)right_best_,
+                  (void*)census_[1], (void*)stack_, (void*)sat_out_, (void*)state_, (void*)right_best_,
                   (void*)left_wta_, (void*)right_wta_, (void*)raw_, (void*)out_})
     cudaFree(b);
 }
@@ -358,7 +287,6 @@ void StereoRun::poison() {
   SATLAB_CUDA(cudaMemset(raw_, 0xAB, n * 4), "poison");
   SATLAB_CUDA(cudaMemset(out_, 0xAB, n * 4), "poison");
   SATLAB_CUDA(cudaMemset(state_, 0xAB, n * 16), "poison");
-  SATLAB_CUDA(cudaMemset(second_, 0xAB, n * 2), "poison");
   SATLAB_CUDA(cudaMemset(right_best_, 0xAB, n * 4), "poison");
 }
 
@@ -378,48 +306,29 @@ void StereoRun::enqueue(void* stream, const std::function<void(const char*)>& st
     SATLAB_LAUNCHED("census_kernel", size);
   }
   const int D = p_.disparities;
-  if (!old_aggregate_)
-    SATLAB_CUDA(cudaMemsetAsync(right_best_, 0xFF, n * sizeof(uint32_t), s), "stereo right winners reset");
+  SATLAB_CUDA(cudaMemsetAsync(right_best_, 0xFF, n * sizeof(uint32_t), s), "stereo right winners reset");
   for (int d0 = 0; d0 < D; d0 += k_) {
     const int K = std::min(k_, D - d0);
     mark("cost");
-    if (old_cost_) {
-      const size_t total = n * size_t(K);
-      cost_kernel<<<unsigned((total + 255) / 256), 256, 0, s>>>(census_[0], census_[1], w_, h_, d0, total,
-                                                                stack_);
-    } else {
-      const dim3 grid(unsigned((w_ + 4 * 128 - 1) / (4 * 128)), unsigned(h_));
-      cost_slices_kernel<<<grid, 128, 0, s>>>(census_[0], census_[1], w_, h_, d0, K, stack_);
-    }
-    SATLAB_LAUNCHED("cost_kernel", size + " x " + std::to_string(K));
+    const dim3 cost_grid(unsigned((w_ + 4 * 128 - 1) / (4 * 128)), unsigned(h_));
+    cost_slices_kernel<<<cost_grid, 128, 0, s>>>(census_[0], census_[1], w_, h_, d0, K, stack_);
+    SATLAB_LAUNCHED("cost_slices_kernel", size + " x " + std::to_string(K));
     mark("sat");
     SatArgs a;
     a.in = stack_, a.out = sat_out_, a.width = w_, a.height = h_ * K, a.channels = 1, a.dtype = DType::U8;
     a.stream = stream;
     sat_->sat(a);
     mark("aggregate");
-    if (old_aggregate_) {
-      aggregate_kernel<<<row_grid, row_block, 0, s>>>(sat_out_, w_, h_, p_.window_radius, d0, K, state_,
-                                                      second_);
-    } else {
-      const dim3 grid(unsigned((w_ + kAggThreads - 1) / kAggThreads), unsigned(h_));
-      const size_t shared = size_t(kAggThreads + K - 1) * sizeof(uint32_t);
-      const auto kernel = batch_ == 1   ? aggregate_lr_kernel<1>
-                          : batch_ == 8 ? aggregate_lr_kernel<8>
-                                        : aggregate_lr_kernel<4>;
-      kernel<<<grid, kAggThreads, shared, s>>>(
-          sat_out_, w_, h_, p_.window_radius, d0, K, state_, right_best_);
-    }
-    SATLAB_LAUNCHED("aggregate_kernel", size + " x " + std::to_string(K));
+    const dim3 grid(unsigned((w_ + kAggThreads - 1) / kAggThreads), unsigned(h_));
+    const size_t shared = size_t(kAggThreads + K - 1) * sizeof(uint32_t);
+    aggregate_lr_kernel<kAggBatch>
+        <<<grid, kAggThreads, shared, s>>>(sat_out_, w_, h_, p_.window_radius, d0, K, state_, right_best_);
+    SATLAB_LAUNCHED("aggregate_lr_kernel", size + " x " + std::to_string(K));
   }
   mark("check");
-  if (old_aggregate_)
-    check_kernel<<<row_grid, row_block, 0, s>>>(state_, second_, w_, h_, D, p_.lr_tolerance, p_.uniqueness,
-                                                p_.min_margin, left_wta_, right_wta_, raw_);
-  else
-    check_lr_kernel<<<row_grid, row_block, 0, s>>>(state_, right_best_, w_, h_, D, p_.lr_tolerance,
-                                                   p_.uniqueness, p_.min_margin, left_wta_, right_wta_, raw_);
-  SATLAB_LAUNCHED("check_kernel", size);
+  check_lr_kernel<<<row_grid, row_block, 0, s>>>(state_, right_best_, w_, h_, D, p_.lr_tolerance,
+                                                 p_.uniqueness, p_.min_margin, left_wta_, right_wta_, raw_);
+  SATLAB_LAUNCHED("check_lr_kernel", size);
   mark("fill");
   if (p_.fill_holes) {
     fill_kernel<<<unsigned((h_ + 3) / 4), 128, 0, s>>>(raw_, w_, h_, out_);

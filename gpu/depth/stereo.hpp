@@ -2,9 +2,11 @@
 // in (without it these throw satlab::Error).
 //
 // Per stack of K disparity slices: one kernel writes the K 8-bit cost slices stacked vertically into one
-// width x (K * height) image; one registered SAT builder (8-bit -> uint32, wrap-around) builds its SAT;
-// one kernel takes 4 taps per pixel and slice for the left image's window at x and 4 for the right
-// image's at x + d, and updates both running winner-take-alls (state kept between stacks). Stacking is
+// width x (K * height) image (each thread all K slices of 4 columns: the census read once per stack); one
+// registered SAT builder (8-bit -> uint32, wrap-around) builds its SAT; one kernel takes 4 taps per pixel
+// and slice (the left image's window at x), updates the left winner-take-all (state kept between stacks)
+// and offers the sum to the right image's pixel x - d (shared, then global atomicMin of sum << 16 | d:
+// the lowest sum, the smallest d on ties, as the reference's order gives). Stacking is
 // exact: a box sum only differences the SAT over its own rows, so the slices above cancel out (mod 2^32,
 // and every true box sum of 8-bit data under 2^24 pixels fits in 32 bits). Why the registered builders
 // fit and no batched SAT kernel of our own was written: a stack *is* one 8-bit image, so one launch of any

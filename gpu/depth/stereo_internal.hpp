@@ -39,11 +39,7 @@ class StereoRun {
   uint8_t* stack_ = nullptr;
   uint32_t* sat_out_ = nullptr;
   uint4* state_ = nullptr;
-  uint16_t* second_ = nullptr;
   uint32_t* right_best_ = nullptr;  // per right pixel: lowest (sum << 16 | d) so far
-  // SATLAB_STEREO_AB (A/B timing): cost0 / agg0 the previous kernels, agg_b1 / agg_b8 the slices per batch
-  bool old_cost_ = false, old_aggregate_ = false;
-  int batch_ = 4;
   int32_t* left_wta_ = nullptr;
   int32_t* right_wta_ = nullptr;
   float* raw_ = nullptr;
