@@ -32,6 +32,7 @@ done
 step "bench sat --pipeline-only: every DoF mode at 3840x2160"
 run 90 bench-dof.log "$BIN/satlab" bench sat --pipeline-only --json "$OUT/h200-dof-spread.json"
 step "satlab quality, GPU backend"
-run 60 quality-gpu.log "$BIN/satlab" quality --backend gpu --json "$OUT/quality-gpu.json"
+run 60 quality-gpu.log "$BIN/satlab" quality --backend gpu --cases "${SATLAB_ASSETS:-assets}/ground_truth/cases.json" \
+  --json "$OUT/quality-gpu.json"
 echo "device-scatter: status $status"
 exit $status
