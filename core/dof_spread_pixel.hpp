@@ -88,7 +88,7 @@ SATLAB_HD void splat_corners(const Add& add, const Rect* rects, int n, int x, in
 }
 
 // A layer's coverage is its spread weight (in kSpreadOne units) times this gain, at most 1. Fitted on the
-// ground truth (docs/quality.md): 1.1 scores 0.3-0.8 dB above 1.0 on the default scene and up to 0.2 dB on
+// ground truth (docs/quality.md): 1.1 scores 0.1-0.8 dB above 1.0 on the default scene and up to 0.2 dB on
 // the occlusion one; 1.25 and more lose again. A layer's weight dips below 1 where its CoC varies and at
 // layer edges that cut a surface, which the gain covers.
 constexpr float kCoverageGain = 1.1f;
