@@ -12,8 +12,7 @@
 namespace satlab {
 
 void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers& layers,
-                   const ApertureTable& ap, std::vector<std::vector<uint32_t>>& deltas,
-                   int threads) {
+                   const ApertureTable& ap, std::vector<std::vector<uint32_t>>& deltas, int threads) {
   const int w = image.width, h = image.height, max_r = ap.max_r;
   const size_t n = image.pixels();
   deltas.resize(size_t(layers.count));
@@ -71,7 +70,8 @@ void sat_u32_inplace(uint32_t* d, int w, int h, int channels) {
 
 }  // namespace
 
-void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p, ImageRGBA8& out, int threads) {
+void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p, ImageRGBA8& out,
+                     int threads) {
   if (coc.width != image.width || coc.height != image.height || coc.channels != 1)
     throw Error("dof_spread_blur: CoC map size does not match the image");
   const int w = image.width, h = image.height, max_r = shaped_max_radius(p);

@@ -12,9 +12,10 @@
 namespace satlab {
 
 // Every layer's delta image (4 uint32 channels: colour, weight; wrap-around): each pixel of layer j adds
-// its splat's corner deltas (dof::splat_of, clipped_area, splat_weight, splat_values, splat_corners) to deltas[j].
-void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers& layers, const ApertureTable& ap,
-                   std::vector<std::vector<uint32_t>>& deltas, int threads = 0);
+// its splat's corner deltas (dof::splat_of, clipped_area, splat_weight, splat_values, splat_corners) to
+// deltas[j].
+void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers& layers,
+                   const ApertureTable& ap, std::vector<std::vector<uint32_t>>& deltas, int threads = 0);
 
 // The CPU reference of the spread mode: the deltas, their uint32 SATs (the spread sums), the fill tables
 // (as dof_shaped_blur's: (12-bit linear colour, 1) over layers 0..t), dof::spread_pixel and the encode.

@@ -95,9 +95,10 @@ constexpr float kCoverageGain = 1.1f;
 
 // One output pixel (linear light in [0,1]) of the layered spread composite. spread(j) returns layer j's
 // spread sums (colour, weight) at the pixel. A layer present here (weight > 0) has the colour sum / weight
-// and the coverage min(kCoverageGain weight / kSpreadOne, 1). The nearest layer present, top, goes over the back-to-front
-// composite of the layers present behind it, normalised by its coverage:
-//   acc = a_j c_j + (1 - a_j) acc,  cov = a_j + (1 - a_j) cov  (j < top),   out = a_top c_top + (1 - a_top) acc / cov.
+// and the coverage min(kCoverageGain weight / kSpreadOne, 1). The nearest layer present, top, goes over the
+// back-to-front composite of the layers present behind it, normalised by its coverage:
+//   acc = a_j c_j + (1 - a_j) acc,  cov = a_j + (1 - a_j) cov   (the layers j < top present),
+//   out = a_top c_top + (1 - a_top) acc / cov.
 // (Normalising what lies behind top, rather than leaving it transparent, keeps a surface whole where it
 // crosses a layer edge and where a nearer sharp object cut a hole in it.) With no layer present behind a
 // top that does not cover the pixel, the lens sees what the pinhole view hides there: the mean colour of
@@ -106,10 +107,10 @@ constexpr float kCoverageGain = 1.1f;
 // radius of layer top-1's middle CoC (at least 2), doubling up to kMaxShapedRadius; with nothing behind
 // within reach, c_top. `edge` is Layers::edge. The pixel's own splat covers it, so a layer is present.
 template <class Spread, class Tap>
-SATLAB_HD void spread_pixel(const Spread& spread, const Tap& tap, int layers, const float* edge, int x, int y, int w,
-                            int h, float out[3]) {
+SATLAB_HD void spread_pixel(const Spread& spread, const Tap& tap, int layers, const float* edge, int x, int y,
+                            int w, int h, float out[3]) {
   float acc[3] = {0.f, 0.f, 0.f}, cov = 0.f;  // the layers behind top
-  float ct[3] = {0.f, 0.f, 0.f}, at = 0.f;     // top
+  float ct[3] = {0.f, 0.f, 0.f}, at = 0.f;    // top
   int top = -1;
   for (int j = 0; j < layers; ++j) {
     const Sum4 s = spread(j);

@@ -30,9 +30,10 @@ namespace {
 constexpr int kBlock = 256;
 
 __global__ void __launch_bounds__(kBlock)
-    spread_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h, dof::Layers layers,
-                  int max_r, const dof::Rect* __restrict__ rects, const uint8_t* __restrict__ counts,
-                  const uint16_t* __restrict__ lin, uint32_t* __restrict__ deltas) {
+    spread_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
+                  dof::Layers layers, int max_r, const dof::Rect* __restrict__ rects,
+                  const uint8_t* __restrict__ counts, const uint16_t* __restrict__ lin,
+                  uint32_t* __restrict__ deltas) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= w || y >= h) return;
   const size_t n = size_t(w) * size_t(h), i = size_t(y) * size_t(w) + size_t(x);
@@ -62,8 +63,9 @@ __global__ void __launch_bounds__(kBlock)
 // Plane 4j + k of layer j: byte k of its delta image's 4 channels. Fill slices 2t (low bytes) and 2t + 1
 // (high bytes) of table t < count - 1.
 __global__ void __launch_bounds__(kBlock)
-    planes_kernel(const uint4* __restrict__ deltas, const uchar4* __restrict__ img, const float* __restrict__ coc,
-                  size_t n, dof::Layers layers, const uint16_t* __restrict__ lin, uchar4* __restrict__ planes,
+    planes_kernel(const uint4* __restrict__ deltas, const uchar4* __restrict__ img,
+                  const float* __restrict__ coc, size_t n, dof::Layers layers,
+                  const uint16_t* __restrict__ lin, uchar4* __restrict__ planes,
                   uchar4* __restrict__ slices) {
   const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
   if (i >= n) return;
@@ -100,7 +102,8 @@ struct SpreadTables {
     if (x < 0 || y < 0) return s;
     const size_t i = size_t(y) * size_t(width) + size_t(x);
     const uint4 a = __ldg(lo[t] + i), b = __ldg(hi[t] + i);
-    s.c[0] = a.x + (b.x << 8), s.c[1] = a.y + (b.y << 8), s.c[2] = a.z + (b.z << 8), s.c[3] = a.w + (b.w << 8);
+    s.c[0] = a.x + (b.x << 8), s.c[1] = a.y + (b.y << 8), s.c[2] = a.z + (b.z << 8),
+    s.c[3] = a.w + (b.w << 8);
     return s;
   }
 };
@@ -122,14 +125,15 @@ __global__ void __launch_bounds__(kBlock)
   };
   float v[3];
   dof::spread_pixel(spread, tables, layers.count, layers.edge, x, y, w, h, v);
-  out[i] = make_uchar4(dof::encode(v[0], true, enc), dof::encode(v[1], true, enc), dof::encode(v[2], true, enc),
-                       img[i].w);
+  out[i] = make_uchar4(dof::encode(v[0], true, enc), dof::encode(v[1], true, enc),
+                       dof::encode(v[2], true, enc), img[i].w);
 }
 
 void grow(DofBuffer& b, size_t bytes, const char* what) {
   if (b.bytes >= bytes) return;
   b.release();
-  SATLAB_CUDA(cudaMalloc(&b.p, bytes), std::string("allocation of ") + std::to_string(bytes >> 20) + " MiB for " + what);
+  SATLAB_CUDA(cudaMalloc(&b.p, bytes),
+              std::string("allocation of ") + std::to_string(bytes >> 20) + " MiB for " + what);
   b.bytes = bytes;
 }
 
@@ -159,13 +163,17 @@ void dof_spread(const DofArgs& a) {
   if (key != ws.shape_key) {
     const ApertureTable t = aperture_table(p, max_r);
     SATLAB_CUDA(cudaMemcpyAsync(ws.rects.p, t.rects.data(), t.rects.size() * sizeof(dof::Rect),
-                                cudaMemcpyHostToDevice, st), "aperture rectangles");
+                                cudaMemcpyHostToDevice, st),
+                "aperture rectangles");
     SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(ws.rects.p) + rect_bytes, t.counts.data(), t.counts.size(),
-                                cudaMemcpyHostToDevice, st), "aperture rectangles");
-    SATLAB_CUDA(cudaMemcpyAsync(ws.luts.p, srgb_to_linear12(), 256 * sizeof(uint16_t), cudaMemcpyHostToDevice, st),
-                "transfer tables");
+                                cudaMemcpyHostToDevice, st),
+                "aperture rectangles");
+    SATLAB_CUDA(
+        cudaMemcpyAsync(ws.luts.p, srgb_to_linear12(), 256 * sizeof(uint16_t), cudaMemcpyHostToDevice, st),
+        "transfer tables");
     SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(ws.luts.p) + 512, linear12_to_srgb(), dof::kLinearOne + 1,
-                                cudaMemcpyHostToDevice, st), "transfer tables");
+                                cudaMemcpyHostToDevice, st),
+                "transfer tables");
     SATLAB_CUDA(cudaStreamSynchronize(st), "aperture upload");  // the host tables are temporaries
     ws.shape_key = key;
   }
@@ -174,7 +182,8 @@ void dof_spread(const DofArgs& a) {
   grow(ws.images, delta_bytes + plane_bytes + n * 4 * size_t(2 * fills), "spread deltas and planes");
   grow(ws.tables, n * 16 * size_t(sats), "spread tables");
   const auto* rects = static_cast<const dof::Rect*>(ws.rects.p);
-  const auto* rect_counts = reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
+  const auto* rect_counts =
+      reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
   const auto* lin = static_cast<const uint16_t*>(ws.luts.p);
   const auto* coc = static_cast<const float*>(a.coc);
   const auto* img = static_cast<const uchar4*>(a.image);
@@ -209,8 +218,8 @@ void dof_spread(const DofArgs& a) {
       tables.hi[(k - planes) / 2] = t;
   }
   stage("composite");
-  spread_composite_kernel<<<grid, block, 0, st>>>(tables, layers, static_cast<const uint8_t*>(ws.luts.p) + 512, img,
-                                                  w, h, static_cast<uchar4*>(a.out));
+  spread_composite_kernel<<<grid, block, 0, st>>>(
+      tables, layers, static_cast<const uint8_t*>(ws.luts.p) + 512, img, w, h, static_cast<uchar4*>(a.out));
   SATLAB_LAUNCHED("spread_composite_kernel", size);
 }
 

@@ -17,10 +17,10 @@ std::vector<Variant> dof_variants() {
     v.name = m.name;
     v.family = Family::Dof;
     v.label = m.label;
-    v.source = m.spread      ? "rectangle spreading (Kosloff, Tao and Barsky 2009) per depth layer, exact integer SATs"
+    v.source = m.spread      ? "rectangle spreading per depth layer (Kosloff, Tao and Barsky 2009), exact SATs"
                : m.occlusion ? "layered SAT composite (satlab), normalised convolution (Knutsson and Westin 1993)"
-               : m.shaped   ? "rectangles of an aperture from SAT taps (Crow 1984)"
-                            : "box blur through a SAT (Crow 1984)";
+               : m.shaped    ? "rectangles of an aperture from SAT taps (Crow 1984)"
+                             : "box blur through a SAT (Crow 1984)";
     v.dtypes = {DType::RGBA8};
     const bool box = !m.shaped;
     const int images = (m.linear_light ? 2 : 1) * (m.occlusion ? Params{}.dof_layers : 1);

@@ -1,13 +1,14 @@
 // The spread DoF mode's CPU reference (core/dof_spread.cpp): the corner deltas integrate to exactly the
 // splats' rectangles, energy is kept, invariants (flat stays flat, zero and NaN CoC are the identity), what
 // layered spreading does at the two occlusion artifacts, and the pipeline's degenerate depth maps.
+#include "core/dof_spread.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 
 #include "core/dof_modes.hpp"
-#include "core/dof_spread.hpp"
 #include "core/pipeline.hpp"
 #include "core/reference.hpp"
 #include "test_util.hpp"
@@ -76,7 +77,8 @@ TEST(SpreadMode, DeltasIntegrateToExactlyTheSplatsRectangles) {
           for (int i = 0; i < nr; ++i)
             for (int yy = std::max(0, y + rects[i].y0); yy <= std::min(h - 1, y + rects[i].y1); ++yy)
               for (int xx = std::max(0, x + rects[i].x0); xx <= std::min(w - 1, x + rects[i].x1); ++xx)
-                for (int k = 0; k < 4; ++k) brute[size_t(j)][(size_t(yy) * size_t(w) + size_t(xx)) * 4 + size_t(k)] += v[k];
+                for (int k = 0; k < 4; ++k)
+                  brute[size_t(j)][(size_t(yy) * size_t(w) + size_t(xx)) * 4 + size_t(k)] += v[k];
         }
       }
     for (int j = 0; j < 3; ++j) {
@@ -89,10 +91,12 @@ TEST(SpreadMode, DeltasIntegrateToExactlyTheSplatsRectangles) {
             if (x > 0) o += d[(size_t(y) * size_t(w) + size_t(x - 1)) * 4 + size_t(k)];
           }
       for (int y = 1; y < h; ++y)
-        for (size_t i = 0; i < size_t(w) * 4; ++i) d[size_t(y) * size_t(w) * 4 + i] += d[size_t(y - 1) * size_t(w) * 4 + i];
+        for (size_t i = 0; i < size_t(w) * 4; ++i)
+          d[size_t(y) * size_t(w) * 4 + i] += d[size_t(y - 1) * size_t(w) * 4 + i];
       for (size_t i = 0; i < d.size(); ++i) {
         ASSERT_LT(brute[size_t(j)][i], uint64_t(1) << 32);
-        ASSERT_EQ(uint64_t(d[i]), brute[size_t(j)][i]) << to_string(shape) << " layer " << j << " element " << i;
+        ASSERT_EQ(uint64_t(d[i]), brute[size_t(j)][i])
+            << to_string(shape) << " layer " << j << " element " << i;
       }
     }
   }
@@ -180,10 +184,10 @@ TEST(SpreadMode, SpreadsABlurredForegroundOverTheSharpBackground) {
   const TwoPlanes s(8.f, 0.f);
   ImageRGBA8 out;
   dof_spread_blur(s.img, s.coc, spread_params(8.f), out, 1);
-  EXPECT_GT(out.px(37, 32)[0], 60);   // 3 px outside the left edge: red spread over the background
-  EXPECT_LT(out.px(30, 32)[0], 5);    // beyond the CoC: the sharp background
+  EXPECT_GT(out.px(37, 32)[0], 60);  // 3 px outside the left edge: red spread over the background
+  EXPECT_LT(out.px(30, 32)[0], 5);   // beyond the CoC: the sharp background
   EXPECT_EQ(out.px(30, 32)[1], s.img.px(30, 32)[1]);
-  EXPECT_GT(out.px(40, 32)[1], 20);   // just inside: the background through the rim
+  EXPECT_GT(out.px(40, 32)[1], 20);  // just inside: the background through the rim
   EXPECT_LT(out.px(40, 32)[0], 200);
   EXPECT_GT(out.px(55, 32)[0], 225);  // the middle of the square: opaque red
 }

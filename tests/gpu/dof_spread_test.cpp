@@ -43,8 +43,8 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
     float max_radius;
   };
   int k = 0;
-  for (const Case c : {Case{1, 1, 5.f}, Case{1, 61, 9.f}, Case{67, 1, 9.f}, Case{2, 3, 4.f}, Case{97, 89, 17.5f},
-                       Case{263, 131, 40.f}, Case{509, 257, 25.f}}) {
+  for (const Case c : {Case{1, 1, 5.f}, Case{1, 61, 9.f}, Case{67, 1, 9.f}, Case{2, 3, 4.f},
+                       Case{97, 89, 17.5f}, Case{263, 131, 40.f}, Case{509, 257, 25.f}}) {
     if (size_t(c.w) * size_t(c.h) > test::test_max_n()) continue;
     for (int input = 0; input < 3; ++input) {  // random image and depth; all 255 with NaN holes; flat depth
       ImageRGBA8 img(c.w, c.h);
@@ -58,15 +58,17 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
         for (size_t i = 0; i < depth.data.size(); i += 5) depth.data[i] = std::nanf("");
       Params p;
       p.dof_mode = "spread";
-      p.aperture_shape = k % 3 == 0 ? ApertureShape::Disc : k % 3 == 1 ? ApertureShape::Polygon : ApertureShape::Square;
+      p.aperture_shape = k % 3 == 0   ? ApertureShape::Disc
+                         : k % 3 == 1 ? ApertureShape::Polygon
+                                      : ApertureShape::Square;
       p.blades = 5 + k % 4, p.blade_rotation = 13.f * float(k);
       p.dof_layers = 2 + k % 7;
       p.max_radius = c.max_radius, p.aperture = 3.f * c.max_radius, p.focus = 0.4f;
       const std::string builder = builders[size_t(k) % builders.size()];
       ++k;
-      const std::string what = std::to_string(c.w) + "x" + std::to_string(c.h) + " input " + std::to_string(input) +
-                               " " + to_string(p.aperture_shape) + " layers " + std::to_string(p.dof_layers) + " " +
-                               builder;
+      const std::string what = std::to_string(c.w) + "x" + std::to_string(c.h) + " input " +
+                               std::to_string(input) + " " + to_string(p.aperture_shape) + " layers " +
+                               std::to_string(p.dof_layers) + " " + builder;
       gpu_pipe->set_algorithms({builder, ""});
       for (Pipeline* pipe : {gpu_pipe.get(), cpu_pipe.get()}) {
         pipe->set_image(img);
@@ -87,8 +89,8 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
       size_t bad = 0, first = 0;
       for (size_t i = 0; i < r.data.size(); ++i)
         if (g.data[i] != r.data[i] && bad++ == 0) first = i;
-      EXPECT_EQ(bad, 0u) << what << ": first difference at byte " << first << " (" << int(g.data[first]) << " vs "
-                         << int(r.data[first]) << ")";
+      EXPECT_EQ(bad, 0u) << what << ": first difference at byte " << first << " (" << int(g.data[first])
+                         << " vs " << int(r.data[first]) << ")";
     }
   }
 }
