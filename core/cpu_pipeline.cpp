@@ -9,6 +9,8 @@
 #include <string>
 
 #include "core/dof.hpp"
+#include "core/dof_modes.hpp"
+#include "core/dof_spread.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "core/pipeline.hpp"
@@ -101,7 +103,12 @@ class CpuPipeline final : public Pipeline {
     }
     if (dof && params_.dof_mode != "gather_box") {
       // The shaped modes build their own (per-layer) tables: one stage, SATs and composite together.
-      time("dof", 0, [&] { dof_shaped_blur(image_, coc_, params_, result_, threads_); });
+      time("dof", 0, [&] {
+        if (find_dof_mode(params_.dof_mode) && find_dof_mode(params_.dof_mode)->spread)
+          dof_spread_blur(image_, coc_, params_, result_, threads_);
+        else
+          dof_shaped_blur(image_, coc_, params_, result_, threads_);
+      });
       return;
     }
     time("sat", 20 * n, [&] { sat_rgba8(image_, sat_, threads_); });  // read 4 B, write 16 B

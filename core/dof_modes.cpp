@@ -17,6 +17,10 @@ const std::vector<DofMode>& dof_modes() {
        "depth layers with their own SATs composited back to front over the aperture; what near layers hide is "
        "filled by normalised convolution of the layers behind",
        true, true, true},
+      {"spread", "spread, layered, linear light",
+       "each pixel spreads its colour over its aperture as signed rectangle-corner deltas into its depth "
+       "layer; SATs integrate them; layers composited back to front, what near layers hide filled as layered",
+       true, true, true, true},
   };
   return modes;
 }

@@ -14,6 +14,7 @@ struct DofMode {
   bool shaped;              // uses Params::aperture_shape (else a square box)
   bool linear_light;        // blends in linear light (else in sRGB values)
   bool occlusion;           // handles occlusion at depth edges
+  bool spread = false;      // spreads (scatters) each pixel instead of gathering (core/dof_spread.hpp)
 };
 
 const std::vector<DofMode>& dof_modes();

@@ -1,6 +1,6 @@
 // The depth-of-field modes as registry variants (family dof): gather_box is the SAT of the image and the
-// box blur; the others are dof_shaped. Bytes: the minimum traffic of a frame at 4 B/px of image, CoC and
-// result, plus each mode's tables written and read once (20 + 16 B/px per RGBA8 table).
+// box blur; spread is dof_spread; the others are dof_shaped. Bytes: the minimum traffic of a frame at 4 B/px
+// of image, CoC and result, plus each mode's tables written and read once (20 + 16 B/px per RGBA8 table).
 #include <cuda_runtime.h>
 
 #include "core/dof.hpp"
@@ -17,13 +17,20 @@ std::vector<Variant> dof_variants() {
     v.name = m.name;
     v.family = Family::Dof;
     v.label = m.label;
-    v.source = m.occlusion ? "layered SAT composite (satlab), normalised convolution (Knutsson and Westin 1993)"
-               : m.shaped   ? "rectangles of an aperture from SAT taps (Crow 1984)"
-                            : "box blur through a SAT (Crow 1984)";
+    v.source = m.spread      ? "rectangle spreading per depth layer (Kosloff, Tao and Barsky 2009), exact SATs"
+               : m.occlusion ? "layered SAT composite (satlab), normalised convolution (Knutsson and Westin 1993)"
+               : m.shaped    ? "rectangles of an aperture from SAT taps (Crow 1984)"
+                             : "box blur through a SAT (Crow 1984)";
     v.dtypes = {DType::RGBA8};
     const bool box = !m.shaped;
     const int images = (m.linear_light ? 2 : 1) * (m.occlusion ? Params{}.dof_layers : 1);
     v.bytes = [images, box](size_t n, DType) { return double(n) * (12.0 + (box ? 1 : images) * 36.0); };
+    if (m.spread) {
+      // Per layer: deltas written (16 B), split into planes (16 + 16), 4 SATs (4 + 16 each), the composite's
+      // reads (64); per fill table: slices (8), 2 SATs (20 each).
+      const int layers = Params{}.dof_layers;
+      v.bytes = [layers](size_t n, DType) { return double(n) * (12.0 + layers * 192.0 + (layers - 1) * 48.0); };
+    }
     v.refuses = [](size_t, DType t) -> std::string { return t == DType::RGBA8 ? "" : "RGBA8 input only"; };
     if (box) {
       v.dof = [](const DofArgs& a) {
@@ -45,7 +52,7 @@ std::vector<Variant> dof_variants() {
                    a.height, static_cast<uint8_t*>(a.out), a.stream, a.params->fractional_radius);
       };
     } else {
-      v.dof = dof_shaped;
+      v.dof = m.spread ? dof_spread : dof_shaped;
     }
     r.push_back(std::move(v));
   }

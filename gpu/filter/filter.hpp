@@ -41,6 +41,8 @@ struct DofWorkspace {
 
 // The shaped, linear and layered modes (core/dof.cpp's dof_shaped_blur on the GPU; gpu/filter/dof_modes.cu).
 void dof_shaped(const DofArgs& args);
+// The spread mode (core/dof_spread.cpp's dof_spread_blur on the GPU; gpu/filter/dof_spread.cu).
+void dof_spread(const DofArgs& args);
 
 // Registry entries of family dof, one per core/dof_modes.hpp mode, in its order.
 std::vector<Variant> dof_variants();

@@ -76,12 +76,13 @@ for args in "--blades 9:--blades" "--layers 1:--layers" "--dof-mode layered --ma
   [ $? -eq 2 ] || fail "'${args%%:*}' is not a usage error (exit 2)"
   grep -q -- "${args##*:}" "$tmp/err" || { cat "$tmp/err"; fail "the usage error does not name ${args##*:}"; }
 done
-for mode in gather_box gather_shape gather_linear layered; do
+for mode in gather_box gather_shape gather_linear layered spread; do
   "$bin" render --image "$src/assets/default.png" --depth "$src/assets/default_depth.png" --dof-mode $mode \
     --aperture-shape polygon --blades 7 --backend cpu --out "$tmp/mode_$mode.png" >/dev/null 2>"$tmp/err" ||
     { cat "$tmp/err"; fail "render --dof-mode $mode failed"; }
 done
 cmp -s "$tmp/mode_gather_box.png" "$tmp/mode_layered.png" && fail "the layered mode gave the box gather's picture"
+cmp -s "$tmp/mode_layered.png" "$tmp/mode_spread.png" && fail "the spread mode gave the layered mode's picture"
 # A subcommand of a group needs its leaf: usage error.
 "$bin" bench >/dev/null 2>&1
 [ $? -eq 2 ] || fail "satlab bench without a benchmark is not a usage error"

@@ -1,0 +1,133 @@
+// The spread mode's CPU reference (core/dof_spread.hpp).
+#include "core/dof_spread.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/dof.hpp"
+#include "core/error.hpp"
+#include "core/parallel.hpp"
+#include "core/reference.hpp"
+
+namespace satlab {
+
+void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers& layers,
+                   const ApertureTable& ap, std::vector<std::vector<uint32_t>>& deltas, int threads) {
+  const int w = image.width, h = image.height, max_r = ap.max_r;
+  const size_t n = image.pixels();
+  deltas.resize(size_t(layers.count));
+  const uint16_t* lin = srgb_to_linear12();
+  // One task per layer: each writes only its own layer's deltas.
+  parallel_for(
+      0, layers.count,
+      [&](long j0, long j1) {
+        for (long j = j0; j < j1; ++j) {
+          std::vector<uint32_t>& d = deltas[size_t(j)];
+          d.assign(n * 4, 0u);
+          for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+              const size_t i = size_t(y) * size_t(w) + size_t(x);
+              const float c = coc.data[i];
+              if (dof::layer_of(c == c ? c : 0.f, layers) != int(j)) continue;
+              const dof::Splat s = dof::splat_of(c, max_r);
+              const uint8_t* px = image.data.data() + i * 4;
+              const uint32_t l[3] = {lin[px[0]], lin[px[1]], lin[px[2]]};
+              for (int a = 0; a < 2; ++a) {
+                const uint32_t part = a ? s.q : 256u - s.q;
+                if (!part) continue;
+                const int r = s.r + a;
+                const dof::Rect* rects = ap.rects.data() + size_t(r) * dof::kMaxRects;
+                const int nr = ap.counts[size_t(r)];
+                uint32_t v[4];
+                dof::splat_values(l, dof::splat_weight(part, dof::clipped_area(rects, nr, x, y, w, h)), v);
+                dof::splat_corners(
+                    [&](int X, int Y, int sign) {
+                      uint32_t* o = d.data() + (size_t(Y) * size_t(w) + size_t(X)) * 4;
+                      for (int k = 0; k < 4; ++k) o[k] += sign > 0 ? v[k] : 0u - v[k];
+                    },
+                    rects, nr, x, y, w, h);
+              }
+            }
+        }
+      },
+      threads);
+}
+
+namespace {
+
+// Inclusive 2D prefix sums in place, uint32 with wrap-around.
+void sat_u32_inplace(uint32_t* d, int w, int h, int channels) {
+  for (int y = 0; y < h; ++y) {
+    uint32_t* row = d + size_t(y) * size_t(w) * size_t(channels);
+    for (int x = 1; x < w; ++x)
+      for (int k = 0; k < channels; ++k) row[size_t(x) * channels + k] += row[size_t(x - 1) * channels + k];
+    if (y > 0) {
+      const uint32_t* above = row - size_t(w) * size_t(channels);
+      for (size_t i = 0; i < size_t(w) * size_t(channels); ++i) row[i] += above[i];
+    }
+  }
+}
+
+}  // namespace
+
+void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p, ImageRGBA8& out,
+                     int threads) {
+  if (coc.width != image.width || coc.height != image.height || coc.channels != 1)
+    throw Error("dof_spread_blur: CoC map size does not match the image");
+  const int w = image.width, h = image.height, max_r = shaped_max_radius(p);
+  const size_t n = image.pixels();
+  const dof::Layers layers = make_layers(p, p.dof_layers);
+  const ApertureTable ap = aperture_table(p, max_r);
+  std::vector<std::vector<uint32_t>> spread;
+  spread_deltas(image, coc, layers, ap, spread, threads);
+  parallel_for(
+      0, layers.count,
+      [&](long j0, long j1) {
+        for (long j = j0; j < j1; ++j) sat_u32_inplace(spread[size_t(j)].data(), w, h, 4);
+      },
+      threads);
+  // The fill tables: table t = (12-bit linear colour, 1) over the pixels of layers 0..t, t < count - 1.
+  const uint16_t* lin = srgb_to_linear12();
+  std::vector<std::vector<uint32_t>> tables(size_t(std::max(layers.count - 1, 0)));
+  std::vector<uint16_t> src(n * 4);
+  for (int t = 0; t + 1 < layers.count; ++t) {
+    for (size_t i = 0; i < n; ++i) {
+      const float c = coc.data[i];
+      const bool in = dof::layer_of(c == c ? c : 0.f, layers) <= t;
+      const uint8_t* px = image.data.data() + i * 4;
+      for (int k = 0; k < 3; ++k) src[i * 4 + size_t(k)] = in ? lin[px[k]] : 0;
+      src[i * 4 + 3] = in ? 1 : 0;
+    }
+    sat_u16(src.data(), w, h, 4, tables[size_t(t)], threads);
+  }
+  const auto tap = [&](int t, int x, int y) {
+    dof::Sum4 s = {{0u, 0u, 0u, 0u}};
+    if (x < 0 || y < 0) return s;
+    const uint32_t* v = tables[size_t(t)].data() + (size_t(y) * size_t(w) + size_t(x)) * 4;
+    for (int k = 0; k < 4; ++k) s.c[k] = v[k];
+    return s;
+  };
+  if (out.width != w || out.height != h) out = ImageRGBA8(w, h);
+  const uint8_t* enc = linear12_to_srgb();
+  parallel_for(
+      0, h,
+      [&](long y0, long y1) {
+        for (int y = int(y0); y < int(y1); ++y)
+          for (int x = 0; x < w; ++x) {
+            const size_t i = size_t(y) * size_t(w) + size_t(x);
+            const auto at = [&](int j) {
+              dof::Sum4 s;
+              for (int k = 0; k < 4; ++k) s.c[k] = spread[size_t(j)][i * 4 + size_t(k)];
+              return s;
+            };
+            float v[3];
+            dof::spread_pixel(at, tap, layers.count, layers.edge, x, y, w, h, v);
+            uint8_t* o = out.px(x, y);
+            for (int k = 0; k < 3; ++k) o[k] = dof::encode(v[k], true, enc);
+            o[3] = image.px(x, y)[3];
+          }
+      },
+      threads);
+}
+
+}  // namespace satlab

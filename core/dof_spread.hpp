@@ -1,0 +1,25 @@
+// The spreading depth-of-field mode ("spread", core/dof_modes.hpp): host-side set-up shared with the GPU
+// backend and the CPU reference. The per-pixel arithmetic is core/dof_spread_pixel.hpp.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/dof.hpp"
+#include "core/dof_spread_pixel.hpp"
+#include "core/image.hpp"
+#include "core/params.hpp"
+
+namespace satlab {
+
+// Every layer's delta image (4 uint32 channels: colour, weight; wrap-around): each pixel of layer j adds
+// its splat's corner deltas (dof::splat_of, clipped_area, splat_weight, splat_values, splat_corners) to
+// deltas[j].
+void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers& layers,
+                   const ApertureTable& ap, std::vector<std::vector<uint32_t>>& deltas, int threads = 0);
+
+// The CPU reference of the spread mode: the deltas, their uint32 SATs (the spread sums), the fill tables
+// (as dof_shaped_blur's: (12-bit linear colour, 1) over layers 0..t), dof::spread_pixel and the encode.
+void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p, ImageRGBA8& out,
+                     int threads = 0);
+
+}  // namespace satlab

@@ -1,0 +1,145 @@
+// The spreading depth-of-field mode (core/dof_modes.hpp: "spread"), after Kosloff, Tao and Barsky 2009
+// (constant-time rectangle spreading): every pixel spreads its linear-light colour, premultiplied by
+// 1/area, over its aperture (the same rectangle stack as the shaped modes, apertures r and r + 1 blended by
+// the fractional CoC) by writing signed corner deltas into the image of its depth layer; a SAT of each
+// layer's delta image integrates them into that layer's spread colour and spread weight at every pixel;
+// the layers are composited back to front. The per-pixel arithmetic here is shared by the CPU reference
+// (core/dof_spread.cpp) and the GPU kernels (gpu/filter/dof_spread.cu).
+//
+// Exact in integers: a splat's weight is round(kSpreadOne / area) (area of its aperture, in pixels), its
+// colour channels round(lin12 * weight / 4095); deltas are added in uint32 with wrap-around and the SAT is
+// uint32 with wrap-around, so every spread sum is exact while its true value is below 2^32 (the weights
+// over any pixel add up to well under 256 units: see kSpreadOne). The GPU builds the uint32 SAT of the
+// delta image from the registry's RGBA8 builders on its four byte planes (SAT(d) = sum_k 2^8k SAT(byte k)
+// mod 2^32, SATs being linear), so the CPU reference and the GPU agree bit for bit.
+#pragma once
+#include <cstdint>
+
+#include "core/dof_pixel.hpp"
+
+namespace satlab::dof {
+
+// Fixed-point spread weight of a whole splat. The weights reaching one pixel sum to kSpreadOne times
+// sum_q 1/area(q) over the splats q covering it; a splat at Chebyshev distance d >= 1 covers it only with
+// radius >= d - 1 (area >= (d - 1/2)^2 for the smallest shape, a 3-blade polygon: 1.3 (d + 1/2)^2), so the
+// sum is at most 1 + sum_d 8d / (d - 1/2)^2 over d = 1..512 < 40 (plus at most 1 for rounding): below 256,
+// the limit of 2^32 / kSpreadOne, with margin. Quantisation: a splat's weight is off by at most 1/2 unit,
+// relatively area / 2^25 (3e-5 at radius 17, 4e-4 at radius 64).
+constexpr uint32_t kSpreadOne = 1u << 24;
+
+// The pixels of the aperture's rectangles around (x, y) inside the image (at least 1: every shape holds its
+// centre).
+SATLAB_HD uint32_t clipped_area(const Rect* rects, int n, int x, int y, int w, int h) {
+  uint32_t area = 0;
+  for (int i = 0; i < n; ++i) {
+    const Rect r = rects[i];
+    const int x0 = x + r.x0 > 0 ? x + r.x0 : 0, x1 = x + r.x1 < w - 1 ? x + r.x1 : w - 1;
+    const int y0 = y + r.y0 > 0 ? y + r.y0 : 0, y1 = y + r.y1 < h - 1 ? y + r.y1 : h - 1;
+    if (x0 <= x1 && y0 <= y1) area += uint32_t(x1 - x0 + 1) * uint32_t(y1 - y0 + 1);
+  }
+  return area > 0u ? area : 1u;
+}
+
+// A splat: the aperture radius r (round down of |CoC|, NaN 0, at most max_r) and the fractional part f
+// quantised to q / 256 (0 at max_r); apertures r and r + 1 get the weights (1 - f) and f.
+struct Splat {
+  int r;
+  uint32_t q;
+};
+
+SATLAB_HD Splat splat_of(float coc, int max_r) {
+  if (!(coc == coc)) coc = 0.f;
+  const float a = coc < 0.f ? -coc : coc;
+  const int r = a < float(max_r) ? int(a) : max_r;
+  const float f = r < max_r ? a - float(r) : 0.f;
+  return {r, uint32_t(f * 256.f + 0.5f)};  // q in 0..256
+}
+
+// Fixed-point weight of an aperture of `area` pixels (inside the image) carrying the share `part` / 256:
+// round(kSpreadOne * part / (256 * area)). Clipping the area to the image keeps each splat's energy inside
+// it, so the weights do not fall off at the border (as the gather modes renormalise clipped apertures).
+SATLAB_HD uint32_t splat_weight(uint32_t part, uint32_t area) {
+  const uint64_t d = uint64_t(area) * 256u;
+  return uint32_t((uint64_t(kSpreadOne) * part + d / 2) / d);
+}
+
+// A splat's four values: round(lin12 * w / 4095) per colour channel, w.
+SATLAB_HD void splat_values(const uint32_t lin[3], uint32_t w, uint32_t v[4]) {
+  for (int k = 0; k < 3; ++k) v[k] = uint32_t((uint64_t(lin[k]) * w + 2047u) / 4095u);
+  v[3] = w;
+}
+
+// The signed corner deltas of the aperture's rectangles around (x, y), clipped to the image: add(X, Y, s)
+// adds s * v at (X, Y), s = +1 or -1. A corner beyond the right or bottom edge is dropped (the SAT never
+// reaches it), one before the left or top edge moves onto it.
+template <class Add>
+SATLAB_HD void splat_corners(const Add& add, const Rect* rects, int n, int x, int y, int w, int h) {
+  for (int i = 0; i < n; ++i) {
+    const Rect r = rects[i];
+    int x0 = x + r.x0, y0 = y + r.y0;
+    const int x1 = x + r.x1 + 1, y1 = y + r.y1 + 1;
+    if (x1 <= 0 || y1 <= 0 || x0 >= w || y0 >= h) continue;
+    x0 = x0 > 0 ? x0 : 0, y0 = y0 > 0 ? y0 : 0;
+    add(x0, y0, 1);
+    if (x1 < w) add(x1, y0, -1);
+    if (y1 < h) add(x0, y1, -1);
+    if (x1 < w && y1 < h) add(x1, y1, 1);
+  }
+}
+
+// A layer's coverage is its spread weight (in kSpreadOne units) times this gain, at most 1. Fitted on the
+// ground truth (docs/quality.md): 1.1 scores 0.1-0.8 dB above 1.0 on the default scene and up to 0.2 dB on
+// the occlusion one; 1.25 and more lose again. A layer's weight dips below 1 where its CoC varies and at
+// layer edges that cut a surface, which the gain covers.
+constexpr float kCoverageGain = 1.1f;
+
+// One output pixel (linear light in [0,1]) of the layered spread composite. spread(j) returns layer j's
+// spread sums (colour, weight) at the pixel. A layer present here (weight > 0) has the colour sum / weight
+// and the coverage min(kCoverageGain weight / kSpreadOne, 1). The nearest layer present, top, goes over the
+// back-to-front composite of the layers present behind it, normalised by its coverage:
+//   acc = a_j c_j + (1 - a_j) acc,  cov = a_j + (1 - a_j) cov   (the layers j < top present),
+//   out = a_top c_top + (1 - a_top) acc / cov.
+// (Normalising what lies behind top, rather than leaving it transparent, keeps a surface whole where it
+// crosses a layer edge and where a nearer sharp object cut a hole in it.) With no layer present behind a
+// top that does not cover the pixel, the lens sees what the pinhole view hides there: the mean colour of
+// the pixels of layers 0..top-1 around the pixel (normalised convolution through tap(t, x, y), the inclusive
+// SAT of table t = (12-bit linear colour, 1) over the pixels of layers 0..t) in square boxes from the
+// radius of layer top-1's middle CoC (at least 2), doubling up to kMaxShapedRadius; with nothing behind
+// within reach, c_top. `edge` is Layers::edge. The pixel's own splat covers it, so a layer is present.
+template <class Spread, class Tap>
+SATLAB_HD void spread_pixel(const Spread& spread, const Tap& tap, int layers, const float* edge, int x, int y,
+                            int w, int h, float out[3]) {
+  float acc[3] = {0.f, 0.f, 0.f}, cov = 0.f;  // the layers behind top
+  float ct[3] = {0.f, 0.f, 0.f}, at = 0.f;    // top
+  int top = -1;
+  for (int j = 0; j < layers; ++j) {
+    const Sum4 s = spread(j);
+    if (s.c[3] == 0u) continue;
+    if (top >= 0) {
+      for (int k = 0; k < 3; ++k) acc[k] = at * ct[k] + (1.f - at) * acc[k];
+      cov = at + (1.f - at) * cov;
+    }
+    top = j;
+    const float wt = float(s.c[3]), a = kCoverageGain * wt / float(kSpreadOne);
+    at = a < 1.f ? a : 1.f;
+    for (int k = 0; k < 3; ++k) ct[k] = float(s.c[k]) / wt;
+  }
+  if (cov == 0.f && top > 0 && at < 1.f) {
+    float mid = 0.5f * (edge[top - 1] + edge[top]);
+    mid = mid < 0.f ? -mid : mid;
+    Sum4 behind = {{0u, 0u, 0u, 0u}};
+    for (int R = mid > 2.f ? int(mid + 0.5f) : 2; behind.c[3] == 0u && R < 2 * kMaxShapedRadius; R *= 2) {
+      const int q = R < kMaxShapedRadius ? R : kMaxShapedRadius;
+      const Rect box = {int16_t(-q), int16_t(q), int16_t(-q), int16_t(q)};
+      shape_sum(tap, top - 1, &box, 1, x, y, w, h, behind);
+    }
+    if (behind.c[3] != 0u) {
+      const float norm = float(behind.c[3]) * float(kLinearOne);
+      for (int k = 0; k < 3; ++k) acc[k] = float(behind.c[k]) / norm;
+      cov = 1.f;
+    }
+  }
+  for (int k = 0; k < 3; ++k) out[k] = cov > 0.f ? at * ct[k] + (1.f - at) * (acc[k] / cov) : ct[k];
+}
+
+}  // namespace satlab::dof

@@ -1,0 +1,98 @@
+// The spread DoF mode on the GPU against the CPU reference: bit-identical results (exact integer deltas and
+// SATs, shared per-pixel arithmetic, no FMA) with every SAT builder, at odd sizes (1x1, 1xN, Nx1, primes),
+// on random and all-255 images, depth maps with NaN holes and flat ones, 2 to 8 layers, every aperture,
+// with the result poisoned before each run. (GpuDofModes.BitIdenticalToTheCpuReference runs it too, as a
+// shaped mode.) SATLAB_TEST_MAX_N limits the image sizes (the sanitizer runs use a small one).
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <string>
+
+#include "core/pipeline.hpp"
+#include "gpu/device.hpp"
+#include "variant_test_util.hpp"
+
+namespace {
+
+using namespace satlab;
+
+#define SKIP_WITHOUT_GPU()                                            \
+  do {                                                                \
+    if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason; \
+  } while (0)
+
+TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
+  SKIP_WITHOUT_GPU();
+  const uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  auto gpu_pipe = gpu::make_pipeline();
+  auto cpu_pipe = make_cpu_pipeline();
+  // SATLAB_TEST_OWN_SAT_ONLY=1 (the sanitizer runs) leaves out the external baselines (NPP), as
+  // tests/gpu/sat_test does.
+  const char* own = std::getenv("SATLAB_TEST_OWN_SAT_ONLY");
+  std::vector<std::string> builders;
+  for (const std::string& b : gpu_pipe->sat_builders())
+    if (!(own && *own && *own != '0') || b.rfind("sat_", 0) == 0) builders.push_back(b);
+  ASSERT_FALSE(builders.empty());
+  struct Case {
+    int w, h;
+    float max_radius;
+  };
+  int k = 0;
+  for (const Case c : {Case{1, 1, 5.f}, Case{1, 61, 9.f}, Case{67, 1, 9.f}, Case{2, 3, 4.f},
+                       Case{97, 89, 17.5f}, Case{263, 131, 40.f}, Case{509, 257, 25.f}}) {
+    if (size_t(c.w) * size_t(c.h) > test::test_max_n()) continue;
+    for (int input = 0; input < 3; ++input) {  // random image and depth; all 255 with NaN holes; flat depth
+      ImageRGBA8 img(c.w, c.h);
+      for (auto& b : img.data) b = input == 1 ? 255 : uint8_t(rng());
+      ImageF depth(c.w, c.h, 1);
+      std::uniform_real_distribution<float> u(0.f, 1.f);
+      for (int y = 0; y < c.h; ++y)
+        for (int x = 0; x < c.w; ++x)
+          depth.at(x, y) = input == 2 ? 0.25f : float((x / 7 + y / 5) % 4) + 0.5f * u(rng);
+      if (input == 1)
+        for (size_t i = 0; i < depth.data.size(); i += 5) depth.data[i] = std::nanf("");
+      Params p;
+      p.dof_mode = "spread";
+      p.aperture_shape = k % 3 == 0   ? ApertureShape::Disc
+                         : k % 3 == 1 ? ApertureShape::Polygon
+                                      : ApertureShape::Square;
+      p.blades = 5 + k % 4, p.blade_rotation = 13.f * float(k);
+      p.dof_layers = 2 + k % 7;
+      p.max_radius = c.max_radius, p.aperture = 3.f * c.max_radius, p.focus = 0.4f;
+      const std::string builder = builders[size_t(k) % builders.size()];
+      ++k;
+      const std::string what = std::to_string(c.w) + "x" + std::to_string(c.h) + " input " +
+                               std::to_string(input) + " " + to_string(p.aperture_shape) + " layers " +
+                               std::to_string(p.dof_layers) + " " + builder;
+      gpu_pipe->set_algorithms({builder, ""});
+      for (Pipeline* pipe : {gpu_pipe.get(), cpu_pipe.get()}) {
+        pipe->set_image(img);
+        pipe->set_depth(depth);
+        pipe->set_params(p);
+      }
+      gpu_pipe->run();  // allocates; then poison the result and run again
+      void* stream = nullptr;
+      auto* out = const_cast<void*>(gpu_pipe->device_result(&stream));
+      ASSERT_NE(out, nullptr) << what;
+      ASSERT_EQ(cudaStreamSynchronize(cudaStream_t(stream)), cudaSuccess);
+      ASSERT_EQ(cudaMemset(out, 0xAB, img.data.size()), cudaSuccess);
+      gpu_pipe->run();
+      cpu_pipe->run();
+      ASSERT_EQ(gpu_pipe->coc().data.size(), cpu_pipe->coc().data.size()) << what;
+      const ImageRGBA8& g = gpu_pipe->result();
+      const ImageRGBA8& r = cpu_pipe->result();
+      size_t bad = 0, first = 0;
+      for (size_t i = 0; i < r.data.size(); ++i)
+        if (g.data[i] != r.data[i] && bad++ == 0) first = i;
+      EXPECT_EQ(bad, 0u) << what << ": first difference at byte " << first << " (" << int(g.data[first])
+                         << " vs " << int(r.data[first]) << ")";
+    }
+  }
+}
+
+}  // namespace
