@@ -62,6 +62,8 @@ const std::vector<Variant>& variants() {
       sort::cub_sort_variant(),
     };
     for (Variant& v : dof_variants()) t.push_back(std::move(v));
+    for (Variant& v : compact::single_pass_candidates()) t.push_back(std::move(v));
+    for (Variant& v : sort::onesweep_candidates()) t.push_back(std::move(v));
     return t;
   }();
   return table;

@@ -6,14 +6,16 @@
 #include "gpu/compact/compact_common.cuh"
 #include "gpu/compact/single_pass.cuh"
 
+#include <vector>
+
 namespace satlab::gpu::compact {
 namespace {
-template <int kBlock, int kItems>
+template <int kBlock, int kItems, int kVec = 1, bool kStage = true>
 struct Impl {
   static size_t temp_bytes(size_t n) { return single_pass_temp_bytes<kBlock * kItems>(n); }
   static void run(const int32_t* in, AtLeast keep, int32_t* out, uint32_t* count, size_t n, void* temp,
                   cudaStream_t s) {
-    compact_single_pass<kBlock, kItems>(in, keep, out, count, n, temp, s);
+    single_pass_detail::launch<kBlock, kItems, kVec, kStage>(in, keep, out, count, n, temp, s);
   }
 };
 }  // namespace
@@ -27,6 +29,23 @@ Variant single_pass_256x32_variant() {
   return make_compact_variant<Impl<256, 32>>(
       "compact_single_pass_256x32", "single pass: ballot + popc in warps, decoupled look-back, 256x32 (ours)",
       "Merrill & Garland 2016");
+}
+
+
+// Tuning candidates (temporary; the losers are removed once their numbers are in docs/performance.md).
+std::vector<Variant> single_pass_candidates() {
+  const char* src = "Merrill & Garland 2016";
+  return {
+      make_compact_variant<Impl<256, 16, 1, false>>("cps_256x16_s1_direct", "256x16 scalar direct", src),
+      make_compact_variant<Impl<256, 32, 1, false>>("cps_256x32_s1_direct", "256x32 scalar direct", src),
+      make_compact_variant<Impl<256, 16, 4, true>>("cps_256x16_v4_stage", "256x16 vec4 staged", src),
+      make_compact_variant<Impl<256, 32, 4, true>>("cps_256x32_v4_stage", "256x32 vec4 staged", src),
+      make_compact_variant<Impl<256, 16, 4, false>>("cps_256x16_v4_direct", "256x16 vec4 direct", src),
+      make_compact_variant<Impl<256, 32, 4, false>>("cps_256x32_v4_direct", "256x32 vec4 direct", src),
+      make_compact_variant<Impl<512, 16, 4, false>>("cps_512x16_v4_direct", "512x16 vec4 direct", src),
+      make_compact_variant<Impl<384, 16, 4, true>>("cps_384x16_v4_stage", "384x16 vec4 staged", src),
+      make_compact_variant<Impl<128, 32, 4, false>>("cps_128x32_v4_direct", "128x32 vec4 direct", src),
+  };
 }
 
 }  // namespace satlab::gpu::compact

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "gpu/check.hpp"
 #include "gpu/scan/lookback.cuh"
@@ -33,42 +34,71 @@ struct IndexInput {
 
 namespace single_pass_detail {
 
-template <int kBlock, int kItems, typename InIt, typename T, typename Keep>
+// Thread t's item (r, c) of a tile is element r * kBlock * kVec + t * kVec + c: kVec consecutive elements
+// per lane (one vector load when kVec is 4), a warp's row r being 32 * kVec consecutive elements. Rows in
+// index order are (r, warp).
+template <int kVec, typename InIt, typename T>
+__device__ __forceinline__ void load_row(InIt in, size_t at, int i, int valid, T (&v)[kVec]) {
+  if constexpr (kVec == 4 && std::is_pointer_v<InIt>) {
+    static_assert(sizeof(std::remove_pointer_t<InIt>) == 4, "vector loads of 4-byte elements");
+    if (i + 3 < valid) {
+      const int4 q = __ldg(reinterpret_cast<const int4*>(in + at + size_t(i)));
+      if constexpr (std::is_same_v<T, float>) {
+        v[0] = __int_as_float(q.x), v[1] = __int_as_float(q.y), v[2] = __int_as_float(q.z),
+        v[3] = __int_as_float(q.w);
+      } else {
+        v[0] = T(q.x), v[1] = T(q.y), v[2] = T(q.z), v[3] = T(q.w);
+      }
+      return;
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < kVec; ++c) v[c] = i + c < valid ? T(in[at + size_t(i + c)]) : T();
+}
+
+template <int kBlock, int kItems, int kVec, bool kStage, typename InIt, typename T, typename Keep>
 __global__ void __launch_bounds__(kBlock)
     kernel(InIt in, Keep keep, T* __restrict__ out, uint32_t* count, size_t n, unsigned long long* status,
            unsigned* counter, unsigned tiles, unsigned first_poll_ns) {
-  constexpr int kTile = kBlock * kItems, kWarps = kBlock / 32;
-  static_assert(kItems * kWarps % 32 == 0, "warp 0 scans whole rows per lane");
+  constexpr int kTile = kBlock * kItems, kWarps = kBlock / 32, kRows = kItems / kVec, kRowsAll = kRows * kWarps;
+  constexpr int kPer = (kRowsAll + 31) / 32;  // rows per lane of warp 0's scan, consecutive
+  static_assert(kItems % kVec == 0, "whole vectors");
+  struct Staged {
+    T kept[kStage ? kTile : 1];
+  };
   __shared__ unsigned s_tile, s_prefix, s_aggregate;
-  __shared__ unsigned
-      s_row_offset[kItems * kWarps];  // kept count of row (k, warp), then its exclusive prefix
-  __shared__ T s_kept[kTile];
+  __shared__ unsigned s_row_offset[kRowsAll];  // kept count of row (r, warp), then its exclusive prefix
+  __shared__ Staged s;
   const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5;
   if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
   __syncthreads();
   const unsigned tile = s_tile;
   const size_t first = size_t(tile) * kTile;
   const int valid = int(n - first < size_t(kTile) ? n - first : size_t(kTile));
-  T items[kItems];
+  T items[kRows][kVec];
 #pragma unroll
-  for (int k = 0; k < kItems; ++k) {
-    const int i = k * kBlock + int(threadIdx.x);
-    items[k] = i < valid ? T(in[first + size_t(i)]) : T();
-  }
-  // Element k*kBlock + threadIdx.x: rows in index order are (k, warp), lanes in order within a row.
-  unsigned masks[kItems];
+  for (int r = 0; r < kRows; ++r) load_row<kVec>(in, first, (r * kBlock + int(threadIdx.x)) * kVec, valid, items[r]);
+  unsigned masks[kRows][kVec];
+  const unsigned below = (1u << lane) - 1u;
 #pragma unroll
-  for (int k = 0; k < kItems; ++k) {
-    const int i = k * kBlock + int(threadIdx.x);
-    masks[k] = __ballot_sync(0xffffffffu, i < valid && keep(items[k]));
-    if (lane == 0) s_row_offset[k * kWarps + warp] = __popc(masks[k]);
+  for (int r = 0; r < kRows; ++r) {
+    unsigned row = 0;
+#pragma unroll
+    for (int c = 0; c < kVec; ++c) {
+      const int i = (r * kBlock + int(threadIdx.x)) * kVec + c;
+      masks[r][c] = __ballot_sync(0xffffffffu, i < valid && keep(items[r][c]));
+      row += __popc(masks[r][c]);
+    }
+    if (lane == 0) s_row_offset[r * kWarps + warp] = row;
   }
   __syncthreads();
   if (warp == 0) {
-    constexpr int kPer = kItems * kWarps / 32;  // rows per lane, consecutive
     unsigned v[kPer], sum = 0;
 #pragma unroll
-    for (int j = 0; j < kPer; ++j) sum += v[j] = s_row_offset[lane * kPer + j];
+    for (int j = 0; j < kPer; ++j) {
+      const int row = lane * kPer + j;
+      sum += v[j] = row < kRowsAll ? s_row_offset[row] : 0u;
+    }
     unsigned incl = sum;
 #pragma unroll
     for (int off = 1; off < 32; off <<= 1) {
@@ -78,7 +108,8 @@ __global__ void __launch_bounds__(kBlock)
     unsigned run = incl - sum;
 #pragma unroll
     for (int j = 0; j < kPer; ++j) {
-      s_row_offset[lane * kPer + j] = run;
+      const int row = lane * kPer + j;
+      if (row < kRowsAll) s_row_offset[row] = run;
       run += v[j];
     }
     const unsigned aggregate = __shfl_sync(0xffffffffu, incl, 31);
@@ -97,28 +128,31 @@ __global__ void __launch_bounds__(kBlock)
     }
   }
   __syncthreads();
-  const unsigned below = (1u << lane) - 1u;
+  const unsigned prefix = s_prefix;
 #pragma unroll
-  for (int k = 0; k < kItems; ++k)
-    if ((masks[k] >> lane) & 1u)
-      s_kept[s_row_offset[k * kWarps + warp] + __popc(masks[k] & below)] = items[k];
-  __syncthreads();
-  const unsigned prefix = s_prefix, aggregate = s_aggregate;
-  for (unsigned i = threadIdx.x; i < aggregate; i += kBlock) out[size_t(prefix) + i] = s_kept[i];
+  for (int r = 0; r < kRows; ++r) {
+    unsigned rank = s_row_offset[r * kWarps + warp];
+#pragma unroll
+    for (int c = 0; c < kVec; ++c) rank += __popc(masks[r][c] & below);
+#pragma unroll
+    for (int c = 0; c < kVec; ++c)
+      if ((masks[r][c] >> lane) & 1u) {
+        if constexpr (kStage)
+          s.kept[rank] = items[r][c];
+        else
+          out[size_t(prefix) + rank] = items[r][c];
+        ++rank;
+      }
+  }
+  if constexpr (kStage) {
+    __syncthreads();
+    const unsigned aggregate = s_aggregate;
+    for (unsigned i = threadIdx.x; i < aggregate; i += kBlock) out[size_t(prefix) + i] = s.kept[i];
+  }
 }
 
-}  // namespace single_pass_detail
-
-// Status words (8 bytes per tile) and the tile counter. kTile: the tile shape's elements (default 4096).
-template <int kTile = 4096>
-size_t single_pass_temp_bytes(size_t n) {
-  return (n + kTile - 1) / kTile * sizeof(unsigned long long) + sizeof(unsigned long long);
-}
-
-// kBlock threads x kItems elements a tile (the registry also times a 256 x 32 shape).
-template <int kBlock = 256, int kItems = 16, typename InIt, typename T, typename Keep>
-void compact_single_pass(InIt in, Keep keep, T* out, uint32_t* count, size_t n, void* temp, cudaStream_t s) {
-  using namespace single_pass_detail;
+template <int kBlock, int kItems, int kVec, bool kStage, typename InIt, typename T, typename Keep>
+void launch(InIt in, Keep keep, T* out, uint32_t* count, size_t n, void* temp, cudaStream_t s) {
   constexpr int kTile = kBlock * kItems;
   const std::string ctx = "single-pass compaction n=" + std::to_string(n);
   if (n >= (size_t(1) << 31)) throw Error(ctx + ": n >= 2^31");
@@ -129,10 +163,32 @@ void compact_single_pass(InIt in, Keep keep, T* out, uint32_t* count, size_t n, 
   const size_t tiles = (n + kTile - 1) / kTile;
   auto* status = static_cast<unsigned long long*>(temp);
   auto* counter = reinterpret_cast<unsigned*>(status + tiles);
-  SATLAB_CUDA(cudaMemsetAsync(temp, 0, single_pass_temp_bytes<kTile>(n), s), ctx);
-  kernel<kBlock, kItems, InIt, T, Keep><<<unsigned(tiles), kBlock, 0, s>>>(
-      in, keep, out, count, n, status, counter, unsigned(tiles), scan::lookback::first_poll_ns(tiles, 1, 0));
+  SATLAB_CUDA(cudaMemsetAsync(temp, 0, (tiles + 1) * sizeof(unsigned long long), s), ctx);
+  const unsigned poll = scan::lookback::first_poll_ns(tiles, 1, 0);
+  bool vec = false;
+  if constexpr (kVec > 1 && std::is_pointer_v<InIt>)
+    if constexpr (sizeof(std::remove_pointer_t<InIt>) == 4) vec = reinterpret_cast<uintptr_t>(in) % 16 == 0;
+  if (vec)
+    kernel<kBlock, kItems, kVec, kStage, InIt, T, Keep>
+        <<<unsigned(tiles), kBlock, 0, s>>>(in, keep, out, count, n, status, counter, unsigned(tiles), poll);
+  else
+    kernel<kBlock, kItems, 1, kStage, InIt, T, Keep>
+        <<<unsigned(tiles), kBlock, 0, s>>>(in, keep, out, count, n, status, counter, unsigned(tiles), poll);
   SATLAB_LAUNCHED("compact single-pass", ctx);
+}
+
+}  // namespace single_pass_detail
+
+// Status words (8 bytes per tile) and the tile counter. kTile: the tile shape's elements (default 4096).
+template <int kTile = 4096>
+size_t single_pass_temp_bytes(size_t n) {
+  return (n + kTile - 1) / kTile * sizeof(unsigned long long) + sizeof(unsigned long long);
+}
+
+// kBlock threads x kItems elements a tile (the registry also times other shapes).
+template <int kBlock = 256, int kItems = 16, typename InIt, typename T, typename Keep>
+void compact_single_pass(InIt in, Keep keep, T* out, uint32_t* count, size_t n, void* temp, cudaStream_t s) {
+  single_pass_detail::launch<kBlock, kItems, 1, true>(in, keep, out, count, n, temp, s);
 }
 
 }  // namespace satlab::gpu::compact

@@ -15,6 +15,10 @@
 // Bytes: 4 bytes a key for the histogram, then 16 bytes a pair per pass (read and write key and value),
 // plus 4 KB of status per tile and pass.
 #include "gpu/sort/onesweep.hpp"
+
+#include <algorithm>
+#include <vector>
+
 #include "gpu/sort/radix_tile.cuh"
 #include "gpu/sort/sort.hpp"
 
@@ -99,8 +103,161 @@ __global__ void __launch_bounds__(kBlock, tile::kMinBlocksPerSm)
   tile::scatter(t, keys, values, ranks, valid, shift, mask, keys_out, values_out);
 }
 
-size_t tiles_of(size_t n) {
-  return (n + kTile - 1) / kTile;
+
+// ---- Early-count tile (CUB's order of work): the tile's digit counts come from per-warp shared-memory
+// histograms right after the load and are published before any ranking; the per-warp counters are then
+// turned into each warp's first position per digit in the sorted tile, and ranking bumps them with one
+// shared atomic per group of equal digits in a warp (match by 8 ballots or by __match_any_sync), so the
+// rank is final without a second pass. The look-back reads kWindow predecessors' words at once.
+constexpr unsigned kLanesAll = 0xffffffffu;
+
+template <int kItems>
+struct EarlyTemp {
+  union {
+    unsigned warp_offset[tile::kWarps][kDigits];  // histogram, then first position of (warp, digit)
+    struct {
+      uint32_t keys[kBlock * kItems], values[kBlock * kItems];
+    } exchange;  // the tile in sorted order
+  };
+  unsigned base[kDigits];  // global position of the tile's digit d run, minus its start in the tile
+  typename tile::DigitScan::TempStorage scan;
+};
+
+template <int kWindow>
+__device__ __forceinline__ unsigned look_back_window(const unsigned* status_d, unsigned tile) {
+  unsigned excl = 0;
+  for (long long j = (long long)tile - 1;; j -= kWindow) {
+    unsigned w[kWindow];
+#pragma unroll
+    for (int m = 0; m < kWindow; ++m)
+      w[m] = j - m >= 0 ? *reinterpret_cast<const volatile unsigned*>(status_d + size_t(j - m) * kDigits) : kFlagP;
+#pragma unroll
+    for (int m = 0; m < kWindow; ++m) {
+      for (unsigned delay = 32; !(w[m] & (kFlagA | kFlagP)); delay = delay < 512 ? 2 * delay : delay) {
+        __nanosleep(delay);
+        w[m] = *reinterpret_cast<const volatile unsigned*>(status_d + size_t(j - m) * kDigits);
+      }
+      excl += w[m] & kValueMask;
+      if (w[m] & kFlagP) return excl;
+    }
+  }
+}
+
+template <int kItems, bool kBallotMatch, int kWindow>
+__global__ void __launch_bounds__(kBlock, kItems <= 16 ? 3 : 2)
+    onesweep_pass_early(const uint32_t* __restrict__ keys_in, const uint32_t* __restrict__ values_in,
+                        uint32_t* __restrict__ keys_out, uint32_t* __restrict__ values_out, size_t n, int shift,
+                        unsigned mask, const unsigned* __restrict__ start, unsigned* status, unsigned* counter) {
+  constexpr int kTileN = kBlock * kItems, kWarpItems = 32 * kItems;
+  __shared__ EarlyTemp<kItems> t;
+  __shared__ unsigned s_tile;
+  const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5, d = int(threadIdx.x);
+  if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
+  for (int i = lane; i < kDigits; i += 32) t.warp_offset[warp][i] = 0;
+  __syncthreads();
+  const unsigned id = s_tile;
+  const size_t first = size_t(id) * kTileN;
+  const int valid = int(n - first < size_t(kTileN) ? n - first : size_t(kTileN));
+  const int at = warp * kWarpItems + lane;  // item k: at + 32k (warp-striped, input order)
+  uint32_t keys[kItems], values[kItems];
+  unsigned ranks[kItems];
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) keys[k] = at + 32 * k < valid ? keys_in[first + at + 32 * k] : 0u;
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) values[k] = at + 32 * k < valid ? values_in[first + at + 32 * k] : 0u;
+  // Early counts: per-warp histograms, summed per digit by thread d and published at once.
+#pragma unroll
+  for (int k = 0; k < kItems; ++k)
+    if (at + 32 * k < valid) atomicAdd(&t.warp_offset[warp][tile::digit_of(keys[k], shift, mask)], 1u);
+  __syncthreads();
+  unsigned count = 0;
+#pragma unroll
+  for (int w = 0; w < tile::kWarps; ++w) {  // per digit: exclusive over warps
+    const unsigned c = t.warp_offset[w][d];
+    t.warp_offset[w][d] = count;
+    count += c;
+  }
+  unsigned* word = status + size_t(id) * kDigits + d;
+  *reinterpret_cast<volatile unsigned*>(word) = (id == 0 ? kFlagP : kFlagA) | count;
+  unsigned digit_start[1] = {count}, all;
+  tile::DigitScan(t.scan).ExclusiveSum(digit_start, all);  // barriers inside
+#pragma unroll
+  for (int w = 0; w < tile::kWarps; ++w) t.warp_offset[w][d] += digit_start[0];
+  __syncthreads();
+  // Ranks: equal digits of a warp row form a group; its highest lane bumps the warp's counter.
+  unsigned* offset = t.warp_offset[warp];
+  const unsigned lanes_below = (1u << lane) - 1u;
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) {
+    const bool ok = at + 32 * k < valid;
+    const unsigned dk = tile::digit_of(keys[k], shift, mask);
+    unsigned peers = __ballot_sync(kLanesAll, ok);
+    if constexpr (kBallotMatch) {
+#pragma unroll
+      for (int b = 0; b < kDigitBits; ++b) {
+        const bool bit = (dk >> b) & 1u;
+        const unsigned m = __ballot_sync(kLanesAll, bit);
+        peers &= bit ? m : ~m;
+      }
+    } else {
+      if (ok) peers = __match_any_sync(peers, dk);
+    }
+    if (!ok) peers = 0;
+    const int leader = peers ? 31 - __clz(peers) : lane;
+    unsigned before = 0;
+    if (ok && lane == leader) before = atomicAdd(&offset[dk], __popc(peers));
+    before = __shfl_sync(kLanesAll, before, leader);
+    ranks[k] = before + __popc(peers & lanes_below);
+  }
+  unsigned prior = 0;
+  if (id > 0) {
+    prior = look_back_window<kWindow>(status + d, id);
+    *reinterpret_cast<volatile unsigned*>(word) = kFlagP | (prior + count);
+  }
+  t.base[d] = start[d] + prior - digit_start[0];  // wraps around below zero, exact modulo 2^32
+  __syncthreads();  // every warp's ranking done: the counters' memory becomes the exchange
+#pragma unroll
+  for (int k = 0; k < kItems; ++k)
+    if (at + 32 * k < valid) {
+      t.exchange.keys[ranks[k]] = keys[k];
+      t.exchange.values[ranks[k]] = values[k];
+    }
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    const int i = j * kBlock + int(threadIdx.x);
+    if (i < valid) {
+      const uint32_t key = t.exchange.keys[i];
+      const unsigned pos = t.base[tile::digit_of(key, shift, mask)] + unsigned(i);
+      keys_out[pos] = key;
+      values_out[pos] = t.exchange.values[i];
+    }
+  }
+}
+
+// The kernel of the old structure (ranking first, then publishing), the tile of radix_tile.cuh.
+struct Classic {
+  static constexpr int kTileN = kTile;
+  static void launch(unsigned grid, cudaStream_t s, const uint32_t* ki, const uint32_t* vi, uint32_t* ko,
+                     uint32_t* vo, size_t n, int shift, unsigned mask, const unsigned* start, unsigned* status,
+                     unsigned* counter) {
+    onesweep_pass<<<grid, kBlock, 0, s>>>(ki, vi, ko, vo, n, shift, mask, start, status, counter);
+  }
+};
+template <int kItems, bool kBallotMatch, int kWindow>
+struct Early {
+  static constexpr int kTileN = kBlock * kItems;
+  static void launch(unsigned grid, cudaStream_t s, const uint32_t* ki, const uint32_t* vi, uint32_t* ko,
+                     uint32_t* vo, size_t n, int shift, unsigned mask, const unsigned* start, unsigned* status,
+                     unsigned* counter) {
+    onesweep_pass_early<kItems, kBallotMatch, kWindow>
+        <<<grid, kBlock, 0, s>>>(ki, vi, ko, vo, n, shift, mask, start, status, counter);
+  }
+};
+using Default = Early<16, true, 8>;
+
+size_t tiles_of(size_t n, size_t tile_n = kTile) {
+  return (n + tile_n - 1) / tile_n;
 }
 
 // Temp layout, in uint32 words: alternate keys [n], alternate values [n], starts [4 x 256], then the
@@ -122,19 +279,19 @@ void check_args(size_t n, int end_bit) {
     throw Error("onesweep sort: end_bit " + std::to_string(end_bit) + " outside 0..32");
 }
 
-}  // namespace
-
-size_t onesweep_temp_bytes(size_t n, int end_bit) {
+template <typename Pass>
+size_t temp_bytes_of(size_t n, int end_bit) {
   check_args(n, end_bit);
-  return Layout{n, tiles_of(n), passes_of(end_bit)}.words() * sizeof(uint32_t);
+  return Layout{n, tiles_of(n, Pass::kTileN), passes_of(end_bit)}.words() * sizeof(uint32_t);
 }
 
-void onesweep_sort_pairs(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* keys_out,
-                         uint32_t* values_out, size_t n, void* temp, cudaStream_t s, int end_bit) {
+template <typename Pass>
+void sort_pairs(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* keys_out, uint32_t* values_out,
+                size_t n, void* temp, cudaStream_t s, int end_bit) {
   check_args(n, end_bit);
   const std::string ctx = "onesweep sort n=" + std::to_string(n) + " end_bit=" + std::to_string(end_bit);
   if (n == 0) return;
-  const Layout l{n, tiles_of(n), passes_of(end_bit)};
+  const Layout l{n, tiles_of(n, Pass::kTileN), passes_of(end_bit)};
   if (l.passes == 0) {
     SATLAB_CUDA(cudaMemcpyAsync(keys_out, keys_in, n * 4, cudaMemcpyDeviceToDevice, s), ctx);
     SATLAB_CUDA(cudaMemcpyAsync(values_out, values_in, n * 4, cudaMemcpyDeviceToDevice, s), ctx);
@@ -151,7 +308,8 @@ void onesweep_sort_pairs(const uint32_t* keys_in, const uint32_t* values_in, uin
     cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
     return count > 0 ? count : 1;
   }();
-  const unsigned hist_grid = unsigned(std::min<size_t>(l.tiles, size_t(sms) * kHistBlocksPerSm));
+  const unsigned hist_grid =
+      unsigned(std::min<size_t>(tiles_of(n), size_t(sms) * kHistBlocksPerSm));
   digit_histograms<<<hist_grid, kBlock, 0, s>>>(keys_in, n, end_bit, hist);
   SATLAB_LAUNCHED("onesweep digit_histograms", ctx);
   digit_starts<<<unsigned(l.passes), kBlock, 0, s>>>(hist, start);
@@ -161,28 +319,55 @@ void onesweep_sort_pairs(const uint32_t* keys_in, const uint32_t* values_in, uin
     const bool to_out = pass_writes_output(p, l.passes);
     uint32_t* dst_keys = to_out ? keys_out : alt_keys;
     uint32_t* dst_values = to_out ? values_out : alt_values;
-    onesweep_pass<<<unsigned(l.tiles), kBlock, 0, s>>>(
-        src_keys, src_values, dst_keys, dst_values, n, kDigitBits * p, digit_mask(p, end_bit),
-        start + p * kDigits, status + size_t(p) * l.tiles * kDigits, counters + p);
+    Pass::launch(unsigned(l.tiles), s, src_keys, src_values, dst_keys, dst_values, n, kDigitBits * p,
+                 digit_mask(p, end_bit), start + p * kDigits, status + size_t(p) * l.tiles * kDigits,
+                 counters + p);
     SATLAB_LAUNCHED("onesweep pass " + std::to_string(p), ctx);
     src_keys = dst_keys, src_values = dst_values;
   }
 }
 
+}  // namespace
+
+size_t onesweep_temp_bytes(size_t n, int end_bit) {
+  return temp_bytes_of<Default>(n, end_bit);
+}
+
+void onesweep_sort_pairs(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* keys_out,
+                         uint32_t* values_out, size_t n, void* temp, cudaStream_t s, int end_bit) {
+  sort_pairs<Default>(keys_in, values_in, keys_out, values_out, n, temp, s, end_bit);
+}
+
 namespace {
+template <typename Pass>
 struct Impl {
-  static size_t temp_bytes(size_t n) { return onesweep_temp_bytes(n); }
+  static size_t temp_bytes(size_t n) { return temp_bytes_of<Pass>(n, 32); }
   static void run(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* keys_out,
                   uint32_t* values_out, size_t n, void* temp, cudaStream_t s) {
-    onesweep_sort_pairs(keys_in, values_in, keys_out, values_out, n, temp, s);
+    sort_pairs<Pass>(keys_in, values_in, keys_out, values_out, n, temp, s, 32);
   }
 };
+constexpr size_t kMaxN = (size_t(1) << 30) - 1;
 }  // namespace
 
 Variant onesweep_variant() {
-  return make_sort_variant<Impl>("radix_onesweep",
-                                 "one sweep: one histogram pass, per digit pass a chained look-back (ours)",
-                                 "Adinets & Merrill 2022", (size_t(1) << 30) - 1);
+  return make_sort_variant<Impl<Default>>(
+      "radix_onesweep", "one sweep: digit counts published before ranking, windowed look-back (ours)",
+      "Adinets & Merrill 2022", kMaxN);
+}
+
+// Tuning candidates (temporary; the losers are removed once their numbers are in docs/performance.md).
+std::vector<Variant> onesweep_candidates() {
+  return {
+      make_sort_variant<Impl<Classic>>("radix_onesweep_classic", "one sweep, rank then publish, 256x16",
+                                       "Adinets & Merrill 2022", kMaxN),
+      make_sort_variant<Impl<Early<16, true, 1>>>("radix_onesweep_e16b_w1", "early counts 256x16 ballot w1",
+                                                  "Adinets & Merrill 2022", kMaxN),
+      make_sort_variant<Impl<Early<16, false, 8>>>("radix_onesweep_e16m_w8", "early counts 256x16 match_any w8",
+                                                   "Adinets & Merrill 2022", kMaxN),
+      make_sort_variant<Impl<Early<20, true, 8>>>("radix_onesweep_e20b_w8", "early counts 256x20 ballot w8",
+                                                  "Adinets & Merrill 2022", kMaxN),
+  };
 }
 
 }  // namespace satlab::gpu::sort
