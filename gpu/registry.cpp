@@ -63,7 +63,6 @@ const std::vector<Variant>& variants() {
     };
     for (Variant& v : dof_variants()) t.push_back(std::move(v));
     for (Variant& v : compact::single_pass_candidates()) t.push_back(std::move(v));
-    for (Variant& v : sort::onesweep_candidates()) t.push_back(std::move(v));
     return t;
   }();
   return table;

@@ -78,7 +78,7 @@ if [ "${SATLAB_NCU:-1}" != 0 ] && [ -x "$NCU" ]; then
   }
   ncu_one sort-ours sort 2^24 "${NCU_SORT:-radix_onesweep}" 'onesweep_pass|digit_histograms'
   ncu_one sort-cub sort 2^24 cub_sort_pairs 'Onesweep|Histogram'
-  ncu_one compact-ours compact 2^26 "${NCU_COMPACT:-compact_single_pass}" 'single_pass_detail'
+  ncu_one compact-ours compact 2^26 "${NCU_COMPACT:-compact_single_pass}" '^kernel$'
   ncu_one compact-cub compact 2^26 cub_select 'Select'
 else
   step "ncu: not run (${NCU} missing or SATLAB_NCU=0)"

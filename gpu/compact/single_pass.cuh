@@ -56,13 +56,13 @@ __device__ __forceinline__ void load_row(InIt in, size_t at, int i, int valid, T
   for (int c = 0; c < kVec; ++c) v[c] = i + c < valid ? T(in[at + size_t(i + c)]) : T();
 }
 
-template <int kBlock, int kItems, int kVec, bool kStage, typename InIt, typename T, typename Keep>
-__global__ void __launch_bounds__(kBlock)
+template <int kBlock, int kItems, int kVec, bool kStage, int kMinBlocks, typename InIt, typename T, typename Keep>
+__global__ void __launch_bounds__(kBlock, kMinBlocks)
     kernel(InIt in, Keep keep, T* __restrict__ out, uint32_t* count, size_t n, unsigned long long* status,
            unsigned* counter, unsigned tiles, unsigned first_poll_ns) {
   constexpr int kTile = kBlock * kItems, kWarps = kBlock / 32, kRows = kItems / kVec, kRowsAll = kRows * kWarps;
   constexpr int kPer = (kRowsAll + 31) / 32;  // rows per lane of warp 0's scan, consecutive
-  static_assert(kItems % kVec == 0, "whole vectors");
+  static_assert(kItems % kVec == 0 && kItems <= 32, "whole vectors, one bit per item");
   struct Staged {
     T kept[kStage ? kTile : 1];
   };
@@ -78,20 +78,26 @@ __global__ void __launch_bounds__(kBlock)
   T items[kRows][kVec];
 #pragma unroll
   for (int r = 0; r < kRows; ++r) load_row<kVec>(in, first, (r * kBlock + int(threadIdx.x)) * kVec, valid, items[r]);
-  unsigned masks[kRows][kVec];
+  // Per item one bit (kept or not); per row the lane's count of kept items on lower lanes (ballots).
+  unsigned kept = 0, lane_before[kRows];
   const unsigned below = (1u << lane) - 1u;
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
     unsigned row = 0;
+    lane_before[r] = 0;
 #pragma unroll
     for (int c = 0; c < kVec; ++c) {
       const int i = (r * kBlock + int(threadIdx.x)) * kVec + c;
-      masks[r][c] = __ballot_sync(0xffffffffu, i < valid && keep(items[r][c]));
-      row += __popc(masks[r][c]);
+      const bool k = i < valid && keep(items[r][c]);
+      const unsigned m = __ballot_sync(0xffffffffu, k);
+      kept |= unsigned(k) << (r * kVec + c);
+      row += __popc(m);
+      lane_before[r] += __popc(m & below);
     }
     if (lane == 0) s_row_offset[r * kWarps + warp] = row;
   }
   __syncthreads();
+  unsigned aggregate = 0;
   if (warp == 0) {
     unsigned v[kPer], sum = 0;
 #pragma unroll
@@ -112,46 +118,53 @@ __global__ void __launch_bounds__(kBlock)
       if (row < kRowsAll) s_row_offset[row] = run;
       run += v[j];
     }
-    const unsigned aggregate = __shfl_sync(0xffffffffu, incl, 31);
+    aggregate = __shfl_sync(0xffffffffu, incl, 31);
+    if (lane == 0) {
+      scan::lookback::publish(status + tile, tile == 0 ? scan::lookback::kFlagP : scan::lookback::kFlagA,
+                              aggregate);
+      s_aggregate = aggregate;
+    }
+  }
+  if constexpr (kStage) {
+    // The kept elements go to their places in the tile while warp 0 looks back.
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      unsigned rank = s_row_offset[r * kWarps + warp] + lane_before[r];
+#pragma unroll
+      for (int c = 0; c < kVec; ++c)
+        if ((kept >> (r * kVec + c)) & 1u) s.kept[rank++] = items[r][c];
+    }
+  }
+  if (warp == 0) {
     unsigned prefix = 0;
-    if (tile == 0) {
-      if (lane == 0) scan::lookback::publish(status, scan::lookback::kFlagP, aggregate);
-    } else {
-      if (lane == 0) scan::lookback::publish(status + tile, scan::lookback::kFlagA, aggregate);
+    if (tile > 0) {
       prefix = scan::lookback::look_back<unsigned>(status, tile, first_poll_ns);
       if (lane == 0) scan::lookback::publish(status + tile, scan::lookback::kFlagP, prefix + aggregate);
     }
     if (lane == 0) {
       s_prefix = prefix;
-      s_aggregate = aggregate;
       if (tile == tiles - 1) *count = prefix + aggregate;
     }
   }
   __syncthreads();
   const unsigned prefix = s_prefix;
-#pragma unroll
-  for (int r = 0; r < kRows; ++r) {
-    unsigned rank = s_row_offset[r * kWarps + warp];
-#pragma unroll
-    for (int c = 0; c < kVec; ++c) rank += __popc(masks[r][c] & below);
-#pragma unroll
-    for (int c = 0; c < kVec; ++c)
-      if ((masks[r][c] >> lane) & 1u) {
-        if constexpr (kStage)
-          s.kept[rank] = items[r][c];
-        else
-          out[size_t(prefix) + rank] = items[r][c];
-        ++rank;
-      }
-  }
   if constexpr (kStage) {
-    __syncthreads();
-    const unsigned aggregate = s_aggregate;
-    for (unsigned i = threadIdx.x; i < aggregate; i += kBlock) out[size_t(prefix) + i] = s.kept[i];
+    const unsigned total = s_aggregate;
+    for (unsigned i = threadIdx.x; i < total; i += kBlock) out[size_t(prefix) + i] = s.kept[i];
+  } else {
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+      unsigned rank = s_row_offset[r * kWarps + warp] + lane_before[r];
+#pragma unroll
+      for (int c = 0; c < kVec; ++c)
+        if ((kept >> (r * kVec + c)) & 1u) out[size_t(prefix) + rank++] = items[r][c];
+    }
   }
 }
 
-template <int kBlock, int kItems, int kVec, bool kStage, typename InIt, typename T, typename Keep>
+template <int kBlock, int kItems, int kVec, bool kStage, unsigned kFirstPollNs = 0, int kMinBlocks = 1,
+          typename InIt, typename T, typename Keep>
 void launch(InIt in, Keep keep, T* out, uint32_t* count, size_t n, void* temp, cudaStream_t s) {
   constexpr int kTile = kBlock * kItems;
   const std::string ctx = "single-pass compaction n=" + std::to_string(n);
@@ -164,15 +177,21 @@ void launch(InIt in, Keep keep, T* out, uint32_t* count, size_t n, void* temp, c
   auto* status = static_cast<unsigned long long*>(temp);
   auto* counter = reinterpret_cast<unsigned*>(status + tiles);
   SATLAB_CUDA(cudaMemsetAsync(temp, 0, (tiles + 1) * sizeof(unsigned long long), s), ctx);
-  const unsigned poll = scan::lookback::first_poll_ns(tiles, 1, 0);
+  static const int sms = [] {
+    int device = 0, count = 0;
+    cudaGetDevice(&device);
+    cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
+    return count > 0 ? count : 1;
+  }();
+  const unsigned poll = scan::lookback::first_poll_ns(tiles, size_t(sms) * 2, kFirstPollNs);
   bool vec = false;
   if constexpr (kVec > 1 && std::is_pointer_v<InIt>)
     if constexpr (sizeof(std::remove_pointer_t<InIt>) == 4) vec = reinterpret_cast<uintptr_t>(in) % 16 == 0;
   if (vec)
-    kernel<kBlock, kItems, kVec, kStage, InIt, T, Keep>
+    kernel<kBlock, kItems, kVec, kStage, kMinBlocks, InIt, T, Keep>
         <<<unsigned(tiles), kBlock, 0, s>>>(in, keep, out, count, n, status, counter, unsigned(tiles), poll);
   else
-    kernel<kBlock, kItems, 1, kStage, InIt, T, Keep>
+    kernel<kBlock, kItems, 1, kStage, kMinBlocks, InIt, T, Keep>
         <<<unsigned(tiles), kBlock, 0, s>>>(in, keep, out, count, n, status, counter, unsigned(tiles), poll);
   SATLAB_LAUNCHED("compact single-pass", ctx);
 }

@@ -3,10 +3,16 @@
 //   1. one histogram pass reads every key once and counts the digits of all passes at once; one small
 //      kernel turns each pass's 256 counts into the digits' start positions;
 //   2. per digit pass, one kernel: each block takes the next tile id from an atomic counter (so every
-//      predecessor is already running), ranks its 4096 pairs by digit (gpu/sort/radix_tile.cuh), and
-//      thread d publishes the tile's count of digit d, then looks back over the predecessors' words of
-//      digit d (a chained scan per digit, the decoupled look-back of Merrill & Garland 2016) for how
-//      many elements of digit d come before the tile; the pairs go to their final places of the pass.
+//      predecessor is already running) and loads its 4096 pairs (256 threads x 16, warp-striped). The
+//      tile's digit counts come first, from per-warp shared-memory histograms, and thread d publishes
+//      the count of digit d before any ranking (CUB's order: successors find it sooner). The per-warp
+//      counters become each warp's first position of each digit in the sorted tile; ranking then walks
+//      each warp's items in order, groups equal digits of a row by 8 ballots (CUB's note: faster than
+//      __match_any_sync for 8 bits; measured so here too) and bumps the warp's counter once per group
+//      with a shared atomicAdd, which gives every item its final rank in one loop. Thread d then looks
+//      back over the predecessors' words of digit d, 8 words at a time (a chained scan per digit, the
+//      decoupled look-back of Merrill & Garland 2016), for how many elements of digit d come before
+//      the tile; the pairs go through shared memory to their final places of the pass.
 // Status words: 32 bits, flag and value in one word (bit 31: inclusive prefix P, bit 30: tile count A,
 // bits 0-29 the value, so n < 2^30), written and read whole, so no reader sees a flag without its
 // value; cleared by a memset on the stream before every sort. A tile waits only on tiles with smaller
@@ -17,7 +23,6 @@
 #include "gpu/sort/onesweep.hpp"
 
 #include <algorithm>
-#include <vector>
 
 #include "gpu/sort/radix_tile.cuh"
 #include "gpu/sort/sort.hpp"
@@ -26,6 +31,7 @@ namespace satlab::gpu::sort {
 namespace {
 
 constexpr unsigned kFlagA = 1u << 30, kFlagP = 1u << 31, kValueMask = kFlagA - 1u, kMaxPasses = 4;
+constexpr int kLookBackWindow = 8;  // predecessors' words a thread reads at once
 constexpr int kHistBlocksPerSm = 4;
 using tile::kBlock;
 using tile::kTile;
@@ -55,84 +61,31 @@ __global__ void __launch_bounds__(kBlock)
   start[blockIdx.x * kDigits + threadIdx.x] = x[0];
 }
 
-// Thread d of tile `tile` (> 0): how many elements of digit d the tiles before it hold. Walks back from
-// the nearest predecessor, adding counts (A) until an inclusive prefix (P); waits, backing off, on a
-// word not yet published.
-__device__ __forceinline__ unsigned look_back_digit(const unsigned* status_d, unsigned tile) {
-  unsigned excl = 0;
-  for (unsigned j = tile; j-- > 0;) {
-    unsigned w = *reinterpret_cast<const volatile unsigned*>(status_d + size_t(j) * kDigits);
-    for (unsigned delay = 32; !(w & (kFlagA | kFlagP)); delay = delay < 512 ? 2 * delay : delay) {
-      __nanosleep(delay);
-      w = *reinterpret_cast<const volatile unsigned*>(status_d + size_t(j) * kDigits);
-    }
-    excl += w & kValueMask;
-    if (w & kFlagP) break;
-  }
-  return excl;
-}
-
-__global__ void __launch_bounds__(kBlock, tile::kMinBlocksPerSm)
-    onesweep_pass(const uint32_t* __restrict__ keys_in, const uint32_t* __restrict__ values_in,
-                  uint32_t* __restrict__ keys_out, uint32_t* __restrict__ values_out, size_t n, int shift,
-                  unsigned mask, const unsigned* __restrict__ start, unsigned* status, unsigned* counter) {
-  __shared__ tile::TempStorage t;
-  __shared__ unsigned s_tile;
-  if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
-  __syncthreads();
-  const unsigned id = s_tile;
-  const size_t first = size_t(id) * kTile;
-  const int valid = int(n - first < size_t(kTile) ? n - first : size_t(kTile));
-  uint32_t keys[tile::kItems], values[tile::kItems];
-  unsigned ranks[tile::kItems];
-  tile::load(keys_in + first, valid, keys);
-  tile::load(values_in + first, valid, values);
-  const unsigned count = tile::rank(t, keys, valid, shift, mask, ranks);
-  const int d = int(threadIdx.x);
-  unsigned* word = status + size_t(id) * kDigits + d;
-  unsigned before = 0;
-  if (id == 0) {
-    *reinterpret_cast<volatile unsigned*>(word) = kFlagP | count;
-  } else {
-    *reinterpret_cast<volatile unsigned*>(word) = kFlagA | count;
-    before = look_back_digit(status + d, id);
-    *reinterpret_cast<volatile unsigned*>(word) = kFlagP | (before + count);
-  }
-  t.base[d] = start[d] + before - t.digit_start[d];  // wraps around below zero, exact modulo 2^32
-  __syncthreads();
-  tile::scatter(t, keys, values, ranks, valid, shift, mask, keys_out, values_out);
-}
-
-
-// ---- Early-count tile (CUB's order of work): the tile's digit counts come from per-warp shared-memory
-// histograms right after the load and are published before any ranking; the per-warp counters are then
-// turned into each warp's first position per digit in the sorted tile, and ranking bumps them with one
-// shared atomic per group of equal digits in a warp (match by 8 ballots or by __match_any_sync), so the
-// rank is final without a second pass. The look-back reads kWindow predecessors' words at once.
 constexpr unsigned kLanesAll = 0xffffffffu;
 
-template <int kItems>
-struct EarlyTemp {
+struct TileTemp {
   union {
     unsigned warp_offset[tile::kWarps][kDigits];  // histogram, then first position of (warp, digit)
     struct {
-      uint32_t keys[kBlock * kItems], values[kBlock * kItems];
+      uint32_t keys[kTile], values[kTile];
     } exchange;  // the tile in sorted order
   };
   unsigned base[kDigits];  // global position of the tile's digit d run, minus its start in the tile
   typename tile::DigitScan::TempStorage scan;
 };
 
-template <int kWindow>
-__device__ __forceinline__ unsigned look_back_window(const unsigned* status_d, unsigned tile) {
+// Thread d of tile `tile` (> 0): how many elements of digit d the tiles before it hold. Reads the
+// predecessors' words of digit d kLookBackWindow at a time (nearest first), adding counts (A) up to the
+// nearest inclusive prefix (P); waits, backing off, only on a word it needs that is not yet published.
+__device__ __forceinline__ unsigned look_back_digit(const unsigned* status_d, unsigned tile) {
   unsigned excl = 0;
-  for (long long j = (long long)tile - 1;; j -= kWindow) {
-    unsigned w[kWindow];
+  for (long long j = (long long)tile - 1;; j -= kLookBackWindow) {
+    unsigned w[kLookBackWindow];
 #pragma unroll
-    for (int m = 0; m < kWindow; ++m)
+    for (int m = 0; m < kLookBackWindow; ++m)
       w[m] = j - m >= 0 ? *reinterpret_cast<const volatile unsigned*>(status_d + size_t(j - m) * kDigits) : kFlagP;
 #pragma unroll
-    for (int m = 0; m < kWindow; ++m) {
+    for (int m = 0; m < kLookBackWindow; ++m) {
       for (unsigned delay = 32; !(w[m] & (kFlagA | kFlagP)); delay = delay < 512 ? 2 * delay : delay) {
         __nanosleep(delay);
         w[m] = *reinterpret_cast<const volatile unsigned*>(status_d + size_t(j - m) * kDigits);
@@ -143,22 +96,21 @@ __device__ __forceinline__ unsigned look_back_window(const unsigned* status_d, u
   }
 }
 
-template <int kItems, bool kBallotMatch, int kWindow>
-__global__ void __launch_bounds__(kBlock, kItems <= 16 ? 3 : 2)
-    onesweep_pass_early(const uint32_t* __restrict__ keys_in, const uint32_t* __restrict__ values_in,
-                        uint32_t* __restrict__ keys_out, uint32_t* __restrict__ values_out, size_t n, int shift,
-                        unsigned mask, const unsigned* __restrict__ start, unsigned* status, unsigned* counter) {
-  constexpr int kTileN = kBlock * kItems, kWarpItems = 32 * kItems;
-  __shared__ EarlyTemp<kItems> t;
+__global__ void __launch_bounds__(kBlock, tile::kMinBlocksPerSm)
+    onesweep_pass(const uint32_t* __restrict__ keys_in, const uint32_t* __restrict__ values_in,
+                  uint32_t* __restrict__ keys_out, uint32_t* __restrict__ values_out, size_t n, int shift,
+                  unsigned mask, const unsigned* __restrict__ start, unsigned* status, unsigned* counter) {
+  constexpr int kItems = tile::kItems;
+  __shared__ TileTemp t;
   __shared__ unsigned s_tile;
   const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5, d = int(threadIdx.x);
   if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
   for (int i = lane; i < kDigits; i += 32) t.warp_offset[warp][i] = 0;
   __syncthreads();
   const unsigned id = s_tile;
-  const size_t first = size_t(id) * kTileN;
-  const int valid = int(n - first < size_t(kTileN) ? n - first : size_t(kTileN));
-  const int at = warp * kWarpItems + lane;  // item k: at + 32k (warp-striped, input order)
+  const size_t first = size_t(id) * kTile;
+  const int valid = int(n - first < size_t(kTile) ? n - first : size_t(kTile));
+  const int at = warp * tile::kWarpItems + lane;  // item k: at + 32k (warp-striped, input order)
   uint32_t keys[kItems], values[kItems];
   unsigned ranks[kItems];
 #pragma unroll
@@ -192,15 +144,11 @@ __global__ void __launch_bounds__(kBlock, kItems <= 16 ? 3 : 2)
     const bool ok = at + 32 * k < valid;
     const unsigned dk = tile::digit_of(keys[k], shift, mask);
     unsigned peers = __ballot_sync(kLanesAll, ok);
-    if constexpr (kBallotMatch) {
 #pragma unroll
-      for (int b = 0; b < kDigitBits; ++b) {
-        const bool bit = (dk >> b) & 1u;
-        const unsigned m = __ballot_sync(kLanesAll, bit);
-        peers &= bit ? m : ~m;
-      }
-    } else {
-      if (ok) peers = __match_any_sync(peers, dk);
+    for (int b = 0; b < kDigitBits; ++b) {
+      const bool bit = (dk >> b) & 1u;
+      const unsigned m = __ballot_sync(kLanesAll, bit);
+      peers &= bit ? m : ~m;
     }
     if (!ok) peers = 0;
     const int leader = peers ? 31 - __clz(peers) : lane;
@@ -211,7 +159,7 @@ __global__ void __launch_bounds__(kBlock, kItems <= 16 ? 3 : 2)
   }
   unsigned prior = 0;
   if (id > 0) {
-    prior = look_back_window<kWindow>(status + d, id);
+    prior = look_back_digit(status + d, id);
     *reinterpret_cast<volatile unsigned*>(word) = kFlagP | (prior + count);
   }
   t.base[d] = start[d] + prior - digit_start[0];  // wraps around below zero, exact modulo 2^32
@@ -235,29 +183,8 @@ __global__ void __launch_bounds__(kBlock, kItems <= 16 ? 3 : 2)
   }
 }
 
-// The kernel of the old structure (ranking first, then publishing), the tile of radix_tile.cuh.
-struct Classic {
-  static constexpr int kTileN = kTile;
-  static void launch(unsigned grid, cudaStream_t s, const uint32_t* ki, const uint32_t* vi, uint32_t* ko,
-                     uint32_t* vo, size_t n, int shift, unsigned mask, const unsigned* start, unsigned* status,
-                     unsigned* counter) {
-    onesweep_pass<<<grid, kBlock, 0, s>>>(ki, vi, ko, vo, n, shift, mask, start, status, counter);
-  }
-};
-template <int kItems, bool kBallotMatch, int kWindow>
-struct Early {
-  static constexpr int kTileN = kBlock * kItems;
-  static void launch(unsigned grid, cudaStream_t s, const uint32_t* ki, const uint32_t* vi, uint32_t* ko,
-                     uint32_t* vo, size_t n, int shift, unsigned mask, const unsigned* start, unsigned* status,
-                     unsigned* counter) {
-    onesweep_pass_early<kItems, kBallotMatch, kWindow>
-        <<<grid, kBlock, 0, s>>>(ki, vi, ko, vo, n, shift, mask, start, status, counter);
-  }
-};
-using Default = Early<16, true, 8>;
-
-size_t tiles_of(size_t n, size_t tile_n = kTile) {
-  return (n + tile_n - 1) / tile_n;
+size_t tiles_of(size_t n) {
+  return (n + kTile - 1) / kTile;
 }
 
 // Temp layout, in uint32 words: alternate keys [n], alternate values [n], starts [4 x 256], then the
@@ -279,19 +206,19 @@ void check_args(size_t n, int end_bit) {
     throw Error("onesweep sort: end_bit " + std::to_string(end_bit) + " outside 0..32");
 }
 
-template <typename Pass>
-size_t temp_bytes_of(size_t n, int end_bit) {
+}  // namespace
+
+size_t onesweep_temp_bytes(size_t n, int end_bit) {
   check_args(n, end_bit);
-  return Layout{n, tiles_of(n, Pass::kTileN), passes_of(end_bit)}.words() * sizeof(uint32_t);
+  return Layout{n, tiles_of(n), passes_of(end_bit)}.words() * sizeof(uint32_t);
 }
 
-template <typename Pass>
-void sort_pairs(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* keys_out, uint32_t* values_out,
-                size_t n, void* temp, cudaStream_t s, int end_bit) {
+void onesweep_sort_pairs(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* keys_out,
+                         uint32_t* values_out, size_t n, void* temp, cudaStream_t s, int end_bit) {
   check_args(n, end_bit);
   const std::string ctx = "onesweep sort n=" + std::to_string(n) + " end_bit=" + std::to_string(end_bit);
   if (n == 0) return;
-  const Layout l{n, tiles_of(n, Pass::kTileN), passes_of(end_bit)};
+  const Layout l{n, tiles_of(n), passes_of(end_bit)};
   if (l.passes == 0) {
     SATLAB_CUDA(cudaMemcpyAsync(keys_out, keys_in, n * 4, cudaMemcpyDeviceToDevice, s), ctx);
     SATLAB_CUDA(cudaMemcpyAsync(values_out, values_in, n * 4, cudaMemcpyDeviceToDevice, s), ctx);
@@ -308,8 +235,7 @@ void sort_pairs(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* ke
     cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
     return count > 0 ? count : 1;
   }();
-  const unsigned hist_grid =
-      unsigned(std::min<size_t>(tiles_of(n), size_t(sms) * kHistBlocksPerSm));
+  const unsigned hist_grid = unsigned(std::min<size_t>(l.tiles, size_t(sms) * kHistBlocksPerSm));
   digit_histograms<<<hist_grid, kBlock, 0, s>>>(keys_in, n, end_bit, hist);
   SATLAB_LAUNCHED("onesweep digit_histograms", ctx);
   digit_starts<<<unsigned(l.passes), kBlock, 0, s>>>(hist, start);
@@ -319,55 +245,28 @@ void sort_pairs(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* ke
     const bool to_out = pass_writes_output(p, l.passes);
     uint32_t* dst_keys = to_out ? keys_out : alt_keys;
     uint32_t* dst_values = to_out ? values_out : alt_values;
-    Pass::launch(unsigned(l.tiles), s, src_keys, src_values, dst_keys, dst_values, n, kDigitBits * p,
-                 digit_mask(p, end_bit), start + p * kDigits, status + size_t(p) * l.tiles * kDigits,
-                 counters + p);
+    onesweep_pass<<<unsigned(l.tiles), kBlock, 0, s>>>(
+        src_keys, src_values, dst_keys, dst_values, n, kDigitBits * p, digit_mask(p, end_bit),
+        start + p * kDigits, status + size_t(p) * l.tiles * kDigits, counters + p);
     SATLAB_LAUNCHED("onesweep pass " + std::to_string(p), ctx);
     src_keys = dst_keys, src_values = dst_values;
   }
 }
 
-}  // namespace
-
-size_t onesweep_temp_bytes(size_t n, int end_bit) {
-  return temp_bytes_of<Default>(n, end_bit);
-}
-
-void onesweep_sort_pairs(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* keys_out,
-                         uint32_t* values_out, size_t n, void* temp, cudaStream_t s, int end_bit) {
-  sort_pairs<Default>(keys_in, values_in, keys_out, values_out, n, temp, s, end_bit);
-}
-
 namespace {
-template <typename Pass>
 struct Impl {
-  static size_t temp_bytes(size_t n) { return temp_bytes_of<Pass>(n, 32); }
+  static size_t temp_bytes(size_t n) { return onesweep_temp_bytes(n); }
   static void run(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* keys_out,
                   uint32_t* values_out, size_t n, void* temp, cudaStream_t s) {
-    sort_pairs<Pass>(keys_in, values_in, keys_out, values_out, n, temp, s, 32);
+    onesweep_sort_pairs(keys_in, values_in, keys_out, values_out, n, temp, s);
   }
 };
-constexpr size_t kMaxN = (size_t(1) << 30) - 1;
 }  // namespace
 
 Variant onesweep_variant() {
-  return make_sort_variant<Impl<Default>>(
-      "radix_onesweep", "one sweep: digit counts published before ranking, windowed look-back (ours)",
-      "Adinets & Merrill 2022", kMaxN);
-}
-
-// Tuning candidates (temporary; the losers are removed once their numbers are in docs/performance.md).
-std::vector<Variant> onesweep_candidates() {
-  return {
-      make_sort_variant<Impl<Classic>>("radix_onesweep_classic", "one sweep, rank then publish, 256x16",
-                                       "Adinets & Merrill 2022", kMaxN),
-      make_sort_variant<Impl<Early<16, true, 1>>>("radix_onesweep_e16b_w1", "early counts 256x16 ballot w1",
-                                                  "Adinets & Merrill 2022", kMaxN),
-      make_sort_variant<Impl<Early<16, false, 8>>>("radix_onesweep_e16m_w8", "early counts 256x16 match_any w8",
-                                                   "Adinets & Merrill 2022", kMaxN),
-      make_sort_variant<Impl<Early<20, true, 8>>>("radix_onesweep_e20b_w8", "early counts 256x20 ballot w8",
-                                                  "Adinets & Merrill 2022", kMaxN),
-  };
+  return make_sort_variant<Impl>("radix_onesweep",
+                                 "one sweep: digit counts published before ranking, windowed look-back (ours)",
+                                 "Adinets & Merrill 2022", (size_t(1) << 30) - 1);
 }
 
 }  // namespace satlab::gpu::sort

@@ -1,8 +1,6 @@
 // Radix sort variants (uint32 keys with uint32 values, ascending, stable), one file each, listed in
 // gpu/registry.cpp. The one-sweep sort is also callable at device level (gpu/sort/onesweep.hpp).
 #pragma once
-#include <vector>
-
 #include "core/variant.hpp"
 
 namespace satlab::gpu::sort {
@@ -11,5 +9,4 @@ Variant radix_scan_variant();
 Variant onesweep_variant();
 Variant cub_sort_variant();
 
-std::vector<Variant> onesweep_candidates();
 }  // namespace satlab::gpu::sort
