@@ -55,14 +55,12 @@ const std::vector<Variant>& variants() {
       npp_integral_variant(),
       compact::scan_based_variant(),
       compact::single_pass_variant(),
-      compact::single_pass_256x32_variant(),
       compact::cub_select_variant(),
       sort::radix_scan_variant(),
       sort::onesweep_variant(),
       sort::cub_sort_variant(),
     };
     for (Variant& v : dof_variants()) t.push_back(std::move(v));
-    for (Variant& v : compact::single_pass_candidates()) t.push_back(std::move(v));
     return t;
   }();
   return table;

@@ -11,7 +11,7 @@ OUT=${OUT:-device-out}
 mkdir -p "$OUT"
 export SATLAB_GIT_REV=${SATLAB_GIT_REV:-$(cat "$BIN/git_rev" 2>/dev/null || echo unknown)}
 SAN=${COMPUTE_SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
-FILTER='*CompactVariant*:*SortVariant*:OnesweepSort.*:CompactCheck.*:SortCheck.*'
+FILTER='*CompactVariant*:*SortVariant*:OnesweepSort.*:CompactSinglePass.*:CompactCheck.*:SortCheck.*'
 status=0
 step() { echo "== $1"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader || true

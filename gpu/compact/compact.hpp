@@ -2,16 +2,12 @@
 // listed in gpu/registry.cpp. The single-pass algorithm is also a device-level template for any input
 // and predicate (gpu/compact/single_pass.cuh): the pipeline compacts pixel indices with its own test.
 #pragma once
-#include <vector>
-
 #include "core/variant.hpp"
 
 namespace satlab::gpu::compact {
 
 Variant scan_based_variant();
 Variant single_pass_variant();
-Variant single_pass_256x32_variant();
 Variant cub_select_variant();
 
-std::vector<Variant> single_pass_candidates();
 }  // namespace satlab::gpu::compact

@@ -23,6 +23,7 @@
 #include "gpu/sort/onesweep.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "gpu/sort/radix_tile.cuh"
 #include "gpu/sort/sort.hpp"
@@ -32,21 +33,52 @@ namespace {
 
 constexpr unsigned kFlagA = 1u << 30, kFlagP = 1u << 31, kValueMask = kFlagA - 1u, kMaxPasses = 4;
 constexpr int kLookBackWindow = 8;  // predecessors' words a thread reads at once
-constexpr int kHistBlocksPerSm = 4;
+constexpr int kHistBlocksPerSm = 8;
 using tile::kBlock;
 using tile::kTile;
 
+// Each thread reads 4 x 16 bytes (16 keys) per step, all loads first, so that enough bytes are in flight
+// to run at memory speed (one 4-byte key per step ran at ~0.9 TB/s); keys before a 16-byte boundary and
+// after the last whole step one at a time.
+__device__ __forceinline__ void count_key(unsigned (&s)[kMaxPasses][kDigits], uint32_t key, int passes,
+                                          int end_bit) {
+  for (int p = 0; p < passes; ++p)
+    atomicAdd(&s[p][tile::digit_of(key, kDigitBits * p, digit_mask(p, end_bit))], 1u);
+}
+
 __global__ void __launch_bounds__(kBlock)
     digit_histograms(const uint32_t* __restrict__ keys, size_t n, int end_bit, unsigned* __restrict__ hist) {
+  constexpr int kLoads = 4;
   __shared__ unsigned s[kMaxPasses][kDigits];
   const int passes = passes_of(end_bit);
   for (int i = int(threadIdx.x); i < kMaxPasses * kDigits; i += kBlock) (&s[0][0])[i] = 0;
   __syncthreads();
-  for (size_t i = size_t(blockIdx.x) * kBlock + threadIdx.x; i < n; i += size_t(gridDim.x) * kBlock) {
-    const uint32_t key = keys[i];
-    for (int p = 0; p < passes; ++p)
-      atomicAdd(&s[p][tile::digit_of(key, kDigitBits * p, digit_mask(p, end_bit))], 1u);
+  const size_t head = std::min<size_t>(n, (16 - reinterpret_cast<uintptr_t>(keys) % 16) % 16 / 4);
+  const size_t quads = (n - head) / 4, thread = size_t(blockIdx.x) * kBlock + threadIdx.x,
+               threads = size_t(gridDim.x) * kBlock;
+  const uint4* q = reinterpret_cast<const uint4*>(keys + head);
+  size_t j = thread;
+  for (; j + (kLoads - 1) * threads < quads; j += kLoads * threads) {
+    uint4 v[kLoads];
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u) v[u] = q[j + u * threads];
+#pragma unroll
+    for (int u = 0; u < kLoads; ++u) {
+      count_key(s, v[u].x, passes, end_bit);
+      count_key(s, v[u].y, passes, end_bit);
+      count_key(s, v[u].z, passes, end_bit);
+      count_key(s, v[u].w, passes, end_bit);
+    }
   }
+  for (; j < quads; j += threads) {
+    const uint4 v = q[j];
+    count_key(s, v.x, passes, end_bit);
+    count_key(s, v.y, passes, end_bit);
+    count_key(s, v.z, passes, end_bit);
+    count_key(s, v.w, passes, end_bit);
+  }
+  if (thread < head) count_key(s, keys[thread], passes, end_bit);
+  if (thread < n - head - 4 * quads) count_key(s, keys[head + 4 * quads + thread], passes, end_bit);
   __syncthreads();
   for (int i = int(threadIdx.x); i < passes * kDigits; i += kBlock)
     if ((&s[0][0])[i]) atomicAdd(&hist[i], (&s[0][0])[i]);
