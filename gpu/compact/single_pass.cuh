@@ -18,7 +18,8 @@
 // `in` is a pointer or anything with a __device__ operator[](size_t) (IndexInput: the index itself);
 // `keep` is a __device__ bool operator()(value); out has room for n values; count is one device uint32.
 // temp: single_pass_temp_bytes(n) bytes, cleared here (status words and tile counter) on the stream.
-// n < 2^31. kItems: a multiple of 4, at most 32.
+// n < 2^31. kItems: a multiple of 4, at most 32, with kBlock * kItems * sizeof(T) <= 32 KB (the default
+// shape takes 4-byte elements; <256, 16> 8-byte ones). The temp size must be of the same shape.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -90,6 +91,7 @@ __global__ void __launch_bounds__(kBlock, kWarpsPerSm * 32 / kBlock)
   constexpr int kTile = kBlock * kItems, kWarps = kBlock / 32, kRows = kItems / kVec, kRowsAll = kRows * kWarps;
   constexpr int kPer = (kRowsAll + 31) / 32;  // rows per lane of warp 0's scan, consecutive
   static_assert(kItems % kVec == 0 && kItems <= 32, "whole rows, one bit per item");
+  static_assert(kTile * sizeof(T) <= 32768, "staging over 32 KB a block: a smaller kItems for wider elements");
   __shared__ unsigned s_tile, s_prefix, s_aggregate;
   __shared__ unsigned s_row_offset[kRowsAll];  // kept count of row (r, warp), then its exclusive prefix
   __shared__ T s_kept[kTile];
