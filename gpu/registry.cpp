@@ -55,7 +55,6 @@ const std::vector<Variant>& variants() {
       npp_integral_variant(),
       compact::scan_based_variant(),
       compact::single_pass_variant(),
-      compact::single_pass_256x32_variant(),
       compact::cub_select_variant(),
       sort::radix_scan_variant(),
       sort::onesweep_variant(),

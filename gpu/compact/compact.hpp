@@ -8,7 +8,6 @@ namespace satlab::gpu::compact {
 
 Variant scan_based_variant();
 Variant single_pass_variant();
-Variant single_pass_256x32_variant();
 Variant cub_select_variant();
 
 }  // namespace satlab::gpu::compact

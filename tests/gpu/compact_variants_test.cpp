@@ -8,6 +8,8 @@
 #include <climits>
 #include <cstring>
 
+#include <cuda_runtime.h>
+
 #include "gpu/verify.hpp"
 #include "variant_test_util.hpp"
 
@@ -16,7 +18,8 @@ namespace {
 
 std::vector<size_t> compact_sizes() {
   std::vector<size_t> s = test::variant_test_sizes();
-  for (size_t n : {size_t(4095), size_t(4096), size_t(4097), size_t(3 * 4096 + 17)})
+  for (size_t n : {size_t(4095), size_t(4096), size_t(4097), size_t(3 * 4096 + 17), size_t(8191), size_t(8192),
+                   size_t(8193), size_t(3 * 8192 + 17)})
     if (n <= test::test_max_n()) s.push_back(n);
   return s;
 }
@@ -75,6 +78,47 @@ TEST_P(CompactVariant, KeepsOrderOnAlternatingTileEdgeAndSparsePatterns) {
 
 INSTANTIATE_TEST_SUITE_P(Registry, CompactVariant, ::testing::ValuesIn(test::variant_names(Family::Compact)),
                          [](const auto& info) { return info.param; });
+
+struct DeviceBuffer {
+  void* p = nullptr;
+  explicit DeviceBuffer(size_t bytes) { EXPECT_EQ(cudaMalloc(&p, bytes ? bytes : 1), cudaSuccess); }
+  ~DeviceBuffer() { cudaFree(p); }
+};
+
+// The single-pass compaction reads 16 bytes a lane from 16-byte-aligned inputs; an input one element past
+// an allocation's start takes its 4-byte path, which must give the same result.
+TEST(CompactSinglePass, EqualsStablePartitionFromAnInputOffByOneElement) {
+  if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason;
+  const Variant* v = test::find_variant("compact_single_pass");
+  ASSERT_NE(v, nullptr);
+  uint64_t seed = 7;
+  for (size_t n : {size_t(1), size_t(5), size_t(8191), size_t(8193), size_t(3 * 8192 + 17)}) {
+    n = std::min(n, test::test_max_n());
+    std::vector<int32_t> in(n), out(n);
+    for (auto& x : in) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      x = int32_t(seed >> 33) % 1001;
+    }
+    SCOPED_TRACE("n=" + std::to_string(n));
+    DeviceBuffer din((n + 1) * 4), dout(n * 4), dcount(4), temp(v->temp_bytes(n, DType::I32));
+    ASSERT_EQ(cudaMemcpy(static_cast<int32_t*>(din.p) + 1, in.data(), n * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemset(dout.p, 0xA5, n * 4), cudaSuccess);
+    ASSERT_EQ(cudaMemset(dcount.p, 0xA5, 4), cudaSuccess);
+    CompactArgs a;
+    a.in = static_cast<const int32_t*>(din.p) + 1;
+    a.out = dout.p;
+    a.count = dcount.p;
+    a.n = n;
+    a.threshold = 900;
+    a.temp = temp.p;
+    v->compact(a);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    uint32_t count = 0;
+    ASSERT_EQ(cudaMemcpy(&count, dcount.p, 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(out.data(), dout.p, n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(against_stable_partition(in, 900, count, out), "");
+  }
+}
 
 // The check itself must be able to fail: a wrong count, a swapped pair, a poisoned element.
 TEST(CompactCheck, RejectsAWrongCountASwapAndAPoisonedElement) {

@@ -97,6 +97,32 @@ TEST(OnesweepSort, SortsByTheLowEndBitsOnlyAndStably) {
   }
 }
 
+// The histogram pass reads 16 bytes at a time from the first 16-byte boundary on: keys one element past
+// an allocation's start (and odd lengths) take its head and tail paths.
+TEST(OnesweepSort, SortsKeysOffByOneElementFromAnAllocation) {
+  if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason;
+  for (size_t n : {size_t(1), size_t(2), size_t(7), size_t(4096 + 3), size_t(3 * 4096 + 1001)}) {
+    n = std::min(n, test::test_max_n());
+    SCOPED_TRACE("n=" + std::to_string(n));
+    const auto keys = gpu::sort_keys(n, gpu::KeyPattern::Random, 1000 + n);
+    std::vector<uint32_t> values(n), ko(n), vo(n);
+    std::iota(values.begin(), values.end(), 0u);
+    DeviceBuffer k((n + 1) * 4), v((n + 1) * 4), kout(n * 4), vout(n * 4), temp(gpu::sort::onesweep_temp_bytes(n));
+    const auto* kin = static_cast<const uint32_t*>(k.p) + 1;
+    const auto* vin = static_cast<const uint32_t*>(v.p) + 1;
+    ASSERT_EQ(cudaMemcpy(const_cast<uint32_t*>(kin), keys.data(), n * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(const_cast<uint32_t*>(vin), values.data(), n * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemset(kout.p, 0xA5, n * 4), cudaSuccess);
+    ASSERT_EQ(cudaMemset(vout.p, 0xA5, n * 4), cudaSuccess);
+    gpu::sort::onesweep_sort_pairs(kin, vin, static_cast<uint32_t*>(kout.p), static_cast<uint32_t*>(vout.p), n,
+                                   temp.p, nullptr);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(ko.data(), kout.p, n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(vo.data(), vout.p, n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(against_stable_sort(keys, values, ko, vo), "");
+  }
+}
+
 // The check itself must be able to fail: two equal keys with their values swapped (unstable), a wrong key.
 TEST(SortCheck, RejectsAnUnstablePairAndAWrongKey) {
   const std::vector<uint32_t> keys = {5, 3, 5, 1}, values = {0, 1, 2, 3};
