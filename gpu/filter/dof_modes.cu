@@ -4,11 +4,12 @@
 // Stages, each reported through DofArgs::stage:
 //   layers     per-layer CoC sums (block-local shared-memory sums, one atomic per layer and block) and
 //              means (layered mode only);
-//   slice      per layer j the (colour, 1) image of the pixels of layers 0..j as RGBA8: colour low bytes,
+//   slice      per layer j the (colour, 1) image of the pixels of layer j as RGBA8: colour low bytes,
 //              and for linear light (12-bit values) a second image of the high bytes;
 //   sat        the tables through the registry's SAT builder: the table of 12-bit values is
 //              SAT(low) + 256 SAT(high), exact in wrap-around uint32 because SATs are linear;
-//   composite  dof::layered_pixel per pixel, its taps reading both tables of a layer.
+//   composite  dof::layered_pixel per pixel, its taps reading both tables of a layer (the count taps of
+//              the emptiness tests one 4-byte channel of the low table: the high table's count is 0).
 // Bytes (minimum, per pixel): slice reads 8 and writes 4 per image; each SAT 20; composite reads the
 // tables' 16 B per image once and the CoC, writes 4.
 #include <cuda_runtime.h>
@@ -90,8 +91,8 @@ __global__ void __launch_bounds__(kBlock)
                zero = make_uchar4(0, 0, 0, 0);
   const int images = linear ? 2 : 1;
   for (int j = 0; j < layers.count; ++j) {
-    out[size_t(j * images) * n + i] = own <= j ? lo : zero;
-    if (linear) out[size_t(j * images + 1) * n + i] = own <= j ? hi : zero;
+    out[size_t(j * images) * n + i] = own == j ? lo : zero;
+    if (linear) out[size_t(j * images + 1) * n + i] = own == j ? hi : zero;
   }
 }
 
@@ -110,6 +111,11 @@ struct Tables {
       s.c[0] += b.x << 8, s.c[1] += b.y << 8, s.c[2] += b.z << 8, s.c[3] += b.w << 8;
     }
     return s;
+  }
+  // The count channel: the low table's (the high image's fourth byte is 0).
+  __device__ __forceinline__ uint32_t count(int t, int x, int y) const {
+    if (x < 0 || y < 0) return 0u;
+    return __ldg(reinterpret_cast<const uint32_t*>(lo[t] + size_t(y) * size_t(width) + size_t(x)) + 3);
   }
 };
 
