@@ -14,6 +14,8 @@
 // tables' 16 B per image once and the CoC, writes 4.
 #include <cuda_runtime.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -136,6 +138,36 @@ __global__ void __launch_bounds__(kBlock)
                        dof::encode(v[2], linear, enc), img[i].w);
 }
 
+// Table = low + 256 high, in place in the low table (exact in wrap-around uint32): taps then read one
+// table. Measured against two-table taps (SATLAB_DOF_COMBINE=1); see docs/performance.md.
+__global__ void __launch_bounds__(kBlock) combine_kernel(uint4* __restrict__ lo, const uint4* __restrict__ hi, size_t n) {
+  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  uint4 a = lo[i];
+  const uint4 b = __ldg(hi + i);
+  a.x += b.x << 8, a.y += b.y << 8, a.z += b.z << 8, a.w += b.w << 8;
+  lo[i] = a;
+}
+
+bool env_combine() {
+  static const bool c = [] {
+    const char* e = std::getenv("SATLAB_DOF_COMBINE");
+    return e && std::string(e) == "1";
+  }();
+  return c;
+}
+
+dim3 env_block() {
+  static const dim3 b = [] {
+    unsigned x = 32, y = 8;
+    if (const char* e = std::getenv("SATLAB_DOF_BLOCK")) {
+      if (std::sscanf(e, "%ux%u", &x, &y) != 2 || x * y == 0 || x * y > kBlock) x = 32, y = 8;
+    }
+    return dim3(x, y);
+  }();
+  return b;
+}
+
 void grow(DofBuffer& b, size_t bytes, const char* what) {
   if (b.bytes >= bytes) return;
   b.release();
@@ -225,8 +257,17 @@ void dof_shaped(const DofArgs& a) {
     else
       tables.hi[k / images] = t;
   }
+  if (setup.linear && env_combine()) {
+    stage("combine");
+    for (int j = 0; j < setup.layers; ++j) {
+      combine_kernel<<<unsigned((n + kBlock - 1) / kBlock), kBlock, 0, st>>>(const_cast<uint4*>(tables.lo[j]),
+                                                                            tables.hi[j], n);
+      SATLAB_LAUNCHED("combine_kernel", size);
+      tables.hi[j] = nullptr;
+    }
+  }
   stage("composite");
-  const dim3 block(32, 8), grid((unsigned(w) + 31) / 32, (unsigned(h) + 7) / 8);
+  const dim3 block = env_block(), grid((unsigned(w) + block.x - 1) / block.x, (unsigned(h) + block.y - 1) / block.y);
   const auto* rects = static_cast<const dof::Rect*>(ws.rects.p);
   const auto* rect_counts = reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
   composite_kernel<<<grid, block, 0, st>>>(tables, layers, setup.layers > 1 ? means : nullptr, rects, rect_counts,
