@@ -37,27 +37,35 @@ step "GPU DoF tests"
 run 150 "$BIN/satlab_gpu_tests" --gtest_filter="$tests"
 case "$PART" in
   compare)
-    step "GPU DoF tests, one-table taps and 16x16 composite blocks"
-    run 150 env SATLAB_DOF_COMBINE=1 SATLAB_DOF_BLOCK=16x16 "$BIN/satlab_gpu_tests" --gtest_filter='GpuDofModes.*'
+    # First call (results in docs/performance.md): P1 against the build before it, P2 and P3.
     [ -x "$BIN/satlab_base" ] && SATLAB_BENCH_BIN=satlab_base bench base
     bench perlayer
-    bench combine SATLAB_DOF_COMBINE=1
-    bench block16x16 SATLAB_DOF_BLOCK=16x16
-    bench block32x4 SATLAB_DOF_BLOCK=32x4
-    step "compute-sanitizer memcheck, DoF modes with one-table taps (small sizes)"
-    SATLAB_TEST_MAX_N=40000 SATLAB_TEST_OWN_SAT_ONLY=1 SATLAB_DOF_COMBINE=1 run 90 $SAN --tool memcheck --error-exitcode 9 \
-      --print-limit 20 "$BIN/satlab_gpu_tests" --gtest_filter="GpuDofModes.*"
     ;;
   final)
-    bench final
+    # Second call: the candidates P4 (SATLAB_DOF_CROP) and P5 (SATLAB_DOF_COMPOSITE), each tested
+    # bit-identical to the CPU and benched in the same run; then the sanitizers.
+    for c in unroll2 merge merge_unroll2 merge_unroll2_hoist minblocks5; do
+      step "GPU DoF tests, cropped tables, composite $c"
+      run 120 env SATLAB_DOF_CROP=1 SATLAB_DOF_COMPOSITE=$c "$BIN/satlab_gpu_tests" --gtest_filter="$tests"
+    done
+    bench perlayer
+    bench merge_unroll2_hoist SATLAB_DOF_COMPOSITE=merge_unroll2_hoist
+    bench crop SATLAB_DOF_CROP=1
+    for c in unroll2 merge merge_unroll2 merge_unroll2_hoist minblocks5; do
+      bench "crop-$c" SATLAB_DOF_CROP=1 SATLAB_DOF_COMPOSITE=$c
+    done
     for tool in memcheck racecheck; do
-      step "compute-sanitizer $tool, DoF modes (small sizes)"
-      SATLAB_TEST_MAX_N=40000 SATLAB_TEST_OWN_SAT_ONLY=1 run 120 $SAN --tool $tool --error-exitcode 9 \
-        --print-limit 20 "$BIN/satlab_gpu_tests" --gtest_filter='GpuDofModes.*'
-      grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED' "$LOG" | tail -3
+      for crop in 0 1; do
+        step "compute-sanitizer $tool, DoF modes (small sizes), SATLAB_DOF_CROP=$crop"
+        SATLAB_TEST_MAX_N=40000 SATLAB_TEST_OWN_SAT_ONLY=1 SATLAB_DOF_CROP=$crop SATLAB_DOF_COMPOSITE=$([ $crop = 1 ] && echo merge_unroll2) \
+          run 100 $SAN --tool $tool --error-exitcode 9 --print-limit 20 "$BIN/satlab_gpu_tests" --gtest_filter='GpuDofModes.*'
+        grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOG" | tail -1
+      done
     done
     ;;
 esac
 grep -E '^\[  FAILED|Failure|PASSED' "$LOG" | head -20
+# At most 8 files come back from a call: the bench rows in one archive.
+(cd "$OUT" && ls bench-*.json > /dev/null 2>&1 && tar czf bench-json.tgz bench-*.json && rm -f bench-*.json)
 echo "device-dofspeed $PART: status $status" | tee -a "$LOG"
 exit $status
