@@ -8,7 +8,6 @@
 // kMaxShapedRadius. Only the final blend is float.
 #pragma once
 #include <cstdint>
-#include <type_traits>
 
 #if defined(__CUDACC__)
 #define SATLAB_HD __host__ __device__ __forceinline__
@@ -62,21 +61,6 @@ SATLAB_HD int shaped_radius(float c, int max_r) {
   return int(a + 0.5f);
 }
 
-// Tuning of the GPU's taps (a tap type may declare kUnroll: the rectangle loop's unroll factor, and kMerge:
-// the apertures of radius r and r + 1 summed in one loop); the CPU's tap declares neither. Integer sums
-// only: the results are the same whatever the setting.
-// kHoist: the emptiness tests of all layers before the first gather (their taps in flight together).
-template <class T, class = void>
-struct TapTraits {
-  static constexpr int unroll = 1;
-  static constexpr bool merge = false, hoist = false;
-};
-template <class T>
-struct TapTraits<T, std::void_t<decltype(T::kUnroll)>> {
-  static constexpr int unroll = T::kUnroll;
-  static constexpr bool merge = T::kMerge, hoist = T::kHoist;
-};
-
 // Adds table `t` over rectangle r around (x, y), clipped to the image, to s, and its pixel count to area.
 template <class Tap>
 SATLAB_HD void add_rect(const Tap& tap, int t, const Rect r, int x, int y, int w, int h, Sum4& s, uint32_t& area) {
@@ -96,27 +80,13 @@ SATLAB_HD uint32_t shape_sum(const Tap& tap, int t, const Rect* rects, int n, in
                              Sum4& s) {
   uint32_t area = 0;
   for (int k = 0; k < 4; ++k) s.c[k] = 0;
+  // Not unrolled on the GPU: unrolled by 2 (alone or with shape_sum's two radii in one loop, all the same
+  // sums) the composite took 1.83-1.90 ms instead of 1.59 (more registers, fewer warps).
 #if defined(__CUDA_ARCH__)
-#pragma unroll(TapTraits<Tap>::unroll)
+#pragma unroll 1
 #endif
   for (int i = 0; i < n; ++i) add_rect(tap, t, rects[i], x, y, w, h, s, area);
   return area;
-}
-
-// shape_sum over two apertures in one loop (more taps in flight): areas in area_a and area_b.
-template <class Tap>
-SATLAB_HD void shape_sum2(const Tap& tap, int t, const Rect* ra, int na, const Rect* rb, int nb, int x, int y, int w,
-                          int h, Sum4& sa, Sum4& sb, uint32_t& area_a, uint32_t& area_b) {
-  area_a = area_b = 0;
-  for (int k = 0; k < 4; ++k) sa.c[k] = sb.c[k] = 0;
-  const int n = na > nb ? na : nb;
-#if defined(__CUDA_ARCH__)
-#pragma unroll(TapTraits<Tap>::unroll)
-#endif
-  for (int i = 0; i < n; ++i) {
-    if (i < na) add_rect(tap, t, ra[i], x, y, w, h, sa, area_a);
-    if (i < nb) add_rect(tap, t, rb[i], x, y, w, h, sb, area_b);
-  }
 }
 
 // The count channel of table `t` over the square of radius R around (x, y), clipped to the image: 4 taps of
@@ -189,43 +159,16 @@ SATLAB_HD void layered_pixel(const Tap& tap, const Layers& layers, const Rect* r
   const auto present = [&](int j, int r) {
     return j == own || box_count(tap, j, r < max_r ? r + 1 : r, x, y, w, h) != 0u;
   };
-  unsigned mask = 0u;  // with TapTraits::hoist: bit j set when layer j is present
-  if (TapTraits<Tap>::hoist) {
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
-    for (int j = 0; j < kMaxLayers; ++j) {
-      if (j >= layers.count) break;
-      int r;
-      float f;
-      radius(j, r, f);
-      mask |= unsigned(present(j, r)) << j;
-    }
-  }
   for (int j = 0; j < layers.count; ++j) {
     int r;
     float f;
     radius(j, r, f);
-    if (!(TapTraits<Tap>::hoist ? (mask >> j & 1u) != 0u : present(j, r))) continue;
+    if (!present(j, r)) continue;
     Sum4 q;
     float b[3], a;
     const Rect* rr = rect_table + r * kMaxRects;
-    if (TapTraits<Tap>::merge && f > 0.f) {
-      Sum4 q1;
-      uint32_t area, area1;
-      shape_sum2(tap, j, rr, rect_count[r], rr + kMaxRects, rect_count[r + 1], x, y, w, h, q, q1, area, area1);
-      const float fa = float(area), fa1 = float(area1);
-      a = float(q.c[3]) / fa;
-      const float a1 = float(q1.c[3]) / fa1;
-      for (int k = 0; k < 3; ++k) {
-        b[k] = float(q.c[k]) / (fa * one);
-        b[k] = b[k] + f * (float(q1.c[k]) / (fa1 * one) - b[k]);
-      }
-      a = a + f * (a1 - a);
-    } else {
-      layer_mean(tap, j, rr, rect_count[r], one, x, y, w, h, q, b, a);
-    }
-    if (f > 0.f && !TapTraits<Tap>::merge) {
+    layer_mean(tap, j, rr, rect_count[r], one, x, y, w, h, q, b, a);
+    if (f > 0.f) {
       Sum4 q1;
       float b1[3], a1;
       layer_mean(tap, j, rr + kMaxRects, rect_count[r + 1], one, x, y, w, h, q1, b1, a1);

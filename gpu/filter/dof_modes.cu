@@ -2,19 +2,19 @@
 // core/dof.cpp's dof_shaped_blur, per-pixel arithmetic shared through core/dof_pixel.hpp, this file built
 // without FMA contraction so that both agree bit for bit).
 // Stages, each reported through DofArgs::stage:
-//   layers     per-layer CoC sums (block-local shared-memory sums, one atomic per layer and block) and
-//              means (layered mode only);
-//   slice      per layer j the (colour, 1) image of the pixels of layer j as RGBA8: colour low bytes,
-//              and for linear light (12-bit values) a second image of the high bytes;
+//   layers     per-layer CoC sums (block-local shared-memory sums, one atomic per layer and block), means
+//              and bounding boxes, the boxes read back (one stream synchronisation; layered mode only);
+//   slice      per layer j the (colour, 1) image of the pixels of layer j as RGBA8 over the layer's box
+//              (the frame for one layer; none for an empty layer): colour low bytes, and for linear light
+//              (12-bit values) a second image of the high bytes;
 //   sat        the tables through the registry's SAT builder: the table of 12-bit values is
 //              SAT(low) + 256 SAT(high), exact in wrap-around uint32 because SATs are linear;
 //   composite  dof::layered_pixel per pixel, its taps reading both tables of a layer (the count taps of
 //              the emptiness tests one 4-byte channel of the low table: the high table's count is 0).
-// Bytes (minimum, per pixel): slice reads 8 and writes 4 per image; each SAT 20; composite reads the
-// tables' 16 B per image once and the CoC, writes 4.
+// Bytes (minimum, per pixel of an image): slice reads 8 and writes 4 per image; each SAT 20; composite
+// reads the tables' 16 B per image once and the CoC, writes 4. Measurements: docs/performance.md.
 #include <cuda_runtime.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -148,11 +148,7 @@ __global__ void __launch_bounds__(kBlock)
 // Table t covers its layer's bounding box [ox, x1] x [oy, y1] (pitch `pitch`; the whole frame without
 // cropping), or nothing (lo null: an empty layer). No pixel of the layer lies outside the box, so the
 // frame's inclusive SAT at (x, y) is the box's at (min(x, x1), min(y, y1)), and 0 left of or above the box.
-// U and M: dof::TapTraits (the rectangle loop's unroll, both radii in one loop).
-template <int U = 1, bool M = false, bool H = false>
 struct Tables {
-  static constexpr int kUnroll = U;
-  static constexpr bool kMerge = M, kHoist = H;
   const uint4* lo[dof::kMaxLayers];
   const uint4* hi[dof::kMaxLayers];  // null without linear light
   int ox[dof::kMaxLayers], oy[dof::kMaxLayers], x1[dof::kMaxLayers], y1[dof::kMaxLayers], pitch[dof::kMaxLayers];
@@ -181,9 +177,10 @@ struct Tables {
   }
 };
 
-template <class T, int MINB>
-__global__ void __launch_bounds__(kBlock, MINB)
-    composite_kernel(T tables, dof::Layers layers, const float* __restrict__ means,
+// 5 blocks of 256 per SM (48 registers, about 100 B of spills): 1.41 ms at 3840x2160 where the 64
+// registers the compiler picks alone (4 blocks) took 1.59; the composite waits on its taps' latency.
+__global__ void __launch_bounds__(kBlock, 5)
+    composite_kernel(Tables tables, dof::Layers layers, const float* __restrict__ means,
                      const dof::Rect* __restrict__ rects, const uint8_t* __restrict__ counts, int max_r, bool linear,
                      const uint8_t* __restrict__ enc, const uchar4* __restrict__ img, const float* __restrict__ coc,
                      int w, int h, uchar4* __restrict__ out) {
@@ -197,25 +194,6 @@ __global__ void __launch_bounds__(kBlock, MINB)
                      __ldg(coc + i), v);
   out[i] = make_uchar4(dof::encode(v[0], linear, enc), dof::encode(v[1], linear, enc),
                        dof::encode(v[2], linear, enc), img[i].w);
-}
-
-// SATLAB_DOF_CROP=1: each layer's images and tables cover its bounding box only (read back after the layer
-// sums, one stream synchronisation), an empty layer none.
-bool env_crop() {
-  static const bool c = [] {
-    const char* e = std::getenv("SATLAB_DOF_CROP");
-    return e && std::string(e) == "1";
-  }();
-  return c;
-}
-
-// SATLAB_DOF_COMPOSITE: the composite's candidate settings (unroll2, merge, merge_unroll2, minblocks5).
-std::string env_composite() {
-  static const std::string c = [] {
-    const char* e = std::getenv("SATLAB_DOF_COMPOSITE");
-    return std::string(e ? e : "");
-  }();
-  return c;
 }
 
 void grow(DofBuffer& b, size_t bytes, const char* what) {
@@ -282,7 +260,9 @@ void dof_shaped(const DofArgs& a) {
   // Each layer's box (x0, y0, x1, y1; x0 > x1 when empty): the whole frame unless cropped.
   int bx[dof::kMaxLayers][4];
   for (auto& b : bx) b[0] = 0, b[1] = 0, b[2] = w - 1, b[3] = h - 1;
-  const bool crop = setup.layers > 1 && env_crop();
+  // Layered: each layer's images and tables cover its bounding box only, an empty layer none (the boxes
+  // read back after the layer sums: one stream synchronisation per frame).
+  const bool crop = setup.layers > 1;
   if (setup.layers > 1) {
     stage("layers");
     SATLAB_CUDA(cudaMemsetAsync(ws.stats.p, 0, dof::kMaxLayers * (sizeof(unsigned long long) + sizeof(unsigned)), st),
@@ -336,7 +316,7 @@ void dof_shaped(const DofArgs& a) {
     }
   }
   stage("sat");
-  Tables<> tables{};
+  Tables tables{};
   for (int j = 0; j < setup.layers; ++j) {
     const int bw = bx[j][2] - bx[j][0] + 1, bh = bx[j][3] - bx[j][1] + 1;
     tables.ox[j] = bx[j][0], tables.oy[j] = bx[j][1], tables.x1[j] = bx[j][2], tables.y1[j] = bx[j][3];
@@ -356,33 +336,9 @@ void dof_shaped(const DofArgs& a) {
   const dim3 block(32, 8), grid((unsigned(w) + 31) / 32, (unsigned(h) + 7) / 8);  // 16x16 and 32x4: slower
   const auto* rects = static_cast<const dof::Rect*>(ws.rects.p);
   const auto* rect_counts = reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
-  const auto launch = [&](auto kernel, const auto& t) {
-    kernel<<<grid, block, 0, st>>>(t, layers, setup.layers > 1 ? means : nullptr, rects, rect_counts, max_r,
-                                   setup.linear, static_cast<const uint8_t*>(ws.luts.p) + 512,
-                                   static_cast<const uchar4*>(a.image), coc, w, h, static_cast<uchar4*>(a.out));
-  };
-  const std::string c = env_composite();
-  if (c == "unroll2") {
-    Tables<2, false> t;
-    std::memcpy(static_cast<void*>(&t), &tables, sizeof t);
-    launch(composite_kernel<Tables<2, false>, 1>, t);
-  } else if (c == "merge") {
-    Tables<1, true> t;
-    std::memcpy(static_cast<void*>(&t), &tables, sizeof t);
-    launch(composite_kernel<Tables<1, true>, 1>, t);
-  } else if (c == "merge_unroll2") {
-    Tables<2, true> t;
-    std::memcpy(static_cast<void*>(&t), &tables, sizeof t);
-    launch(composite_kernel<Tables<2, true>, 1>, t);
-  } else if (c == "merge_unroll2_hoist") {
-    Tables<2, true, true> t;
-    std::memcpy(static_cast<void*>(&t), &tables, sizeof t);
-    launch(composite_kernel<Tables<2, true, true>, 1>, t);
-  } else if (c == "minblocks5") {
-    launch(composite_kernel<Tables<>, 5>, tables);
-  } else {
-    launch(composite_kernel<Tables<>, 1>, tables);
-  }
+  composite_kernel<<<grid, block, 0, st>>>(tables, layers, setup.layers > 1 ? means : nullptr, rects, rect_counts,
+                                           max_r, setup.linear, static_cast<const uint8_t*>(ws.luts.p) + 512,
+                                           static_cast<const uchar4*>(a.image), coc, w, h, static_cast<uchar4*>(a.out));
   SATLAB_LAUNCHED("composite_kernel", size);
 }
 
