@@ -148,7 +148,7 @@ void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
   }
   const ApertureTable ap = aperture_table(p, max_r);
   const uint16_t* lin = srgb_to_linear12();
-  // Table j: (colour, 1) over the pixels of layers 0..j.
+  // Table j: (colour, 1) over the pixels of layer j.
   std::vector<std::vector<uint32_t>> tables(size_t(layers.count));
   std::vector<uint16_t> src(n * 4);
   for (int j = 0; j < layers.count; ++j) {
@@ -157,7 +157,7 @@ void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
         [&](long b, long e) {
           for (long i = b; i < e; ++i) {
             const float c = coc.data[size_t(i)];
-            const bool in = dof::layer_of(c == c ? c : 0.f, layers) <= j;
+            const bool in = dof::layer_of(c == c ? c : 0.f, layers) == j;
             const uint8_t* px = image.data.data() + size_t(i) * 4;
             for (int k = 0; k < 3; ++k) src[size_t(i) * 4 + k] = in ? (setup.linear ? lin[px[k]] : px[k]) : 0;
             src[size_t(i) * 4 + 3] = in ? 1 : 0;
@@ -166,13 +166,21 @@ void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
         threads);
     sat_u16(src.data(), w, h, 4, tables[size_t(j)], threads);
   }
-  const auto tap = [&](int t, int x, int y) {
-    dof::Sum4 s = {{0u, 0u, 0u, 0u}};
-    if (x < 0 || y < 0) return s;
-    const uint32_t* v = tables[size_t(t)].data() + (size_t(y) * size_t(w) + size_t(x)) * 4;
-    for (int k = 0; k < 4; ++k) s.c[k] = v[k];
-    return s;
+  struct Tap {
+    const std::vector<std::vector<uint32_t>>& tables;
+    int w;
+    dof::Sum4 operator()(int t, int x, int y) const {
+      dof::Sum4 s = {{0u, 0u, 0u, 0u}};
+      if (x < 0 || y < 0) return s;
+      const uint32_t* v = tables[size_t(t)].data() + (size_t(y) * size_t(w) + size_t(x)) * 4;
+      for (int k = 0; k < 4; ++k) s.c[k] = v[k];
+      return s;
+    }
+    uint32_t count(int t, int x, int y) const {
+      return x < 0 || y < 0 ? 0u : tables[size_t(t)][(size_t(y) * size_t(w) + size_t(x)) * 4 + 3];
+    }
   };
+  const Tap tap{tables, w};
   if (out.width != w || out.height != h) out = ImageRGBA8(w, h);
   const float one = setup.linear ? float(dof::kLinearOne) : 255.f;
   const uint8_t* enc = linear12_to_srgb();

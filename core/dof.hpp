@@ -44,7 +44,7 @@ const uint16_t* srgb_to_linear12();
 const uint8_t* linear12_to_srgb();
 
 // The CPU reference of a shaped mode: per layer j, the 4-channel uint32 SAT of (colour, 1) over the pixels
-// of layers 0..j (colour: 12-bit linear or 8-bit sRGB values), then dof::layered_pixel and the encode.
+// of layer j (colour: 12-bit linear or 8-bit sRGB values), then dof::layered_pixel and the encode.
 void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p, ImageRGBA8& out,
                      int threads = 0);
 

@@ -2,15 +2,17 @@
 // core/dof.cpp's dof_shaped_blur, per-pixel arithmetic shared through core/dof_pixel.hpp, this file built
 // without FMA contraction so that both agree bit for bit).
 // Stages, each reported through DofArgs::stage:
-//   layers     per-layer CoC sums (block-local shared-memory sums, one atomic per layer and block) and
-//              means (layered mode only);
-//   slice      per layer j the (colour, 1) image of the pixels of layers 0..j as RGBA8: colour low bytes,
-//              and for linear light (12-bit values) a second image of the high bytes;
+//   layers     per-layer CoC sums (block-local shared-memory sums, one atomic per layer and block), means
+//              and bounding boxes, the boxes read back (one stream synchronisation; layered mode only);
+//   slice      per layer j the (colour, 1) image of the pixels of layer j as RGBA8 over the layer's box
+//              (the frame for one layer; none for an empty layer): colour low bytes, and for linear light
+//              (12-bit values) a second image of the high bytes;
 //   sat        the tables through the registry's SAT builder: the table of 12-bit values is
 //              SAT(low) + 256 SAT(high), exact in wrap-around uint32 because SATs are linear;
-//   composite  dof::layered_pixel per pixel, its taps reading both tables of a layer.
-// Bytes (minimum, per pixel): slice reads 8 and writes 4 per image; each SAT 20; composite reads the
-// tables' 16 B per image once and the CoC, writes 4.
+//   composite  dof::layered_pixel per pixel, its taps reading both tables of a layer (the count taps of
+//              the emptiness tests one 4-byte channel of the low table: the high table's count is 0).
+// Bytes (minimum, per pixel of an image): slice reads 8 and writes 4 per image; each SAT 20; composite
+// reads the tables' 16 B per image once and the CoC, writes 4. Measurements: docs/performance.md.
 #include <cuda_runtime.h>
 
 #include <cstring>
@@ -32,28 +34,47 @@ constexpr int kBlock = 256;
 // warp's sums to the block's, one shared atomic per layer and warp (per-pixel shared atomics on 8 counters
 // took 0.59 ms at 3840x2160).
 __global__ void __launch_bounds__(kBlock)
-    layer_sums_kernel(const float* __restrict__ coc, size_t n, dof::Layers layers,
-                      unsigned long long* __restrict__ sums, unsigned* __restrict__ counts) {
+    layer_sums_kernel(const float* __restrict__ coc, size_t n, int w, dof::Layers layers,
+                      unsigned long long* __restrict__ sums, unsigned* __restrict__ counts, unsigned* __restrict__ box) {
   __shared__ unsigned long long s_sum[dof::kMaxLayers];
-  __shared__ unsigned s_count[dof::kMaxLayers];
-  if (threadIdx.x < dof::kMaxLayers) s_sum[threadIdx.x] = 0, s_count[threadIdx.x] = 0;
+  __shared__ unsigned s_count[dof::kMaxLayers], s_box[4][dof::kMaxLayers];
+  if (threadIdx.x < dof::kMaxLayers) {
+    s_sum[threadIdx.x] = 0, s_count[threadIdx.x] = 0;
+    s_box[0][threadIdx.x] = s_box[1][threadIdx.x] = 0xffffffffu, s_box[2][threadIdx.x] = s_box[3][threadIdx.x] = 0u;
+  }
   __syncthreads();
   long long sum[dof::kMaxLayers] = {};
   unsigned count[dof::kMaxLayers] = {};
+  // The layer's bounding box when box is not null: min x, min y, max x, max y.
+  unsigned bx0[dof::kMaxLayers], by0[dof::kMaxLayers], bx1[dof::kMaxLayers] = {}, by1[dof::kMaxLayers] = {};
+#pragma unroll
+  for (int k = 0; k < dof::kMaxLayers; ++k) bx0[k] = by0[k] = 0xffffffffu;
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
     float c = __ldg(coc + i);
     c = c == c ? c : 0.f;
     const int j = dof::layer_of(c, layers);
     const long long v = __float2ll_rn(c * 256.f);
+    const unsigned y = unsigned(i / size_t(w)), x = unsigned(i - size_t(y) * size_t(w));
 #pragma unroll
     for (int k = 0; k < dof::kMaxLayers; ++k)
-      if (k == j) sum[k] += v, ++count[k];
+      if (k == j) {
+        sum[k] += v, ++count[k];
+        bx0[k] = min(bx0[k], x), by0[k] = min(by0[k], y), bx1[k] = max(bx1[k], x), by1[k] = max(by1[k], y);
+      }
   }
 #pragma unroll
   for (int k = 0; k < dof::kMaxLayers; ++k) {
     long long sk = sum[k];
     unsigned ck = count[k];
     for (int o = 16; o > 0; o >>= 1) sk += __shfl_down_sync(0xffffffffu, sk, o), ck += __shfl_down_sync(0xffffffffu, ck, o);
+    if (box) {
+      const unsigned x0 = __reduce_min_sync(0xffffffffu, bx0[k]), y0 = __reduce_min_sync(0xffffffffu, by0[k]),
+                     x1 = __reduce_max_sync(0xffffffffu, bx1[k]), y1 = __reduce_max_sync(0xffffffffu, by1[k]);
+      if ((threadIdx.x & 31) == 0 && ck) {
+        atomicMin(&s_box[0][k], x0), atomicMin(&s_box[1][k], y0);
+        atomicMax(&s_box[2][k], x1), atomicMax(&s_box[3][k], y1);
+      }
+    }
     if ((threadIdx.x & 31) == 0 && ck) {
       atomicAdd(&s_sum[k], (unsigned long long)sk);  // two's complement: wraps to the signed sum
       atomicAdd(&s_count[k], ck);
@@ -63,6 +84,12 @@ __global__ void __launch_bounds__(kBlock)
   if (threadIdx.x < layers.count && s_count[threadIdx.x]) {
     atomicAdd(&sums[threadIdx.x], s_sum[threadIdx.x]);
     atomicAdd(&counts[threadIdx.x], s_count[threadIdx.x]);
+    if (box) {
+      atomicMin(&box[threadIdx.x], s_box[0][threadIdx.x]);
+      atomicMin(&box[dof::kMaxLayers + threadIdx.x], s_box[1][threadIdx.x]);
+      atomicMax(&box[2 * dof::kMaxLayers + threadIdx.x], s_box[2][threadIdx.x]);
+      atomicMax(&box[3 * dof::kMaxLayers + threadIdx.x], s_box[3][threadIdx.x]);
+    }
   }
 }
 
@@ -90,19 +117,50 @@ __global__ void __launch_bounds__(kBlock)
                zero = make_uchar4(0, 0, 0, 0);
   const int images = linear ? 2 : 1;
   for (int j = 0; j < layers.count; ++j) {
-    out[size_t(j * images) * n + i] = own <= j ? lo : zero;
-    if (linear) out[size_t(j * images + 1) * n + i] = own <= j ? hi : zero;
+    out[size_t(j * images) * n + i] = own == j ? lo : zero;
+    if (linear) out[size_t(j * images + 1) * n + i] = own == j ? hi : zero;
   }
 }
 
+// Layer j's images over its bounding box (ox, oy, bw x bh; pitch bw): low bytes, and high bytes (linear).
+__global__ void __launch_bounds__(kBlock)
+    slice_box_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, dof::Layers layers, int j,
+                     int ox, int oy, int bw, int bh, bool linear, const uint16_t* __restrict__ lin,
+                     uchar4* __restrict__ lo_out, uchar4* __restrict__ hi_out) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= bw || y >= bh) return;
+  const size_t g = size_t(y + oy) * size_t(w) + size_t(x + ox), i = size_t(y) * size_t(bw) + size_t(x);
+  float c = __ldg(coc + g);
+  c = c == c ? c : 0.f;
+  if (dof::layer_of(c, layers) != j) {
+    lo_out[i] = make_uchar4(0, 0, 0, 0);
+    if (linear) hi_out[i] = make_uchar4(0, 0, 0, 0);
+    return;
+  }
+  const uchar4 p = img[g];
+  uint32_t v[3] = {p.x, p.y, p.z};
+  if (linear)
+    for (int k = 0; k < 3; ++k) v[k] = __ldg(lin + v[k]);
+  lo_out[i] = make_uchar4(v[0] & 255u, v[1] & 255u, v[2] & 255u, 1);
+  if (linear) hi_out[i] = make_uchar4(v[0] >> 8, v[1] >> 8, v[2] >> 8, 0);
+}
+
+// Table t covers its layer's bounding box [ox, x1] x [oy, y1] (pitch `pitch`; the whole frame without
+// cropping), or nothing (lo null: an empty layer). No pixel of the layer lies outside the box, so the
+// frame's inclusive SAT at (x, y) is the box's at (min(x, x1), min(y, y1)), and 0 left of or above the box.
 struct Tables {
   const uint4* lo[dof::kMaxLayers];
   const uint4* hi[dof::kMaxLayers];  // null without linear light
-  int width;
+  int ox[dof::kMaxLayers], oy[dof::kMaxLayers], x1[dof::kMaxLayers], y1[dof::kMaxLayers], pitch[dof::kMaxLayers];
+  __device__ __forceinline__ bool at(int t, int x, int y, size_t& i) const {
+    if (x < ox[t] || y < oy[t] || !lo[t]) return false;
+    i = size_t(min(y, y1[t]) - oy[t]) * size_t(pitch[t]) + size_t(min(x, x1[t]) - ox[t]);
+    return true;
+  }
   __device__ __forceinline__ dof::Sum4 operator()(int t, int x, int y) const {
     dof::Sum4 s = {{0u, 0u, 0u, 0u}};
-    if (x < 0 || y < 0) return s;
-    const size_t i = size_t(y) * size_t(width) + size_t(x);
+    size_t i;
+    if (!at(t, x, y, i)) return s;
     const uint4 a = __ldg(lo[t] + i);
     s.c[0] = a.x, s.c[1] = a.y, s.c[2] = a.z, s.c[3] = a.w;
     if (hi[t]) {
@@ -111,9 +169,17 @@ struct Tables {
     }
     return s;
   }
+  // The count channel: the low table's (the high image's fourth byte is 0).
+  __device__ __forceinline__ uint32_t count(int t, int x, int y) const {
+    size_t i;
+    if (!at(t, x, y, i)) return 0u;
+    return __ldg(reinterpret_cast<const uint32_t*>(lo[t] + i) + 3);
+  }
 };
 
-__global__ void __launch_bounds__(kBlock)
+// 5 blocks of 256 per SM (48 registers, about 100 B of spills): 1.41 ms at 3840x2160 where the 64
+// registers the compiler picks alone (4 blocks) took 1.59; the composite waits on its taps' latency.
+__global__ void __launch_bounds__(kBlock, 5)
     composite_kernel(Tables tables, dof::Layers layers, const float* __restrict__ means,
                      const dof::Rect* __restrict__ rects, const uint8_t* __restrict__ counts, int max_r, bool linear,
                      const uint8_t* __restrict__ enc, const uchar4* __restrict__ img, const float* __restrict__ coc,
@@ -167,7 +233,8 @@ void dof_shaped(const DofArgs& a) {
   const size_t rect_bytes = size_t(dof::kMaxShapedRadius + 1) * dof::kMaxRects * sizeof(dof::Rect);
   grow(ws.rects, rect_bytes + dof::kMaxShapedRadius + 1, "aperture rectangles");
   grow(ws.luts, 256 * sizeof(uint16_t) + dof::kLinearOne + 1, "transfer tables");
-  grow(ws.stats, dof::kMaxLayers * (sizeof(unsigned long long) + sizeof(unsigned) + sizeof(float)), "layer sums");
+  grow(ws.stats, dof::kMaxLayers * (sizeof(unsigned long long) + sizeof(unsigned) + sizeof(float) + 4 * sizeof(unsigned)),
+       "layer sums");
   if (key != ws.shape_key) {
     const ApertureTable t = aperture_table(p, max_r);
     SATLAB_CUDA(cudaMemcpyAsync(ws.rects.p, t.rects.data(), t.rects.size() * sizeof(dof::Rect),
@@ -188,46 +255,90 @@ void dof_shaped(const DofArgs& a) {
   auto* sums = static_cast<unsigned long long*>(ws.stats.p);
   auto* counts = reinterpret_cast<unsigned*>(sums + dof::kMaxLayers);
   auto* means = reinterpret_cast<float*>(counts + dof::kMaxLayers);
+  auto* box = reinterpret_cast<unsigned*>(means + dof::kMaxLayers);
   const auto* coc = static_cast<const float*>(a.coc);
+  // Each layer's box (x0, y0, x1, y1; x0 > x1 when empty): the whole frame unless cropped.
+  int bx[dof::kMaxLayers][4];
+  for (auto& b : bx) b[0] = 0, b[1] = 0, b[2] = w - 1, b[3] = h - 1;
+  // Layered: each layer's images and tables cover its bounding box only, an empty layer none (the boxes
+  // read back after the layer sums: one stream synchronisation per frame).
+  const bool crop = setup.layers > 1;
   if (setup.layers > 1) {
     stage("layers");
     SATLAB_CUDA(cudaMemsetAsync(ws.stats.p, 0, dof::kMaxLayers * (sizeof(unsigned long long) + sizeof(unsigned)), st),
                 "layer sums");
+    if (crop) {
+      SATLAB_CUDA(cudaMemsetAsync(box, 0xff, 2 * dof::kMaxLayers * sizeof(unsigned), st), "layer boxes");
+      SATLAB_CUDA(cudaMemsetAsync(box + 2 * dof::kMaxLayers, 0, 2 * dof::kMaxLayers * sizeof(unsigned), st), "layer boxes");
+    }
     const unsigned blocks = unsigned(std::min<size_t>((n + kBlock - 1) / kBlock, 132 * 16));
-    layer_sums_kernel<<<blocks, kBlock, 0, st>>>(coc, n, layers, sums, counts);
+    layer_sums_kernel<<<blocks, kBlock, 0, st>>>(coc, n, w, layers, sums, counts, crop ? box : nullptr);
     SATLAB_LAUNCHED("layer_sums_kernel", size);
     layer_means_kernel<<<1, 1, 0, st>>>(sums, counts, layers, means);
     SATLAB_LAUNCHED("layer_means_kernel", size);
+    if (crop) {
+      unsigned hb[4 * dof::kMaxLayers];
+      SATLAB_CUDA(cudaMemcpyAsync(hb, box, sizeof(hb), cudaMemcpyDeviceToHost, st), "layer boxes");
+      SATLAB_CUDA(cudaStreamSynchronize(st), "layer boxes");
+      for (int j = 0; j < setup.layers; ++j) {
+        int* b = bx[j];
+        for (int k = 0; k < 4; ++k) b[k] = hb[k * dof::kMaxLayers + j] > unsigned(1 << 30) ? (k < 2 ? 1 : 0) : int(hb[k * dof::kMaxLayers + j]);
+        if (b[0] > b[2]) continue;  // empty
+        // Widths a multiple of 4 pixels where the frame allows (a wider box is exact: the slice writes zeros
+        // for other layers' pixels): the SAT builder's 16-byte loads and stores, 16-byte-aligned images.
+        const int bw = std::min(w, (b[2] - b[0] + 4) / 4 * 4);
+        b[0] = std::min(b[0], w - bw), b[2] = b[0] + bw - 1;
+      }
+    }
+  }
+  // Image k of layer j = k / images at offset[j] (+ its area for the high bytes), packed.
+  size_t offset[dof::kMaxLayers + 1] = {0};
+  for (int j = 0; j < setup.layers; ++j) {
+    const size_t bw = size_t(std::max(0, bx[j][2] - bx[j][0] + 1)), bh = size_t(std::max(0, bx[j][3] - bx[j][1] + 1));
+    offset[j + 1] = offset[j] + bw * bh * size_t(images);
   }
   stage("slice");
   auto* imgs = static_cast<uchar4*>(ws.images.p);
-  slice_kernel<<<unsigned((n + kBlock - 1) / kBlock), kBlock, 0, st>>>(
-      static_cast<const uchar4*>(a.image), coc, n, layers, setup.linear,
-      static_cast<const uint16_t*>(ws.luts.p), imgs);
-  SATLAB_LAUNCHED("slice_kernel", size);
+  const auto* lin = static_cast<const uint16_t*>(ws.luts.p);
+  if (!crop) {
+    slice_kernel<<<unsigned((n + kBlock - 1) / kBlock), kBlock, 0, st>>>(static_cast<const uchar4*>(a.image), coc, n,
+                                                                       layers, setup.linear, lin, imgs);
+    SATLAB_LAUNCHED("slice_kernel", size);
+  } else {
+    for (int j = 0; j < setup.layers; ++j) {
+      const int bw = bx[j][2] - bx[j][0] + 1, bh = bx[j][3] - bx[j][1] + 1;
+      if (bw <= 0 || bh <= 0) continue;
+      uchar4* lo = imgs + offset[j];
+      const dim3 b(32, 8), g((unsigned(bw) + 31) / 32, (unsigned(bh) + 7) / 8);
+      slice_box_kernel<<<g, b, 0, st>>>(static_cast<const uchar4*>(a.image), coc, w, layers, j, bx[j][0], bx[j][1],
+                                        bw, bh, setup.linear, lin, lo, lo + size_t(bw) * size_t(bh));
+      SATLAB_LAUNCHED("slice_box_kernel", size);
+    }
+  }
   stage("sat");
   Tables tables{};
-  tables.width = w;
-  for (int k = 0; k < count; ++k) {
-    SatArgs s;
-    s.in = imgs + size_t(k) * n, s.out = static_cast<uint4*>(ws.tables.p) + size_t(k) * n;
-    s.width = w, s.height = h, s.channels = 4, s.dtype = DType::RGBA8, s.stream = a.stream;
-    a.sat->sat(s);
-    const auto* t = static_cast<const uint4*>(s.out);
-    if (k % images == 0)
-      tables.lo[k / images] = t;
-    else
-      tables.hi[k / images] = t;
+  for (int j = 0; j < setup.layers; ++j) {
+    const int bw = bx[j][2] - bx[j][0] + 1, bh = bx[j][3] - bx[j][1] + 1;
+    tables.ox[j] = bx[j][0], tables.oy[j] = bx[j][1], tables.x1[j] = bx[j][2], tables.y1[j] = bx[j][3];
+    tables.pitch[j] = bw;
+    if (bw <= 0 || bh <= 0) continue;  // lo[j] stays null: an empty layer
+    for (int k = 0; k < images; ++k) {
+      // Without cropping the offsets are those of slice_kernel's images 2j and 2j + 1 (n pixels each).
+      const size_t at = offset[j] + size_t(k) * size_t(bw) * size_t(bh);
+      SatArgs s;
+      s.in = imgs + at, s.out = static_cast<uint4*>(ws.tables.p) + at;
+      s.width = bw, s.height = bh, s.channels = 4, s.dtype = DType::RGBA8, s.stream = a.stream;
+      a.sat->sat(s);
+      (k == 0 ? tables.lo[j] : tables.hi[j]) = static_cast<const uint4*>(s.out);
+    }
   }
   stage("composite");
-  const dim3 block(32, 8), grid((unsigned(w) + 31) / 32, (unsigned(h) + 7) / 8);
+  const dim3 block(32, 8), grid((unsigned(w) + 31) / 32, (unsigned(h) + 7) / 8);  // 16x16 and 32x4: slower
   const auto* rects = static_cast<const dof::Rect*>(ws.rects.p);
   const auto* rect_counts = reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
   composite_kernel<<<grid, block, 0, st>>>(tables, layers, setup.layers > 1 ? means : nullptr, rects, rect_counts,
-                                           max_r, setup.linear,
-                                           static_cast<const uint8_t*>(ws.luts.p) + 512,
-                                           static_cast<const uchar4*>(a.image), coc, w, h,
-                                           static_cast<uchar4*>(a.out));
+                                           max_r, setup.linear, static_cast<const uint8_t*>(ws.luts.p) + 512,
+                                           static_cast<const uchar4*>(a.image), coc, w, h, static_cast<uchar4*>(a.out));
   SATLAB_LAUNCHED("composite_kernel", size);
 }
 

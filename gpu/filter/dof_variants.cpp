@@ -1,6 +1,7 @@
 // The depth-of-field modes as registry variants (family dof): gather_box is the SAT of the image and the
 // box blur; spread is dof_spread; the others are dof_shaped. Bytes: the minimum traffic of a frame at 4 B/px
-// of image, CoC and result, plus each mode's tables written and read once (20 + 16 B/px per RGBA8 table).
+// of image, CoC and result, plus each mode's tables written and read once (20 + 16 B/px per RGBA8 table; the
+// layered mode's tables cover each layer's bounding box, so this counts them at most).
 #include <cuda_runtime.h>
 
 #include "core/dof.hpp"

@@ -70,6 +70,24 @@ TEST(Aperture, DiscAreaFollowsTheCircleAndHoldsItsCentreAndRows) {
   }
 }
 
+// The layered composite skips a layer (and a table behind the nearest layer) when its count over the square
+// of radius r is 0: exact only if every radius-r shape lies within that square.
+TEST(Aperture, EveryShapeLiesWithinTheSquareOfItsRadius) {
+  for (ApertureShape shape : {ApertureShape::Disc, ApertureShape::Polygon, ApertureShape::Square})
+    for (int blades = 5; blades <= 8; ++blades)
+      for (float rotation : {0.f, 13.f, 45.f, 90.f, 211.f}) {
+        Params p;
+        p.aperture_shape = shape, p.blades = blades, p.blade_rotation = rotation;
+        const ApertureTable t = aperture_table(p, 80);
+        for (int r = 0; r <= 80; ++r)
+          for (int i = 0; i < t.counts[size_t(r)]; ++i) {
+            const dof::Rect q = t.rects[size_t(r) * dof::kMaxRects + size_t(i)];
+            EXPECT_TRUE(q.x0 >= -r && q.x1 <= r && q.y0 >= -r && q.y1 <= r && q.x0 <= q.x1 && q.y0 <= q.y1)
+                << to_string(shape) << " " << blades << " blades, rotation " << rotation << ", radius " << r;
+          }
+      }
+}
+
 TEST(Aperture, SquareIsOneBoxAndPolygonsAreSmallerThanTheirDisc) {
   Params p;
   p.aperture_shape = ApertureShape::Square;

@@ -27,11 +27,22 @@ struct Frame {
   ImageF depth;
 };
 
-Frame random_frame(int w, int h, std::mt19937& rng, bool white) {
+Frame random_frame(int w, int h, std::mt19937& rng, bool white, bool ramp = false) {
   Frame f{ImageRGBA8(w, h), ImageF(w, h, 1)};
   for (auto& b : f.image.data) b = white ? 255 : uint8_t(rng());
-  // Smooth depth with steps, so layers hold regions and edges, not only noise.
   std::uniform_real_distribution<float> u(0.f, 1.f);
+  if (ramp) {
+    // A tilted plane with a near square at a random place: each layer a compact region whose bounding box
+    // lies off the frame's origin and edges, some layers empty.
+    const int sx = int(u(rng) * float(w)), sy = int(u(rng) * float(h)), side = 1 + int(u(rng) * float(w + h) / 8.f);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const bool near = x >= sx && x < sx + side && y >= sy && y < sy + side;
+        f.depth.at(x, y) = near ? -0.5f * float(w + h) : float(x + 2 * y);
+      }
+    return f;
+  }
+  // Smooth depth with steps, so layers hold regions and edges, not only noise.
   const float a = u(rng) * 0.05f, b = u(rng) * 0.05f;
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) f.depth.at(x, y) = float(int(x * a + y * b) % 5) + 0.3f * u(rng);
@@ -58,14 +69,16 @@ TEST(GpuDofModes, BitIdenticalToTheCpuReference) {
     int w, h;
     float max_radius;
     bool white;
+    bool ramp = false;  // compact layers (their tables may cover their bounding boxes only)
   };
   const std::vector<std::string> builders = gpu_pipe->sat_builders();
   int k = 0;
   for (const Case c : {Case{1, 1, 8.f, false}, Case{1, 97, 12.f, false}, Case{131, 1, 12.f, false},
                        Case{61, 53, 20.f, true}, Case{257, 130, 33.5f, false}, Case{641, 479, 60.f, false},
-                       Case{333, 211, 511.f, true}}) {
+                       Case{333, 211, 511.f, true}, Case{1, 67, 9.f, false, true}, Case{97, 61, 12.f, false, true},
+                       Case{257, 130, 33.5f, false, true}, Case{641, 479, 60.f, false, true}}) {
     if (size_t(c.w) * size_t(c.h) > test::test_max_n()) continue;
-    const Frame f = random_frame(c.w, c.h, rng, c.white);
+    const Frame f = random_frame(c.w, c.h, rng, c.white, c.ramp);
     for (const DofMode& m : dof_modes()) {
       if (!m.shaped) continue;
       for (ApertureShape shape : {ApertureShape::Disc, ApertureShape::Polygon, ApertureShape::Square}) {
