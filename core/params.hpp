@@ -36,8 +36,8 @@ struct Params {
 
   // Bokeh highlights (core/highlights.hpp): bright pixels splatted as aperture-shaped sprites in the dof filter.
   bool highlights = false;
-  float highlight_threshold = 0.85f;  // linear luminance in [0, 1] a pixel must reach
-  float highlight_gain = 4.0f;        // [1, 16]: clipped highlights carry gain / (1 - 0.4) of their value
+  float highlight_threshold = 0.7f;   // linear luminance in [0, 1] a pixel must reach
+  float highlight_gain = 1.0f;        // [1, 16]: clipped highlights carry gain / (1 - 0.4) of their value
   int highlight_cap = 65536;          // [1, 2^20] sprites a frame; beyond it, highlights stay in the gather
 };
 
