@@ -23,16 +23,16 @@ run() {  # run LIMIT CMD...: output appended to the log, its tail shown
 }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >> "$LOG" 2>&1 || true
 step "GPU tests: highlights, pipeline, DoF modes"
-run 120 "$BIN/satlab_gpu_tests" --gtest_filter='GpuHighlights.*:GpuPipeline*:GpuDofModes.*'
+run 80 "$BIN/satlab_gpu_tests" --gtest_filter='GpuHighlights.*:GpuPipeline*:GpuDofModes.*'
 for tool in memcheck racecheck; do
   step "compute-sanitizer $tool on the highlight kernels (small sizes)"
-  SATLAB_TEST_MAX_N=40000 run 100 $SAN --tool $tool --error-exitcode 9 --print-limit 20 \
+  SATLAB_TEST_MAX_N=40000 run $([ $tool = memcheck ] && echo 50 || echo 60) $SAN --tool $tool --error-exitcode 9 --print-limit 20 \
     "$BIN/satlab_gpu_tests" --gtest_filter='GpuHighlights.*'
 done
 step "bench sat --pipeline-only: every DoF mode at 3840x2160, highlights on and off"
-run 150 "$BIN/satlab" bench sat --pipeline-only --json "$OUT/h200-highlights.json"
+run 70 "$BIN/satlab" bench sat --pipeline-only --json "$OUT/h200-highlights.json"
 step "quality: gather_linear and layered, highlights off and on"
-run 90 "$BIN/satlab" quality --backend gpu --modes gather_linear,layered --highlights off,on --runs 5 \
+run 30 "$BIN/satlab" quality --backend gpu --modes gather_linear,layered --highlights off,on --runs 5 \
   --json "$OUT/quality-highlights-gpu.json"
 grep -E '^\[  FAILED|ERROR SUMMARY|Failure' "$LOG" | head -30
 echo "device-highlights: status $status" | tee -a "$LOG"
