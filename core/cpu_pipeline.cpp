@@ -103,13 +103,24 @@ class CpuPipeline final : public Pipeline {
     }
     // Bokeh highlights (core/highlights.hpp): sprites out of the gather's input, splatted after it.
     const bool highlights = dof && params_.highlights;
-    if (highlights)
-      time("highlights", 0, [&] {
-        const HighlightSprites s = highlight_sprites(image_, coc_, params_);
+    if (highlights) {
+      // One stage with its phases listed after it (a phase's time is part of its stage's).
+      const size_t stage = timings_.size();
+      time("highlights", 0, [] {});
+      HighlightSprites s;
+      time("compact", 0, [&] {
+        s = highlight_compact(image_, coc_, params_);
         highlight_mask(image_, s, masked_);
-        highlight_splat(image_, coc_, s, params_, planes_);
-        stats_ = s.stats;
       });
+      time("sort", 0, [&] { highlight_sort(coc_, s); });
+      time("splat", 0, [&] { highlight_splat(image_, coc_, s, params_, planes_); });
+      for (size_t i = stage + 1; i < timings_.size(); ++i) {
+        timings_[i].parent = "highlights";
+        timings_[stage].ms += timings_[i].ms;
+        timings_[i].cold = timings_[stage].cold;
+      }
+      stats_ = s.stats;
+    }
     const ImageRGBA8& gather_in = highlights ? masked_ : image_;
     if (dof && params_.dof_mode != "gather_box") {
       // The shaped modes build their own (per-layer) tables: one stage, SATs and composite together.

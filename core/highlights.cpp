@@ -12,6 +12,12 @@ namespace satlab {
 double highlight_clip_boost(const Params& p) { return double(p.highlight_gain) * hl::kInverseToneAtClip; }
 
 HighlightSprites highlight_sprites(const ImageRGBA8& image, const ImageF& coc, const Params& p) {
+  HighlightSprites s = highlight_compact(image, coc, p);
+  highlight_sort(coc, s);
+  return s;
+}
+
+HighlightSprites highlight_compact(const ImageRGBA8& image, const ImageF& coc, const Params& p) {
   if (coc.width != image.width || coc.height != image.height || coc.channels != 1)
     throw Error("highlight_sprites: CoC map size does not match the image");
   HighlightSprites s;
@@ -26,6 +32,13 @@ HighlightSprites highlight_sprites(const ImageRGBA8& image, const ImageF& coc, c
     ++s.stats.found;
     if (s.index.size() < cap) s.index.push_back(uint32_t(i));
   }
+  s.stats.valid = true;
+  s.stats.kept = uint32_t(s.index.size());
+  s.stats.cap = uint32_t(cap);
+  return s;
+}
+
+void highlight_sort(const ImageF& coc, HighlightSprites& s) {
   // Stable sort by key: the order the GPU's stable radix sort of the raster-ordered sprites gives.
   std::vector<uint32_t> order(s.index.size());
   std::iota(order.begin(), order.end(), 0u);
@@ -36,11 +49,7 @@ HighlightSprites highlight_sprites(const ImageRGBA8& image, const ImageF& coc, c
   s.key.resize(order.size());
   for (size_t k = 0; k < order.size(); ++k) index[k] = s.index[order[k]], s.key[k] = keys[order[k]];
   s.index = std::move(index);
-  s.stats.valid = true;
-  s.stats.kept = uint32_t(s.index.size());
-  s.stats.cap = uint32_t(cap);
   s.stats.far = uint32_t(std::lower_bound(s.key.begin(), s.key.end(), hl::kNearKey) - s.key.begin());
-  return s;
 }
 
 void highlight_mask(const ImageRGBA8& image, const HighlightSprites& s, ImageRGBA8& masked) {

@@ -47,6 +47,9 @@ double highlight_clip_boost(const Params& p);
 
 // Compact + sort (the CPU reference): sprites of the image and its CoC map under p's highlight settings.
 HighlightSprites highlight_sprites(const ImageRGBA8& image, const ImageF& coc, const Params& p);
+// The two steps apart: the kept sprites in raster order (keys empty), then sorted with their keys and split.
+HighlightSprites highlight_compact(const ImageRGBA8& image, const ImageF& coc, const Params& p);
+void highlight_sort(const ImageF& coc, HighlightSprites& s);
 // The gather's input: the image with the sprites' colour zeroed (alpha kept).
 void highlight_mask(const ImageRGBA8& image, const HighlightSprites& s, ImageRGBA8& masked);
 // The row-delta planes of the sprites (kHighlightPlanes * w * h values, overwritten).

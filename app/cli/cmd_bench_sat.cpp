@@ -228,7 +228,7 @@ int run_bench_sat(const BenchSatOptions& o) {
       for (const Row& r : on) print(r);
       print({"pipeline.dof_gather_linear_highlights.added_" + std::to_string(lights / 1024) + "k", "rgba8",
              "frame with highlights minus the same frame without (same image, same run): " +
-                 on.back().note.substr(on.back().note.find("; ") + 2),
+                 on.back().note.substr(on.back().note.rfind("; ") + 2),
              3840, 2160, on.back().ms - off.back().ms, 0.0});
     }
   }
