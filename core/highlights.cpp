@@ -9,7 +9,9 @@
 
 namespace satlab {
 
-double highlight_clip_boost(const Params& p) { return double(p.highlight_gain) * hl::kInverseToneAtClip; }
+double highlight_clip_boost(const Params& p) {
+  return double(p.highlight_gain) * hl::kInverseToneAtClip;
+}
 
 HighlightSprites highlight_sprites(const ImageRGBA8& image, const ImageF& coc, const Params& p) {
   HighlightSprites s = highlight_compact(image, coc, p);

@@ -6,7 +6,8 @@
 //            so their energy is not counted twice;
 //   sort     the sprites back to front by signed CoC (the radix sort): those behind the focus plane come
 //            first, so the far and near slices are two contiguous ranges;
-//   splat    each sprite's linear colour, boosted when clipped (any channel 255: inverse tone map at the clip,
+//   splat    each sprite's linear colour, boosted when clipped (any channel 255: inverse tone map at the
+//   clip,
 //            1 / (1 - 0.4), times the gain), spread evenly over the aperture's rectangles of its radius,
 //            clipped to the image: per covered row, +w at the span's start and -w after its end, into
 //            fixed-point row-delta planes of its slice (far or near);
@@ -59,6 +60,7 @@ void highlight_splat(const ImageRGBA8& image, const ImageF& coc, const Highlight
 // splat[(slice * 3 + k) * n + i]. For tests and the energy check.
 void highlight_integrate(const std::vector<uint32_t>& planes, int w, int h, std::vector<uint32_t>& splat);
 // Adds the splat to the gathered result in place (the far slice only where coc < 0).
-void highlight_add(const std::vector<uint32_t>& planes, const ImageF& coc, ImageRGBA8& result, int threads = 0);
+void highlight_add(const std::vector<uint32_t>& planes, const ImageF& coc, ImageRGBA8& result,
+                   int threads = 0);
 
 }  // namespace satlab

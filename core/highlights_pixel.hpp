@@ -21,7 +21,9 @@ constexpr double kScale = 4194304.0;
 // came from v >= 1 / (1 - 0.4). Clipped highlights are boosted by this times the gain.
 constexpr double kInverseToneAtClip = 1.0 / 0.6;
 // Luminance weights (Rec. 709) in integers: Y * 10000 * 4095 from 12-bit linear channels (< 2^26).
-SATLAB_HD uint32_t luminance(uint32_t r, uint32_t g, uint32_t b) { return 2126u * r + 7152u * g + 722u * b; }
+SATLAB_HD uint32_t luminance(uint32_t r, uint32_t g, uint32_t b) {
+  return 2126u * r + 7152u * g + 722u * b;
+}
 // The threshold in those units: a pixel passes when luminance() >= this.
 inline uint32_t luminance_min(float threshold) {
   return uint32_t(std::lround(double(threshold) * 10000.0 * dof::kLinearOne));
@@ -58,7 +60,8 @@ SATLAB_HD uint32_t weight(uint32_t lin12, double boost, uint32_t area) {
 }
 
 // One output channel: the gathered sRGB value plus the splat (kScale units), in linear light.
-SATLAB_HD uint8_t composite(uint8_t gathered, uint32_t splat, const uint16_t* srgb_to_lin, const uint8_t* lin_to_srgb) {
+SATLAB_HD uint8_t composite(uint8_t gathered, uint32_t splat, const uint16_t* srgb_to_lin,
+                            const uint8_t* lin_to_srgb) {
   const float v = float(srgb_to_lin[gathered]) / float(dof::kLinearOne) + float(splat) / float(kScale);
   return dof::encode(v, true, lin_to_srgb);
 }

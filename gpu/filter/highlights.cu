@@ -83,10 +83,10 @@ __global__ void split_kernel(const uint32_t* __restrict__ keys, uint32_t cap, ui
 
 __global__ void __launch_bounds__(kBlock)
     splat_kernel(const uint32_t* __restrict__ stats, const uint32_t* __restrict__ vals,
-                 const uchar4* __restrict__ img, const float* __restrict__ coc, const uint16_t* __restrict__ lin,
-                 const dof::Rect* __restrict__ rect_table, const uint8_t* __restrict__ rect_counts, int max_r,
-                 double clip_boost, int w, int h, size_t n, uint32_t* __restrict__ planes,
-                 uint32_t* __restrict__ rows) {
+                 const uchar4* __restrict__ img, const float* __restrict__ coc,
+                 const uint16_t* __restrict__ lin, const dof::Rect* __restrict__ rect_table,
+                 const uint8_t* __restrict__ rect_counts, int max_r, double clip_boost, int w, int h,
+                 size_t n, uint32_t* __restrict__ planes, uint32_t* __restrict__ rows) {
   const uint32_t k = (blockIdx.x * kBlock + threadIdx.x) >> 5;
   const int lane = int(threadIdx.x & 31);
   if (k >= __ldg(stats + 1)) return;  // warp-uniform
@@ -98,7 +98,8 @@ __global__ void __launch_bounds__(kBlock)
   const uint32_t area = hl::clipped_area(rects, nr, x, y, w, h);
   const uchar4 p = __ldg(img + i);
   const double boost = (p.x == 255 || p.y == 255 || p.z == 255) ? clip_boost : 1.0;
-  const uint32_t wt[3] = {hl::weight(__ldg(lin + p.x), boost, area), hl::weight(__ldg(lin + p.y), boost, area),
+  const uint32_t wt[3] = {hl::weight(__ldg(lin + p.x), boost, area),
+                          hl::weight(__ldg(lin + p.y), boost, area),
                           hl::weight(__ldg(lin + p.z), boost, area)};
   uint32_t* out = planes + (k < __ldg(stats + 2) ? size_t(0) : 3 * n);
   int total = 0;
@@ -174,18 +175,22 @@ __global__ void __launch_bounds__(kBlock)
 void grow(DofBuffer& b, size_t bytes, const char* what) {
   if (b.bytes >= bytes) return;
   b.release();
-  SATLAB_CUDA(cudaMalloc(&b.p, bytes), std::string("allocation of ") + std::to_string(bytes >> 20) + " MiB for " + what);
+  SATLAB_CUDA(cudaMalloc(&b.p, bytes),
+              std::string("allocation of ") + std::to_string(bytes >> 20) + " MiB for " + what);
   b.bytes = bytes;
 }
 
 }  // namespace
 
 HighlightWorkspace::~HighlightWorkspace() {
-  for (DofBuffer* b : {&masked, &indices, &compact_temp, &pairs, &sort_temp, &planes, &rows, &rects, &luts, &stats})
+  for (DofBuffer* b :
+       {&masked, &indices, &compact_temp, &pairs, &sort_temp, &planes, &rows, &rects, &luts, &stats})
     b->release();
 }
 
-const uint32_t* highlight_stats_device(const HighlightWorkspace& ws) { return static_cast<const uint32_t*>(ws.stats.p); }
+const uint32_t* highlight_stats_device(const HighlightWorkspace& ws) {
+  return static_cast<const uint32_t*>(ws.stats.p);
+}
 
 const void* highlights_prepare(const HighlightArgs& a) {
   const Params& p = *a.params;
@@ -217,18 +222,22 @@ const void* highlights_prepare(const HighlightArgs& a) {
   }
   Params shape = p;
   if (p.dof_mode == "gather_box") shape.aperture_shape = ApertureShape::Square;
-  const std::string key = std::string(to_string(shape.aperture_shape)) + "/" + std::to_string(p.blades) + "/" +
-                          std::to_string(p.blade_rotation) + "/" + std::to_string(max_r);
+  const std::string key = std::string(to_string(shape.aperture_shape)) + "/" + std::to_string(p.blades) +
+                          "/" + std::to_string(p.blade_rotation) + "/" + std::to_string(max_r);
   if (key != ws.shape_key) {
     const ApertureTable t = aperture_table(shape, max_r);
     SATLAB_CUDA(cudaMemcpyAsync(ws.rects.p, t.rects.data(), t.rects.size() * sizeof(dof::Rect),
-                                cudaMemcpyHostToDevice, st), "highlight aperture rectangles");
+                                cudaMemcpyHostToDevice, st),
+                "highlight aperture rectangles");
     SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(ws.rects.p) + rect_bytes, t.counts.data(), t.counts.size(),
-                                cudaMemcpyHostToDevice, st), "highlight aperture rectangles");
-    SATLAB_CUDA(cudaMemcpyAsync(ws.luts.p, srgb_to_linear12(), 256 * sizeof(uint16_t), cudaMemcpyHostToDevice, st),
-                "highlight transfer tables");
+                                cudaMemcpyHostToDevice, st),
+                "highlight aperture rectangles");
+    SATLAB_CUDA(
+        cudaMemcpyAsync(ws.luts.p, srgb_to_linear12(), 256 * sizeof(uint16_t), cudaMemcpyHostToDevice, st),
+        "highlight transfer tables");
     SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(ws.luts.p) + 512, linear12_to_srgb(), dof::kLinearOne + 1,
-                                cudaMemcpyHostToDevice, st), "highlight transfer tables");
+                                cudaMemcpyHostToDevice, st),
+                "highlight transfer tables");
     SATLAB_CUDA(cudaStreamSynchronize(st), "highlight aperture upload");  // the host tables are temporaries
     ws.shape_key = key;
   }
@@ -241,8 +250,8 @@ const void* highlights_prepare(const HighlightArgs& a) {
   phase("compact");
   SATLAB_CUDA(cudaMemcpyAsync(masked, img, n * 4, cudaMemcpyDeviceToDevice, st), "highlights' gather input");
   compact::compact_single_pass(compact::IndexInput{},
-                               IsHighlight{img, a.coc, lin, hl::luminance_min(p.highlight_threshold), max_r}, idx,
-                               stats, n, ws.compact_temp.p, st);
+                               IsHighlight{img, a.coc, lin, hl::luminance_min(p.highlight_threshold), max_r},
+                               idx, stats, n, ws.compact_temp.p, st);
 
   phase("sort");
   auto* keys = static_cast<uint32_t*>(ws.pairs.p);
@@ -257,11 +266,12 @@ const void* highlights_prepare(const HighlightArgs& a) {
 
   phase("splat");
   const auto* rects = static_cast<const dof::Rect*>(ws.rects.p);
-  const auto* rect_counts = reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
+  const auto* rect_counts =
+      reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
   const unsigned blocks = unsigned((size_t(cap) * 32 + kBlock - 1) / kBlock);
-  splat_kernel<<<blocks, kBlock, 0, st>>>(stats, vals_out, img, a.coc, lin, rects, rect_counts, max_r,
-                                          highlight_clip_boost(p), w, h, n, static_cast<uint32_t*>(ws.planes.p),
-                                          static_cast<uint32_t*>(ws.rows.p));
+  splat_kernel<<<blocks, kBlock, 0, st>>>(
+      stats, vals_out, img, a.coc, lin, rects, rect_counts, max_r, highlight_clip_boost(p), w, h, n,
+      static_cast<uint32_t*>(ws.planes.p), static_cast<uint32_t*>(ws.rows.p));
   SATLAB_LAUNCHED("highlight splat_kernel", size);
   return masked;
 }

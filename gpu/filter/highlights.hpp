@@ -27,8 +27,8 @@ struct HighlightArgs {
   int width = 0, height = 0;
   const Params* params = nullptr;
   HighlightWorkspace* ws = nullptr;
-  void* stream = nullptr;                    // cudaStream_t
-  std::function<void(const char*)> phase;    // called with "compact", "sort", "splat"
+  void* stream = nullptr;                  // cudaStream_t
+  std::function<void(const char*)> phase;  // called with "compact", "sort", "splat"
 };
 
 // compact -> sort -> splat. Returns the gather's input: the image with the sprites' colour zeroed.

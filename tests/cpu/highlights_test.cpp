@@ -2,6 +2,8 @@
 // within the fixed-point bound, sprites have the aperture's shape, the far slice hides behind nearer
 // pixels, the cap, an image without highlights is left exactly as the gather made it, NaN and flat depth,
 // and bad parameters.
+#include "core/highlights.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +11,6 @@
 
 #include "core/dof.hpp"
 #include "core/error.hpp"
-#include "core/highlights.hpp"
 #include "core/highlights_pixel.hpp"
 #include "core/pipeline.hpp"
 #include "test_util.hpp"
@@ -80,7 +81,7 @@ TEST(Highlights, SplatConservesEnergyOnASyntheticImage) {
       for (uint32_t i : s.index) {
         in += double(lin[img.data[size_t(i) * 4 + ch]]) * hl::kScale / dof::kLinearOne;
         bound += 0.5 * hl::clipped_area(ap.rects.data() + size_t(r) * dof::kMaxRects, ap.counts[size_t(r)],
-                                         int(i % uint32_t(w)), int(i / uint32_t(w)), w, h);
+                                        int(i % uint32_t(w)), int(i / uint32_t(w)), w, h);
       }
       for (size_t i = 0; i < n; ++i) out += double(splat[size_t(ch) * n + i]);
       EXPECT_LE(std::abs(out - in), bound) << to_string(shape) << " channel " << ch;
@@ -120,7 +121,8 @@ TEST(Highlights, SpritesHaveTheAperturesShape) {
       for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
           const uint32_t got = splat[3 * n + size_t(y) * w + size_t(x)];
-          EXPECT_EQ(got, in_shape(ap, 9, x - sx, y - sy) ? v : 0u) << to_string(shape) << " at " << x << "," << y;
+          EXPECT_EQ(got, in_shape(ap, 9, x - sx, y - sy) ? v : 0u)
+              << to_string(shape) << " at " << x << "," << y;
         }
     }
   }

@@ -36,7 +36,8 @@ Frame light_frame(int w, int h, std::mt19937& rng, bool white) {
   if (!white)
     for (size_t i = 0; i < f.image.pixels(); ++i)
       if (rng() % 23 == 0)
-        for (int c = 0; c < 3; ++c) f.image.data[i * 4 + c] = uint8_t(rng() % 3 == 0 ? 255 : 190 + rng() % 66);
+        for (int c = 0; c < 3; ++c)
+          f.image.data[i * 4 + c] = uint8_t(rng() % 3 == 0 ? 255 : 190 + rng() % 66);
   std::uniform_real_distribution<float> u(0.f, 1.f);
   const float a = u(rng) * 0.05f, b = u(rng) * 0.05f;
   for (int y = 0; y < h; ++y)
@@ -59,9 +60,10 @@ TEST(GpuHighlights, BitIdenticalToTheCpuReference) {
     int cap;
   };
   int k = 0;
-  for (const Case c : {Case{1, 1, 8.f, false, 65536}, Case{1, 1, 8.f, true, 1}, Case{1, 97, 12.f, false, 65536},
-                       Case{131, 1, 12.f, true, 100}, Case{61, 53, 20.f, true, 999}, Case{257, 130, 33.5f, false, 300},
-                       Case{641, 479, 60.f, false, 65536}, Case{333, 211, 300.f, false, 4096}}) {
+  for (const Case c :
+       {Case{1, 1, 8.f, false, 65536}, Case{1, 1, 8.f, true, 1}, Case{1, 97, 12.f, false, 65536},
+        Case{131, 1, 12.f, true, 100}, Case{61, 53, 20.f, true, 999}, Case{257, 130, 33.5f, false, 300},
+        Case{641, 479, 60.f, false, 65536}, Case{333, 211, 300.f, false, 4096}}) {
     if (size_t(c.w) * size_t(c.h) > test::test_max_n()) continue;
     const Frame f = light_frame(c.w, c.h, rng, c.white);
     for (const DofMode& m : dof_modes()) {
@@ -75,8 +77,9 @@ TEST(GpuHighlights, BitIdenticalToTheCpuReference) {
       p.highlight_gain = 1.f + float(k % 16);
       p.highlight_cap = c.cap;
       ++k;
-      const std::string what = std::string(m.name) + " " + to_string(p.aperture_shape) + " " + std::to_string(c.w) +
-                               "x" + std::to_string(c.h) + " cap " + std::to_string(c.cap);
+      const std::string what = std::string(m.name) + " " + to_string(p.aperture_shape) + " " +
+                               std::to_string(c.w) + "x" + std::to_string(c.h) + " cap " +
+                               std::to_string(c.cap);
       for (Pipeline* pipe : {gpu_pipe.get(), cpu_pipe.get()}) {
         pipe->set_image(f.image);
         pipe->set_depth(f.depth);
@@ -112,7 +115,8 @@ TEST(GpuHighlights, NoHighlightsEqualsHighlightsOff) {
   std::mt19937 rng(std::random_device{}());
   auto pipe = gpu::make_pipeline();
   Frame f = light_frame(199, 101, rng, false);
-  for (size_t i = 0; i < f.image.pixels(); ++i) f.image.data[i * 4 + 1] = std::min<uint8_t>(f.image.data[i * 4 + 1], 250);
+  for (size_t i = 0; i < f.image.pixels(); ++i)
+    f.image.data[i * 4 + 1] = std::min<uint8_t>(f.image.data[i * 4 + 1], 250);
   pipe->set_image(f.image);
   pipe->set_depth(f.depth);
   for (const DofMode& m : dof_modes()) {
