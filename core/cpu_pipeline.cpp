@@ -12,6 +12,7 @@
 #include "core/dof_modes.hpp"
 #include "core/dof_spread.hpp"
 #include "core/error.hpp"
+#include "core/highlights.hpp"
 #include "core/parallel.hpp"
 #include "core/pipeline.hpp"
 #include "core/reference.hpp"
@@ -70,6 +71,7 @@ class CpuPipeline final : public Pipeline {
   const ImageF& depth_normalised() override { return depth_norm_; }
   const ImageF& coc() override { return coc_; }
   const std::vector<StageTiming>& timings() const override { return timings_; }
+  HighlightStats highlight_stats() const override { return stats_; }
 
   // One fixed implementation of each: core/reference's multi-threaded SAT and min/max.
   std::vector<std::string> sat_builders() const override { return {"cpu"}; }
@@ -101,27 +103,50 @@ class CpuPipeline final : public Pipeline {
       }
       time("coc", 8 * n, [&] { coc_map(depth_norm_, params_, coc_, threads_); });
     }
+    // Bokeh highlights (core/highlights.hpp): sprites out of the gather's input, splatted after it.
+    const bool highlights = dof && params_.highlights;
+    if (highlights) {
+      // One stage with its phases listed after it (a phase's time is part of its stage's).
+      const size_t stage = timings_.size();
+      time("highlights", 0, [] {});
+      HighlightSprites s;
+      time("compact", 0, [&] {
+        s = highlight_compact(image_, coc_, params_);
+        highlight_mask(image_, s, masked_);
+      });
+      time("sort", 0, [&] { highlight_sort(coc_, s); });
+      time("splat", 0, [&] { highlight_splat(image_, coc_, s, params_, planes_); });
+      for (size_t i = stage + 1; i < timings_.size(); ++i) {
+        timings_[i].parent = "highlights";
+        timings_[stage].ms += timings_[i].ms;
+        timings_[i].cold = timings_[stage].cold;
+      }
+      stats_ = s.stats;
+    }
+    const ImageRGBA8& gather_in = highlights ? masked_ : image_;
     if (dof && params_.dof_mode != "gather_box") {
       // The shaped modes build their own (per-layer) tables: one stage, SATs and composite together.
       time("dof", 0, [&] {
         if (find_dof_mode(params_.dof_mode) && find_dof_mode(params_.dof_mode)->spread)
-          dof_spread_blur(image_, coc_, params_, result_, threads_);
+          dof_spread_blur(gather_in, coc_, params_, result_, threads_);
         else
-          dof_shaped_blur(image_, coc_, params_, result_, threads_);
+          dof_shaped_blur(gather_in, coc_, params_, result_, threads_);
       });
+      if (highlights) time("highlights_add", 0, [&] { highlight_add(planes_, coc_, result_, threads_); });
       return;
     }
-    time("sat", 20 * n, [&] { sat_rgba8(image_, sat_, threads_); });  // read 4 B, write 16 B
+    time("sat", 20 * n, [&] { sat_rgba8(gather_in, sat_, threads_); });  // read 4 B, write 16 B
     // Minimum traffic: the SAT read once (16 B), the result written (4 B), dof also reads the CoC.
     time("blur", (dof ? 24 : 20) * n, [&] {
       if (dof)
         if (params_.fractional_radius)
-          dof_blur_fractional(image_, sat_, coc_, result_, threads_);
+          dof_blur_fractional(gather_in, sat_, coc_, result_, threads_);
         else
-          dof_blur(image_, sat_, coc_, result_, threads_);
+          dof_blur(gather_in, sat_, coc_, result_, threads_);
       else
         box_blur(image_, sat_, params_.box_radius, result_, threads_);
     });
+    if (highlights) time("highlights_add", 0, [&] { highlight_add(planes_, coc_, result_, threads_); });
   }
 
   // Allocation failures become satlab::Error naming what did not fit (the state stays usable).
@@ -148,6 +173,9 @@ class CpuPipeline final : public Pipeline {
   ImageRGBA8 image_, result_;
   ImageF depth_raw_, depth_norm_, coc_;
   std::vector<uint32_t> sat_;
+  ImageRGBA8 masked_;             // the gather's input with the highlight sprites taken out
+  std::vector<uint32_t> planes_;  // the sprites' row-delta planes
+  HighlightStats stats_;
   Params params_;
   std::vector<StageTiming> timings_;
   std::set<std::string> warm_;  // stages run since the image size last changed

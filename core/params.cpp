@@ -39,6 +39,10 @@ void validate(const Params& p) {
   if (p.dof_mode != "gather_box" && p.max_radius > 511.f)
     bad("max_radius (--max-radius) must be in [0, 511] for dof_mode " + p.dof_mode + " (exact 12-bit box sums)");
   if (!std::isfinite(p.blade_rotation)) bad("blade_rotation must be finite");
+  if (!(p.highlight_threshold >= 0.f && p.highlight_threshold <= 1.f))
+    bad("highlight_threshold (--highlight-threshold) must be in [0, 1]");
+  if (!(p.highlight_gain >= 1.f && p.highlight_gain <= 16.f)) bad("highlight_gain (--highlight-gain) must be in [1, 16]");
+  if (p.highlight_cap < 1 || p.highlight_cap > (1 << 20)) bad("highlight_cap (--highlight-cap) must be in [1, 1048576]");
 }
 
 }  // namespace satlab

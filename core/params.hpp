@@ -33,6 +33,12 @@ struct Params {
   int blades = 6;               // Polygon: 5..8 blades
   float blade_rotation = 0.0f;  // Polygon: rotation in degrees
   int dof_layers = 6;           // depth layers of the occlusion-aware modes: 2..8
+
+  // Bokeh highlights (core/highlights.hpp): bright pixels splatted as aperture-shaped sprites in the dof filter.
+  bool highlights = false;
+  float highlight_threshold = 0.7f;   // linear luminance in [0, 1] a pixel must reach
+  float highlight_gain = 1.0f;        // [1, 16]: clipped highlights carry gain / (1 - 0.4) of their value
+  int highlight_cap = 65536;          // [1, 2^20] sprites a frame; beyond it, highlights stay in the gather
 };
 
 const char* to_string(FilterKind f);

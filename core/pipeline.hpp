@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/highlights.hpp"
 #include "core/image.hpp"
 #include "core/params.hpp"
 
@@ -73,6 +74,9 @@ class Pipeline {
 
   // The stages of the last timed run, in order (StageTiming::run says which run that was).
   virtual const std::vector<StageTiming>& timings() const = 0;
+  // What the highlight pass of the last completed frame with highlights on found (core/highlights.hpp);
+  // a GPU backend reads it one frame late, with the timings. valid = false before any such frame.
+  virtual HighlightStats highlight_stats() const { return {}; }
 
   // The SAT builders and min/max reductions this backend can use, and the ones in use.
   virtual std::vector<std::string> sat_builders() const = 0;

@@ -19,6 +19,7 @@
 #include "gpu/device.hpp"
 #include "gpu/fault.hpp"
 #include "gpu/filter/filter.hpp"
+#include "gpu/filter/highlights.hpp"
 
 namespace satlab::gpu {
 namespace {
@@ -68,6 +69,9 @@ struct FrameEvents {
   cudaEvent_t last = nullptr;  // the frame's last recorded event
   bool pending = false;
   unsigned long run = 0;  // which run() recorded it
+  bool highlights = false;             // the frame ran the highlight pass: hl_host receives its stats
+  uint32_t hl_cap = 0;
+  uint32_t* hl_host = nullptr;         // pinned: found, kept, far
   cudaEvent_t next() {
     if (used == pool.size()) {
       cudaEvent_t e;
@@ -78,6 +82,7 @@ struct FrameEvents {
   }
   ~FrameEvents() {
     for (auto e : pool) cudaEventDestroy(e);
+    if (hl_host) cudaFreeHost(hl_host);
   }
 };
 
@@ -124,6 +129,9 @@ class GpuPipeline final : public Pipeline {
     sat_ = by_name(Family::Sat, kDefaultSat);
     reduce_ = by_name(Family::Reduce, kDefaultReduce);
     if (!sat_ || !reduce_) throw Error("GPU backend: the registry lacks its default SAT builder or reduction");
+    for (FrameEvents& f : frames_)
+      check(cudaHostAlloc(reinterpret_cast<void**>(&f.hl_host), 4 * sizeof(uint32_t), cudaHostAllocDefault),
+            "pinned highlight stats");
   }
   ~GpuPipeline() override { cudaStreamDestroy(stream_); }
 
@@ -189,6 +197,7 @@ class GpuPipeline final : public Pipeline {
     if (params.dof_mode != params_.dof_mode || params.dof_layers != params_.dof_layers ||
         params.aperture_shape != params_.aperture_shape)
       warm_.erase("dof");
+    if (params.highlights != params_.highlights) sat_valid_ = false;  // gather_box's SAT: of the masked image or not
     params_ = params;
     dirty_ = true;
   }
@@ -226,6 +235,7 @@ class GpuPipeline final : public Pipeline {
     f.used = 0;
     f.last = nullptr;
     f.run = ++runs_;
+    f.highlights = false;
     const size_t n = size_t(width_) * size_t(height_);
     const double dn = double(n);
     if (!pending_upload_.empty()) {
@@ -257,23 +267,44 @@ class GpuPipeline final : public Pipeline {
         stage(f, "coc", 8 * dn, [&] { coc_map(dnorm_.as<float>(), coc_.as<float>(), n, params_, stream_); });
       }
     }
+    // Bokeh highlights (gpu/filter/highlights.hpp): sprites out of the gather's input, splatted after it.
+    const bool highlights = params_.filter == FilterKind::Dof && params_.highlights;
+    const void* gather_in = img_.p;
+    HighlightArgs hl;
+    if (highlights) {
+      hl.image = img_.p, hl.coc = coc_.as<float>(), hl.width = width_, hl.height = height_, hl.params = &params_;
+      hl.ws = &hl_ws_, hl.stream = stream_;
+      hl.phase = [&](const char* name) { phase(f, "highlights", name); };
+      // Minimum bytes: the compaction reads the image and the CoC, the gather's copy reads and writes the image.
+      stage(f, "highlights", 16 * dn, [&] { gather_in = highlights_prepare(hl); });
+      f.highlights = true, f.hl_cap = uint32_t(params_.highlight_cap);
+      sat_valid_ = false;  // gather_box: the SAT is of this frame's masked image
+    }
+    const auto add_highlights = [&] {
+      if (!highlights) return;
+      stage(f, "highlights_add", 0, [&] { highlights_add(hl, out_.p); });
+      check(cudaMemcpyAsync(f.hl_host, highlight_stats_device(hl_ws_), 3 * sizeof(uint32_t), cudaMemcpyDeviceToHost,
+                            stream_), "highlight stats");
+      record(f);  // the frame's last event comes after the stats' copy
+    };
     if (params_.filter == FilterKind::Dof && params_.dof_mode != "gather_box") {
       // A shaped mode builds its own tables every frame; its stages are phases of "dof".
       const Variant* mode = dof_variant(params_.dof_mode);
       stage(f, "dof", mode->bytes(n, DType::RGBA8), [&] {
         DofArgs a;
-        a.image = img_.p, a.coc = coc_.p, a.out = out_.p, a.width = width_, a.height = height_;
+        a.image = gather_in, a.coc = coc_.p, a.out = out_.p, a.width = width_, a.height = height_;
         a.params = &params_, a.sat = sat_, a.workspace = &dof_ws_, a.stream = stream_;
         a.stage = [&](const char* name) { phase(f, "dof", name); };
         mode->dof(a);
       });
+      add_highlights();
       finish_frame(f);
       return;
     }
     if (!sat_valid_ || every_stage_) {
       stage(f, "sat", 20 * dn, [&] {
         SatArgs a;
-        a.in = img_.p, a.out = table_.p, a.width = width_, a.height = height_, a.channels = 4;
+        a.in = gather_in, a.out = table_.p, a.width = width_, a.height = height_, a.channels = 4;
         a.dtype = DType::RGBA8, a.stream = stream_;
         a.phase = [&](const char* name) { phase(f, "sat", name); };
         sat_->sat(a);
@@ -284,6 +315,8 @@ class GpuPipeline final : public Pipeline {
       blur_rgba8(table_.as<uint32_t>(), params_.filter == FilterKind::Dof ? coc_.as<float>() : nullptr,
                  params_.box_radius, width_, height_, out_.as<uint8_t>(), stream_, params_.fractional_radius);
     });
+    add_highlights();
+    if (highlights) sat_valid_ = false;
     finish_frame(f);
   }
 
@@ -327,6 +360,11 @@ class GpuPipeline final : public Pipeline {
       coc_ready_ = true;
     }
     return coc_host_;
+  }
+
+  HighlightStats highlight_stats() const override {
+    timings();  // collects the frame just run when it has completed
+    return hl_stats_;
   }
 
   const std::vector<StageTiming>& timings() const override {
@@ -373,6 +411,12 @@ class GpuPipeline final : public Pipeline {
       check(cudaEventElapsedTime(&ms, s.begin, s.end), "event timing");
       timings_.push_back({s.name, double(ms), s.bytes, s.parent, s.cold, f.run});
     }
+    if (f.highlights) {
+      check(cudaEventSynchronize(f.last), "highlight stats");
+      hl_stats_.valid = true;
+      hl_stats_.found = f.hl_host[0], hl_stats_.kept = f.hl_host[1], hl_stats_.far = f.hl_host[2];
+      hl_stats_.cap = f.hl_cap;
+    }
   }
 
   void download(void* dst, const void* src, size_t bytes, const char* what) {
@@ -384,6 +428,8 @@ class GpuPipeline final : public Pipeline {
   int width_ = 0, height_ = 0;
   DeviceMemory img_, table_, out_, raw_, dnorm_, coc_, mm_;
   DofWorkspace dof_ws_;  // the shaped DoF modes' layer images and tables
+  HighlightWorkspace hl_ws_;  // the highlight pass's buffers
+  HighlightStats hl_stats_;   // of the last collected frame with highlights on
   const Variant* sat_ = nullptr;     // the selected SAT builder (registry entry)
   const Variant* reduce_ = nullptr;  // the selected min/max reduction
   ImageRGBA8 pending_upload_, result_;

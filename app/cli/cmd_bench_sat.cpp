@@ -47,21 +47,34 @@ double median(std::vector<double> v) {
 // re-armed each frame by setting the image again: upload is then timed too and reported apart).
 // A DoF mode other than gather_box is named pipeline.dof_MODE.* and its stages' phases (slice, per-layer
 // SATs, composite) get rows of their own, pipeline.dof_MODE.dof.PHASE.
+// With `lights` > 0 (bokeh highlights on, core/highlights.hpp), the image's colours stay below the
+// highlight threshold except at `lights` random pixels (a third of them clipped), and the rows are named
+// pipeline.dof_MODE_highlights.*, the highlight stage's phases (compact, sort, splat) with rows of their own.
 std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int runs,
-                                const std::string& dof_mode = "gather_box") {
+                                const std::string& dof_mode = "gather_box", int lights = 0, bool highlights = true) {
   auto pipe = gpu::make_pipeline();
   ImageRGBA8 img(w, h);
   ImageF depth(w, h, 1);
   std::mt19937 rng(7);
   for (auto& b : img.data) b = uint8_t(rng());
+  if (lights > 0) {
+    for (size_t i = 0; i < img.pixels(); ++i)
+      for (int c = 0; c < 3; ++c) img.data[i * 4 + c] = uint8_t(img.data[i * 4 + c] % 200);  // linear < 0.58
+    for (int k = 0; k < lights; ++k) {
+      uint8_t* px = img.data.data() + size_t(rng() % uint32_t(img.pixels())) * 4;
+      for (int c = 0; c < 3; ++c) px[c] = k % 3 == 0 ? 255 : uint8_t(235 + rng() % 20);
+    }
+  }
   for (int y = 0; y < h; ++y)  // a tilted plane: the CoC varies smoothly, as in a photograph
     for (int x = 0; x < w; ++x) depth.at(x, y) = float(x + y);
   Params p;
   p.filter = filter;
   p.box_radius = 12;
   p.dof_mode = dof_mode;
+  p.highlights = lights > 0 && highlights;
   const std::string prefix = std::string("pipeline.") + to_string(filter) +
-                             (filter == FilterKind::Dof && dof_mode != "gather_box" ? "_" + dof_mode : "");
+                             (filter == FilterKind::Dof && dof_mode != "gather_box" ? "_" + dof_mode : "") +
+                             (lights > 0 ? highlights ? "_highlights" : "_lights_highlights_off" : "");
   pipe->set_image(img);
   pipe->set_depth(depth);
   pipe->set_params(p);
@@ -76,7 +89,8 @@ std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int
     if (i < warmup) continue;
     const auto& t = pipe->timings();
     for (size_t s = 0; s < t.size(); ++s) {
-      if (!t[s].parent.empty() && t[s].parent != "dof") continue;  // a SAT phase: part of the sat stage's time
+      if (!t[s].parent.empty() && t[s].parent != "dof" && t[s].parent != "highlights")
+        continue;  // a SAT phase: part of the sat stage's time
       const std::string name = t[s].parent.empty() ? t[s].name : t[s].parent + "." + t[s].name;
       auto it = std::find(names.begin(), names.end(), name);
       if (it == names.end()) {
@@ -92,13 +106,20 @@ std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int
   double frame = 0, frame_bytes = 0;
   for (size_t s = 0; s < names.size(); ++s) {
     const double m = median(ms[s]);
-    const bool phase = names[s].find('.') != std::string::npos;  // part of the dof stage's time
-    rows.push_back({prefix + "." + names[s], "rgba8", phase ? "phase of dof" : "", w, h, m, bytes[s]});
+    const size_t dot = names[s].find('.');
+    const bool phase = dot != std::string::npos;  // part of its stage's time
+    rows.push_back({prefix + "." + names[s], "rgba8", phase ? "phase of " + names[s].substr(0, dot) : "", w, h, m,
+                    bytes[s]});
     if (names[s] != "upload" && !phase) frame += m, frame_bytes += bytes[s];
   }
-  rows.push_back({prefix + ".frame_without_upload", "rgba8",
-                  "sum of stage medians (depth: a diagonal ramp); interop and draw are timed in the app", w, h, frame,
-                  frame_bytes});
+  std::string note = "sum of stage medians (depth: a diagonal ramp); interop and draw are timed in the app";
+  if (p.highlights) {
+    const HighlightStats hs = pipe->highlight_stats();
+    note += "; " + std::to_string(lights) + " lights placed, " + std::to_string(hs.found) + " highlights found, " +
+            std::to_string(hs.kept) + " splatted (" + std::to_string(hs.far) + " behind focus), cap " +
+            std::to_string(hs.cap);
+  }
+  rows.push_back({prefix + ".frame_without_upload", "rgba8", note, w, h, frame, frame_bytes});
   return rows;
 }
 
@@ -196,6 +217,21 @@ int run_bench_sat(const BenchSatOptions& o) {
   for (const DofMode& m : dof_modes())
     if (m.shaped)
       for (const Row& r : bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, m.name)) print(r);
+  // Bokeh highlights: the default mode's frame with up to 64k sprites against the same frame without them
+  // (same image, same run).
+  {
+    for (const int lights : {65536, 16384}) {
+      const std::vector<Row> off =
+          bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, "gather_linear", lights, false);
+      print(off.back());
+      const std::vector<Row> on = bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, "gather_linear", lights);
+      for (const Row& r : on) print(r);
+      print({"pipeline.dof_gather_linear_highlights.added_" + std::to_string(lights / 1024) + "k", "rgba8",
+             "frame with highlights minus the same frame without (same image, same run): " +
+                 on.back().note.substr(on.back().note.rfind("; ") + 2),
+             3840, 2160, on.back().ms - off.back().ms, 0.0});
+    }
+  }
   return finish();
 }
 

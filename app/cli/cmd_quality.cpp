@@ -1,7 +1,9 @@
 // satlab quality: every DoF mode (core/dof_modes.hpp) on every thin-lens ground-truth case
 // (assets/ground_truth/cases.json, or --cases), scored against the lens reference: PSNR and SSIM over
 // the whole image and over the occlusion band (core/quality.hpp), and the mode's frame time on the
-// backend that ran it. Prints a table; --json writes the rows, --crops DIR writes reference | mode crops.
+// backend that ran it. Prints a table; --json writes the rows, --crops DIR writes reference | mode crops,
+// --images DIR the whole results. --highlights on,off scores each mode with and without bokeh highlights
+// (core/highlights.hpp): one row each.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -24,7 +26,8 @@ namespace satlab::cli {
 namespace {
 
 struct QualityOptions {
-  std::string cases, json, backend = "auto", modes, crops;
+  std::string cases, json, backend = "auto", modes, crops, images, highlights = "off";
+  float highlight_threshold = Params{}.highlight_threshold, highlight_gain = Params{}.highlight_gain;
   int runs = 5;
   int layers = Params{}.dof_layers;  // of the occlusion-aware modes
 };
@@ -107,9 +110,23 @@ std::vector<const DofMode*> chosen_modes(const std::string& list) {
   return modes;
 }
 
+std::vector<bool> chosen_highlights(const std::string& list) {
+  std::vector<bool> r;
+  std::stringstream ss(list);
+  std::string v;
+  while (std::getline(ss, v, ',')) {
+    if (v != "on" && v != "off") throw Error("--highlights: '" + v + "' is not on or off (give on, off or on,off)");
+    r.push_back(v == "on");
+  }
+  if (r.empty()) throw Error("--highlights: give on, off or on,off");
+  return r;
+}
+
 int run_quality(const QualityOptions& o) {
   const std::string manifest = o.cases.empty() ? io::default_truth_cases() : o.cases;
   const std::vector<const DofMode*> modes = chosen_modes(o.modes);
+  const std::vector<bool> highlights = chosen_highlights(o.highlights);
+  if (!o.images.empty() && !io::is_dir(o.images)) throw Error(o.images + ": --images is not an existing folder");
   if (!o.crops.empty() && !io::is_dir(o.crops)) throw Error(o.crops + ": --crops is not an existing folder");
   // Every file is read and checked before anything runs: a bad case costs one line and no work.
   std::vector<LoadedCase> cases;
@@ -133,20 +150,26 @@ int run_quality(const QualityOptions& o) {
   const bool gpu = pipe->backend_name().rfind("cpu", 0) != 0;
   std::printf("backend %s; time: median of %d full frames (%s), upload excluded\n",
               pipe->backend_name().c_str(), o.runs, gpu ? "GPU, CUDA events" : "CPU wall clock");
-  std::printf("%-24s %-14s %9s %7s %9s %7s %8s %9s\n", "case", "mode", "PSNR dB", "SSIM", "band dB", "b.SSIM",
+  std::printf("%-24s %-17s %9s %7s %9s %7s %8s %9s\n", "case", "mode", "PSNR dB", "SSIM", "band dB", "b.SSIM",
               "band px", gpu ? "GPU ms" : "CPU ms");
   nlohmann::json rows = nlohmann::json::array();
   for (const LoadedCase& lc : cases)
-    for (const DofMode* m : modes) {
+    for (const DofMode* m : modes)
+      for (const bool hl : highlights) {
       Params p = lc.c.params;
       p.dof_mode = m->name;
       p.dof_layers = o.layers;
+      p.highlights = hl;
+      p.highlight_threshold = o.highlight_threshold, p.highlight_gain = o.highlight_gain;
+      validate(p);
       pipe->set_params(p);
+      const std::string label = std::string(m->name) + (hl ? "+hl" : "");
+      const std::string file_tag = std::string(m->name) + (hl ? "_highlights" : "");
       std::vector<StageTiming> stages;
       const double ms = frame_ms(*pipe, lc, o.runs, &stages);
       const ImageRGBA8& out = pipe->result();
       const Scores s = score(lc.reference, out, lc.band);
-      std::printf("%-24s %-14s %9s %7s %9s %7s %8zu %9.3f\n", lc.c.name.c_str(), m->name,
+      std::printf("%-24s %-17s %9s %7s %9s %7s %8zu %9.3f\n", lc.c.name.c_str(), label.c_str(),
                   fmt(s.whole.psnr, "%.2f").c_str(), fmt(s.whole.ssim, "%.4f").c_str(),
                   fmt(s.band.psnr, "%.2f").c_str(), fmt(s.band.ssim, "%.4f").c_str(), s.band.pixels, ms);
       nlohmann::json st = nlohmann::json::object();
@@ -154,14 +177,16 @@ int run_quality(const QualityOptions& o) {
       rows.push_back({{"case", lc.c.name},
                       {"scene", lc.c.scene},
                       {"mode", m->name},
+                      {"highlights", hl},
                       {"whole", score_json(s.whole)},
                       {"band", score_json(s.band)},
                       {"ms", ms},
                       {"stages_ms", st}});
       if (!o.crops.empty() && lc.c.crop.w > 0) {
-        const std::string f = o.crops + "/" + lc.c.name + "_" + m->name + ".png";
+        const std::string f = o.crops + "/" + lc.c.name + "_" + file_tag + ".png";
         io::save_png(f, crop_pair(lc.reference, out, lc.c.crop));
       }
+      if (!o.images.empty()) io::save_png(o.images + "/" + lc.c.name + "_" + file_tag + ".png", out);
     }
   if (!o.json.empty()) {
     nlohmann::json j = {
@@ -195,6 +220,11 @@ void add_quality_command(CLI::App& app, Action& action) {
   sub->add_option("--backend", o->backend, "Pipeline backend")->check(CLI::IsMember({"auto", "cpu", "gpu"}));
   sub->add_option("--modes", o->modes, "Comma-separated DoF modes (default: all)");
   sub->add_option("--crops", o->crops, "Write reference | mode crops of each case into this folder");
+  sub->add_option("--images", o->images, "Write each case's whole result into this folder");
+  sub->add_option("--highlights", o->highlights, "Bokeh highlights: on, off or on,off (a row each)");
+  sub->add_option("--highlight-threshold", o->highlight_threshold, "Linear luminance of a highlight")
+      ->check(CLI::Range(0.0, 1.0));
+  sub->add_option("--highlight-gain", o->highlight_gain, "Gain on clipped highlights")->check(CLI::Range(1.0, 16.0));
   sub->add_option("--layers", o->layers, "Depth layers of the occlusion-aware modes")->check(CLI::Range(2, 8));
   sub->add_option("--runs", o->runs, "Timed frames per mode and case (median)")->check(CLI::Range(1, 1000));
   sub->callback([o, &action] { action = [o] { return run_quality(*o); }; });

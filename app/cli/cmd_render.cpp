@@ -31,6 +31,7 @@ struct RenderOptions {
   std::vector<std::string> inputs;
   std::string depth, out, out_dir, filter = "dof", backend = "auto", preset, synthetic = "gradient";
   std::string aperture_shape = "disc";
+  std::string highlights = "off";
   Params params;
   std::set<std::string> given;  // the parameter options named on the command line (they beat --preset)
   Algorithms algorithms;        // SAT builder and reduction by name; empty: the backend's defaults
@@ -56,6 +57,10 @@ const ParamOption kParamOptions[] = {
     {"--blades", [](const Params& f, Params& t) { t.blades = f.blades; }},
     {"--blade-rotation", [](const Params& f, Params& t) { t.blade_rotation = f.blade_rotation; }},
     {"--layers", [](const Params& f, Params& t) { t.dof_layers = f.dof_layers; }},
+    {"--highlights", [](const Params& f, Params& t) { t.highlights = f.highlights; }},
+    {"--highlight-threshold", [](const Params& f, Params& t) { t.highlight_threshold = f.highlight_threshold; }},
+    {"--highlight-gain", [](const Params& f, Params& t) { t.highlight_gain = f.highlight_gain; }},
+    {"--highlight-cap", [](const Params& f, Params& t) { t.highlight_cap = f.highlight_cap; }},
 };
 
 struct Job {
@@ -135,6 +140,16 @@ std::string render_one(const RenderOptions& o, Params p, const SyntheticDepth& s
     std::snprintf(buf, sizeof(buf), t.parent.empty() ? "  %s %.2f ms" : " [%s %.3f]", t.name.c_str(), t.ms);
     stages += buf;
     if (t.cold && t.parent.empty()) stages += " cold";  // a first run: allocations, first launches
+  }
+ if (p.filter == FilterKind::Dof && p.highlights) {
+    const HighlightStats h = pipe->highlight_stats();
+    if (h.valid) {
+      char buf[160];
+      std::snprintf(buf, sizeof(buf), "; highlights %u splatted (%u behind focus)%s", h.kept, h.far,
+                    h.cap_hit() ? (", cap hit: " + std::to_string(h.found) + " found, cap " + std::to_string(h.cap)).c_str()
+                                : "");
+      stages += buf;
+    }
   }
   const Algorithms used = pipe->algorithms();
   stages = " SAT " + used.sat_builder + ", reduction " + used.reduction + ":" + stages;
@@ -315,6 +330,17 @@ void add_render_command(CLI::App& app, Action& action) {
   sub->add_option("--blade-rotation", o->params.blade_rotation, "Rotation of the polygon aperture (degrees)");
   sub->add_option("--layers", o->params.dof_layers, "Depth layers of the layered dof mode")
       ->check(CLI::Range(2, 8));
+  sub->add_option("--highlights", o->highlights,
+                  "Bokeh highlights of the dof filter: bright pixels splatted as aperture-shaped sprites")
+      ->check(CLI::IsMember({"on", "off"}));
+  sub->add_option("--highlight-threshold", o->params.highlight_threshold,
+                  "Linear luminance a pixel needs to become a highlight sprite")
+      ->check(CLI::Range(0.0, 1.0));
+  sub->add_option("--highlight-gain", o->params.highlight_gain,
+                  "Gain on clipped highlights (they carry gain / 0.6 of their value)")
+      ->check(CLI::Range(1.0, 16.0));
+  sub->add_option("--highlight-cap", o->params.highlight_cap, "Most highlight sprites a frame")
+      ->check(CLI::Range(1, 1 << 20));
   sub->add_option("--backend", o->backend, "Pipeline backend")->check(CLI::IsMember({"auto", "cpu", "gpu"}));
   sub->add_option("--sat-builder", o->algorithms.sat_builder,
                   "SAT builder by registry name (see `satlab variants`; the CPU backend has one: cpu)");
@@ -332,6 +358,7 @@ void add_render_command(CLI::App& app, Action& action) {
     try {
       o->params.filter = filter_from_string(o->filter);
       o->params.aperture_shape = aperture_from_string(o->aperture_shape);
+      o->params.highlights = o->highlights == "on";
       if (o->preset.empty()) validate(o->params);
     } catch (const Error& e) {
       throw CLI::ValidationError(e.what());

@@ -150,6 +150,9 @@ struct AppState {
   std::string lab_request;
   std::string lab_table;
 
+  // What the backend's highlight pass found in its last completed frame with highlights on (Filter panel).
+  HighlightStats highlights;
+
   // Timings of the last frames: the pipeline's stages (and phases), then the display's (interop map,
   // write, unmap; draw; ui).
   std::vector<std::string> stage_order;

@@ -48,6 +48,24 @@ void draw_params_panel(AppState& s) {
     } else {
       c |= ImGui::Checkbox("fractional radius (no banding)", &p.fractional_radius);
     }
+    // Bokeh highlights (core/highlights.hpp).
+    c |= ImGui::Checkbox("bokeh highlights", &p.highlights);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("bright pixels leave the gather and are splatted as sprites of the aperture's shape");
+    if (p.highlights) {
+      c |= ImGui::SliderFloat("highlight threshold", &p.highlight_threshold, 0.f, 1.f, "%.2f");
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("linear luminance a pixel needs to become a sprite");
+      c |= ImGui::SliderFloat("highlight gain", &p.highlight_gain, 1.f, 16.f, "%.1f");
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("clipped highlights carry gain / 0.6 of their value");
+      c |= ImGui::SliderInt("sprite cap", &p.highlight_cap, 1, 1 << 20, "%d", ImGuiSliderFlags_Logarithmic);
+      const HighlightStats& h = s.highlights;
+      if (!h.valid)
+        ImGui::TextDisabled("sprites: no frame yet");
+      else if (h.cap_hit())
+        ImGui::TextColored(ImVec4(1.f, 0.7f, 0.2f, 1.f), "cap hit: %u of %u highlights splatted", h.kept, h.found);
+      else
+        ImGui::Text("sprites: %u (%u behind focus)", h.kept, h.far);
+    }
   }
   if (c) s.params_changed = true;
 }

@@ -214,6 +214,7 @@ bool Session::update(AppState& s) {
     // once; a failure shows at the next run instead).
     if (has_result_) try {
         s.record(pipeline_->timings());
+        s.highlights = pipeline_->highlight_stats();
       } catch (const Error&) {
       }
     return false;
@@ -233,6 +234,7 @@ bool Session::update(AppState& s) {
   }
   ++s.pipeline_runs;
   s.record(pipeline_->timings());
+  s.highlights = pipeline_->highlight_stats();
   has_result_ = true;
   score_against_truth(s);
   return true;

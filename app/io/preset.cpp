@@ -29,11 +29,15 @@ constexpr Field<float> kFloatFields[] = {{"focus", &Params::focus},
                                          {"max_radius", &Params::max_radius},
                                          {"near_depth", &Params::near_depth},
                                          {"far_depth", &Params::far_depth},
-                                         {"blade_rotation", &Params::blade_rotation}};
+                                         {"blade_rotation", &Params::blade_rotation},
+                                         {"highlight_threshold", &Params::highlight_threshold},
+                                         {"highlight_gain", &Params::highlight_gain}};
 constexpr Field<int> kIntFields[] = {
-    {"box_radius", &Params::box_radius}, {"blades", &Params::blades}, {"dof_layers", &Params::dof_layers}};
+    {"box_radius", &Params::box_radius}, {"blades", &Params::blades}, {"dof_layers", &Params::dof_layers},
+    {"highlight_cap", &Params::highlight_cap}};
 constexpr Field<bool> kBoolFields[] = {{"disparity", &Params::disparity},
-                                       {"fractional_radius", &Params::fractional_radius}};
+                                       {"fractional_radius", &Params::fractional_radius},
+                                       {"highlights", &Params::highlights}};
 // Fields written as names: how each reads and writes its text (a bad name throws satlab::Error).
 struct TextField {
   const char* name;

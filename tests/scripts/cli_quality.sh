@@ -62,6 +62,30 @@ assert w["psnr"] == "inf" and w["ssim"] == 1.0, w
 assert b["pixels"] == 0 and b["psnr"] is None, b  # CoC 0 everywhere: no depth edge
 PY
 
+# Highlights on and off: a row each, flagged, with crops of their own; with no pixel bright enough the
+# two score the same.
+mkdir "$tmp/hl_crops"
+"$bin" quality --cases "$tmp/cases.json" --json "$tmp/hl.json" --backend cpu --runs 1 --modes gather_linear \
+  --highlights off,on --crops "$tmp/hl_crops" >/dev/null 2>&1 || fail "quality --highlights off,on"
+"$bin" quality --cases "$tmp/cases.json" --json "$tmp/hl1.json" --backend cpu --runs 1 --modes gather_linear \
+  --highlights off,on --highlight-threshold 1 >/dev/null 2>&1 || fail "quality --highlight-threshold 1"
+python3 - "$tmp" <<'PY' || fail "highlight rows"
+import json, os, sys
+tmp = sys.argv[1]
+rows = json.load(open(f"{tmp}/hl.json"))["rows"]
+assert len(rows) == 12 and sorted(r["highlights"] for r in rows) == [False] * 6 + [True] * 6, rows
+for r in rows:
+    tag = "gather_linear_highlights" if r["highlights"] else "gather_linear"
+    assert os.path.getsize(f"{tmp}/hl_crops/{r['case']}_{tag}.png") > 0, r
+    assert ("highlights" in r["stages_ms"]) == r["highlights"], r["stages_ms"]
+same = json.load(open(f"{tmp}/hl1.json"))["rows"]
+by = {}
+for r in same:
+    by.setdefault(r["case"], {})[r["highlights"]] = r["whole"]
+for case, s in by.items():
+    assert s[True] == s[False], (case, s)
+PY
+
 # Bad input: one line on stderr, exit 1, nothing on stdout.
 bad() {
   local what=$1
@@ -83,4 +107,5 @@ bad "max radius out of range" --cases "$tmp/radius.json"
 sed 's/"reference": "occlusion.png"/"reference": "gone.png"/' "$tmp/same.json" >"$tmp/gone.json"
 bad "missing reference" --cases "$tmp/gone.json"
 bad "unknown mode" --cases "$tmp/same.json" --modes gather_box,nosuch
+bad "bad highlights list" --cases "$tmp/same.json" --highlights on,maybe
 echo "PASS"

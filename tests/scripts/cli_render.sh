@@ -83,6 +83,21 @@ for mode in gather_box gather_shape gather_linear layered spread; do
 done
 cmp -s "$tmp/mode_gather_box.png" "$tmp/mode_layered.png" && fail "the layered mode gave the box gather's picture"
 cmp -s "$tmp/mode_layered.png" "$tmp/mode_spread.png" && fail "the spread mode gave the layered mode's picture"
+# Bokeh highlights: bad values are usage errors naming the option; on the bundled scene they find sprites,
+# change the picture, and a small cap is reported as hit.
+for args in "--highlights maybe:--highlights" "--highlight-threshold 2:--highlight-threshold" \
+            "--highlight-gain 0.5:--highlight-gain" "--highlight-cap 0:--highlight-cap"; do
+  "$bin" render --image "$src/assets/default.png" ${args%%:*} --out "$tmp/x.png" >/dev/null 2>"$tmp/err"
+  [ $? -eq 2 ] || fail "'${args%%:*}' is not a usage error (exit 2)"
+  grep -q -- "${args##*:}" "$tmp/err" || { cat "$tmp/err"; fail "the usage error does not name ${args##*:}"; }
+done
+"$bin" render --image "$src/assets/default.png" --depth "$src/assets/default_depth.png" --focus 0.1 --backend cpu \
+  --highlights on --highlight-gain 4 --highlight-cap 50 --out "$tmp/hl.png" >"$tmp/out" 2>&1 ||
+  { cat "$tmp/out"; fail "render --highlights on failed"; }
+grep -q "highlights 50 splatted.*cap hit" "$tmp/out" || { cat "$tmp/out"; fail "render did not report the cap hit"; }
+"$bin" render --image "$src/assets/default.png" --depth "$src/assets/default_depth.png" --focus 0.1 --backend cpu \
+  --out "$tmp/nohl.png" >/dev/null 2>&1 || fail "render without highlights failed"
+cmp -s "$tmp/hl.png" "$tmp/nohl.png" && fail "highlights on gave the picture without them"
 # A subcommand of a group needs its leaf: usage error.
 "$bin" bench >/dev/null 2>&1
 [ $? -eq 2 ] || fail "satlab bench without a benchmark is not a usage error"

@@ -1,0 +1,69 @@
+// The per-sprite and per-pixel arithmetic of bokeh highlights (core/highlights.hpp), shared by the CPU
+// reference (core/highlights.cpp) and the GPU kernels (gpu/filter/highlights.cu): one source compiled for
+// both, so the two agree bit for bit. Everything that decides a pixel is integer or IEEE double/float with
+// no contractible multiply-add.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "core/dof_pixel.hpp"
+
+namespace satlab::hl {
+
+// A highlight needs a CoC radius of at least this (a radius-0 sprite is the pixel itself).
+constexpr int kMinRadius = 1;
+// Splat values are fixed point: kScale units per linear 1.0 (2^22). A pixel's splat wraps past 1024
+// (linear), far above the clamp at 1.0 of the output; a sprite's rounding costs at most 0.5 unit per pixel
+// of its clipped shape (energy error <= 0.5 area / kScale).
+constexpr double kScale = 4194304.0;
+// The references' tone curve t = v / (1 + 0.4 v) clamped to 1 (docs/quality.md): a clipped value t = 1
+// came from v >= 1 / (1 - 0.4). Clipped highlights are boosted by this times the gain.
+constexpr double kInverseToneAtClip = 1.0 / 0.6;
+// Luminance weights (Rec. 709) in integers: Y * 10000 * 4095 from 12-bit linear channels (< 2^26).
+SATLAB_HD uint32_t luminance(uint32_t r, uint32_t g, uint32_t b) {
+  return 2126u * r + 7152u * g + 722u * b;
+}
+// The threshold in those units: a pixel passes when luminance() >= this.
+inline uint32_t luminance_min(float threshold) {
+  return uint32_t(std::lround(double(threshold) * 10000.0 * dof::kLinearOne));
+}
+
+// Sort key, ascending = back to front: the signed CoC (negative behind the focus plane, most negative
+// farthest) as order-preserving bits. Keys below kNearKey are behind the focus plane.
+constexpr uint32_t kNearKey = 0x80000000u;
+constexpr uint32_t kPadKey = 0xffffffffu;  // unused sort slots (after every real key)
+SATLAB_HD uint32_t depth_key(float coc) {
+  uint32_t u;
+  memcpy(&u, &coc, 4);
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+// The pixel count of the aperture's rectangles around (x, y), clipped to the image.
+SATLAB_HD uint32_t clipped_area(const dof::Rect* rects, int n, int x, int y, int w, int h) {
+  uint32_t area = 0;
+  for (int i = 0; i < n; ++i) {
+    const dof::Rect r = rects[i];
+    const int x0 = x + r.x0 > 0 ? x + r.x0 : 0, x1 = x + r.x1 < w - 1 ? x + r.x1 : w - 1;
+    const int y0 = y + r.y0 > 0 ? y + r.y0 : 0, y1 = y + r.y1 < h - 1 ? y + r.y1 : h - 1;
+    if (x1 >= x0 && y1 >= y0) area += uint32_t(x1 - x0 + 1) * uint32_t(y1 - y0 + 1);
+  }
+  return area;
+}
+
+// One channel's splat value per pixel of a sprite: its linear energy (12-bit value times boost) spread
+// evenly over the clipped shape, in kScale units, rounded.
+SATLAB_HD uint32_t weight(uint32_t lin12, double boost, uint32_t area) {
+  const double e = double(lin12) * boost * kScale;
+  const double q = e / (double(dof::kLinearOne) * double(area));
+  return uint32_t(floor(q + 0.5));
+}
+
+// One output channel: the gathered sRGB value plus the splat (kScale units), in linear light.
+SATLAB_HD uint8_t composite(uint8_t gathered, uint32_t splat, const uint16_t* srgb_to_lin,
+                            const uint8_t* lin_to_srgb) {
+  const float v = float(srgb_to_lin[gathered]) / float(dof::kLinearOne) + float(splat) / float(kScale);
+  return dof::encode(v, true, lin_to_srgb);
+}
+
+}  // namespace satlab::hl

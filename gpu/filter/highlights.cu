@@ -1,0 +1,291 @@
+// Bokeh highlights on the GPU (core/highlights.hpp has the algorithm; CPU reference core/highlights.cpp;
+// shared arithmetic core/highlights_pixel.hpp; built without FMA contraction so both agree bit for bit).
+// Phases, each reported through HighlightArgs::phase:
+//   compact  the project's single-pass compaction (gpu/compact/single_pass.cuh) of pixel indices with the
+//            highlight test fused as its predicate; a copy of the image becomes the gather's input;
+//   sort     one kernel builds (key, index) pairs for the first `cap` sprites, pads the rest with the
+//            largest key and zeroes the sprites' colour in the gather's input; the project's one-sweep
+//            radix sort (gpu/sort/onesweep.hpp) orders them back to front; one warp finds the far/near split;
+//   splat    one warp per sprite: its lanes walk the rows of the aperture's rectangles and add the sprite's
+//            fixed-point weight at each row span's start and subtract it after its end (integer atomics:
+//            order-free, so the result is exact and deterministic), and flag the row as touched.
+// After the gather, `add`: one block per touched row integrates the six planes (block-wide prefix sums in
+// chunks of 256 pixels), adds the splat to the result in linear light and zeroes the plane entries it read
+// as non-zero; untouched rows cost one flag read.
+// Bytes (minimum, per pixel): compact reads 8 (image, CoC), the copy reads and writes 4; add reads 24 (the
+// planes) + 8 and writes 4 per touched row's pixel.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string>
+
+#include "core/dof.hpp"
+#include "core/highlights.hpp"
+#include "core/highlights_pixel.hpp"
+#include "gpu/check.hpp"
+#include "gpu/compact/single_pass.cuh"
+#include "gpu/filter/highlights.hpp"
+#include "gpu/sort/onesweep.hpp"
+
+namespace satlab::gpu {
+namespace {
+
+constexpr int kBlock = 256;
+constexpr int kPlanes = kHighlightPlanes;
+
+struct IsHighlight {
+  const uchar4* img;
+  const float* coc;
+  const uint16_t* lin;
+  uint32_t lum_min;
+  int max_r;
+  __device__ bool operator()(uint32_t i) const {
+    const uchar4 p = __ldg(img + i);
+    if (hl::luminance(__ldg(lin + p.x), __ldg(lin + p.y), __ldg(lin + p.z)) < lum_min) return false;
+    return dof::shaped_radius(__ldg(coc + i), max_r) >= hl::kMinRadius;
+  }
+};
+
+// stats[0] = found (the compaction's count). Slot k < min(found, cap): the sprite's key and pixel, and the
+// pixel's colour zeroed in the gather's input; else the pad key.
+__global__ void __launch_bounds__(kBlock)
+    pairs_kernel(const uint32_t* __restrict__ idx, const uint32_t* __restrict__ stats, uint32_t cap,
+                 const float* __restrict__ coc, uchar4* __restrict__ masked, uint32_t* __restrict__ keys,
+                 uint32_t* __restrict__ vals) {
+  const uint32_t k = blockIdx.x * kBlock + threadIdx.x;
+  if (k >= cap) return;
+  const uint32_t kept = min(stats[0], cap);
+  if (k < kept) {
+    const uint32_t p = idx[k];
+    keys[k] = hl::depth_key(__ldg(coc + p));
+    vals[k] = p;
+    masked[p] = make_uchar4(0, 0, 0, masked[p].w);
+  } else {
+    keys[k] = hl::kPadKey;
+    vals[k] = 0;
+  }
+}
+
+// stats[1] = kept, stats[2] = far: the first sorted key at or above kNearKey (one warp, binary search).
+__global__ void split_kernel(const uint32_t* __restrict__ keys, uint32_t cap, uint32_t* stats) {
+  if (threadIdx.x != 0) return;
+  const uint32_t kept = min(stats[0], cap);
+  uint32_t lo = 0, hi = kept;
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (keys[mid] < hl::kNearKey)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  stats[1] = kept, stats[2] = lo;
+}
+
+__global__ void __launch_bounds__(kBlock)
+    splat_kernel(const uint32_t* __restrict__ stats, const uint32_t* __restrict__ vals,
+                 const uchar4* __restrict__ img, const float* __restrict__ coc,
+                 const uint16_t* __restrict__ lin, const dof::Rect* __restrict__ rect_table,
+                 const uint8_t* __restrict__ rect_counts, int max_r, double clip_boost, int w, int h,
+                 size_t n, uint32_t* __restrict__ planes, uint32_t* __restrict__ rows) {
+  const uint32_t k = (blockIdx.x * kBlock + threadIdx.x) >> 5;
+  const int lane = int(threadIdx.x & 31);
+  if (k >= __ldg(stats + 1)) return;  // warp-uniform
+  const uint32_t i = __ldg(vals + k);
+  const int x = int(i % uint32_t(w)), y = int(i / uint32_t(w));
+  const int r = dof::shaped_radius(__ldg(coc + i), max_r);
+  const dof::Rect* rects = rect_table + r * dof::kMaxRects;
+  const int nr = __ldg(rect_counts + r);
+  const uint32_t area = hl::clipped_area(rects, nr, x, y, w, h);
+  const uchar4 p = __ldg(img + i);
+  const double boost = (p.x == 255 || p.y == 255 || p.z == 255) ? clip_boost : 1.0;
+  const uint32_t wt[3] = {hl::weight(__ldg(lin + p.x), boost, area),
+                          hl::weight(__ldg(lin + p.y), boost, area),
+                          hl::weight(__ldg(lin + p.z), boost, area)};
+  uint32_t* out = planes + (k < __ldg(stats + 2) ? size_t(0) : 3 * n);
+  int total = 0;
+  for (int q = 0; q < nr; ++q) total += rects[q].y1 - rects[q].y0 + 1;
+  for (int t = lane; t < total; t += 32) {
+    int q = 0, first = 0;
+    while (t - first >= rects[q].y1 - rects[q].y0 + 1) first += rects[q].y1 - rects[q].y0 + 1, ++q;
+    const dof::Rect rc = rects[q];
+    const int yy = y + rc.y0 + (t - first);
+    if (yy < 0 || yy >= h) continue;
+    const int x0 = max(x + rc.x0, 0), x1 = min(x + rc.x1, w - 1);
+    if (x1 < x0) continue;
+    const size_t row = size_t(yy) * size_t(w);
+    for (int c = 0; c < 3; ++c) {
+      atomicAdd(out + size_t(c) * n + row + size_t(x0), wt[c]);
+      if (x1 + 1 < w) atomicAdd(out + size_t(c) * n + row + size_t(x1 + 1), 0u - wt[c]);
+    }
+    rows[yy] = 1u;
+  }
+}
+
+// One block per row: if touched, integrate its planes, add to the result, clear what was read.
+__global__ void __launch_bounds__(kBlock)
+    add_kernel(uint32_t* __restrict__ planes, uint32_t* __restrict__ rows, const float* __restrict__ coc,
+               const uint16_t* __restrict__ lin, const uint8_t* __restrict__ enc, int w, size_t n,
+               uchar4* __restrict__ out) {
+  const int y = blockIdx.x;
+  if (rows[y] == 0u) return;  // block-uniform
+  __shared__ uint32_t s_warp[kBlock / 32][kPlanes];
+  const int lane = int(threadIdx.x & 31), warp = int(threadIdx.x >> 5);
+  uint32_t carry[kPlanes] = {};
+  for (int x0 = 0; x0 < w; x0 += kBlock) {
+    const int x = x0 + int(threadIdx.x);
+    const bool in = x < w;
+    const size_t i = size_t(y) * size_t(w) + size_t(x);
+    uint32_t raw[kPlanes], v[kPlanes];
+#pragma unroll
+    for (int q = 0; q < kPlanes; ++q) v[q] = raw[q] = in ? planes[size_t(q) * n + i] : 0u;
+#pragma unroll
+    for (int q = 0; q < kPlanes; ++q)
+      for (int off = 1; off < 32; off <<= 1) {
+        const uint32_t t = __shfl_up_sync(0xffffffffu, v[q], off);
+        if (lane >= off) v[q] += t;
+      }
+    if (lane == 31)
+      for (int q = 0; q < kPlanes; ++q) s_warp[warp][q] = v[q];
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < kPlanes; ++q) {
+      uint32_t before = carry[q], all = carry[q];
+      for (int j = 0; j < kBlock / 32; ++j) {
+        if (j < warp) before += s_warp[j][q];
+        all += s_warp[j][q];
+      }
+      v[q] += before;
+      carry[q] = all;
+    }
+    __syncthreads();  // s_warp is rewritten by the next chunk
+    if (in) {
+      const bool far_visible = __ldg(coc + i) < 0.f;
+      const uchar4 g = out[i];
+      out[i] = make_uchar4(hl::composite(g.x, v[3] + (far_visible ? v[0] : 0u), lin, enc),
+                           hl::composite(g.y, v[4] + (far_visible ? v[1] : 0u), lin, enc),
+                           hl::composite(g.z, v[5] + (far_visible ? v[2] : 0u), lin, enc), g.w);
+#pragma unroll
+      for (int q = 0; q < kPlanes; ++q)
+        if (raw[q]) planes[size_t(q) * n + i] = 0u;
+    }
+  }
+  if (threadIdx.x == 0) rows[y] = 0u;
+}
+
+void grow(DofBuffer& b, size_t bytes, const char* what) {
+  if (b.bytes >= bytes) return;
+  b.release();
+  SATLAB_CUDA(cudaMalloc(&b.p, bytes),
+              std::string("allocation of ") + std::to_string(bytes >> 20) + " MiB for " + what);
+  b.bytes = bytes;
+}
+
+}  // namespace
+
+HighlightWorkspace::~HighlightWorkspace() {
+  for (DofBuffer* b :
+       {&masked, &indices, &compact_temp, &pairs, &sort_temp, &planes, &rows, &rects, &luts, &stats})
+    b->release();
+}
+
+const uint32_t* highlight_stats_device(const HighlightWorkspace& ws) {
+  return static_cast<const uint32_t*>(ws.stats.p);
+}
+
+const void* highlights_prepare(const HighlightArgs& a) {
+  const Params& p = *a.params;
+  HighlightWorkspace& ws = *a.ws;
+  const cudaStream_t st = cudaStream_t(a.stream);
+  const int w = a.width, h = a.height, max_r = shaped_max_radius(p);
+  const size_t n = size_t(w) * size_t(h);
+  const uint32_t cap = uint32_t(p.highlight_cap);
+  const std::string size = std::to_string(w) + "x" + std::to_string(h);
+  auto phase = [&](const char* s) {
+    if (a.phase) a.phase(s);
+  };
+  // Buffers; the planes and row flags are cleared once here and kept clear by add_kernel.
+  const size_t rect_bytes = size_t(dof::kMaxShapedRadius + 1) * dof::kMaxRects * sizeof(dof::Rect);
+  grow(ws.rects, rect_bytes + dof::kMaxShapedRadius + 1, "highlight aperture rectangles");
+  grow(ws.luts, 256 * sizeof(uint16_t) + dof::kLinearOne + 1, "highlight transfer tables");
+  grow(ws.stats, 4 * sizeof(uint32_t), "highlight stats");
+  grow(ws.masked, n * 4, "the highlights' gather input");
+  grow(ws.indices, n * 4, "highlight compaction");
+  grow(ws.compact_temp, compact::single_pass_temp_bytes(n), "highlight compaction");
+  grow(ws.pairs, size_t(cap) * 16, "highlight sort pairs");
+  grow(ws.sort_temp, sort::onesweep_temp_bytes(cap), "highlight sort");
+  if (ws.pixels != n || ws.planes.bytes < n * 4 * kPlanes || ws.rows.bytes < size_t(h) * 4) {
+    grow(ws.planes, n * 4 * kPlanes, "highlight planes");
+    grow(ws.rows, size_t(h) * 4, "highlight row flags");
+    SATLAB_CUDA(cudaMemsetAsync(ws.planes.p, 0, n * 4 * kPlanes, st), "highlight planes");
+    SATLAB_CUDA(cudaMemsetAsync(ws.rows.p, 0, size_t(h) * 4, st), "highlight row flags");
+    ws.pixels = n;
+  }
+  Params shape = p;
+  if (p.dof_mode == "gather_box") shape.aperture_shape = ApertureShape::Square;
+  const std::string key = std::string(to_string(shape.aperture_shape)) + "/" + std::to_string(p.blades) +
+                          "/" + std::to_string(p.blade_rotation) + "/" + std::to_string(max_r);
+  if (key != ws.shape_key) {
+    const ApertureTable t = aperture_table(shape, max_r);
+    SATLAB_CUDA(cudaMemcpyAsync(ws.rects.p, t.rects.data(), t.rects.size() * sizeof(dof::Rect),
+                                cudaMemcpyHostToDevice, st),
+                "highlight aperture rectangles");
+    SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(ws.rects.p) + rect_bytes, t.counts.data(), t.counts.size(),
+                                cudaMemcpyHostToDevice, st),
+                "highlight aperture rectangles");
+    SATLAB_CUDA(
+        cudaMemcpyAsync(ws.luts.p, srgb_to_linear12(), 256 * sizeof(uint16_t), cudaMemcpyHostToDevice, st),
+        "highlight transfer tables");
+    SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(ws.luts.p) + 512, linear12_to_srgb(), dof::kLinearOne + 1,
+                                cudaMemcpyHostToDevice, st),
+                "highlight transfer tables");
+    SATLAB_CUDA(cudaStreamSynchronize(st), "highlight aperture upload");  // the host tables are temporaries
+    ws.shape_key = key;
+  }
+  const auto* img = static_cast<const uchar4*>(a.image);
+  const auto* lin = static_cast<const uint16_t*>(ws.luts.p);
+  auto* stats = static_cast<uint32_t*>(ws.stats.p);
+  auto* idx = static_cast<uint32_t*>(ws.indices.p);
+  auto* masked = static_cast<uchar4*>(ws.masked.p);
+
+  phase("compact");
+  SATLAB_CUDA(cudaMemcpyAsync(masked, img, n * 4, cudaMemcpyDeviceToDevice, st), "highlights' gather input");
+  compact::compact_single_pass(compact::IndexInput{},
+                               IsHighlight{img, a.coc, lin, hl::luminance_min(p.highlight_threshold), max_r},
+                               idx, stats, n, ws.compact_temp.p, st);
+
+  phase("sort");
+  auto* keys = static_cast<uint32_t*>(ws.pairs.p);
+  uint32_t* vals = keys + cap;
+  uint32_t* keys_out = vals + cap;
+  uint32_t* vals_out = keys_out + cap;
+  pairs_kernel<<<(cap + kBlock - 1) / kBlock, kBlock, 0, st>>>(idx, stats, cap, a.coc, masked, keys, vals);
+  SATLAB_LAUNCHED("highlight pairs_kernel", size);
+  sort::onesweep_sort_pairs(keys, vals, keys_out, vals_out, cap, ws.sort_temp.p, st);
+  split_kernel<<<1, 32, 0, st>>>(keys_out, cap, stats);
+  SATLAB_LAUNCHED("highlight split_kernel", size);
+
+  phase("splat");
+  const auto* rects = static_cast<const dof::Rect*>(ws.rects.p);
+  const auto* rect_counts =
+      reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
+  const unsigned blocks = unsigned((size_t(cap) * 32 + kBlock - 1) / kBlock);
+  splat_kernel<<<blocks, kBlock, 0, st>>>(
+      stats, vals_out, img, a.coc, lin, rects, rect_counts, max_r, highlight_clip_boost(p), w, h, n,
+      static_cast<uint32_t*>(ws.planes.p), static_cast<uint32_t*>(ws.rows.p));
+  SATLAB_LAUNCHED("highlight splat_kernel", size);
+  return masked;
+}
+
+void highlights_add(const HighlightArgs& a, void* result) {
+  HighlightWorkspace& ws = *a.ws;
+  const int w = a.width, h = a.height;
+  const size_t n = size_t(w) * size_t(h);
+  if (ws.pixels != n) throw Error("highlights_add: no highlights_prepare at this size");
+  const auto* lin = static_cast<const uint16_t*>(ws.luts.p);
+  add_kernel<<<unsigned(h), kBlock, 0, cudaStream_t(a.stream)>>>(
+      static_cast<uint32_t*>(ws.planes.p), static_cast<uint32_t*>(ws.rows.p), a.coc, lin,
+      reinterpret_cast<const uint8_t*>(lin) + 512, w, n, static_cast<uchar4*>(result));
+  SATLAB_LAUNCHED("highlight add_kernel", std::to_string(w) + "x" + std::to_string(h));
+}
+
+}  // namespace satlab::gpu

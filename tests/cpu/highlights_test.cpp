@@ -1,0 +1,238 @@
+// Bokeh highlights' CPU reference (core/highlights.cpp): the splat conserves energy on a synthetic image
+// within the fixed-point bound, sprites have the aperture's shape, the far slice hides behind nearer
+// pixels, the cap, an image without highlights is left exactly as the gather made it, NaN and flat depth,
+// and bad parameters.
+#include "core/highlights.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/dof.hpp"
+#include "core/error.hpp"
+#include "core/highlights_pixel.hpp"
+#include "core/pipeline.hpp"
+#include "test_util.hpp"
+
+using namespace satlab;
+
+namespace {
+
+Params highlight_params(float max_radius) {
+  Params p;
+  p.highlights = true;
+  p.highlight_threshold = 0.5f;
+  p.highlight_gain = 1.f;
+  p.max_radius = max_radius;
+  p.dof_mode = "gather_linear";
+  return p;
+}
+
+ImageF flat_coc(int w, int h, float c) {
+  ImageF coc(w, h, 1);
+  for (auto& v : coc.data) v = c;
+  return coc;
+}
+
+bool in_shape(const ApertureTable& t, int r, int dx, int dy) {
+  for (int i = 0; i < t.counts[size_t(r)]; ++i) {
+    const dof::Rect q = t.rects[size_t(r) * dof::kMaxRects + size_t(i)];
+    if (dx >= q.x0 && dx <= q.x1 && dy >= q.y0 && dy <= q.y1) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// Black image with scattered unclipped highlights (some at the borders), flat CoC behind the focus plane:
+// every sprite's energy reaches the splat, sum over the frame = sum of the sprites' linear values, up to
+// the rounding of the fixed-point weight (0.5 unit per pixel of each sprite's clipped shape).
+TEST(Highlights, SplatConservesEnergyOnASyntheticImage) {
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  for (const ApertureShape shape : {ApertureShape::Disc, ApertureShape::Polygon, ApertureShape::Square}) {
+    const int w = 97, h = 61;
+    ImageRGBA8 img(w, h);
+    for (size_t i = 0; i < img.pixels(); ++i) img.data[i * 4 + 3] = 255;
+    for (int k = 0; k < 40; ++k) {
+      const int x = int(rng() % uint32_t(w)), y = int(rng() % uint32_t(h));
+      uint8_t* px = img.px(x, y);
+      for (int c = 0; c < 3; ++c) px[c] = uint8_t(200 + rng() % 55);  // linear >= 0.58, never clipped
+    }
+    Params p = highlight_params(12.f);
+    p.aperture_shape = shape;
+    p.blades = 5 + int(rng() % 4);
+    const float c = -(1.f + float(rng() % 1100) / 100.f);
+    const ImageF coc = flat_coc(w, h, c);
+    const HighlightSprites s = highlight_sprites(img, coc, p);
+    ASSERT_GT(s.stats.kept, 0u);
+    EXPECT_EQ(s.stats.far, s.stats.kept);  // all behind the focus plane
+    std::vector<uint32_t> planes, splat;
+    highlight_splat(img, coc, s, p, planes);
+    highlight_integrate(planes, w, h, splat);
+    const ApertureTable ap = aperture_table(p, shaped_max_radius(p));
+    const int r = dof::shaped_radius(c, shaped_max_radius(p));
+    const uint16_t* lin = srgb_to_linear12();
+    const size_t n = img.pixels();
+    for (int ch = 0; ch < 3; ++ch) {
+      double in = 0, out = 0, bound = 0;
+      for (uint32_t i : s.index) {
+        in += double(lin[img.data[size_t(i) * 4 + ch]]) * hl::kScale / dof::kLinearOne;
+        bound += 0.5 * hl::clipped_area(ap.rects.data() + size_t(r) * dof::kMaxRects, ap.counts[size_t(r)],
+                                        int(i % uint32_t(w)), int(i / uint32_t(w)), w, h);
+      }
+      for (size_t i = 0; i < n; ++i) out += double(splat[size_t(ch) * n + i]);
+      EXPECT_LE(std::abs(out - in), bound) << to_string(shape) << " channel " << ch;
+      for (size_t i = 0; i < n; ++i) EXPECT_EQ(splat[size_t(3 + ch) * n + i], 0u);  // nothing near
+    }
+    // The gather's input lost exactly the sprites' colour.
+    ImageRGBA8 masked;
+    highlight_mask(img, s, masked);
+    for (size_t i = 0; i < n * 4; ++i) EXPECT_EQ(masked.data[i] == 0, (i % 4 != 3) || img.data[i] == 0);
+  }
+}
+
+// One sprite in a corner and one inside: the splat covers exactly the aperture's rectangles (clipped),
+// with one value.
+TEST(Highlights, SpritesHaveTheAperturesShape) {
+  for (const ApertureShape shape : {ApertureShape::Disc, ApertureShape::Polygon, ApertureShape::Square}) {
+    const int w = 53, h = 41;
+    for (const int sx : {26, 2}) {
+      const int sy = sx == 2 ? 1 : 20;
+      ImageRGBA8 img(w, h);
+      uint8_t* px = img.px(sx, sy);
+      px[0] = px[1] = px[2] = 240;
+      Params p = highlight_params(20.f);
+      p.aperture_shape = shape;
+      p.blades = 6, p.blade_rotation = 17.f;
+      const ImageF coc = flat_coc(w, h, 9.4f);  // near: radius 9
+      const HighlightSprites s = highlight_sprites(img, coc, p);
+      ASSERT_EQ(s.stats.kept, 1u);
+      EXPECT_EQ(s.stats.far, 0u);
+      std::vector<uint32_t> planes, splat;
+      highlight_splat(img, coc, s, p, planes);
+      highlight_integrate(planes, w, h, splat);
+      const ApertureTable ap = aperture_table(p, shaped_max_radius(p));
+      const size_t n = img.pixels();
+      const uint32_t v = splat[3 * n + size_t(sy) * w + size_t(sx)];
+      EXPECT_GT(v, 0u);
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+          const uint32_t got = splat[3 * n + size_t(y) * w + size_t(x)];
+          EXPECT_EQ(got, in_shape(ap, 9, x - sx, y - sy) ? v : 0u)
+              << to_string(shape) << " at " << x << "," << y;
+        }
+    }
+  }
+}
+
+// A far highlight's bokeh is added only where the pixel itself lies behind the focus plane.
+TEST(Highlights, FarBokehHidesBehindNearerPixels) {
+  const int w = 41, h = 21;
+  ImageRGBA8 img(w, h);
+  uint8_t* px = img.px(20, 10);
+  px[0] = px[1] = px[2] = 230;
+  ImageF coc = flat_coc(w, h, -6.f);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < 20; ++x) coc.at(x, y) = 0.f;  // the left half is in focus
+  const Params p = highlight_params(8.f);
+  const HighlightSprites s = highlight_sprites(img, coc, p);
+  ASSERT_EQ(s.stats.far, 1u);
+  std::vector<uint32_t> planes;
+  highlight_splat(img, coc, s, p, planes);
+  ImageRGBA8 result(w, h);
+  highlight_add(planes, coc, result, 1);
+  EXPECT_EQ(result.px(18, 10)[0], 0);  // in focus, in front: hidden
+  EXPECT_GT(result.px(22, 10)[0], 0);  // behind the focus plane: bokeh
+}
+
+// An all-255 image: every pixel is a clipped highlight; the cap keeps the first ones (raster order), the
+// rest stay in the gather, and the stats say the cap was hit.
+TEST(Highlights, CapIsHitOnAWhiteImage) {
+  const int w = 37, h = 23;
+  ImageRGBA8 img(w, h);
+  for (auto& b : img.data) b = 255;
+  Params p = highlight_params(6.f);
+  p.highlight_cap = 100;
+  p.highlight_gain = 16.f;
+  const ImageF coc = flat_coc(w, h, 3.f);
+  const HighlightSprites s = highlight_sprites(img, coc, p);
+  EXPECT_EQ(s.stats.found, uint32_t(w * h));
+  EXPECT_EQ(s.stats.kept, 100u);
+  EXPECT_TRUE(s.stats.cap_hit());
+  for (uint32_t i : s.index) EXPECT_LT(i, 100u);
+  auto pipe = make_cpu_pipeline(1);
+  ImageF depth(w, h, 1);
+  pipe->set_image(img);
+  pipe->set_depth(depth);
+  pipe->set_params(p);
+  pipe->run();
+  const HighlightStats st = pipe->highlight_stats();
+  EXPECT_TRUE(st.valid);
+  EXPECT_EQ(st.cap, 100u);
+}
+
+// No pixel passes the test (threshold above every pixel, or every CoC below the minimum radius): the frame
+// equals the highlights-off frame bit for bit, in every mode. NaN depth: no sprite, no crash.
+TEST(Highlights, NoHighlightsLeavesTheGatherUnchanged) {
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  for (const auto& [w, h] : {std::pair{1, 1}, std::pair{1, 29}, std::pair{31, 1}, std::pair{43, 37}}) {
+    ImageRGBA8 img = test::random_image(w, h, seed + uint32_t(w));
+    for (size_t i = 0; i < img.pixels(); ++i) img.data[i * 4] = std::min<uint8_t>(img.data[i * 4], 200);
+    ImageF depth(w, h, 1);
+    for (auto& d : depth.data) d = float(rng() % 1000) / 1000.f;
+    if (w * h > 1) depth.data[0] = NAN;
+    for (const char* mode : {"gather_box", "gather_shape", "gather_linear", "layered"}) {
+      Params off;
+      off.dof_mode = mode;
+      off.max_radius = 7.f;
+      off.highlight_threshold = 1.f;  // no pixel below 255 in every channel reaches luminance 1
+      Params on = off;
+      on.highlights = true;
+      auto a = make_cpu_pipeline(1), b = make_cpu_pipeline(1);
+      for (auto* pipe : {a.get(), b.get()}) pipe->set_image(img), pipe->set_depth(depth);
+      a->set_params(off), b->set_params(on);
+      a->run(), b->run();
+      EXPECT_EQ(a->result().data, b->result().data) << mode << " " << w << "x" << h;
+      EXPECT_EQ(b->highlight_stats().found, 0u);
+    }
+  }
+}
+
+TEST(Highlights, NanCocIsNoSprite) {
+  ImageRGBA8 img(3, 1);
+  for (auto& b : img.data) b = 255;
+  ImageF coc = flat_coc(3, 1, NAN);
+  coc.data[1] = 5.f;
+  const HighlightSprites s = highlight_sprites(img, coc, highlight_params(8.f));
+  ASSERT_EQ(s.stats.kept, 1u);
+  EXPECT_EQ(s.index[0], 1u);
+}
+
+TEST(Highlights, SortsBackToFrontStably) {
+  const int w = 8, h = 1;
+  ImageRGBA8 img(w, h);
+  for (auto& b : img.data) b = 250;
+  ImageF coc(w, h, 1);
+  const float c[8] = {3.f, -5.f, 2.f, -5.f, -1.f, 7.f, 3.f, -9.f};
+  for (int i = 0; i < 8; ++i) coc.data[size_t(i)] = c[i];
+  const HighlightSprites s = highlight_sprites(img, coc, highlight_params(10.f));
+  EXPECT_EQ(s.index, (std::vector<uint32_t>{7, 1, 3, 4, 2, 0, 6, 5}));
+  EXPECT_EQ(s.stats.far, 4u);
+}
+
+TEST(Highlights, BadParametersAreOneLineErrors) {
+  Params p;
+  p.highlight_threshold = 1.5f;
+  EXPECT_THROW(validate(p), Error);
+  p = Params{}, p.highlight_gain = 0.5f;
+  EXPECT_THROW(validate(p), Error);
+  p = Params{}, p.highlight_cap = 0;
+  EXPECT_THROW(validate(p), Error);
+  p = Params{}, p.highlight_threshold = NAN;
+  EXPECT_THROW(validate(p), Error);
+}
