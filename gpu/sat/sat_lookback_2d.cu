@@ -253,8 +253,10 @@ __device__ __forceinline__ double warp_inclusive(double v) {
   return v;
 }
 
-template <int CH, bool VEC>
-__global__ void __launch_bounds__(kThreads, kBlocks)
+// MW > 0: the row threads' CH chains looked back together, MW words per chain at once; 0: one after the
+// other (chain_step). MINB: blocks per SM the registers are sized for.
+template <int CH, bool VEC, int MW, int MINB>
+__global__ void __launch_bounds__(kThreads, MINB)
     lookback_2d(const float* __restrict__ in, float* __restrict__ out, Geometry g, Words w) {
   constexpr int TW = kTileW, L = kLanesF, G = kGroupsF, kTileH = kTileHF;
   constexpr int kRowT = kThreads - kTileH;  // threads from here: a tile row each
@@ -374,6 +376,44 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
     }
     corner_s[r][c] = corner;
     SAT_TRACE(kCornerT, 4)  // corner done
+  } else if (t >= kRowT && MW > 0 && CH > 1) {
+    // The row's CH chains looked back together (look_back_multi: one set of round trips, not CH in a
+    // row); the rows' own sums read again from rowv after it (not held in registers through it).
+    const int u = t - kRowT, y = i * kTileH + u, rw = warp - kRowT / 32;
+#pragma unroll
+    for (int c = 0; c < CH; ++c) {
+      double sum = double(rowv[u * CH + c]);
+#pragma unroll
+      for (int m = 16; m > 0; m >>= 1) sum += __shfl_xor_sync(kFull, sum, m);
+      if ((t & 31) == 31) wown[rw][c] = sum;
+    }
+    double lft[CH];
+#pragma unroll
+    for (int c = 0; c < CH; ++c) lft[c] = 0;
+    if (y < g.H) {
+      unsigned long long* chain = w.row + size_t(y) * CH;
+      const size_t stride = size_t(g.H) * CH;
+      if (j > 0) {
+#pragma unroll
+        for (int c = 0; c < CH; ++c)
+          publish(chain + size_t(j) * stride + c, pack(double(rowv[u * CH + c]), kFlagA, w.epoch));
+        look_back_multi<double, CH, (MW > 0 ? MW : 1)>(chain, stride, j, min(w.window, MW), w.epoch, lft);
+      }
+#pragma unroll
+      for (int c = 0; c < CH; ++c)
+        publish(chain + size_t(j) * stride + c, pack(lft[c] + double(rowv[u * CH + c]), kFlagP, w.epoch));
+    }
+    SAT_TRACE(kRowT, 5)  // first row warp's look-backs done
+#pragma unroll
+    for (int c = 0; c < CH; ++c) {
+      pre[c] = warp_inclusive<1>(lft[c]);
+      if ((t & 31) == 31) {
+        wtot[warp][c] = pre[c];
+        if (j + 1 < g.nTx)  // this warp's aggregate in the corner chain of tile column j + 1
+          publish(w.corner + ((size_t(j + 1) * kRW + rw) * g.nTy + i) * CH + c,
+                  pack(pre[c] + wown[rw][c], kFlagA, w.epoch));
+      }
+    }
   } else if (t >= kRowT) {
     const int u = t - kRowT, y = i * kTileH + u;
 #pragma unroll
@@ -483,6 +523,20 @@ bool four_blocks() {
   return f;
 }
 
+// SATLAB_SAT_LB2D_F4 (A/B, bench only): the 4-channel float tiles' row look-backs and blocks per SM:
+// s5, m1b5, m2b5 (serial, or together with 1 or 2 words per chain; 5 blocks per SM), s4, m1b4, m2b4.
+int f4_setting() {
+  static const int m = [] {
+    const char* e = std::getenv("SATLAB_SAT_LB2D_F4");
+    const std::string v = e ? e : "";
+    const char* names[] = {"m1b5", "s5", "m2b5", "s4", "m1b4", "m2b4"};
+    for (int k = 0; k < 6; ++k)
+      if (v == names[k]) return k;
+    return 0;
+  }();
+  return m;
+}
+
 template <int CH>
 void launch_u8(const SatArgs& a, const Geometry& g, const Words& w, bool vec) {
   const auto* in = static_cast<const uint8_t*>(a.in);
@@ -507,14 +561,30 @@ void launch_f32_kernel(const Geometry& g, const float* in, float* out, const Wor
   k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, f32::kTileBytes, cudaStream_t(a.stream)>>>(in, out, g, w);
 }
 
-template <int CH>
-void launch_f32(const SatArgs& a, const Geometry& g, const Words& w, bool vec) {
+template <int CH, int MW, int MINB>
+void launch_f32_v(const SatArgs& a, const Geometry& g, const Words& w, bool vec) {
   const auto* in = static_cast<const float*>(a.in);
   auto* out = static_cast<float*>(a.out);
   if (vec)
-    launch_f32_kernel<f32::lookback_2d<CH, true>>(g, in, out, w, a);
+    launch_f32_kernel<f32::lookback_2d<CH, true, MW, MINB>>(g, in, out, w, a);
   else
-    launch_f32_kernel<f32::lookback_2d<CH, false>>(g, in, out, w, a);
+    launch_f32_kernel<f32::lookback_2d<CH, false, MW, MINB>>(g, in, out, w, a);
+}
+
+template <int CH>
+void launch_f32(const SatArgs& a, const Geometry& g, const Words& w, bool vec) {
+  if constexpr (CH == 4) {
+    switch (f4_setting()) {
+      case 1: return launch_f32_v<4, 0, 5>(a, g, w, vec);
+      case 2: return launch_f32_v<4, 2, 5>(a, g, w, vec);
+      case 3: return launch_f32_v<4, 0, 4>(a, g, w, vec);
+      case 4: return launch_f32_v<4, 1, 4>(a, g, w, vec);
+      case 5: return launch_f32_v<4, 2, 4>(a, g, w, vec);
+      default: return launch_f32_v<4, 1, 5>(a, g, w, vec);
+    }
+  } else {
+    launch_f32_v<CH, CH == 1 ? 0 : 2, f32::kBlocks>(a, g, w, vec);
+  }
 }
 
 }  // namespace
