@@ -20,20 +20,20 @@
 #include "core/error.hpp"
 #include "gpu/check.hpp"
 #include "gpu/depth/guided_filter.hpp"
+#include "gpu/depth/guided_stack.cuh"
 #include "gpu/device.hpp"
+#include "gpu/sat/sat.hpp"
 
 namespace satlab::gpu {
 namespace {
+
+using namespace guided_detail;
 
 constexpr int kThreads = 256;
 constexpr int kOffsetRowStep = 8;  // the offsets sample every 8th row
 
 unsigned blocks_for(size_t n) {
   return unsigned(std::min<size_t>((n + kThreads - 1) / kThreads, 65535 * 16));
-}
-
-__device__ __forceinline__ float luma(const float* g) {
-  return __fadd_rn(__fadd_rn(__fmul_rn(0.2126f, g[0]), __fmul_rn(0.7152f, g[1])), __fmul_rn(0.0722f, g[2]));
 }
 
 // Sums of the sampled rows: acc[0..2] guide (colour) or acc[0] luma/gray, acc[3] p.
@@ -67,24 +67,6 @@ __global__ void offset_sums(const float* __restrict__ guide, int gc, bool gray, 
   }
 }
 
-struct Offsets {
-  float g[3], p;
-};
-__device__ __forceinline__ Offsets offsets_of(const double* acc, double count) {
-  return {{float(acc[0] / count), float(acc[1] / count), float(acc[2] / count)}, float(acc[3] / count)};
-}
-
-// Centred guide value(s) of pixel i: nc = 1 (gray: luma, or the guide's one channel) or 3.
-template <int NC>
-__device__ __forceinline__ void centred_guide(const float* __restrict__ guide, int gc, size_t i,
-                                              const Offsets& o, float I[3]) {
-  const float* g = guide + i * size_t(gc);
-  if (NC == 1)
-    I[0] = __fsub_rn(gc == 1 ? g[0] : luma(g), o.g[0]);
-  else
-    for (int c = 0; c < 3; ++c) I[c] = __fsub_rn(g[c], o.g[c]);
-}
-
 template <int NC>
 __global__ void stack_kernel(const float* __restrict__ guide, int gc, const float* __restrict__ p, size_t n,
                              const double* __restrict__ acc, double count, float4* __restrict__ s0,
@@ -99,14 +81,10 @@ __global__ void stack_kernel(const float* __restrict__ guide, int gc, const floa
     float I[3];
     centred_guide<NC>(guide, gc, i, o, I);
     const float pc = __fsub_rn(p[i], o.p);
-    if (NC == 1) {
-      s0[i] = make_float4(I[0], pc, __fmul_rn(I[0], pc), __fmul_rn(I[0], I[0]));
-    } else {
-      s0[i] = make_float4(I[0], I[1], I[2], pc);
-      s1[i] =
-          make_float4(__fmul_rn(I[0], pc), __fmul_rn(I[1], pc), __fmul_rn(I[2], pc), __fmul_rn(I[0], I[0]));
-      s2[i] = make_float4(__fmul_rn(I[0], I[1]), __fmul_rn(I[0], I[2]), __fmul_rn(I[1], I[1]),
-                          __fmul_rn(I[1], I[2]));
+    s0[i] = stack4<NC>(I, pc, 0);
+    if (NC == 3) {
+      s1[i] = stack4<NC>(I, pc, 1);
+      s2[i] = stack4<NC>(I, pc, 2);
       s3[i] = __fmul_rn(I[2], I[2]);
     }
   }
@@ -232,6 +210,21 @@ __global__ void output_kernel(const void* __restrict__ ab_sat, const float* __re
   q[i] = float(v);
 }
 
+// The offsets alone (the fused path's stand-in for the stack kernel's first thread).
+__global__ void write_offsets(const double* __restrict__ acc, double count, int nc, float* __restrict__ out) {
+  const Offsets o = offsets_of(acc, count);
+  out[0] = o.g[0], out[1] = nc == 3 ? o.g[1] : 0.f, out[2] = nc == 3 ? o.g[2] : 0.f, out[3] = o.p;
+}
+
+// SATLAB_GUIDED_FUSE=0 (A/B, bench only): the stack stored and read back even under sat_lookback_2d.
+bool fuse_allowed() {
+  static const bool f = [] {
+    const char* e = std::getenv("SATLAB_GUIDED_FUSE");
+    return !(e && std::string(e) == "0");
+  }();
+  return f;
+}
+
 // SATLAB_GUIDED_DIV=1 (A/B, bench only): every window mean and the solve by float64 divisions.
 bool divide() {
   static const bool d = [] {
@@ -282,8 +275,10 @@ void guided_filter(const GuidedDeviceArgs& a) {
   const size_t pad = (n + 63) / 64 * 64;
   const size_t group[4] = {0, 4 * pad, 8 * pad, 12 * pad};
   const size_t stack_floats = nc == 1 ? 4 * pad : 13 * pad, ab_floats = nc == 1 ? 2 : 4;
+  // sat_lookback_2d forms the stack in its tile loads (sat_lookback_2d_stack): never stored.
+  const bool fused = sat.name == "sat_lookback_2d" && fuse_allowed();
   Scratch acc(4 * sizeof(double), st);
-  Scratch stack(stack_floats * sizeof(float), st), stack_sat(stack_floats * sizeof(float), st);
+  Scratch stack(fused ? 0 : stack_floats * sizeof(float), st), stack_sat(stack_floats * sizeof(float), st);
   Scratch ab(n * ab_floats * sizeof(float), st), ab_sat(n * ab_floats * sizeof(float), st);
   const int rows = (h + kOffsetRowStep - 1) / kOffsetRowStep;
   const double cnt = double(rows) * double(w);
@@ -298,13 +293,20 @@ void guided_filter(const GuidedDeviceArgs& a) {
   float4 *g0 = reinterpret_cast<float4*>(sf + group[0]), *g1 = reinterpret_cast<float4*>(sf + group[1]),
          *g2 = reinterpret_cast<float4*>(sf + group[2]);
   float* g3 = sf + group[3];
-  if (nc == 1)
-    stack_kernel<1><<<blocks_for(n), kThreads, 0, st>>>(a.guide, gc, a.p, n, acc.as<double>(), cnt, g0,
-                                                        nullptr, nullptr, nullptr, a.offsets_out);
-  else
-    stack_kernel<3><<<blocks_for(n), kThreads, 0, st>>>(a.guide, gc, a.p, n, acc.as<double>(), cnt, g0, g1,
-                                                        g2, g3, a.offsets_out);
-  SATLAB_LAUNCHED("guided stack", ctx);
+  if (fused) {
+    if (a.offsets_out) {
+      write_offsets<<<1, 1, 0, st>>>(acc.as<double>(), cnt, nc, a.offsets_out);
+      SATLAB_LAUNCHED("guided offsets out", ctx);
+    }
+  } else {
+    if (nc == 1)
+      stack_kernel<1><<<blocks_for(n), kThreads, 0, st>>>(a.guide, gc, a.p, n, acc.as<double>(), cnt, g0,
+                                                          nullptr, nullptr, nullptr, a.offsets_out);
+    else
+      stack_kernel<3><<<blocks_for(n), kThreads, 0, st>>>(a.guide, gc, a.p, n, acc.as<double>(), cnt, g0,
+                                                          g1, g2, g3, a.offsets_out);
+    SATLAB_LAUNCHED("guided stack", ctx);
+  }
 
   phase("sat stack");
   auto build = [&](const float* in, float* out, int channels) {
@@ -318,11 +320,23 @@ void guided_filter(const GuidedDeviceArgs& a) {
     s.stream = a.stream;
     sat.sat(s);
   };
-  build(sf, ss, 4);
+  auto build_group = [&](int k, int channels) {
+    if (!fused) return build(sf + group[k], ss + group[k], channels);
+    SatArgs s;
+    s.in = a.p;  // not read
+    s.out = ss + group[k];
+    s.width = w;
+    s.height = h;
+    s.channels = channels;
+    s.dtype = DType::F32;
+    s.stream = a.stream;
+    sat_lookback_2d_stack(s, StackSource{a.guide, gc, nc, a.p, acc.as<double>(), cnt, k});
+  };
+  build_group(0, 4);
   if (nc == 3) {
-    build(sf + group[1], ss + group[1], 4);
-    build(sf + group[2], ss + group[2], 4);
-    build(sf + group[3], ss + group[3], 1);
+    build_group(1, 4);
+    build_group(2, 4);
+    build_group(3, 1);
   }
 
   phase("coefficients");

@@ -21,8 +21,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "gpu/depth/guided_stack.cuh"
 #include "gpu/device.hpp"
 #include "gpu/sat/sat.hpp"
 #include "gpu/sat/sat_common.cuh"
@@ -253,11 +255,56 @@ __device__ __forceinline__ double warp_inclusive(double v) {
   return v;
 }
 
+// The tile's input: the image (SatArgs::in), or a stack group of the guided filter formed from the guide
+// and p as the tile loads (guided_detail::StackSource: the stack is never written to memory).
+struct ImageSource {};
+
+// Stack group s.group of the pixels of this thread's KR rows from element x0 (CH 4: one pixel; CH 1,
+// group 3: four) to the tile, zeros below the image and past its right edge.
+template <int CH>
+__device__ __forceinline__ void load_stack(const guided_detail::StackSource& s, const Geometry& g, int x0,
+                                           int y0, float* rows) {
+  using namespace guided_detail;
+  const Offsets o = offsets_of(s.acc, s.count);
+  const int w = g.E / CH;  // pixels per row
+#pragma unroll
+  for (int r = 0; r < KR; ++r) {
+    const int y = y0 + r;
+    float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+    if (y < g.H && x0 < g.E) {
+      if constexpr (CH == 4) {
+        const size_t i = size_t(y) * size_t(w) + size_t(x0 / 4);
+        float I[3];
+        const float pc = __fsub_rn(__ldcs(s.p + i), o.p);
+        if (s.nc == 1) {
+          centred_guide<1>(s.guide, s.gc, i, o, I);
+          v = stack4<1>(I, pc, 0);
+        } else {
+          centred_guide<3>(s.guide, s.gc, i, o, I);
+          v = stack4<3>(I, pc, s.group);
+        }
+      } else {
+        float f[V];
+#pragma unroll
+        for (int k = 0; k < V; ++k) {
+          const float i2 = x0 + k < g.E
+                               ? __fsub_rn(s.guide[(size_t(y) * size_t(w) + size_t(x0 + k)) * size_t(s.gc) + 2],
+                                           o.g[2])
+                               : 0.f;
+          f[k] = __fmul_rn(i2, i2);
+        }
+        v = make_float4(f[0], f[1], f[2], f[3]);
+      }
+    }
+    *reinterpret_cast<float4*>(rows + r * kTileW) = v;
+  }
+}
+
 // MW > 0: the row threads' CH chains looked back together, MW words per chain at once; 0: one after the
 // other (chain_step). MINB: blocks per SM the registers are sized for.
-template <int CH, bool VEC, int MW, int MINB>
+template <int CH, bool VEC, int MW, int MINB, class Src>
 __global__ void __launch_bounds__(kThreads, MINB)
-    lookback_2d(const float* __restrict__ in, float* __restrict__ out, Geometry g, Words w) {
+    lookback_2d(const float* __restrict__ in, float* __restrict__ out, Geometry g, Words w, Src src) {
   constexpr int TW = kTileW, L = kLanesF, G = kGroupsF, kTileH = kTileHF;
   constexpr int kRowT = kThreads - kTileH;  // threads from here: a tile row each
   constexpr int kRW = kRowWarps;            // corner chains per tile column, one per row warp
@@ -275,7 +322,9 @@ __global__ void __launch_bounds__(kThreads, MINB)
   const int x0 = j * TW + lane * V, y0 = i * kTileH + grp * KR;
   float* const mine_rows = tile + grp * KR * TW + lane * V;
   SAT_TRACE(0, 0)  // start
-  if constexpr (VEC) {
+  if constexpr (!std::is_same_v<Src, ImageSource>) {
+    load_stack<CH>(src, g, x0, y0, mine_rows);
+  } else if constexpr (VEC) {
     // The thread's KR rows straight to the tile, all in flight at once and none held in registers
     // (cp.async, L2 only, marked evict-first: the input's only read); zeros below the image and past its
     // right edge.
@@ -547,8 +596,9 @@ void launch_u8(const SatArgs& a, const Geometry& g, const Words& w, bool vec) {
   k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, 0, cudaStream_t(a.stream)>>>(in, out, g, w, true);
 }
 
-template <auto k>
-void launch_f32_kernel(const Geometry& g, const float* in, float* out, const Words& w, const SatArgs& a) {
+template <auto k, class Src>
+void launch_f32_kernel(const Geometry& g, const float* in, float* out, const Words& w, const SatArgs& a,
+                       const Src& src) {
   static const cudaError_t attr = [] {  // once per kernel: the tile is dynamic shared memory
     cudaError_t e =
         cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(f32::kTileBytes));
@@ -558,38 +608,37 @@ void launch_f32_kernel(const Geometry& g, const float* in, float* out, const Wor
     return e;
   }();
   cuda_check(attr, "cudaFuncSetAttribute (shared memory) of sat_lookback_2d's float tiles", a);
-  k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, f32::kTileBytes, cudaStream_t(a.stream)>>>(in, out, g, w);
+  k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, f32::kTileBytes, cudaStream_t(a.stream)>>>(in, out, g, w, src);
 }
 
-template <int CH, int MW, int MINB>
-void launch_f32_v(const SatArgs& a, const Geometry& g, const Words& w, bool vec) {
+template <int CH, int MW, int MINB, class Src>
+void launch_f32_v(const SatArgs& a, const Geometry& g, const Words& w, bool vec, const Src& src) {
   const auto* in = static_cast<const float*>(a.in);
   auto* out = static_cast<float*>(a.out);
   if (vec)
-    launch_f32_kernel<f32::lookback_2d<CH, true, MW, MINB>>(g, in, out, w, a);
+    launch_f32_kernel<f32::lookback_2d<CH, true, MW, MINB, Src>>(g, in, out, w, a, src);
   else
-    launch_f32_kernel<f32::lookback_2d<CH, false, MW, MINB>>(g, in, out, w, a);
+    launch_f32_kernel<f32::lookback_2d<CH, false, MW, MINB, Src>>(g, in, out, w, a, src);
 }
 
-template <int CH>
-void launch_f32(const SatArgs& a, const Geometry& g, const Words& w, bool vec) {
+template <int CH, class Src>
+void launch_f32(const SatArgs& a, const Geometry& g, const Words& w, bool vec, const Src& src) {
   if constexpr (CH == 4) {
     switch (f4_setting()) {
-      case 1: return launch_f32_v<4, 0, 5>(a, g, w, vec);
-      case 2: return launch_f32_v<4, 2, 5>(a, g, w, vec);
-      case 3: return launch_f32_v<4, 0, 4>(a, g, w, vec);
-      case 4: return launch_f32_v<4, 1, 4>(a, g, w, vec);
-      case 5: return launch_f32_v<4, 2, 4>(a, g, w, vec);
-      default: return launch_f32_v<4, 1, 5>(a, g, w, vec);
+      case 1: return launch_f32_v<4, 0, 5>(a, g, w, vec, src);
+      case 2: return launch_f32_v<4, 2, 5>(a, g, w, vec, src);
+      case 3: return launch_f32_v<4, 0, 4>(a, g, w, vec, src);
+      case 4: return launch_f32_v<4, 1, 4>(a, g, w, vec, src);
+      case 5: return launch_f32_v<4, 2, 4>(a, g, w, vec, src);
+      default: return launch_f32_v<4, 1, 5>(a, g, w, vec, src);
     }
   } else {
-    launch_f32_v<CH, CH == 1 ? 0 : 2, f32::kBlocks>(a, g, w, vec);
+    launch_f32_v<CH, CH == 1 ? 0 : 2, f32::kBlocks>(a, g, w, vec, src);
   }
 }
 
-}  // namespace
-
-void sat_lookback_2d(const SatArgs& a) {
+template <class Src>
+void build(const SatArgs& a, const Src& src) {
   check_args(a, a.dtype != DType::F32);
   const bool f = a.dtype == DType::F32;
   const int CH = a.channels;  // check_args: U8 1, RGBA8 4, F32 1..4
@@ -621,17 +670,26 @@ void sat_lookback_2d(const SatArgs& a) {
   const Words w{lw.words, lw.words + nCol, lw.words + nCol + nRow, window(f), lw.epoch, trace};
   const bool vec = g.E % (f ? 4 : 16) == 0 && reinterpret_cast<uintptr_t>(a.in) % 16 == 0 &&
                    reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
-  if (f) {
+  if constexpr (std::is_same_v<Src, f32::ImageSource>) {
+    if (f) {
+      if (CH == 1)
+        launch_f32<1>(a, g, w, vec, src);
+      else if (CH == 2)
+        launch_f32<2>(a, g, w, vec, src);
+      else
+        launch_f32<4>(a, g, w, vec, src);
+    } else if (CH == 1) {
+      launch_u8<1>(a, g, w, vec);
+    } else {
+      launch_u8<4>(a, g, w, vec);
+    }
+  } else {  // a guided stack group: 4 channels, or group 3's one
+    if (!f || (CH != 4 && !(CH == 1 && src.group == 3 && src.nc == 3)))
+      throw Error("sat_lookback_2d: a guided stack group is F32 with 4 channels (group 3: 1)");
     if (CH == 1)
-      launch_f32<1>(a, g, w, vec);
-    else if (CH == 2)
-      launch_f32<2>(a, g, w, vec);
+      launch_f32<1>(a, g, w, vec, src);
     else
-      launch_f32<4>(a, g, w, vec);
-  } else if (CH == 1) {
-    launch_u8<1>(a, g, w, vec);
-  } else {
-    launch_u8<4>(a, g, w, vec);
+      launch_f32<4>(a, g, w, vec, src);
   }
   launch_check("sat_lookback_2d", a);
 #ifdef SATLAB_SAT_TRACE
@@ -650,6 +708,17 @@ void sat_lookback_2d(const SatArgs& a) {
     }
   }
 #endif
+}
+
+}  // namespace
+
+void sat_lookback_2d(const SatArgs& a) {
+  build(a, f32::ImageSource{});
+}
+
+void sat_lookback_2d_stack(const SatArgs& a, const guided_detail::StackSource& s) {
+  if (!s.guide || !s.p || !s.acc) throw Error("sat_lookback_2d: a guided stack group without its images");
+  build(a, s);
 }
 
 Variant sat_lookback_2d_variant() {
