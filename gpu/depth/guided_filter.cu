@@ -136,24 +136,23 @@ __device__ __forceinline__ double2 box2(const float2* __restrict__ s, int w, con
                       double(A.y) - double(B.y) - double(C.y) + double(D.y));
 }
 
-// A quotient q / d where DIV (the reference's form), else q * r with r = 1 / d formed once: a float64
-// division costs ~12 float64 instructions and the colour coefficients had 16 per pixel. The two differ by
-// an ulp of float64, inside the bound's float64 slack (core/guided_filter.cpp).
-template <bool DIV>
-struct Quot {
-  double d, r;
-  __device__ __forceinline__ explicit Quot(double d_) : d(d_), r(DIV ? 0.0 : 1.0 / d_) {}
-  __device__ __forceinline__ double of(double q) const { return DIV ? q / d : q * r; }
+// Quotients by d as products with r = 1 / d, formed once: a float64 division costs ~12 float64
+// instructions and the colour coefficients had 16 per pixel (0.263 -> 0.225 ms, docs/performance.md). The
+// quotients differ from the reference's divisions by an ulp of float64, inside the bound's float64 slack
+// (core/guided_filter.cpp).
+struct Recip {
+  double r;
+  __device__ __forceinline__ explicit Recip(double d) : r(1.0 / d) {}
+  __device__ __forceinline__ double of(double q) const { return q * r; }
 };
 
-template <bool DIV>
 __global__ void coefficients_color(const float4* __restrict__ s0, const float4* __restrict__ s1,
                                    const float4* __restrict__ s2, const float* __restrict__ s3, int w, int h,
                                    int r, double eps, float4* __restrict__ ab) {
   const int x = int(blockIdx.x * blockDim.x + threadIdx.x), y = int(blockIdx.y * blockDim.y + threadIdx.y);
   if (x >= w || y >= h) return;
   const Window b = window(x, y, r, w, h);
-  const Quot<DIV> n(count(b));
+  const Recip n(count(b));
   const D4 m0 = box4(s0, w, b), m1 = box4(s1, w, b), m2 = box4(s2, w, b);
   const double m3 = box1(s3, w, b);
   const double mi0 = n.of(m0.x), mi1 = n.of(m0.y), mi2 = n.of(m0.z), mp = n.of(m0.w);
@@ -162,7 +161,7 @@ __global__ void coefficients_color(const float4* __restrict__ s0, const float4* 
   const double a11 = n.of(m2.z) - mi1 * mi1 + eps, a12 = n.of(m2.w) - mi1 * mi2, a22 = n.of(m3) - mi2 * mi2 + eps;
   const double i00 = a11 * a22 - a12 * a12, i01 = a02 * a12 - a01 * a22, i02 = a01 * a12 - a02 * a11;
   const double i11 = a00 * a22 - a02 * a02, i12 = a01 * a02 - a00 * a12, i22 = a00 * a11 - a01 * a01;
-  const Quot<DIV> det(a00 * i00 + a01 * i01 + a02 * i02);
+  const Recip det(a00 * i00 + a01 * i01 + a02 * i02);
   const double k0 = det.of(i00 * c0 + i01 * c1 + i02 * c2);
   const double k1 = det.of(i01 * c0 + i11 * c1 + i12 * c2);
   const double k2 = det.of(i02 * c0 + i12 * c1 + i22 * c2);
@@ -170,20 +169,19 @@ __global__ void coefficients_color(const float4* __restrict__ s0, const float4* 
       make_float4(float(k0), float(k1), float(k2), float(mp - (k0 * mi0 + k1 * mi1 + k2 * mi2)));
 }
 
-template <bool DIV>
 __global__ void coefficients_gray(const float4* __restrict__ s0, int w, int h, int r, double eps,
                                   float2* __restrict__ ab) {
   const int x = int(blockIdx.x * blockDim.x + threadIdx.x), y = int(blockIdx.y * blockDim.y + threadIdx.y);
   if (x >= w || y >= h) return;
   const Window b = window(x, y, r, w, h);
-  const Quot<DIV> n(count(b));
+  const Recip n(count(b));
   const D4 m = box4(s0, w, b);
   const double mi = n.of(m.x), mp = n.of(m.y);
   const double a = (n.of(m.z) - mi * mp) / ((n.of(m.w) - mi * mi) + eps);
   ab[size_t(y) * size_t(w) + size_t(x)] = make_float2(float(a), float(mp - a * mi));
 }
 
-template <int NC, bool DIV>
+template <int NC>
 __global__ void output_kernel(const void* __restrict__ ab_sat, const float* __restrict__ guide, int gc, int w,
                               int h, int r, const double* __restrict__ acc, double cnt,
                               float* __restrict__ q) {
@@ -191,7 +189,7 @@ __global__ void output_kernel(const void* __restrict__ ab_sat, const float* __re
   if (x >= w || y >= h) return;
   const Offsets o = offsets_of(acc, cnt);
   const Window b = window(x, y, r, w, h);
-  const Quot<DIV> n(count(b));
+  const Recip n(count(b));
   const size_t i = size_t(y) * size_t(w) + size_t(x);
   float I[3];
   centred_guide<NC>(guide, gc, i, o, I);
@@ -223,15 +221,6 @@ bool fuse_allowed() {
     return !(e && std::string(e) == "0");
   }();
   return f;
-}
-
-// SATLAB_GUIDED_DIV=1 (A/B, bench only): every window mean and the solve by float64 divisions.
-bool divide() {
-  static const bool d = [] {
-    const char* e = std::getenv("SATLAB_GUIDED_DIV");
-    return e && std::string(e) == "1";
-  }();
-  return d;
 }
 
 }  // namespace
@@ -343,12 +332,11 @@ void guided_filter(const GuidedDeviceArgs& a) {
   const dim3 block(32, 8), grid(unsigned((w + 31) / 32), unsigned((h + 7) / 8));
   const int r = a.params.radius;
   const double eps = double(a.params.eps);
-  const bool div = divide();
   if (nc == 1)
-    (div ? coefficients_gray<true> : coefficients_gray<false>)<<<grid, block, 0, st>>>(
+    coefficients_gray<<<grid, block, 0, st>>>(
         reinterpret_cast<const float4*>(ss), w, h, r, eps, ab.as<float2>());
   else
-    (div ? coefficients_color<true> : coefficients_color<false>)<<<grid, block, 0, st>>>(
+    coefficients_color<<<grid, block, 0, st>>>(
         reinterpret_cast<const float4*>(ss + group[0]), reinterpret_cast<const float4*>(ss + group[1]),
         reinterpret_cast<const float4*>(ss + group[2]), ss + group[3], w, h, r, eps, ab.as<float4>());
   SATLAB_LAUNCHED("guided coefficients", ctx);
@@ -357,8 +345,7 @@ void guided_filter(const GuidedDeviceArgs& a) {
   build(ab.as<float>(), ab_sat.as<float>(), int(ab_floats));
 
   phase("output");
-  const auto out = nc == 1 ? (div ? output_kernel<1, true> : output_kernel<1, false>)
-                           : (div ? output_kernel<3, true> : output_kernel<3, false>);
+  const auto out = nc == 1 ? output_kernel<1> : output_kernel<3>;
   out<<<grid, block, 0, st>>>(ab_sat.as<void>(), a.guide, gc, w, h, r, acc.as<double>(), cnt, a.q);
   SATLAB_LAUNCHED("guided output", ctx);
 }

@@ -260,49 +260,71 @@ __device__ __forceinline__ double warp_inclusive(double v) {
 struct ImageSource {};
 
 // Stack group s.group of the pixels of this thread's KR rows from element x0 (CH 4: one pixel; CH 1,
-// group 3: four) to the tile, zeros below the image and past its right edge.
-template <int CH>
+// group 3: four) to the tile, zeros below the image and past its right edge. The loads of SB rows are
+// all issued before any value is formed and stored (a store to the tile may alias the images for the
+// compiler, which would otherwise wait for each row's loads in turn).
+template <int CH, int SB>
 __device__ __forceinline__ void load_stack(const guided_detail::StackSource& s, const Geometry& g, int x0,
                                            int y0, float* rows) {
   using namespace guided_detail;
+  static_assert(KR % SB == 0, "row batches");
   const Offsets o = offsets_of(s.acc, s.count);
   const int w = g.E / CH;  // pixels per row
 #pragma unroll
-  for (int r = 0; r < KR; ++r) {
-    const int y = y0 + r;
-    float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-    if (y < g.H && x0 < g.E) {
+  for (int r0 = 0; r0 < KR; r0 += SB) {
+    float q[SB][4];  // CH 4: the guide's 3 channels (or 1) and p; CH 1: 4 pixels' guide channel 2
+#pragma unroll
+    for (int r = 0; r < SB; ++r) {
+      const int y = y0 + r0 + r;
+      const bool in = y < g.H && x0 < g.E;
       if constexpr (CH == 4) {
         const size_t i = size_t(y) * size_t(w) + size_t(x0 / 4);
-        float I[3];
-        const float pc = __fsub_rn(__ldcs(s.p + i), o.p);
-        if (s.nc == 1) {
-          centred_guide<1>(s.guide, s.gc, i, o, I);
-          v = stack4<1>(I, pc, 0);
-        } else {
-          centred_guide<3>(s.guide, s.gc, i, o, I);
-          v = stack4<3>(I, pc, s.group);
-        }
+        const float* gp = s.guide + i * size_t(s.gc);
+        q[r][0] = in ? __ldcs(gp) : 0.f;
+        q[r][1] = in && s.gc > 1 ? __ldcs(gp + 1) : 0.f;
+        q[r][2] = in && s.gc > 1 ? __ldcs(gp + 2) : 0.f;
+        q[r][3] = in ? __ldcs(s.p + i) : 0.f;
       } else {
-        float f[V];
 #pragma unroll
-        for (int k = 0; k < V; ++k) {
-          const float i2 = x0 + k < g.E
-                               ? __fsub_rn(s.guide[(size_t(y) * size_t(w) + size_t(x0 + k)) * size_t(s.gc) + 2],
-                                           o.g[2])
-                               : 0.f;
-          f[k] = __fmul_rn(i2, i2);
-        }
-        v = make_float4(f[0], f[1], f[2], f[3]);
+        for (int k = 0; k < V; ++k)
+          q[r][k] = in && x0 + k < g.E
+                        ? __ldcs(s.guide + (size_t(y) * size_t(w) + size_t(x0 + k)) * size_t(s.gc) + 2)
+                        : 0.f;
       }
     }
-    *reinterpret_cast<float4*>(rows + r * kTileW) = v;
+#pragma unroll
+    for (int r = 0; r < SB; ++r) {
+      const int y = y0 + r0 + r;
+      float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+      if (y < g.H && x0 < g.E) {
+        if constexpr (CH == 4) {
+          float I[3];
+          const float pc = __fsub_rn(q[r][3], o.p);
+          if (s.nc == 1) {
+            centred_guide<1>(q[r], s.gc == 1 ? 1 : 3, 0, o, I);
+            v = stack4<1>(I, pc, 0);
+          } else {
+            centred_guide<3>(q[r], 3, 0, o, I);
+            v = stack4<3>(I, pc, s.group);
+          }
+        } else {
+          float f[V];
+#pragma unroll
+          for (int k = 0; k < V; ++k) {
+            const float i2 = __fsub_rn(q[r][k], o.g[2]);
+            f[k] = x0 + k < g.E ? __fmul_rn(i2, i2) : 0.f;
+          }
+          v = make_float4(f[0], f[1], f[2], f[3]);
+        }
+      }
+      *reinterpret_cast<float4*>(rows + r0 * kTileW + r * kTileW) = v;
+    }
   }
 }
 
 // MW > 0: the row threads' CH chains looked back together, MW words per chain at once; 0: one after the
 // other (chain_step). MINB: blocks per SM the registers are sized for.
-template <int CH, bool VEC, int MW, int MINB, class Src>
+template <int CH, bool VEC, int MW, int MINB, class Src, int SB = 4>
 __global__ void __launch_bounds__(kThreads, MINB)
     lookback_2d(const float* __restrict__ in, float* __restrict__ out, Geometry g, Words w, Src src) {
   constexpr int TW = kTileW, L = kLanesF, G = kGroupsF, kTileH = kTileHF;
@@ -323,7 +345,7 @@ __global__ void __launch_bounds__(kThreads, MINB)
   float* const mine_rows = tile + grp * KR * TW + lane * V;
   SAT_TRACE(0, 0)  // start
   if constexpr (!std::is_same_v<Src, ImageSource>) {
-    load_stack<CH>(src, g, x0, y0, mine_rows);
+    load_stack<CH, SB>(src, g, x0, y0, mine_rows);
   } else if constexpr (VEC) {
     // The thread's KR rows straight to the tile, all in flight at once and none held in registers
     // (cp.async, L2 only, marked evict-first: the input's only read); zeros below the image and past its
@@ -572,20 +594,6 @@ bool four_blocks() {
   return f;
 }
 
-// SATLAB_SAT_LB2D_F4 (A/B, bench only): the 4-channel float tiles' row look-backs and blocks per SM:
-// s5, m1b5, m2b5 (serial, or together with 1 or 2 words per chain; 5 blocks per SM), s4, m1b4, m2b4.
-int f4_setting() {
-  static const int m = [] {
-    const char* e = std::getenv("SATLAB_SAT_LB2D_F4");
-    const std::string v = e ? e : "";
-    const char* names[] = {"m1b5", "s5", "m2b5", "s4", "m1b4", "m2b4"};
-    for (int k = 0; k < 6; ++k)
-      if (v == names[k]) return k;
-    return 0;
-  }();
-  return m;
-}
-
 template <int CH>
 void launch_u8(const SatArgs& a, const Geometry& g, const Words& w, bool vec) {
   const auto* in = static_cast<const uint8_t*>(a.in);
@@ -623,18 +631,10 @@ void launch_f32_v(const SatArgs& a, const Geometry& g, const Words& w, bool vec,
 
 template <int CH, class Src>
 void launch_f32(const SatArgs& a, const Geometry& g, const Words& w, bool vec, const Src& src) {
-  if constexpr (CH == 4) {
-    switch (f4_setting()) {
-      case 1: return launch_f32_v<4, 0, 5>(a, g, w, vec, src);
-      case 2: return launch_f32_v<4, 2, 5>(a, g, w, vec, src);
-      case 3: return launch_f32_v<4, 0, 4>(a, g, w, vec, src);
-      case 4: return launch_f32_v<4, 1, 4>(a, g, w, vec, src);
-      case 5: return launch_f32_v<4, 2, 4>(a, g, w, vec, src);
-      default: return launch_f32_v<4, 1, 5>(a, g, w, vec, src);
-    }
-  } else {
-    launch_f32_v<CH, CH == 1 ? 0 : 2, f32::kBlocks>(a, g, w, vec, src);
-  }
+  // Several channels: their row chains looked back together, 4 words in all per window (1 per chain
+  // at 4 channels: 48 registers, no spill; 2 words per chain spilled and measured slower, as did 4 blocks
+  // per SM: docs/performance.md, guided filter second pass).
+  launch_f32_v<CH, CH == 1 ? 0 : 4 / CH, f32::kBlocks>(a, g, w, vec, src);
 }
 
 template <class Src>
