@@ -214,6 +214,16 @@ __global__ void write_offsets(const double* __restrict__ acc, double count, int 
   out[0] = o.g[0], out[1] = nc == 3 ? o.g[1] : 0.f, out[2] = nc == 3 ? o.g[2] : 0.f, out[3] = o.p;
 }
 
+// SATLAB_GUIDED_RAW=0 (A/B, bench only): the fused stack groups' loads through registers even where they
+// could be copied raw.
+bool raw_allowed() {
+  static const bool f = [] {
+    const char* e = std::getenv("SATLAB_GUIDED_RAW");
+    return !(e && std::string(e) == "0");
+  }();
+  return f;
+}
+
 // SATLAB_GUIDED_FUSE=0 (A/B, bench only): the stack stored and read back even under sat_lookback_2d.
 bool fuse_allowed() {
   static const bool f = [] {
@@ -319,7 +329,10 @@ void guided_filter(const GuidedDeviceArgs& a) {
     s.channels = channels;
     s.dtype = DType::F32;
     s.stream = a.stream;
-    sat_lookback_2d_stack(s, StackSource{a.guide, gc, nc, a.p, acc.as<double>(), cnt, k});
+    StackSource src{a.guide, gc, nc, a.p, acc.as<double>(), cnt, k};
+    src.raw = channels == 4 && gc == 3 && w % 4 == 0 && reinterpret_cast<uintptr_t>(a.guide) % 16 == 0 &&
+              reinterpret_cast<uintptr_t>(a.p) % 16 == 0 && raw_allowed();
+    sat_lookback_2d_stack(s, src);
   };
   build_group(0, 4);
   if (nc == 3) {

@@ -54,6 +54,8 @@ struct StackSource {
   const double* acc;  // the offsets' sums
   double count;       // over this many pixels
   int group;
+  bool raw = false;  // 4-channel groups: guide and p copied to the tile as they are, then formed there
+                     // (gc 3, width a multiple of 4, 16-byte aligned; sat_lookback_2d_stack checks)
 };
 
 }  // namespace satlab::gpu::guided_detail

@@ -322,6 +322,69 @@ __device__ __forceinline__ void load_stack(const guided_detail::StackSource& s, 
   }
 }
 
+// As load_stack for 4-channel groups of a 3-channel guide whose rows are 16-byte multiples (s.raw): a
+// tile row is 32 pixels, and their guide (96 floats) and p (32 floats) fill the row's 512 bytes exactly,
+// so each thread copies one 16-byte chunk of each of its KR rows there with cp.async (all in flight,
+// none in registers, as the image tiles' loads), then its warp (a group: 32 lanes, a row's pixels) forms
+// the stack values in place, half of the rows at a time, every lane's reads of a row before any write.
+__device__ __forceinline__ void load_stack_raw(const guided_detail::StackSource& s, const Geometry& g, int x0,
+                                               int y0, float* rows) {
+  using namespace guided_detail;
+  const int lane = threadIdx.x % kLanesF, w = g.E / 4, px0 = x0 / 4 - lane;  // the tile row's first pixel
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(rows - lane * V));
+  unsigned long long policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+#pragma unroll
+  for (int r = 0; r < KR; ++r) {
+    const int y = y0 + r;
+    const float* src;
+    bool inside;
+    if (lane < 24) {  // guide floats 4 lane .. 4 lane + 3 of the row's 96
+      inside = y < g.H && px0 * 3 + lane * 4 < w * 3;
+      src = s.guide + (size_t(y) * size_t(w) + size_t(px0)) * 3 + size_t(lane) * 4;
+    } else {  // p of pixels 4 (lane - 24) ..
+      inside = y < g.H && px0 + (lane - 24) * 4 < w;
+      src = s.p + size_t(y) * size_t(w) + size_t(px0) + size_t(lane - 24) * 4;
+    }
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::"r"(
+                     dst + unsigned(r * kTileW * 4 + lane * 16)),
+                 "l"(inside ? src : s.p), "r"(inside ? 16 : 0), "l"(policy)
+                 : "memory");
+  }
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+  __syncwarp();  // every lane's copies, visible to the warp
+  const Offsets o = offsets_of(s.acc, s.count);
+  const float* row0 = rows - lane * V;  // the group's first row
+  const bool px_in = px0 + lane < w;
+#pragma unroll
+  for (int r0 = 0; r0 < KR; r0 += KR / 2) {
+    float q[KR / 2][4];
+#pragma unroll
+    for (int r = 0; r < KR / 2; ++r) {
+      const float* row = row0 + (r0 + r) * kTileW;
+      q[r][0] = row[lane * 3], q[r][1] = row[lane * 3 + 1], q[r][2] = row[lane * 3 + 2];
+      q[r][3] = row[96 + lane];
+    }
+    __syncwarp();  // the rows read by every lane before any lane writes them
+#pragma unroll
+    for (int r = 0; r < KR / 2; ++r) {
+      float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+      if (px_in && y0 + r0 + r < g.H) {
+        float I[3];
+        const float pc = __fsub_rn(q[r][3], o.p);
+        if (s.nc == 1) {
+          centred_guide<1>(q[r], 3, 0, o, I);
+          v = stack4<1>(I, pc, 0);
+        } else {
+          centred_guide<3>(q[r], 3, 0, o, I);
+          v = stack4<3>(I, pc, s.group);
+        }
+      }
+      *reinterpret_cast<float4*>(rows + (r0 + r) * kTileW) = v;
+    }
+  }
+}
+
 // MW > 0: the row threads' CH chains looked back together, MW words per chain at once; 0: one after the
 // other (chain_step). MINB: blocks per SM the registers are sized for.
 template <int CH, bool VEC, int MW, int MINB, class Src, int SB = 4>
@@ -345,7 +408,10 @@ __global__ void __launch_bounds__(kThreads, MINB)
   float* const mine_rows = tile + grp * KR * TW + lane * V;
   SAT_TRACE(0, 0)  // start
   if constexpr (!std::is_same_v<Src, ImageSource>) {
-    load_stack<CH, SB>(src, g, x0, y0, mine_rows);
+    if (CH == 4 && src.raw)
+      load_stack_raw(src, g, x0, y0, mine_rows);
+    else
+      load_stack<CH, SB>(src, g, x0, y0, mine_rows);
   } else if constexpr (VEC) {
     // The thread's KR rows straight to the tile, all in flight at once and none held in registers
     // (cp.async, L2 only, marked evict-first: the input's only read); zeros below the image and past its
@@ -686,6 +752,9 @@ void build(const SatArgs& a, const Src& src) {
   } else {  // a guided stack group: 4 channels, or group 3's one
     if (!f || (CH != 4 && !(CH == 1 && src.group == 3 && src.nc == 3)))
       throw Error("sat_lookback_2d: a guided stack group is F32 with 4 channels (group 3: 1)");
+    if (src.raw && !(CH == 4 && src.gc == 3 && a.width % 4 == 0 && reinterpret_cast<uintptr_t>(src.guide) % 16 == 0 &&
+                     reinterpret_cast<uintptr_t>(src.p) % 16 == 0))
+      throw Error("sat_lookback_2d: a raw-loaded stack group needs a 3-channel guide, rows of 16-byte multiples");
     if (CH == 1)
       launch_f32<1>(a, g, w, vec, src);
     else
