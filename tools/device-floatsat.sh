@@ -4,8 +4,8 @@
 # times; every float SAT builder at radius 8), the bench JSON (h200-depth.json) and compute-sanitizer
 # memcheck + racecheck of the changed kernels (sat_lookback_2d's float tiles, the fused stack, the
 # guided kernels) at small sizes. Logs and JSON go to $OUT (default device-out).
-#   tools/device-floatsat.sh BIN_DIR [ab]   (BIN_DIR holds satlab and satlab_gpu_tests; `ab`: the A/B
-#                                            rows of the session's candidates instead, bench-only switches)
+#   tools/device-floatsat.sh BIN_DIR [ab]   (BIN_DIR holds satlab and satlab_gpu_tests; `ab`: also the
+#                                            A/B rows of the session's candidates, bench-only switches)
 set -u -o pipefail
 BIN=${1:?BIN_DIR}
 MODE=${2:-final}
@@ -36,41 +36,38 @@ step "GPU tests: float SATs and the guided filter"
 run 100 "$BIN/satlab_gpu_tests" --gtest_filter='Sat.Float*:Sat.LookBack*:GpuGuidedFilter.*'
 grep -E '^\[  (PASSED|FAILED|SKIPPED) |Failure|^guided |sat_lookback_2d .*x4: ' "$LOG" | head -30
 
+step "GPU tests: the guided filter with the stack stored (FUSE=0) and loaded through registers (RAW=0)"
+SATLAB_GUIDED_FUSE=0 run 60 "$BIN/satlab_gpu_tests" --gtest_filter='GpuGuidedFilter.Matches*'
+SATLAB_GUIDED_RAW=0 run 60 "$BIN/satlab_gpu_tests" --gtest_filter='GpuGuidedFilter.Matches*'
+grep -E '^\[  (PASSED|FAILED) |Failure' "$LOG" | tail -4
 if [ "$MODE" = ab ]; then
-  step "A/B, 3840x2160 radius 8 (F4: the 4-channel float tiles' row look-backs; FUSE; DIV)"
-  bench "before F4=s5 FUSE=0 DIV=1" SATLAB_SAT_LB2D_F4=s5 SATLAB_GUIDED_FUSE=0 SATLAB_GUIDED_DIV=1
-  for f4 in m1b5 s5 m2b5 s4 m1b4 m2b4; do
-    bench "F4=$f4 FUSE=1" SATLAB_SAT_LB2D_F4=$f4
-    bench "F4=$f4 FUSE=0" SATLAB_SAT_LB2D_F4=$f4 SATLAB_GUIDED_FUSE=0
-  done
-  bench "F4=m1b5 FUSE=1 DIV=1" SATLAB_GUIDED_DIV=1
-  # second pass, the likely candidates
-  bench "before F4=s5 FUSE=0 DIV=1" SATLAB_SAT_LB2D_F4=s5 SATLAB_GUIDED_FUSE=0 SATLAB_GUIDED_DIV=1
-  bench "F4=m1b5 FUSE=1" SATLAB_SAT_LB2D_F4=m1b5
-  bench "F4=m1b5 FUSE=0" SATLAB_SAT_LB2D_F4=m1b5 SATLAB_GUIDED_FUSE=0
-  bench "F4=m2b4 FUSE=1" SATLAB_SAT_LB2D_F4=m2b4
-  bench "F4=s5 FUSE=1" SATLAB_SAT_LB2D_F4=s5
-  step "A/B tests: the unfused path and the serial row look-backs"
-  SATLAB_GUIDED_FUSE=0 SATLAB_SAT_LB2D_F4=s5 run 60 "$BIN/satlab_gpu_tests" --gtest_filter='GpuGuidedFilter.Matches*:Sat.Float*'
-  grep -E '^\[  (PASSED|FAILED) |Failure' "$LOG" | tail -4
-else
-  step "satlab verify"
-  run 120 "$BIN/satlab" verify
-  step "guided: the float SAT builders, 3840x2160 colour, radius 8"
-  for b in sat_lookback_2d sat_single_pass sat_rows_columns; do
-    echo "-- builder $b" >>"$LOG"
-    run 30 "$BIN/satlab" bench depth --sizes 3840x2160 --radii 8 --sat-builder "$b"
-  done
-  step "bench depth"
-  run 60 "$BIN/satlab" bench depth --json "$OUT/h200-depth.json"
-  for tool in memcheck racecheck; do
-    step "compute-sanitizer $tool: float SAT and guided kernels (small sizes)"
-    SATLAB_TEST_MAX_N=40000 SATLAB_TEST_OWN_SAT_ONLY=1 run 120 $SAN --tool $tool --error-exitcode 9 \
-      --print-limit 20 "$BIN/satlab_gpu_tests" \
-      --gtest_filter='Sat.Float*:GpuGuidedFilter.*:-GpuGuidedFilter.FourK*'
-  done
+  step "A/B, 3840x2160 radius 8 (bench-only switches)"
+  bench "default"
+  bench "FUSE=0" SATLAB_GUIDED_FUSE=0
+  bench "RAW=0" SATLAB_GUIDED_RAW=0
+  for bw in 64 128 256; do bench "BW=$bw" SATLAB_GUIDED_BW=$bw; done
+  for mb in 4 5 6; do bench "MINB=$mb" SATLAB_GUIDED_MINB=$mb; done
+  bench "default"
+  bench "FUSE=0" SATLAB_GUIDED_FUSE=0
+  bench "RAW=0" SATLAB_GUIDED_RAW=0
 fi
+step "guided: the float SAT builders, 3840x2160 colour, radius 8"
+for b in sat_single_pass sat_rows_columns; do
+  echo "-- builder $b" >>"$LOG"
+  run 30 "$BIN/satlab" bench depth --sizes 3840x2160 --radii 8 --sat-builder "$b"
+done
+step "bench depth"
+run 60 "$BIN/satlab" bench depth --json "$OUT/h200-depth.json"
+for tool in memcheck racecheck; do
+  step "compute-sanitizer $tool: float SAT and guided kernels (small sizes)"
+  SATLAB_TEST_MAX_N=10000 SATLAB_TEST_OWN_SAT_ONLY=1 run 50 $SAN --tool $tool --error-exitcode 9 \
+    --print-limit 20 "$BIN/satlab_gpu_tests" \
+    --gtest_filter='Sat.Float*:GpuGuidedFilter.*:-GpuGuidedFilter.FourK*'
+done
 grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOG" | tail -8
+step "satlab verify --families sat"
+run 60 "$BIN/satlab" verify --families sat
+tail -3 "$LOG"
 rm -f "$OUT/b.tmp"
 echo "device-floatsat: status $status" | tee -a "$LOG"
 exit $status

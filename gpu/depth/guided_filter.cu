@@ -146,9 +146,11 @@ struct Recip {
   __device__ __forceinline__ double of(double q) const { return q * r; }
 };
 
-__global__ void coefficients_color(const float4* __restrict__ s0, const float4* __restrict__ s1,
-                                   const float4* __restrict__ s2, const float* __restrict__ s3, int w, int h,
-                                   int r, double eps, float4* __restrict__ ab) {
+__device__ __forceinline__ void coefficients_color_body(const float4* __restrict__ s0,
+                                                        const float4* __restrict__ s1,
+                                                        const float4* __restrict__ s2,
+                                                        const float* __restrict__ s3, int w, int h, int r,
+                                                        double eps, float4* __restrict__ ab) {
   const int x = int(blockIdx.x * blockDim.x + threadIdx.x), y = int(blockIdx.y * blockDim.y + threadIdx.y);
   if (x >= w || y >= h) return;
   const Window b = window(x, y, r, w, h);
@@ -167,6 +169,19 @@ __global__ void coefficients_color(const float4* __restrict__ s0, const float4* 
   const double k2 = det.of(i02 * c0 + i12 * c1 + i22 * c2);
   ab[size_t(y) * size_t(w) + size_t(x)] =
       make_float4(float(k0), float(k1), float(k2), float(mp - (k0 * mi0 + k1 * mi1 + k2 * mi2)));
+}
+
+__global__ void coefficients_color(const float4* __restrict__ s0, const float4* __restrict__ s1,
+                                   const float4* __restrict__ s2, const float* __restrict__ s3, int w, int h,
+                                   int r, double eps, float4* __restrict__ ab) {
+  coefficients_color_body(s0, s1, s2, s3, w, h, r, eps, ab);
+}
+template <int MINB>
+__global__ void __launch_bounds__(kThreads, MINB)
+    coefficients_color_b(const float4* __restrict__ s0, const float4* __restrict__ s1,
+                         const float4* __restrict__ s2, const float* __restrict__ s3, int w, int h, int r,
+                         double eps, float4* __restrict__ ab) {
+  coefficients_color_body(s0, s1, s2, s3, w, h, r, eps, ab);
 }
 
 __global__ void coefficients_gray(const float4* __restrict__ s0, int w, int h, int r, double eps,
@@ -212,6 +227,25 @@ __global__ void output_kernel(const void* __restrict__ ab_sat, const float* __re
 __global__ void write_offsets(const double* __restrict__ acc, double count, int nc, float* __restrict__ out) {
   const Offsets o = offsets_of(acc, count);
   out[0] = o.g[0], out[1] = nc == 3 ? o.g[1] : 0.f, out[2] = nc == 3 ? o.g[2] : 0.f, out[3] = o.p;
+}
+
+// SATLAB_GUIDED_BW (A/B, bench only): the coefficients' and output's block width (32, 64, 128, 256;
+// 256 threads); SATLAB_GUIDED_MINB=4|5|6: the colour coefficients' registers sized for that many blocks
+// per SM (none: the compiler's choice, 56 registers).
+int block_width() {
+  static const int b = [] {
+    const char* e = std::getenv("SATLAB_GUIDED_BW");
+    const int v = e ? std::atoi(e) : 32;
+    return v == 64 || v == 128 || v == 256 ? v : 32;
+  }();
+  return b;
+}
+int min_blocks() {
+  static const int b = [] {
+    const char* e = std::getenv("SATLAB_GUIDED_MINB");
+    return e ? std::atoi(e) : 0;
+  }();
+  return b;
 }
 
 // SATLAB_GUIDED_RAW=0 (A/B, bench only): the fused stack groups' loads through registers even where they
@@ -342,14 +376,18 @@ void guided_filter(const GuidedDeviceArgs& a) {
   }
 
   phase("coefficients");
-  const dim3 block(32, 8), grid(unsigned((w + 31) / 32), unsigned((h + 7) / 8));
+  const int bw = block_width(), bh = kThreads / bw;
+  const dim3 block{unsigned(bw), unsigned(bh), 1u}, grid{unsigned((w + bw - 1) / bw), unsigned((h + bh - 1) / bh), 1u};
   const int r = a.params.radius;
   const double eps = double(a.params.eps);
   if (nc == 1)
     coefficients_gray<<<grid, block, 0, st>>>(
         reinterpret_cast<const float4*>(ss), w, h, r, eps, ab.as<float2>());
   else
-    coefficients_color<<<grid, block, 0, st>>>(
+    (min_blocks() == 4   ? coefficients_color_b<4>
+     : min_blocks() == 5 ? coefficients_color_b<5>
+     : min_blocks() == 6 ? coefficients_color_b<6>
+                         : coefficients_color)<<<grid, block, 0, st>>>(
         reinterpret_cast<const float4*>(ss + group[0]), reinterpret_cast<const float4*>(ss + group[1]),
         reinterpret_cast<const float4*>(ss + group[2]), ss + group[3], w, h, r, eps, ab.as<float4>());
   SATLAB_LAUNCHED("guided coefficients", ctx);
