@@ -1,20 +1,25 @@
 // Guided filter on the GPU (He, Sun and Tang 2010; reference core/guided_filter.cpp), five stages:
-//   stack         centred guide and p, their products (colour: 13 floats in groups of 4+4+4+1; gray: 4)
+//   stack         centred guide and p, their products (colour: 13 floats in groups of 4+4+4+1; gray: 4),
+//                 from the offsets (the mean of every 8th row); under sat_lookback_2d the groups are
+//                 formed in its tiles' loads (sat_lookback_2d_stack) and never stored, so this stage is
+//                 the offsets alone
 //   sat stack     the registered builder's float SAT of each group (F32, 4 or 1 channels)
-//   coefficients  per pixel the window means (4 taps, float64 differences / clipped count), the 3x3 solve
-//                 (Sigma + eps U) a = cov in float64 by the adjugate, b; stored as float (4 or 2 channels)
+//   coefficients  per pixel the window means (4 taps, float64 differences times the reciprocal of the
+//                 clipped count), the 3x3 solve (Sigma + eps U) a = cov in float64 by the adjugate, b;
+//                 stored as float (4 or 2 channels)
 //   sat coefficients  the SAT of a and b
 //   output        q = mean(a) . (I - offset) + mean(b) + offset(p), float64, stored as float
-// Every float operation that forms a stored value is an explicitly rounded intrinsic (no contraction), so
-// the stacks equal core's bit for bit and only the SATs' rounding separates the two: the bound is core's
-// guided_filter_bound with the builders' kFloatSatRelBound. The cost is independent of the radius (4 taps
-// per mean); minimum traffic per pixel, colour: 12 (guide) + 4 (p) read, 52 stack written, the SAT reads
-// 52 and writes 52, the coefficients read 52 x 4 taps (mostly cache hits) and write 16, the second SAT 16 +
-// 16, the output reads 16 x 4 taps + 12 + writes 4.
+// Every float operation that forms a stored value is an explicitly rounded intrinsic (no contraction;
+// gpu/depth/guided_stack.cuh), so the stacks equal core's bit for bit and only the SATs' rounding (and
+// float64 last bits, inside the bound's slack) separates the two: the bound is core's guided_filter_bound
+// with the builders' kFloatSatRelBound. The cost is independent of the radius (4 taps per mean); traffic
+// per pixel, colour, fused: the 4 builds read the guide and p (16 B each, the 1-channel group 12) and
+// write 52, the coefficients read 52 x 4 taps (mostly cache hits) and write 16, the second SAT 16 + 16,
+// the output reads 16 x 4 taps + 12 + writes 4 (not fused: + 16 read and 52 written by the stack kernel).
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdlib>
+#include <cstdint>
 #include <string>
 
 #include "core/error.hpp"
@@ -146,11 +151,9 @@ struct Recip {
   __device__ __forceinline__ double of(double q) const { return q * r; }
 };
 
-__device__ __forceinline__ void coefficients_color_body(const float4* __restrict__ s0,
-                                                        const float4* __restrict__ s1,
-                                                        const float4* __restrict__ s2,
-                                                        const float* __restrict__ s3, int w, int h, int r,
-                                                        double eps, float4* __restrict__ ab) {
+__global__ void coefficients_color(const float4* __restrict__ s0, const float4* __restrict__ s1,
+                                   const float4* __restrict__ s2, const float* __restrict__ s3, int w, int h,
+                                   int r, double eps, float4* __restrict__ ab) {
   const int x = int(blockIdx.x * blockDim.x + threadIdx.x), y = int(blockIdx.y * blockDim.y + threadIdx.y);
   if (x >= w || y >= h) return;
   const Window b = window(x, y, r, w, h);
@@ -170,20 +173,6 @@ __device__ __forceinline__ void coefficients_color_body(const float4* __restrict
   ab[size_t(y) * size_t(w) + size_t(x)] =
       make_float4(float(k0), float(k1), float(k2), float(mp - (k0 * mi0 + k1 * mi1 + k2 * mi2)));
 }
-
-__global__ void coefficients_color(const float4* __restrict__ s0, const float4* __restrict__ s1,
-                                   const float4* __restrict__ s2, const float* __restrict__ s3, int w, int h,
-                                   int r, double eps, float4* __restrict__ ab) {
-  coefficients_color_body(s0, s1, s2, s3, w, h, r, eps, ab);
-}
-template <int MINB>
-__global__ void __launch_bounds__(kThreads, MINB)
-    coefficients_color_b(const float4* __restrict__ s0, const float4* __restrict__ s1,
-                         const float4* __restrict__ s2, const float* __restrict__ s3, int w, int h, int r,
-                         double eps, float4* __restrict__ ab) {
-  coefficients_color_body(s0, s1, s2, s3, w, h, r, eps, ab);
-}
-
 __global__ void coefficients_gray(const float4* __restrict__ s0, int w, int h, int r, double eps,
                                   float2* __restrict__ ab) {
   const int x = int(blockIdx.x * blockDim.x + threadIdx.x), y = int(blockIdx.y * blockDim.y + threadIdx.y);
@@ -229,44 +218,6 @@ __global__ void write_offsets(const double* __restrict__ acc, double count, int 
   out[0] = o.g[0], out[1] = nc == 3 ? o.g[1] : 0.f, out[2] = nc == 3 ? o.g[2] : 0.f, out[3] = o.p;
 }
 
-// SATLAB_GUIDED_BW (A/B, bench only): the coefficients' and output's block width (32, 64, 128, 256;
-// 256 threads); SATLAB_GUIDED_MINB=4|5|6: the colour coefficients' registers sized for that many blocks
-// per SM (none: the compiler's choice, 56 registers).
-int block_width() {
-  static const int b = [] {
-    const char* e = std::getenv("SATLAB_GUIDED_BW");
-    const int v = e ? std::atoi(e) : 32;
-    return v == 64 || v == 128 || v == 256 ? v : 32;
-  }();
-  return b;
-}
-int min_blocks() {
-  static const int b = [] {
-    const char* e = std::getenv("SATLAB_GUIDED_MINB");
-    return e ? std::atoi(e) : 0;
-  }();
-  return b;
-}
-
-// SATLAB_GUIDED_RAW=0 (A/B, bench only): the fused stack groups' loads through registers even where they
-// could be copied raw.
-bool raw_allowed() {
-  static const bool f = [] {
-    const char* e = std::getenv("SATLAB_GUIDED_RAW");
-    return !(e && std::string(e) == "0");
-  }();
-  return f;
-}
-
-// SATLAB_GUIDED_FUSE=0 (A/B, bench only): the stack stored and read back even under sat_lookback_2d.
-bool fuse_allowed() {
-  static const bool f = [] {
-    const char* e = std::getenv("SATLAB_GUIDED_FUSE");
-    return !(e && std::string(e) == "0");
-  }();
-  return f;
-}
-
 }  // namespace
 
 const Variant& guided_sat_builder(const std::string& name) {
@@ -309,7 +260,7 @@ void guided_filter(const GuidedDeviceArgs& a) {
   const size_t group[4] = {0, 4 * pad, 8 * pad, 12 * pad};
   const size_t stack_floats = nc == 1 ? 4 * pad : 13 * pad, ab_floats = nc == 1 ? 2 : 4;
   // sat_lookback_2d forms the stack in its tile loads (sat_lookback_2d_stack): never stored.
-  const bool fused = sat.name == "sat_lookback_2d" && fuse_allowed();
+  const bool fused = sat.name == "sat_lookback_2d";
   Scratch acc(4 * sizeof(double), st);
   Scratch stack(fused ? 0 : stack_floats * sizeof(float), st), stack_sat(stack_floats * sizeof(float), st);
   Scratch ab(n * ab_floats * sizeof(float), st), ab_sat(n * ab_floats * sizeof(float), st);
@@ -365,7 +316,7 @@ void guided_filter(const GuidedDeviceArgs& a) {
     s.stream = a.stream;
     StackSource src{a.guide, gc, nc, a.p, acc.as<double>(), cnt, k};
     src.raw = channels == 4 && gc == 3 && w % 4 == 0 && reinterpret_cast<uintptr_t>(a.guide) % 16 == 0 &&
-              reinterpret_cast<uintptr_t>(a.p) % 16 == 0 && raw_allowed();
+              reinterpret_cast<uintptr_t>(a.p) % 16 == 0;
     sat_lookback_2d_stack(s, src);
   };
   build_group(0, 4);
@@ -376,18 +327,17 @@ void guided_filter(const GuidedDeviceArgs& a) {
   }
 
   phase("coefficients");
-  const int bw = block_width(), bh = kThreads / bw;
-  const dim3 block{unsigned(bw), unsigned(bh), 1u}, grid{unsigned((w + bw - 1) / bw), unsigned((h + bh - 1) / bh), 1u};
+  // Blocks of a 256-pixel row segment: a warp's two tap columns, x - r - 1 and x + r, share more of their
+  // lines in L1 than in 32 x 8 blocks (colour coefficients 0.227 -> 0.213 ms at r = 8; 64 and 128 wide
+  // between: docs/performance.md).
+  const dim3 block(kThreads, 1), grid(unsigned((w + kThreads - 1) / kThreads), unsigned(h));
   const int r = a.params.radius;
   const double eps = double(a.params.eps);
   if (nc == 1)
     coefficients_gray<<<grid, block, 0, st>>>(
         reinterpret_cast<const float4*>(ss), w, h, r, eps, ab.as<float2>());
   else
-    (min_blocks() == 4   ? coefficients_color_b<4>
-     : min_blocks() == 5 ? coefficients_color_b<5>
-     : min_blocks() == 6 ? coefficients_color_b<6>
-                         : coefficients_color)<<<grid, block, 0, st>>>(
+    coefficients_color<<<grid, block, 0, st>>>(
         reinterpret_cast<const float4*>(ss + group[0]), reinterpret_cast<const float4*>(ss + group[1]),
         reinterpret_cast<const float4*>(ss + group[2]), ss + group[3], w, h, r, eps, ab.as<float4>());
   SATLAB_LAUNCHED("guided coefficients", ctx);
