@@ -4,11 +4,10 @@
 # times; every float SAT builder at radius 8), the bench JSON (h200-depth.json) and compute-sanitizer
 # memcheck + racecheck of the changed kernels (sat_lookback_2d's float tiles, the fused stack, the
 # guided kernels) at small sizes. Logs and JSON go to $OUT (default device-out).
-#   tools/device-floatsat.sh BIN_DIR [ab]   (BIN_DIR holds satlab and satlab_gpu_tests; `ab`: also the
-#                                            A/B rows of the session's candidates, bench-only switches)
+#   tools/device-floatsat.sh BIN_DIR        (BIN_DIR holds satlab and satlab_gpu_tests)
+# (The session's A/B rows used bench-only switches since removed: docs/performance.md has their numbers.)
 set -u -o pipefail
 BIN=${1:?BIN_DIR}
-MODE=${2:-final}
 OUT=${OUT:-device-out}
 mkdir -p "$OUT"
 export SATLAB_GIT_REV=${SATLAB_GIT_REV:-$(cat "$BIN/git_rev" 2>/dev/null || echo unknown)}
@@ -23,36 +22,14 @@ run() {  # run LIMIT CMD...: output appended to the log
   local rc=$?
   [ $rc -eq 0 ] || { echo "exit $rc: $*" | tee -a "$LOG"; status=1; }
 }
-bench() {  # bench LABEL [ENV=VALUE...]: colour and gray at radius 8, the total and stage rows
-  local label=$1
-  shift
-  echo "-- $label" >>"$LOG"
-  env "$@" timeout 30 "$BIN/satlab" bench depth --sizes 3840x2160 --radii 8 > "$OUT/b.tmp" 2>&1 || status=1
-  sed "s/^/$label | /" "$OUT/b.tmp" | grep -E 'guided' >>"$LOG"
-}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee -a "$LOG" || true
 
 step "GPU tests: float SATs and the guided filter"
 run 100 "$BIN/satlab_gpu_tests" --gtest_filter='Sat.Float*:Sat.LookBack*:GpuGuidedFilter.*'
 grep -E '^\[  (PASSED|FAILED|SKIPPED) |Failure|^guided |sat_lookback_2d .*x4: ' "$LOG" | head -30
 
-step "GPU tests: the guided filter with the stack stored (FUSE=0) and loaded through registers (RAW=0)"
-SATLAB_GUIDED_FUSE=0 run 60 "$BIN/satlab_gpu_tests" --gtest_filter='GpuGuidedFilter.Matches*'
-SATLAB_GUIDED_RAW=0 run 60 "$BIN/satlab_gpu_tests" --gtest_filter='GpuGuidedFilter.Matches*'
-grep -E '^\[  (PASSED|FAILED) |Failure' "$LOG" | tail -4
-if [ "$MODE" = ab ]; then
-  step "A/B, 3840x2160 radius 8 (bench-only switches)"
-  bench "default"
-  bench "FUSE=0" SATLAB_GUIDED_FUSE=0
-  bench "RAW=0" SATLAB_GUIDED_RAW=0
-  for bw in 64 128 256; do bench "BW=$bw" SATLAB_GUIDED_BW=$bw; done
-  for mb in 4 5 6; do bench "MINB=$mb" SATLAB_GUIDED_MINB=$mb; done
-  bench "default"
-  bench "FUSE=0" SATLAB_GUIDED_FUSE=0
-  bench "RAW=0" SATLAB_GUIDED_RAW=0
-fi
 step "guided: the float SAT builders, 3840x2160 colour, radius 8"
-for b in sat_single_pass sat_rows_columns; do
+for b in sat_lookback_2d sat_single_pass sat_rows_columns; do
   echo "-- builder $b" >>"$LOG"
   run 30 "$BIN/satlab" bench depth --sizes 3840x2160 --radii 8 --sat-builder "$b"
 done
@@ -60,7 +37,7 @@ step "bench depth"
 run 60 "$BIN/satlab" bench depth --json "$OUT/h200-depth.json"
 for tool in memcheck racecheck; do
   step "compute-sanitizer $tool: float SAT and guided kernels (small sizes)"
-  SATLAB_TEST_MAX_N=10000 SATLAB_TEST_OWN_SAT_ONLY=1 run 50 $SAN --tool $tool --error-exitcode 9 \
+  SATLAB_TEST_MAX_N=10000 SATLAB_TEST_OWN_SAT_ONLY=1 run 240 $SAN --tool $tool --error-exitcode 9 \
     --print-limit 20 "$BIN/satlab_gpu_tests" \
     --gtest_filter='Sat.Float*:GpuGuidedFilter.*:-GpuGuidedFilter.FourK*'
 done
@@ -68,6 +45,5 @@ grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOG" | tail -8
 step "satlab verify --families sat"
 run 60 "$BIN/satlab" verify --families sat
 tail -3 "$LOG"
-rm -f "$OUT/b.tmp"
 echo "device-floatsat: status $status" | tee -a "$LOG"
 exit $status
