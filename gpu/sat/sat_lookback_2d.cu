@@ -390,9 +390,9 @@ __device__ __forceinline__ void load_stack_raw(const guided_detail::StackSource&
 }
 
 // MW > 0: the row threads' CH chains looked back together, MW words per chain at once; 0: one after the
-// other (chain_step). MINB: blocks per SM the registers are sized for.
-template <int CH, bool VEC, int MW, int MINB, class Src, int SB = 4>
-__global__ void __launch_bounds__(kThreads, MINB)
+// other (chain_step). SB: rows of a fused stack group loaded at once through registers (load_stack).
+template <int CH, bool VEC, int MW, class Src, int SB = 4>
+__global__ void __launch_bounds__(kThreads, kBlocks)
     lookback_2d(const float* __restrict__ in, float* __restrict__ out, Geometry g, Words w, Src src) {
   constexpr int TW = kTileW, L = kLanesF, G = kGroupsF, kTileH = kTileHF;
   constexpr int kRowT = kThreads - kTileH;  // threads from here: a tile row each
@@ -689,14 +689,14 @@ void launch_f32_kernel(const Geometry& g, const float* in, float* out, const Wor
   k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, f32::kTileBytes, cudaStream_t(a.stream)>>>(in, out, g, w, src);
 }
 
-template <int CH, int MW, int MINB, class Src>
+template <int CH, int MW, class Src>
 void launch_f32_v(const SatArgs& a, const Geometry& g, const Words& w, bool vec, const Src& src) {
   const auto* in = static_cast<const float*>(a.in);
   auto* out = static_cast<float*>(a.out);
   if (vec)
-    launch_f32_kernel<f32::lookback_2d<CH, true, MW, MINB, Src>>(g, in, out, w, a, src);
+    launch_f32_kernel<f32::lookback_2d<CH, true, MW, Src>>(g, in, out, w, a, src);
   else
-    launch_f32_kernel<f32::lookback_2d<CH, false, MW, MINB, Src>>(g, in, out, w, a, src);
+    launch_f32_kernel<f32::lookback_2d<CH, false, MW, Src>>(g, in, out, w, a, src);
 }
 
 template <int CH, class Src>
@@ -704,7 +704,7 @@ void launch_f32(const SatArgs& a, const Geometry& g, const Words& w, bool vec, c
   // Several channels: their row chains looked back together, 4 words in all per window (1 per chain
   // at 4 channels: 48 registers, no spill; 2 words per chain spilled and measured slower, as did 4 blocks
   // per SM: docs/performance.md, guided filter second pass).
-  launch_f32_v<CH, CH == 1 ? 0 : 4 / CH, f32::kBlocks>(a, g, w, vec, src);
+  launch_f32_v<CH, CH == 1 ? 0 : 4 / CH>(a, g, w, vec, src);
 }
 
 template <class Src>
