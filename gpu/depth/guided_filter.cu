@@ -1,38 +1,44 @@
 // Guided filter on the GPU (He, Sun and Tang 2010; reference core/guided_filter.cpp), five stages:
-//   stack         centred guide and p, their products (colour: 13 floats in groups of 4+4+4+1; gray: 4)
+//   stack         centred guide and p, their products (colour: 13 floats in groups of 4+4+4+1; gray: 4),
+//                 from the offsets (the mean of every 8th row); under sat_lookback_2d the groups are
+//                 formed in its tiles' loads (sat_lookback_2d_stack) and never stored, so this stage is
+//                 the offsets alone
 //   sat stack     the registered builder's float SAT of each group (F32, 4 or 1 channels)
-//   coefficients  per pixel the window means (4 taps, float64 differences / clipped count), the 3x3 solve
-//                 (Sigma + eps U) a = cov in float64 by the adjugate, b; stored as float (4 or 2 channels)
+//   coefficients  per pixel the window means (4 taps, float64 differences times the reciprocal of the
+//                 clipped count), the 3x3 solve (Sigma + eps U) a = cov in float64 by the adjugate, b;
+//                 stored as float (4 or 2 channels)
 //   sat coefficients  the SAT of a and b
 //   output        q = mean(a) . (I - offset) + mean(b) + offset(p), float64, stored as float
-// Every float operation that forms a stored value is an explicitly rounded intrinsic (no contraction), so
-// the stacks equal core's bit for bit and only the SATs' rounding separates the two: the bound is core's
-// guided_filter_bound with the builders' kFloatSatRelBound. The cost is independent of the radius (4 taps
-// per mean); minimum traffic per pixel, colour: 12 (guide) + 4 (p) read, 52 stack written, the SAT reads
-// 52 and writes 52, the coefficients read 52 x 4 taps (mostly cache hits) and write 16, the second SAT 16 +
-// 16, the output reads 16 x 4 taps + 12 + writes 4.
+// Every float operation that forms a stored value is an explicitly rounded intrinsic (no contraction;
+// gpu/depth/guided_stack.cuh), so the stacks equal core's bit for bit and only the SATs' rounding (and
+// float64 last bits, inside the bound's slack) separates the two: the bound is core's guided_filter_bound
+// with the builders' kFloatSatRelBound. The cost is independent of the radius (4 taps per mean); traffic
+// per pixel, colour, fused: the 4 builds read the guide and p (16 B each, the 1-channel group 12) and
+// write 52, the coefficients read 52 x 4 taps (mostly cache hits) and write 16, the second SAT 16 + 16,
+// the output reads 16 x 4 taps + 12 + writes 4 (not fused: + 16 read and 52 written by the stack kernel).
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "core/error.hpp"
 #include "gpu/check.hpp"
 #include "gpu/depth/guided_filter.hpp"
+#include "gpu/depth/guided_stack.cuh"
 #include "gpu/device.hpp"
+#include "gpu/sat/sat.hpp"
 
 namespace satlab::gpu {
 namespace {
+
+using namespace guided_detail;
 
 constexpr int kThreads = 256;
 constexpr int kOffsetRowStep = 8;  // the offsets sample every 8th row
 
 unsigned blocks_for(size_t n) {
   return unsigned(std::min<size_t>((n + kThreads - 1) / kThreads, 65535 * 16));
-}
-
-__device__ __forceinline__ float luma(const float* g) {
-  return __fadd_rn(__fadd_rn(__fmul_rn(0.2126f, g[0]), __fmul_rn(0.7152f, g[1])), __fmul_rn(0.0722f, g[2]));
 }
 
 // Sums of the sampled rows: acc[0..2] guide (colour) or acc[0] luma/gray, acc[3] p.
@@ -66,24 +72,6 @@ __global__ void offset_sums(const float* __restrict__ guide, int gc, bool gray, 
   }
 }
 
-struct Offsets {
-  float g[3], p;
-};
-__device__ __forceinline__ Offsets offsets_of(const double* acc, double count) {
-  return {{float(acc[0] / count), float(acc[1] / count), float(acc[2] / count)}, float(acc[3] / count)};
-}
-
-// Centred guide value(s) of pixel i: nc = 1 (gray: luma, or the guide's one channel) or 3.
-template <int NC>
-__device__ __forceinline__ void centred_guide(const float* __restrict__ guide, int gc, size_t i,
-                                              const Offsets& o, float I[3]) {
-  const float* g = guide + i * size_t(gc);
-  if (NC == 1)
-    I[0] = __fsub_rn(gc == 1 ? g[0] : luma(g), o.g[0]);
-  else
-    for (int c = 0; c < 3; ++c) I[c] = __fsub_rn(g[c], o.g[c]);
-}
-
 template <int NC>
 __global__ void stack_kernel(const float* __restrict__ guide, int gc, const float* __restrict__ p, size_t n,
                              const double* __restrict__ acc, double count, float4* __restrict__ s0,
@@ -98,14 +86,10 @@ __global__ void stack_kernel(const float* __restrict__ guide, int gc, const floa
     float I[3];
     centred_guide<NC>(guide, gc, i, o, I);
     const float pc = __fsub_rn(p[i], o.p);
-    if (NC == 1) {
-      s0[i] = make_float4(I[0], pc, __fmul_rn(I[0], pc), __fmul_rn(I[0], I[0]));
-    } else {
-      s0[i] = make_float4(I[0], I[1], I[2], pc);
-      s1[i] =
-          make_float4(__fmul_rn(I[0], pc), __fmul_rn(I[1], pc), __fmul_rn(I[2], pc), __fmul_rn(I[0], I[0]));
-      s2[i] = make_float4(__fmul_rn(I[0], I[1]), __fmul_rn(I[0], I[2]), __fmul_rn(I[1], I[1]),
-                          __fmul_rn(I[1], I[2]));
+    s0[i] = stack4<NC>(I, pc, 0);
+    if (NC == 3) {
+      s1[i] = stack4<NC>(I, pc, 1);
+      s2[i] = stack4<NC>(I, pc, 2);
       s3[i] = __fmul_rn(I[2], I[2]);
     }
   }
@@ -157,38 +141,47 @@ __device__ __forceinline__ double2 box2(const float2* __restrict__ s, int w, con
                       double(A.y) - double(B.y) - double(C.y) + double(D.y));
 }
 
+// Quotients by d as products with r = 1 / d, formed once: a float64 division costs ~12 float64
+// instructions and the colour coefficients had 16 per pixel (0.263 -> 0.225 ms, docs/performance.md). The
+// quotients differ from the reference's divisions by an ulp of float64, inside the bound's float64 slack
+// (core/guided_filter.cpp).
+struct Recip {
+  double r;
+  __device__ __forceinline__ explicit Recip(double d) : r(1.0 / d) {}
+  __device__ __forceinline__ double of(double q) const { return q * r; }
+};
+
 __global__ void coefficients_color(const float4* __restrict__ s0, const float4* __restrict__ s1,
                                    const float4* __restrict__ s2, const float* __restrict__ s3, int w, int h,
                                    int r, double eps, float4* __restrict__ ab) {
   const int x = int(blockIdx.x * blockDim.x + threadIdx.x), y = int(blockIdx.y * blockDim.y + threadIdx.y);
   if (x >= w || y >= h) return;
   const Window b = window(x, y, r, w, h);
-  const double n = count(b);
+  const Recip n(count(b));
   const D4 m0 = box4(s0, w, b), m1 = box4(s1, w, b), m2 = box4(s2, w, b);
   const double m3 = box1(s3, w, b);
-  const double mi0 = m0.x / n, mi1 = m0.y / n, mi2 = m0.z / n, mp = m0.w / n;
-  const double c0 = m1.x / n - mi0 * mp, c1 = m1.y / n - mi1 * mp, c2 = m1.z / n - mi2 * mp;
-  const double a00 = m1.w / n - mi0 * mi0 + eps, a01 = m2.x / n - mi0 * mi1, a02 = m2.y / n - mi0 * mi2;
-  const double a11 = m2.z / n - mi1 * mi1 + eps, a12 = m2.w / n - mi1 * mi2, a22 = m3 / n - mi2 * mi2 + eps;
+  const double mi0 = n.of(m0.x), mi1 = n.of(m0.y), mi2 = n.of(m0.z), mp = n.of(m0.w);
+  const double c0 = n.of(m1.x) - mi0 * mp, c1 = n.of(m1.y) - mi1 * mp, c2 = n.of(m1.z) - mi2 * mp;
+  const double a00 = n.of(m1.w) - mi0 * mi0 + eps, a01 = n.of(m2.x) - mi0 * mi1, a02 = n.of(m2.y) - mi0 * mi2;
+  const double a11 = n.of(m2.z) - mi1 * mi1 + eps, a12 = n.of(m2.w) - mi1 * mi2, a22 = n.of(m3) - mi2 * mi2 + eps;
   const double i00 = a11 * a22 - a12 * a12, i01 = a02 * a12 - a01 * a22, i02 = a01 * a12 - a02 * a11;
   const double i11 = a00 * a22 - a02 * a02, i12 = a01 * a02 - a00 * a12, i22 = a00 * a11 - a01 * a01;
-  const double det = a00 * i00 + a01 * i01 + a02 * i02;
-  const double k0 = (i00 * c0 + i01 * c1 + i02 * c2) / det;
-  const double k1 = (i01 * c0 + i11 * c1 + i12 * c2) / det;
-  const double k2 = (i02 * c0 + i12 * c1 + i22 * c2) / det;
+  const Recip det(a00 * i00 + a01 * i01 + a02 * i02);
+  const double k0 = det.of(i00 * c0 + i01 * c1 + i02 * c2);
+  const double k1 = det.of(i01 * c0 + i11 * c1 + i12 * c2);
+  const double k2 = det.of(i02 * c0 + i12 * c1 + i22 * c2);
   ab[size_t(y) * size_t(w) + size_t(x)] =
       make_float4(float(k0), float(k1), float(k2), float(mp - (k0 * mi0 + k1 * mi1 + k2 * mi2)));
 }
-
 __global__ void coefficients_gray(const float4* __restrict__ s0, int w, int h, int r, double eps,
                                   float2* __restrict__ ab) {
   const int x = int(blockIdx.x * blockDim.x + threadIdx.x), y = int(blockIdx.y * blockDim.y + threadIdx.y);
   if (x >= w || y >= h) return;
   const Window b = window(x, y, r, w, h);
-  const double n = count(b);
+  const Recip n(count(b));
   const D4 m = box4(s0, w, b);
-  const double mi = m.x / n, mp = m.y / n;
-  const double a = (m.z / n - mi * mp) / ((m.w / n - mi * mi) + eps);
+  const double mi = n.of(m.x), mp = n.of(m.y);
+  const double a = (n.of(m.z) - mi * mp) / ((n.of(m.w) - mi * mi) + eps);
   ab[size_t(y) * size_t(w) + size_t(x)] = make_float2(float(a), float(mp - a * mi));
 }
 
@@ -200,23 +193,29 @@ __global__ void output_kernel(const void* __restrict__ ab_sat, const float* __re
   if (x >= w || y >= h) return;
   const Offsets o = offsets_of(acc, cnt);
   const Window b = window(x, y, r, w, h);
-  const double n = count(b);
+  const Recip n(count(b));
   const size_t i = size_t(y) * size_t(w) + size_t(x);
   float I[3];
   centred_guide<NC>(guide, gc, i, o, I);
   double v;
   if (NC == 1) {
     const double2 m = box2(static_cast<const float2*>(ab_sat), w, b);
-    v = m.y / n + double(o.p);
-    v += m.x / n * double(I[0]);
+    v = n.of(m.y) + double(o.p);
+    v += n.of(m.x) * double(I[0]);
   } else {
     const D4 m = box4(static_cast<const float4*>(ab_sat), w, b);
-    v = m.w / n + double(o.p);
-    v += m.x / n * double(I[0]);
-    v += m.y / n * double(I[1]);
-    v += m.z / n * double(I[2]);
+    v = n.of(m.w) + double(o.p);
+    v += n.of(m.x) * double(I[0]);
+    v += n.of(m.y) * double(I[1]);
+    v += n.of(m.z) * double(I[2]);
   }
   q[i] = float(v);
+}
+
+// The offsets alone (the fused path's stand-in for the stack kernel's first thread).
+__global__ void write_offsets(const double* __restrict__ acc, double count, int nc, float* __restrict__ out) {
+  const Offsets o = offsets_of(acc, count);
+  out[0] = o.g[0], out[1] = nc == 3 ? o.g[1] : 0.f, out[2] = nc == 3 ? o.g[2] : 0.f, out[3] = o.p;
 }
 
 }  // namespace
@@ -260,8 +259,10 @@ void guided_filter(const GuidedDeviceArgs& a) {
   const size_t pad = (n + 63) / 64 * 64;
   const size_t group[4] = {0, 4 * pad, 8 * pad, 12 * pad};
   const size_t stack_floats = nc == 1 ? 4 * pad : 13 * pad, ab_floats = nc == 1 ? 2 : 4;
+  // sat_lookback_2d forms the stack in its tile loads (sat_lookback_2d_stack): never stored.
+  const bool fused = sat.name == "sat_lookback_2d";
   Scratch acc(4 * sizeof(double), st);
-  Scratch stack(stack_floats * sizeof(float), st), stack_sat(stack_floats * sizeof(float), st);
+  Scratch stack(fused ? 0 : stack_floats * sizeof(float), st), stack_sat(stack_floats * sizeof(float), st);
   Scratch ab(n * ab_floats * sizeof(float), st), ab_sat(n * ab_floats * sizeof(float), st);
   const int rows = (h + kOffsetRowStep - 1) / kOffsetRowStep;
   const double cnt = double(rows) * double(w);
@@ -276,13 +277,20 @@ void guided_filter(const GuidedDeviceArgs& a) {
   float4 *g0 = reinterpret_cast<float4*>(sf + group[0]), *g1 = reinterpret_cast<float4*>(sf + group[1]),
          *g2 = reinterpret_cast<float4*>(sf + group[2]);
   float* g3 = sf + group[3];
-  if (nc == 1)
-    stack_kernel<1><<<blocks_for(n), kThreads, 0, st>>>(a.guide, gc, a.p, n, acc.as<double>(), cnt, g0,
-                                                        nullptr, nullptr, nullptr, a.offsets_out);
-  else
-    stack_kernel<3><<<blocks_for(n), kThreads, 0, st>>>(a.guide, gc, a.p, n, acc.as<double>(), cnt, g0, g1,
-                                                        g2, g3, a.offsets_out);
-  SATLAB_LAUNCHED("guided stack", ctx);
+  if (fused) {
+    if (a.offsets_out) {
+      write_offsets<<<1, 1, 0, st>>>(acc.as<double>(), cnt, nc, a.offsets_out);
+      SATLAB_LAUNCHED("guided offsets out", ctx);
+    }
+  } else {
+    if (nc == 1)
+      stack_kernel<1><<<blocks_for(n), kThreads, 0, st>>>(a.guide, gc, a.p, n, acc.as<double>(), cnt, g0,
+                                                          nullptr, nullptr, nullptr, a.offsets_out);
+    else
+      stack_kernel<3><<<blocks_for(n), kThreads, 0, st>>>(a.guide, gc, a.p, n, acc.as<double>(), cnt, g0,
+                                                          g1, g2, g3, a.offsets_out);
+    SATLAB_LAUNCHED("guided stack", ctx);
+  }
 
   phase("sat stack");
   auto build = [&](const float* in, float* out, int channels) {
@@ -296,20 +304,38 @@ void guided_filter(const GuidedDeviceArgs& a) {
     s.stream = a.stream;
     sat.sat(s);
   };
-  build(sf, ss, 4);
+  auto build_group = [&](int k, int channels) {
+    if (!fused) return build(sf + group[k], ss + group[k], channels);
+    SatArgs s;
+    s.in = a.p;  // not read
+    s.out = ss + group[k];
+    s.width = w;
+    s.height = h;
+    s.channels = channels;
+    s.dtype = DType::F32;
+    s.stream = a.stream;
+    StackSource src{a.guide, gc, nc, a.p, acc.as<double>(), cnt, k};
+    src.raw = channels == 4 && gc == 3 && w % 4 == 0 && reinterpret_cast<uintptr_t>(a.guide) % 16 == 0 &&
+              reinterpret_cast<uintptr_t>(a.p) % 16 == 0;
+    sat_lookback_2d_stack(s, src);
+  };
+  build_group(0, 4);
   if (nc == 3) {
-    build(sf + group[1], ss + group[1], 4);
-    build(sf + group[2], ss + group[2], 4);
-    build(sf + group[3], ss + group[3], 1);
+    build_group(1, 4);
+    build_group(2, 4);
+    build_group(3, 1);
   }
 
   phase("coefficients");
-  const dim3 block(32, 8), grid(unsigned((w + 31) / 32), unsigned((h + 7) / 8));
+  // Blocks of a 256-pixel row segment: a warp's two tap columns, x - r - 1 and x + r, share more of their
+  // lines in L1 than in 32 x 8 blocks (colour coefficients 0.227 -> 0.213 ms at r = 8; 64 and 128 wide
+  // between: docs/performance.md).
+  const dim3 block(kThreads, 1), grid(unsigned((w + kThreads - 1) / kThreads), unsigned(h));
   const int r = a.params.radius;
   const double eps = double(a.params.eps);
   if (nc == 1)
-    coefficients_gray<<<grid, block, 0, st>>>(reinterpret_cast<const float4*>(ss), w, h, r, eps,
-                                              ab.as<float2>());
+    coefficients_gray<<<grid, block, 0, st>>>(
+        reinterpret_cast<const float4*>(ss), w, h, r, eps, ab.as<float2>());
   else
     coefficients_color<<<grid, block, 0, st>>>(
         reinterpret_cast<const float4*>(ss + group[0]), reinterpret_cast<const float4*>(ss + group[1]),
@@ -320,12 +346,8 @@ void guided_filter(const GuidedDeviceArgs& a) {
   build(ab.as<float>(), ab_sat.as<float>(), int(ab_floats));
 
   phase("output");
-  if (nc == 1)
-    output_kernel<1>
-        <<<grid, block, 0, st>>>(ab_sat.as<void>(), a.guide, gc, w, h, r, acc.as<double>(), cnt, a.q);
-  else
-    output_kernel<3>
-        <<<grid, block, 0, st>>>(ab_sat.as<void>(), a.guide, gc, w, h, r, acc.as<double>(), cnt, a.q);
+  const auto out = nc == 1 ? output_kernel<1> : output_kernel<3>;
+  out<<<grid, block, 0, st>>>(ab_sat.as<void>(), a.guide, gc, w, h, r, acc.as<double>(), cnt, a.q);
   SATLAB_LAUNCHED("guided output", ctx);
 }
 

@@ -28,6 +28,13 @@ void sat_single_pass(const SatArgs& args);
 // 8-bit (1 or 4 channels) and float.
 Variant sat_lookback_2d_variant();
 void sat_lookback_2d(const SatArgs& args);
+// sat_lookback_2d's float tiles on a stack group of the guided filter, formed from the guide and p as
+// each tile loads (gpu/depth/guided_stack.cuh); args.in is not read (it must still be a device pointer:
+// p will do). The group's SAT equals sat_lookback_2d's of the stored group bit for bit.
+namespace guided_detail {
+struct StackSource;
+}
+void sat_lookback_2d_stack(const SatArgs& args, const guided_detail::StackSource& s);
 
 // Minimum bytes of a SAT over n pixels: each input element read once, each output element written once.
 double sat_min_bytes(size_t n, DType t);

@@ -95,6 +95,56 @@ __device__ __forceinline__ Acc look_back(const unsigned long long* base, size_t 
   }
 }
 
+// CH chains side by side (chain c's words at base + c, each chain's elements `stride` apart), element
+// `index` of each: as look_back, but every window's loads of all CH chains are issued before any is used,
+// so the CH look-backs cost the round trips of one (a thread with a chain per channel: sat_lookback_2d's
+// float row threads). Windows of `win` words per chain (at most W); sum[c] receives chain c's
+// predecessors' sum.
+template <typename Acc, int CH, int W>
+__device__ __forceinline__ void look_back_multi(const unsigned long long* base, size_t stride, int index, int win,
+                                                unsigned epoch, Acc (&sum)[CH]) {
+  int b[CH];
+  bool done[CH];
+#pragma unroll
+  for (int c = 0; c < CH; ++c) sum[c] = Acc(0), b[c] = index - 1, done[c] = false;
+  for (;;) {
+    unsigned long long w[CH][W];
+#pragma unroll
+    for (int c = 0; c < CH; ++c)
+#pragma unroll
+      for (int u = 0; u < W; ++u)
+        w[c][u] = done[c] || u >= win ? 0ull
+                  : b[c] - u >= 0
+                      ? *reinterpret_cast<const volatile unsigned long long*>(base + c + size_t(b[c] - u) * stride)
+                      : pack(Acc(0), kFlagP, epoch);  // before the chain's start: nothing to add
+    bool all = true, blocked = false;
+#pragma unroll
+    for (int c = 0; c < CH; ++c) {
+      if (done[c]) continue;
+      int n = 0;
+      bool found = false, blk = false;
+#pragma unroll
+      for (int u = 0; u < W; ++u) {
+        if (found || blk || u >= win) continue;
+        const unsigned f = flag_of<Acc>(w[c][u], epoch);
+        if (f == 0) {
+          blk = true;
+          continue;
+        }
+        sum[c] += value_of<Acc>(w[c][u]);
+        ++n;
+        found = f == kFlagP;
+      }
+      b[c] -= n;
+      done[c] = found;
+      all = all && found;
+      blocked = blocked || blk;
+    }
+    if (all) return;
+    if (blocked) __nanosleep(64);
+  }
+}
+
 // Publishes a word (a plain 64-bit store, seen whole by the readers' volatile loads).
 __device__ __forceinline__ void publish(unsigned long long* w, unsigned long long word) {
   *reinterpret_cast<volatile unsigned long long*>(w) = word;

@@ -21,8 +21,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "gpu/depth/guided_stack.cuh"
 #include "gpu/device.hpp"
 #include "gpu/sat/sat.hpp"
 #include "gpu/sat/sat_common.cuh"
@@ -191,7 +193,11 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
 // float tile waits for comes from a tile with a smaller number (left, above, above-left): no deadlock. Tiles
 // are numbered row by row (down the tile columns, or row by row inside strips of tile columns, measured
 // slower: tuning log 30); 128-wide tiles halve the row chains in flight at once against 64 x 128 ones
-// (tuning log 32).
+// (tuning log 32). A row thread's CH chains (one per channel) are looked back together
+// (look_back_multi: CH x 1 words in flight per window at 4 channels, 2 x 2 at 2), not one after the
+// other: 4-channel tiles at 3840x2160 0.21 -> 0.15 ms (docs/performance.md, guided filter second pass).
+// The input is the image, or a stack group of the guided filter formed as the tile loads
+// (sat_lookback_2d_stack: the same values bit for bit, so the same bound).
 namespace f32 {
 
 constexpr int V = 4;   // floats per thread and row
@@ -253,9 +259,141 @@ __device__ __forceinline__ double warp_inclusive(double v) {
   return v;
 }
 
-template <int CH, bool VEC>
+// The tile's input: the image (SatArgs::in), or a stack group of the guided filter formed from the guide
+// and p as the tile loads (guided_detail::StackSource: the stack is never written to memory).
+struct ImageSource {};
+
+// Stack group s.group of the pixels of this thread's KR rows from element x0 (CH 4: one pixel; CH 1,
+// group 3: four) to the tile, zeros below the image and past its right edge. The loads of SB rows are
+// all issued before any value is formed and stored (a store to the tile may alias the images for the
+// compiler, which would otherwise wait for each row's loads in turn).
+template <int CH, int SB>
+__device__ __forceinline__ void load_stack(const guided_detail::StackSource& s, const Geometry& g, int x0,
+                                           int y0, float* rows) {
+  using namespace guided_detail;
+  static_assert(KR % SB == 0, "row batches");
+  const Offsets o = offsets_of(s.acc, s.count);
+  const int w = g.E / CH;  // pixels per row
+#pragma unroll
+  for (int r0 = 0; r0 < KR; r0 += SB) {
+    float q[SB][4];  // CH 4: the guide's 3 channels (or 1) and p; CH 1: 4 pixels' guide channel 2
+#pragma unroll
+    for (int r = 0; r < SB; ++r) {
+      const int y = y0 + r0 + r;
+      const bool in = y < g.H && x0 < g.E;
+      if constexpr (CH == 4) {
+        const size_t i = size_t(y) * size_t(w) + size_t(x0 / 4);
+        const float* gp = s.guide + i * size_t(s.gc);
+        q[r][0] = in ? __ldcs(gp) : 0.f;
+        q[r][1] = in && s.gc > 1 ? __ldcs(gp + 1) : 0.f;
+        q[r][2] = in && s.gc > 1 ? __ldcs(gp + 2) : 0.f;
+        q[r][3] = in ? __ldcs(s.p + i) : 0.f;
+      } else {
+#pragma unroll
+        for (int k = 0; k < V; ++k)
+          q[r][k] = in && x0 + k < g.E
+                        ? __ldcs(s.guide + (size_t(y) * size_t(w) + size_t(x0 + k)) * size_t(s.gc) + 2)
+                        : 0.f;
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < SB; ++r) {
+      const int y = y0 + r0 + r;
+      float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+      if (y < g.H && x0 < g.E) {
+        if constexpr (CH == 4) {
+          float I[3];
+          const float pc = __fsub_rn(q[r][3], o.p);
+          if (s.nc == 1) {
+            centred_guide<1>(q[r], s.gc == 1 ? 1 : 3, 0, o, I);
+            v = stack4<1>(I, pc, 0);
+          } else {
+            centred_guide<3>(q[r], 3, 0, o, I);
+            v = stack4<3>(I, pc, s.group);
+          }
+        } else {
+          float f[V];
+#pragma unroll
+          for (int k = 0; k < V; ++k) {
+            const float i2 = __fsub_rn(q[r][k], o.g[2]);
+            f[k] = x0 + k < g.E ? __fmul_rn(i2, i2) : 0.f;
+          }
+          v = make_float4(f[0], f[1], f[2], f[3]);
+        }
+      }
+      *reinterpret_cast<float4*>(rows + r0 * kTileW + r * kTileW) = v;
+    }
+  }
+}
+
+// As load_stack for 4-channel groups of a 3-channel guide whose rows are 16-byte multiples (s.raw): a
+// tile row is 32 pixels, and their guide (96 floats) and p (32 floats) fill the row's 512 bytes exactly,
+// so each thread copies one 16-byte chunk of each of its KR rows there with cp.async (all in flight,
+// none in registers, as the image tiles' loads), then its warp (a group: 32 lanes, a row's pixels) forms
+// the stack values in place, half of the rows at a time, every lane's reads of a row before any write.
+__device__ __forceinline__ void load_stack_raw(const guided_detail::StackSource& s, const Geometry& g, int x0,
+                                               int y0, float* rows) {
+  using namespace guided_detail;
+  const int lane = threadIdx.x % kLanesF, w = g.E / 4, px0 = x0 / 4 - lane;  // the tile row's first pixel
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(rows - lane * V));
+  unsigned long long policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+#pragma unroll
+  for (int r = 0; r < KR; ++r) {
+    const int y = y0 + r;
+    const float* src;
+    bool inside;
+    if (lane < 24) {  // guide floats 4 lane .. 4 lane + 3 of the row's 96
+      inside = y < g.H && px0 * 3 + lane * 4 < w * 3;
+      src = s.guide + (size_t(y) * size_t(w) + size_t(px0)) * 3 + size_t(lane) * 4;
+    } else {  // p of pixels 4 (lane - 24) ..
+      inside = y < g.H && px0 + (lane - 24) * 4 < w;
+      src = s.p + size_t(y) * size_t(w) + size_t(px0) + size_t(lane - 24) * 4;
+    }
+    asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::"r"(
+                     dst + unsigned(r * kTileW * 4 + lane * 16)),
+                 "l"(inside ? src : s.p), "r"(inside ? 16 : 0), "l"(policy)
+                 : "memory");
+  }
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+  __syncwarp();  // every lane's copies, visible to the warp
+  const Offsets o = offsets_of(s.acc, s.count);
+  const float* row0 = rows - lane * V;  // the group's first row
+  const bool px_in = px0 + lane < w;
+#pragma unroll
+  for (int r0 = 0; r0 < KR; r0 += KR / 2) {
+    float q[KR / 2][4];
+#pragma unroll
+    for (int r = 0; r < KR / 2; ++r) {
+      const float* row = row0 + (r0 + r) * kTileW;
+      q[r][0] = row[lane * 3], q[r][1] = row[lane * 3 + 1], q[r][2] = row[lane * 3 + 2];
+      q[r][3] = row[96 + lane];
+    }
+    __syncwarp();  // the rows read by every lane before any lane writes them
+#pragma unroll
+    for (int r = 0; r < KR / 2; ++r) {
+      float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+      if (px_in && y0 + r0 + r < g.H) {
+        float I[3];
+        const float pc = __fsub_rn(q[r][3], o.p);
+        if (s.nc == 1) {
+          centred_guide<1>(q[r], 3, 0, o, I);
+          v = stack4<1>(I, pc, 0);
+        } else {
+          centred_guide<3>(q[r], 3, 0, o, I);
+          v = stack4<3>(I, pc, s.group);
+        }
+      }
+      *reinterpret_cast<float4*>(rows + (r0 + r) * kTileW) = v;
+    }
+  }
+}
+
+// MW > 0: the row threads' CH chains looked back together, MW words per chain at once; 0: one after the
+// other (chain_step). SB: rows of a fused stack group loaded at once through registers (load_stack).
+template <int CH, bool VEC, int MW, class Src, int SB = 4>
 __global__ void __launch_bounds__(kThreads, kBlocks)
-    lookback_2d(const float* __restrict__ in, float* __restrict__ out, Geometry g, Words w) {
+    lookback_2d(const float* __restrict__ in, float* __restrict__ out, Geometry g, Words w, Src src) {
   constexpr int TW = kTileW, L = kLanesF, G = kGroupsF, kTileH = kTileHF;
   constexpr int kRowT = kThreads - kTileH;  // threads from here: a tile row each
   constexpr int kRW = kRowWarps;            // corner chains per tile column, one per row warp
@@ -273,7 +411,12 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
   const int x0 = j * TW + lane * V, y0 = i * kTileH + grp * KR;
   float* const mine_rows = tile + grp * KR * TW + lane * V;
   SAT_TRACE(0, 0)  // start
-  if constexpr (VEC) {
+  if constexpr (!std::is_same_v<Src, ImageSource>) {
+    if (CH == 4 && src.raw)
+      load_stack_raw(src, g, x0, y0, mine_rows);
+    else
+      load_stack<CH, SB>(src, g, x0, y0, mine_rows);
+  } else if constexpr (VEC) {
     // The thread's KR rows straight to the tile, all in flight at once and none held in registers
     // (cp.async, L2 only, marked evict-first: the input's only read); zeros below the image and past its
     // right edge.
@@ -374,6 +517,44 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
     }
     corner_s[r][c] = corner;
     SAT_TRACE(kCornerT, 4)  // corner done
+  } else if (t >= kRowT && MW > 0 && CH > 1) {
+    // The row's CH chains looked back together (look_back_multi: one set of round trips, not CH in a
+    // row); the rows' own sums read again from rowv after it (not held in registers through it).
+    const int u = t - kRowT, y = i * kTileH + u, rw = warp - kRowT / 32;
+#pragma unroll
+    for (int c = 0; c < CH; ++c) {
+      double sum = double(rowv[u * CH + c]);
+#pragma unroll
+      for (int m = 16; m > 0; m >>= 1) sum += __shfl_xor_sync(kFull, sum, m);
+      if ((t & 31) == 31) wown[rw][c] = sum;
+    }
+    double lft[CH];
+#pragma unroll
+    for (int c = 0; c < CH; ++c) lft[c] = 0;
+    if (y < g.H) {
+      unsigned long long* chain = w.row + size_t(y) * CH;
+      const size_t stride = size_t(g.H) * CH;
+      if (j > 0) {
+#pragma unroll
+        for (int c = 0; c < CH; ++c)
+          publish(chain + size_t(j) * stride + c, pack(double(rowv[u * CH + c]), kFlagA, w.epoch));
+        look_back_multi<double, CH, (MW > 0 ? MW : 1)>(chain, stride, j, min(w.window, MW), w.epoch, lft);
+      }
+#pragma unroll
+      for (int c = 0; c < CH; ++c)
+        publish(chain + size_t(j) * stride + c, pack(lft[c] + double(rowv[u * CH + c]), kFlagP, w.epoch));
+    }
+    SAT_TRACE(kRowT, 5)  // first row warp's look-backs done
+#pragma unroll
+    for (int c = 0; c < CH; ++c) {
+      pre[c] = warp_inclusive<1>(lft[c]);
+      if ((t & 31) == 31) {
+        wtot[warp][c] = pre[c];
+        if (j + 1 < g.nTx)  // this warp's aggregate in the corner chain of tile column j + 1
+          publish(w.corner + ((size_t(j + 1) * kRW + rw) * g.nTy + i) * CH + c,
+                  pack(pre[c] + wown[rw][c], kFlagA, w.epoch));
+      }
+    }
   } else if (t >= kRowT) {
     const int u = t - kRowT, y = i * kTileH + u;
 #pragma unroll
@@ -493,8 +674,9 @@ void launch_u8(const SatArgs& a, const Geometry& g, const Words& w, bool vec) {
   k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, 0, cudaStream_t(a.stream)>>>(in, out, g, w, true);
 }
 
-template <auto k>
-void launch_f32_kernel(const Geometry& g, const float* in, float* out, const Words& w, const SatArgs& a) {
+template <auto k, class Src>
+void launch_f32_kernel(const Geometry& g, const float* in, float* out, const Words& w, const SatArgs& a,
+                       const Src& src) {
   static const cudaError_t attr = [] {  // once per kernel: the tile is dynamic shared memory
     cudaError_t e =
         cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(f32::kTileBytes));
@@ -504,22 +686,29 @@ void launch_f32_kernel(const Geometry& g, const float* in, float* out, const Wor
     return e;
   }();
   cuda_check(attr, "cudaFuncSetAttribute (shared memory) of sat_lookback_2d's float tiles", a);
-  k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, f32::kTileBytes, cudaStream_t(a.stream)>>>(in, out, g, w);
+  k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, f32::kTileBytes, cudaStream_t(a.stream)>>>(in, out, g, w, src);
 }
 
-template <int CH>
-void launch_f32(const SatArgs& a, const Geometry& g, const Words& w, bool vec) {
+template <int CH, int MW, class Src>
+void launch_f32_v(const SatArgs& a, const Geometry& g, const Words& w, bool vec, const Src& src) {
   const auto* in = static_cast<const float*>(a.in);
   auto* out = static_cast<float*>(a.out);
   if (vec)
-    launch_f32_kernel<f32::lookback_2d<CH, true>>(g, in, out, w, a);
+    launch_f32_kernel<f32::lookback_2d<CH, true, MW, Src>>(g, in, out, w, a, src);
   else
-    launch_f32_kernel<f32::lookback_2d<CH, false>>(g, in, out, w, a);
+    launch_f32_kernel<f32::lookback_2d<CH, false, MW, Src>>(g, in, out, w, a, src);
 }
 
-}  // namespace
+template <int CH, class Src>
+void launch_f32(const SatArgs& a, const Geometry& g, const Words& w, bool vec, const Src& src) {
+  // Several channels: their row chains looked back together, 4 words in all per window (1 per chain
+  // at 4 channels: 48 registers, no spill; 2 words per chain spilled and measured slower, as did 4 blocks
+  // per SM: docs/performance.md, guided filter second pass).
+  launch_f32_v<CH, CH == 1 ? 0 : 4 / CH>(a, g, w, vec, src);
+}
 
-void sat_lookback_2d(const SatArgs& a) {
+template <class Src>
+void build(const SatArgs& a, const Src& src) {
   check_args(a, a.dtype != DType::F32);
   const bool f = a.dtype == DType::F32;
   const int CH = a.channels;  // check_args: U8 1, RGBA8 4, F32 1..4
@@ -551,17 +740,29 @@ void sat_lookback_2d(const SatArgs& a) {
   const Words w{lw.words, lw.words + nCol, lw.words + nCol + nRow, window(f), lw.epoch, trace};
   const bool vec = g.E % (f ? 4 : 16) == 0 && reinterpret_cast<uintptr_t>(a.in) % 16 == 0 &&
                    reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
-  if (f) {
+  if constexpr (std::is_same_v<Src, f32::ImageSource>) {
+    if (f) {
+      if (CH == 1)
+        launch_f32<1>(a, g, w, vec, src);
+      else if (CH == 2)
+        launch_f32<2>(a, g, w, vec, src);
+      else
+        launch_f32<4>(a, g, w, vec, src);
+    } else if (CH == 1) {
+      launch_u8<1>(a, g, w, vec);
+    } else {
+      launch_u8<4>(a, g, w, vec);
+    }
+  } else {  // a guided stack group: 4 channels, or group 3's one
+    if (!f || (CH != 4 && !(CH == 1 && src.group == 3 && src.nc == 3)))
+      throw Error("sat_lookback_2d: a guided stack group is F32 with 4 channels (group 3: 1)");
+    if (src.raw && !(CH == 4 && src.gc == 3 && a.width % 4 == 0 && reinterpret_cast<uintptr_t>(src.guide) % 16 == 0 &&
+                     reinterpret_cast<uintptr_t>(src.p) % 16 == 0))
+      throw Error("sat_lookback_2d: a raw-loaded stack group needs a 3-channel guide, rows of 16-byte multiples");
     if (CH == 1)
-      launch_f32<1>(a, g, w, vec);
-    else if (CH == 2)
-      launch_f32<2>(a, g, w, vec);
+      launch_f32<1>(a, g, w, vec, src);
     else
-      launch_f32<4>(a, g, w, vec);
-  } else if (CH == 1) {
-    launch_u8<1>(a, g, w, vec);
-  } else {
-    launch_u8<4>(a, g, w, vec);
+      launch_f32<4>(a, g, w, vec, src);
   }
   launch_check("sat_lookback_2d", a);
 #ifdef SATLAB_SAT_TRACE
@@ -580,6 +781,17 @@ void sat_lookback_2d(const SatArgs& a) {
     }
   }
 #endif
+}
+
+}  // namespace
+
+void sat_lookback_2d(const SatArgs& a) {
+  build(a, f32::ImageSource{});
+}
+
+void sat_lookback_2d_stack(const SatArgs& a, const guided_detail::StackSource& s) {
+  if (!s.guide || !s.p || !s.acc) throw Error("sat_lookback_2d: a guided stack group without its images");
+  build(a, s);
 }
 
 Variant sat_lookback_2d_variant() {
