@@ -1,21 +1,29 @@
 // The spread DoF mode on the GPU (core/dof_spread.hpp; CPU reference dof_spread_blur, per-pixel arithmetic
 // shared through core/dof_spread_pixel.hpp, this file built without FMA contraction so that both agree bit
 // for bit). Stages, each reported through DofArgs::stage:
-//   spread     every pixel adds its splat's signed corner deltas (uint32 atomics: exact and order-free)
-//              into the delta image of its depth layer (4 channels: colour, weight);
-//   planes     each delta image as its four byte planes, RGBA8 each; and the fill tables' slices: per layer
-//              t < count - 1 the (12-bit linear colour, 1) image of the pixels of layers 0..t as low and
-//              high bytes (as the layered mode's);
-//   sat        every plane through the registry's SAT builder: a delta image's SAT is
-//              sum_k 2^8k SAT(plane k) in wrap-around uint32 (SATs are linear), exactly the CPU's uint32 SAT;
-//   composite  dof::spread_pixel per pixel: the spread sums read at the pixel itself (4 tables per layer),
+//   spread     every pixel adds its splat's signed corner deltas (uint32 wrap-around: exact and order-free)
+//              into the delta image of its depth layer (4 channels: colour, weight). One launch per layer:
+//              a block takes a 32 x 8k tile of source pixels and, when the tile's window (the tile grown by
+//              the layer's largest aperture radius R, 1 + R beyond its right and bottom edges) fits in
+//              shared memory, adds its pixels' deltas there (shared atomics), then adds the window's
+//              non-zero words to the layer's delta image (coalesced global atomics); layers whose window
+//              does not fit add straight to global memory;
+//   slice      the fill tables' slices: per layer t < count - 1 the (12-bit linear colour, 1) image of the
+//              pixels of layers 0..t as low and high bytes (as the layered mode's);
+//   sat        the delta images' uint32 SATs in place (rows, then column sums per band of rows, their
+//              prefix over the bands, and the columns), exactly the CPU's uint32 SAT; the fill slices
+//              through the registry's SAT builder;
+//   composite  dof::spread_pixel per pixel: the spread sums read at the pixel itself (one uint4 per layer),
 //              the fill's box taps from the fill tables.
-// Bytes (minimum, per pixel and layer): spread writes 16 (the atomics' traffic is more); planes reads 16
-// and writes 16; each of the 4 SATs reads 4 and writes 16; composite reads 64. The fill tables add 8 + 2 x 20
-// per layer but the last, and the composite's few box taps.
+// Bytes (per pixel and layer): the memset and the flush write 16 (the flush's atomics more for the windows'
+// overlap, (1 + (2R + 1) / 32)(1 + (2R + 1) / 8k) times the tile); the SAT reads 16 + 16 + 16 and writes
+// 16 + 16; the composite reads 16. The fill tables add 8 + 2 x 20 per layer but the last, and the
+// composite's few box taps.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include "core/dof.hpp"
@@ -29,19 +37,14 @@ namespace {
 
 constexpr int kBlock = 256;
 
-__global__ void __launch_bounds__(kBlock)
-    spread_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
-                  dof::Layers layers, int max_r, const dof::Rect* __restrict__ rects,
-                  const uint8_t* __restrict__ counts, const uint16_t* __restrict__ lin,
-                  uint32_t* __restrict__ deltas) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= w || y >= h) return;
-  const size_t n = size_t(w) * size_t(h), i = size_t(y) * size_t(w) + size_t(x);
-  const float c = __ldg(coc + i);
-  const int j = dof::layer_of(c == c ? c : 0.f, layers);
-  uint32_t* d = deltas + size_t(j) * n * 4;
+// One pixel's splat (dof::splat_of, its two apertures): add(X, Y, k, value) for every corner delta.
+template <class Add>
+__device__ __forceinline__ void splat_pixel(const Add& add, const uchar4* __restrict__ img, float c, int x,
+                                            int y, int w, int h, int max_r, const dof::Rect* __restrict__ rects,
+                                            const uint8_t* __restrict__ counts,
+                                            const uint16_t* __restrict__ lin) {
   const dof::Splat s = dof::splat_of(c, max_r);
-  const uchar4 p = img[i];
+  const uchar4 p = img[size_t(y) * size_t(w) + size_t(x)];
   const uint32_t l[3] = {__ldg(lin + p.x), __ldg(lin + p.y), __ldg(lin + p.z)};
   for (int a = 0; a < 2; ++a) {
     const uint32_t part = a ? s.q : 256u - s.q;
@@ -53,31 +56,181 @@ __global__ void __launch_bounds__(kBlock)
     dof::splat_values(l, dof::splat_weight(part, dof::clipped_area(rr, nr, x, y, w, h)), v);
     dof::splat_corners(
         [&](int X, int Y, int sign) {
-          uint32_t* o = d + (size_t(Y) * size_t(w) + size_t(X)) * 4;
-          for (int k = 0; k < 4; ++k) atomicAdd(o + k, sign > 0 ? v[k] : 0u - v[k]);
+          for (int k = 0; k < 4; ++k) add(X, Y, k, sign > 0 ? v[k] : 0u - v[k]);
         },
         rr, nr, x, y, w, h);
   }
 }
 
-// Plane 4j + k of layer j: byte k of its delta image's 4 channels. Fill slices 2t (low bytes) and 2t + 1
-// (high bytes) of table t < count - 1.
+// Global atomics: the pixels whose layer is in `only` (a bit mask) add to their layer's delta image.
 __global__ void __launch_bounds__(kBlock)
-    planes_kernel(const uint4* __restrict__ deltas, const uchar4* __restrict__ img,
-                  const float* __restrict__ coc, size_t n, dof::Layers layers,
-                  const uint16_t* __restrict__ lin, uchar4* __restrict__ planes,
-                  uchar4* __restrict__ slices) {
-  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
-  for (int j = 0; j < layers.count; ++j) {
-    const uint4 d = deltas[size_t(j) * n + i];
-    for (int k = 0; k < 4; ++k) {
-      const int s = 8 * k;
-      planes[size_t(4 * j + k) * n + i] =
-          make_uchar4((d.x >> s) & 255u, (d.y >> s) & 255u, (d.z >> s) & 255u, (d.w >> s) & 255u);
+    spread_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
+                  dof::Layers layers, unsigned only, int max_r, const dof::Rect* __restrict__ rects,
+                  const uint8_t* __restrict__ counts, const uint16_t* __restrict__ lin,
+                  uint32_t* __restrict__ deltas) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  const size_t n = size_t(w) * size_t(h);
+  const float c = __ldg(coc + size_t(y) * size_t(w) + size_t(x));
+  const int j = dof::layer_of(c == c ? c : 0.f, layers);
+  if (!((only >> j) & 1u)) return;
+  uint32_t* d = deltas + size_t(j) * n * 4;
+  splat_pixel(
+      [&](int X, int Y, int k, uint32_t v) { atomicAdd(d + (size_t(Y) * size_t(w) + size_t(X)) * 4 + k, v); },
+      img, c, x, y, w, h, max_r, rects, counts, lin);
+}
+
+// The window of a 32 x 8 rpt tile for radius R: (32 + 2R + 1) x (8 rpt + 2R + 1) words per channel, each
+// channel's plane padded to 8 mod 32 words (the flush reads 8 pixels x 4 channels per warp without bank
+// conflicts).
+struct Window {
+  int ww, wh, plane;
+  __host__ __device__ Window(int rpt, int R) : ww(32 + 2 * R + 1), wh(8 * rpt + 2 * R + 1) {
+    plane = (ww * wh + 31) / 32 * 32 + 8;
+  }
+  __host__ __device__ size_t bytes() const { return size_t(plane) * 16; }
+};
+
+// Layer j's pixels of a 32 x 8 RPT tile (block 32 x 8, RPT rows per thread) add their deltas into the
+// tile's window in shared memory (every aperture of layer j lies within the square of radius R: the window
+// holds every corner; a splat beyond R, which the layers' edges rule out, would go to global memory), then
+// the window's non-zero words go to layer j's delta image d.
+template <int RPT>
+__global__ void __launch_bounds__(kBlock)
+    spread_tile_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
+                       dof::Layers layers, int j, int R, int max_r, const dof::Rect* __restrict__ rects,
+                       const uint8_t* __restrict__ counts, const uint16_t* __restrict__ lin,
+                       uint32_t* __restrict__ d) {
+  extern __shared__ uint4 window_storage[];
+  uint32_t* win = reinterpret_cast<uint32_t*>(window_storage);
+  const int tx0 = blockIdx.x * 32, ty0 = blockIdx.y * (8 * RPT), x = tx0 + threadIdx.x;
+  unsigned mine = 0;  // bit i: the pixel of row i is in layer j
+#pragma unroll
+  for (int i = 0; i < RPT; ++i) {
+    const int y = ty0 + threadIdx.y + 8 * i;
+    if (x < w && y < h) {
+      const float c = __ldg(coc + size_t(y) * size_t(w) + size_t(x));
+      mine |= unsigned(dof::layer_of(c == c ? c : 0.f, layers) == j) << i;
     }
   }
-  if (layers.count < 2) return;
+  const bool any = mine != 0u;
+  if (!__syncthreads_or(any)) return;
+  const Window W(RPT, R);
+  const int tid = threadIdx.y * 32 + threadIdx.x, ox = tx0 - R, oy = ty0 - R;
+  for (int i = tid; i < W.plane; i += kBlock) window_storage[i] = make_uint4(0u, 0u, 0u, 0u);
+  __syncthreads();
+  for (int i = 0; i < RPT; ++i) {
+    if (!((mine >> i) & 1u)) continue;
+    const int y = ty0 + threadIdx.y + 8 * i;
+    const float c = __ldg(coc + size_t(y) * size_t(w) + size_t(x));
+    const dof::Splat sp = dof::splat_of(c, max_r);
+    if (sp.r + (sp.q ? 1 : 0) > R)  // never: see above
+      splat_pixel(
+          [&](int X, int Y, int k, uint32_t v) {
+            atomicAdd(d + (size_t(Y) * size_t(w) + size_t(X)) * 4 + k, v);
+          },
+          img, c, x, y, w, h, max_r, rects, counts, lin);
+    else
+      splat_pixel(
+          [&](int X, int Y, int k, uint32_t v) {
+            atomicAdd(win + k * W.plane + (Y - oy) * W.ww + (X - ox), v);
+          },
+          img, c, x, y, w, h, max_r, rects, counts, lin);
+  }
+  __syncthreads();
+  // The flush: warp wy's rows, 8 pixels x 4 channels per step (global order: 128 contiguous bytes).
+  for (int wy = threadIdx.y; wy < W.wh; wy += 8) {
+    const int gy = oy + wy;
+    if (gy < 0 || gy >= h) continue;
+    for (int q = threadIdx.x; q < 4 * W.ww; q += 32) {
+      const int wx = q >> 2, k = q & 3, gx = ox + wx;
+      const uint32_t v = win[k * W.plane + wy * W.ww + wx];
+      if (v != 0u && gx >= 0 && gx < w) atomicAdd(d + (size_t(gy) * size_t(w) + size_t(gx)) * 4 + k, v);
+    }
+  }
+}
+
+// The delta images' SATs in place (uint32 wrap-around; layer blockIdx.y or blockIdx.z), in four steps:
+// rows (a warp per row, 4 consecutive pixels per lane), the column sums of each band of kBand rows, their
+// exclusive prefix over the bands, and the columns (each band from its prefix).
+constexpr int kBand = 32;
+
+__device__ __forceinline__ uint4 add4(uint4 a, uint4 b) {
+  return make_uint4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+}
+
+__global__ void __launch_bounds__(kBlock) sat_rows_kernel(uint4* __restrict__ d, int w, int h) {
+  const int lane = threadIdx.x & 31, y = blockIdx.x * (kBlock / 32) + (threadIdx.x >> 5);
+  if (y >= h) return;
+  uint4* row = d + size_t(blockIdx.y) * size_t(w) * size_t(h) + size_t(y) * size_t(w);
+  uint4 carry = make_uint4(0u, 0u, 0u, 0u);
+  for (int x0 = 0; x0 < w; x0 += 128) {
+    const int xl = x0 + 4 * lane;
+    uint4 v[4];
+    for (int i = 0; i < 4; ++i) v[i] = xl + i < w ? row[xl + i] : make_uint4(0u, 0u, 0u, 0u);
+    for (int i = 1; i < 4; ++i) v[i] = add4(v[i], v[i - 1]);
+    uint4 incl = v[3];
+    for (int o = 1; o < 32; o *= 2) {
+      uint4 t;
+      t.x = __shfl_up_sync(0xffffffffu, incl.x, o), t.y = __shfl_up_sync(0xffffffffu, incl.y, o);
+      t.z = __shfl_up_sync(0xffffffffu, incl.z, o), t.w = __shfl_up_sync(0xffffffffu, incl.w, o);
+      if (lane >= o) incl = add4(incl, t);
+    }
+    const uint4 base = add4(carry, make_uint4(incl.x - v[3].x, incl.y - v[3].y, incl.z - v[3].z, incl.w - v[3].w));
+    for (int i = 0; i < 4; ++i)
+      if (xl + i < w) row[xl + i] = add4(v[i], base);
+    carry.x += __shfl_sync(0xffffffffu, incl.x, 31), carry.y += __shfl_sync(0xffffffffu, incl.y, 31);
+    carry.z += __shfl_sync(0xffffffffu, incl.z, 31), carry.w += __shfl_sync(0xffffffffu, incl.w, 31);
+  }
+}
+
+// Grid (columns / kBlock, bands, layers).
+__global__ void __launch_bounds__(kBlock)
+    sat_band_sums_kernel(const uint4* __restrict__ d, int w, int h, int bands, uint4* __restrict__ sums) {
+  const int x = blockIdx.x * kBlock + threadIdx.x, b = blockIdx.y;
+  if (x >= w) return;
+  const uint4* col = d + size_t(blockIdx.z) * size_t(w) * size_t(h) + size_t(x);
+  const int y1 = min(h, (b + 1) * kBand);
+  uint4 s = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll 8
+  for (int y = b * kBand; y < y1; ++y) s = add4(s, col[size_t(y) * size_t(w)]);
+  sums[(size_t(blockIdx.z) * bands + b) * size_t(w) + x] = s;
+}
+
+// Grid (columns / kBlock, layers): the band sums become exclusive prefixes.
+__global__ void __launch_bounds__(kBlock) sat_band_prefix_kernel(uint4* __restrict__ sums, int w, int bands) {
+  const int x = blockIdx.x * kBlock + threadIdx.x;
+  if (x >= w) return;
+  uint4* s = sums + size_t(blockIdx.y) * bands * size_t(w) + x;
+  uint4 run = make_uint4(0u, 0u, 0u, 0u);
+  for (int b = 0; b < bands; ++b) {
+    const uint4 t = s[size_t(b) * size_t(w)];
+    s[size_t(b) * size_t(w)] = run;
+    run = add4(run, t);
+  }
+}
+
+// Grid (columns / kBlock, bands, layers).
+__global__ void __launch_bounds__(kBlock)
+    sat_columns_kernel(uint4* __restrict__ d, int w, int h, int bands, const uint4* __restrict__ sums) {
+  const int x = blockIdx.x * kBlock + threadIdx.x, b = blockIdx.y;
+  if (x >= w) return;
+  uint4* col = d + size_t(blockIdx.z) * size_t(w) * size_t(h) + size_t(x);
+  uint4 run = sums[(size_t(blockIdx.z) * bands + b) * size_t(w) + x];
+  const int y1 = min(h, (b + 1) * kBand);
+#pragma unroll 8
+  for (int y = b * kBand; y < y1; ++y) {
+    run = add4(run, col[size_t(y) * size_t(w)]);
+    col[size_t(y) * size_t(w)] = run;
+  }
+}
+
+// Fill slices 2t (low bytes) and 2t + 1 (high bytes) of table t < count - 1.
+__global__ void __launch_bounds__(kBlock)
+    slices_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, size_t n, dof::Layers layers,
+                  const uint16_t* __restrict__ lin, uchar4* __restrict__ slices) {
+  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
   float c = __ldg(coc + i);
   c = c == c ? c : 0.f;
   const int own = dof::layer_of(c, layers);
@@ -92,8 +245,8 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 struct SpreadTables {
-  const uint4* plane[dof::kMaxLayers][4];
-  const uint4* lo[dof::kMaxLayers];  // fill tables
+  const uint4* spread[dof::kMaxLayers];  // the delta images' SATs
+  const uint4* lo[dof::kMaxLayers];      // fill tables
   const uint4* hi[dof::kMaxLayers];
   int width;
   // The fill tables' tap (dof::shape_sum): table t's (colour, count) SAT at (x, y).
@@ -115,18 +268,61 @@ __global__ void __launch_bounds__(kBlock)
   if (x >= w || y >= h) return;
   const size_t i = size_t(y) * size_t(w) + size_t(x);
   const auto spread = [&](int j) {
-    dof::Sum4 s = {{0u, 0u, 0u, 0u}};
-    for (int k = 0; k < 4; ++k) {
-      const uint4 a = __ldg(tables.plane[j][k] + i);
-      const int sh = 8 * k;
-      s.c[0] += a.x << sh, s.c[1] += a.y << sh, s.c[2] += a.z << sh, s.c[3] += a.w << sh;
-    }
-    return s;
+    const uint4 a = __ldg(tables.spread[j] + i);
+    return dof::Sum4{{a.x, a.y, a.z, a.w}};
   };
   float v[3];
   dof::spread_pixel(spread, tables, layers.count, layers.edge, x, y, w, h, v);
   out[i] = make_uchar4(dof::encode(v[0], true, enc), dof::encode(v[1], true, enc),
                        dof::encode(v[2], true, enc), img[i].w);
+}
+
+// The columns step of the SAT fused with the composite: a thread per pixel column and band of kBand rows
+// carries every layer's running column sum from its band prefix down the band (tables.spread holds the
+// delta images after the rows step) and composites each pixel; NL = the layer count, a constant so that
+// the running sums stay in registers.
+template <int NL>
+__global__ void __launch_bounds__(kBlock)
+    spread_composite_columns_kernel(SpreadTables tables, const uint4* __restrict__ sums, int bands,
+                                    dof::Layers layers, const uint8_t* __restrict__ enc,
+                                    const uchar4* __restrict__ img, int w, int h, uchar4* __restrict__ out) {
+  const int x = blockIdx.x * kBlock + threadIdx.x, b = blockIdx.y;
+  if (x >= w) return;
+  uint4 run[NL];
+#pragma unroll
+  for (int j = 0; j < NL; ++j) run[j] = sums[(size_t(j) * bands + b) * size_t(w) + x];
+  const int y1 = min(h, (b + 1) * kBand);
+  for (int y = b * kBand; y < y1; ++y) {
+    const size_t i = size_t(y) * size_t(w) + size_t(x);
+#pragma unroll
+    for (int j = 0; j < NL; ++j) run[j] = add4(run[j], __ldg(tables.spread[j] + i));
+    const auto spread = [&](int j) {
+      uint4 a = run[0];
+#pragma unroll
+      for (int k = 1; k < NL; ++k)
+        if (k == j) a = run[k];
+      return dof::Sum4{{a.x, a.y, a.z, a.w}};
+    };
+    float v[3];
+    dof::spread_pixel(spread, tables, NL, layers.edge, x, y, w, h, v);
+    out[i] = make_uchar4(dof::encode(v[0], true, enc), dof::encode(v[1], true, enc),
+                         dof::encode(v[2], true, enc), img[i].w);
+  }
+}
+
+// The largest aperture radius of layer j's pixels: its CoC edges' (the outer layers' reach max_r).
+int layer_radius(const dof::Layers& l, int j, int max_r) {
+  if (j == 0 || j == l.count - 1) return max_r;
+  const float a = std::max(std::fabs(l.edge[j]), std::fabs(l.edge[j + 1]));
+  return std::min(max_r, int(std::floor(a)) + 1);
+}
+
+// Bench-only switches (docs/performance.md, the spread mode): SATLAB_SPREAD_TILE = rows per thread of the
+// shared-memory tiles (2, 4 or 8); SATLAB_SPREAD_GLOBAL=1 every layer through global atomics;
+// SATLAB_SPREAD_FUSED=0 the SAT's columns step as its own kernel, the composite reading the SATs.
+int env_int(const char* name, int fallback) {
+  const char* e = std::getenv(name);
+  return e && *e ? std::atoi(e) : fallback;
 }
 
 void grow(DofBuffer& b, size_t bytes, const char* what) {
@@ -141,7 +337,8 @@ void grow(DofBuffer& b, size_t bytes, const char* what) {
 
 // The workspace's buffers as the shaped modes lay them out (aperture rectangles then their counts; the
 // sRGB -> linear table then the linear -> sRGB one), under the same shape key, so either mode may find
-// them uploaded by the other; `images` holds the deltas, planes and slices, `tables` the SATs.
+// them uploaded by the other; `images` holds the deltas (then their SATs) and the fill slices, `tables`
+// the fill tables and the SAT's band sums.
 void dof_spread(const DofArgs& a) {
   const Params& p = *a.params;
   auto& ws = *static_cast<DofWorkspace*>(a.workspace);
@@ -149,7 +346,7 @@ void dof_spread(const DofArgs& a) {
   const int w = a.width, h = a.height, max_r = shaped_max_radius(p);
   const size_t n = size_t(w) * size_t(h);
   const dof::Layers layers = make_layers(p, p.dof_layers);
-  const int L = layers.count, fills = L - 1, planes = 4 * L, sats = planes + 2 * fills;
+  const int L = layers.count, fills = L - 1, bands = (h + kBand - 1) / kBand;
   const std::string size = std::to_string(w) + "x" + std::to_string(h);
   auto stage = [&](const char* s) {
     if (a.stage) a.stage(s);
@@ -177,10 +374,11 @@ void dof_spread(const DofArgs& a) {
     SATLAB_CUDA(cudaStreamSynchronize(st), "aperture upload");  // the host tables are temporaries
     ws.shape_key = key;
   }
-  // images: deltas (16 B per pixel and layer), planes (4 B each), fill slices (4 B each).
-  const size_t delta_bytes = n * 16 * size_t(L), plane_bytes = n * 4 * size_t(planes);
-  grow(ws.images, delta_bytes + plane_bytes + n * 4 * size_t(2 * fills), "spread deltas and planes");
-  grow(ws.tables, n * 16 * size_t(sats), "spread tables");
+  // images: deltas (16 B per pixel and layer), fill slices (4 B each); tables: fill tables (16 B per pixel
+  // each), then the band sums (16 B per column, band and layer).
+  const size_t delta_bytes = n * 16 * size_t(L), fill_bytes = n * 16 * size_t(2 * fills);
+  grow(ws.images, delta_bytes + n * 4 * size_t(2 * fills), "spread deltas and fill slices");
+  grow(ws.tables, fill_bytes + size_t(w) * size_t(bands) * size_t(L) * 16, "spread tables");
   const auto* rects = static_cast<const dof::Rect*>(ws.rects.p);
   const auto* rect_counts =
       reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
@@ -188,39 +386,105 @@ void dof_spread(const DofArgs& a) {
   const auto* coc = static_cast<const float*>(a.coc);
   const auto* img = static_cast<const uchar4*>(a.image);
   auto* deltas = static_cast<uint32_t*>(ws.images.p);
-  auto* plane_images = reinterpret_cast<uchar4*>(static_cast<char*>(ws.images.p) + delta_bytes);
-  auto* slices = plane_images + size_t(planes) * n;
+  auto* slices = reinterpret_cast<uchar4*>(static_cast<char*>(ws.images.p) + delta_bytes);
+  auto* band_sums = reinterpret_cast<uint4*>(static_cast<char*>(ws.tables.p) + fill_bytes);
   const dim3 block(32, 8), grid((unsigned(w) + 31) / 32, (unsigned(h) + 7) / 8);
+  static const bool fused = env_int("SATLAB_SPREAD_FUSED", 1) != 0;
 
   stage("spread");
   SATLAB_CUDA(cudaMemsetAsync(deltas, 0, delta_bytes, st), "spread deltas");
-  spread_kernel<<<grid, block, 0, st>>>(img, coc, w, h, layers, max_r, rects, rect_counts, lin, deltas);
-  SATLAB_LAUNCHED("spread_kernel", size);
-  stage("planes");
-  planes_kernel<<<unsigned((n + kBlock - 1) / kBlock), kBlock, 0, st>>>(
-      reinterpret_cast<const uint4*>(deltas), img, coc, n, layers, lin, plane_images, slices);
-  SATLAB_LAUNCHED("planes_kernel", size);
+  {
+    static const int rpt_env = env_int("SATLAB_SPREAD_TILE", 4);
+    static const bool all_global = env_int("SATLAB_SPREAD_GLOBAL", 0) != 0;
+    const int rpt = rpt_env == 2 || rpt_env == 8 ? rpt_env : 4;
+    int dev = 0, optin = 0;
+    SATLAB_CUDA(cudaGetDevice(&dev), "spread tiles");
+    SATLAB_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "spread tiles");
+    unsigned global_layers = 0;
+    for (int j = 0; j < L; ++j) {
+      const int R = layer_radius(layers, j, max_r);
+      const size_t bytes = Window(rpt, R).bytes();
+      if (all_global || bytes > size_t(optin)) {
+        global_layers |= 1u << j;
+        continue;
+      }
+      const dim3 tiles((unsigned(w) + 31) / 32, (unsigned(h) + 8 * rpt - 1) / unsigned(8 * rpt));
+      uint32_t* d = deltas + size_t(j) * n * 4;
+      const auto launch = [&](auto kernel) {
+        SATLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+                    "spread_tile_kernel shared memory");
+        kernel<<<tiles, block, bytes, st>>>(img, coc, w, h, layers, j, R, max_r, rects, rect_counts, lin, d);
+      };
+      if (rpt == 2)
+        launch(spread_tile_kernel<2>);
+      else if (rpt == 8)
+        launch(spread_tile_kernel<8>);
+      else
+        launch(spread_tile_kernel<4>);
+      SATLAB_LAUNCHED("spread_tile_kernel", size + " layer " + std::to_string(j));
+    }
+    if (global_layers) {
+      spread_kernel<<<grid, block, 0, st>>>(img, coc, w, h, layers, global_layers, max_r, rects, rect_counts,
+                                            lin, deltas);
+      SATLAB_LAUNCHED("spread_kernel", size);
+    }
+  }
+  stage("slice");
+  if (fills > 0) {
+    slices_kernel<<<unsigned((n + kBlock - 1) / kBlock), kBlock, 0, st>>>(img, coc, n, layers, lin, slices);
+    SATLAB_LAUNCHED("slices_kernel", size);
+  }
   stage("sat");
+  {
+    auto* d4 = reinterpret_cast<uint4*>(deltas);
+    const unsigned cols = (unsigned(w) + kBlock - 1) / kBlock;
+    sat_rows_kernel<<<dim3((unsigned(h) + 7) / 8, unsigned(L)), kBlock, 0, st>>>(d4, w, h);
+    SATLAB_LAUNCHED("sat_rows_kernel", size);
+    sat_band_sums_kernel<<<dim3(cols, unsigned(bands), unsigned(L)), kBlock, 0, st>>>(d4, w, h, bands,
+                                                                                     band_sums);
+    SATLAB_LAUNCHED("sat_band_sums_kernel", size);
+    sat_band_prefix_kernel<<<dim3(cols, unsigned(L)), kBlock, 0, st>>>(band_sums, w, bands);
+    SATLAB_LAUNCHED("sat_band_prefix_kernel", size);
+    if (!fused) {
+      sat_columns_kernel<<<dim3(cols, unsigned(bands), unsigned(L)), kBlock, 0, st>>>(d4, w, h, bands,
+                                                                                     band_sums);
+      SATLAB_LAUNCHED("sat_columns_kernel", size);
+    }
+  }
   SpreadTables tables{};
   tables.width = w;
-  for (int k = 0; k < sats; ++k) {
+  for (int j = 0; j < L; ++j) tables.spread[j] = reinterpret_cast<const uint4*>(deltas) + size_t(j) * n;
+  for (int k = 0; k < 2 * fills; ++k) {
     SatArgs s;
-    s.in = k < planes ? plane_images + size_t(k) * n : slices + size_t(k - planes) * n;
+    s.in = slices + size_t(k) * n;
     s.out = static_cast<uint4*>(ws.tables.p) + size_t(k) * n;
     s.width = w, s.height = h, s.channels = 4, s.dtype = DType::RGBA8, s.stream = a.stream;
     a.sat->sat(s);
-    const auto* t = static_cast<const uint4*>(s.out);
-    if (k < planes)
-      tables.plane[k / 4][k % 4] = t;
-    else if ((k - planes) % 2 == 0)
-      tables.lo[(k - planes) / 2] = t;
-    else
-      tables.hi[(k - planes) / 2] = t;
+    (k % 2 == 0 ? tables.lo : tables.hi)[k / 2] = static_cast<const uint4*>(s.out);
   }
   stage("composite");
-  spread_composite_kernel<<<grid, block, 0, st>>>(
-      tables, layers, static_cast<const uint8_t*>(ws.luts.p) + 512, img, w, h, static_cast<uchar4*>(a.out));
-  SATLAB_LAUNCHED("spread_composite_kernel", size);
+  const auto* enc = static_cast<const uint8_t*>(ws.luts.p) + 512;
+  auto* out = static_cast<uchar4*>(a.out);
+  if (fused) {
+    const dim3 g((unsigned(w) + kBlock - 1) / kBlock, unsigned(bands));
+    const auto launch = [&](auto kernel) {
+      kernel<<<g, kBlock, 0, st>>>(tables, band_sums, bands, layers, enc, img, w, h, out);
+    };
+    switch (L) {
+      case 1: launch(spread_composite_columns_kernel<1>); break;
+      case 2: launch(spread_composite_columns_kernel<2>); break;
+      case 3: launch(spread_composite_columns_kernel<3>); break;
+      case 4: launch(spread_composite_columns_kernel<4>); break;
+      case 5: launch(spread_composite_columns_kernel<5>); break;
+      case 6: launch(spread_composite_columns_kernel<6>); break;
+      case 7: launch(spread_composite_columns_kernel<7>); break;
+      default: launch(spread_composite_columns_kernel<8>); break;
+    }
+    SATLAB_LAUNCHED("spread_composite_columns_kernel", size);
+  } else {
+    spread_composite_kernel<<<grid, block, 0, st>>>(tables, layers, enc, img, w, h, out);
+    SATLAB_LAUNCHED("spread_composite_kernel", size);
+  }
 }
 
 }  // namespace satlab::gpu

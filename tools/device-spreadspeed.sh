@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The spread mode's speed work (docs/performance.md, "The spread mode"): its GPU tests (bit-identical to
+# the CPU reference; also under each bench-only switch), the pipeline rows of every DoF mode at 3840x2160
+# (bench-dof.json; spread also under each candidate switch: bench-<name>.json), and compute-sanitizer
+# memcheck and racecheck of the spread kernels at small sizes. Everything under $OUT (log.txt, JSON).
+#   tools/device-spreadspeed.sh BIN_DIR      (BIN_DIR holds satlab and satlab_gpu_tests, sm_90 builds)
+set -u -o pipefail
+BIN=${1:?BIN_DIR}
+OUT=${OUT:-device-out}
+mkdir -p "$OUT"
+LOG=$OUT/log.txt
+export SATLAB_GIT_REV=${SATLAB_GIT_REV:-$(cat "$BIN/git_rev" 2>/dev/null || echo unknown)}
+SAN=/usr/local/cuda/bin/compute-sanitizer
+status=0
+step() { echo "== $1 ($(date +%T))" | tee -a "$LOG"; }
+run() {  # run LIMIT CMD...: output appended to the log
+  local limit=$1
+  shift
+  timeout "$limit" "$@" >> "$LOG" 2>&1
+  local rc=$?
+  [ $rc -eq 0 ] || { echo "exit $rc: $*" | tee -a "$LOG"; status=1; }
+}
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$LOG" || true
+step "GPU tests: spread and the DoF modes"
+run 120 "$BIN/satlab_gpu_tests" --gtest_filter='GpuDofSpread.*:GpuDofModes.*'
+grep -E '^\[  FAILED|^\[  PASSED|Failure' "$LOG" | tail -5
+# Candidates: NAME=ENV settings (empty: the code's defaults).
+CANDIDATES=${SPREAD_CANDIDATES:-"default= tile2=SATLAB_SPREAD_TILE=2 tile8=SATLAB_SPREAD_TILE=8 unfused=SATLAB_SPREAD_FUSED=0 global=SATLAB_SPREAD_GLOBAL=1"}
+for c in $CANDIDATES; do
+  name=${c%%=*} env=${c#*=}
+  [ "$name" = default ] && continue
+  step "GPU spread tests with $env"
+  run 60 env $env "$BIN/satlab_gpu_tests" --gtest_filter='GpuDofSpread.*'
+  grep -E '^\[  FAILED|^\[  PASSED' "$LOG" | tail -1
+done
+step "bench sat --pipeline-only: every DoF mode at 3840x2160"
+run 90 "$BIN/satlab" bench sat --pipeline-only --json "$OUT/bench-dof.json"
+grep -E 'pipeline\.dof_spread\.(dof|frame)' "$LOG" | tail -8
+for c in $CANDIDATES; do
+  name=${c%%=*} env=${c#*=}
+  [ "$name" = default ] && continue
+  step "bench, spread candidate $name ($env)"
+  run 90 env $env "$BIN/satlab" bench sat --pipeline-only --json "$OUT/bench-$name.json"
+  grep -E 'pipeline\.dof_spread\.(dof|frame)' "$LOG" | tail -8
+done
+for tool in memcheck racecheck; do
+  step "compute-sanitizer $tool, spread (small sizes)"
+  SATLAB_TEST_MAX_N=20000 SATLAB_TEST_OWN_SAT_ONLY=1 run 100 $SAN --tool $tool --error-exitcode 9 --print-limit 20 \
+    "$BIN/satlab_gpu_tests" --gtest_filter='GpuDofSpread.*'
+  grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOG" | tail -1
+done
+echo "device-spreadspeed: status $status" | tee -a "$LOG"
+exit $status
