@@ -25,7 +25,7 @@ step "GPU tests: spread and the DoF modes"
 run 120 "$BIN/satlab_gpu_tests" --gtest_filter='GpuDofSpread.*:GpuDofModes.*'
 grep -E '^\[  FAILED|^\[  PASSED|Failure' "$LOG" | tail -5
 # Candidates: NAME=ENV settings (empty: the code's defaults).
-CANDIDATES=${SPREAD_CANDIDATES:-"default= tile2=SATLAB_SPREAD_TILE=2 tile8=SATLAB_SPREAD_TILE=8 unfused=SATLAB_SPREAD_FUSED=0 global=SATLAB_SPREAD_GLOBAL=1"}
+CANDIDATES=${SPREAD_CANDIDATES:-"default= tile2=SATLAB_SPREAD_TILE=2 skipzero=SATLAB_SPREAD_SKIPZERO=1 deltas=SATLAB_SPREAD_LOCALSAT=0 global=SATLAB_SPREAD_GLOBAL=1"}
 for c in $CANDIDATES; do
   name=${c%%=*} env=${c#*=}
   [ "$name" = default ] && continue

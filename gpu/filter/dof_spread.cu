@@ -92,15 +92,18 @@ struct Window {
 };
 
 // Layer j's pixels of a 32 x 8 RPT tile (block 32 x 8, RPT rows per thread) add their deltas into the
-// tile's window in shared memory (every aperture of layer j lies within the square of radius R: the window
-// holds every corner; a splat beyond R, which the layers' edges rule out, would go to global memory), then
-// the window's non-zero words go to layer j's delta image d.
-template <int RPT>
+// tile's window in shared memory (every aperture of layer j lies within the square of radius R, the layer's
+// bound (layer_radius): the window holds every corner), then the window's non-zero words go to layer j's
+// image d. LOCAL_SAT: the window's own SAT goes there instead of its deltas. A window's SAT is 0 right of and
+// below it (every splat's rectangles lie inside it; those the image's right or bottom edge clips lose their
+// corners beyond the edge, the window reaching that edge), so the SAT of the delta image is the sum of its
+// windows' SATs: d is the layer's SAT once every tile has added its own, with no SAT pass over the image.
+template <int RPT, bool LOCAL_SAT>
 __global__ void __launch_bounds__(kBlock)
     spread_tile_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
                        dof::Layers layers, int j, int R, int max_r, const dof::Rect* __restrict__ rects,
                        const uint8_t* __restrict__ counts, const uint16_t* __restrict__ lin,
-                       uint32_t* __restrict__ d) {
+                       uint32_t* __restrict__ d, bool skip_zero) {
   extern __shared__ uint4 window_storage[];
   uint32_t* win = reinterpret_cast<uint32_t*>(window_storage);
   const int tx0 = blockIdx.x * 32, ty0 = blockIdx.y * (8 * RPT), x = tx0 + threadIdx.x;
@@ -123,21 +126,31 @@ __global__ void __launch_bounds__(kBlock)
     if (!((mine >> i) & 1u)) continue;
     const int y = ty0 + threadIdx.y + 8 * i;
     const float c = __ldg(coc + size_t(y) * size_t(w) + size_t(x));
-    const dof::Splat sp = dof::splat_of(c, max_r);
-    if (sp.r + (sp.q ? 1 : 0) > R)  // never: see above
-      splat_pixel(
-          [&](int X, int Y, int k, uint32_t v) {
-            atomicAdd(d + (size_t(Y) * size_t(w) + size_t(X)) * 4 + k, v);
-          },
-          img, c, x, y, w, h, max_r, rects, counts, lin);
-    else
-      splat_pixel(
-          [&](int X, int Y, int k, uint32_t v) {
-            atomicAdd(win + k * W.plane + (Y - oy) * W.ww + (X - ox), v);
-          },
-          img, c, x, y, w, h, max_r, rects, counts, lin);
+    splat_pixel(
+        [&](int X, int Y, int k, uint32_t v) {
+          if (!skip_zero || v != 0u) atomicAdd(win + k * W.plane + (Y - oy) * W.ww + (X - ox), v);
+        },
+        img, c, x, y, w, h, max_r, rects, counts, lin);
   }
   __syncthreads();
+  if (LOCAL_SAT) {
+    // Rows, a thread per window row and channel (a warp's rows ww apart: ww is odd, no bank conflicts),
+    // then columns, a thread per window column and channel.
+    for (int t = tid; t < 4 * W.wh; t += kBlock) {
+      const int k = t / W.wh;
+      uint32_t* row = win + k * W.plane + (t - k * W.wh) * W.ww;
+      uint32_t acc = 0u;
+      for (int i = 0; i < W.ww; ++i) acc += row[i], row[i] = acc;
+    }
+    __syncthreads();
+    for (int t = tid; t < 4 * W.ww; t += kBlock) {
+      const int k = t / W.ww;
+      uint32_t* col = win + k * W.plane + (t - k * W.ww);
+      uint32_t acc = 0u;
+      for (int i = 0; i < W.wh; ++i) acc += col[i * W.ww], col[i * W.ww] = acc;
+    }
+    __syncthreads();
+  }
   // The flush: warp wy's rows, 8 pixels x 4 channels per step (global order: 128 contiguous bytes).
   for (int wy = threadIdx.y; wy < W.wh; wy += 8) {
     const int gy = oy + wy;
@@ -318,8 +331,10 @@ int layer_radius(const dof::Layers& l, int j, int max_r) {
 }
 
 // Bench-only switches (docs/performance.md, the spread mode): SATLAB_SPREAD_TILE = rows per thread of the
-// shared-memory tiles (2, 4 or 8); SATLAB_SPREAD_GLOBAL=1 every layer through global atomics;
-// SATLAB_SPREAD_FUSED=0 the SAT's columns step as its own kernel, the composite reading the SATs.
+// shared-memory tiles (2 or 4); SATLAB_SPREAD_GLOBAL=1 every layer through global atomics;
+// SATLAB_SPREAD_LOCALSAT=0 the tiles add deltas, the SAT kernels integrate them; SATLAB_SPREAD_FUSED=0
+// (with LOCALSAT=0) the SAT's columns step as its own kernel; SATLAB_SPREAD_SKIPZERO=1 no shared atomic
+// for a zero value.
 int env_int(const char* name, int fallback) {
   const char* e = std::getenv(name);
   return e && *e ? std::atoi(e) : fallback;
@@ -389,18 +404,20 @@ void dof_spread(const DofArgs& a) {
   auto* slices = reinterpret_cast<uchar4*>(static_cast<char*>(ws.images.p) + delta_bytes);
   auto* band_sums = reinterpret_cast<uint4*>(static_cast<char*>(ws.tables.p) + fill_bytes);
   const dim3 block(32, 8), grid((unsigned(w) + 31) / 32, (unsigned(h) + 7) / 8);
-  static const bool fused = env_int("SATLAB_SPREAD_FUSED", 1) != 0;
+  static const bool local_sat = env_int("SATLAB_SPREAD_LOCALSAT", 1) != 0;
+  static const bool fused = !local_sat && env_int("SATLAB_SPREAD_FUSED", 1) != 0;
+  unsigned global_layers = 0;  // the layers whose windows do not fit in shared memory
 
   stage("spread");
   SATLAB_CUDA(cudaMemsetAsync(deltas, 0, delta_bytes, st), "spread deltas");
   {
     static const int rpt_env = env_int("SATLAB_SPREAD_TILE", 4);
     static const bool all_global = env_int("SATLAB_SPREAD_GLOBAL", 0) != 0;
-    const int rpt = rpt_env == 2 || rpt_env == 8 ? rpt_env : 4;
+    static const bool skip_zero = env_int("SATLAB_SPREAD_SKIPZERO", 0) != 0;
+    const int rpt = rpt_env == 2 ? 2 : 4;
     int dev = 0, optin = 0;
     SATLAB_CUDA(cudaGetDevice(&dev), "spread tiles");
     SATLAB_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "spread tiles");
-    unsigned global_layers = 0;
     for (int j = 0; j < L; ++j) {
       const int R = layer_radius(layers, j, max_r);
       const size_t bytes = Window(rpt, R).bytes();
@@ -413,14 +430,13 @@ void dof_spread(const DofArgs& a) {
       const auto launch = [&](auto kernel) {
         SATLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
                     "spread_tile_kernel shared memory");
-        kernel<<<tiles, block, bytes, st>>>(img, coc, w, h, layers, j, R, max_r, rects, rect_counts, lin, d);
+        kernel<<<tiles, block, bytes, st>>>(img, coc, w, h, layers, j, R, max_r, rects, rect_counts, lin, d,
+                                            skip_zero);
       };
       if (rpt == 2)
-        launch(spread_tile_kernel<2>);
-      else if (rpt == 8)
-        launch(spread_tile_kernel<8>);
+        local_sat ? launch(spread_tile_kernel<2, true>) : launch(spread_tile_kernel<2, false>);
       else
-        launch(spread_tile_kernel<4>);
+        local_sat ? launch(spread_tile_kernel<4, true>) : launch(spread_tile_kernel<4, false>);
       SATLAB_LAUNCHED("spread_tile_kernel", size + " layer " + std::to_string(j));
     }
     if (global_layers) {
@@ -435,21 +451,30 @@ void dof_spread(const DofArgs& a) {
     SATLAB_LAUNCHED("slices_kernel", size);
   }
   stage("sat");
-  {
-    auto* d4 = reinterpret_cast<uint4*>(deltas);
+  // The delta images' SATs: every layer's (without LOCAL_SAT) or those of the layers that went to global
+  // memory (with it: the others' are done).
+  for (int j0 = 0; j0 < L;) {
+    int j1 = L;
+    if (local_sat) {
+      while (j0 < L && !((global_layers >> j0) & 1u)) ++j0;
+      if (j0 == L) break;
+      j1 = j0 + 1;
+    }
+    const unsigned nl = unsigned(j1 - j0);
+    auto* d4 = reinterpret_cast<uint4*>(deltas) + size_t(j0) * n;
+    auto* sums = band_sums + size_t(j0) * size_t(bands) * size_t(w);
     const unsigned cols = (unsigned(w) + kBlock - 1) / kBlock;
-    sat_rows_kernel<<<dim3((unsigned(h) + 7) / 8, unsigned(L)), kBlock, 0, st>>>(d4, w, h);
+    sat_rows_kernel<<<dim3((unsigned(h) + 7) / 8, nl), kBlock, 0, st>>>(d4, w, h);
     SATLAB_LAUNCHED("sat_rows_kernel", size);
-    sat_band_sums_kernel<<<dim3(cols, unsigned(bands), unsigned(L)), kBlock, 0, st>>>(d4, w, h, bands,
-                                                                                     band_sums);
+    sat_band_sums_kernel<<<dim3(cols, unsigned(bands), nl), kBlock, 0, st>>>(d4, w, h, bands, sums);
     SATLAB_LAUNCHED("sat_band_sums_kernel", size);
-    sat_band_prefix_kernel<<<dim3(cols, unsigned(L)), kBlock, 0, st>>>(band_sums, w, bands);
+    sat_band_prefix_kernel<<<dim3(cols, nl), kBlock, 0, st>>>(sums, w, bands);
     SATLAB_LAUNCHED("sat_band_prefix_kernel", size);
     if (!fused) {
-      sat_columns_kernel<<<dim3(cols, unsigned(bands), unsigned(L)), kBlock, 0, st>>>(d4, w, h, bands,
-                                                                                     band_sums);
+      sat_columns_kernel<<<dim3(cols, unsigned(bands), nl), kBlock, 0, st>>>(d4, w, h, bands, sums);
       SATLAB_LAUNCHED("sat_columns_kernel", size);
     }
+    j0 = j1;
   }
   SpreadTables tables{};
   tables.width = w;
