@@ -2,7 +2,8 @@
 # The spread mode's speed work (docs/performance.md, "The spread mode"): its GPU tests (bit-identical to
 # the CPU reference; also under each bench-only switch), the pipeline rows of every DoF mode at 3840x2160
 # (bench-dof.json; spread also under each candidate switch: bench-<name>.json), and compute-sanitizer
-# memcheck and racecheck of the spread kernels at small sizes. Everything under $OUT (log.txt, JSON).
+# memcheck and racecheck of the spread kernels at small sizes, and `satlab quality --backend gpu` on spread
+# against the CPU backend's scores (docs/quality/quality-cpu.json). Everything under $OUT (log.txt, JSON).
 #   tools/device-spreadspeed.sh BIN_DIR      (BIN_DIR holds satlab and satlab_gpu_tests, sm_90 builds)
 set -u -o pipefail
 BIN=${1:?BIN_DIR}
@@ -25,7 +26,7 @@ step "GPU tests: spread and the DoF modes"
 run 120 "$BIN/satlab_gpu_tests" --gtest_filter='GpuDofSpread.*:GpuDofModes.*'
 grep -E '^\[  FAILED|^\[  PASSED|Failure' "$LOG" | tail -5
 # Candidates: NAME=ENV settings (empty: the code's defaults).
-CANDIDATES=${SPREAD_CANDIDATES:-"default= tile2=SATLAB_SPREAD_TILE=2 skipzero=SATLAB_SPREAD_SKIPZERO=1 deltas=SATLAB_SPREAD_LOCALSAT=0 global=SATLAB_SPREAD_GLOBAL=1"}
+CANDIDATES=${SPREAD_CANDIDATES:-"default= nooverlap=SATLAB_SPREAD_OVERLAP=0"}
 for c in $CANDIDATES; do
   name=${c%%=*} env=${c#*=}
   [ "$name" = default ] && continue
@@ -49,5 +50,16 @@ for tool in memcheck racecheck; do
     "$BIN/satlab_gpu_tests" --gtest_filter='GpuDofSpread.*'
   grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOG" | tail -1
 done
+step "satlab quality, GPU backend, spread (scores must equal docs/quality/quality-cpu.json's)"
+run 120 "$BIN/satlab" quality --backend gpu --modes spread --json "$OUT/quality-gpu-spread.json"
+CPU_JSON=${QUALITY_CPU_JSON:-$(git -C "$BIN" rev-parse --show-toplevel 2>/dev/null || echo ../..)/docs/quality/quality-cpu.json}
+python3 - "$CPU_JSON" "$OUT/quality-gpu-spread.json" <<'PY' 2>&1 | tee -a "$LOG" || status=1
+import json, sys
+rows = lambda f: {r["case"]: r for r in json.load(open(f))["rows"] if r["mode"] == "spread"}
+cpu, gpu = rows(sys.argv[1]), rows(sys.argv[2])
+bad = [c for c in cpu if c not in gpu or any(cpu[c][k] != gpu[c][k] for k in ("whole", "band"))]
+print(f"quality, spread: {len(gpu)} GPU cases, {len(cpu)} CPU cases, {len(bad)} differing: {bad}")
+sys.exit(1 if bad or not cpu else 0)
+PY
 echo "device-spreadspeed: status $status" | tee -a "$LOG"
 exit $status

@@ -1,24 +1,28 @@
 // The spread DoF mode on the GPU (core/dof_spread.hpp; CPU reference dof_spread_blur, per-pixel arithmetic
 // shared through core/dof_spread_pixel.hpp, this file built without FMA contraction so that both agree bit
 // for bit). Stages, each reported through DofArgs::stage:
-//   spread     every pixel adds its splat's signed corner deltas (uint32 wrap-around: exact and order-free)
-//              into the delta image of its depth layer (4 channels: colour, weight). One launch per layer:
-//              a block takes a 32 x 8k tile of source pixels and, when the tile's window (the tile grown by
-//              the layer's largest aperture radius R, 1 + R beyond its right and bottom edges) fits in
-//              shared memory, adds its pixels' deltas there (shared atomics), then adds the window's
-//              non-zero words to the layer's delta image (coalesced global atomics); layers whose window
-//              does not fit add straight to global memory;
+//   spread     each 32 x 32 tile's set of layers present, each tile's set of layers whose spread can reach
+//              it (`cover`), and those tiles of those layers' spread images cleared; then per layer: a block
+//              takes a tile's pixels of the layer and, when the tile's window (the tile grown by the layer's
+//              largest aperture radius R, 1 + R beyond its right and bottom edges) fits in shared memory,
+//              adds their signed corner deltas there (shared atomics; uint32 wrap-around: exact and
+//              order-free), takes the window's SAT in place and adds its non-zero words to the layer's
+//              spread image (coalesced global atomics): that image becomes the layer's SAT, the sum of its
+//              windows' SATs. Layers whose window does not fit add their deltas straight to global memory;
 //   slice      the fill tables' slices: per layer t < count - 1 the (12-bit linear colour, 1) image of the
 //              pixels of layers 0..t as low and high bytes (as the layered mode's);
-//   sat        the delta images' uint32 SATs in place (rows, then column sums per band of rows, their
-//              prefix over the bands, and the columns), exactly the CPU's uint32 SAT; the fill slices
-//              through the registry's SAT builder;
-//   composite  dof::spread_pixel per pixel: the spread sums read at the pixel itself (one uint4 per layer),
-//              the fill's box taps from the fill tables.
-// Bytes (per pixel and layer): the memset and the flush write 16 (the flush's atomics more for the windows'
-// overlap, (1 + (2R + 1) / 32)(1 + (2R + 1) / 8k) times the tile); the SAT reads 16 + 16 + 16 and writes
-// 16 + 16; the composite reads 16. The fill tables add 8 + 2 x 20 per layer but the last, and the
-// composite's few box taps.
+//   sat        the fill slices through the registry's SAT builder; the SATs of the layers that went to
+//              global memory (uint32 in place: rows, column sums per band of rows, their prefix over the
+//              bands, the columns).
+//   The slices and the fill tables run on a second stream (DofWorkspace::side) beside the spread, which is
+//   bound by shared-memory atomics while they are bound by memory bandwidth: then there is no slice stage,
+//   the spread stage holds both, and the sat stage whatever of the fill outlasts the spread;
+//   composite  dof::spread_pixel per pixel: the spread sums read at the pixel itself (one uint4 per layer
+//              that covers its tile, 0 for the others), the fill's box taps from the fill tables.
+// Bytes (per pixel and layer, over the tiles the layer covers): clearing writes 16; the flush's atomics
+// read and write 16 (x (1 + (2R + 1) / 32)^2 for the windows' overlap, less their zero words); the
+// composite reads 16. The fill tables add 8 + 2 x 20 per layer but the last, and the composite's few box
+// taps. A layer through global memory adds 256 atomics per pixel and its SAT 80 B per pixel.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -80,79 +84,128 @@ __global__ void __launch_bounds__(kBlock)
       img, c, x, y, w, h, max_r, rects, counts, lin);
 }
 
-// The window of a 32 x 8 rpt tile for radius R: (32 + 2R + 1) x (8 rpt + 2R + 1) words per channel, each
-// channel's plane padded to 8 mod 32 words (the flush reads 8 pixels x 4 channels per warp without bank
-// conflicts).
-struct Window {
-  int ww, wh, plane;
-  __host__ __device__ Window(int rpt, int R) : ww(32 + 2 * R + 1), wh(8 * rpt + 2 * R + 1) {
-    plane = (ww * wh + 31) / 32 * 32 + 8;
+// Tiles of 32 x 32 pixels (a block of 32 x 8 threads, 4 rows each).
+constexpr int kTile = 32, kRows = kTile / 8;
+
+// Bit j of layers_present[tile]: the tile holds a pixel of layer j.
+__global__ void __launch_bounds__(kBlock)
+    tile_layers_kernel(const float* __restrict__ coc, int w, int h, dof::Layers layers,
+                       uint8_t* __restrict__ present) {
+  const int x = blockIdx.x * kTile + threadIdx.x;
+  unsigned bits = 0;
+  for (int i = 0; i < kRows; ++i) {
+    const int y = blockIdx.y * kTile + threadIdx.y + 8 * i;
+    if (x < w && y < h) {
+      const float c = __ldg(coc + size_t(y) * size_t(w) + size_t(x));
+      bits |= 1u << dof::layer_of(c == c ? c : 0.f, layers);
+    }
   }
+  bits = __reduce_or_sync(0xffffffffu, bits);
+  __shared__ unsigned warp_bits[8];
+  if (threadIdx.x == 0) warp_bits[threadIdx.y] = bits;
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    for (int k = 1; k < 8; ++k) bits |= warp_bits[k];
+    present[blockIdx.y * gridDim.x + blockIdx.x] = uint8_t(bits);
+  }
+}
+
+// The layers whose spread can reach each tile: bit j of cover[tile] when a tile within reach[j] tiles
+// (Chebyshev) holds a pixel of layer j (a window reaches 1 + R / 32 tiles beyond its own), or always for
+// the layers in `everywhere` (those through global memory: their SAT pass reads the whole image).
+struct Reach {
+  int tiles[dof::kMaxLayers];
+};
+
+__global__ void __launch_bounds__(kBlock)
+    cover_kernel(const uint8_t* __restrict__ present, int tx, int ty, int layers, Reach reach,
+                 unsigned everywhere, uint8_t* __restrict__ cover) {
+  const int t = blockIdx.x * kBlock + threadIdx.x;
+  if (t >= tx * ty) return;
+  const int x = t % tx, y = t / tx;
+  unsigned bits = everywhere;
+  for (int j = 0; j < layers; ++j) {
+    const int r = reach.tiles[j];
+    if ((bits >> j) & 1u) continue;
+    for (int v = max(0, y - r); v <= min(ty - 1, y + r) && !((bits >> j) & 1u); ++v)
+      for (int u = max(0, x - r); u <= min(tx - 1, x + r); ++u)
+        if ((present[v * tx + u] >> j) & 1u) {
+          bits |= 1u << j;
+          break;
+        }
+  }
+  cover[t] = uint8_t(bits);
+}
+
+// Clears the tiles of each layer's spread image that the layer covers (grid: tiles, layers).
+__global__ void __launch_bounds__(kBlock)
+    clear_kernel(const uint8_t* __restrict__ cover, int w, int h, uint4* __restrict__ images) {
+  const int j = blockIdx.z;
+  if (!((cover[blockIdx.y * gridDim.x + blockIdx.x] >> j) & 1u)) return;
+  const int x = blockIdx.x * kTile + threadIdx.x;
+  if (x >= w) return;
+  uint4* d = images + size_t(j) * size_t(w) * size_t(h);
+  for (int i = 0; i < kRows; ++i) {
+    const int y = blockIdx.y * kTile + threadIdx.y + 8 * i;
+    if (y < h) d[size_t(y) * size_t(w) + size_t(x)] = make_uint4(0u, 0u, 0u, 0u);
+  }
+}
+
+// The window of a tile for radius R: (32 + 2R + 1)^2 words per channel, each channel's plane padded to
+// 8 mod 32 words (the flush reads 8 pixels x 4 channels per warp without bank conflicts).
+struct Window {
+  int ww, plane;
+  __host__ __device__ explicit Window(int R) : ww(kTile + 2 * R + 1) { plane = (ww * ww + 31) / 32 * 32 + 8; }
   __host__ __device__ size_t bytes() const { return size_t(plane) * 16; }
 };
 
-// Layer j's pixels of a 32 x 8 RPT tile (block 32 x 8, RPT rows per thread) add their deltas into the
-// tile's window in shared memory (every aperture of layer j lies within the square of radius R, the layer's
-// bound (layer_radius): the window holds every corner), then the window's non-zero words go to layer j's
-// image d. LOCAL_SAT: the window's own SAT goes there instead of its deltas. A window's SAT is 0 right of and
-// below it (every splat's rectangles lie inside it; those the image's right or bottom edge clips lose their
-// corners beyond the edge, the window reaching that edge), so the SAT of the delta image is the sum of its
-// windows' SATs: d is the layer's SAT once every tile has added its own, with no SAT pass over the image.
-template <int RPT, bool LOCAL_SAT>
+// Layer j's pixels of a tile add their deltas into the tile's window in shared memory (every aperture of
+// layer j lies within the square of radius R, the layer's bound (layer_radius): the window holds every
+// corner); the window's SAT is taken in place and its non-zero words added to layer j's spread image d.
+// A window's SAT is 0 right of and below it (every splat's rectangles lie inside it; those the image's
+// right or bottom edge clips lose their corners beyond the edge, the window reaching that edge), so the
+// SAT of the layer's delta image is the sum of its windows' SATs: d is that SAT once every tile has added
+// its own, with no SAT pass over the image (and 0 on the tiles the layer does not cover).
 __global__ void __launch_bounds__(kBlock)
     spread_tile_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
                        dof::Layers layers, int j, int R, int max_r, const dof::Rect* __restrict__ rects,
                        const uint8_t* __restrict__ counts, const uint16_t* __restrict__ lin,
-                       uint32_t* __restrict__ d, bool skip_zero) {
+                       const uint8_t* __restrict__ present, uint32_t* __restrict__ d) {
+  if (!((present[blockIdx.y * gridDim.x + blockIdx.x] >> j) & 1u)) return;
   extern __shared__ uint4 window_storage[];
   uint32_t* win = reinterpret_cast<uint32_t*>(window_storage);
-  const int tx0 = blockIdx.x * 32, ty0 = blockIdx.y * (8 * RPT), x = tx0 + threadIdx.x;
-  unsigned mine = 0;  // bit i: the pixel of row i is in layer j
-#pragma unroll
-  for (int i = 0; i < RPT; ++i) {
-    const int y = ty0 + threadIdx.y + 8 * i;
-    if (x < w && y < h) {
-      const float c = __ldg(coc + size_t(y) * size_t(w) + size_t(x));
-      mine |= unsigned(dof::layer_of(c == c ? c : 0.f, layers) == j) << i;
-    }
-  }
-  const bool any = mine != 0u;
-  if (!__syncthreads_or(any)) return;
-  const Window W(RPT, R);
+  const int tx0 = blockIdx.x * kTile, ty0 = blockIdx.y * kTile, x = tx0 + threadIdx.x;
+  const Window W(R);
   const int tid = threadIdx.y * 32 + threadIdx.x, ox = tx0 - R, oy = ty0 - R;
   for (int i = tid; i < W.plane; i += kBlock) window_storage[i] = make_uint4(0u, 0u, 0u, 0u);
   __syncthreads();
-  for (int i = 0; i < RPT; ++i) {
-    if (!((mine >> i) & 1u)) continue;
+  for (int i = 0; i < kRows; ++i) {
     const int y = ty0 + threadIdx.y + 8 * i;
+    if (x >= w || y >= h) continue;
     const float c = __ldg(coc + size_t(y) * size_t(w) + size_t(x));
-    splat_pixel(
-        [&](int X, int Y, int k, uint32_t v) {
-          if (!skip_zero || v != 0u) atomicAdd(win + k * W.plane + (Y - oy) * W.ww + (X - ox), v);
-        },
-        img, c, x, y, w, h, max_r, rects, counts, lin);
+    if (dof::layer_of(c == c ? c : 0.f, layers) != j) continue;
+    splat_pixel([&](int X, int Y, int k, uint32_t v) { atomicAdd(win + k * W.plane + (Y - oy) * W.ww + (X - ox), v); },
+                img, c, x, y, w, h, max_r, rects, counts, lin);
   }
   __syncthreads();
-  if (LOCAL_SAT) {
-    // Rows, a thread per window row and channel (a warp's rows ww apart: ww is odd, no bank conflicts),
-    // then columns, a thread per window column and channel.
-    for (int t = tid; t < 4 * W.wh; t += kBlock) {
-      const int k = t / W.wh;
-      uint32_t* row = win + k * W.plane + (t - k * W.wh) * W.ww;
-      uint32_t acc = 0u;
-      for (int i = 0; i < W.ww; ++i) acc += row[i], row[i] = acc;
-    }
-    __syncthreads();
-    for (int t = tid; t < 4 * W.ww; t += kBlock) {
-      const int k = t / W.ww;
-      uint32_t* col = win + k * W.plane + (t - k * W.ww);
-      uint32_t acc = 0u;
-      for (int i = 0; i < W.wh; ++i) acc += col[i * W.ww], col[i * W.ww] = acc;
-    }
-    __syncthreads();
+  // The window's SAT: rows, a thread per window row and channel (a warp's rows ww apart, ww odd: no bank
+  // conflicts), then columns, a thread per window column and channel.
+  for (int t = tid; t < 4 * W.ww; t += kBlock) {
+    const int k = t / W.ww;
+    uint32_t* row = win + k * W.plane + (t - k * W.ww) * W.ww;
+    uint32_t acc = 0u;
+    for (int i = 0; i < W.ww; ++i) acc += row[i], row[i] = acc;
   }
+  __syncthreads();
+  for (int t = tid; t < 4 * W.ww; t += kBlock) {
+    const int k = t / W.ww;
+    uint32_t* col = win + k * W.plane + (t - k * W.ww);
+    uint32_t acc = 0u;
+    for (int i = 0; i < W.ww; ++i) acc += col[i * W.ww], col[i * W.ww] = acc;
+  }
+  __syncthreads();
   // The flush: warp wy's rows, 8 pixels x 4 channels per step (global order: 128 contiguous bytes).
-  for (int wy = threadIdx.y; wy < W.wh; wy += 8) {
+  for (int wy = threadIdx.y; wy < W.ww; wy += 8) {
     const int gy = oy + wy;
     if (gy < 0 || gy >= h) continue;
     for (int q = threadIdx.x; q < 4 * W.ww; q += 32) {
@@ -258,7 +311,8 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 struct SpreadTables {
-  const uint4* spread[dof::kMaxLayers];  // the delta images' SATs
+  const uint4* spread[dof::kMaxLayers];  // the layers' spread images (their delta images' SATs)
+  const uint8_t* cover;                  // per tile: the layers whose spread images hold it
   const uint4* lo[dof::kMaxLayers];      // fill tables
   const uint4* hi[dof::kMaxLayers];
   int width;
@@ -280,8 +334,9 @@ __global__ void __launch_bounds__(kBlock)
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= w || y >= h) return;
   const size_t i = size_t(y) * size_t(w) + size_t(x);
+  const unsigned cover = __ldg(tables.cover + (y / kTile) * ((w + kTile - 1) / kTile) + x / kTile);
   const auto spread = [&](int j) {
-    const uint4 a = __ldg(tables.spread[j] + i);
+    const uint4 a = (cover >> j) & 1u ? __ldg(tables.spread[j] + i) : make_uint4(0u, 0u, 0u, 0u);
     return dof::Sum4{{a.x, a.y, a.z, a.w}};
   };
   float v[3];
@@ -290,54 +345,11 @@ __global__ void __launch_bounds__(kBlock)
                        dof::encode(v[2], true, enc), img[i].w);
 }
 
-// The columns step of the SAT fused with the composite: a thread per pixel column and band of kBand rows
-// carries every layer's running column sum from its band prefix down the band (tables.spread holds the
-// delta images after the rows step) and composites each pixel; NL = the layer count, a constant so that
-// the running sums stay in registers.
-template <int NL>
-__global__ void __launch_bounds__(kBlock)
-    spread_composite_columns_kernel(SpreadTables tables, const uint4* __restrict__ sums, int bands,
-                                    dof::Layers layers, const uint8_t* __restrict__ enc,
-                                    const uchar4* __restrict__ img, int w, int h, uchar4* __restrict__ out) {
-  const int x = blockIdx.x * kBlock + threadIdx.x, b = blockIdx.y;
-  if (x >= w) return;
-  uint4 run[NL];
-#pragma unroll
-  for (int j = 0; j < NL; ++j) run[j] = sums[(size_t(j) * bands + b) * size_t(w) + x];
-  const int y1 = min(h, (b + 1) * kBand);
-  for (int y = b * kBand; y < y1; ++y) {
-    const size_t i = size_t(y) * size_t(w) + size_t(x);
-#pragma unroll
-    for (int j = 0; j < NL; ++j) run[j] = add4(run[j], __ldg(tables.spread[j] + i));
-    const auto spread = [&](int j) {
-      uint4 a = run[0];
-#pragma unroll
-      for (int k = 1; k < NL; ++k)
-        if (k == j) a = run[k];
-      return dof::Sum4{{a.x, a.y, a.z, a.w}};
-    };
-    float v[3];
-    dof::spread_pixel(spread, tables, NL, layers.edge, x, y, w, h, v);
-    out[i] = make_uchar4(dof::encode(v[0], true, enc), dof::encode(v[1], true, enc),
-                         dof::encode(v[2], true, enc), img[i].w);
-  }
-}
-
 // The largest aperture radius of layer j's pixels: its CoC edges' (the outer layers' reach max_r).
 int layer_radius(const dof::Layers& l, int j, int max_r) {
   if (j == 0 || j == l.count - 1) return max_r;
   const float a = std::max(std::fabs(l.edge[j]), std::fabs(l.edge[j + 1]));
   return std::min(max_r, int(std::floor(a)) + 1);
-}
-
-// Bench-only switches (docs/performance.md, the spread mode): SATLAB_SPREAD_TILE = rows per thread of the
-// shared-memory tiles (2 or 4); SATLAB_SPREAD_GLOBAL=1 every layer through global atomics;
-// SATLAB_SPREAD_LOCALSAT=0 the tiles add deltas, the SAT kernels integrate them; SATLAB_SPREAD_FUSED=0
-// (with LOCALSAT=0) the SAT's columns step as its own kernel; SATLAB_SPREAD_SKIPZERO=1 no shared atomic
-// for a zero value.
-int env_int(const char* name, int fallback) {
-  const char* e = std::getenv(name);
-  return e && *e ? std::atoi(e) : fallback;
 }
 
 void grow(DofBuffer& b, size_t bytes, const char* what) {
@@ -350,10 +362,39 @@ void grow(DofBuffer& b, size_t bytes, const char* what) {
 
 }  // namespace
 
+DofSideStream::~DofSideStream() {
+  if (fork) cudaEventDestroy(cudaEvent_t(fork));
+  if (join) cudaEventDestroy(cudaEvent_t(join));
+  if (stream) cudaStreamDestroy(cudaStream_t(stream));
+}
+
+namespace {
+
+void make_side_stream(DofSideStream& s) {
+  if (s.stream) return;
+  cudaStream_t st = nullptr;
+  cudaEvent_t f = nullptr, j = nullptr;
+  SATLAB_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "spread side stream");
+  s.stream = st;
+  SATLAB_CUDA(cudaEventCreateWithFlags(&f, cudaEventDisableTiming), "spread side stream");
+  s.fork = f;
+  SATLAB_CUDA(cudaEventCreateWithFlags(&j, cudaEventDisableTiming), "spread side stream");
+  s.join = j;
+}
+
+// Bench-only switch (docs/performance.md, the spread mode): SATLAB_SPREAD_OVERLAP=0 builds the fill tables
+// after the spread on the frame's stream.
+bool overlap_fill() {
+  const char* e = std::getenv("SATLAB_SPREAD_OVERLAP");
+  return !(e && *e == '0');
+}
+
+}  // namespace
+
 // The workspace's buffers as the shaped modes lay them out (aperture rectangles then their counts; the
 // sRGB -> linear table then the linear -> sRGB one), under the same shape key, so either mode may find
-// them uploaded by the other; `images` holds the deltas (then their SATs) and the fill slices, `tables`
-// the fill tables and the SAT's band sums.
+// them uploaded by the other; `images` holds the layers' spread images and the fill slices, `tables` the
+// fill tables, the band sums of the SAT pass and the tiles' layer sets.
 void dof_spread(const DofArgs& a) {
   const Params& p = *a.params;
   auto& ws = *static_cast<DofWorkspace*>(a.workspace);
@@ -362,6 +403,7 @@ void dof_spread(const DofArgs& a) {
   const size_t n = size_t(w) * size_t(h);
   const dof::Layers layers = make_layers(p, p.dof_layers);
   const int L = layers.count, fills = L - 1, bands = (h + kBand - 1) / kBand;
+  const int tx = (w + kTile - 1) / kTile, ty = (h + kTile - 1) / kTile;
   const std::string size = std::to_string(w) + "x" + std::to_string(h);
   auto stage = [&](const char* s) {
     if (a.stage) a.stage(s);
@@ -389,127 +431,117 @@ void dof_spread(const DofArgs& a) {
     SATLAB_CUDA(cudaStreamSynchronize(st), "aperture upload");  // the host tables are temporaries
     ws.shape_key = key;
   }
-  // images: deltas (16 B per pixel and layer), fill slices (4 B each); tables: fill tables (16 B per pixel
-  // each), then the band sums (16 B per column, band and layer).
-  const size_t delta_bytes = n * 16 * size_t(L), fill_bytes = n * 16 * size_t(2 * fills);
-  grow(ws.images, delta_bytes + n * 4 * size_t(2 * fills), "spread deltas and fill slices");
-  grow(ws.tables, fill_bytes + size_t(w) * size_t(bands) * size_t(L) * 16, "spread tables");
+  // images: spread images (16 B per pixel and layer), fill slices (4 B each); tables: fill tables (16 B per
+  // pixel each), band sums (16 B per column, band and layer), the tiles' present and cover sets (1 B each).
+  const size_t spread_bytes = n * 16 * size_t(L), fill_bytes = n * 16 * size_t(2 * fills),
+               sums_bytes = size_t(w) * size_t(bands) * size_t(L) * 16, tile_count = size_t(tx) * size_t(ty);
+  grow(ws.images, spread_bytes + n * 4 * size_t(2 * fills), "spread images and fill slices");
+  grow(ws.tables, fill_bytes + sums_bytes + 2 * tile_count, "spread tables");
   const auto* rects = static_cast<const dof::Rect*>(ws.rects.p);
   const auto* rect_counts =
       reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
   const auto* lin = static_cast<const uint16_t*>(ws.luts.p);
   const auto* coc = static_cast<const float*>(a.coc);
   const auto* img = static_cast<const uchar4*>(a.image);
-  auto* deltas = static_cast<uint32_t*>(ws.images.p);
-  auto* slices = reinterpret_cast<uchar4*>(static_cast<char*>(ws.images.p) + delta_bytes);
+  auto* spread = static_cast<uint32_t*>(ws.images.p);
+  auto* slices = reinterpret_cast<uchar4*>(static_cast<char*>(ws.images.p) + spread_bytes);
   auto* band_sums = reinterpret_cast<uint4*>(static_cast<char*>(ws.tables.p) + fill_bytes);
-  const dim3 block(32, 8), grid((unsigned(w) + 31) / 32, (unsigned(h) + 7) / 8);
-  static const bool local_sat = env_int("SATLAB_SPREAD_LOCALSAT", 1) != 0;
-  static const bool fused = !local_sat && env_int("SATLAB_SPREAD_FUSED", 1) != 0;
-  unsigned global_layers = 0;  // the layers whose windows do not fit in shared memory
+  auto* present = reinterpret_cast<uint8_t*>(static_cast<char*>(ws.tables.p) + fill_bytes + sums_bytes);
+  auto* cover = present + tile_count;
+  const dim3 block(32, 8), grid((unsigned(w) + 31) / 32, (unsigned(h) + 7) / 8), tiles{unsigned(tx), unsigned(ty)};
 
   stage("spread");
-  SATLAB_CUDA(cudaMemsetAsync(deltas, 0, delta_bytes, st), "spread deltas");
-  {
-    static const int rpt_env = env_int("SATLAB_SPREAD_TILE", 4);
-    static const bool all_global = env_int("SATLAB_SPREAD_GLOBAL", 0) != 0;
-    static const bool skip_zero = env_int("SATLAB_SPREAD_SKIPZERO", 0) != 0;
-    const int rpt = rpt_env == 2 ? 2 : 4;
-    int dev = 0, optin = 0;
-    SATLAB_CUDA(cudaGetDevice(&dev), "spread tiles");
-    SATLAB_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "spread tiles");
-    for (int j = 0; j < L; ++j) {
-      const int R = layer_radius(layers, j, max_r);
-      const size_t bytes = Window(rpt, R).bytes();
-      if (all_global || bytes > size_t(optin)) {
-        global_layers |= 1u << j;
-        continue;
-      }
-      const dim3 tiles((unsigned(w) + 31) / 32, (unsigned(h) + 8 * rpt - 1) / unsigned(8 * rpt));
-      uint32_t* d = deltas + size_t(j) * n * 4;
-      const auto launch = [&](auto kernel) {
-        SATLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
-                    "spread_tile_kernel shared memory");
-        kernel<<<tiles, block, bytes, st>>>(img, coc, w, h, layers, j, R, max_r, rects, rect_counts, lin, d,
-                                            skip_zero);
-      };
-      if (rpt == 2)
-        local_sat ? launch(spread_tile_kernel<2, true>) : launch(spread_tile_kernel<2, false>);
-      else
-        local_sat ? launch(spread_tile_kernel<4, true>) : launch(spread_tile_kernel<4, false>);
-      SATLAB_LAUNCHED("spread_tile_kernel", size + " layer " + std::to_string(j));
-    }
-    if (global_layers) {
-      spread_kernel<<<grid, block, 0, st>>>(img, coc, w, h, layers, global_layers, max_r, rects, rect_counts,
-                                            lin, deltas);
-      SATLAB_LAUNCHED("spread_kernel", size);
-    }
-  }
-  stage("slice");
-  if (fills > 0) {
-    slices_kernel<<<unsigned((n + kBlock - 1) / kBlock), kBlock, 0, st>>>(img, coc, n, layers, lin, slices);
-    SATLAB_LAUNCHED("slices_kernel", size);
-  }
-  stage("sat");
-  // The delta images' SATs: every layer's (without LOCAL_SAT) or those of the layers that went to global
-  // memory (with it: the others' are done).
-  for (int j0 = 0; j0 < L;) {
-    int j1 = L;
-    if (local_sat) {
-      while (j0 < L && !((global_layers >> j0) & 1u)) ++j0;
-      if (j0 == L) break;
-      j1 = j0 + 1;
-    }
-    const unsigned nl = unsigned(j1 - j0);
-    auto* d4 = reinterpret_cast<uint4*>(deltas) + size_t(j0) * n;
-    auto* sums = band_sums + size_t(j0) * size_t(bands) * size_t(w);
-    const unsigned cols = (unsigned(w) + kBlock - 1) / kBlock;
-    sat_rows_kernel<<<dim3((unsigned(h) + 7) / 8, nl), kBlock, 0, st>>>(d4, w, h);
-    SATLAB_LAUNCHED("sat_rows_kernel", size);
-    sat_band_sums_kernel<<<dim3(cols, unsigned(bands), nl), kBlock, 0, st>>>(d4, w, h, bands, sums);
-    SATLAB_LAUNCHED("sat_band_sums_kernel", size);
-    sat_band_prefix_kernel<<<dim3(cols, nl), kBlock, 0, st>>>(sums, w, bands);
-    SATLAB_LAUNCHED("sat_band_prefix_kernel", size);
-    if (!fused) {
-      sat_columns_kernel<<<dim3(cols, unsigned(bands), nl), kBlock, 0, st>>>(d4, w, h, bands, sums);
-      SATLAB_LAUNCHED("sat_columns_kernel", size);
-    }
-    j0 = j1;
+  // The fill tables (slices, then their SATs through the registry's builder) on the side stream, beside the
+  // spread: the spread's tiles are bound by shared-memory atomics, the tables by memory bandwidth.
+  const bool overlap = fills > 0 && overlap_fill();
+  cudaStream_t fill_stream = st;
+  if (overlap) {
+    make_side_stream(ws.side);
+    fill_stream = cudaStream_t(ws.side.stream);
+    SATLAB_CUDA(cudaEventRecord(cudaEvent_t(ws.side.fork), st), "spread fork");
+    SATLAB_CUDA(cudaStreamWaitEvent(fill_stream, cudaEvent_t(ws.side.fork), 0), "spread fork");
   }
   SpreadTables tables{};
-  tables.width = w;
-  for (int j = 0; j < L; ++j) tables.spread[j] = reinterpret_cast<const uint4*>(deltas) + size_t(j) * n;
-  for (int k = 0; k < 2 * fills; ++k) {
-    SatArgs s;
-    s.in = slices + size_t(k) * n;
-    s.out = static_cast<uint4*>(ws.tables.p) + size_t(k) * n;
-    s.width = w, s.height = h, s.channels = 4, s.dtype = DType::RGBA8, s.stream = a.stream;
-    a.sat->sat(s);
-    (k % 2 == 0 ? tables.lo : tables.hi)[k / 2] = static_cast<const uint4*>(s.out);
-  }
-  stage("composite");
-  const auto* enc = static_cast<const uint8_t*>(ws.luts.p) + 512;
-  auto* out = static_cast<uchar4*>(a.out);
-  if (fused) {
-    const dim3 g((unsigned(w) + kBlock - 1) / kBlock, unsigned(bands));
-    const auto launch = [&](auto kernel) {
-      kernel<<<g, kBlock, 0, st>>>(tables, band_sums, bands, layers, enc, img, w, h, out);
-    };
-    switch (L) {
-      case 1: launch(spread_composite_columns_kernel<1>); break;
-      case 2: launch(spread_composite_columns_kernel<2>); break;
-      case 3: launch(spread_composite_columns_kernel<3>); break;
-      case 4: launch(spread_composite_columns_kernel<4>); break;
-      case 5: launch(spread_composite_columns_kernel<5>); break;
-      case 6: launch(spread_composite_columns_kernel<6>); break;
-      case 7: launch(spread_composite_columns_kernel<7>); break;
-      default: launch(spread_composite_columns_kernel<8>); break;
+  const auto fill = [&] {
+    if (fills == 0) return;
+    slices_kernel<<<unsigned((n + kBlock - 1) / kBlock), kBlock, 0, fill_stream>>>(img, coc, n, layers, lin,
+                                                                                   slices);
+    SATLAB_LAUNCHED("slices_kernel", size);
+    if (!overlap) stage("sat");
+    for (int k = 0; k < 2 * fills; ++k) {
+      SatArgs s;
+      s.in = slices + size_t(k) * n;
+      s.out = static_cast<uint4*>(ws.tables.p) + size_t(k) * n;
+      s.width = w, s.height = h, s.channels = 4, s.dtype = DType::RGBA8, s.stream = fill_stream;
+      a.sat->sat(s);
+      (k % 2 == 0 ? tables.lo : tables.hi)[k / 2] = static_cast<const uint4*>(s.out);
     }
-    SATLAB_LAUNCHED("spread_composite_columns_kernel", size);
-  } else {
-    spread_composite_kernel<<<grid, block, 0, st>>>(tables, layers, enc, img, w, h, out);
-    SATLAB_LAUNCHED("spread_composite_kernel", size);
+    if (overlap) SATLAB_CUDA(cudaEventRecord(cudaEvent_t(ws.side.join), fill_stream), "spread join");
+  };
+  if (overlap) fill();
+  // Each layer's radius bound, whether its window fits in shared memory, and its reach in tiles.
+  int dev = 0, optin = 0;
+  SATLAB_CUDA(cudaGetDevice(&dev), "spread tiles");
+  SATLAB_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "spread tiles");
+  unsigned global_layers = 0;  // the layers whose windows do not fit in shared memory
+  Reach reach{};
+  for (int j = 0; j < L; ++j) {
+    const int R = layer_radius(layers, j, max_r);
+    reach.tiles[j] = 1 + R / kTile;
+    if (Window(R).bytes() > size_t(optin)) global_layers |= 1u << j;
   }
+  tile_layers_kernel<<<tiles, block, 0, st>>>(coc, w, h, layers, present);
+  SATLAB_LAUNCHED("tile_layers_kernel", size);
+  cover_kernel<<<unsigned((tile_count + kBlock - 1) / kBlock), kBlock, 0, st>>>(present, tx, ty, L, reach,
+                                                                                global_layers, cover);
+  SATLAB_LAUNCHED("cover_kernel", size);
+  clear_kernel<<<dim3(unsigned(tx), unsigned(ty), unsigned(L)), block, 0, st>>>(cover, w, h,
+                                                                                 reinterpret_cast<uint4*>(spread));
+  SATLAB_LAUNCHED("clear_kernel", size);
+  for (int j = 0; j < L; ++j) {
+    if ((global_layers >> j) & 1u) continue;
+    const int R = layer_radius(layers, j, max_r);
+    const size_t bytes = Window(R).bytes();
+    SATLAB_CUDA(cudaFuncSetAttribute(spread_tile_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+                "spread_tile_kernel shared memory");
+    spread_tile_kernel<<<tiles, block, bytes, st>>>(img, coc, w, h, layers, j, R, max_r, rects, rect_counts, lin,
+                                                    present, spread + size_t(j) * n * 4);
+    SATLAB_LAUNCHED("spread_tile_kernel", size + " layer " + std::to_string(j));
+  }
+  if (global_layers) {
+    spread_kernel<<<grid, block, 0, st>>>(img, coc, w, h, layers, global_layers, max_r, rects, rect_counts, lin,
+                                          spread);
+    SATLAB_LAUNCHED("spread_kernel", size);
+  }
+  if (!overlap) {
+    stage("slice");
+    fill();
+  }
+  if (overlap) stage("sat");  // (without overlap, fill() began it)
+  // The SATs of the layers that went to global memory (the others' spread images are their SATs).
+  for (int j = 0; j < L; ++j) {
+    if (!((global_layers >> j) & 1u)) continue;
+    auto* d4 = reinterpret_cast<uint4*>(spread) + size_t(j) * n;
+    auto* sums = band_sums + size_t(j) * size_t(bands) * size_t(w);
+    const unsigned cols = (unsigned(w) + kBlock - 1) / kBlock;
+    sat_rows_kernel<<<dim3((unsigned(h) + 7) / 8, 1), kBlock, 0, st>>>(d4, w, h);
+    SATLAB_LAUNCHED("sat_rows_kernel", size);
+    sat_band_sums_kernel<<<dim3(cols, unsigned(bands), 1), kBlock, 0, st>>>(d4, w, h, bands, sums);
+    SATLAB_LAUNCHED("sat_band_sums_kernel", size);
+    sat_band_prefix_kernel<<<dim3(cols, 1), kBlock, 0, st>>>(sums, w, bands);
+    SATLAB_LAUNCHED("sat_band_prefix_kernel", size);
+    sat_columns_kernel<<<dim3(cols, unsigned(bands), 1), kBlock, 0, st>>>(d4, w, h, bands, sums);
+    SATLAB_LAUNCHED("sat_columns_kernel", size);
+  }
+  // The composite waits for the fill tables (the wait counts in the sat stage).
+  if (overlap) SATLAB_CUDA(cudaStreamWaitEvent(st, cudaEvent_t(ws.side.join), 0), "spread join");
+  tables.width = w;
+  tables.cover = cover;
+  for (int j = 0; j < L; ++j) tables.spread[j] = reinterpret_cast<const uint4*>(spread) + size_t(j) * n;
+  stage("composite");
+  spread_composite_kernel<<<grid, block, 0, st>>>(tables, layers, static_cast<const uint8_t*>(ws.luts.p) + 512,
+                                                  img, w, h, static_cast<uchar4*>(a.out));
+  SATLAB_LAUNCHED("spread_composite_kernel", size);
 }
 
 }  // namespace satlab::gpu
