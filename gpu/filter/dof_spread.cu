@@ -8,15 +8,14 @@
 //              adds their signed corner deltas there (shared atomics; uint32 wrap-around: exact and
 //              order-free), takes the window's SAT in place and adds its non-zero words to the layer's
 //              spread image (coalesced global atomics): that image becomes the layer's SAT, the sum of its
-//              windows' SATs. Layers whose window does not fit add their deltas straight to global memory;
-//   slice      the fill tables' slices: per layer t < count - 1 the (12-bit linear colour, 1) image of the
-//              pixels of layers 0..t as low and high bytes (as the layered mode's);
-//   sat        the fill slices through the registry's SAT builder; the SATs of the layers that went to
-//              global memory (uint32 in place: rows, column sums per band of rows, their prefix over the
-//              bands, the columns).
-//   The slices and the fill tables run on a second stream (DofWorkspace::side) beside the spread, which is
-//   bound by shared-memory atomics while they are bound by memory bandwidth: then there is no slice stage,
-//   the spread stage holds both, and the sat stage whatever of the fill outlasts the spread;
+//              windows' SATs. Layers whose window does not fit add their deltas straight to global memory.
+//              Beside it, on a second stream (DofWorkspace::side; the spread is bound by shared-memory
+//              atomics, this by memory bandwidth), the fill tables: per layer t < count - 1 the slices of
+//              the (12-bit linear colour, 1) image of the pixels of layers 0..t as low and high bytes (as
+//              the layered mode's), through the registry's SAT builder;
+//   sat        the SATs of the layers that went to global memory (uint32 in place: rows, column sums per
+//              band of rows, their prefix over the bands, the columns), and the wait for whatever of the
+//              fill tables outlasts the spread;
 //   composite  dof::spread_pixel per pixel: the spread sums read at the pixel itself (one uint4 per layer
 //              that covers its tile, 0 for the others), the fill's box taps from the fill tables.
 // Bytes (per pixel and layer, over the tiles the layer covers): clearing writes 16; the flush's atomics
@@ -27,7 +26,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <string>
 
 #include "core/dof.hpp"
@@ -44,7 +42,8 @@ constexpr int kBlock = 256;
 // One pixel's splat (dof::splat_of, its two apertures): add(X, Y, k, value) for every corner delta.
 template <class Add>
 __device__ __forceinline__ void splat_pixel(const Add& add, const uchar4* __restrict__ img, float c, int x,
-                                            int y, int w, int h, int max_r, const dof::Rect* __restrict__ rects,
+                                            int y, int w, int h, int max_r,
+                                            const dof::Rect* __restrict__ rects,
                                             const uint8_t* __restrict__ counts,
                                             const uint16_t* __restrict__ lin) {
   const dof::Splat s = dof::splat_of(c, max_r);
@@ -184,7 +183,8 @@ __global__ void __launch_bounds__(kBlock)
     if (x >= w || y >= h) continue;
     const float c = __ldg(coc + size_t(y) * size_t(w) + size_t(x));
     if (dof::layer_of(c == c ? c : 0.f, layers) != j) continue;
-    splat_pixel([&](int X, int Y, int k, uint32_t v) { atomicAdd(win + k * W.plane + (Y - oy) * W.ww + (X - ox), v); },
+    splat_pixel([&](int X, int Y, int k,
+                    uint32_t v) { atomicAdd(win + k * W.plane + (Y - oy) * W.ww + (X - ox), v); },
                 img, c, x, y, w, h, max_r, rects, counts, lin);
   }
   __syncthreads();
@@ -242,7 +242,8 @@ __global__ void __launch_bounds__(kBlock) sat_rows_kernel(uint4* __restrict__ d,
       t.z = __shfl_up_sync(0xffffffffu, incl.z, o), t.w = __shfl_up_sync(0xffffffffu, incl.w, o);
       if (lane >= o) incl = add4(incl, t);
     }
-    const uint4 base = add4(carry, make_uint4(incl.x - v[3].x, incl.y - v[3].y, incl.z - v[3].z, incl.w - v[3].w));
+    const uint4 base =
+        add4(carry, make_uint4(incl.x - v[3].x, incl.y - v[3].y, incl.z - v[3].z, incl.w - v[3].w));
     for (int i = 0; i < 4; ++i)
       if (xl + i < w) row[xl + i] = add4(v[i], base);
     carry.x += __shfl_sync(0xffffffffu, incl.x, 31), carry.y += __shfl_sync(0xffffffffu, incl.y, 31);
@@ -382,13 +383,6 @@ void make_side_stream(DofSideStream& s) {
   s.join = j;
 }
 
-// Bench-only switch (docs/performance.md, the spread mode): SATLAB_SPREAD_OVERLAP=0 builds the fill tables
-// after the spread on the frame's stream.
-bool overlap_fill() {
-  const char* e = std::getenv("SATLAB_SPREAD_OVERLAP");
-  return !(e && *e == '0');
-}
-
 }  // namespace
 
 // The workspace's buffers as the shaped modes lay them out (aperture rectangles then their counts; the
@@ -448,37 +442,30 @@ void dof_spread(const DofArgs& a) {
   auto* band_sums = reinterpret_cast<uint4*>(static_cast<char*>(ws.tables.p) + fill_bytes);
   auto* present = reinterpret_cast<uint8_t*>(static_cast<char*>(ws.tables.p) + fill_bytes + sums_bytes);
   auto* cover = present + tile_count;
-  const dim3 block(32, 8), grid((unsigned(w) + 31) / 32, (unsigned(h) + 7) / 8), tiles{unsigned(tx), unsigned(ty)};
+  const dim3 block(32, 8), grid((unsigned(w) + 31) / 32, (unsigned(h) + 7) / 8),
+      tiles{unsigned(tx), unsigned(ty)};
 
   stage("spread");
   // The fill tables (slices, then their SATs through the registry's builder) on the side stream, beside the
   // spread: the spread's tiles are bound by shared-memory atomics, the tables by memory bandwidth.
-  const bool overlap = fills > 0 && overlap_fill();
-  cudaStream_t fill_stream = st;
-  if (overlap) {
-    make_side_stream(ws.side);
-    fill_stream = cudaStream_t(ws.side.stream);
-    SATLAB_CUDA(cudaEventRecord(cudaEvent_t(ws.side.fork), st), "spread fork");
-    SATLAB_CUDA(cudaStreamWaitEvent(fill_stream, cudaEvent_t(ws.side.fork), 0), "spread fork");
-  }
   SpreadTables tables{};
-  const auto fill = [&] {
-    if (fills == 0) return;
-    slices_kernel<<<unsigned((n + kBlock - 1) / kBlock), kBlock, 0, fill_stream>>>(img, coc, n, layers, lin,
-                                                                                   slices);
+  if (fills > 0) {
+    make_side_stream(ws.side);
+    const cudaStream_t side = cudaStream_t(ws.side.stream);
+    SATLAB_CUDA(cudaEventRecord(cudaEvent_t(ws.side.fork), st), "spread fork");
+    SATLAB_CUDA(cudaStreamWaitEvent(side, cudaEvent_t(ws.side.fork), 0), "spread fork");
+    slices_kernel<<<unsigned((n + kBlock - 1) / kBlock), kBlock, 0, side>>>(img, coc, n, layers, lin, slices);
     SATLAB_LAUNCHED("slices_kernel", size);
-    if (!overlap) stage("sat");
     for (int k = 0; k < 2 * fills; ++k) {
       SatArgs s;
       s.in = slices + size_t(k) * n;
       s.out = static_cast<uint4*>(ws.tables.p) + size_t(k) * n;
-      s.width = w, s.height = h, s.channels = 4, s.dtype = DType::RGBA8, s.stream = fill_stream;
+      s.width = w, s.height = h, s.channels = 4, s.dtype = DType::RGBA8, s.stream = side;
       a.sat->sat(s);
       (k % 2 == 0 ? tables.lo : tables.hi)[k / 2] = static_cast<const uint4*>(s.out);
     }
-    if (overlap) SATLAB_CUDA(cudaEventRecord(cudaEvent_t(ws.side.join), fill_stream), "spread join");
-  };
-  if (overlap) fill();
+    SATLAB_CUDA(cudaEventRecord(cudaEvent_t(ws.side.join), side), "spread join");
+  }
   // Each layer's radius bound, whether its window fits in shared memory, and its reach in tiles.
   int dev = 0, optin = 0;
   SATLAB_CUDA(cudaGetDevice(&dev), "spread tiles");
@@ -495,29 +482,26 @@ void dof_spread(const DofArgs& a) {
   cover_kernel<<<unsigned((tile_count + kBlock - 1) / kBlock), kBlock, 0, st>>>(present, tx, ty, L, reach,
                                                                                 global_layers, cover);
   SATLAB_LAUNCHED("cover_kernel", size);
-  clear_kernel<<<dim3(unsigned(tx), unsigned(ty), unsigned(L)), block, 0, st>>>(cover, w, h,
-                                                                                 reinterpret_cast<uint4*>(spread));
+  clear_kernel<<<dim3(unsigned(tx), unsigned(ty), unsigned(L)), block, 0, st>>>(
+      cover, w, h, reinterpret_cast<uint4*>(spread));
   SATLAB_LAUNCHED("clear_kernel", size);
   for (int j = 0; j < L; ++j) {
     if ((global_layers >> j) & 1u) continue;
     const int R = layer_radius(layers, j, max_r);
     const size_t bytes = Window(R).bytes();
-    SATLAB_CUDA(cudaFuncSetAttribute(spread_tile_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
-                "spread_tile_kernel shared memory");
-    spread_tile_kernel<<<tiles, block, bytes, st>>>(img, coc, w, h, layers, j, R, max_r, rects, rect_counts, lin,
-                                                    present, spread + size_t(j) * n * 4);
+    SATLAB_CUDA(
+        cudaFuncSetAttribute(spread_tile_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+        "spread_tile_kernel shared memory");
+    spread_tile_kernel<<<tiles, block, bytes, st>>>(img, coc, w, h, layers, j, R, max_r, rects, rect_counts,
+                                                    lin, present, spread + size_t(j) * n * 4);
     SATLAB_LAUNCHED("spread_tile_kernel", size + " layer " + std::to_string(j));
   }
   if (global_layers) {
-    spread_kernel<<<grid, block, 0, st>>>(img, coc, w, h, layers, global_layers, max_r, rects, rect_counts, lin,
-                                          spread);
+    spread_kernel<<<grid, block, 0, st>>>(img, coc, w, h, layers, global_layers, max_r, rects, rect_counts,
+                                          lin, spread);
     SATLAB_LAUNCHED("spread_kernel", size);
   }
-  if (!overlap) {
-    stage("slice");
-    fill();
-  }
-  if (overlap) stage("sat");  // (without overlap, fill() began it)
+  stage("sat");
   // The SATs of the layers that went to global memory (the others' spread images are their SATs).
   for (int j = 0; j < L; ++j) {
     if (!((global_layers >> j) & 1u)) continue;
@@ -534,13 +518,13 @@ void dof_spread(const DofArgs& a) {
     SATLAB_LAUNCHED("sat_columns_kernel", size);
   }
   // The composite waits for the fill tables (the wait counts in the sat stage).
-  if (overlap) SATLAB_CUDA(cudaStreamWaitEvent(st, cudaEvent_t(ws.side.join), 0), "spread join");
+  if (fills > 0) SATLAB_CUDA(cudaStreamWaitEvent(st, cudaEvent_t(ws.side.join), 0), "spread join");
   tables.width = w;
   tables.cover = cover;
   for (int j = 0; j < L; ++j) tables.spread[j] = reinterpret_cast<const uint4*>(spread) + size_t(j) * n;
   stage("composite");
-  spread_composite_kernel<<<grid, block, 0, st>>>(tables, layers, static_cast<const uint8_t*>(ws.luts.p) + 512,
-                                                  img, w, h, static_cast<uchar4*>(a.out));
+  spread_composite_kernel<<<grid, block, 0, st>>>(
+      tables, layers, static_cast<const uint8_t*>(ws.luts.p) + 512, img, w, h, static_cast<uchar4*>(a.out));
   SATLAB_LAUNCHED("spread_composite_kernel", size);
 }
 

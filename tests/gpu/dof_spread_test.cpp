@@ -45,8 +45,9 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
     float max_radius;
   };
   int k = 0;
-  for (const Case c : {Case{1, 1, 5.f}, Case{1, 61, 9.f}, Case{67, 1, 9.f}, Case{2, 3, 4.f},
-                       Case{97, 89, 17.5f}, Case{263, 131, 40.f}, Case{509, 257, 25.f}, Case{131, 97, 60.f}}) {
+  for (const Case c :
+       {Case{1, 1, 5.f}, Case{1, 61, 9.f}, Case{67, 1, 9.f}, Case{2, 3, 4.f}, Case{97, 89, 17.5f},
+        Case{263, 131, 40.f}, Case{509, 257, 25.f}, Case{131, 97, 60.f}}) {
     if (size_t(c.w) * size_t(c.h) > test::test_max_n()) continue;
     for (int input = 0; input < 3; ++input) {  // random image and depth; all 255 with NaN holes; flat depth
       ImageRGBA8 img(c.w, c.h);
