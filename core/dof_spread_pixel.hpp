@@ -9,9 +9,9 @@
 // Exact in integers: a splat's weight is round(kSpreadOne / area) (area of its aperture, in pixels), its
 // colour channels round(lin12 * weight / 4095); deltas are added in uint32 with wrap-around and the SAT is
 // uint32 with wrap-around, so every spread sum is exact while its true value is below 2^32 (the weights
-// over any pixel add up to well under 256 units: see kSpreadOne). The GPU builds the uint32 SAT of the
-// delta image from the registry's RGBA8 builders on its four byte planes (SAT(d) = sum_k 2^8k SAT(byte k)
-// mod 2^32, SATs being linear), so the CPU reference and the GPU agree bit for bit.
+// over any pixel add up to well under 256 units: see kSpreadOne). The GPU gets the same uint32 SAT as the
+// sum, mod 2^32, of the SATs of tiles' windows of the delta image (SATs being linear; gpu/filter/
+// dof_spread.cu), so the CPU reference and the GPU agree bit for bit.
 #pragma once
 #include <cstdint>
 

@@ -1,21 +1,31 @@
 // The spread DoF mode on the GPU (core/dof_spread.hpp; CPU reference dof_spread_blur, per-pixel arithmetic
 // shared through core/dof_spread_pixel.hpp, this file built without FMA contraction so that both agree bit
 // for bit). Stages, each reported through DofArgs::stage:
-//   spread     every pixel adds its splat's signed corner deltas (uint32 atomics: exact and order-free)
-//              into the delta image of its depth layer (4 channels: colour, weight);
-//   planes     each delta image as its four byte planes, RGBA8 each; and the fill tables' slices: per layer
-//              t < count - 1 the (12-bit linear colour, 1) image of the pixels of layers 0..t as low and
-//              high bytes (as the layered mode's);
-//   sat        every plane through the registry's SAT builder: a delta image's SAT is
-//              sum_k 2^8k SAT(plane k) in wrap-around uint32 (SATs are linear), exactly the CPU's uint32 SAT;
-//   composite  dof::spread_pixel per pixel: the spread sums read at the pixel itself (4 tables per layer),
-//              the fill's box taps from the fill tables.
-// Bytes (minimum, per pixel and layer): spread writes 16 (the atomics' traffic is more); planes reads 16
-// and writes 16; each of the 4 SATs reads 4 and writes 16; composite reads 64. The fill tables add 8 + 2 x 20
-// per layer but the last, and the composite's few box taps.
+//   spread     each 32 x 32 tile's set of layers present, each tile's set of layers whose spread can reach
+//              it (`cover`), and those tiles of those layers' spread images cleared; then per layer: a block
+//              takes a tile's pixels of the layer and, when the tile's window (the tile grown by the layer's
+//              largest aperture radius R, 1 + R beyond its right and bottom edges) fits in shared memory,
+//              adds their signed corner deltas there (shared atomics; uint32 wrap-around: exact and
+//              order-free), takes the window's SAT in place and adds its non-zero words to the layer's
+//              spread image (coalesced global atomics): that image becomes the layer's SAT, the sum of its
+//              windows' SATs. Layers whose window does not fit add their deltas straight to global memory.
+//              Beside it, on a second stream (DofWorkspace::side; the spread is bound by shared-memory
+//              atomics, this by memory bandwidth), the fill tables: per layer t < count - 1 the slices of
+//              the (12-bit linear colour, 1) image of the pixels of layers 0..t as low and high bytes (as
+//              the layered mode's), through the registry's SAT builder;
+//   sat        the SATs of the layers that went to global memory (uint32 in place: rows, column sums per
+//              band of rows, their prefix over the bands, the columns), and the wait for whatever of the
+//              fill tables outlasts the spread;
+//   composite  dof::spread_pixel per pixel: the spread sums read at the pixel itself (one uint4 per layer
+//              that covers its tile, 0 for the others), the fill's box taps from the fill tables.
+// Bytes (per pixel and layer, over the tiles the layer covers): clearing writes 16; the flush's atomics
+// read and write 16 (x (1 + (2R + 1) / 32)^2 for the windows' overlap, less their zero words); the
+// composite reads 16. The fill tables add 8 + 2 x 20 per layer but the last, and the composite's few box
+// taps. A layer through global memory adds 256 atomics per pixel and its SAT 80 B per pixel.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "core/dof.hpp"
@@ -29,19 +39,15 @@ namespace {
 
 constexpr int kBlock = 256;
 
-__global__ void __launch_bounds__(kBlock)
-    spread_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
-                  dof::Layers layers, int max_r, const dof::Rect* __restrict__ rects,
-                  const uint8_t* __restrict__ counts, const uint16_t* __restrict__ lin,
-                  uint32_t* __restrict__ deltas) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= w || y >= h) return;
-  const size_t n = size_t(w) * size_t(h), i = size_t(y) * size_t(w) + size_t(x);
-  const float c = __ldg(coc + i);
-  const int j = dof::layer_of(c == c ? c : 0.f, layers);
-  uint32_t* d = deltas + size_t(j) * n * 4;
+// One pixel's splat (dof::splat_of, its two apertures): add(X, Y, k, value) for every corner delta.
+template <class Add>
+__device__ __forceinline__ void splat_pixel(const Add& add, const uchar4* __restrict__ img, float c, int x,
+                                            int y, int w, int h, int max_r,
+                                            const dof::Rect* __restrict__ rects,
+                                            const uint8_t* __restrict__ counts,
+                                            const uint16_t* __restrict__ lin) {
   const dof::Splat s = dof::splat_of(c, max_r);
-  const uchar4 p = img[i];
+  const uchar4 p = img[size_t(y) * size_t(w) + size_t(x)];
   const uint32_t l[3] = {__ldg(lin + p.x), __ldg(lin + p.y), __ldg(lin + p.z)};
   for (int a = 0; a < 2; ++a) {
     const uint32_t part = a ? s.q : 256u - s.q;
@@ -53,31 +59,245 @@ __global__ void __launch_bounds__(kBlock)
     dof::splat_values(l, dof::splat_weight(part, dof::clipped_area(rr, nr, x, y, w, h)), v);
     dof::splat_corners(
         [&](int X, int Y, int sign) {
-          uint32_t* o = d + (size_t(Y) * size_t(w) + size_t(X)) * 4;
-          for (int k = 0; k < 4; ++k) atomicAdd(o + k, sign > 0 ? v[k] : 0u - v[k]);
+          for (int k = 0; k < 4; ++k) add(X, Y, k, sign > 0 ? v[k] : 0u - v[k]);
         },
         rr, nr, x, y, w, h);
   }
 }
 
-// Plane 4j + k of layer j: byte k of its delta image's 4 channels. Fill slices 2t (low bytes) and 2t + 1
-// (high bytes) of table t < count - 1.
+// Global atomics: the pixels whose layer is in `only` (a bit mask) add to their layer's delta image.
 __global__ void __launch_bounds__(kBlock)
-    planes_kernel(const uint4* __restrict__ deltas, const uchar4* __restrict__ img,
-                  const float* __restrict__ coc, size_t n, dof::Layers layers,
-                  const uint16_t* __restrict__ lin, uchar4* __restrict__ planes,
-                  uchar4* __restrict__ slices) {
-  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
-  for (int j = 0; j < layers.count; ++j) {
-    const uint4 d = deltas[size_t(j) * n + i];
-    for (int k = 0; k < 4; ++k) {
-      const int s = 8 * k;
-      planes[size_t(4 * j + k) * n + i] =
-          make_uchar4((d.x >> s) & 255u, (d.y >> s) & 255u, (d.z >> s) & 255u, (d.w >> s) & 255u);
+    spread_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
+                  dof::Layers layers, unsigned only, int max_r, const dof::Rect* __restrict__ rects,
+                  const uint8_t* __restrict__ counts, const uint16_t* __restrict__ lin,
+                  uint32_t* __restrict__ deltas) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= w || y >= h) return;
+  const size_t n = size_t(w) * size_t(h);
+  const float c = __ldg(coc + size_t(y) * size_t(w) + size_t(x));
+  const int j = dof::layer_of(c == c ? c : 0.f, layers);
+  if (!((only >> j) & 1u)) return;
+  uint32_t* d = deltas + size_t(j) * n * 4;
+  splat_pixel(
+      [&](int X, int Y, int k, uint32_t v) { atomicAdd(d + (size_t(Y) * size_t(w) + size_t(X)) * 4 + k, v); },
+      img, c, x, y, w, h, max_r, rects, counts, lin);
+}
+
+// Tiles of 32 x 32 pixels (a block of 32 x 8 threads, 4 rows each).
+constexpr int kTile = 32, kRows = kTile / 8;
+
+// Bit j of layers_present[tile]: the tile holds a pixel of layer j.
+__global__ void __launch_bounds__(kBlock)
+    tile_layers_kernel(const float* __restrict__ coc, int w, int h, dof::Layers layers,
+                       uint8_t* __restrict__ present) {
+  const int x = blockIdx.x * kTile + threadIdx.x;
+  unsigned bits = 0;
+  for (int i = 0; i < kRows; ++i) {
+    const int y = blockIdx.y * kTile + threadIdx.y + 8 * i;
+    if (x < w && y < h) {
+      const float c = __ldg(coc + size_t(y) * size_t(w) + size_t(x));
+      bits |= 1u << dof::layer_of(c == c ? c : 0.f, layers);
     }
   }
-  if (layers.count < 2) return;
+  bits = __reduce_or_sync(0xffffffffu, bits);
+  __shared__ unsigned warp_bits[8];
+  if (threadIdx.x == 0) warp_bits[threadIdx.y] = bits;
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    for (int k = 1; k < 8; ++k) bits |= warp_bits[k];
+    present[blockIdx.y * gridDim.x + blockIdx.x] = uint8_t(bits);
+  }
+}
+
+// The layers whose spread can reach each tile: bit j of cover[tile] when a tile within reach[j] tiles
+// (Chebyshev) holds a pixel of layer j (a window reaches 1 + R / 32 tiles beyond its own), or always for
+// the layers in `everywhere` (those through global memory: their SAT pass reads the whole image).
+struct Reach {
+  int tiles[dof::kMaxLayers];
+};
+
+__global__ void __launch_bounds__(kBlock)
+    cover_kernel(const uint8_t* __restrict__ present, int tx, int ty, int layers, Reach reach,
+                 unsigned everywhere, uint8_t* __restrict__ cover) {
+  const int t = blockIdx.x * kBlock + threadIdx.x;
+  if (t >= tx * ty) return;
+  const int x = t % tx, y = t / tx;
+  unsigned bits = everywhere;
+  for (int j = 0; j < layers; ++j) {
+    const int r = reach.tiles[j];
+    if ((bits >> j) & 1u) continue;
+    for (int v = max(0, y - r); v <= min(ty - 1, y + r) && !((bits >> j) & 1u); ++v)
+      for (int u = max(0, x - r); u <= min(tx - 1, x + r); ++u)
+        if ((present[v * tx + u] >> j) & 1u) {
+          bits |= 1u << j;
+          break;
+        }
+  }
+  cover[t] = uint8_t(bits);
+}
+
+// Clears the tiles of each layer's spread image that the layer covers (grid: tiles, layers).
+__global__ void __launch_bounds__(kBlock)
+    clear_kernel(const uint8_t* __restrict__ cover, int w, int h, uint4* __restrict__ images) {
+  const int j = blockIdx.z;
+  if (!((cover[blockIdx.y * gridDim.x + blockIdx.x] >> j) & 1u)) return;
+  const int x = blockIdx.x * kTile + threadIdx.x;
+  if (x >= w) return;
+  uint4* d = images + size_t(j) * size_t(w) * size_t(h);
+  for (int i = 0; i < kRows; ++i) {
+    const int y = blockIdx.y * kTile + threadIdx.y + 8 * i;
+    if (y < h) d[size_t(y) * size_t(w) + size_t(x)] = make_uint4(0u, 0u, 0u, 0u);
+  }
+}
+
+// The window of a tile for radius R: (32 + 2R + 1)^2 words per channel, each channel's plane padded to
+// 8 mod 32 words (the flush reads 8 pixels x 4 channels per warp without bank conflicts).
+struct Window {
+  int ww, plane;
+  __host__ __device__ explicit Window(int R) : ww(kTile + 2 * R + 1) { plane = (ww * ww + 31) / 32 * 32 + 8; }
+  __host__ __device__ size_t bytes() const { return size_t(plane) * 16; }
+};
+
+// Layer j's pixels of a tile add their deltas into the tile's window in shared memory (every aperture of
+// layer j lies within the square of radius R, the layer's bound (layer_radius): the window holds every
+// corner); the window's SAT is taken in place and its non-zero words added to layer j's spread image d.
+// A window's SAT is 0 right of and below it (every splat's rectangles lie inside it; those the image's
+// right or bottom edge clips lose their corners beyond the edge, the window reaching that edge), so the
+// SAT of the layer's delta image is the sum of its windows' SATs: d is that SAT once every tile has added
+// its own, with no SAT pass over the image (and 0 on the tiles the layer does not cover).
+__global__ void __launch_bounds__(kBlock)
+    spread_tile_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
+                       dof::Layers layers, int j, int R, int max_r, const dof::Rect* __restrict__ rects,
+                       const uint8_t* __restrict__ counts, const uint16_t* __restrict__ lin,
+                       const uint8_t* __restrict__ present, uint32_t* __restrict__ d) {
+  if (!((present[blockIdx.y * gridDim.x + blockIdx.x] >> j) & 1u)) return;
+  extern __shared__ uint4 window_storage[];
+  uint32_t* win = reinterpret_cast<uint32_t*>(window_storage);
+  const int tx0 = blockIdx.x * kTile, ty0 = blockIdx.y * kTile, x = tx0 + threadIdx.x;
+  const Window W(R);
+  const int tid = threadIdx.y * 32 + threadIdx.x, ox = tx0 - R, oy = ty0 - R;
+  for (int i = tid; i < W.plane; i += kBlock) window_storage[i] = make_uint4(0u, 0u, 0u, 0u);
+  __syncthreads();
+  for (int i = 0; i < kRows; ++i) {
+    const int y = ty0 + threadIdx.y + 8 * i;
+    if (x >= w || y >= h) continue;
+    const float c = __ldg(coc + size_t(y) * size_t(w) + size_t(x));
+    if (dof::layer_of(c == c ? c : 0.f, layers) != j) continue;
+    splat_pixel([&](int X, int Y, int k,
+                    uint32_t v) { atomicAdd(win + k * W.plane + (Y - oy) * W.ww + (X - ox), v); },
+                img, c, x, y, w, h, max_r, rects, counts, lin);
+  }
+  __syncthreads();
+  // The window's SAT: rows, a thread per window row and channel (a warp's rows ww apart, ww odd: no bank
+  // conflicts), then columns, a thread per window column and channel.
+  for (int t = tid; t < 4 * W.ww; t += kBlock) {
+    const int k = t / W.ww;
+    uint32_t* row = win + k * W.plane + (t - k * W.ww) * W.ww;
+    uint32_t acc = 0u;
+    for (int i = 0; i < W.ww; ++i) acc += row[i], row[i] = acc;
+  }
+  __syncthreads();
+  for (int t = tid; t < 4 * W.ww; t += kBlock) {
+    const int k = t / W.ww;
+    uint32_t* col = win + k * W.plane + (t - k * W.ww);
+    uint32_t acc = 0u;
+    for (int i = 0; i < W.ww; ++i) acc += col[i * W.ww], col[i * W.ww] = acc;
+  }
+  __syncthreads();
+  // The flush: warp wy's rows, 8 pixels x 4 channels per step (global order: 128 contiguous bytes).
+  for (int wy = threadIdx.y; wy < W.ww; wy += 8) {
+    const int gy = oy + wy;
+    if (gy < 0 || gy >= h) continue;
+    for (int q = threadIdx.x; q < 4 * W.ww; q += 32) {
+      const int wx = q >> 2, k = q & 3, gx = ox + wx;
+      const uint32_t v = win[k * W.plane + wy * W.ww + wx];
+      if (v != 0u && gx >= 0 && gx < w) atomicAdd(d + (size_t(gy) * size_t(w) + size_t(gx)) * 4 + k, v);
+    }
+  }
+}
+
+// The delta images' SATs in place (uint32 wrap-around; layer blockIdx.y or blockIdx.z), in four steps:
+// rows (a warp per row, 4 consecutive pixels per lane), the column sums of each band of kBand rows, their
+// exclusive prefix over the bands, and the columns (each band from its prefix).
+constexpr int kBand = 32;
+
+__device__ __forceinline__ uint4 add4(uint4 a, uint4 b) {
+  return make_uint4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+}
+
+__global__ void __launch_bounds__(kBlock) sat_rows_kernel(uint4* __restrict__ d, int w, int h) {
+  const int lane = threadIdx.x & 31, y = blockIdx.x * (kBlock / 32) + (threadIdx.x >> 5);
+  if (y >= h) return;
+  uint4* row = d + size_t(blockIdx.y) * size_t(w) * size_t(h) + size_t(y) * size_t(w);
+  uint4 carry = make_uint4(0u, 0u, 0u, 0u);
+  for (int x0 = 0; x0 < w; x0 += 128) {
+    const int xl = x0 + 4 * lane;
+    uint4 v[4];
+    for (int i = 0; i < 4; ++i) v[i] = xl + i < w ? row[xl + i] : make_uint4(0u, 0u, 0u, 0u);
+    for (int i = 1; i < 4; ++i) v[i] = add4(v[i], v[i - 1]);
+    uint4 incl = v[3];
+    for (int o = 1; o < 32; o *= 2) {
+      uint4 t;
+      t.x = __shfl_up_sync(0xffffffffu, incl.x, o), t.y = __shfl_up_sync(0xffffffffu, incl.y, o);
+      t.z = __shfl_up_sync(0xffffffffu, incl.z, o), t.w = __shfl_up_sync(0xffffffffu, incl.w, o);
+      if (lane >= o) incl = add4(incl, t);
+    }
+    const uint4 base =
+        add4(carry, make_uint4(incl.x - v[3].x, incl.y - v[3].y, incl.z - v[3].z, incl.w - v[3].w));
+    for (int i = 0; i < 4; ++i)
+      if (xl + i < w) row[xl + i] = add4(v[i], base);
+    carry.x += __shfl_sync(0xffffffffu, incl.x, 31), carry.y += __shfl_sync(0xffffffffu, incl.y, 31);
+    carry.z += __shfl_sync(0xffffffffu, incl.z, 31), carry.w += __shfl_sync(0xffffffffu, incl.w, 31);
+  }
+}
+
+// Grid (columns / kBlock, bands, layers).
+__global__ void __launch_bounds__(kBlock)
+    sat_band_sums_kernel(const uint4* __restrict__ d, int w, int h, int bands, uint4* __restrict__ sums) {
+  const int x = blockIdx.x * kBlock + threadIdx.x, b = blockIdx.y;
+  if (x >= w) return;
+  const uint4* col = d + size_t(blockIdx.z) * size_t(w) * size_t(h) + size_t(x);
+  const int y1 = min(h, (b + 1) * kBand);
+  uint4 s = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll 8
+  for (int y = b * kBand; y < y1; ++y) s = add4(s, col[size_t(y) * size_t(w)]);
+  sums[(size_t(blockIdx.z) * bands + b) * size_t(w) + x] = s;
+}
+
+// Grid (columns / kBlock, layers): the band sums become exclusive prefixes.
+__global__ void __launch_bounds__(kBlock) sat_band_prefix_kernel(uint4* __restrict__ sums, int w, int bands) {
+  const int x = blockIdx.x * kBlock + threadIdx.x;
+  if (x >= w) return;
+  uint4* s = sums + size_t(blockIdx.y) * bands * size_t(w) + x;
+  uint4 run = make_uint4(0u, 0u, 0u, 0u);
+  for (int b = 0; b < bands; ++b) {
+    const uint4 t = s[size_t(b) * size_t(w)];
+    s[size_t(b) * size_t(w)] = run;
+    run = add4(run, t);
+  }
+}
+
+// Grid (columns / kBlock, bands, layers).
+__global__ void __launch_bounds__(kBlock)
+    sat_columns_kernel(uint4* __restrict__ d, int w, int h, int bands, const uint4* __restrict__ sums) {
+  const int x = blockIdx.x * kBlock + threadIdx.x, b = blockIdx.y;
+  if (x >= w) return;
+  uint4* col = d + size_t(blockIdx.z) * size_t(w) * size_t(h) + size_t(x);
+  uint4 run = sums[(size_t(blockIdx.z) * bands + b) * size_t(w) + x];
+  const int y1 = min(h, (b + 1) * kBand);
+#pragma unroll 8
+  for (int y = b * kBand; y < y1; ++y) {
+    run = add4(run, col[size_t(y) * size_t(w)]);
+    col[size_t(y) * size_t(w)] = run;
+  }
+}
+
+// Fill slices 2t (low bytes) and 2t + 1 (high bytes) of table t < count - 1.
+__global__ void __launch_bounds__(kBlock)
+    slices_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, size_t n, dof::Layers layers,
+                  const uint16_t* __restrict__ lin, uchar4* __restrict__ slices) {
+  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
   float c = __ldg(coc + i);
   c = c == c ? c : 0.f;
   const int own = dof::layer_of(c, layers);
@@ -92,8 +312,9 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 struct SpreadTables {
-  const uint4* plane[dof::kMaxLayers][4];
-  const uint4* lo[dof::kMaxLayers];  // fill tables
+  const uint4* spread[dof::kMaxLayers];  // the layers' spread images (their delta images' SATs)
+  const uint8_t* cover;                  // per tile: the layers whose spread images hold it
+  const uint4* lo[dof::kMaxLayers];      // fill tables
   const uint4* hi[dof::kMaxLayers];
   int width;
   // The fill tables' tap (dof::shape_sum): table t's (colour, count) SAT at (x, y).
@@ -114,19 +335,22 @@ __global__ void __launch_bounds__(kBlock)
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= w || y >= h) return;
   const size_t i = size_t(y) * size_t(w) + size_t(x);
+  const unsigned cover = __ldg(tables.cover + (y / kTile) * ((w + kTile - 1) / kTile) + x / kTile);
   const auto spread = [&](int j) {
-    dof::Sum4 s = {{0u, 0u, 0u, 0u}};
-    for (int k = 0; k < 4; ++k) {
-      const uint4 a = __ldg(tables.plane[j][k] + i);
-      const int sh = 8 * k;
-      s.c[0] += a.x << sh, s.c[1] += a.y << sh, s.c[2] += a.z << sh, s.c[3] += a.w << sh;
-    }
-    return s;
+    const uint4 a = (cover >> j) & 1u ? __ldg(tables.spread[j] + i) : make_uint4(0u, 0u, 0u, 0u);
+    return dof::Sum4{{a.x, a.y, a.z, a.w}};
   };
   float v[3];
   dof::spread_pixel(spread, tables, layers.count, layers.edge, x, y, w, h, v);
   out[i] = make_uchar4(dof::encode(v[0], true, enc), dof::encode(v[1], true, enc),
                        dof::encode(v[2], true, enc), img[i].w);
+}
+
+// The largest aperture radius of layer j's pixels: its CoC edges' (the outer layers' reach max_r).
+int layer_radius(const dof::Layers& l, int j, int max_r) {
+  if (j == 0 || j == l.count - 1) return max_r;
+  const float a = std::max(std::fabs(l.edge[j]), std::fabs(l.edge[j + 1]));
+  return std::min(max_r, int(std::floor(a)) + 1);
 }
 
 void grow(DofBuffer& b, size_t bytes, const char* what) {
@@ -139,9 +363,32 @@ void grow(DofBuffer& b, size_t bytes, const char* what) {
 
 }  // namespace
 
+DofSideStream::~DofSideStream() {
+  if (fork) cudaEventDestroy(cudaEvent_t(fork));
+  if (join) cudaEventDestroy(cudaEvent_t(join));
+  if (stream) cudaStreamDestroy(cudaStream_t(stream));
+}
+
+namespace {
+
+void make_side_stream(DofSideStream& s) {
+  if (s.stream) return;
+  cudaStream_t st = nullptr;
+  cudaEvent_t f = nullptr, j = nullptr;
+  SATLAB_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "spread side stream");
+  s.stream = st;
+  SATLAB_CUDA(cudaEventCreateWithFlags(&f, cudaEventDisableTiming), "spread side stream");
+  s.fork = f;
+  SATLAB_CUDA(cudaEventCreateWithFlags(&j, cudaEventDisableTiming), "spread side stream");
+  s.join = j;
+}
+
+}  // namespace
+
 // The workspace's buffers as the shaped modes lay them out (aperture rectangles then their counts; the
 // sRGB -> linear table then the linear -> sRGB one), under the same shape key, so either mode may find
-// them uploaded by the other; `images` holds the deltas, planes and slices, `tables` the SATs.
+// them uploaded by the other; `images` holds the layers' spread images and the fill slices, `tables` the
+// fill tables, the band sums of the SAT pass and the tiles' layer sets.
 void dof_spread(const DofArgs& a) {
   const Params& p = *a.params;
   auto& ws = *static_cast<DofWorkspace*>(a.workspace);
@@ -149,7 +396,8 @@ void dof_spread(const DofArgs& a) {
   const int w = a.width, h = a.height, max_r = shaped_max_radius(p);
   const size_t n = size_t(w) * size_t(h);
   const dof::Layers layers = make_layers(p, p.dof_layers);
-  const int L = layers.count, fills = L - 1, planes = 4 * L, sats = planes + 2 * fills;
+  const int L = layers.count, fills = L - 1, bands = (h + kBand - 1) / kBand;
+  const int tx = (w + kTile - 1) / kTile, ty = (h + kTile - 1) / kTile;
   const std::string size = std::to_string(w) + "x" + std::to_string(h);
   auto stage = [&](const char* s) {
     if (a.stage) a.stage(s);
@@ -177,46 +425,103 @@ void dof_spread(const DofArgs& a) {
     SATLAB_CUDA(cudaStreamSynchronize(st), "aperture upload");  // the host tables are temporaries
     ws.shape_key = key;
   }
-  // images: deltas (16 B per pixel and layer), planes (4 B each), fill slices (4 B each).
-  const size_t delta_bytes = n * 16 * size_t(L), plane_bytes = n * 4 * size_t(planes);
-  grow(ws.images, delta_bytes + plane_bytes + n * 4 * size_t(2 * fills), "spread deltas and planes");
-  grow(ws.tables, n * 16 * size_t(sats), "spread tables");
+  // images: spread images (16 B per pixel and layer), fill slices (4 B each); tables: fill tables (16 B per
+  // pixel each), band sums (16 B per column, band and layer), the tiles' present and cover sets (1 B each).
+  const size_t spread_bytes = n * 16 * size_t(L), fill_bytes = n * 16 * size_t(2 * fills),
+               sums_bytes = size_t(w) * size_t(bands) * size_t(L) * 16, tile_count = size_t(tx) * size_t(ty);
+  grow(ws.images, spread_bytes + n * 4 * size_t(2 * fills), "spread images and fill slices");
+  grow(ws.tables, fill_bytes + sums_bytes + 2 * tile_count, "spread tables");
   const auto* rects = static_cast<const dof::Rect*>(ws.rects.p);
   const auto* rect_counts =
       reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
   const auto* lin = static_cast<const uint16_t*>(ws.luts.p);
   const auto* coc = static_cast<const float*>(a.coc);
   const auto* img = static_cast<const uchar4*>(a.image);
-  auto* deltas = static_cast<uint32_t*>(ws.images.p);
-  auto* plane_images = reinterpret_cast<uchar4*>(static_cast<char*>(ws.images.p) + delta_bytes);
-  auto* slices = plane_images + size_t(planes) * n;
-  const dim3 block(32, 8), grid((unsigned(w) + 31) / 32, (unsigned(h) + 7) / 8);
+  auto* spread = static_cast<uint32_t*>(ws.images.p);
+  auto* slices = reinterpret_cast<uchar4*>(static_cast<char*>(ws.images.p) + spread_bytes);
+  auto* band_sums = reinterpret_cast<uint4*>(static_cast<char*>(ws.tables.p) + fill_bytes);
+  auto* present = reinterpret_cast<uint8_t*>(static_cast<char*>(ws.tables.p) + fill_bytes + sums_bytes);
+  auto* cover = present + tile_count;
+  const dim3 block(32, 8), grid((unsigned(w) + 31) / 32, (unsigned(h) + 7) / 8),
+      tiles{unsigned(tx), unsigned(ty)};
 
   stage("spread");
-  SATLAB_CUDA(cudaMemsetAsync(deltas, 0, delta_bytes, st), "spread deltas");
-  spread_kernel<<<grid, block, 0, st>>>(img, coc, w, h, layers, max_r, rects, rect_counts, lin, deltas);
-  SATLAB_LAUNCHED("spread_kernel", size);
-  stage("planes");
-  planes_kernel<<<unsigned((n + kBlock - 1) / kBlock), kBlock, 0, st>>>(
-      reinterpret_cast<const uint4*>(deltas), img, coc, n, layers, lin, plane_images, slices);
-  SATLAB_LAUNCHED("planes_kernel", size);
-  stage("sat");
+  // The fill tables (slices, then their SATs through the registry's builder) on the side stream, beside the
+  // spread: the spread's tiles are bound by shared-memory atomics, the tables by memory bandwidth.
   SpreadTables tables{};
-  tables.width = w;
-  for (int k = 0; k < sats; ++k) {
-    SatArgs s;
-    s.in = k < planes ? plane_images + size_t(k) * n : slices + size_t(k - planes) * n;
-    s.out = static_cast<uint4*>(ws.tables.p) + size_t(k) * n;
-    s.width = w, s.height = h, s.channels = 4, s.dtype = DType::RGBA8, s.stream = a.stream;
-    a.sat->sat(s);
-    const auto* t = static_cast<const uint4*>(s.out);
-    if (k < planes)
-      tables.plane[k / 4][k % 4] = t;
-    else if ((k - planes) % 2 == 0)
-      tables.lo[(k - planes) / 2] = t;
-    else
-      tables.hi[(k - planes) / 2] = t;
+  if (fills > 0) {
+    make_side_stream(ws.side);
+    const cudaStream_t side = cudaStream_t(ws.side.stream);
+    SATLAB_CUDA(cudaEventRecord(cudaEvent_t(ws.side.fork), st), "spread fork");
+    SATLAB_CUDA(cudaStreamWaitEvent(side, cudaEvent_t(ws.side.fork), 0), "spread fork");
+    slices_kernel<<<unsigned((n + kBlock - 1) / kBlock), kBlock, 0, side>>>(img, coc, n, layers, lin, slices);
+    SATLAB_LAUNCHED("slices_kernel", size);
+    for (int k = 0; k < 2 * fills; ++k) {
+      SatArgs s;
+      s.in = slices + size_t(k) * n;
+      s.out = static_cast<uint4*>(ws.tables.p) + size_t(k) * n;
+      s.width = w, s.height = h, s.channels = 4, s.dtype = DType::RGBA8, s.stream = side;
+      a.sat->sat(s);
+      (k % 2 == 0 ? tables.lo : tables.hi)[k / 2] = static_cast<const uint4*>(s.out);
+    }
+    SATLAB_CUDA(cudaEventRecord(cudaEvent_t(ws.side.join), side), "spread join");
   }
+  // Each layer's radius bound, whether its window fits in shared memory, and its reach in tiles.
+  int dev = 0, optin = 0;
+  SATLAB_CUDA(cudaGetDevice(&dev), "spread tiles");
+  SATLAB_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "spread tiles");
+  unsigned global_layers = 0;  // the layers whose windows do not fit in shared memory
+  Reach reach{};
+  for (int j = 0; j < L; ++j) {
+    const int R = layer_radius(layers, j, max_r);
+    reach.tiles[j] = 1 + R / kTile;
+    if (Window(R).bytes() > size_t(optin)) global_layers |= 1u << j;
+  }
+  tile_layers_kernel<<<tiles, block, 0, st>>>(coc, w, h, layers, present);
+  SATLAB_LAUNCHED("tile_layers_kernel", size);
+  cover_kernel<<<unsigned((tile_count + kBlock - 1) / kBlock), kBlock, 0, st>>>(present, tx, ty, L, reach,
+                                                                                global_layers, cover);
+  SATLAB_LAUNCHED("cover_kernel", size);
+  clear_kernel<<<dim3(unsigned(tx), unsigned(ty), unsigned(L)), block, 0, st>>>(
+      cover, w, h, reinterpret_cast<uint4*>(spread));
+  SATLAB_LAUNCHED("clear_kernel", size);
+  for (int j = 0; j < L; ++j) {
+    if ((global_layers >> j) & 1u) continue;
+    const int R = layer_radius(layers, j, max_r);
+    const size_t bytes = Window(R).bytes();
+    SATLAB_CUDA(
+        cudaFuncSetAttribute(spread_tile_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+        "spread_tile_kernel shared memory");
+    spread_tile_kernel<<<tiles, block, bytes, st>>>(img, coc, w, h, layers, j, R, max_r, rects, rect_counts,
+                                                    lin, present, spread + size_t(j) * n * 4);
+    SATLAB_LAUNCHED("spread_tile_kernel", size + " layer " + std::to_string(j));
+  }
+  if (global_layers) {
+    spread_kernel<<<grid, block, 0, st>>>(img, coc, w, h, layers, global_layers, max_r, rects, rect_counts,
+                                          lin, spread);
+    SATLAB_LAUNCHED("spread_kernel", size);
+  }
+  stage("sat");
+  // The SATs of the layers that went to global memory (the others' spread images are their SATs).
+  for (int j = 0; j < L; ++j) {
+    if (!((global_layers >> j) & 1u)) continue;
+    auto* d4 = reinterpret_cast<uint4*>(spread) + size_t(j) * n;
+    auto* sums = band_sums + size_t(j) * size_t(bands) * size_t(w);
+    const unsigned cols = (unsigned(w) + kBlock - 1) / kBlock;
+    sat_rows_kernel<<<dim3((unsigned(h) + 7) / 8, 1), kBlock, 0, st>>>(d4, w, h);
+    SATLAB_LAUNCHED("sat_rows_kernel", size);
+    sat_band_sums_kernel<<<dim3(cols, unsigned(bands), 1), kBlock, 0, st>>>(d4, w, h, bands, sums);
+    SATLAB_LAUNCHED("sat_band_sums_kernel", size);
+    sat_band_prefix_kernel<<<dim3(cols, 1), kBlock, 0, st>>>(sums, w, bands);
+    SATLAB_LAUNCHED("sat_band_prefix_kernel", size);
+    sat_columns_kernel<<<dim3(cols, unsigned(bands), 1), kBlock, 0, st>>>(d4, w, h, bands, sums);
+    SATLAB_LAUNCHED("sat_columns_kernel", size);
+  }
+  // The composite waits for the fill tables (the wait counts in the sat stage).
+  if (fills > 0) SATLAB_CUDA(cudaStreamWaitEvent(st, cudaEvent_t(ws.side.join), 0), "spread join");
+  tables.width = w;
+  tables.cover = cover;
+  for (int j = 0; j < L; ++j) tables.spread[j] = reinterpret_cast<const uint4*>(spread) + size_t(j) * n;
   stage("composite");
   spread_composite_kernel<<<grid, block, 0, st>>>(
       tables, layers, static_cast<const uint8_t*>(ws.luts.p) + 512, img, w, h, static_cast<uchar4*>(a.out));

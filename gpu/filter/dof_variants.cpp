@@ -27,10 +27,11 @@ std::vector<Variant> dof_variants() {
     const int images = (m.linear_light ? 2 : 1) * (m.occlusion ? Params{}.dof_layers : 1);
     v.bytes = [images, box](size_t n, DType) { return double(n) * (12.0 + (box ? 1 : images) * 36.0); };
     if (m.spread) {
-      // Per layer: deltas written (16 B), split into planes (16 + 16), 4 SATs (4 + 16 each), the composite's
-      // reads (64); per fill table: slices (8), 2 SATs (20 each).
+      // Per layer (at most: over the tiles it covers): its spread image cleared (16 B), the windows' SATs
+      // added (16 + 16, more for their overlap), the composite's read (16); per fill table: slices (8),
+      // 2 SATs (20 each).
       const int layers = Params{}.dof_layers;
-      v.bytes = [layers](size_t n, DType) { return double(n) * (12.0 + layers * 192.0 + (layers - 1) * 48.0); };
+      v.bytes = [layers](size_t n, DType) { return double(n) * (12.0 + layers * 64.0 + (layers - 1) * 48.0); };
     }
     v.refuses = [](size_t, DType t) -> std::string { return t == DType::RGBA8 ? "" : "RGBA8 input only"; };
     if (box) {

@@ -31,10 +31,18 @@ struct DofBuffer {
   void release();
 };
 
+// A second stream with its fork and join events, made on first use (the spread mode builds its fill tables
+// on it beside its spread; gpu/filter/dof_spread.cu).
+struct DofSideStream {
+  void *stream = nullptr, *fork = nullptr, *join = nullptr;
+  ~DofSideStream();
+};
+
 // What the shaped DoF modes keep from frame to frame (DofArgs::workspace): layer images and tables, the
 // aperture rectangles and transfer tables (re-uploaded when the shape changes), the layer sums.
 struct DofWorkspace {
   DofBuffer images, tables, stats, rects, luts;
+  DofSideStream side;
   std::string shape_key;
   ~DofWorkspace();
 };

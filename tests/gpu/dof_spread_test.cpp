@@ -1,8 +1,10 @@
 // The spread DoF mode on the GPU against the CPU reference: bit-identical results (exact integer deltas and
 // SATs, shared per-pixel arithmetic, no FMA) with every SAT builder, at odd sizes (1x1, 1xN, Nx1, primes),
 // on random and all-255 images, depth maps with NaN holes and flat ones, 2 to 8 layers, every aperture,
-// with the result poisoned before each run. (GpuDofModes.BitIdenticalToTheCpuReference runs it too, as a
-// shaped mode.) SATLAB_TEST_MAX_N limits the image sizes (the sanitizer runs use a small one).
+// radii whose windows fit in shared memory and larger ones (60: through global memory), with the result
+// poisoned before each run and the spread images left stale by a run on another depth map.
+// (GpuDofModes.BitIdenticalToTheCpuReference runs it too, as a shaped mode.) SATLAB_TEST_MAX_N limits the
+// image sizes (the sanitizer runs use a small one).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -43,8 +45,9 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
     float max_radius;
   };
   int k = 0;
-  for (const Case c : {Case{1, 1, 5.f}, Case{1, 61, 9.f}, Case{67, 1, 9.f}, Case{2, 3, 4.f},
-                       Case{97, 89, 17.5f}, Case{263, 131, 40.f}, Case{509, 257, 25.f}}) {
+  for (const Case c :
+       {Case{1, 1, 5.f}, Case{1, 61, 9.f}, Case{67, 1, 9.f}, Case{2, 3, 4.f}, Case{97, 89, 17.5f},
+        Case{263, 131, 40.f}, Case{509, 257, 25.f}, Case{131, 97, 60.f}}) {
     if (size_t(c.w) * size_t(c.h) > test::test_max_n()) continue;
     for (int input = 0; input < 3; ++input) {  // random image and depth; all 255 with NaN holes; flat depth
       ImageRGBA8 img(c.w, c.h);
@@ -75,7 +78,15 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
         pipe->set_depth(depth);
         pipe->set_params(p);
       }
-      gpu_pipe->run();  // allocates; then poison the result and run again
+      // A first run on another depth map (the layers elsewhere) leaves stale spread images behind, which
+      // the real run must clear or not read (tiles no layer's spread reaches are neither cleared nor read);
+      // then poison the result and run on the real inputs.
+      ImageF other(c.w, c.h, 1);
+      for (int y = 0; y < c.h; ++y)
+        for (int x = 0; x < c.w; ++x) other.at(x, y) = float((x / 11 + y / 3) % 5) + 0.3f * u(rng);
+      gpu_pipe->set_depth(other);
+      gpu_pipe->run();
+      gpu_pipe->set_depth(depth);
       void* stream = nullptr;
       auto* out = const_cast<void*>(gpu_pipe->device_result(&stream));
       ASSERT_NE(out, nullptr) << what;
