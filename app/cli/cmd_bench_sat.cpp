@@ -14,6 +14,7 @@
 #include "app/cli/commands.hpp"
 #include "core/error.hpp"
 #include "core/dof_modes.hpp"
+#include "app/gui/bench_highlights_gl.hpp"
 #include "core/pipeline.hpp"
 #include "gpu/device.hpp"
 #include "gpu/sat/sat_host.hpp"
@@ -232,6 +233,9 @@ int run_bench_sat(const BenchSatOptions& o) {
              3840, 2160, on.back().ms - off.back().ms, 0.0});
     }
   }
+  // The GL instanced-quads splat against the CUDA row splat, phase by phase, same run (app/gui/bench_highlights_gl.hpp).
+  for (const gui::HighlightBenchRow& r : gui::bench_highlights_gl(3840, 2160, o.warmup, o.runs))
+    print({r.name, "rgba8", r.note, 3840, 2160, r.ms, 0.0});
   return finish();
 }
 
