@@ -27,8 +27,8 @@ std::vector<hl::SpriteRecord> highlight_records(const ImageRGBA8& image, const I
     const uint32_t i = s.index[k];
     const int x = int(i % uint32_t(w)), y = int(i / uint32_t(w));
     const int r = dof::shaped_radius(coc.data[i], max_r);
-    const uint32_t area = hl::clipped_area(ap.rects.data() + size_t(r) * dof::kMaxRects, ap.counts[size_t(r)], x,
-                                           y, w, h);
+    const uint32_t area =
+        hl::clipped_area(ap.rects.data() + size_t(r) * dof::kMaxRects, ap.counts[size_t(r)], x, y, w, h);
     const uint8_t* px = image.data.data() + size_t(i) * 4;
     const double boost = (px[0] == 255 || px[1] == 255 || px[2] == 255) ? clip_boost : 1.0;
     hl::SpriteRecord& rec = out[1 + k];
@@ -44,7 +44,8 @@ void highlight_splat_records(const std::vector<hl::SpriteRecord>& records, const
   out.assign(2 * n * 4, 0.0);
   for (size_t k = 1; k < records.size(); ++k) {
     const hl::SpriteRecord& s = records[k];
-    if (s.r < 0 || s.r > ap.max_r || s.slice < 0 || s.slice > 1) throw Error("highlight_splat_records: bad record");
+    if (s.r < 0 || s.r > ap.max_r || s.slice < 0 || s.slice > 1)
+      throw Error("highlight_splat_records: bad record");
     const dof::Rect* rects = ap.rects.data() + size_t(s.r) * dof::kMaxRects;
     for (int q = 0; q < ap.counts[size_t(s.r)]; ++q) {
       const dof::Rect rc = rects[q];

@@ -85,8 +85,22 @@ std::vector<HighlightBenchRow> bench_highlights_gl(int w, int h, int warmup, int
       gl16.set_aperture(ap);
       gl32.set_target(w, h, false);
       gl16.set_target(w, h, true);
-      enum { kCompact, kSort, kSplat, kAdd, kRecords, kShared, kSharedHost, kMapped, kMappedHost, kClear32, kDraw32,
-             kClear16, kDraw16, kPhases };
+      enum {
+        kCompact,
+        kSort,
+        kSplat,
+        kAdd,
+        kRecords,
+        kShared,
+        kSharedHost,
+        kMapped,
+        kMappedHost,
+        kClear32,
+        kDraw32,
+        kClear16,
+        kDraw16,
+        kPhases
+      };
       std::vector<std::vector<double>> t(kPhases);
       for (int i = 0; i < warmup + runs; ++i) {
         const gpu::HighlightGlFrame::Times m = frame.run(p, true);
@@ -98,16 +112,19 @@ std::vector<HighlightBenchRow> bench_highlights_gl(int w, int h, int warmup, int
         gl16.draw(frame.gl_buffer());
         const double c16 = gl16.clear_ms(), d16 = gl16.draw_ms();
         if (i < warmup) continue;
-        const double v[kPhases] = {s.compact, s.sort,    s.splat,         s.add, s.records, s.handover,
-                                   s.handover_host, m.handover, m.handover_host, c32, d32, c16, d16};
+        const double v[kPhases] = {
+            s.compact,  s.sort,          s.splat, s.add, s.records, s.handover, s.handover_host,
+            m.handover, m.handover_host, c32,     d32,   c16,       d16};
         for (int k = 0; k < kPhases; ++k) t[size_t(k)].push_back(v[k]);
       }
       const HighlightStats st = frame.stats();
-      const std::string sprites = std::to_string(st.kept) + " sprites (" + std::to_string(st.far) + " far), " +
-                                  (c.radius ? "radius " + std::to_string(c.radius) : "the pipeline bench's radii");
+      const std::string sprites =
+          std::to_string(st.kept) + " sprites (" + std::to_string(st.far) + " far), " +
+          (c.radius ? "radius " + std::to_string(c.radius) : "the pipeline bench's radii");
       const std::string shared =
-          frame.shared_unavailable().empty() ? "" : " (shared unavailable, mapped instead: " +
-                                                        frame.shared_unavailable() + ")";
+          frame.shared_unavailable().empty()
+              ? ""
+              : " (shared unavailable, mapped instead: " + frame.shared_unavailable() + ")";
       auto row = [&](const std::string& name, int k, const std::string& note) {
         rows.push_back({prefix + c.name + "." + name, note, median(t[size_t(k)])});
       };
@@ -126,7 +143,8 @@ std::vector<HighlightBenchRow> bench_highlights_gl(int w, int h, int warmup, int
       row("gl.draw_rgba16f", kDraw16, "GL path: the same draw into RGBA16F");
       const double cuda = median(t[kSplat]);
       const double gl = median(t[kRecords]) + median(t[kShared]) + median(t[kClear32]) + median(t[kDraw32]);
-      rows.push_back({prefix + c.name + ".cuda_splat", "the CUDA path's splat (planes cleared by its add)", cuda});
+      rows.push_back(
+          {prefix + c.name + ".cuda_splat", "the CUDA path's splat (planes cleared by its add)", cuda});
       rows.push_back({prefix + c.name + ".gl_splat_rgba32f",
                       "the GL path's splat: records + shared handover + clear + draw, RGBA32F", gl});
     }

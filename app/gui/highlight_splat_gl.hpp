@@ -1,12 +1,12 @@
 // Bokeh highlights splatted by GL: the alternative to the CUDA row splat (core/highlights.hpp), measured
 // against it (`satlab bench sat --pipeline-only`, rows highlights_gl.*; docs/performance.md, "Bokeh
-// highlights") and not used by the app's frame. It draws a buffer of sprite records (core/highlight_sprite.hpp:
-// a header of two indirect draw commands, then one 32-byte record per sorted sprite) as instanced quads,
-// one per sprite over its aperture's bounding square; the fragment shader keeps the aperture's rectangles'
-// pixels (the same table as the CUDA path, as a storage buffer) and additive blending (GL_ONE, GL_ONE)
-// sums each sprite's energy and a coverage count into one of two float targets: the far sprites (the
-// first draw command) into the far target, the near ones into the near target. Needs a current OpenGL 4.5
-// core context.
+// highlights") and not used by the app's frame. It draws a buffer of sprite records
+// (core/highlight_sprite.hpp: a header of two indirect draw commands, then one 32-byte record per sorted
+// sprite) as instanced quads, one per sprite over its aperture's bounding square; the fragment shader keeps
+// the aperture's rectangles' pixels (the same table as the CUDA path, as a storage buffer) and additive
+// blending (GL_ONE, GL_ONE) sums each sprite's energy and a coverage count into one of two float targets: the
+// far sprites (the first draw command) into the far target, the near ones into the near target. Needs a
+// current OpenGL 4.5 core context.
 #pragma once
 #include <vector>
 

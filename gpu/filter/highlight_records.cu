@@ -19,9 +19,10 @@ constexpr int kBlock = 256;
 
 __global__ void __launch_bounds__(kBlock)
     records_kernel(const uint32_t* __restrict__ stats, const uint32_t* __restrict__ sorted,
-                   const uchar4* __restrict__ img, const float* __restrict__ coc, const uint16_t* __restrict__ lin,
-                   const dof::Rect* __restrict__ rect_table, const uint8_t* __restrict__ rect_counts, int max_r,
-                   double clip_boost, int w, int h, uint32_t cap, hl::SpriteRecord* __restrict__ out) {
+                   const uchar4* __restrict__ img, const float* __restrict__ coc,
+                   const uint16_t* __restrict__ lin, const dof::Rect* __restrict__ rect_table,
+                   const uint8_t* __restrict__ rect_counts, int max_r, double clip_boost, int w, int h,
+                   uint32_t cap, hl::SpriteRecord* __restrict__ out) {
   const uint32_t k = blockIdx.x * kBlock + threadIdx.x;
   if (k >= cap) return;
   const uint32_t kept = __ldg(stats + 1), far = __ldg(stats + 2);
@@ -56,11 +57,12 @@ void highlight_records(const HighlightArgs& a, void* out) {
     throw Error("highlight_records: no highlights_prepare with these arguments");
   const size_t rect_bytes = size_t(dof::kMaxShapedRadius + 1) * dof::kMaxRects * sizeof(dof::Rect);
   const auto* rects = static_cast<const dof::Rect*>(highlight_rects_device(ws));
-  const auto* counts = reinterpret_cast<const uint8_t*>(static_cast<const char*>(highlight_rects_device(ws)) + rect_bytes);
+  const auto* counts =
+      reinterpret_cast<const uint8_t*>(static_cast<const char*>(highlight_rects_device(ws)) + rect_bytes);
   records_kernel<<<(cap + kBlock - 1) / kBlock, kBlock, 0, cudaStream_t(a.stream)>>>(
       highlight_stats_device(ws), highlight_sorted_device(ws), static_cast<const uchar4*>(a.image), a.coc,
-      highlight_linear_device(ws), rects, counts, shaped_max_radius(p), highlight_clip_boost(p), a.width, a.height,
-      cap, static_cast<hl::SpriteRecord*>(out));
+      highlight_linear_device(ws), rects, counts, shaped_max_radius(p), highlight_clip_boost(p), a.width,
+      a.height, cap, static_cast<hl::SpriteRecord*>(out));
   SATLAB_LAUNCHED("highlight records_kernel", std::to_string(a.width) + "x" + std::to_string(a.height));
 }
 

@@ -1,9 +1,8 @@
 // The CUDA side of the GL splat (see highlight_gl_frame.hpp). Bytes of the handover: 32 B read + 32 B
 // written per sprite slot (the whole cap: the kept count stays on the device).
-#include <glad/gl.h>  // before cuda_gl_interop.h, which wants GL declared
-
 #include <cuda_gl_interop.h>
 #include <cuda_runtime.h>
+#include <glad/gl.h>  // before cuda_gl_interop.h, which wants GL declared
 
 #include <chrono>
 #include <string>
@@ -38,7 +37,8 @@ struct HighlightGlFrame::Impl {
   }
 };
 
-HighlightGlFrame::HighlightGlFrame(const ImageRGBA8& image, const ImageF& coc) : d_(std::make_unique<Impl>()) {
+HighlightGlFrame::HighlightGlFrame(const ImageRGBA8& image, const ImageF& coc)
+    : d_(std::make_unique<Impl>()) {
   if (coc.width != image.width || coc.height != image.height || coc.channels != 1)
     throw Error("HighlightGlFrame: CoC map size does not match the image");
   Impl& d = *d_;
@@ -50,8 +50,10 @@ HighlightGlFrame::HighlightGlFrame(const ImageRGBA8& image, const ImageF& coc) :
   SATLAB_CUDA(cudaMalloc(&d.image, n * 4), "highlight GL frame image " + size);
   SATLAB_CUDA(cudaMalloc(&d.coc, n * 4), "highlight GL frame CoC " + size);
   SATLAB_CUDA(cudaMalloc(&d.result, n * 4), "highlight GL frame result " + size);
-  SATLAB_CUDA(cudaMemcpy(d.image, image.data.data(), n * 4, cudaMemcpyHostToDevice), "highlight GL frame upload");
-  SATLAB_CUDA(cudaMemcpy(d.result, image.data.data(), n * 4, cudaMemcpyHostToDevice), "highlight GL frame upload");
+  SATLAB_CUDA(cudaMemcpy(d.image, image.data.data(), n * 4, cudaMemcpyHostToDevice),
+              "highlight GL frame upload");
+  SATLAB_CUDA(cudaMemcpy(d.result, image.data.data(), n * 4, cudaMemcpyHostToDevice),
+              "highlight GL frame upload");
   SATLAB_CUDA(cudaMemcpy(d.coc, coc.data.data(), n * 4, cudaMemcpyHostToDevice), "highlight GL frame upload");
 }
 
@@ -89,15 +91,17 @@ HighlightGlFrame::Times HighlightGlFrame::run(const Params& p, bool mapped) {
       glDeleteBuffers(1, &d.mapped_buffer);
       glCreateBuffers(1, &d.mapped_buffer);
       glNamedBufferStorage(d.mapped_buffer, GLsizeiptr(bytes), nullptr, 0);
-      SATLAB_CUDA(cudaGraphicsGLRegisterBuffer(&d.mapped, d.mapped_buffer, cudaGraphicsRegisterFlagsWriteDiscard),
-                  "cudaGraphicsGLRegisterBuffer of the highlight records");
+      SATLAB_CUDA(
+          cudaGraphicsGLRegisterBuffer(&d.mapped, d.mapped_buffer, cudaGraphicsRegisterFlagsWriteDiscard),
+          "cudaGraphicsGLRegisterBuffer of the highlight records");
       d.mapped_bytes = bytes;
     }
     SATLAB_CUDA(cudaGraphicsMapResources(1, &d.mapped, d.stream), "map of the highlight records");
     void* dst = nullptr;
     size_t have = 0;
     SATLAB_CUDA(cudaGraphicsResourceGetMappedPointer(&dst, &have, d.mapped), "highlight records pointer");
-    SATLAB_CUDA(cudaMemcpyAsync(dst, d.records, bytes, cudaMemcpyDeviceToDevice, d.stream), "highlight records copy");
+    SATLAB_CUDA(cudaMemcpyAsync(dst, d.records, bytes, cudaMemcpyDeviceToDevice, d.stream),
+                "highlight records copy");
     SATLAB_CUDA(cudaGraphicsUnmapResources(1, &d.mapped, d.stream), "unmap of the highlight records");
     last_buffer_ = d.mapped_buffer;
   } else {
@@ -107,7 +111,8 @@ HighlightGlFrame::Times HighlightGlFrame::run(const Params& p, bool mapped) {
     last_buffer_ = d.shared.buffer();
   }
   SATLAB_CUDA(cudaEventRecord(d.ev[6], d.stream), "highlight event");
-  const double host = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double host =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   SATLAB_CUDA(cudaMemcpyAsync(d.stats, highlight_stats_device(d.ws), sizeof(d.stats), cudaMemcpyDeviceToHost,
                               d.stream),
               "highlight stats");
@@ -125,14 +130,16 @@ HighlightGlFrame::Times HighlightGlFrame::run(const Params& p, bool mapped) {
 
 HighlightStats HighlightGlFrame::stats() const {
   HighlightStats s;
-  s.valid = true, s.found = d_->stats[0], s.kept = d_->stats[1], s.far = d_->stats[2], s.cap = uint32_t(d_->cap);
+  s.valid = true, s.found = d_->stats[0], s.kept = d_->stats[1], s.far = d_->stats[2],
+  s.cap = uint32_t(d_->cap);
   return s;
 }
 
 std::vector<hl::SpriteRecord> HighlightGlFrame::records() const {
   std::vector<hl::SpriteRecord> out(1 + d_->stats[1]);
-  SATLAB_CUDA(cudaMemcpy(out.data(), d_->records, out.size() * sizeof(hl::SpriteRecord), cudaMemcpyDeviceToHost),
-              "highlight records download");
+  SATLAB_CUDA(
+      cudaMemcpy(out.data(), d_->records, out.size() * sizeof(hl::SpriteRecord), cudaMemcpyDeviceToHost),
+      "highlight records download");
   return out;
 }
 

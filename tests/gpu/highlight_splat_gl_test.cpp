@@ -56,7 +56,8 @@ void make_frame(const Case& c, std::mt19937& rng, ImageRGBA8& img, ImageF& coc, 
   coc = ImageF(c.w, c.h, 1);
   for (size_t i = 0; i < img.pixels(); ++i) {
     const bool light = rng() % 9 == 0, clip = rng() % 3 == 0;
-    for (int ch = 0; ch < 3; ++ch) img.data[i * 4 + ch] = uint8_t(light ? clip ? 255 : 200 + rng() % 55 : rng() % 150);
+    for (int ch = 0; ch < 3; ++ch)
+      img.data[i * 4 + ch] = uint8_t(light ? clip ? 255 : 200 + rng() % 55 : rng() % 150);
     img.data[i * 4 + 3] = 255;
   }
   std::uniform_real_distribution<float> u(-c.max_radius - 2.f, c.max_radius + 2.f);
@@ -89,8 +90,8 @@ void splat(gui::GlHighlightSplat& gl, GLuint buffer, int w, int h, bool half) {
 }
 
 // Compares one slice of the GL target with the references; returns the number of bad pixels.
-int compare(const std::vector<float>& got, const std::vector<double>& exact, const std::vector<uint32_t>& fixed,
-            int slice, size_t n, bool half, const std::string& what) {
+int compare(const std::vector<float>& got, const std::vector<double>& exact,
+            const std::vector<uint32_t>& fixed, int slice, size_t n, bool half, const std::string& what) {
   int bad = 0;
   for (size_t i = 0; i < n; ++i) {
     const double* e = exact.data() + (size_t(slice) * n + i) * 4;
@@ -105,9 +106,9 @@ int compare(const std::vector<float>& got, const std::vector<double>& exact, con
         ok = ok && std::fabs(double(g[c]) - S) <= bound && std::fabs(double(g[c]) - fixed_v) <= fixed_bound;
       }
     if (!ok && ++bad <= 3)
-      ADD_FAILURE() << what << " slice " << slice << " pixel " << i << ": GL (" << g[0] << ", " << g[1] << ", "
-                    << g[2] << ", " << g[3] << ") reference (" << e[0] << ", " << e[1] << ", " << e[2] << ", "
-                    << e[3] << ")";
+      ADD_FAILURE() << what << " slice " << slice << " pixel " << i << ": GL (" << g[0] << ", " << g[1]
+                    << ", " << g[2] << ", " << g[3] << ") reference (" << e[0] << ", " << e[1] << ", " << e[2]
+                    << ", " << e[3] << ")";
   }
   return bad;
 }
@@ -173,7 +174,8 @@ TEST(HighlightSplatGl, CudaRecordsEqualTheCpuReferenceThroughBothHandovers) {
     splat(gl, buffer, c.w, c.h, false);
     const std::vector<float> ref[2] = {gl.read(0), gl.read(1)};
     gpu::HighlightGlFrame frame(img, coc);
-    if (!frame.shared_unavailable().empty()) std::printf("shared handover: %s\n", frame.shared_unavailable().c_str());
+    if (!frame.shared_unavailable().empty())
+      std::printf("shared handover: %s\n", frame.shared_unavailable().c_str());
     for (const bool mapped : {false, true})
       for (int run = 0; run < 2; ++run) {  // twice: the planes and buffers are reused
         frame.run(p, mapped);
@@ -187,7 +189,8 @@ TEST(HighlightSplatGl, CudaRecordsEqualTheCpuReferenceThroughBothHandovers) {
             << what << ": CUDA records differ from the CPU reference";
         splat(gl, frame.gl_buffer(), c.w, c.h, false);
         for (int slice = 0; slice < 2; ++slice)
-          EXPECT_TRUE(gl.read(slice) == ref[slice]) << what << (mapped ? " mapped" : " shared") << " slice " << slice;
+          EXPECT_TRUE(gl.read(slice) == ref[slice])
+              << what << (mapped ? " mapped" : " shared") << " slice " << slice;
       }
   }
   glDeleteBuffers(1, &buffer);
