@@ -10,6 +10,7 @@ layout(std430, binding = 0) readonly buffer Aperture {
 layout(std430, binding = 1) readonly buffer Counts {
   int counts[];  // rectangles used per radius
 };
+uniform bool aperture_test = true;  // false: every pixel of the bounding square (the bench's raster-only row)
 layout(location = 0) out vec4 color;
 void main() {
   ivec2 d = ivec2(gl_FragCoord.xy) - v_sprite.xy;
@@ -22,6 +23,6 @@ void main() {
       break;
     }
   }
-  if (!inside) discard;
+  if (!inside && aperture_test) discard;
   color = vec4(v_energy, 1.0);
 }

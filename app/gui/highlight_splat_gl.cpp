@@ -54,6 +54,7 @@ GlHighlightSplat::GlHighlightSplat() {
     throw Error(std::string("the highlight splat's shaders do not link: ") + log);
   }
   size_loc_ = glGetUniformLocation(program_, "size");
+  test_loc_ = glGetUniformLocation(program_, "aperture_test");
   // Records: attribute 0 = ivec4 (x, y, r, slice) at 0, attribute 1 = vec4 energy at 16; one per instance.
   glCreateVertexArrays(1, &vao_);
   glEnableVertexArrayAttrib(vao_, 0);
@@ -121,6 +122,7 @@ void GlHighlightSplat::draw(unsigned buffer) {
   glBeginQuery(GL_TIME_ELAPSED, queries_[1]);
   glUseProgram(program_);
   glUniform2f(size_loc_, float(width_), float(height_));
+  glUniform1i(test_loc_, aperture_test_ ? 1 : 0);
   glBindVertexArray(vao_);
   glVertexArrayVertexBuffer(vao_, 0, buffer, sizeof(hl::SpriteRecord), sizeof(hl::SpriteRecord));
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, rects_);

@@ -28,6 +28,9 @@ class GlHighlightSplat {
   // Draws the records in GL buffer `buffer` (header at offset 0, records after it) with
   // glDrawArraysIndirect: the sprite counts never come back to the host.
   void draw(unsigned buffer);
+  // Bench only: false draws every pixel of the sprites' bounding squares (no aperture test), to show
+  // what the raster and blend cost alone. Default true.
+  void set_aperture_test(bool on) { aperture_test_ = on; }
   // A target's texels, RGBA, row y = image row y: width * height * 4 floats.
   std::vector<float> read(int slice) const;
   // GPU time of the last clear() and draw() (GL_TIME_ELAPSED; waits for the results).
@@ -37,7 +40,8 @@ class GlHighlightSplat {
  private:
   unsigned program_ = 0, vao_ = 0, rects_ = 0, counts_ = 0, queries_[2] = {};
   unsigned tex_[2] = {}, fbo_[2] = {};
-  int width_ = 0, height_ = 0, size_loc_ = -1;
+  int width_ = 0, height_ = 0, size_loc_ = -1, test_loc_ = -1;
+  bool aperture_test_ = true;
   bool half_ = false;
 };
 
