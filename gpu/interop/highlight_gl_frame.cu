@@ -1,8 +1,9 @@
 // The CUDA side of the GL splat (see highlight_gl_frame.hpp). Bytes of the handover: 32 B read + 32 B
 // written per sprite slot (the whole cap: the kept count stays on the device).
+#include <glad/gl.h>  // before cuda_gl_interop.h, which wants GL declared
+
 #include <cuda_gl_interop.h>
 #include <cuda_runtime.h>
-#include <glad/gl.h>  // before cuda_gl_interop.h, which wants GL declared
 
 #include <chrono>
 #include <string>
