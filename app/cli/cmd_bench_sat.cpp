@@ -248,7 +248,7 @@ void add_bench_sat_command(CLI::App& app, Action& action) {
   sub->add_option("--json", o->json, "Also write the rows as JSON to this file");
   sub->add_option("--sizes", o->sizes, "Sizes WIDTHxHEIGHT");
   sub->add_flag("--no-blur", o->no_blur, "Only the SAT rows (no blur or pipeline rows)");
-  sub->add_flag("--pipeline-only", o->pipeline_only, "Only the blur and pipeline rows (every DoF mode at 3840x2160)");
+  sub->add_flag("--pipeline-only", o->pipeline_only, "Only the blur and pipeline rows (every DoF mode at 3840x2160, the highlights' GL and CUDA splats)");
   sub->add_flag("--phases", o->phases, "Also time each phase of every SAT builder (rows named VARIANT / PHASE)");
   sub->add_option("--variants", o->only, "Only these SAT variants");
   sub->add_flag("--no-check", o->no_check,
