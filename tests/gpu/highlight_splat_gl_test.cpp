@@ -6,7 +6,8 @@
 //     m * 2^-23 * S (m sprites on the pixel, S their exact sum: m additions, each rounded by at most one ulp
 //     of a partial sum <= S, the records' values themselves exact in float), and the integer splat of the
 //     kept path (core/highlights.cpp) within that plus m * 0.5 / kScale + 2^-24 * S (its rounding to fixed
-//     point); RGBA16F the same coverage;
+//     point); RGBA16F the same coverage, colours within m (2^-9 S + 2^-23) (half's rounding of each weight
+//     and each sum, either rounding mode, and its subnormal spacing);
 //   - with a CUDA device: the records the CUDA kernel writes (gpu/filter/highlight_records.cu) equal the CPU
 //     reference's bit for bit, and GL draws the same targets from them after either handover (the shared
 //     buffer without a map, the registered buffer mapped each frame).
@@ -98,13 +99,18 @@ int compare(const std::vector<float>& got, const std::vector<double>& exact,
     const float* g = got.data() + i * 4;
     const double m = e[3];
     bool ok = double(g[3]) == m;  // coverage: exactly the aperture's pixels
-    if (!half)
-      for (int c = 0; c < 3; ++c) {
-        const double S = e[c], bound = m * std::ldexp(1.0, -23) * S;
-        const double fixed_v = double(fixed[(size_t(slice) * 3 + size_t(c)) * n + i]) / hl::kScale;
-        const double fixed_bound = bound + m * 0.5 / hl::kScale + std::ldexp(1.0, -24) * S;
-        ok = ok && std::fabs(double(g[c]) - S) <= bound && std::fabs(double(g[c]) - fixed_v) <= fixed_bound;
+    for (int c = 0; c < 3; ++c) {
+      const double S = e[c];
+      if (half) {  // each weight rounded to half and each addition rounded: 2 m ulps (2^-10) of <= S, and
+                   // half's subnormal spacing 2^-24 per operation
+        ok = ok && std::fabs(double(g[c]) - S) <= m * (std::ldexp(1.0, -9) * S + std::ldexp(1.0, -23));
+        continue;
       }
+      const double bound = m * std::ldexp(1.0, -23) * S;
+      const double fixed_v = double(fixed[(size_t(slice) * 3 + size_t(c)) * n + i]) / hl::kScale;
+      const double fixed_bound = bound + m * 0.5 / hl::kScale + std::ldexp(1.0, -24) * S;
+      ok = ok && std::fabs(double(g[c]) - S) <= bound && std::fabs(double(g[c]) - fixed_v) <= fixed_bound;
+    }
     if (!ok && ++bad <= 3)
       ADD_FAILURE() << what << " slice " << slice << " pixel " << i << ": GL (" << g[0] << ", " << g[1]
                     << ", " << g[2] << ", " << g[3] << ") reference (" << e[0] << ", " << e[1] << ", " << e[2]
