@@ -14,6 +14,7 @@
 #include "app/cli/commands.hpp"
 #include "core/error.hpp"
 #include "core/dof_modes.hpp"
+#include "app/gui/bench_highlights_gl.hpp"
 #include "core/pipeline.hpp"
 #include "gpu/device.hpp"
 #include "gpu/sat/sat_host.hpp"
@@ -232,6 +233,9 @@ int run_bench_sat(const BenchSatOptions& o) {
              3840, 2160, on.back().ms - off.back().ms, 0.0});
     }
   }
+  // The GL instanced-quads splat against the CUDA row splat, phase by phase, same run (app/gui/bench_highlights_gl.hpp).
+  for (const gui::HighlightBenchRow& r : gui::bench_highlights_gl(3840, 2160, o.warmup, o.runs))
+    print({r.name, "rgba8", r.note, 3840, 2160, r.ms, 0.0});
   return finish();
 }
 
@@ -244,7 +248,7 @@ void add_bench_sat_command(CLI::App& app, Action& action) {
   sub->add_option("--json", o->json, "Also write the rows as JSON to this file");
   sub->add_option("--sizes", o->sizes, "Sizes WIDTHxHEIGHT");
   sub->add_flag("--no-blur", o->no_blur, "Only the SAT rows (no blur or pipeline rows)");
-  sub->add_flag("--pipeline-only", o->pipeline_only, "Only the blur and pipeline rows (every DoF mode at 3840x2160)");
+  sub->add_flag("--pipeline-only", o->pipeline_only, "Only the blur and pipeline rows (every DoF mode at 3840x2160, the highlights' GL and CUDA splats)");
   sub->add_flag("--phases", o->phases, "Also time each phase of every SAT builder (rows named VARIANT / PHASE)");
   sub->add_option("--variants", o->only, "Only these SAT variants");
   sub->add_flag("--no-check", o->no_check,

@@ -192,6 +192,16 @@ const uint32_t* highlight_stats_device(const HighlightWorkspace& ws) {
   return static_cast<const uint32_t*>(ws.stats.p);
 }
 
+const uint32_t* highlight_sorted_device(const HighlightWorkspace& ws) {
+  return static_cast<const uint32_t*>(ws.pairs.p) + 3 * size_t(ws.cap);  // keys, vals, keys_out, vals_out
+}
+const void* highlight_rects_device(const HighlightWorkspace& ws) {
+  return ws.rects.p;
+}
+const uint16_t* highlight_linear_device(const HighlightWorkspace& ws) {
+  return static_cast<const uint16_t*>(ws.luts.p);
+}
+
 const void* highlights_prepare(const HighlightArgs& a) {
   const Params& p = *a.params;
   HighlightWorkspace& ws = *a.ws;
@@ -213,6 +223,7 @@ const void* highlights_prepare(const HighlightArgs& a) {
   grow(ws.compact_temp, compact::single_pass_temp_bytes(n), "highlight compaction");
   grow(ws.pairs, size_t(cap) * 16, "highlight sort pairs");
   grow(ws.sort_temp, sort::onesweep_temp_bytes(cap), "highlight sort");
+  ws.cap = int(cap);  // the pairs' layout of this frame (highlight_sorted_device)
   if (ws.pixels != n || ws.planes.bytes < n * 4 * kPlanes || ws.rows.bytes < size_t(h) * 4) {
     grow(ws.planes, n * 4 * kPlanes, "highlight planes");
     grow(ws.rows, size_t(h) * 4, "highlight row flags");

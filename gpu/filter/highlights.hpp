@@ -37,5 +37,11 @@ const void* highlights_prepare(const HighlightArgs& a);
 void highlights_add(const HighlightArgs& a, void* result);
 // The device stats (found, kept, far) the last highlights_prepare wrote.
 const uint32_t* highlight_stats_device(const HighlightWorkspace& ws);
+// The sorted sprites' pixel indices (cap slots, the first `kept` valid), the aperture rectangles
+// (kMaxRects per radius 0..kMaxShapedRadius, then one count byte per radius) and the 12-bit linear table
+// the last highlights_prepare used: what the GL splat's records are made from (gpu/filter/highlight_records.cu).
+const uint32_t* highlight_sorted_device(const HighlightWorkspace& ws);
+const void* highlight_rects_device(const HighlightWorkspace& ws);
+const uint16_t* highlight_linear_device(const HighlightWorkspace& ws);
 
 }  // namespace satlab::gpu
