@@ -41,9 +41,19 @@ struct Layers {
   float mean_coc[kMaxLayers] = {};
 };
 
+// The first j with coc < edge[j + 1] (the last layer if none). Unrolled over kMaxLayers so that the GPU
+// reads the edges from registers or kernel parameters (a data-dependent loop made the compiler keep a
+// local copy of Layers per thread: the slice's 72-byte stack).
 SATLAB_HD int layer_of(float coc, const Layers& l) {
   int j = 0;
-  while (j + 1 < l.count && !(coc < l.edge[j + 1])) ++j;
+  bool more = true;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int k = 1; k < kMaxLayers; ++k) {
+    more = more && k < l.count && !(coc < l.edge[k]);
+    j += more ? 1 : 0;
+  }
   return j;
 }
 

@@ -295,6 +295,16 @@ void verify_sat(const Variant& v, std::mt19937_64& rng, VerifyLine& line) {
           ++line.cases;
           fail(s, "f32 x" + std::to_string(ch), check_sat(t, ch, s.w, s.h, in.data(), got.data()));
         }
+      } else if (t == DType::RGBA16) {
+        for (bool white : {false, true}) {  // all-0xFFFF: the largest values
+          if (white && s.w * s.h < 1000) continue;
+          std::vector<uint16_t> in(px * 4, 0xFFFF);
+          if (!white)
+            for (auto& e : in) e = uint16_t(rng());
+          const auto got = run_sat_u16(v, in.data(), s.w, s.h);
+          ++line.cases;
+          fail(s, std::string("rgba16") + (white ? " all-0xFFFF" : ""), check_sat(t, 4, s.w, s.h, in.data(), got.data()));
+        }
       } else {
         const int ch = t == DType::RGBA8 ? 4 : 1;
         for (bool white : {false, true}) {

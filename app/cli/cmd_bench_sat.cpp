@@ -152,8 +152,8 @@ int run_bench_sat(const BenchSatOptions& o) {
     int w = 0, h = 0;
     if (std::sscanf(size.c_str(), "%dx%d", &w, &h) != 2 || w <= 0 || h <= 0) throw Error("bad size " + size);
     const size_t n = size_t(w) * size_t(h);
-    for (DType t : {DType::U8, DType::RGBA8, DType::F32}) {
-      const int ch = t == DType::RGBA8 ? 4 : 1;
+    for (DType t : {DType::U8, DType::RGBA8, DType::RGBA16, DType::F32}) {
+      const int ch = t == DType::RGBA8 || t == DType::RGBA16 ? 4 : 1;
       if (n * ch * 5 > dev.total_memory * 3 / 4) continue;
       for (const Variant& v : gpu::variants()) {
         if (v.family != Family::Sat) continue;
