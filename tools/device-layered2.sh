@@ -7,7 +7,8 @@
 # BIN_DIR holds satlab and satlab_gpu_tests (stripped sm_90 builds of this branch); BASE_DIR, when given, a
 # satlab built before this round, benched in the same run. `tune` (the first call; the switches it benched
 # are gone since, their numbers in the docs) benched the tuning switches (SATLAB_DOF_TABLES=8: two RGBA8
-# tables per layer; SATLAB_DOF_COMPOSITE=minblocksN) first and ran the DoF tests under each; `final`
+# tables per layer; SATLAB_DOF_COMPOSITE=minblocksN; SATLAB_DOF_SKIP=0) first and ran the DoF tests under
+# each; `final`
 # writes bench-dof.json (bench/results/h200-dof.json).
 set -u -o pipefail
 BIN=${1:?BIN_DIR}
@@ -40,8 +41,8 @@ if [ "$PART" = tune ]; then
     run 120 "$BASE/satlab" bench sat --pipeline-only --json "$OUT/bench-base.json"
     rows 40
   fi
-  for s in "" "SATLAB_DOF_TABLES=8" "SATLAB_DOF_COMPOSITE=minblocks4" "SATLAB_DOF_COMPOSITE=minblocks6" \
-           "SATLAB_DOF_COMPOSITE=minblocks8" "SATLAB_DOF_TABLES=8 SATLAB_DOF_COMPOSITE=minblocks4" "again"; do
+  for s in "" "SATLAB_DOF_SKIP=0" "SATLAB_DOF_COMPOSITE=minblocks6" \
+           "SATLAB_DOF_COMPOSITE=minblocks6 SATLAB_DOF_SKIP=0" "again" "SATLAB_DOF_COMPOSITE=minblocks6"; do
     step "bench layered, gather_linear, gather_shape, gather_box: ${s:-this build}"
     [ "$s" = again ] && s=""
     run 60 env $s "$BIN/satlab" bench sat --pipeline-only --dof-modes layered gather_linear gather_shape gather_box
@@ -51,12 +52,22 @@ if [ "$PART" = tune ]; then
   run 60 "$BIN/satlab" bench sat --no-blur --sizes 3840x2160 --variants sat_tiled
   grep -E '^sat_tiled' "$LOG" | tail -4
   tests
-  for s in "SATLAB_DOF_TABLES=8" "SATLAB_DOF_COMPOSITE=minblocks4" "SATLAB_DOF_COMPOSITE=minblocks6" \
-           "SATLAB_DOF_COMPOSITE=minblocks8"; do
+  for s in "SATLAB_DOF_TABLES=8" "SATLAB_DOF_SKIP=0" "SATLAB_DOF_COMPOSITE=minblocks6"; do
     step "GPU DoF tests with $s"
     run 60 env $s SATLAB_TEST_MAX_N=2000000 "$BIN/satlab_gpu_tests" --gtest_filter='GpuDofModes.*'
     grep -E '^\[  FAILED|^\[  PASSED' "$LOG" | tail -2
   done
+  step "compute-sanitizer memcheck: DoF modes (small sizes)"
+  SATLAB_TEST_MAX_N=40000 run 150 $SAN --tool memcheck --error-exitcode 9 --print-limit 20 \
+    "$BIN/satlab_gpu_tests" --gtest_filter='GpuDofModes.*'
+  grep -E 'ERROR SUMMARY' "$LOG" | tail -1
+  NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null || true)
+  if [ -n "$NCU" ]; then
+    step "ncu: the layered composite's stall reasons (one launch)"
+    run 120 "$NCU" --kernel-name regex:composite_kernel --launch-skip 3 --launch-count 1 \
+      --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis --section SpeedOfLight \
+      "$BIN/satlab" bench sat --pipeline-only --dof-modes layered --runs 20 --warmup 0
+  fi
   echo "device-layered2: status $status" | tee -a "$LOG"
   exit $status
 fi

@@ -180,6 +180,11 @@ struct Tables {
     }
     return s;
   }
+  // Whether table t can hold a pixel in [x0, x1] x [y0, y1]: not where the rectangle misses its box (its
+  // count there is 0: the skipped taps would clamp to equal values).
+  __device__ __forceinline__ bool may_hold(int t, int x0, int y0, int x1, int y1) const {
+    return !BOXED || (lo[t] && x1 >= ox[t] && y1 >= oy[t] && x0 <= this->x1[t] && y0 <= this->y1[t]);
+  }
   // The count channel: the low (or only) table's (the high image's fourth byte is 0).
   __device__ __forceinline__ uint32_t count(int t, int x, int y) const {
     size_t i;
@@ -192,7 +197,7 @@ struct Tables {
 // MIN_BLOCKS blocks of 256 per SM: 5 (48 registers, about 100 B of spills) took the layered composite
 // to 1.41 ms at 3840x2160 where the 64 registers the compiler picks alone (4 blocks) took 1.59; the
 // composite waits on its taps' latency.
-template <bool BOXED, int MIN_BLOCKS>
+template <bool BOXED, int MIN_BLOCKS, bool SKIP>
 __global__ void __launch_bounds__(kBlock, MIN_BLOCKS)
     composite_kernel(Tables<BOXED> tables, dof::Layers layers, const float* __restrict__ means,
                      const dof::Rect* __restrict__ rects, const uint8_t* __restrict__ counts, int max_r, bool linear,
@@ -204,26 +209,21 @@ __global__ void __launch_bounds__(kBlock, MIN_BLOCKS)
     for (int j = 0; j < layers.count; ++j) layers.mean_coc[j] = __ldg(means + j);
   const size_t i = size_t(y) * size_t(w) + size_t(x);
   float v[3];
-  dof::layered_pixel(tables, layers, rects, counts, max_r, linear ? float(dof::kLinearOne) : 255.f, x, y, w, h,
+  dof::layered_pixel<Tables<BOXED>, SKIP>(tables, layers, rects, counts, max_r, linear ? float(dof::kLinearOne) : 255.f, x, y, w, h,
                      __ldg(coc + i), v);
   out[i] = make_uchar4(dof::encode(v[0], linear, enc), dof::encode(v[1], linear, enc),
                        dof::encode(v[2], linear, enc), img[i].w);
 }
 
-// Tuning only (docs/performance.md): SATLAB_DOF_COMPOSITE=minblocksN (N = 4, 5, 6 or 8) sets the
-// composite's blocks per SM, SATLAB_DOF_TABLES=8 keeps linear light in two RGBA8 tables per layer.
-int composite_min_blocks() {
-  static const int n = [] {
-    const char* e = std::getenv("SATLAB_DOF_COMPOSITE");
-    return e && std::strncmp(e, "minblocks", 9) == 0 ? std::atoi(e + 9) : 5;
-  }();
-  return n;
+// Tuning only (docs/performance.md): SATLAB_DOF_COMPOSITE=minblocks6 gives the layered composite 6
+// blocks per SM, SATLAB_DOF_SKIP=0 composites the layers behind a full one, SATLAB_DOF_TABLES=8 keeps
+// linear light in two RGBA8 tables per layer.
+bool env_is(const char* name, const char* value) {
+  const char* e = std::getenv(name);
+  return e && std::string(e) == value;
 }
 bool narrow_tables_forced() {
-  static const bool f = [] {
-    const char* e = std::getenv("SATLAB_DOF_TABLES");
-    return e && std::string(e) == "8";
-  }();
+  static const bool f = env_is("SATLAB_DOF_TABLES", "8");
   return f;
 }
 
@@ -231,19 +231,21 @@ template <bool BOXED>
 void launch_composite(const Tables<BOXED>& t, dim3 grid, dim3 block, cudaStream_t st, const dof::Layers& layers,
                       const float* means, const dof::Rect* rects, const uint8_t* rc, int max_r, bool linear,
                       const uint8_t* enc, const uchar4* img, const float* coc, int w, int h, uchar4* out) {
-  switch (composite_min_blocks()) {
-    case 4:
-      composite_kernel<BOXED, 4><<<grid, block, 0, st>>>(t, layers, means, rects, rc, max_r, linear, enc, img, coc, w, h, out);
-      break;
-    case 6:
-      composite_kernel<BOXED, 6><<<grid, block, 0, st>>>(t, layers, means, rects, rc, max_r, linear, enc, img, coc, w, h, out);
-      break;
-    case 8:
-      composite_kernel<BOXED, 8><<<grid, block, 0, st>>>(t, layers, means, rects, rc, max_r, linear, enc, img, coc, w, h, out);
-      break;
-    default:
-      composite_kernel<BOXED, 5><<<grid, block, 0, st>>>(t, layers, means, rects, rc, max_r, linear, enc, img, coc, w, h, out);
+  static const bool six = env_is("SATLAB_DOF_COMPOSITE", "minblocks6"), skip = !env_is("SATLAB_DOF_SKIP", "0");
+  if constexpr (BOXED) {
+    if (six && skip) {
+      composite_kernel<true, 6, true><<<grid, block, 0, st>>>(t, layers, means, rects, rc, max_r, linear, enc, img, coc, w, h, out);
+      return;
+    }
+    if (six) {
+      composite_kernel<true, 6, false><<<grid, block, 0, st>>>(t, layers, means, rects, rc, max_r, linear, enc, img, coc, w, h, out);
+      return;
+    }
   }
+  if (skip)
+    composite_kernel<BOXED, 5, true><<<grid, block, 0, st>>>(t, layers, means, rects, rc, max_r, linear, enc, img, coc, w, h, out);
+  else
+    composite_kernel<BOXED, 5, false><<<grid, block, 0, st>>>(t, layers, means, rects, rc, max_r, linear, enc, img, coc, w, h, out);
 }
 
 void grow(DofBuffer& b, size_t bytes, const char* what) {
