@@ -72,9 +72,22 @@ if [ "$PART" = tune ]; then
   exit $status
 fi
 tests
+for s in "SATLAB_DOF_TABLES=8" "SATLAB_DOF_INDEX=64"; do
+  step "GPU DoF tests with $s"
+  run 60 env $s "$BIN/satlab_gpu_tests" --gtest_filter='GpuDofModes.*:GpuPipeline*'
+  grep -E '^\[  FAILED|^\[  PASSED' "$LOG" | tail -2
+done
 step "bench sat --pipeline-only: every DoF mode at 3840x2160"
 run 120 "$BIN/satlab" bench sat --pipeline-only --json "$OUT/bench-dof.json"
 rows 60
+step "bench sat --pipeline-only with SATLAB_DOF_INDEX=64 (64-bit tap indices: the A/B)"
+run 120 env SATLAB_DOF_INDEX=64 "$BIN/satlab" bench sat --pipeline-only --json "$OUT/bench-dof-idx64.json"
+rows 60
+for s in "SATLAB_DOF_INDEX=64" "" "SATLAB_DOF_INDEX=64" ""; do
+  step "bench layered, gather_linear, gather_shape: ${s:-this build}"
+  run 60 env $s "$BIN/satlab" bench sat --pipeline-only --dof-modes layered gather_linear gather_shape
+  rows 20
+done
 step "satlab verify --families sat"
 run 120 "$BIN/satlab" verify --families sat
 tail -12 "$LOG" | grep -E 'sat_|FAIL|ok' | tail -10

@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/dof.hpp"
@@ -151,25 +152,29 @@ __global__ void __launch_bounds__(kBlock)
 // Table t covers its layer's bounding box [ox, x1] x [oy, y1] (pitch `pitch`), or nothing (lo null: an
 // empty layer). No pixel of the layer lies outside the box, so the frame's inclusive SAT at (x, y) is the
 // box's at (min(x, x1), min(y, y1)), and 0 left of or above the box. BOXED false (one layer, the whole
-// frame): plain taps, 0 at x or y < 0, the box's bounds not read.
-template <bool BOXED>
+// frame): plain taps, 0 at x or y < 0, the box's bounds not read. IDX32: 32-bit tap indices (a table
+// holds at most 16384^2 < 2^31 pixels) and no test for an empty layer's table in the taps (every tap of
+// dof::layered_pixel reads a layer known to be non-empty: its own, one whose count was not 0, or one that
+// may_hold let through).
+template <bool BOXED, bool IDX32>
 struct Tables {
+  using Index = std::conditional_t<IDX32, uint32_t, size_t>;
   const uint4* lo[dof::kMaxLayers];
   const uint4* hi[dof::kMaxLayers];  // null without linear light, or with one table of 16-bit input
   int ox[dof::kMaxLayers], oy[dof::kMaxLayers], x1[dof::kMaxLayers], y1[dof::kMaxLayers], pitch[dof::kMaxLayers];
-  __device__ __forceinline__ bool at(int t, int x, int y, size_t& i) const {
+  __device__ __forceinline__ bool at(int t, int x, int y, Index& i) const {
     if (!BOXED) {
       if (x < 0 || y < 0) return false;
-      i = size_t(y) * size_t(pitch[0]) + size_t(x);
+      i = Index(y) * Index(pitch[0]) + Index(x);
       return true;
     }
-    if (x < ox[t] || y < oy[t] || !lo[t]) return false;
-    i = size_t(min(y, y1[t]) - oy[t]) * size_t(pitch[t]) + size_t(min(x, x1[t]) - ox[t]);
+    if (x < ox[t] || y < oy[t] || (!IDX32 && !lo[t])) return false;
+    i = Index(min(y, y1[t]) - oy[t]) * Index(pitch[t]) + Index(min(x, x1[t]) - ox[t]);
     return true;
   }
   __device__ __forceinline__ dof::Sum4 operator()(int t, int x, int y) const {
     dof::Sum4 s = {{0u, 0u, 0u, 0u}};
-    size_t i;
+    Index i;
     if (!at(t, x, y, i)) return s;
     if (!BOXED) t = 0;
     const uint4 a = __ldg(lo[t] + i);
@@ -187,7 +192,7 @@ struct Tables {
   }
   // The count channel: the low (or only) table's (the high image's fourth byte is 0).
   __device__ __forceinline__ uint32_t count(int t, int x, int y) const {
-    size_t i;
+    Index i;
     if (!at(t, x, y, i)) return 0u;
     if (!BOXED) t = 0;
     return __ldg(reinterpret_cast<const uint32_t*>(lo[t] + i) + 3);
@@ -197,9 +202,9 @@ struct Tables {
 // MIN_BLOCKS blocks of 256 per SM: 5 (48 registers, about 100 B of spills) took the layered composite
 // to 1.41 ms at 3840x2160 where the 64 registers the compiler picks alone (4 blocks) took 1.59; the
 // composite waits on its taps' latency.
-template <bool BOXED, int MIN_BLOCKS, bool SKIP>
+template <bool BOXED, int MIN_BLOCKS, bool SKIP, bool IDX32>
 __global__ void __launch_bounds__(kBlock, MIN_BLOCKS)
-    composite_kernel(Tables<BOXED> tables, dof::Layers layers, const float* __restrict__ means,
+    composite_kernel(Tables<BOXED, IDX32> tables, dof::Layers layers, const float* __restrict__ means,
                      const dof::Rect* __restrict__ rects, const uint8_t* __restrict__ counts, int max_r, bool linear,
                      const uint8_t* __restrict__ enc, const uchar4* __restrict__ img, const float* __restrict__ coc,
                      int w, int h, uchar4* __restrict__ out) {
@@ -209,15 +214,13 @@ __global__ void __launch_bounds__(kBlock, MIN_BLOCKS)
     for (int j = 0; j < layers.count; ++j) layers.mean_coc[j] = __ldg(means + j);
   const size_t i = size_t(y) * size_t(w) + size_t(x);
   float v[3];
-  dof::layered_pixel<Tables<BOXED>, SKIP>(tables, layers, rects, counts, max_r, linear ? float(dof::kLinearOne) : 255.f, x, y, w, h,
+  dof::layered_pixel<Tables<BOXED, IDX32>, SKIP>(tables, layers, rects, counts, max_r, linear ? float(dof::kLinearOne) : 255.f, x, y, w, h,
                      __ldg(coc + i), v);
   out[i] = make_uchar4(dof::encode(v[0], linear, enc), dof::encode(v[1], linear, enc),
                        dof::encode(v[2], linear, enc), img[i].w);
 }
 
-// Tuning only (docs/performance.md): SATLAB_DOF_COMPOSITE=minblocks6 gives the layered composite 6
-// blocks per SM, SATLAB_DOF_SKIP=0 composites the layers behind a full one, SATLAB_DOF_TABLES=8 keeps
-// linear light in two RGBA8 tables per layer.
+// Tuning only (docs/performance.md): SATLAB_DOF_TABLES=8 keeps linear light in two RGBA8 tables per layer.
 bool env_is(const char* name, const char* value) {
   const char* e = std::getenv(name);
   return e && std::string(e) == value;
@@ -227,25 +230,17 @@ bool narrow_tables_forced() {
   return f;
 }
 
-template <bool BOXED>
-void launch_composite(const Tables<BOXED>& t, dim3 grid, dim3 block, cudaStream_t st, const dof::Layers& layers,
-                      const float* means, const dof::Rect* rects, const uint8_t* rc, int max_r, bool linear,
-                      const uint8_t* enc, const uchar4* img, const float* coc, int w, int h, uchar4* out) {
-  static const bool six = env_is("SATLAB_DOF_COMPOSITE", "minblocks6"), skip = !env_is("SATLAB_DOF_SKIP", "0");
-  if constexpr (BOXED) {
-    if (six && skip) {
-      composite_kernel<true, 6, true><<<grid, block, 0, st>>>(t, layers, means, rects, rc, max_r, linear, enc, img, coc, w, h, out);
-      return;
-    }
-    if (six) {
-      composite_kernel<true, 6, false><<<grid, block, 0, st>>>(t, layers, means, rects, rc, max_r, linear, enc, img, coc, w, h, out);
-      return;
-    }
-  }
-  if (skip)
-    composite_kernel<BOXED, 5, true><<<grid, block, 0, st>>>(t, layers, means, rects, rc, max_r, linear, enc, img, coc, w, h, out);
-  else
-    composite_kernel<BOXED, 5, false><<<grid, block, 0, st>>>(t, layers, means, rects, rc, max_r, linear, enc, img, coc, w, h, out);
+// Layered (boxed tables): 6 blocks per SM, the layers behind a full one skipped; one layer (plain taps):
+// 5 blocks per SM, no skip (nothing lies behind layer 0). Tuning only: SATLAB_DOF_INDEX=64 for 64-bit tap
+// indices with the empty-table test.
+template <bool BOXED, bool IDX32>
+void launch_composite(const Tables<BOXED, IDX32>& t, dim3 grid, dim3 block, cudaStream_t st,
+                      const dof::Layers& layers, const float* means, const dof::Rect* rects, const uint8_t* rc,
+                      int max_r, bool linear, const uint8_t* enc, const uchar4* img, const float* coc, int w, int h,
+                      uchar4* out) {
+  constexpr int kMinBlocks = BOXED ? 6 : 5;
+  composite_kernel<BOXED, kMinBlocks, BOXED, IDX32>
+      <<<grid, block, 0, st>>>(t, layers, means, rects, rc, max_r, linear, enc, img, coc, w, h, out);
 }
 
 void grow(DofBuffer& b, size_t bytes, const char* what) {
@@ -394,17 +389,20 @@ void dof_shaped(const DofArgs& a) {
   const auto* enc = static_cast<const uint8_t*>(ws.luts.p) + 512;
   const auto* image = static_cast<const uchar4*>(a.image);
   auto* out = static_cast<uchar4*>(a.out);
-  if (crop) {
-    Tables<true> t{};
+  auto go = [&](auto t) {
     fill(t);
-    launch_composite(t, grid, block, st, layers, means, rects, rect_counts, max_r, setup.linear, enc, image, coc, w,
-                     h, out);
-  } else {
-    Tables<false> t{};
-    fill(t);
-    launch_composite(t, grid, block, st, layers, nullptr, rects, rect_counts, max_r, setup.linear, enc, image, coc,
-                     w, h, out);
-  }
+    launch_composite(t, grid, block, st, layers, crop ? means : nullptr, rects, rect_counts, max_r, setup.linear,
+                     enc, image, coc, w, h, out);
+  };
+  static const bool idx64 = env_is("SATLAB_DOF_INDEX", "64");
+  if (crop && !idx64)
+    go(Tables<true, true>{});
+  else if (crop)
+    go(Tables<true, false>{});
+  else if (!idx64)
+    go(Tables<false, true>{});
+  else
+    go(Tables<false, false>{});
   SATLAB_LAUNCHED("composite_kernel", size);
 }
 
