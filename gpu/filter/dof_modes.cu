@@ -153,10 +153,11 @@ __global__ void __launch_bounds__(kBlock)
 // empty layer). No pixel of the layer lies outside the box, so the frame's inclusive SAT at (x, y) is the
 // box's at (min(x, x1), min(y, y1)), and 0 left of or above the box. BOXED false (one layer, the whole
 // frame): plain taps, 0 at x or y < 0, the box's bounds not read. IDX32: 32-bit tap indices (a table
-// holds at most 16384^2 < 2^31 pixels) and no test for an empty layer's table in the taps (every tap of
+// holds at most 16384^2 < 2^31 pixels), no test for an empty layer's table in the taps (every tap of
 // dof::layered_pixel reads a layer known to be non-empty: its own, one whose count was not 0, or one that
-// may_hold let through).
-template <bool BOXED, bool IDX32>
+// may_hold let through), and HI says at compile time whether there are high-byte tables (without IDX32
+// each tap tests hi[t]).
+template <bool BOXED, bool IDX32, bool HI = true>
 struct Tables {
   using Index = std::conditional_t<IDX32, uint32_t, size_t>;
   const uint4* lo[dof::kMaxLayers];
@@ -179,7 +180,7 @@ struct Tables {
     if (!BOXED) t = 0;
     const uint4 a = __ldg(lo[t] + i);
     s.c[0] = a.x, s.c[1] = a.y, s.c[2] = a.z, s.c[3] = a.w;
-    if (hi[t]) {
+    if ((!IDX32 || HI) && hi[t]) {
       const uint4 b = __ldg(hi[t] + i);
       s.c[0] += b.x << 8, s.c[1] += b.y << 8, s.c[2] += b.z << 8, s.c[3] += b.w << 8;
     }
@@ -202,9 +203,9 @@ struct Tables {
 // MIN_BLOCKS blocks of 256 per SM: 5 (48 registers, about 100 B of spills) took the layered composite
 // to 1.41 ms at 3840x2160 where the 64 registers the compiler picks alone (4 blocks) took 1.59; the
 // composite waits on its taps' latency.
-template <bool BOXED, int MIN_BLOCKS, bool SKIP, bool IDX32>
+template <bool BOXED, int MIN_BLOCKS, bool SKIP, bool IDX32, bool HI>
 __global__ void __launch_bounds__(kBlock, MIN_BLOCKS)
-    composite_kernel(Tables<BOXED, IDX32> tables, dof::Layers layers, const float* __restrict__ means,
+    composite_kernel(Tables<BOXED, IDX32, HI> tables, dof::Layers layers, const float* __restrict__ means,
                      const dof::Rect* __restrict__ rects, const uint8_t* __restrict__ counts, int max_r, bool linear,
                      const uint8_t* __restrict__ enc, const uchar4* __restrict__ img, const float* __restrict__ coc,
                      int w, int h, uchar4* __restrict__ out) {
@@ -214,7 +215,7 @@ __global__ void __launch_bounds__(kBlock, MIN_BLOCKS)
     for (int j = 0; j < layers.count; ++j) layers.mean_coc[j] = __ldg(means + j);
   const size_t i = size_t(y) * size_t(w) + size_t(x);
   float v[3];
-  dof::layered_pixel<Tables<BOXED, IDX32>, SKIP>(tables, layers, rects, counts, max_r, linear ? float(dof::kLinearOne) : 255.f, x, y, w, h,
+  dof::layered_pixel<Tables<BOXED, IDX32, HI>, SKIP>(tables, layers, rects, counts, max_r, linear ? float(dof::kLinearOne) : 255.f, x, y, w, h,
                      __ldg(coc + i), v);
   out[i] = make_uchar4(dof::encode(v[0], linear, enc), dof::encode(v[1], linear, enc),
                        dof::encode(v[2], linear, enc), img[i].w);
@@ -233,13 +234,13 @@ bool narrow_tables_forced() {
 // Layered (boxed tables): 6 blocks per SM, the layers behind a full one skipped; one layer (plain taps):
 // 5 blocks per SM, no skip (nothing lies behind layer 0). Tuning only: SATLAB_DOF_INDEX=64 for 64-bit tap
 // indices with the empty-table test.
-template <bool BOXED, bool IDX32>
-void launch_composite(const Tables<BOXED, IDX32>& t, dim3 grid, dim3 block, cudaStream_t st,
+template <bool BOXED, bool IDX32, bool HI>
+void launch_composite(const Tables<BOXED, IDX32, HI>& t, dim3 grid, dim3 block, cudaStream_t st,
                       const dof::Layers& layers, const float* means, const dof::Rect* rects, const uint8_t* rc,
                       int max_r, bool linear, const uint8_t* enc, const uchar4* img, const float* coc, int w, int h,
                       uchar4* out) {
   constexpr int kMinBlocks = BOXED ? 6 : 5;
-  composite_kernel<BOXED, kMinBlocks, BOXED, IDX32>
+  composite_kernel<BOXED, kMinBlocks, BOXED, IDX32, HI>
       <<<grid, block, 0, st>>>(t, layers, means, rects, rc, max_r, linear, enc, img, coc, w, h, out);
 }
 
@@ -395,14 +396,13 @@ void dof_shaped(const DofArgs& a) {
                      enc, image, coc, w, h, out);
   };
   static const bool idx64 = env_is("SATLAB_DOF_INDEX", "64");
-  if (crop && !idx64)
-    go(Tables<true, true>{});
+  const bool hi = !wide && setup.linear;  // two RGBA8 tables per layer
+  if (idx64)
+    crop ? go(Tables<true, false>{}) : go(Tables<false, false>{});
   else if (crop)
-    go(Tables<true, false>{});
-  else if (!idx64)
-    go(Tables<false, true>{});
+    hi ? go(Tables<true, true, true>{}) : go(Tables<true, true, false>{});
   else
-    go(Tables<false, false>{});
+    hi ? go(Tables<false, true, true>{}) : go(Tables<false, true, false>{});
   SATLAB_LAUNCHED("composite_kernel", size);
 }
 
