@@ -270,7 +270,8 @@ std::vector<uint32_t> sort_keys(size_t n, KeyPattern p, uint64_t seed) {
 namespace {
 
 // A SAT builder on awkward image sizes (1x1, single rows and columns, primes, non-multiples of every tile,
-// a random size) of each type it takes: random 8-bit (and one all-255 image: the largest values), float
+// a random size) of each type it takes: random 8-bit (and one all-255 image: the largest values), random
+// RGBA16 (and one all-0xFFFF image), float
 // with 1, 2 and 4 channels; outputs poisoned (run_sat_*), compared by check_sat.
 void verify_sat(const Variant& v, std::mt19937_64& rng, VerifyLine& line) {
   struct Size {

@@ -2,24 +2,24 @@
 // core/dof.cpp's dof_shaped_blur, per-pixel arithmetic shared through core/dof_pixel.hpp, this file built
 // without FMA contraction so that both agree bit for bit).
 // Stages, each reported through DofArgs::stage:
-//   layers     per-layer CoC sums (block-local shared-memory sums, one atomic per layer and block), means
-//              and bounding boxes, the boxes read back (one stream synchronisation; layered mode only);
-//   slice      per layer j the (colour, 1) image of the pixels of layer j as RGBA8 over the layer's box
-//              (the frame for one layer; none for an empty layer): colour low bytes, and for linear light
-//              (12-bit values) a second image of the high bytes;
-//   sat        the tables through the registry's SAT builder: the table of 12-bit values is
-//              SAT(low) + 256 SAT(high), exact in wrap-around uint32 because SATs are linear;
-//   composite  dof::layered_pixel per pixel, its taps reading both tables of a layer (the count taps of
-//              the emptiness tests one 4-byte channel of the low table: the high table's count is 0).
-// Bytes (minimum, per pixel of an image): slice reads 8 and writes 4 per image; each SAT 20; composite
-// reads the tables' 16 B per image once and the CoC, writes 4. Measurements: docs/performance.md.
+//   layers     per-layer CoC sums (block-local sums, one shared atomic per layer and warp), means and
+//              bounding boxes, the boxes read back (one stream synchronisation; layered mode only);
+//   slice      one launch: per layer j the (colour, 1) image of the pixels of layer j over the layer's box
+//              (the frame for one layer; none for an empty layer): RGBA16 of the 12-bit values for linear
+//              light where the SAT builder takes RGBA16 (sat_tiled, the default), else RGBA8 images of the
+//              colour's low bytes and, for linear light, of its high bytes;
+//   sat        the tables through the registry's SAT builder (with two RGBA8 images the table of 12-bit
+//              values is SAT(low) + 256 SAT(high), exact in wrap-around uint32 because SATs are linear);
+//   composite  dof::layered_pixel per pixel (the count taps of its presence tests one 4-byte channel).
+// Bytes (minimum, per pixel of a box): slice reads 8 per frame pixel and writes 8 (4 per RGBA8 image); each
+// SAT 24 (20); composite reads the tables' 16 B per table once and the CoC, writes 4. Measurements:
+// docs/performance.md.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "core/dof.hpp"
@@ -152,14 +152,15 @@ __global__ void __launch_bounds__(kBlock)
 // Table t covers its layer's bounding box [ox, x1] x [oy, y1] (pitch `pitch`), or nothing (lo null: an
 // empty layer). No pixel of the layer lies outside the box, so the frame's inclusive SAT at (x, y) is the
 // box's at (min(x, x1), min(y, y1)), and 0 left of or above the box. BOXED false (one layer, the whole
-// frame): plain taps, 0 at x or y < 0, the box's bounds not read. IDX32: 32-bit tap indices (a table
-// holds at most 16384^2 < 2^31 pixels), no test for an empty layer's table in the taps (every tap of
+// frame): plain taps, 0 at x or y < 0, the box's bounds not read. HI: there are high-byte tables.
+// Lean taps (the composite is bound by instruction issue; docs/performance.md): 32-bit indices (a table
+// holds at most 16384^2 < 2^31 pixels), no test for an empty layer's table (every tap of
 // dof::layered_pixel reads a layer known to be non-empty: its own, one whose count was not 0, or one that
-// may_hold let through), and HI says at compile time whether there are high-byte tables (without IDX32
-// each tap tests hi[t]).
-template <bool BOXED, bool IDX32, bool HI = true>
+// may_hold let through), no high table's load or test without HI: the layered composite 1.315 -> 1.004 ms
+// at 3840x2160, gather_linear's 0.849 -> 0.582, against 64-bit indices and both tests in every tap.
+template <bool BOXED, bool HI>
 struct Tables {
-  using Index = std::conditional_t<IDX32, uint32_t, size_t>;
+  using Index = uint32_t;
   const uint4* lo[dof::kMaxLayers];
   const uint4* hi[dof::kMaxLayers];  // null without linear light, or with one table of 16-bit input
   int ox[dof::kMaxLayers], oy[dof::kMaxLayers], x1[dof::kMaxLayers], y1[dof::kMaxLayers], pitch[dof::kMaxLayers];
@@ -169,7 +170,7 @@ struct Tables {
       i = Index(y) * Index(pitch[0]) + Index(x);
       return true;
     }
-    if (x < ox[t] || y < oy[t] || (!IDX32 && !lo[t])) return false;
+    if (x < ox[t] || y < oy[t]) return false;
     i = Index(min(y, y1[t]) - oy[t]) * Index(pitch[t]) + Index(min(x, x1[t]) - ox[t]);
     return true;
   }
@@ -180,7 +181,7 @@ struct Tables {
     if (!BOXED) t = 0;
     const uint4 a = __ldg(lo[t] + i);
     s.c[0] = a.x, s.c[1] = a.y, s.c[2] = a.z, s.c[3] = a.w;
-    if ((!IDX32 || HI) && hi[t]) {
+    if (HI && hi[t]) {
       const uint4 b = __ldg(hi[t] + i);
       s.c[0] += b.x << 8, s.c[1] += b.y << 8, s.c[2] += b.z << 8, s.c[3] += b.w << 8;
     }
@@ -203,9 +204,9 @@ struct Tables {
 // MIN_BLOCKS blocks of 256 per SM: 5 (48 registers, about 100 B of spills) took the layered composite
 // to 1.41 ms at 3840x2160 where the 64 registers the compiler picks alone (4 blocks) took 1.59; the
 // composite waits on its taps' latency.
-template <bool BOXED, int MIN_BLOCKS, bool SKIP, bool IDX32, bool HI>
+template <bool BOXED, int MIN_BLOCKS, bool SKIP, bool HI>
 __global__ void __launch_bounds__(kBlock, MIN_BLOCKS)
-    composite_kernel(Tables<BOXED, IDX32, HI> tables, dof::Layers layers, const float* __restrict__ means,
+    composite_kernel(Tables<BOXED, HI> tables, dof::Layers layers, const float* __restrict__ means,
                      const dof::Rect* __restrict__ rects, const uint8_t* __restrict__ counts, int max_r, bool linear,
                      const uint8_t* __restrict__ enc, const uchar4* __restrict__ img, const float* __restrict__ coc,
                      int w, int h, uchar4* __restrict__ out) {
@@ -215,32 +216,21 @@ __global__ void __launch_bounds__(kBlock, MIN_BLOCKS)
     for (int j = 0; j < layers.count; ++j) layers.mean_coc[j] = __ldg(means + j);
   const size_t i = size_t(y) * size_t(w) + size_t(x);
   float v[3];
-  dof::layered_pixel<Tables<BOXED, IDX32, HI>, SKIP>(tables, layers, rects, counts, max_r, linear ? float(dof::kLinearOne) : 255.f, x, y, w, h,
+  dof::layered_pixel<Tables<BOXED, HI>, SKIP>(tables, layers, rects, counts, max_r, linear ? float(dof::kLinearOne) : 255.f, x, y, w, h,
                      __ldg(coc + i), v);
   out[i] = make_uchar4(dof::encode(v[0], linear, enc), dof::encode(v[1], linear, enc),
                        dof::encode(v[2], linear, enc), img[i].w);
 }
 
-// Tuning only (docs/performance.md): SATLAB_DOF_TABLES=8 keeps linear light in two RGBA8 tables per layer.
-bool env_is(const char* name, const char* value) {
-  const char* e = std::getenv(name);
-  return e && std::string(e) == value;
-}
-bool narrow_tables_forced() {
-  static const bool f = env_is("SATLAB_DOF_TABLES", "8");
-  return f;
-}
-
 // Layered (boxed tables): 6 blocks per SM, the layers behind a full one skipped; one layer (plain taps):
-// 5 blocks per SM, no skip (nothing lies behind layer 0). Tuning only: SATLAB_DOF_INDEX=64 for 64-bit tap
-// indices with the empty-table test.
-template <bool BOXED, bool IDX32, bool HI>
-void launch_composite(const Tables<BOXED, IDX32, HI>& t, dim3 grid, dim3 block, cudaStream_t st,
+// 5 blocks per SM, no skip (nothing lies behind layer 0; the same bits).
+template <bool BOXED, bool HI>
+void launch_composite(const Tables<BOXED, HI>& t, dim3 grid, dim3 block, cudaStream_t st,
                       const dof::Layers& layers, const float* means, const dof::Rect* rects, const uint8_t* rc,
                       int max_r, bool linear, const uint8_t* enc, const uchar4* img, const float* coc, int w, int h,
                       uchar4* out) {
   constexpr int kMinBlocks = BOXED ? 6 : 5;
-  composite_kernel<BOXED, kMinBlocks, BOXED, IDX32, HI>
+  composite_kernel<BOXED, kMinBlocks, BOXED, HI>
       <<<grid, block, 0, st>>>(t, layers, means, rects, rc, max_r, linear, enc, img, coc, w, h, out);
 }
 
@@ -342,7 +332,7 @@ void dof_shaped(const DofArgs& a) {
   }
   // Layer j's images (and tables, at the same pixel offsets) from pixel offset at[j], packed: one table
   // per layer of 16-bit input (linear light, with a builder that takes RGBA16) or `images` RGBA8 ones.
-  const bool wide = setup.linear && !narrow_tables_forced() && a.sat->refuses &&
+  const bool wide = setup.linear && a.sat->refuses &&
                     a.sat->refuses(n, DType::RGBA16).empty();
   const int per_layer = wide ? 1 : images;
   Boxes boxes{};
@@ -395,14 +385,11 @@ void dof_shaped(const DofArgs& a) {
     launch_composite(t, grid, block, st, layers, crop ? means : nullptr, rects, rect_counts, max_r, setup.linear,
                      enc, image, coc, w, h, out);
   };
-  static const bool idx64 = env_is("SATLAB_DOF_INDEX", "64");
   const bool hi = !wide && setup.linear;  // two RGBA8 tables per layer
-  if (idx64)
-    crop ? go(Tables<true, false>{}) : go(Tables<false, false>{});
-  else if (crop)
-    hi ? go(Tables<true, true, true>{}) : go(Tables<true, true, false>{});
+  if (crop)
+    hi ? go(Tables<true, true>{}) : go(Tables<true, false>{});
   else
-    hi ? go(Tables<false, true, true>{}) : go(Tables<false, true, false>{});
+    hi ? go(Tables<false, true>{}) : go(Tables<false, false>{});
   SATLAB_LAUNCHED("composite_kernel", size);
 }
 
