@@ -165,8 +165,9 @@ SATLAB_HD void sum_behind(const Tap& tap, int top, const Rect* rects, int n, int
 // `rect_table` holds kMaxRects rectangles per radius 0..max_r and `rect_count` their number; every
 // radius-r shape lies within the square of radius r.
 template <class Tap, bool SKIP_BEHIND = true>
-SATLAB_HD void layered_pixel(const Tap& tap, const Layers& layers, const Rect* rect_table, const uint8_t* rect_count,
-                             int max_r, float one, int x, int y, int w, int h, float coc, float out[3]) {
+SATLAB_HD void layered_pixel(const Tap& tap, const Layers& layers, const Rect* rect_table,
+                             const uint8_t* rect_count, int max_r, float one, int x, int y, int w, int h,
+                             float coc, float out[3]) {
   if (!(coc == coc)) coc = 0.f;
   const int own = layer_of(coc, layers);
   float acc[3] = {0.f, 0.f, 0.f}, cov = 0.f;

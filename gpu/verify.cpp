@@ -304,7 +304,8 @@ void verify_sat(const Variant& v, std::mt19937_64& rng, VerifyLine& line) {
             for (auto& e : in) e = uint16_t(rng());
           const auto got = run_sat_u16(v, in.data(), s.w, s.h);
           ++line.cases;
-          fail(s, std::string("rgba16") + (white ? " all-0xFFFF" : ""), check_sat(t, 4, s.w, s.h, in.data(), got.data()));
+          fail(s, std::string("rgba16") + (white ? " all-0xFFFF" : ""),
+               check_sat(t, 4, s.w, s.h, in.data(), got.data()));
         }
       } else {
         const int ch = t == DType::RGBA8 ? 4 : 1;

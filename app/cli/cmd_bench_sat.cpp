@@ -178,7 +178,8 @@ int run_bench_sat(const BenchSatOptions& o) {
   };
   if (o.no_blur) return finish();
   const auto wanted = [&](const std::string& mode) {
-    return o.dof_modes.empty() || std::find(o.dof_modes.begin(), o.dof_modes.end(), mode) != o.dof_modes.end();
+    return o.dof_modes.empty() ||
+           std::find(o.dof_modes.begin(), o.dof_modes.end(), mode) != o.dof_modes.end();
   };
   if (!o.dof_modes.empty()) {  // the named modes' frames alone (tuning runs)
     for (const DofMode& m : dof_modes())
@@ -219,8 +220,9 @@ void add_bench_sat_command(CLI::App& app, Action& action) {
   sub->add_option("--sizes", o->sizes, "Sizes WIDTHxHEIGHT");
   sub->add_flag("--no-blur", o->no_blur, "Only the SAT rows (no blur or pipeline rows)");
   sub->add_flag("--pipeline-only", o->pipeline_only, "Only the blur and pipeline rows (every DoF mode at 3840x2160)");
-  sub->add_option("--dof-modes", o->dof_modes,
-                  "With --pipeline-only: only these DoF modes' frames (no blur or box rows), for tuning runs");
+  sub->add_option(
+      "--dof-modes", o->dof_modes,
+      "With --pipeline-only: only these DoF modes' frames (no blur or box rows), for tuning runs");
   sub->add_flag("--phases", o->phases, "Also time each phase of every SAT builder (rows named VARIANT / PHASE)");
   sub->add_option("--variants", o->only, "Only these SAT variants");
   sub->add_flag("--no-check", o->no_check,

@@ -40,7 +40,8 @@ constexpr int kBlock = 256;
 // (a grid-stride walk over the flat index tracking four bounds per layer took 0.16 ms, 80 registers).
 __global__ void __launch_bounds__(kBlock)
     layer_sums_kernel(const float* __restrict__ coc, int w, int h, dof::Layers layers,
-                      unsigned long long* __restrict__ sums, unsigned* __restrict__ counts, unsigned* __restrict__ box) {
+                      unsigned long long* __restrict__ sums, unsigned* __restrict__ counts,
+                      unsigned* __restrict__ box) {
   __shared__ unsigned long long s_sum[dof::kMaxLayers];
   __shared__ unsigned s_count[dof::kMaxLayers], s_box[4][dof::kMaxLayers];
   if (threadIdx.x < dof::kMaxLayers) {
@@ -117,8 +118,9 @@ struct Boxes {
 // bytes and, for linear light, a second image of the high bytes after them (bw * bh pixels on).
 template <bool WIDE>
 __global__ void __launch_bounds__(kBlock)
-    slice_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h, dof::Layers layers,
-                 Boxes boxes, bool linear, const uint16_t* __restrict__ lin, char* __restrict__ out) {
+    slice_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
+                 dof::Layers layers, Boxes boxes, bool linear, const uint16_t* __restrict__ lin,
+                 char* __restrict__ out) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= w || y >= h) return;
   const size_t g = size_t(y) * size_t(w) + size_t(x);
@@ -207,17 +209,18 @@ struct Tables {
 template <bool BOXED, int MIN_BLOCKS, bool SKIP, bool HI>
 __global__ void __launch_bounds__(kBlock, MIN_BLOCKS)
     composite_kernel(Tables<BOXED, HI> tables, dof::Layers layers, const float* __restrict__ means,
-                     const dof::Rect* __restrict__ rects, const uint8_t* __restrict__ counts, int max_r, bool linear,
-                     const uint8_t* __restrict__ enc, const uchar4* __restrict__ img, const float* __restrict__ coc,
-                     int w, int h, uchar4* __restrict__ out) {
+                     const dof::Rect* __restrict__ rects, const uint8_t* __restrict__ counts, int max_r,
+                     bool linear, const uint8_t* __restrict__ enc, const uchar4* __restrict__ img,
+                     const float* __restrict__ coc, int w, int h, uchar4* __restrict__ out) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= w || y >= h) return;
   if (means)
     for (int j = 0; j < layers.count; ++j) layers.mean_coc[j] = __ldg(means + j);
   const size_t i = size_t(y) * size_t(w) + size_t(x);
   float v[3];
-  dof::layered_pixel<Tables<BOXED, HI>, SKIP>(tables, layers, rects, counts, max_r, linear ? float(dof::kLinearOne) : 255.f, x, y, w, h,
-                     __ldg(coc + i), v);
+  dof::layered_pixel<Tables<BOXED, HI>, SKIP>(tables, layers, rects, counts, max_r,
+                                              linear ? float(dof::kLinearOne) : 255.f, x, y, w, h,
+                                              __ldg(coc + i), v);
   out[i] = make_uchar4(dof::encode(v[0], linear, enc), dof::encode(v[1], linear, enc),
                        dof::encode(v[2], linear, enc), img[i].w);
 }
@@ -226,9 +229,9 @@ __global__ void __launch_bounds__(kBlock, MIN_BLOCKS)
 // 5 blocks per SM, no skip (nothing lies behind layer 0; the same bits).
 template <bool BOXED, bool HI>
 void launch_composite(const Tables<BOXED, HI>& t, dim3 grid, dim3 block, cudaStream_t st,
-                      const dof::Layers& layers, const float* means, const dof::Rect* rects, const uint8_t* rc,
-                      int max_r, bool linear, const uint8_t* enc, const uchar4* img, const float* coc, int w, int h,
-                      uchar4* out) {
+                      const dof::Layers& layers, const float* means, const dof::Rect* rects,
+                      const uint8_t* rc, int max_r, bool linear, const uint8_t* enc, const uchar4* img,
+                      const float* coc, int w, int h, uchar4* out) {
   constexpr int kMinBlocks = BOXED ? 6 : 5;
   composite_kernel<BOXED, kMinBlocks, BOXED, HI>
       <<<grid, block, 0, st>>>(t, layers, means, rects, rc, max_r, linear, enc, img, coc, w, h, out);
@@ -310,8 +313,10 @@ void dof_shaped(const DofArgs& a) {
       SATLAB_CUDA(cudaMemsetAsync(box + 2 * dof::kMaxLayers, 0, 2 * dof::kMaxLayers * sizeof(unsigned), st), "layer boxes");
     }
     // About 16 blocks per SM of 132: each column of blocks walks h / rows of the frame's rows.
-    const unsigned across = unsigned((w + kBlock - 1) / kBlock), rows = std::max(1u, std::min(unsigned(h), 132u * 16u / across));
-    layer_sums_kernel<<<dim3(across, rows), kBlock, 0, st>>>(coc, w, h, layers, sums, counts, crop ? box : nullptr);
+    const unsigned across = unsigned((w + kBlock - 1) / kBlock),
+                   rows = std::max(1u, std::min(unsigned(h), 132u * 16u / across));
+    layer_sums_kernel<<<dim3(across, rows), kBlock, 0, st>>>(coc, w, h, layers, sums, counts,
+                                                             crop ? box : nullptr);
     SATLAB_LAUNCHED("layer_sums_kernel", size);
     layer_means_kernel<<<1, 1, 0, st>>>(sums, counts, layers, means);
     SATLAB_LAUNCHED("layer_means_kernel", size);
@@ -332,8 +337,7 @@ void dof_shaped(const DofArgs& a) {
   }
   // Layer j's images (and tables, at the same pixel offsets) from pixel offset at[j], packed: one table
   // per layer of 16-bit input (linear light, with a builder that takes RGBA16) or `images` RGBA8 ones.
-  const bool wide = setup.linear && a.sat->refuses &&
-                    a.sat->refuses(n, DType::RGBA16).empty();
+  const bool wide = setup.linear && a.sat->refuses && a.sat->refuses(n, DType::RGBA16).empty();
   const int per_layer = wide ? 1 : images;
   Boxes boxes{};
   size_t at[dof::kMaxLayers] = {}, next = 0;
@@ -363,7 +367,8 @@ void dof_shaped(const DofArgs& a) {
       const size_t pos = at[j] + size_t(k) * size_t(bw) * size_t(bh);
       SatArgs s;
       s.in = imgs + pos * (wide ? 8 : 4), s.out = static_cast<uint4*>(ws.tables.p) + pos;
-      s.width = bw, s.height = bh, s.channels = 4, s.dtype = wide ? DType::RGBA16 : DType::RGBA8, s.stream = a.stream;
+      s.width = bw, s.height = bh, s.channels = 4, s.dtype = wide ? DType::RGBA16 : DType::RGBA8,
+      s.stream = a.stream;
       a.sat->sat(s);
       tp[j][k] = static_cast<const uint4*>(s.out);
     }
@@ -374,7 +379,8 @@ void dof_shaped(const DofArgs& a) {
   auto fill = [&](auto& t) {
     for (int j = 0; j < setup.layers; ++j) {
       t.lo[j] = tp[j][0], t.hi[j] = tp[j][1];
-      t.ox[j] = bx[j][0], t.oy[j] = bx[j][1], t.x1[j] = bx[j][2], t.y1[j] = bx[j][3], t.pitch[j] = boxes.bw[j];
+      t.ox[j] = bx[j][0], t.oy[j] = bx[j][1], t.x1[j] = bx[j][2], t.y1[j] = bx[j][3],
+      t.pitch[j] = boxes.bw[j];
     }
   };
   const auto* enc = static_cast<const uint8_t*>(ws.luts.p) + 512;
@@ -382,8 +388,8 @@ void dof_shaped(const DofArgs& a) {
   auto* out = static_cast<uchar4*>(a.out);
   auto go = [&](auto t) {
     fill(t);
-    launch_composite(t, grid, block, st, layers, crop ? means : nullptr, rects, rect_counts, max_r, setup.linear,
-                     enc, image, coc, w, h, out);
+    launch_composite(t, grid, block, st, layers, crop ? means : nullptr, rects, rect_counts, max_r,
+                     setup.linear, enc, image, coc, w, h, out);
   };
   const bool hi = !wide && setup.linear;  // two RGBA8 tables per layer
   if (crop)

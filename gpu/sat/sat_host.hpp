@@ -31,8 +31,9 @@ std::vector<float> run_sat_f32(const Variant& v, const float* data, int width, i
 constexpr double kFloatSatRelBound = 2.0 * 17.0 * 5.96e-8;
 
 // "" when `sat` (width * height * channels elements: uint32 for U8/RGBA8/RGBA16, float for F32) is core's
-// SAT of `in` (sat_u8 / sat_rgba8 / sat_u16 bit for bit; sat_float within kFloatSatRelBound, the worst relative error
-// in *worst), else the first difference and how many elements differ. Plain C++ (core's references).
+// SAT of `in` (sat_u8 / sat_rgba8 / sat_u16 bit for bit; sat_float within kFloatSatRelBound, the worst
+// relative error in *worst), else the first difference and how many elements differ. Plain C++ (core's
+// references).
 std::string check_sat(DType dtype, int channels, int width, int height, const void* in, const void* sat,
                       double* worst = nullptr);
 

@@ -1,6 +1,7 @@
 // The tile layout shared by sat_tiled and sat_lookback_2d: tiles of 128 bytes of 8-bit input (1 or 4
-// interleaved channels) by 32 K rows, 256 threads each; a thread owns 16 bytes of K consecutive rows (one
-// 16-byte load per row), 8 threads span the tile's width and 32 groups of K rows its height. Row prefixes
+// interleaved channels; sat_tiled's RGBA16 tiles: 128 elements, 256 bytes) by 32 K rows, 256 threads each;
+// a thread owns 16 elements of K consecutive rows (one 16-byte load per row, two for RGBA16), 8 threads span
+// the tile's width and 32 groups of K rows its height. Row prefixes
 // come from shuffles inside the 8-lane groups, column carries between groups from shared memory.
 #pragma once
 #include <cuda_runtime.h>

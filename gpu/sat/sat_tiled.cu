@@ -1,6 +1,6 @@
 // Tiled 2D SAT for 8-bit data (1 or 4 interleaved channels) or RGBA16 (4 channels of uint16; the layered
-// DoF mode's 12-bit linear light, one table where 8-bit input needs two) -> uint32 with wrap-around: the three-pass
-// tile scheme of Nehab, Maximo, Lima and Hoppe, "GPU-Efficient Recursive Filtering and Summed-Area
+// DoF mode's 12-bit linear light, one table where 8-bit input needs two) -> uint32 with wrap-around: the
+// three-pass tile scheme of Nehab, Maximo, Lima and Hoppe, "GPU-Efficient Recursive Filtering and Summed-Area
 // Tables" (SIGGRAPH Asia 2011), algorithm SAT:
 //   1. tile sums: each 128-byte x (32 K)-row tile writes its column sums, row sums and total;
 //   2. carries: column sums scanned down the tile rows, row sums across the tile columns, totals down;

@@ -11,7 +11,8 @@ double sat_min_bytes(size_t n, DType t) {
   switch (t) {
     case DType::U8: return double(n) * 5.0;
     case DType::RGBA8: return double(n) * 20.0;
-    case DType::RGBA16: return double(n) * 24.0;
+    case DType::RGBA16:
+      return double(n) * 24.0;
     case DType::F32: return double(n) * 8.0;
     default: return double(n) * 8.0;
   }

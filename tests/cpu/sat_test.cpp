@@ -150,7 +150,8 @@ TEST(Sat, U16MatchesBruteForceModulo2To32AtOddSizesAndAll0xFFFF) {
             const size_t i = (size_t(y) * size_t(s.w) + size_t(x)) * 4 + size_t(c);
             row[c] += in[i];
             col[size_t(x) * 4 + size_t(c)] += row[c];
-            ASSERT_EQ(sat[i], uint32_t(col[size_t(x) * 4 + size_t(c)])) << "at " << x << "," << y << " channel " << c;
+            ASSERT_EQ(sat[i], uint32_t(col[size_t(x) * 4 + size_t(c)]))
+                << "at " << x << "," << y << " channel " << c;
           }
       }
     }

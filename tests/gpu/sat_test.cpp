@@ -96,7 +96,8 @@ TEST(Sat, EveryIntegerVariantMatchesTheCpuReferenceBitForBitOnOddSizes) {
 TEST(Sat, Rgba16VariantsMatchTheCpuReferenceBitForBitOnOddSizesAndAll0xFFFF) {
   SKIP_WITHOUT_GPU();
   const auto vs = sat_variants(DType::RGBA16);
-  if (vs.empty() && std::getenv("SATLAB_TEST_SAT_ONLY")) GTEST_SKIP() << "the builder kept does not take rgba16";
+  if (vs.empty() && std::getenv("SATLAB_TEST_SAT_ONLY"))
+    GTEST_SKIP() << "the builder kept does not take rgba16";
   ASSERT_FALSE(vs.empty()) << "no SAT variant takes rgba16";
   const uint32_t seed = std::random_device{}();
   SCOPED_TRACE("seed " + std::to_string(seed));
