@@ -179,6 +179,7 @@ void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
     uint32_t count(int t, int x, int y) const {
       return x < 0 || y < 0 ? 0u : tables[size_t(t)][(size_t(y) * size_t(w) + size_t(x)) * 4 + 3];
     }
+    bool may_hold(int, int, int, int, int) const { return true; }  // whole-frame tables
   };
   const Tap tap{tables, w};
   if (out.width != w || out.height != h) out = ImageRGBA8(w, h);

@@ -41,9 +41,19 @@ struct Layers {
   float mean_coc[kMaxLayers] = {};
 };
 
+// The first j with coc < edge[j + 1] (the last layer if none). Unrolled over kMaxLayers so that the GPU
+// reads the edges from registers or kernel parameters (a data-dependent loop made the compiler keep a
+// local copy of Layers per thread: the slice's 72-byte stack).
 SATLAB_HD int layer_of(float coc, const Layers& l) {
   int j = 0;
-  while (j + 1 < l.count && !(coc < l.edge[j + 1])) ++j;
+  bool more = true;
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int k = 1; k < kMaxLayers; ++k) {
+    more = more && k < l.count && !(coc < l.edge[k]);
+    j += more ? 1 : 0;
+  }
   return j;
 }
 
@@ -99,6 +109,18 @@ SATLAB_HD uint32_t box_count(const Tap& tap, int t, int R, int x, int y, int w, 
   return tap.count(t, x1, y1) - tap.count(t, x0, y1) - tap.count(t, x1, y0) + tap.count(t, x0, y0);
 }
 
+// The count channel of table `t` over the square of radius R around (x, y), clipped to the image, and the
+// clipped square's pixel count in `area`. tap.may_hold(t, x0, y0, x1, y1) says whether table t can have a
+// pixel in that rectangle (inclusive; false: the taps are skipped, exact as the count is then 0).
+template <class Tap>
+SATLAB_HD uint32_t square_count(const Tap& tap, int t, int R, int x, int y, int w, int h, uint32_t& area) {
+  const int x0 = (x - R > 0 ? x - R : 0) - 1, x1 = x + R < w - 1 ? x + R : w - 1;
+  const int y0 = (y - R > 0 ? y - R : 0) - 1, y1 = y + R < h - 1 ? y + R : h - 1;
+  area = x1 > x0 && y1 > y0 ? uint32_t(x1 - x0) * uint32_t(y1 - y0) : 0u;
+  if (area == 0u || !tap.may_hold(t, x0 + 1, y0 + 1, x1, y1)) return 0u;
+  return tap.count(t, x1, y1) - tap.count(t, x0, y1) - tap.count(t, x1, y0) + tap.count(t, x0, y0);
+}
+
 // Layer j's premultiplied mean colour b and coverage a over an aperture (table j), and the table's sums q.
 template <class Tap>
 SATLAB_HD void layer_mean(const Tap& tap, int j, const Rect* rects, int n, float one, int x, int y, int w, int h,
@@ -116,7 +138,8 @@ SATLAB_HD void sum_behind(const Tap& tap, int top, const Rect* rects, int n, int
                           Sum4& s) {
   for (int k = 0; k < 4; ++k) s.c[k] = 0u;
   for (int i = 0; i < top; ++i) {
-    if (box_count(tap, i, R, x, y, w, h) == 0u) continue;
+    uint32_t area;
+    if (square_count(tap, i, R, x, y, w, h, area) == 0u) continue;
     Sum4 t;
     shape_sum(tap, i, rects, n, x, y, w, h, t);
     for (int k = 0; k < 4; ++k) s.c[k] += t.c[k];
@@ -135,11 +158,16 @@ SATLAB_HD void sum_behind(const Tap& tap, int top, const Rect* rects, int n, int
 //   with nothing behind within reach, acc / cov.
 // All sums are exact integers, so per-layer tables give the same bits as cumulative ones (table j the
 // pixels of layers 0..j, layer j their difference: the previous scheme, at twice the taps per layer).
+// Layers behind the nearest one whose square (around both its apertures) holds its pixels alone are
+// skipped: that layer's coverage is exactly 1 at both radii, so acc = b + 0 * acc and cov = 1 + 0 * cov
+// drop whatever lay behind (finite, non-negative), and it is the nearest layer present so far (top): the
+// same bits as compositing them. The presence tests run nearest first and stop at that layer.
 // `rect_table` holds kMaxRects rectangles per radius 0..max_r and `rect_count` their number; every
 // radius-r shape lies within the square of radius r.
-template <class Tap>
-SATLAB_HD void layered_pixel(const Tap& tap, const Layers& layers, const Rect* rect_table, const uint8_t* rect_count,
-                             int max_r, float one, int x, int y, int w, int h, float coc, float out[3]) {
+template <class Tap, bool SKIP_BEHIND = true>
+SATLAB_HD void layered_pixel(const Tap& tap, const Layers& layers, const Rect* rect_table,
+                             const uint8_t* rect_count, int max_r, float one, int x, int y, int w, int h,
+                             float coc, float out[3]) {
   if (!(coc == coc)) coc = 0.f;
   const int own = layer_of(coc, layers);
   float acc[3] = {0.f, 0.f, 0.f}, cov = 0.f;
@@ -155,15 +183,31 @@ SATLAB_HD void layered_pixel(const Tap& tap, const Layers& layers, const Rect* r
     f = r < max_r ? cj - float(r) : 0.f;
   };
   // A layer with no pixel in the square around both apertures adds nothing: skip its taps (exact). The
-  // pixel's own layer always holds the pixel itself.
-  const auto present = [&](int j, int r) {
-    return j == own || box_count(tap, j, r < max_r ? r + 1 : r, x, y, w, h) != 0u;
-  };
-  for (int j = 0; j < layers.count; ++j) {
+  // pixel's own layer always holds the pixel itself. Nearest first, down to the first full layer (layer 0
+  // needs no fullness test: nothing lies behind it).
+  unsigned present = 0u;
+  int first = 0;
+  for (int j = layers.count - 1; j >= 0; --j) {
+    if (j == 0 && own == 0) {
+      present |= 1u;
+      break;
+    }
     int r;
     float f;
     radius(j, r, f);
-    if (!present(j, r)) continue;
+    uint32_t area;
+    const uint32_t n = square_count(tap, j, r < max_r ? r + 1 : r, x, y, w, h, area);
+    if (n != 0u || j == own) present |= 1u << j;
+    if (SKIP_BEHIND && n == area && j > 0) {
+      first = j;
+      break;
+    }
+  }
+  for (int j = first; j < layers.count; ++j) {
+    if (!(present >> j & 1u)) continue;
+    int r;
+    float f;
+    radius(j, r, f);
     Sum4 q;
     float b[3], a;
     const Rect* rr = rect_table + r * kMaxRects;

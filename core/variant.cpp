@@ -21,6 +21,8 @@ const char* to_string(DType t) {
     case DType::F32: return "f32";
     case DType::U8: return "u8";
     case DType::RGBA8: return "rgba8";
+    case DType::RGBA16:
+      return "rgba16";
   }
   return "?";
 }
@@ -41,6 +43,8 @@ size_t dtype_size(DType t) {
     case DType::F32: return 4;
     case DType::U8: return 1;
     case DType::RGBA8: return 4;
+    case DType::RGBA16:
+      return 8;
   }
   return 0;
 }

@@ -13,7 +13,7 @@
 namespace satlab {
 
 enum class Family { Reduce, Scan, Sat, Dof, Compact, Sort };
-enum class DType { I32, U32, F32, U8, RGBA8 };
+enum class DType { I32, U32, F32, U8, RGBA8, RGBA16 };  // RGBA16: 4 x uint16 per pixel
 enum class ReduceOp { Sum, Min, Max };
 
 const char* to_string(Family f);

@@ -270,7 +270,8 @@ std::vector<uint32_t> sort_keys(size_t n, KeyPattern p, uint64_t seed) {
 namespace {
 
 // A SAT builder on awkward image sizes (1x1, single rows and columns, primes, non-multiples of every tile,
-// a random size) of each type it takes: random 8-bit (and one all-255 image: the largest values), float
+// a random size) of each type it takes: random 8-bit (and one all-255 image: the largest values), random
+// RGBA16 (and one all-0xFFFF image), float
 // with 1, 2 and 4 channels; outputs poisoned (run_sat_*), compared by check_sat.
 void verify_sat(const Variant& v, std::mt19937_64& rng, VerifyLine& line) {
   struct Size {
@@ -294,6 +295,17 @@ void verify_sat(const Variant& v, std::mt19937_64& rng, VerifyLine& line) {
           const auto got = run_sat_f32(v, in.data(), s.w, s.h, ch);
           ++line.cases;
           fail(s, "f32 x" + std::to_string(ch), check_sat(t, ch, s.w, s.h, in.data(), got.data()));
+        }
+      } else if (t == DType::RGBA16) {
+        for (bool white : {false, true}) {  // all-0xFFFF: the largest values
+          if (white && s.w * s.h < 1000) continue;
+          std::vector<uint16_t> in(px * 4, 0xFFFF);
+          if (!white)
+            for (auto& e : in) e = uint16_t(rng());
+          const auto got = run_sat_u16(v, in.data(), s.w, s.h);
+          ++line.cases;
+          fail(s, std::string("rgba16") + (white ? " all-0xFFFF" : ""),
+               check_sat(t, 4, s.w, s.h, in.data(), got.data()));
         }
       } else {
         const int ch = t == DType::RGBA8 ? 4 : 1;

@@ -27,6 +27,7 @@ struct BenchSatOptions {
   std::vector<std::string> sizes = {"1024x1024", "1920x1080", "3840x2160", "4096x4096",
                                     "4097x3001", "8192x8192", "16384x16384"};
   std::vector<std::string> only;  // variant names; empty: all
+  std::vector<std::string> dof_modes;  // --dof-modes: only these modes' pipeline rows; empty: all rows
   int runs = 20, warmup = 5;
   bool no_blur = false, phases = false, no_check = false, pipeline_only = false;
   std::string timing = "queued";  // gpu::BenchTiming
@@ -174,8 +175,8 @@ int run_bench_sat(const BenchSatOptions& o) {
     int w = 0, h = 0;
     if (std::sscanf(size.c_str(), "%dx%d", &w, &h) != 2 || w <= 0 || h <= 0) throw Error("bad size " + size);
     const size_t n = size_t(w) * size_t(h);
-    for (DType t : {DType::U8, DType::RGBA8, DType::F32}) {
-      const int ch = t == DType::RGBA8 ? 4 : 1;
+    for (DType t : {DType::U8, DType::RGBA8, DType::RGBA16, DType::F32}) {
+      const int ch = t == DType::RGBA8 || t == DType::RGBA16 ? 4 : 1;
       if (n * ch * 5 > dev.total_memory * 3 / 4) continue;
       for (const Variant& v : gpu::variants()) {
         if (v.family != Family::Sat) continue;
@@ -198,6 +199,16 @@ int run_bench_sat(const BenchSatOptions& o) {
     return 0;
   };
   if (o.no_blur) return finish();
+  const auto wanted = [&](const std::string& mode) {
+    return o.dof_modes.empty() ||
+           std::find(o.dof_modes.begin(), o.dof_modes.end(), mode) != o.dof_modes.end();
+  };
+  if (!o.dof_modes.empty()) {  // the named modes' frames alone (tuning runs)
+    for (const DofMode& m : dof_modes())
+      if (wanted(m.name) && (m.shaped || m.name == std::string("gather_box")))
+        for (const Row& r : bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, m.name)) print(r);
+    return finish();
+  }
   // The blur kernel alone at 3840x2160, on minimum bytes (SAT 16 + result 4, + CoC 4 for dof).
   struct BlurCase {
     const char *name, *coc;
@@ -249,6 +260,9 @@ void add_bench_sat_command(CLI::App& app, Action& action) {
   sub->add_option("--sizes", o->sizes, "Sizes WIDTHxHEIGHT");
   sub->add_flag("--no-blur", o->no_blur, "Only the SAT rows (no blur or pipeline rows)");
   sub->add_flag("--pipeline-only", o->pipeline_only, "Only the blur and pipeline rows (every DoF mode at 3840x2160, the highlights' GL and CUDA splats)");
+  sub->add_option(
+      "--dof-modes", o->dof_modes,
+      "With --pipeline-only: only these DoF modes' frames (no blur or box rows), for tuning runs");
   sub->add_flag("--phases", o->phases, "Also time each phase of every SAT builder (rows named VARIANT / PHASE)");
   sub->add_option("--variants", o->only, "Only these SAT variants");
   sub->add_flag("--no-check", o->no_check,

@@ -2,19 +2,22 @@
 // core/dof.cpp's dof_shaped_blur, per-pixel arithmetic shared through core/dof_pixel.hpp, this file built
 // without FMA contraction so that both agree bit for bit).
 // Stages, each reported through DofArgs::stage:
-//   layers     per-layer CoC sums (block-local shared-memory sums, one atomic per layer and block), means
-//              and bounding boxes, the boxes read back (one stream synchronisation; layered mode only);
-//   slice      per layer j the (colour, 1) image of the pixels of layer j as RGBA8 over the layer's box
-//              (the frame for one layer; none for an empty layer): colour low bytes, and for linear light
-//              (12-bit values) a second image of the high bytes;
-//   sat        the tables through the registry's SAT builder: the table of 12-bit values is
-//              SAT(low) + 256 SAT(high), exact in wrap-around uint32 because SATs are linear;
-//   composite  dof::layered_pixel per pixel, its taps reading both tables of a layer (the count taps of
-//              the emptiness tests one 4-byte channel of the low table: the high table's count is 0).
-// Bytes (minimum, per pixel of an image): slice reads 8 and writes 4 per image; each SAT 20; composite
-// reads the tables' 16 B per image once and the CoC, writes 4. Measurements: docs/performance.md.
+//   layers     per-layer CoC sums (block-local sums, one shared atomic per layer and warp), means and
+//              bounding boxes, the boxes read back (one stream synchronisation; layered mode only);
+//   slice      one launch: per layer j the (colour, 1) image of the pixels of layer j over the layer's box
+//              (the frame for one layer; none for an empty layer): RGBA16 of the 12-bit values for linear
+//              light where the SAT builder takes RGBA16 (sat_tiled, the default), else RGBA8 images of the
+//              colour's low bytes and, for linear light, of its high bytes;
+//   sat        the tables through the registry's SAT builder (with two RGBA8 images the table of 12-bit
+//              values is SAT(low) + 256 SAT(high), exact in wrap-around uint32 because SATs are linear);
+//   composite  dof::layered_pixel per pixel (the count taps of its presence tests one 4-byte channel).
+// Bytes (minimum, per pixel of a box): slice reads 8 per frame pixel and writes 8 (4 per RGBA8 image); each
+// SAT 24 (20); composite reads the tables' 16 B per table once and the CoC, writes 4. Measurements:
+// docs/performance.md.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -32,10 +35,13 @@ constexpr int kBlock = 256;
 
 // Each thread sums its pixels per layer in registers; warps reduce them with shuffles and lane 0 adds the
 // warp's sums to the block's, one shared atomic per layer and warp (per-pixel shared atomics on 8 counters
-// took 0.59 ms at 3840x2160).
+// took 0.59 ms at 3840x2160). A thread walks one column (x fixed, y rising by gridDim.y): no division for
+// the coordinates, and its part of a layer's box is x and the first and last rows it saw the layer in
+// (a grid-stride walk over the flat index tracking four bounds per layer took 0.16 ms, 80 registers).
 __global__ void __launch_bounds__(kBlock)
-    layer_sums_kernel(const float* __restrict__ coc, size_t n, int w, dof::Layers layers,
-                      unsigned long long* __restrict__ sums, unsigned* __restrict__ counts, unsigned* __restrict__ box) {
+    layer_sums_kernel(const float* __restrict__ coc, int w, int h, dof::Layers layers,
+                      unsigned long long* __restrict__ sums, unsigned* __restrict__ counts,
+                      unsigned* __restrict__ box) {
   __shared__ unsigned long long s_sum[dof::kMaxLayers];
   __shared__ unsigned s_count[dof::kMaxLayers], s_box[4][dof::kMaxLayers];
   if (threadIdx.x < dof::kMaxLayers) {
@@ -44,32 +50,33 @@ __global__ void __launch_bounds__(kBlock)
   }
   __syncthreads();
   long long sum[dof::kMaxLayers] = {};
-  unsigned count[dof::kMaxLayers] = {};
-  // The layer's bounding box when box is not null: min x, min y, max x, max y.
-  unsigned bx0[dof::kMaxLayers], by0[dof::kMaxLayers], bx1[dof::kMaxLayers] = {}, by1[dof::kMaxLayers] = {};
+  unsigned count[dof::kMaxLayers] = {}, last[dof::kMaxLayers] = {}, first[dof::kMaxLayers];
 #pragma unroll
-  for (int k = 0; k < dof::kMaxLayers; ++k) bx0[k] = by0[k] = 0xffffffffu;
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    float c = __ldg(coc + i);
-    c = c == c ? c : 0.f;
-    const int j = dof::layer_of(c, layers);
-    const long long v = __float2ll_rn(c * 256.f);
-    const unsigned y = unsigned(i / size_t(w)), x = unsigned(i - size_t(y) * size_t(w));
+  for (int k = 0; k < dof::kMaxLayers; ++k) first[k] = 0xffffffffu;
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x < w)
+    for (int y = blockIdx.y; y < h; y += gridDim.y) {
+      float c = __ldg(coc + size_t(y) * size_t(w) + size_t(x));
+      c = c == c ? c : 0.f;
+      const int j = dof::layer_of(c, layers);
+      const long long v = __float2ll_rn(c * 256.f);
 #pragma unroll
-    for (int k = 0; k < dof::kMaxLayers; ++k)
-      if (k == j) {
-        sum[k] += v, ++count[k];
-        bx0[k] = min(bx0[k], x), by0[k] = min(by0[k], y), bx1[k] = max(bx1[k], x), by1[k] = max(by1[k], y);
-      }
-  }
+      for (int k = 0; k < dof::kMaxLayers; ++k)
+        if (k == j) {
+          sum[k] += v, ++count[k];
+          first[k] = min(first[k], unsigned(y)), last[k] = unsigned(y);
+        }
+    }
 #pragma unroll
   for (int k = 0; k < dof::kMaxLayers; ++k) {
     long long sk = sum[k];
     unsigned ck = count[k];
     for (int o = 16; o > 0; o >>= 1) sk += __shfl_down_sync(0xffffffffu, sk, o), ck += __shfl_down_sync(0xffffffffu, ck, o);
     if (box) {
-      const unsigned x0 = __reduce_min_sync(0xffffffffu, bx0[k]), y0 = __reduce_min_sync(0xffffffffu, by0[k]),
-                     x1 = __reduce_max_sync(0xffffffffu, bx1[k]), y1 = __reduce_max_sync(0xffffffffu, by1[k]);
+      const unsigned seen = count[k] ? unsigned(x) : 0xffffffffu;
+      const unsigned x0 = __reduce_min_sync(0xffffffffu, seen), y0 = __reduce_min_sync(0xffffffffu, first[k]),
+                     x1 = __reduce_max_sync(0xffffffffu, count[k] ? unsigned(x) : 0u),
+                     y1 = __reduce_max_sync(0xffffffffu, last[k]);
       if ((threadIdx.x & 31) == 0 && ck) {
         atomicMin(&s_box[0][k], x0), atomicMin(&s_box[1][k], y0);
         atomicMax(&s_box[2][k], x1), atomicMax(&s_box[3][k], y1);
@@ -99,101 +106,135 @@ __global__ void layer_means_kernel(const unsigned long long* sums, const unsigne
   for (int j = 0; j < layers.count; ++j) means[j] = layers.mean_coc[j];
 }
 
-// Images 2j (low bytes) and 2j+1 (high bytes, linear light only) of layer j, RGBA8 each.
-__global__ void __launch_bounds__(kBlock)
-    slice_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, size_t n, dof::Layers layers,
-                 bool linear, const uint16_t* __restrict__ lin,
-                 uchar4* __restrict__ out) {
-  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
-  float c = __ldg(coc + i);
-  c = c == c ? c : 0.f;
-  const int own = dof::layer_of(c, layers);
-  const uchar4 p = img[i];
-  uint32_t v[3] = {p.x, p.y, p.z};
-  if (linear)
-    for (int k = 0; k < 3; ++k) v[k] = __ldg(lin + v[k]);
-  const uchar4 lo = make_uchar4(v[0] & 255u, v[1] & 255u, v[2] & 255u, 1), hi = make_uchar4(v[0] >> 8, v[1] >> 8, v[2] >> 8, 0),
-               zero = make_uchar4(0, 0, 0, 0);
-  const int images = linear ? 2 : 1;
-  for (int j = 0; j < layers.count; ++j) {
-    out[size_t(j * images) * n + i] = own == j ? lo : zero;
-    if (linear) out[size_t(j * images + 1) * n + i] = own == j ? hi : zero;
-  }
-}
+// Each layer's image over its box: x0, y0, width, height (0 for an empty layer) and its offset in bytes.
+struct Boxes {
+  int ox[dof::kMaxLayers], oy[dof::kMaxLayers], bw[dof::kMaxLayers], bh[dof::kMaxLayers];
+  size_t at[dof::kMaxLayers];
+};
 
-// Layer j's images over its bounding box (ox, oy, bw x bh; pitch bw): low bytes, and high bytes (linear).
+// One launch over the frame: each pixel is read once and written to every layer's image whose box holds
+// it, (colour, 1) in its own layer's and zeros in the others'. WIDE (linear light with a 16-bit-input SAT
+// builder): one RGBA16 image of the 12-bit values per layer; otherwise RGBA8 images, the colour's low
+// bytes and, for linear light, a second image of the high bytes after them (bw * bh pixels on).
+template <bool WIDE>
 __global__ void __launch_bounds__(kBlock)
-    slice_box_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, dof::Layers layers, int j,
-                     int ox, int oy, int bw, int bh, bool linear, const uint16_t* __restrict__ lin,
-                     uchar4* __restrict__ lo_out, uchar4* __restrict__ hi_out) {
+    slice_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
+                 dof::Layers layers, Boxes boxes, bool linear, const uint16_t* __restrict__ lin,
+                 char* __restrict__ out) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= bw || y >= bh) return;
-  const size_t g = size_t(y + oy) * size_t(w) + size_t(x + ox), i = size_t(y) * size_t(bw) + size_t(x);
+  if (x >= w || y >= h) return;
+  const size_t g = size_t(y) * size_t(w) + size_t(x);
   float c = __ldg(coc + g);
   c = c == c ? c : 0.f;
-  if (dof::layer_of(c, layers) != j) {
-    lo_out[i] = make_uchar4(0, 0, 0, 0);
-    if (linear) hi_out[i] = make_uchar4(0, 0, 0, 0);
-    return;
-  }
+  const int own = dof::layer_of(c, layers);
   const uchar4 p = img[g];
   uint32_t v[3] = {p.x, p.y, p.z};
   if (linear)
     for (int k = 0; k < 3; ++k) v[k] = __ldg(lin + v[k]);
-  lo_out[i] = make_uchar4(v[0] & 255u, v[1] & 255u, v[2] & 255u, 1);
-  if (linear) hi_out[i] = make_uchar4(v[0] >> 8, v[1] >> 8, v[2] >> 8, 0);
+#pragma unroll
+  for (int j = 0; j < dof::kMaxLayers; ++j) {
+    if (j >= layers.count) break;
+    const int lx = x - boxes.ox[j], ly = y - boxes.oy[j];
+    if (unsigned(lx) >= unsigned(boxes.bw[j]) || unsigned(ly) >= unsigned(boxes.bh[j])) continue;
+    const size_t i = size_t(ly) * size_t(boxes.bw[j]) + size_t(lx);
+    const bool mine = own == j;
+    if (WIDE) {
+      reinterpret_cast<ushort4*>(out + boxes.at[j])[i] =
+          mine ? make_ushort4(uint16_t(v[0]), uint16_t(v[1]), uint16_t(v[2]), 1) : make_ushort4(0, 0, 0, 0);
+    } else {
+      uchar4* lo = reinterpret_cast<uchar4*>(out + boxes.at[j]);
+      lo[i] = mine ? make_uchar4(v[0] & 255u, v[1] & 255u, v[2] & 255u, 1) : make_uchar4(0, 0, 0, 0);
+      if (linear)
+        lo[size_t(boxes.bw[j]) * size_t(boxes.bh[j]) + i] =
+            mine ? make_uchar4(v[0] >> 8, v[1] >> 8, v[2] >> 8, 0) : make_uchar4(0, 0, 0, 0);
+    }
+  }
 }
 
-// Table t covers its layer's bounding box [ox, x1] x [oy, y1] (pitch `pitch`; the whole frame without
-// cropping), or nothing (lo null: an empty layer). No pixel of the layer lies outside the box, so the
-// frame's inclusive SAT at (x, y) is the box's at (min(x, x1), min(y, y1)), and 0 left of or above the box.
+// Table t covers its layer's bounding box [ox, x1] x [oy, y1] (pitch `pitch`), or nothing (lo null: an
+// empty layer). No pixel of the layer lies outside the box, so the frame's inclusive SAT at (x, y) is the
+// box's at (min(x, x1), min(y, y1)), and 0 left of or above the box. BOXED false (one layer, the whole
+// frame): plain taps, 0 at x or y < 0, the box's bounds not read. HI: there are high-byte tables.
+// Lean taps (the composite is bound by instruction issue; docs/performance.md): 32-bit indices (a table
+// holds at most 16384^2 < 2^31 pixels), no test for an empty layer's table (every tap of
+// dof::layered_pixel reads a layer known to be non-empty: its own, one whose count was not 0, or one that
+// may_hold let through), no high table's load or test without HI: the layered composite 1.315 -> 1.004 ms
+// at 3840x2160, gather_linear's 0.849 -> 0.582, against 64-bit indices and both tests in every tap.
+template <bool BOXED, bool HI>
 struct Tables {
+  using Index = uint32_t;
   const uint4* lo[dof::kMaxLayers];
-  const uint4* hi[dof::kMaxLayers];  // null without linear light
+  const uint4* hi[dof::kMaxLayers];  // null without linear light, or with one table of 16-bit input
   int ox[dof::kMaxLayers], oy[dof::kMaxLayers], x1[dof::kMaxLayers], y1[dof::kMaxLayers], pitch[dof::kMaxLayers];
-  __device__ __forceinline__ bool at(int t, int x, int y, size_t& i) const {
-    if (x < ox[t] || y < oy[t] || !lo[t]) return false;
-    i = size_t(min(y, y1[t]) - oy[t]) * size_t(pitch[t]) + size_t(min(x, x1[t]) - ox[t]);
+  __device__ __forceinline__ bool at(int t, int x, int y, Index& i) const {
+    if (!BOXED) {
+      if (x < 0 || y < 0) return false;
+      i = Index(y) * Index(pitch[0]) + Index(x);
+      return true;
+    }
+    if (x < ox[t] || y < oy[t]) return false;
+    i = Index(min(y, y1[t]) - oy[t]) * Index(pitch[t]) + Index(min(x, x1[t]) - ox[t]);
     return true;
   }
   __device__ __forceinline__ dof::Sum4 operator()(int t, int x, int y) const {
     dof::Sum4 s = {{0u, 0u, 0u, 0u}};
-    size_t i;
+    Index i;
     if (!at(t, x, y, i)) return s;
+    if (!BOXED) t = 0;
     const uint4 a = __ldg(lo[t] + i);
     s.c[0] = a.x, s.c[1] = a.y, s.c[2] = a.z, s.c[3] = a.w;
-    if (hi[t]) {
+    if (HI && hi[t]) {
       const uint4 b = __ldg(hi[t] + i);
       s.c[0] += b.x << 8, s.c[1] += b.y << 8, s.c[2] += b.z << 8, s.c[3] += b.w << 8;
     }
     return s;
   }
-  // The count channel: the low table's (the high image's fourth byte is 0).
+  // Whether table t can hold a pixel in [x0, x1] x [y0, y1]: not where the rectangle misses its box (its
+  // count there is 0: the skipped taps would clamp to equal values).
+  __device__ __forceinline__ bool may_hold(int t, int x0, int y0, int x1, int y1) const {
+    return !BOXED || (lo[t] && x1 >= ox[t] && y1 >= oy[t] && x0 <= this->x1[t] && y0 <= this->y1[t]);
+  }
+  // The count channel: the low (or only) table's (the high image's fourth byte is 0).
   __device__ __forceinline__ uint32_t count(int t, int x, int y) const {
-    size_t i;
+    Index i;
     if (!at(t, x, y, i)) return 0u;
+    if (!BOXED) t = 0;
     return __ldg(reinterpret_cast<const uint32_t*>(lo[t] + i) + 3);
   }
 };
 
-// 5 blocks of 256 per SM (48 registers, about 100 B of spills): 1.41 ms at 3840x2160 where the 64
-// registers the compiler picks alone (4 blocks) took 1.59; the composite waits on its taps' latency.
-__global__ void __launch_bounds__(kBlock, 5)
-    composite_kernel(Tables tables, dof::Layers layers, const float* __restrict__ means,
-                     const dof::Rect* __restrict__ rects, const uint8_t* __restrict__ counts, int max_r, bool linear,
-                     const uint8_t* __restrict__ enc, const uchar4* __restrict__ img, const float* __restrict__ coc,
-                     int w, int h, uchar4* __restrict__ out) {
+// MIN_BLOCKS blocks of 256 per SM: 5 (48 registers, about 100 B of spills) took the layered composite
+// to 1.41 ms at 3840x2160 where the 64 registers the compiler picks alone (4 blocks) took 1.59; the
+// composite waits on its taps' latency.
+template <bool BOXED, int MIN_BLOCKS, bool SKIP, bool HI>
+__global__ void __launch_bounds__(kBlock, MIN_BLOCKS)
+    composite_kernel(Tables<BOXED, HI> tables, dof::Layers layers, const float* __restrict__ means,
+                     const dof::Rect* __restrict__ rects, const uint8_t* __restrict__ counts, int max_r,
+                     bool linear, const uint8_t* __restrict__ enc, const uchar4* __restrict__ img,
+                     const float* __restrict__ coc, int w, int h, uchar4* __restrict__ out) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= w || y >= h) return;
   if (means)
     for (int j = 0; j < layers.count; ++j) layers.mean_coc[j] = __ldg(means + j);
   const size_t i = size_t(y) * size_t(w) + size_t(x);
   float v[3];
-  dof::layered_pixel(tables, layers, rects, counts, max_r, linear ? float(dof::kLinearOne) : 255.f, x, y, w, h,
-                     __ldg(coc + i), v);
+  dof::layered_pixel<Tables<BOXED, HI>, SKIP>(tables, layers, rects, counts, max_r,
+                                              linear ? float(dof::kLinearOne) : 255.f, x, y, w, h,
+                                              __ldg(coc + i), v);
   out[i] = make_uchar4(dof::encode(v[0], linear, enc), dof::encode(v[1], linear, enc),
                        dof::encode(v[2], linear, enc), img[i].w);
+}
+
+// Layered (boxed tables): 6 blocks per SM, the layers behind a full one skipped; one layer (plain taps):
+// 5 blocks per SM, no skip (nothing lies behind layer 0; the same bits).
+template <bool BOXED, bool HI>
+void launch_composite(const Tables<BOXED, HI>& t, dim3 grid, dim3 block, cudaStream_t st,
+                      const dof::Layers& layers, const float* means, const dof::Rect* rects,
+                      const uint8_t* rc, int max_r, bool linear, const uint8_t* enc, const uchar4* img,
+                      const float* coc, int w, int h, uchar4* out) {
+  constexpr int kMinBlocks = BOXED ? 6 : 5;
+  composite_kernel<BOXED, kMinBlocks, BOXED, HI>
+      <<<grid, block, 0, st>>>(t, layers, means, rects, rc, max_r, linear, enc, img, coc, w, h, out);
 }
 
 void grow(DofBuffer& b, size_t bytes, const char* what) {
@@ -271,8 +312,11 @@ void dof_shaped(const DofArgs& a) {
       SATLAB_CUDA(cudaMemsetAsync(box, 0xff, 2 * dof::kMaxLayers * sizeof(unsigned), st), "layer boxes");
       SATLAB_CUDA(cudaMemsetAsync(box + 2 * dof::kMaxLayers, 0, 2 * dof::kMaxLayers * sizeof(unsigned), st), "layer boxes");
     }
-    const unsigned blocks = unsigned(std::min<size_t>((n + kBlock - 1) / kBlock, 132 * 16));
-    layer_sums_kernel<<<blocks, kBlock, 0, st>>>(coc, n, w, layers, sums, counts, crop ? box : nullptr);
+    // About 16 blocks per SM of 132: each column of blocks walks h / rows of the frame's rows.
+    const unsigned across = unsigned((w + kBlock - 1) / kBlock),
+                   rows = std::max(1u, std::min(unsigned(h), 132u * 16u / across));
+    layer_sums_kernel<<<dim3(across, rows), kBlock, 0, st>>>(coc, w, h, layers, sums, counts,
+                                                             crop ? box : nullptr);
     SATLAB_LAUNCHED("layer_sums_kernel", size);
     layer_means_kernel<<<1, 1, 0, st>>>(sums, counts, layers, means);
     SATLAB_LAUNCHED("layer_means_kernel", size);
@@ -291,54 +335,67 @@ void dof_shaped(const DofArgs& a) {
       }
     }
   }
-  // Image k of layer j = k / images at offset[j] (+ its area for the high bytes), packed.
-  size_t offset[dof::kMaxLayers + 1] = {0};
+  // Layer j's images (and tables, at the same pixel offsets) from pixel offset at[j], packed: one table
+  // per layer of 16-bit input (linear light, with a builder that takes RGBA16) or `images` RGBA8 ones.
+  const bool wide = setup.linear && a.sat->refuses && a.sat->refuses(n, DType::RGBA16).empty();
+  const int per_layer = wide ? 1 : images;
+  Boxes boxes{};
+  size_t at[dof::kMaxLayers] = {}, next = 0;
   for (int j = 0; j < setup.layers; ++j) {
-    const size_t bw = size_t(std::max(0, bx[j][2] - bx[j][0] + 1)), bh = size_t(std::max(0, bx[j][3] - bx[j][1] + 1));
-    offset[j + 1] = offset[j] + bw * bh * size_t(images);
+    const int bw = std::max(0, bx[j][2] - bx[j][0] + 1), bh = std::max(0, bx[j][3] - bx[j][1] + 1);
+    boxes.ox[j] = bx[j][0], boxes.oy[j] = bx[j][1], boxes.bw[j] = bw, boxes.bh[j] = bh;
+    at[j] = next, boxes.at[j] = next * (wide ? 8 : 4);
+    next += size_t(bw) * size_t(bh) * size_t(per_layer);
   }
   stage("slice");
-  auto* imgs = static_cast<uchar4*>(ws.images.p);
+  auto* imgs = static_cast<char*>(ws.images.p);
   const auto* lin = static_cast<const uint16_t*>(ws.luts.p);
-  if (!crop) {
-    slice_kernel<<<unsigned((n + kBlock - 1) / kBlock), kBlock, 0, st>>>(static_cast<const uchar4*>(a.image), coc, n,
-                                                                       layers, setup.linear, lin, imgs);
-    SATLAB_LAUNCHED("slice_kernel", size);
-  } else {
-    for (int j = 0; j < setup.layers; ++j) {
-      const int bw = bx[j][2] - bx[j][0] + 1, bh = bx[j][3] - bx[j][1] + 1;
-      if (bw <= 0 || bh <= 0) continue;
-      uchar4* lo = imgs + offset[j];
-      const dim3 b(32, 8), g((unsigned(bw) + 31) / 32, (unsigned(bh) + 7) / 8);
-      slice_box_kernel<<<g, b, 0, st>>>(static_cast<const uchar4*>(a.image), coc, w, layers, j, bx[j][0], bx[j][1],
-                                        bw, bh, setup.linear, lin, lo, lo + size_t(bw) * size_t(bh));
-      SATLAB_LAUNCHED("slice_box_kernel", size);
-    }
-  }
+  const dim3 block(32, 8), grid((unsigned(w) + 31) / 32, (unsigned(h) + 7) / 8);  // 16x16 and 32x4: slower
+  if (wide)
+    slice_kernel<true><<<grid, block, 0, st>>>(static_cast<const uchar4*>(a.image), coc, w, h, layers, boxes,
+                                               setup.linear, lin, imgs);
+  else
+    slice_kernel<false><<<grid, block, 0, st>>>(static_cast<const uchar4*>(a.image), coc, w, h, layers, boxes,
+                                                setup.linear, lin, imgs);
+  SATLAB_LAUNCHED("slice_kernel", size);
   stage("sat");
-  Tables tables{};
+  const uint4* tp[dof::kMaxLayers][2] = {};
   for (int j = 0; j < setup.layers; ++j) {
-    const int bw = bx[j][2] - bx[j][0] + 1, bh = bx[j][3] - bx[j][1] + 1;
-    tables.ox[j] = bx[j][0], tables.oy[j] = bx[j][1], tables.x1[j] = bx[j][2], tables.y1[j] = bx[j][3];
-    tables.pitch[j] = bw;
-    if (bw <= 0 || bh <= 0) continue;  // lo[j] stays null: an empty layer
-    for (int k = 0; k < images; ++k) {
-      // Without cropping the offsets are those of slice_kernel's images 2j and 2j + 1 (n pixels each).
-      const size_t at = offset[j] + size_t(k) * size_t(bw) * size_t(bh);
+    const int bw = boxes.bw[j], bh = boxes.bh[j];
+    if (bw <= 0 || bh <= 0) continue;  // no table: an empty layer
+    for (int k = 0; k < per_layer; ++k) {
+      const size_t pos = at[j] + size_t(k) * size_t(bw) * size_t(bh);
       SatArgs s;
-      s.in = imgs + at, s.out = static_cast<uint4*>(ws.tables.p) + at;
-      s.width = bw, s.height = bh, s.channels = 4, s.dtype = DType::RGBA8, s.stream = a.stream;
+      s.in = imgs + pos * (wide ? 8 : 4), s.out = static_cast<uint4*>(ws.tables.p) + pos;
+      s.width = bw, s.height = bh, s.channels = 4, s.dtype = wide ? DType::RGBA16 : DType::RGBA8,
+      s.stream = a.stream;
       a.sat->sat(s);
-      (k == 0 ? tables.lo[j] : tables.hi[j]) = static_cast<const uint4*>(s.out);
+      tp[j][k] = static_cast<const uint4*>(s.out);
     }
   }
   stage("composite");
-  const dim3 block(32, 8), grid((unsigned(w) + 31) / 32, (unsigned(h) + 7) / 8);  // 16x16 and 32x4: slower
   const auto* rects = static_cast<const dof::Rect*>(ws.rects.p);
   const auto* rect_counts = reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
-  composite_kernel<<<grid, block, 0, st>>>(tables, layers, setup.layers > 1 ? means : nullptr, rects, rect_counts,
-                                           max_r, setup.linear, static_cast<const uint8_t*>(ws.luts.p) + 512,
-                                           static_cast<const uchar4*>(a.image), coc, w, h, static_cast<uchar4*>(a.out));
+  auto fill = [&](auto& t) {
+    for (int j = 0; j < setup.layers; ++j) {
+      t.lo[j] = tp[j][0], t.hi[j] = tp[j][1];
+      t.ox[j] = bx[j][0], t.oy[j] = bx[j][1], t.x1[j] = bx[j][2], t.y1[j] = bx[j][3],
+      t.pitch[j] = boxes.bw[j];
+    }
+  };
+  const auto* enc = static_cast<const uint8_t*>(ws.luts.p) + 512;
+  const auto* image = static_cast<const uchar4*>(a.image);
+  auto* out = static_cast<uchar4*>(a.out);
+  auto go = [&](auto t) {
+    fill(t);
+    launch_composite(t, grid, block, st, layers, crop ? means : nullptr, rects, rect_counts, max_r,
+                     setup.linear, enc, image, coc, w, h, out);
+  };
+  const bool hi = !wide && setup.linear;  // two RGBA8 tables per layer
+  if (crop)
+    hi ? go(Tables<true, true>{}) : go(Tables<true, false>{});
+  else
+    hi ? go(Tables<false, true>{}) : go(Tables<false, false>{});
   SATLAB_LAUNCHED("composite_kernel", size);
 }
 

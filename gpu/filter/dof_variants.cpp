@@ -1,7 +1,8 @@
 // The depth-of-field modes as registry variants (family dof): gather_box is the SAT of the image and the
 // box blur; spread is dof_spread; the others are dof_shaped. Bytes: the minimum traffic of a frame at 4 B/px
 // of image, CoC and result, plus each mode's tables written and read once (20 + 16 B/px per RGBA8 table; the
-// layered mode's tables cover each layer's bounding box, so this counts them at most).
+// layered mode's tables cover each layer's bounding box, and linear light takes one RGBA16 table per layer
+// with sat_tiled, 48 B/px instead of two RGBA8 ones' 72, so this counts them at most).
 #include <cuda_runtime.h>
 
 #include "core/dof.hpp"

@@ -27,9 +27,12 @@ inline void phase(const SatArgs& a, const char* name) {
 // Launch errors (bad configuration) are reported at once; execution errors surface at the next sync.
 inline void launch_check(const char* kernel, const SatArgs& a) { cuda_check(cudaGetLastError(), kernel, a); }
 
-inline void check_args(const SatArgs& a, bool integer) {
+// `wide`: the builder also takes RGBA16 (4 channels of uint16).
+inline void check_args(const SatArgs& a, bool integer, bool wide = false) {
   if (a.width <= 0 || a.height <= 0 || !a.in || !a.out) throw Error("SAT of an empty image or null pointers");
-  const bool ok = integer ? (a.dtype == DType::U8 && a.channels == 1) || (a.dtype == DType::RGBA8 && a.channels == 4)
+  const bool ok = integer ? (a.dtype == DType::U8 && a.channels == 1) ||
+                                (a.dtype == DType::RGBA8 && a.channels == 4) ||
+                                (wide && a.dtype == DType::RGBA16 && a.channels == 4)
                           : a.dtype == DType::F32 && a.channels >= 1 && a.channels <= 4;
   if (!ok) throw Error(std::string("SAT builder does not take ") + to_string(a.dtype) + " with " +
                        std::to_string(a.channels) + " channels");

@@ -159,6 +159,8 @@ std::string check_sat(DType t, int ch, int w, int h, const void* in, const void*
       ImageRGBA8 im(w, h);
       std::memcpy(im.data.data(), in, n);
       sat_rgba8(im, want);
+    } else if (t == DType::RGBA16) {
+      sat_u16(static_cast<const uint16_t*>(in), w, h, 4, want);
     } else {
       sat_u8(static_cast<const uint8_t*>(in), w, h, want);
     }
@@ -177,15 +179,19 @@ std::vector<uint32_t> run_sat_u32(const Variant& v, const uint8_t* data, int w, 
   return run_sat<uint32_t>(v, data, w, h, ch, ch == 4 ? DType::RGBA8 : DType::U8, phases);
 }
 
+std::vector<uint32_t> run_sat_u16(const Variant& v, const uint16_t* data, int w, int h) {
+  return run_sat<uint32_t>(v, data, w, h, 4, DType::RGBA16);
+}
+
 std::vector<float> run_sat_f32(const Variant& v, const float* data, int w, int h, int ch) {
   return run_sat<float>(v, data, w, h, ch, DType::F32);
 }
 
 SatTiming time_sat(const Variant& v, DType t, int ch, int w, int h, int warmup, int runs, bool phases, bool check_output) {
   if (t == DType::U8) ch = 1;
-  if (t == DType::RGBA8) ch = 4;
+  if (t == DType::RGBA8 || t == DType::RGBA16) ch = 4;
   const size_t n = size_t(w) * size_t(h) * size_t(ch);
-  const size_t in_size = t == DType::F32 ? 4 : 1;
+  const size_t in_size = t == DType::F32 ? 4 : t == DType::RGBA16 ? 2 : 1;
   // Copies of the input, taken in turn, so that no run finds its input in L2 from the run before (a
   // builder that re-reads its input, in an order that leaves the part it reads first in L2, would
   // otherwise gain across runs): at least 2 even where one alone is larger than twice the L2.

@@ -16,6 +16,8 @@ namespace satlab::gpu {
 // the builder announced through SatArgs::phase, in order.
 std::vector<uint32_t> run_sat_u32(const Variant& v, const uint8_t* data, int width, int height, int channels,
                                   std::vector<std::string>* phases = nullptr);
+// RGBA16 input (4 x uint16 per pixel) -> uint32 SAT (core's sat_u16 bit for bit).
+std::vector<uint32_t> run_sat_u16(const Variant& v, const uint16_t* data, int width, int height);
 // F32 input -> float SAT.
 std::vector<float> run_sat_f32(const Variant& v, const float* data, int width, int height, int channels);
 
@@ -28,9 +30,10 @@ std::vector<float> run_sat_f32(const Variant& v, const float* data, int width, i
 // of their values: at most 27 * 2^-24 ~ 1.6e-6 of the element. docs/performance.md has measured values.
 constexpr double kFloatSatRelBound = 2.0 * 17.0 * 5.96e-8;
 
-// "" when `sat` (width * height * channels elements: uint32 for U8/RGBA8, float for F32) is core's SAT of
-// `in` (sat_u8 / sat_rgba8 bit for bit; sat_float within kFloatSatRelBound, the worst relative error
-// in *worst), else the first difference and how many elements differ. Plain C++ (core's references).
+// "" when `sat` (width * height * channels elements: uint32 for U8/RGBA8/RGBA16, float for F32) is core's
+// SAT of `in` (sat_u8 / sat_rgba8 / sat_u16 bit for bit; sat_float within kFloatSatRelBound, the worst
+// relative error in *worst), else the first difference and how many elements differ. Plain C++ (core's
+// references).
 std::string check_sat(DType dtype, int channels, int width, int height, const void* in, const void* sat,
                       double* worst = nullptr);
 

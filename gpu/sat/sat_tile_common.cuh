@@ -1,6 +1,7 @@
 // The tile layout shared by sat_tiled and sat_lookback_2d: tiles of 128 bytes of 8-bit input (1 or 4
-// interleaved channels) by 32 K rows, 256 threads each; a thread owns 16 bytes of K consecutive rows (one
-// 16-byte load per row), 8 threads span the tile's width and 32 groups of K rows its height. Row prefixes
+// interleaved channels; sat_tiled's RGBA16 tiles: 128 elements, 256 bytes) by 32 K rows, 256 threads each;
+// a thread owns 16 elements of K consecutive rows (one 16-byte load per row, two for RGBA16), 8 threads span
+// the tile's width and 32 groups of K rows its height. Row prefixes
 // come from shuffles inside the 8-lane groups, column carries between groups from shared memory.
 #pragma once
 #include <cuda_runtime.h>
@@ -64,6 +65,51 @@ __device__ __forceinline__ void unpack(const uint4& v, uint32_t (&b)[16]) {
   for (int k = 0; k < 16; ++k) b[k] = (w[k >> 2] >> (8 * (k & 3))) & 0xffu;
 }
 
+// 16 elements of 16-bit input (sat_tiled's RGBA16 tiles: the same 128 elements by 32 K rows, 256 bytes of
+// input per tile row, a thread's 16 elements two 16-byte loads).
+struct uint4x2 {
+  uint4 a, b;
+};
+__device__ __forceinline__ void unpack(const uint4x2& v, uint32_t (&b)[16]) {
+  const uint32_t w[8] = {v.a.x, v.a.y, v.a.z, v.a.w, v.b.x, v.b.y, v.b.z, v.b.w};
+#pragma unroll
+  for (int k = 0; k < 16; ++k) b[k] = (w[k >> 1] >> (16 * (k & 1))) & 0xffffu;
+}
+
+// A thread's 16 elements of row y from element x0 (zeros past the row's end and below the image): 8-bit
+// input through load16; 16-bit input as two 16-byte loads (VEC: rows a multiple of 16 elements, 16-byte
+// aligned) or element loads.
+template <typename E>
+struct Packed {
+  using type = uint4;
+};
+template <>
+struct Packed<uint16_t> {
+  using type = uint4x2;
+};
+template <bool VEC, bool LAST_USE>
+__device__ __forceinline__ uint4 load_row(const uint8_t* in, const Geometry& g, int x0, int y) {
+  return load16<VEC, LAST_USE>(in, g, x0, y);
+}
+template <bool VEC, bool LAST_USE>
+__device__ __forceinline__ uint4x2 load_row(const uint16_t* in, const Geometry& g, int x0, int y) {
+  uint4x2 r = {make_uint4(0, 0, 0, 0), make_uint4(0, 0, 0, 0)};
+  if (y >= g.H || x0 >= g.E) return r;
+  const uint16_t* p = in + size_t(y) * size_t(g.E) + size_t(x0);
+  if (VEC) {
+    r.a = ld16<LAST_USE>(reinterpret_cast<const uint4*>(p));
+    r.b = ld16<LAST_USE>(reinterpret_cast<const uint4*>(p) + 1);
+    return r;
+  }
+  const int n = min(16, g.E - x0);
+  uint32_t w[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+#pragma unroll
+  for (int k = 0; k < 16; ++k)
+    if (k < n) w[k >> 1] |= uint32_t(__ldg(p + k)) << (16 * (k & 1));
+  r.a = make_uint4(w[0], w[1], w[2], w[3]), r.b = make_uint4(w[4], w[5], w[6], w[7]);
+  return r;
+}
+
 // Per-channel sum over the 8 threads of a tile row (xor butterfly stays inside the 8-lane group).
 template <int CH>
 __device__ __forceinline__ void row_reduce(uint32_t (&t)[CH]) {
@@ -93,8 +139,8 @@ __device__ __forceinline__ void row_exclusive(T (&t)[CH]) {
 // A group's contribution to the SAT row below it, for the column scan down the groups: over its K rows, the
 // sum of (the row's sum left of the tile, lsum summed over the rows, + the row's prefix inside the tile),
 // written to its slice of `start` (srow = &start[grp][lane * kPad]).
-template <int CH, int K>
-__device__ __forceinline__ void group_start(const uint4 (&v)[K], const uint32_t (&lsum)[CH], uint32_t* srow) {
+template <int CH, int K, typename V>
+__device__ __forceinline__ void group_start(const V (&v)[K], const uint32_t (&lsum)[CH], uint32_t* srow) {
   uint32_t cs[16] = {};
 #pragma unroll
   for (int r = 0; r < K; ++r) {
@@ -134,8 +180,8 @@ __device__ __forceinline__ void scan_down_groups(uint32_t top, uint32_t (*start)
 // The tile's SAT rows, once `start` holds for each group S(x, row above the group) (the column scan of the
 // group contributions): each row adds its left sum, left(y, c), and its prefix inside the tile. Called by
 // every thread of the block (a barrier when staged).
-template <int CH, int K, bool VEC, typename Left>
-__device__ __forceinline__ void write_rows(const uint4 (&v)[K], Left left, uint32_t (*start)[kLanes * kPad],
+template <int CH, int K, bool VEC, typename Left, typename V>
+__device__ __forceinline__ void write_rows(const V (&v)[K], Left left, uint32_t (*start)[kLanes * kPad],
                                            uint32_t* __restrict__ out, const Geometry& g, int j, int y0,
                                            int x0, bool staged) {
   const int lane = threadIdx.x & (kLanes - 1), grp = threadIdx.x / kLanes;

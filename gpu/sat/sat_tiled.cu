@@ -1,5 +1,6 @@
-// Tiled 2D SAT for 8-bit data (1 or 4 interleaved channels) -> uint32 with wrap-around: the three-pass
-// tile scheme of Nehab, Maximo, Lima and Hoppe, "GPU-Efficient Recursive Filtering and Summed-Area
+// Tiled 2D SAT for 8-bit data (1 or 4 interleaved channels) or RGBA16 (4 channels of uint16; the layered
+// DoF mode's 12-bit linear light, one table where 8-bit input needs two) -> uint32 with wrap-around: the
+// three-pass tile scheme of Nehab, Maximo, Lima and Hoppe, "GPU-Efficient Recursive Filtering and Summed-Area
 // Tables" (SIGGRAPH Asia 2011), algorithm SAT:
 //   1. tile sums: each 128-byte x (32 K)-row tile writes its column sums, row sums and total;
 //   2. carries: column sums scanned down the tile rows, row sums across the tile columns, totals down;
@@ -57,25 +58,26 @@ int forced_rows() {
 // Pass 1: column sums C[i][x], row sums R[j][y][c], tile totals T[i][j][c]. Each block walks tiles
 // t = blockIdx.x, + gridDim.x, ... in row-major order, the next tile's loads in flight while it adds up the
 // current one (a grid of one block per tile reads each tile with no overlap: SATLAB_SAT_TILED_SUMS=grid).
-template <int CH, int K, bool VEC>
+template <int CH, int K, bool VEC, typename E>
 __global__ void __launch_bounds__(kThreads)
-    tile_sums(const uint8_t* __restrict__ in, Geometry g, uint32_t* __restrict__ C, uint32_t* __restrict__ R,
+    tile_sums(const E* __restrict__ in, Geometry g, uint32_t* __restrict__ C, uint32_t* __restrict__ R,
               uint32_t* __restrict__ T) {
   __shared__ uint32_t cols[kGroups][kTileE + 1];
   __shared__ uint32_t warp_tot[kThreads / 32][CH];
   const int lane = threadIdx.x & (kLanes - 1), grp = threadIdx.x / kLanes;
   const int nTiles = g.nTx * g.nTy;
-  auto load = [&](int t, uint4(&v)[K]) {
+  using P = typename Packed<E>::type;
+  auto load = [&](int t, P(&v)[K]) {
     const int x0 = (t % g.nTx) * kTileE + lane * 16, y0 = (t / g.nTx) * kGroups * K + grp * K;
 #pragma unroll
-    for (int r = 0; r < K; ++r) v[r] = load16<VEC, false>(in, g, x0, y0 + r);
+    for (int r = 0; r < K; ++r) v[r] = load_row<VEC, false>(in, g, x0, y0 + r);
   };
-  uint4 next[K];
+  P next[K];
   if (int(blockIdx.x) < nTiles) load(blockIdx.x, next);
   for (int tile = blockIdx.x; tile < nTiles; tile += gridDim.x) {
     const int i = tile / g.nTx, j = tile % g.nTx;
     const int y0 = i * kGroups * K + grp * K;
-    uint4 v[K];
+    P v[K];
 #pragma unroll
     for (int r = 0; r < K; ++r) v[r] = next[r];
     if (tile + int(gridDim.x) < nTiles) load(tile + gridDim.x, next);
@@ -140,9 +142,9 @@ __global__ void __launch_bounds__(kThreads)
 
 // Pass 3: rebuild. S(x, y) = S(x, y0 - 1) + sum over rows y0..y of (row sum left of the tile + in-tile
 // row prefix); the first term comes from the carries and the groups above, accumulated in shared memory.
-template <int CH, int K, bool VEC>
+template <int CH, int K, bool VEC, typename E>
 __global__ void __launch_bounds__(kThreads, kRebuildBlocksPerSm<K>)
-    rebuild(const uint8_t* __restrict__ in, Geometry g, const uint32_t* __restrict__ C,
+    rebuild(const E* __restrict__ in, Geometry g, const uint32_t* __restrict__ C,
             const uint32_t* __restrict__ L, const uint32_t* __restrict__ T, uint32_t* __restrict__ out,
             bool staged) {
   __shared__ __align__(16) uint32_t start[kGroups][kLanes * kPad];
@@ -154,9 +156,9 @@ __global__ void __launch_bounds__(kThreads, kRebuildBlocksPerSm<K>)
   const size_t Lstride = size_t(g.H) * CH;
   const uint32_t* Lj = L + size_t(j) * Lstride;
 
-  uint4 v[K];
+  typename Packed<E>::type v[K];
 #pragma unroll
-  for (int r = 0; r < K; ++r) v[r] = load16<VEC, true>(in, g, x0, y0 + r);
+  for (int r = 0; r < K; ++r) v[r] = load_row<VEC, true>(in, g, x0, y0 + r);
 
   // This group's contribution to the SAT row below it.
   {
@@ -207,24 +209,24 @@ __global__ void __launch_bounds__(kThreads, kRebuildBlocksPerSm<K>)
       v, [&](int y, int c) { return Lj[size_t(y) * CH + c]; }, start, out, g, j, y0, x0, staged);
 }
 
-template <int CH, int K, bool VEC>
+template <int CH, int K, bool VEC, typename E>
 void run_tiled(const SatArgs& a, const Geometry& g) {
   const size_t nC = size_t(g.nTy) * g.E, nR = size_t(g.nTx) * g.H * CH, nT = size_t(g.nTx) * g.nTy * CH;
   Scratch s((nC + nR + nT) * sizeof(uint32_t), a);
   uint32_t *C = s.as<uint32_t>(), *R = s.as<uint32_t>(nC), *T = s.as<uint32_t>(nC + nR);
   cudaStream_t st = cudaStream_t(a.stream);
-  const auto* in = static_cast<const uint8_t*>(a.in);
+  const auto* in = static_cast<const E*>(a.in);
   const dim3 grid(unsigned(g.nTx), unsigned(g.nTy));
   // Tile-sum blocks resident at once (the kernel's occupancy, asked once per instantiation, not per frame).
   static const int resident = [&] {
     int per_sm = 0;
-    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tile_sums<CH, K, VEC>, kThreads, 0),
+    cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tile_sums<CH, K, VEC, E>, kThreads, 0),
                "sat_tiled occupancy", a);
     return std::max(1, per_sm) * std::max(1, probe().sm_count);
   }();
   const int nTiles = g.nTx * g.nTy, sums_grid = sums_per_tile() ? nTiles : std::min(nTiles, resident);
   phase(a, "sat tiles: sums");
-  tile_sums<CH, K, VEC><<<sums_grid, kThreads, 0, st>>>(in, g, C, R, T);
+  tile_sums<CH, K, VEC, E><<<sums_grid, kThreads, 0, st>>>(in, g, C, R, T);
   launch_check("sat_tiled tile_sums", a);
   const int cb = int(ceil_div(size_t(g.E), kChainLanes)), rb = int(ceil_div(size_t(g.H) * CH, kChainLanes)),
             tb = int(ceil_div(size_t(g.nTx) * CH, kChainLanes));
@@ -232,19 +234,19 @@ void run_tiled(const SatArgs& a, const Geometry& g) {
   carries<CH><<<cb + rb + tb, kThreads, 0, st>>>(g, C, R, T, cb, rb);
   launch_check("sat_tiled carries", a);
   phase(a, "sat tiles: rebuild");
-  rebuild<CH, K, VEC>
+  rebuild<CH, K, VEC, E>
       <<<grid, kThreads, 0, st>>>(in, g, C, R, T, static_cast<uint32_t*>(a.out), !direct_stores());
   launch_check("sat_tiled rebuild", a);
 }
 
-template <int CH, bool VEC>
+template <int CH, bool VEC, typename E>
 void pick_rows(const SatArgs& a) {
   Geometry g{a.width * CH, a.height, 0, 0};
   g.nTx = int(ceil_div(size_t(g.E), kTileE));
   auto go = [&](auto k) {
     constexpr int K = decltype(k)::value;
     g.nTy = int(ceil_div(size_t(g.H), kGroups * K));
-    run_tiled<CH, K, VEC>(a, g);
+    run_tiled<CH, K, VEC, E>(a, g);
   };
   // Tall tiles (K = 4 measured faster than 8 on the H100) where they still give every SM several
   // blocks, else short ones.
@@ -258,32 +260,34 @@ void pick_rows(const SatArgs& a) {
     go(std::integral_constant<int, 1>());
 }
 
-template <int CH>
+template <int CH, typename E>
 void pick_vec(const SatArgs& a) {
   const bool vec = (size_t(a.width) * CH) % 16 == 0 && reinterpret_cast<uintptr_t>(a.in) % 16 == 0 &&
                    reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
   if (vec)
-    pick_rows<CH, true>(a);
+    pick_rows<CH, true, E>(a);
   else
-    pick_rows<CH, false>(a);
+    pick_rows<CH, false, E>(a);
 }
 
 }  // namespace
 
 void sat_tiled(const SatArgs& a) {
-  check_args(a, true);
+  check_args(a, true, true);
   if (a.height > 65535 * kGroups)
     throw Error("sat_tiled: image taller than " + std::to_string(65535 * kGroups));
-  if (a.channels == 1)
-    pick_vec<1>(a);
+  if (a.dtype == DType::RGBA16)
+    pick_vec<4, uint16_t>(a);
+  else if (a.channels == 1)
+    pick_vec<1, uint8_t>(a);
   else
-    pick_vec<4>(a);
+    pick_vec<4, uint8_t>(a);
 }
 
 Variant sat_tiled_variant() {
   return sat_builder_variant("sat_tiled", "tiled 2D (tile sums | carries | rebuild)",
                              "Nehab et al. 2011, GPU-Efficient Recursive Filtering and Summed-Area Tables",
-                             {DType::U8, DType::RGBA8}, sat_tiled);
+                             {DType::U8, DType::RGBA8, DType::RGBA16}, sat_tiled);
 }
 
 }  // namespace satlab::gpu

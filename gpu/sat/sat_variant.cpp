@@ -11,6 +11,8 @@ double sat_min_bytes(size_t n, DType t) {
   switch (t) {
     case DType::U8: return double(n) * 5.0;
     case DType::RGBA8: return double(n) * 20.0;
+    case DType::RGBA16:
+      return double(n) * 24.0;
     case DType::F32: return double(n) * 8.0;
     default: return double(n) * 8.0;
   }
@@ -28,7 +30,7 @@ Variant sat_builder_variant(std::string name, std::string label, std::string sou
   const bool with_float = std::find(v.dtypes.begin(), v.dtypes.end(), DType::F32) != v.dtypes.end();
   v.refuses = [types = v.dtypes, with_float](size_t, DType t) -> std::string {
     if (std::find(types.begin(), types.end(), t) != types.end()) return "";
-    return with_float ? "8-bit or float input only" : "8-bit input only";
+    return with_float ? "8-bit or float input only" : "8-bit input only (16-bit: sat_tiled)";
   };
   v.sat = build;
   return v;

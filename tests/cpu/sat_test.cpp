@@ -125,3 +125,34 @@ TEST(Sat, FloatSatInDoubleMatchesBruteForce) {
         ASSERT_NEAR(sat[(size_t(y) * 33 + size_t(x)) * 2 + size_t(c)], s, 1e-9);
       }
 }
+
+// sat_u16 (the reference of the GPU's RGBA16 tables): every prefix against a running uint64 sum, reduced
+// mod 2^32, on random 16-bit values at odd sizes and on all-0xFFFF (sums far past 2^32: wrap-around).
+TEST(Sat, U16MatchesBruteForceModulo2To32AtOddSizesAndAll0xFFFF) {
+  std::mt19937 rng(test::fresh_seed());
+  struct S {
+    int w, h;
+  };
+  for (const bool white : {false, true})
+    for (const S s : {S{1, 1}, S{1, 97}, S{211, 1}, S{37, 53}, S{300, 257}}) {
+      SCOPED_TRACE(std::to_string(s.w) + "x" + std::to_string(s.h) + (white ? " all-0xFFFF" : ""));
+      std::vector<uint16_t> in(size_t(s.w) * size_t(s.h) * 4, 0xFFFF);
+      if (!white)
+        for (auto& e : in) e = uint16_t(rng());
+      std::vector<uint32_t> sat;
+      sat_u16(in.data(), s.w, s.h, 4, sat, 3);
+      ASSERT_EQ(sat.size(), in.size());
+      std::vector<uint64_t> col(size_t(s.w) * 4, 0);
+      for (int y = 0; y < s.h; ++y) {
+        uint64_t row[4] = {0, 0, 0, 0};
+        for (int x = 0; x < s.w; ++x)
+          for (int c = 0; c < 4; ++c) {
+            const size_t i = (size_t(y) * size_t(s.w) + size_t(x)) * 4 + size_t(c);
+            row[c] += in[i];
+            col[size_t(x) * 4 + size_t(c)] += row[c];
+            ASSERT_EQ(sat[i], uint32_t(col[size_t(x) * 4 + size_t(c)]))
+                << "at " << x << "," << y << " channel " << c;
+          }
+      }
+    }
+}

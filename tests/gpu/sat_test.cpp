@@ -1,5 +1,5 @@
-// Every registered SAT variant against the CPU reference: bit-exact for 8-bit input (wrap-around uint32)
-// on random images of awkward sizes and on an all-255 16384x16384; float within its stated bound.
+// Every registered SAT variant against the CPU reference: bit-exact for 8-bit and RGBA16 input (wrap-around
+// uint32) on random images of awkward sizes and on an all-255 16384x16384; float within its stated bound.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -88,6 +88,33 @@ TEST(Sat, EveryIntegerVariantMatchesTheCpuReferenceBitForBitOnOddSizes) {
                     v->name + " " + satlab::to_string(t) + " " + std::to_string(s.w) + "x" + std::to_string(s.h));
     }
   }
+}
+
+// RGBA16 input (the layered DoF mode's one table per layer): every builder that takes it against core's
+// sat_u16, bit for bit, on random 16-bit values at the odd sizes and on all-0xFFFF images (the largest
+// values: 4097x3001 of them wrap around uint32 many times over).
+TEST(Sat, Rgba16VariantsMatchTheCpuReferenceBitForBitOnOddSizesAndAll0xFFFF) {
+  SKIP_WITHOUT_GPU();
+  const auto vs = sat_variants(DType::RGBA16);
+  if (vs.empty() && std::getenv("SATLAB_TEST_SAT_ONLY"))
+    GTEST_SKIP() << "the builder kept does not take rgba16";
+  ASSERT_FALSE(vs.empty()) << "no SAT variant takes rgba16";
+  const uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  for (const bool white : {false, true})
+    for (const Size s : kSizes) {
+      if (size_t(s.w) * size_t(s.h) > satlab::test::test_max_n()) continue;
+      std::vector<uint16_t> img(size_t(s.w) * s.h * 4, 0xFFFF);
+      if (!white)
+        for (auto& e : img) e = uint16_t(rng());
+      std::vector<uint32_t> want;
+      satlab::sat_u16(img.data(), s.w, s.h, 4, want);
+      for (const Variant* v : vs)
+        expect_same(satlab::gpu::run_sat_u16(*v, img.data(), s.w, s.h), want,
+                    v->name + " rgba16" + (white ? " all-0xFFFF " : " ") + std::to_string(s.w) + "x" +
+                        std::to_string(s.h));
+    }
 }
 
 // SatArgs::phase: every satlab builder announces each of its phases (the pipeline times them), in
