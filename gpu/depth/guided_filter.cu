@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include "core/error.hpp"
@@ -293,6 +294,13 @@ void guided_filter(const GuidedDeviceArgs& a) {
   }
 
   phase("sat stack");
+  // A/B (bench only): SATLAB_GUIDED_AB=phases: a stage per build; vec1=0: group 3 with 4 scalar loads.
+  static const std::string ab_env = [] {
+    const char* e = std::getenv("SATLAB_GUIDED_AB");
+    return std::string(e ? e : "");
+  }();
+  const bool per_build = ab_env.find("phases") != std::string::npos,
+             vec1 = ab_env.find("vec1=0") == std::string::npos;
   auto build = [&](const float* in, float* out, int channels) {
     SatArgs s;
     s.in = in;
@@ -317,12 +325,16 @@ void guided_filter(const GuidedDeviceArgs& a) {
     StackSource src{a.guide, gc, nc, a.p, acc.as<double>(), cnt, k};
     src.raw = channels == 4 && gc == 3 && w % 4 == 0 && reinterpret_cast<uintptr_t>(a.guide) % 16 == 0 &&
               reinterpret_cast<uintptr_t>(a.p) % 16 == 0;
+    src.vec1 = vec1 && channels == 1 && gc == 3 && w % 4 == 0 && reinterpret_cast<uintptr_t>(a.guide) % 16 == 0;
     sat_lookback_2d_stack(s, src);
   };
   build_group(0, 4);
   if (nc == 3) {
+    if (per_build) phase("sat stack g1");
     build_group(1, 4);
+    if (per_build) phase("sat stack g2");
     build_group(2, 4);
+    if (per_build) phase("sat stack g3");
     build_group(3, 1);
   }
 
