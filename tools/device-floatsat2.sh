@@ -3,7 +3,7 @@
 # call: the float SAT and guided GPU tests (GPU = CPU within the bounds), the guided filter's bench (stage
 # times, both radii) and its JSON (h200-depth.json), `satlab verify --families sat`, and
 # compute-sanitizer memcheck + racecheck of the float tiles and the guided kernels at small sizes (the
-# guided bench at 96x61 / 132x67 (raw copies, vector loads of group 3) and 131x67 (register loads), one
+# guided bench at 132x67 (raw copies, vector loads of group 3, a last tile of 4 pixels) and 131x67 (register loads), one
 # run each: the gtest sweep runs hundreds of filters and did not finish under racecheck). MODE=ab adds
 # the A/B rows of this pass's bench-only switches (since removed: docs/performance.md has their numbers).
 #   tools/device-floatsat2.sh BIN_DIR        (BIN_DIR holds satlab and satlab_gpu_tests)
@@ -26,26 +26,16 @@ run() {  # run LIMIT CMD...: output appended to the log
 }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee -a "$LOG" || true
 
-step "GPU tests: float SATs and the guided filter"
-run 110 "$BIN/satlab_gpu_tests" --gtest_filter='Sat.Float*:Sat.LookBack*:GpuGuidedFilter.*'
-grep -E '^\[  (PASSED|FAILED|SKIPPED) |Failure|^guided 3840|sat_lookback_2d .*x4: ' "$LOG" | head -30
-
-small="--sizes 96x61 132x67 131x67 --radii 2 40 --runs 1 --warmup 0"
-for tool in memcheck racecheck; do
-  step "compute-sanitizer $tool: the guided filter's kernels and float tiles (small sizes)"
-  run 45 $SAN --tool $tool --error-exitcode 9 --print-limit 20 "$BIN/satlab" bench depth $small
-done
-grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOG" | tail -4
-
 if [ "$MODE" = ab ]; then
   step "A/B: guided 3840x2160, both radii (SATLAB_SAT_LB2D_INPLACE, SATLAB_GUIDED_AB)"
   for pass in 1 2; do
-    for cfg in "def" "ip0" "vec0" "prev"; do
+    for cfg in "def" "ip0" "rawk0" "vec0" "prev"; do
       case $cfg in
         def) env=() ;;
         ip0) env=(SATLAB_SAT_LB2D_INPLACE=0) ;;
+        rawk0) env=(SATLAB_SAT_LB2D_RAWK=0) ;;
         vec0) env=(SATLAB_GUIDED_AB=vec1=0) ;;
-        prev) env=(SATLAB_SAT_LB2D_INPLACE=0 SATLAB_GUIDED_AB=vec1=0) ;;
+        prev) env=(SATLAB_SAT_LB2D_INPLACE=0 SATLAB_SAT_LB2D_RAWK=0 SATLAB_GUIDED_AB=vec1=0) ;;
       esac
       echo "-- ab $cfg pass $pass" >>"$LOG"
       run 20 env ${env[@]+"${env[@]}"} "$BIN/satlab" bench depth --runs 40
@@ -55,14 +45,27 @@ if [ "$MODE" = ab ]; then
   echo "-- ab phases def" >>"$LOG"
   run 20 env SATLAB_GUIDED_AB=phases "$BIN/satlab" bench depth --runs 40
   echo "-- ab phases prev" >>"$LOG"
-  run 20 env SATLAB_GUIDED_AB=phases,vec1=0 SATLAB_SAT_LB2D_INPLACE=0 "$BIN/satlab" bench depth --runs 40
+  run 20 env SATLAB_GUIDED_AB=phases,vec1=0 SATLAB_SAT_LB2D_INPLACE=0 SATLAB_SAT_LB2D_RAWK=0 "$BIN/satlab" bench depth --runs 40
   step "A/B: float SAT 7680x4320 (1 channel), in place / not"
   echo "-- ab sat def" >>"$LOG"
   run 25 "$BIN/satlab" bench sat --sizes 7680x4320 --no-blur --variants sat_lookback_2d --runs 40
   echo "-- ab sat ip0" >>"$LOG"
   run 25 env SATLAB_SAT_LB2D_INPLACE=0 "$BIN/satlab" bench sat --sizes 7680x4320 --no-blur \
     --variants sat_lookback_2d --runs 40
-else
+fi
+
+step "GPU tests: float SATs and the guided filter"
+run 100 "$BIN/satlab_gpu_tests" --gtest_filter='Sat.Float*:Sat.LookBack*:GpuGuidedFilter.*'
+grep -E '^\[  (PASSED|FAILED|SKIPPED) |Failure|^guided 3840|sat_lookback_2d .*x4: ' "$LOG" | head -30
+
+small="--sizes 132x67 131x67 --radii 2 40 --runs 1 --warmup 0"
+for tool in memcheck racecheck; do
+  step "compute-sanitizer $tool: the guided filter's kernels and float tiles (small sizes)"
+  run $([ $tool = racecheck ] && echo 70 || echo 40) $SAN --tool $tool --error-exitcode 9 --print-limit 20 "$BIN/satlab" bench depth $small
+done
+grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOG" | tail -4
+
+if [ "$MODE" != ab ]; then
   step "bench depth"
   run 30 "$BIN/satlab" bench depth --json "$OUT/h200-depth.json"
   step "satlab verify --families sat"
