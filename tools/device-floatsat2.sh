@@ -29,13 +29,15 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noh
 if [ "$MODE" = ab ]; then
   step "A/B: guided 3840x2160, both radii (SATLAB_SAT_LB2D_INPLACE, SATLAB_GUIDED_AB)"
   for pass in 1 2; do
-    for cfg in "def" "ip0" "rawk0" "vec0" "prev"; do
+    for cfg in "def" "ip0" "rawk0" "g3s0" "g3s0vec0" "cw512" "prev"; do
       case $cfg in
         def) env=() ;;
         ip0) env=(SATLAB_SAT_LB2D_INPLACE=0) ;;
         rawk0) env=(SATLAB_SAT_LB2D_RAWK=0) ;;
-        vec0) env=(SATLAB_GUIDED_AB=vec1=0) ;;
-        prev) env=(SATLAB_SAT_LB2D_INPLACE=0 SATLAB_SAT_LB2D_RAWK=0 SATLAB_GUIDED_AB=vec1=0) ;;
+        g3s0) env=(SATLAB_GUIDED_AB=g3s=0) ;;
+        g3s0vec0) env=(SATLAB_GUIDED_AB=g3s=0,vec1=0) ;;
+        cw512) env=(SATLAB_GUIDED_AB=cw512) ;;
+        prev) env=(SATLAB_SAT_LB2D_INPLACE=0 SATLAB_SAT_LB2D_RAWK=0 SATLAB_GUIDED_AB=g3s=0,vec1=0) ;;
       esac
       echo "-- ab $cfg pass $pass" >>"$LOG"
       run 20 env ${env[@]+"${env[@]}"} "$BIN/satlab" bench depth --runs 40
@@ -44,8 +46,10 @@ if [ "$MODE" = ab ]; then
   step "A/B: a stage per build (phases), default and previous"
   echo "-- ab phases def" >>"$LOG"
   run 20 env SATLAB_GUIDED_AB=phases "$BIN/satlab" bench depth --runs 40
+  echo "-- ab phases g3s0" >>"$LOG"
+  run 20 env SATLAB_GUIDED_AB=phases,g3s=0 "$BIN/satlab" bench depth --runs 40
   echo "-- ab phases prev" >>"$LOG"
-  run 20 env SATLAB_GUIDED_AB=phases,vec1=0 SATLAB_SAT_LB2D_INPLACE=0 SATLAB_SAT_LB2D_RAWK=0 "$BIN/satlab" bench depth --runs 40
+  run 20 env SATLAB_GUIDED_AB=phases,g3s=0,vec1=0 SATLAB_SAT_LB2D_INPLACE=0 SATLAB_SAT_LB2D_RAWK=0 "$BIN/satlab" bench depth --runs 40
   step "A/B: float SAT 7680x4320 (1 channel), in place / not"
   echo "-- ab sat def" >>"$LOG"
   run 25 "$BIN/satlab" bench sat --sizes 7680x4320 --no-blur --variants sat_lookback_2d --runs 40

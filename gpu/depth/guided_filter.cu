@@ -300,7 +300,13 @@ void guided_filter(const GuidedDeviceArgs& a) {
     return std::string(e ? e : "");
   }();
   const bool per_build = ab_env.find("phases") != std::string::npos,
-             vec1 = ab_env.find("vec1=0") == std::string::npos;
+             vec1 = ab_env.find("vec1=0") == std::string::npos,
+             g3s = ab_env.find("g3s=0") == std::string::npos;
+  // Group 3 (I22) from group 0's raw build (a 1-channel image the group 3 build reads right after, from
+  // L2), where the raw copies apply; else formed in its own tile load from the guide (12-byte stride).
+  const bool side = fused && g3s && nc == 3 && gc == 3 && w % 4 == 0 &&
+                    reinterpret_cast<uintptr_t>(a.guide) % 16 == 0 && reinterpret_cast<uintptr_t>(a.p) % 16 == 0;
+  Scratch i22(side ? n * sizeof(float) : 0, st);
   auto build = [&](const float* in, float* out, int channels) {
     SatArgs s;
     s.in = in;
@@ -326,23 +332,31 @@ void guided_filter(const GuidedDeviceArgs& a) {
     src.raw = channels == 4 && gc == 3 && w % 4 == 0 && reinterpret_cast<uintptr_t>(a.guide) % 16 == 0 &&
               reinterpret_cast<uintptr_t>(a.p) % 16 == 0;
     src.vec1 = vec1 && channels == 1 && gc == 3 && w % 4 == 0 && reinterpret_cast<uintptr_t>(a.guide) % 16 == 0;
+    if (k == 0 && g3s && src.raw && nc == 3) src.side = i22.as<float>();
     sat_lookback_2d_stack(s, src);
   };
   build_group(0, 4);
+  if (side) {
+    if (per_build) phase("sat stack g3");
+    build(i22.as<float>(), ss + group[3], 1);
+  }
   if (nc == 3) {
     if (per_build) phase("sat stack g1");
     build_group(1, 4);
     if (per_build) phase("sat stack g2");
     build_group(2, 4);
-    if (per_build) phase("sat stack g3");
-    build_group(3, 1);
+    if (!side) {
+      if (per_build) phase("sat stack g3");
+      build_group(3, 1);
+    }
   }
 
   phase("coefficients");
   // Blocks of a 256-pixel row segment: a warp's two tap columns, x - r - 1 and x + r, share more of their
   // lines in L1 than in 32 x 8 blocks (colour coefficients 0.227 -> 0.213 ms at r = 8; 64 and 128 wide
   // between: docs/performance.md).
-  const dim3 block(kThreads, 1), grid(unsigned((w + kThreads - 1) / kThreads), unsigned(h));
+  const int bw = ab_env.find("cw512") != std::string::npos ? 512 : kThreads;
+  const dim3 block(bw, 1), grid(unsigned((w + bw - 1) / bw), unsigned(h));
   const int r = a.params.radius;
   const double eps = double(a.params.eps);
   if (nc == 1)

@@ -388,6 +388,8 @@ __device__ __forceinline__ void load_stack_raw(const guided_detail::StackSource&
         } else {
           centred_guide<3>(q[r], 3, 0, o, I);
           v = stack4<3>(I, pc, s.group);
+          if (s.side)  // group 3's values (I22, as load_stack forms them), coalesced: a pixel per lane
+            s.side[size_t(y0 + r0 + r) * size_t(w) + size_t(px0 + lane)] = __fmul_rn(I[2], I[2]);
         }
       }
       *reinterpret_cast<float4*>(rows + (r0 + r) * kTileW) = v;
@@ -811,6 +813,8 @@ void build(const SatArgs& a, const Src& src) {
     if (src.raw && !(CH == 4 && src.gc == 3 && a.width % 4 == 0 && reinterpret_cast<uintptr_t>(src.guide) % 16 == 0 &&
                      reinterpret_cast<uintptr_t>(src.p) % 16 == 0))
       throw Error("sat_lookback_2d: a raw-loaded stack group needs a 3-channel guide, rows of 16-byte multiples");
+    if (src.side && !(src.raw && src.group == 0 && src.nc == 3))
+      throw Error("sat_lookback_2d: group 3's side output comes from a raw-loaded group 0 (colour)");
     if (src.vec1 && !(CH == 1 && src.gc == 3 && a.width % 4 == 0 && reinterpret_cast<uintptr_t>(src.guide) % 16 == 0))
       throw Error("sat_lookback_2d: vector loads of group 3 need a 3-channel guide, rows of 16-byte multiples");
     if (CH == 1)
