@@ -56,7 +56,6 @@ struct StackSource {
   int group;
   bool raw = false;  // 4-channel groups: guide and p copied to the tile as they are, then formed there
                      // (gc 3, width a multiple of 4, 16-byte aligned; sat_lookback_2d_stack checks)
-  bool vec1 = false;  // group 3: each thread's 4 pixels' guide in 3 16-byte loads (the same conditions)
   float* side = nullptr;  // group 0, raw: also writes I22 (colour) here, w * h floats (group 3's input)
 };
 

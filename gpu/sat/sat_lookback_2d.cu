@@ -288,12 +288,6 @@ __device__ __forceinline__ void load_stack(const guided_detail::StackSource& s, 
         q[r][1] = in && s.gc > 1 ? __ldcs(gp + 1) : 0.f;
         q[r][2] = in && s.gc > 1 ? __ldcs(gp + 2) : 0.f;
         q[r][3] = in ? __ldcs(s.p + i) : 0.f;
-      } else if (s.vec1) {  // the 4 pixels' 12 guide floats in 3 16-byte loads (x0 + 3 < g.E where x0 < g.E)
-        const float4* gp = reinterpret_cast<const float4*>(s.guide + (size_t(y) * size_t(w) + size_t(x0)) * 3);
-        const float4 a = in ? __ldcs(gp) : make_float4(0.f, 0.f, 0.f, 0.f);
-        const float4 b = in ? __ldcs(gp + 1) : make_float4(0.f, 0.f, 0.f, 0.f);
-        const float4 c = in ? __ldcs(gp + 2) : make_float4(0.f, 0.f, 0.f, 0.f);
-        q[r][0] = a.z, q[r][1] = b.y, q[r][2] = c.x, q[r][3] = c.w;
       } else {
 #pragma unroll
         for (int k = 0; k < V; ++k)
@@ -398,9 +392,8 @@ __device__ __forceinline__ void load_stack_raw(const guided_detail::StackSource&
 }
 
 // MW > 0: the row threads' CH chains looked back together, MW words per chain at once; 0: one after the
-// other (chain_step). SB: rows of a fused stack group loaded at once through registers (load_stack), 0:
-// raw copies (load_stack_raw).
-template <int CH, bool VEC, int MW, class Src, bool IP, int SB = 4>
+// other (chain_step). SB: rows of a fused stack group loaded at once through registers (load_stack).
+template <int CH, bool VEC, int MW, class Src, int SB = 4>
 __global__ void __launch_bounds__(kThreads, kBlocks)
     lookback_2d(const float* __restrict__ in, float* __restrict__ out, Geometry g, Words w, Src src) {
   constexpr int TW = kTileW, L = kLanesF, G = kGroupsF, kTileH = kTileHF;
@@ -421,10 +414,12 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
   float* const mine_rows = tile + grp * KR * TW + lane * V;
   SAT_TRACE(0, 0)  // start
   if constexpr (!std::is_same_v<Src, ImageSource>) {
-    if (SB == 0 || (CH == 4 && src.raw))  // (SB 4: a runtime branch, as before; A/B)
+    // (A runtime branch: the raw copies in a kernel of their own spilled more and were slower,
+    // docs/performance.md, guided filter third pass.)
+    if (CH == 4 && src.raw)
       load_stack_raw(src, g, x0, y0, mine_rows);
     else
-      load_stack<CH, SB == 0 ? 4 : SB>(src, g, x0, y0, mine_rows);
+      load_stack<CH, SB>(src, g, x0, y0, mine_rows);
   } else if constexpr (VEC) {
     // The thread's KR rows straight to the tile, all in flight at once and none held in registers
     // (cp.async, L2 only, marked evict-first: the input's only read); zeros below the image and past its
@@ -453,9 +448,12 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
     }
   }
 
-  // Per row: the row's total (lane L - 1 to rowv). Per column: the sum over this thread's rows (two
-  // halves, 4 adds deep) to part. (The rows' scans are done again in the rebuild: kept in registers they
-  // made the kernel spill; tuning log 32.)
+  // Per row: the row's total (lane L - 1 to rowv), and each element's row sum inside the tile up to it,
+  // stored in place for the rebuild (the same adds in the same order as the rebuild's scan had: the SAT is
+  // bit for bit what it was; held in registers instead, they made the kernel spill, tuning log 32). Per
+  // column: the sum over this thread's rows (two halves, 4 adds deep) to part. One row scan per row, not
+  // two: a 4-channel row is 4 x 6 shuffles (4-channel builds 0.172 -> 0.163 ms at 3840x2160, the SAT of
+  // the guided filter's a and b 0.154 -> 0.143; docs/performance.md, guided filter third pass).
   {
     float cs[2][V];  // (first terms assigned: adding to 0.f is an instruction)
 #pragma unroll
@@ -472,11 +470,11 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
       if (lane == L - 1)
 #pragma unroll
         for (int c = 0; c < CH; ++c) rowv[(grp * KR + r) * CH + c] = tot[c];
-      if (IP) {  // the row's sums inside the tile up to each element, in place (the rebuild's, bit for bit)
+      // Each element's row sum inside the tile up to it, in place of the element: the rebuild reads it
+      // and scans no row (only this thread reads these 4 floats, before and after).
 #pragma unroll
-        for (int k = 0; k < V; ++k) f[k] = lft[k % CH] += f[k];
-        *reinterpret_cast<float4*>(mine_rows + r * TW) = make_float4(f[0], f[1], f[2], f[3]);
-      }
+      for (int k = 0; k < V; ++k) f[k] = lft[k % CH] += f[k];
+      *reinterpret_cast<float4*>(mine_rows + r * TW) = make_float4(f[0], f[1], f[2], f[3]);
     }
     *reinterpret_cast<float4*>(&part[grp][lane * V]) =
         make_float4(cs[0][0] + cs[1][0], cs[0][1] + cs[1][1], cs[0][2] + cs[1][2], cs[0][3] + cs[1][3]);
@@ -627,23 +625,13 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
 #pragma unroll
   for (int r = 0; r < KR; ++r) {
     const int y = y0 + r;
-    float f[V], lft[CH];
-    unpack4(*reinterpret_cast<const float4*>(mine_rows + r * TW), f);
-    if (!IP) {
-      float p[CH], tot[CH];
-#pragma unroll
-      for (int k = 0; k < V; ++k) p[k % CH] = k < CH ? f[k] : p[k % CH] + f[k];
-      row_scan<CH, L>(p, lft, tot);  // every lane, before any leaves: rows below the image included
-    }
     if (y >= g.H) continue;
+    float f[V];  // the row's sums inside the tile up to each element (the first pass's, in place)
+    unpack4(*reinterpret_cast<const float4*>(mine_rows + r * TW), f);
     float o[V];
 #pragma unroll
     for (int k = 0; k < V; ++k) {
-      if (IP)
-        lft[k % CH] = f[k];  // the row's sum inside the tile up to this element (formed in the first pass)
-      else
-        lft[k % CH] += f[k];
-      acc[k] += lft[k % CH];
+      acc[k] += f[k];
       o[k] = a[k] + (acc[k] + rowv[(grp * KR + r) * CH + k % CH]);
     }
     if (x0 >= g.E) continue;
@@ -706,51 +694,14 @@ void launch_f32_kernel(const Geometry& g, const float* in, float* out, const Wor
   k<<<unsigned(size_t(g.nTx) * g.nTy), kThreads, f32::kTileBytes, cudaStream_t(a.stream)>>>(in, out, g, w, src);
 }
 
-// SATLAB_SAT_LB2D_INPLACE=0: the rebuild scans the rows again (A/B, bench only).
-bool in_place() {
-  static const bool f = [] {
-    const char* e = std::getenv("SATLAB_SAT_LB2D_INPLACE");
-    return !(e && std::atoi(e) == 0);
-  }();
-  return f;
-}
-
-// SATLAB_SAT_LB2D_RAWK=0: the raw copies in the register loads' kernel (a runtime branch; A/B, bench only).
-bool raw_kernel() {
-  static const bool f = [] {
-    const char* e = std::getenv("SATLAB_SAT_LB2D_RAWK");
-    return !(e && std::atoi(e) == 0);
-  }();
-  return f;
-}
-
-template <int CH, int MW, class Src, int SB>
-void launch_f32_s(const SatArgs& a, const Geometry& g, const Words& w, bool vec, const Src& src) {
-  const auto* in = static_cast<const float*>(a.in);
-  auto* out = static_cast<float*>(a.out);
-  const bool ip = in_place();
-  if (vec && ip)
-    launch_f32_kernel<f32::lookback_2d<CH, true, MW, Src, true, SB>>(g, in, out, w, a, src);
-  else if (vec)
-    launch_f32_kernel<f32::lookback_2d<CH, true, MW, Src, false, SB>>(g, in, out, w, a, src);
-  else if (ip)
-    launch_f32_kernel<f32::lookback_2d<CH, false, MW, Src, true, SB>>(g, in, out, w, a, src);
-  else
-    launch_f32_kernel<f32::lookback_2d<CH, false, MW, Src, false, SB>>(g, in, out, w, a, src);
-}
-
 template <int CH, int MW, class Src>
 void launch_f32_v(const SatArgs& a, const Geometry& g, const Words& w, bool vec, const Src& src) {
-  if constexpr (std::is_same_v<Src, f32::ImageSource>) {
-    launch_f32_s<CH, MW, Src, 4>(a, g, w, vec, src);
-  } else if constexpr (CH == 4) {
-    if (src.raw && raw_kernel())
-      launch_f32_s<CH, MW, Src, 0>(a, g, w, vec, src);
-    else
-      launch_f32_s<CH, MW, Src, 4>(a, g, w, vec, src);
-  } else {
-    launch_f32_s<CH, MW, Src, 4>(a, g, w, vec, src);
-  }
+  const auto* in = static_cast<const float*>(a.in);
+  auto* out = static_cast<float*>(a.out);
+  if (vec)
+    launch_f32_kernel<f32::lookback_2d<CH, true, MW, Src>>(g, in, out, w, a, src);
+  else
+    launch_f32_kernel<f32::lookback_2d<CH, false, MW, Src>>(g, in, out, w, a, src);
 }
 
 template <int CH, class Src>
@@ -815,8 +766,6 @@ void build(const SatArgs& a, const Src& src) {
       throw Error("sat_lookback_2d: a raw-loaded stack group needs a 3-channel guide, rows of 16-byte multiples");
     if (src.side && !(src.raw && src.group == 0 && src.nc == 3))
       throw Error("sat_lookback_2d: group 3's side output comes from a raw-loaded group 0 (colour)");
-    if (src.vec1 && !(CH == 1 && src.gc == 3 && a.width % 4 == 0 && reinterpret_cast<uintptr_t>(src.guide) % 16 == 0))
-      throw Error("sat_lookback_2d: vector loads of group 3 need a 3-channel guide, rows of 16-byte multiples");
     if (CH == 1)
       launch_f32<1>(a, g, w, vec, src);
     else
