@@ -187,8 +187,9 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
 // where A and B are summed in float64 and rounded to float once, and Local, the tile's own SAT, is float:
 // every float sum is of non-negative partial sums of at most 8192 elements, at most 25 roundings deep, 27
 // with the two final adds (sat_host.hpp, kFloatSatRelBound). The look-back words carry float64 (36
-// mantissa bits kept). Per element the rebuild costs 4 float adds, where float64 sums cost 2 conversions
-// and 3 float64 adds more. The corner comes from a chain down the tile column whose aggregates come from
+// mantissa bits kept). Per element the adds of Local and the output are float (4: the row prefix's in
+// the first pass, stored in place, 3 in the rebuild), where float64 sums cost 2 conversions and 3 float64
+// adds more. The corner comes from a chain down the tile column whose aggregates come from
 // the tile column to the left (below), so that no corner waits on the corners above it; every word a
 // float tile waits for comes from a tile with a smaller number (left, above, above-left): no deadlock. Tiles
 // are numbered row by row (down the tile columns, or row by row inside strips of tile columns, measured
