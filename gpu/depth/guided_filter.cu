@@ -16,7 +16,8 @@
 // per pixel, colour, fused: the 3 4-channel builds read the guide and p (16 B each) and write 48, group
 // 0's also writes I22 (4 B) for the 1-channel build, which reads it back (4 B, mostly from L2; where the
 // guide's rows are not 16-byte multiples it reads the guide instead, 12 B) and writes 4, the
-// coefficients read 52 x 4 taps (mostly cache hits) and write 16, the second SAT 16 + 16, the output reads 16 x 4 taps + 12 + writes 4 (not fused: + 16 read and 52 written by the stack kernel).
+// coefficients read 52 x 4 taps (mostly cache hits) and write 16, the second SAT 16 + 16, the output
+// reads 16 x 4 taps + 12 + writes 4 (not fused: + 16 read and 52 written by the stack kernel).
 #include <cuda_runtime.h>
 
 #include <algorithm>
