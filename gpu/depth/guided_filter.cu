@@ -13,9 +13,11 @@
 // gpu/depth/guided_stack.cuh), so the stacks equal core's bit for bit and only the SATs' rounding (and
 // float64 last bits, inside the bound's slack) separates the two: the bound is core's guided_filter_bound
 // with the builders' kFloatSatRelBound. The cost is independent of the radius (4 taps per mean); traffic
-// per pixel, colour, fused: the 4 builds read the guide and p (16 B each, the 1-channel group 12) and
-// write 52, the coefficients read 52 x 4 taps (mostly cache hits) and write 16, the second SAT 16 + 16,
-// the output reads 16 x 4 taps + 12 + writes 4 (not fused: + 16 read and 52 written by the stack kernel).
+// per pixel, colour, fused: the 3 4-channel builds read the guide and p (16 B each) and write 48, group
+// 0's also writes I22 (4 B) for the 1-channel build, which reads it back (4 B, mostly from L2; where the
+// guide's rows are not 16-byte multiples it reads the guide instead, 12 B) and writes 4, the
+// coefficients read 52 x 4 taps (mostly cache hits) and write 16, the second SAT 16 + 16, the output
+// reads 16 x 4 taps + 12 + writes 4 (not fused: + 16 read and 52 written by the stack kernel).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -293,6 +295,15 @@ void guided_filter(const GuidedDeviceArgs& a) {
   }
 
   phase("sat stack");
+  // Where the raw copies apply (a 3-channel guide, rows of 16-byte multiples), group 3 (I22) is written
+  // by group 0's build as a 1-channel image (4 B per pixel, coalesced, the same rounded products) and
+  // built right after it through the image path, mostly from L2: 0.055 -> 0.028 ms at 3840x2160 against
+  // forming it in its own tile load from the guide (12 B per pixel at a 12-byte stride, through
+  // registers; docs/performance.md, guided filter third pass). Elsewhere it is formed so.
+  const bool raw = fused && gc == 3 && w % 4 == 0 && reinterpret_cast<uintptr_t>(a.guide) % 16 == 0 &&
+                   reinterpret_cast<uintptr_t>(a.p) % 16 == 0;
+  const bool side = raw && nc == 3;
+  Scratch i22(side ? n * sizeof(float) : 0, st);
   auto build = [&](const float* in, float* out, int channels) {
     SatArgs s;
     s.in = in;
@@ -315,21 +326,22 @@ void guided_filter(const GuidedDeviceArgs& a) {
     s.dtype = DType::F32;
     s.stream = a.stream;
     StackSource src{a.guide, gc, nc, a.p, acc.as<double>(), cnt, k};
-    src.raw = channels == 4 && gc == 3 && w % 4 == 0 && reinterpret_cast<uintptr_t>(a.guide) % 16 == 0 &&
-              reinterpret_cast<uintptr_t>(a.p) % 16 == 0;
+    src.raw = raw && channels == 4;
+    if (k == 0 && side) src.side = i22.as<float>();
     sat_lookback_2d_stack(s, src);
   };
   build_group(0, 4);
+  if (side) build(i22.as<float>(), ss + group[3], 1);
   if (nc == 3) {
     build_group(1, 4);
     build_group(2, 4);
-    build_group(3, 1);
+    if (!side) build_group(3, 1);
   }
 
   phase("coefficients");
   // Blocks of a 256-pixel row segment: a warp's two tap columns, x - r - 1 and x + r, share more of their
   // lines in L1 than in 32 x 8 blocks (colour coefficients 0.227 -> 0.213 ms at r = 8; 64 and 128 wide
-  // between: docs/performance.md).
+  // between; 512 x 1 slower, 0.216 -> 0.233: docs/performance.md).
   const dim3 block(kThreads, 1), grid(unsigned((w + kThreads - 1) / kThreads), unsigned(h));
   const int r = a.params.radius;
   const double eps = double(a.params.eps);

@@ -56,6 +56,7 @@ struct StackSource {
   int group;
   bool raw = false;  // 4-channel groups: guide and p copied to the tile as they are, then formed there
                      // (gc 3, width a multiple of 4, 16-byte aligned; sat_lookback_2d_stack checks)
+  float* side = nullptr;  // group 0, raw: also writes I22 (colour) here, w * h floats (group 3's input)
 };
 
 }  // namespace satlab::gpu::guided_detail

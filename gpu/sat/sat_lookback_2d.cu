@@ -187,8 +187,9 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
 // where A and B are summed in float64 and rounded to float once, and Local, the tile's own SAT, is float:
 // every float sum is of non-negative partial sums of at most 8192 elements, at most 25 roundings deep, 27
 // with the two final adds (sat_host.hpp, kFloatSatRelBound). The look-back words carry float64 (36
-// mantissa bits kept). Per element the rebuild costs 4 float adds, where float64 sums cost 2 conversions
-// and 3 float64 adds more. The corner comes from a chain down the tile column whose aggregates come from
+// mantissa bits kept). Per element the adds of Local and the output are float (4: the row prefix's in
+// the first pass, stored in place, 3 in the rebuild), where float64 sums cost 2 conversions and 3 float64
+// adds more. The corner comes from a chain down the tile column whose aggregates come from
 // the tile column to the left (below), so that no corner waits on the corners above it; every word a
 // float tile waits for comes from a tile with a smaller number (left, above, above-left): no deadlock. Tiles
 // are numbered row by row (down the tile columns, or row by row inside strips of tile columns, measured
@@ -382,6 +383,8 @@ __device__ __forceinline__ void load_stack_raw(const guided_detail::StackSource&
         } else {
           centred_guide<3>(q[r], 3, 0, o, I);
           v = stack4<3>(I, pc, s.group);
+          if (s.side)  // group 3's values (I22, as load_stack forms them), coalesced: a pixel per lane
+            s.side[size_t(y0 + r0 + r) * size_t(w) + size_t(px0 + lane)] = __fmul_rn(I[2], I[2]);
         }
       }
       *reinterpret_cast<float4*>(rows + (r0 + r) * kTileW) = v;
@@ -412,6 +415,8 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
   float* const mine_rows = tile + grp * KR * TW + lane * V;
   SAT_TRACE(0, 0)  // start
   if constexpr (!std::is_same_v<Src, ImageSource>) {
+    // (A runtime branch: the raw copies in a kernel of their own spilled more and were slower,
+    // docs/performance.md, guided filter third pass.)
     if (CH == 4 && src.raw)
       load_stack_raw(src, g, x0, y0, mine_rows);
     else
@@ -444,9 +449,12 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
     }
   }
 
-  // Per row: the row's total (lane L - 1 to rowv). Per column: the sum over this thread's rows (two
-  // halves, 4 adds deep) to part. (The rows' scans are done again in the rebuild: kept in registers they
-  // made the kernel spill; tuning log 32.)
+  // Per row: the row's total (lane L - 1 to rowv), and each element's row sum inside the tile up to it,
+  // stored in place for the rebuild (the same adds in the same order as the rebuild's scan had: the SAT is
+  // bit for bit what it was; held in registers instead, they made the kernel spill, tuning log 32). Per
+  // column: the sum over this thread's rows (two halves, 4 adds deep) to part. One row scan per row, not
+  // two: a 4-channel row is 4 x 6 shuffles (4-channel builds 0.172 -> 0.163 ms at 3840x2160, the SAT of
+  // the guided filter's a and b 0.154 -> 0.143; docs/performance.md, guided filter third pass).
   {
     float cs[2][V];  // (first terms assigned: adding to 0.f is an instruction)
 #pragma unroll
@@ -463,6 +471,11 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
       if (lane == L - 1)
 #pragma unroll
         for (int c = 0; c < CH; ++c) rowv[(grp * KR + r) * CH + c] = tot[c];
+      // Each element's row sum inside the tile up to it, in place of the element: the rebuild reads it
+      // and scans no row (only this thread reads these 4 floats, before and after).
+#pragma unroll
+      for (int k = 0; k < V; ++k) f[k] = lft[k % CH] += f[k];
+      *reinterpret_cast<float4*>(mine_rows + r * TW) = make_float4(f[0], f[1], f[2], f[3]);
     }
     *reinterpret_cast<float4*>(&part[grp][lane * V]) =
         make_float4(cs[0][0] + cs[1][0], cs[0][1] + cs[1][1], cs[0][2] + cs[1][2], cs[0][3] + cs[1][3]);
@@ -613,20 +626,13 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
 #pragma unroll
   for (int r = 0; r < KR; ++r) {
     const int y = y0 + r;
-    float f[V], lft[CH];
-    unpack4(*reinterpret_cast<const float4*>(mine_rows + r * TW), f);
-    {
-      float p[CH], tot[CH];
-#pragma unroll
-      for (int k = 0; k < V; ++k) p[k % CH] = k < CH ? f[k] : p[k % CH] + f[k];
-      row_scan<CH, L>(p, lft, tot);  // every lane, before any leaves: rows below the image included
-    }
     if (y >= g.H) continue;
+    float f[V];  // the row's sums inside the tile up to each element (the first pass's, in place)
+    unpack4(*reinterpret_cast<const float4*>(mine_rows + r * TW), f);
     float o[V];
 #pragma unroll
     for (int k = 0; k < V; ++k) {
-      lft[k % CH] += f[k];  // the row's sum inside the tile up to this element
-      acc[k] += lft[k % CH];
+      acc[k] += f[k];
       o[k] = a[k] + (acc[k] + rowv[(grp * KR + r) * CH + k % CH]);
     }
     if (x0 >= g.E) continue;
@@ -759,6 +765,8 @@ void build(const SatArgs& a, const Src& src) {
     if (src.raw && !(CH == 4 && src.gc == 3 && a.width % 4 == 0 && reinterpret_cast<uintptr_t>(src.guide) % 16 == 0 &&
                      reinterpret_cast<uintptr_t>(src.p) % 16 == 0))
       throw Error("sat_lookback_2d: a raw-loaded stack group needs a 3-channel guide, rows of 16-byte multiples");
+    if (src.side && !(src.raw && src.group == 0 && src.nc == 3))
+      throw Error("sat_lookback_2d: group 3's side output comes from a raw-loaded group 0 (colour)");
     if (CH == 1)
       launch_f32<1>(a, g, w, vec, src);
     else
