@@ -307,18 +307,20 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 // A fill table's slices over its box (ox, oy, bw x bh; pitch bw): the (12-bit linear colour, 1) image of
-// the pixels of layers j0..j1 as low bytes (lo) and high bytes (hi), 0 elsewhere.
+// the pixels of layers j0..j1 as low bytes (lo) and high bytes (hi), 0 elsewhere. Those are the pixels of
+// CoC c (NaN as 0) with lo_edge <= c < hi_edge (dof::layer_of with increasing edges: layer >= j0 when
+// !(c < edge[j0]), j0 > 0; layer <= j1 when c < edge[j1 + 1], j1 < count - 1; the host passes -inf and
+// +inf otherwise), compared in registers (layer_of's loop over the edges keeps a local copy).
 __global__ void __launch_bounds__(kBlock)
-    fill_slices_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, dof::Layers layers,
-                       int j0, int j1, int ox, int oy, int bw, int bh, const uint16_t* __restrict__ lin,
+    fill_slices_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, float lo_edge,
+                       float hi_edge, int ox, int oy, int bw, int bh, const uint16_t* __restrict__ lin,
                        uchar4* __restrict__ lo, uchar4* __restrict__ hi) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= bw || y >= bh) return;
   const size_t g = size_t(y + oy) * size_t(w) + size_t(x + ox), i = size_t(y) * size_t(bw) + size_t(x);
   float c = __ldg(coc + g);
   c = c == c ? c : 0.f;
-  const int own = dof::layer_of(c, layers);
-  if (own < j0 || own > j1) {
+  if (c < lo_edge || !(c < hi_edge)) {
     lo[i] = hi[i] = make_uchar4(0, 0, 0, 0);
     return;
   }
@@ -419,8 +421,8 @@ void make_side_stream(DofSideStream& s) {
 }  // namespace
 
 // The workspace's buffers as the shaped modes lay them out (aperture rectangles then their counts; the
-// sRGB -> linear table then the linear -> sRGB one), under the same shape key, so either mode may find
-// them uploaded by the other; `images` holds the layers' spread images and the fill slices, `tables` the
+// sRGB -> linear table then the linear -> sRGB one), the rectangles merged (merge_bands) under a key of
+// their own, so that the shaped modes upload theirs again after the spread mode and the other way round; `images` holds the layers' spread images and the fill slices, `tables` the
 // fill tables, the band sums of the SAT pass and the tiles' layer sets.
 void dof_spread(const DofArgs& a) {
   const Params& p = *a.params;
@@ -436,13 +438,18 @@ void dof_spread(const DofArgs& a) {
     if (a.stage) a.stage(s);
   };
 
-  const std::string key = std::string(to_string(p.aperture_shape)) + "/" + std::to_string(p.blades) + "/" +
-                          std::to_string(p.blade_rotation) + "/" + std::to_string(max_r);
+  // The spread kernels take the aperture table with equal adjacent bands merged (merge_bands: the same
+  // deltas, fewer corners), under a key of its own. SATLAB_SPREAD_MERGE=0 (bench-only): the table as is.
+  const char* merge_env = std::getenv("SATLAB_SPREAD_MERGE");
+  const bool merge = !(merge_env && std::string(merge_env) == "0");
+  const std::string key = std::string(merge ? "spread/" : "") + to_string(p.aperture_shape) + "/" +
+                          std::to_string(p.blades) + "/" + std::to_string(p.blade_rotation) + "/" +
+                          std::to_string(max_r);
   const size_t rect_bytes = size_t(dof::kMaxShapedRadius + 1) * dof::kMaxRects * sizeof(dof::Rect);
   grow(ws.rects, rect_bytes + dof::kMaxShapedRadius + 1, "aperture rectangles");
   grow(ws.luts, 256 * sizeof(uint16_t) + dof::kLinearOne + 1, "transfer tables");
   if (key != ws.shape_key) {
-    const ApertureTable t = aperture_table(p, max_r);
+    const ApertureTable t = merge ? merge_bands(aperture_table(p, max_r)) : aperture_table(p, max_r);
     SATLAB_CUDA(cudaMemcpyAsync(ws.rects.p, t.rects.data(), t.rects.size() * sizeof(dof::Rect),
                                 cudaMemcpyHostToDevice, st),
                 "aperture rectangles");
@@ -611,8 +618,10 @@ void dof_spread(const DofArgs& a) {
       if (x.area() == 0) continue;  // no pixel of its layers: lo stays null
       uchar4* lo = slices + 2 * at;
       const dim3 g((unsigned(x.bw) + 31) / 32, (unsigned(x.bh) + 7) / 8);
-      fill_slices_kernel<<<g, block, 0, side>>>(img, coc, w, layers, build[b].j0, build[b].j1, x.x0, x.y0, x.bw,
-                                                x.bh, lin, lo, lo + x.area());
+      const float inf = INFINITY, lo_edge = build[b].j0 > 0 ? layers.edge[build[b].j0] : -inf,
+                  hi_edge = build[b].j1 < L - 1 ? layers.edge[build[b].j1 + 1] : inf;
+      fill_slices_kernel<<<g, block, 0, side>>>(img, coc, w, lo_edge, hi_edge, x.x0, x.y0, x.bw, x.bh, lin, lo,
+                                                lo + x.area());
       SATLAB_LAUNCHED("fill_slices_kernel", size);
       for (int k = 0; k < 2; ++k) {
         SatArgs s;
