@@ -87,6 +87,15 @@ __global__ void __launch_bounds__(kBlock)
 // Tiles of 32 x 32 pixels (a block of 32 x 8 threads, 4 rows each).
 constexpr int kTile = 32, kRows = kTile / 8;
 
+// dof::layer_of for increasing edges (make_layers'), compared in registers: the layers k >= 1 with
+// !(c < edge[k]) are 1..layer_of(c) (layer_of's loop over the edges keeps a local copy of them).
+__device__ __forceinline__ int layer_in_registers(float c, const dof::Layers& l) {
+  int j = 0;
+#pragma unroll
+  for (int k = 1; k < dof::kMaxLayers; ++k) j += k < l.count && !(c < l.edge[k]) ? 1 : 0;
+  return j;
+}
+
 // Bit j of layers_present[tile]: the tile holds a pixel of layer j.
 __global__ void __launch_bounds__(kBlock)
     tile_layers_kernel(const float* __restrict__ coc, int w, int h, dof::Layers layers,
@@ -97,7 +106,7 @@ __global__ void __launch_bounds__(kBlock)
     const int y = blockIdx.y * kTile + threadIdx.y + 8 * i;
     if (x < w && y < h) {
       const float c = __ldg(coc + size_t(y) * size_t(w) + size_t(x));
-      bits |= 1u << dof::layer_of(c == c ? c : 0.f, layers);
+      bits |= 1u << layer_in_registers(c == c ? c : 0.f, layers);
     }
   }
   bits = __reduce_or_sync(0xffffffffu, bits);
@@ -367,6 +376,14 @@ struct SpreadTables {
 __global__ void __launch_bounds__(kBlock)
     spread_composite_kernel(SpreadTables tables, dof::Layers layers, const uint8_t* __restrict__ enc,
                             const uchar4* __restrict__ img, int w, int h, uchar4* __restrict__ out) {
+  // The layer edges in shared memory: spread_pixel takes them by pointer, which would otherwise copy the
+  // whole dof::Layers to local memory in every thread.
+  __shared__ float edge[dof::kMaxLayers + 1];
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+#pragma unroll
+    for (int k = 0; k <= dof::kMaxLayers; ++k) edge[k] = layers.edge[k];
+  }
+  __syncthreads();
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= w || y >= h) return;
   const size_t i = size_t(y) * size_t(w) + size_t(x);
@@ -376,7 +393,7 @@ __global__ void __launch_bounds__(kBlock)
     return dof::Sum4{{a.x, a.y, a.z, a.w}};
   };
   float v[3];
-  dof::spread_pixel(spread, tables, layers.count, layers.edge, x, y, w, h, v);
+  dof::spread_pixel(spread, tables, layers.count, edge, x, y, w, h, v);
   out[i] = make_uchar4(dof::encode(v[0], true, enc), dof::encode(v[1], true, enc),
                        dof::encode(v[2], true, enc), img[i].w);
 }
@@ -410,7 +427,14 @@ void make_side_stream(DofSideStream& s) {
   if (s.stream) return;
   cudaStream_t st = nullptr;
   cudaEvent_t f = nullptr, j = nullptr;
-  SATLAB_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "spread side stream");
+  // SATLAB_SPREAD_PRIORITY=1 (bench-only): the side stream at the greatest priority, so that the fill
+  // tables' blocks go ahead of the spread's waiting ones.
+  const char* prio = std::getenv("SATLAB_SPREAD_PRIORITY");
+  int least = 0, greatest = 0;
+  SATLAB_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest), "spread side stream");
+  SATLAB_CUDA(cudaStreamCreateWithPriority(&st, cudaStreamNonBlocking,
+                                           prio && std::string(prio) == "1" ? greatest : least),
+              "spread side stream");
   s.stream = st;
   SATLAB_CUDA(cudaEventCreateWithFlags(&f, cudaEventDisableTiming), "spread side stream");
   s.fork = f;
