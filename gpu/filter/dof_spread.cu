@@ -5,14 +5,17 @@
 //              it (`cover`), and those tiles of those layers' spread images cleared; then per layer: a block
 //              takes a tile's pixels of the layer and, when the tile's window (the tile grown by the layer's
 //              largest aperture radius R, 1 + R beyond its right and bottom edges) fits in shared memory,
-//              adds their signed corner deltas there (shared atomics; uint32 wrap-around: exact and
-//              order-free), takes the window's SAT in place and adds its non-zero words to the layer's
-//              spread image (coalesced global atomics): that image becomes the layer's SAT, the sum of its
-//              windows' SATs. Layers whose window does not fit add their deltas straight to global memory.
-//              Beside it, on a second stream (DofWorkspace::side; the spread is bound by shared-memory
-//              atomics, this by memory bandwidth), the fill tables: per layer t < count - 1 the slices of
-//              the (12-bit linear colour, 1) image of the pixels of layers 0..t as low and high bytes (as
-//              the layered mode's), through the registry's SAT builder;
+//              adds their signed corner deltas there (the aperture's rectangles with equal adjacent
+//              bands merged, core's merge_bands: fewer corners, the same deltas; shared atomics; uint32
+//              wrap-around: exact and order-free), takes the window's SAT in place and adds its non-zero
+//              words to the layer's spread image (coalesced global atomics): that image becomes the layer's
+//              SAT, the sum of its windows' SATs. Layers whose window does not fit add their deltas straight
+//              to global memory. Beside it, on a second stream (DofWorkspace::side; the spread is bound by
+//              shared-memory atomics, this by memory bandwidth), the fill tables: per layer t < count - 1 the
+//              slices of the (12-bit linear colour, 1) image of the pixels of layers 0..t as low and high
+//              bytes (as the layered mode's), through the registry's SAT builder, over the box of those
+//              layers' tiles (read back while the spread runs), or as the table of every layer less that of
+//              layers t + 1..count - 1 where those reach fewer pixels;
 //   sat        the SATs of the layers that went to global memory (uint32 in place: rows, column sums per
 //              band of rows, their prefix over the bands, the columns), and the wait for whatever of the
 //              fill tables outlasts the spread;
@@ -20,13 +23,13 @@
 //              that covers its tile, 0 for the others), the fill's box taps from the fill tables.
 // Bytes (per pixel and layer, over the tiles the layer covers): clearing writes 16; the flush's atomics
 // read and write 16 (x (1 + (2R + 1) / 32)^2 for the windows' overlap, less their zero words); the
-// composite reads 16. The fill tables add 8 + 2 x 20 per layer but the last, and the composite's few box
-// taps. A layer through global memory adds 256 atomics per pixel and its SAT 80 B per pixel.
+// composite reads 16. The fill tables add 8 + 2 x 20 per pixel of each table built (at most the frame's
+// per layer but the last), and the composite's few box taps. A layer through global memory adds 256
+// atomics per pixel and its SAT 80 B per pixel.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <string>
 
 #include "core/dof.hpp"
@@ -427,14 +430,7 @@ void make_side_stream(DofSideStream& s) {
   if (s.stream) return;
   cudaStream_t st = nullptr;
   cudaEvent_t f = nullptr, j = nullptr;
-  // SATLAB_SPREAD_PRIORITY=1 (bench-only): the side stream at the greatest priority, so that the fill
-  // tables' blocks go ahead of the spread's waiting ones.
-  const char* prio = std::getenv("SATLAB_SPREAD_PRIORITY");
-  int least = 0, greatest = 0;
-  SATLAB_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest), "spread side stream");
-  SATLAB_CUDA(cudaStreamCreateWithPriority(&st, cudaStreamNonBlocking,
-                                           prio && std::string(prio) == "1" ? greatest : least),
-              "spread side stream");
+  SATLAB_CUDA(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking), "spread side stream");
   s.stream = st;
   SATLAB_CUDA(cudaEventCreateWithFlags(&f, cudaEventDisableTiming), "spread side stream");
   s.fork = f;
@@ -444,10 +440,11 @@ void make_side_stream(DofSideStream& s) {
 
 }  // namespace
 
-// The workspace's buffers as the shaped modes lay them out (aperture rectangles then their counts; the
-// sRGB -> linear table then the linear -> sRGB one), the rectangles merged (merge_bands) under a key of
-// their own, so that the shaped modes upload theirs again after the spread mode and the other way round; `images` holds the layers' spread images and the fill slices, `tables` the
-// fill tables, the band sums of the SAT pass and the tiles' layer sets.
+// The workspace's buffers as the shaped modes lay them out (aperture rectangles then their counts; the sRGB
+// -> linear table then the linear -> sRGB one), the rectangles merged (merge_bands) under a key of their own,
+// so that the shaped modes upload theirs again after the spread mode and the other way round; `images` holds
+// the layers' spread images and the fill slices, `tables` the fill tables, the band sums of the SAT pass and
+// the tiles' layer sets.
 void dof_spread(const DofArgs& a) {
   const Params& p = *a.params;
   auto& ws = *static_cast<DofWorkspace*>(a.workspace);
@@ -463,17 +460,15 @@ void dof_spread(const DofArgs& a) {
   };
 
   // The spread kernels take the aperture table with equal adjacent bands merged (merge_bands: the same
-  // deltas, fewer corners), under a key of its own. SATLAB_SPREAD_MERGE=0 (bench-only): the table as is.
-  const char* merge_env = std::getenv("SATLAB_SPREAD_MERGE");
-  const bool merge = !(merge_env && std::string(merge_env) == "0");
-  const std::string key = std::string(merge ? "spread/" : "") + to_string(p.aperture_shape) + "/" +
+  // deltas, fewer corners), under a key of its own.
+  const std::string key = std::string("spread/") + to_string(p.aperture_shape) + "/" +
                           std::to_string(p.blades) + "/" + std::to_string(p.blade_rotation) + "/" +
                           std::to_string(max_r);
   const size_t rect_bytes = size_t(dof::kMaxShapedRadius + 1) * dof::kMaxRects * sizeof(dof::Rect);
   grow(ws.rects, rect_bytes + dof::kMaxShapedRadius + 1, "aperture rectangles");
   grow(ws.luts, 256 * sizeof(uint16_t) + dof::kLinearOne + 1, "transfer tables");
   if (key != ws.shape_key) {
-    const ApertureTable t = merge ? merge_bands(aperture_table(p, max_r)) : aperture_table(p, max_r);
+    const ApertureTable t = merge_bands(aperture_table(p, max_r));
     SATLAB_CUDA(cudaMemcpyAsync(ws.rects.p, t.rects.data(), t.rects.size() * sizeof(dof::Rect),
                                 cudaMemcpyHostToDevice, st),
                 "aperture rectangles");
@@ -563,8 +558,7 @@ void dof_spread(const DofArgs& a) {
   // atomics, the tables by memory bandwidth): fill table t (layers 0..t) is built over the box of those
   // layers' tiles, or, where the layers t + 1..count - 1 reach fewer pixels, as the table of every layer
   // less theirs (one table of every layer shared by all such t). Slices, then their SATs through the
-  // registry's SAT builder. SATLAB_SPREAD_FILL (bench-only): "full" builds every table over the frame,
-  // "direct" never subtracts.
+  // registry's SAT builder.
   SpreadTables tables{};
   if (fills > 0) {
     const cudaStream_t side = cudaStream_t(ws.side.stream);
@@ -572,8 +566,6 @@ void dof_spread(const DofArgs& a) {
     unsigned hb[4 * dof::kMaxLayers];
     SATLAB_CUDA(cudaMemcpyAsync(hb, boxes, sizeof(hb), cudaMemcpyDeviceToHost, side), "layer boxes");
     SATLAB_CUDA(cudaStreamSynchronize(side), "layer boxes");
-    const char* mode_env = std::getenv("SATLAB_SPREAD_FILL");
-    const std::string mode = mode_env ? mode_env : "";
     struct Box {
       int x0 = 1, y0 = 1, x1 = 0, y1 = 0;  // tiles; x0 > x1: empty
       void add(const Box& b) {
@@ -587,9 +579,7 @@ void dof_spread(const DofArgs& a) {
     };
     Box layer_box[dof::kMaxLayers];
     for (int j = 0; j < L; ++j)
-      if (mode == "full")
-        layer_box[j] = {0, 0, tx - 1, ty - 1};
-      else if (hb[j] <= hb[2 * dof::kMaxLayers + j])
+      if (hb[j] <= hb[2 * dof::kMaxLayers + j])
         layer_box[j] = {int(hb[j]), int(hb[dof::kMaxLayers + j]), int(hb[2 * dof::kMaxLayers + j]),
                         int(hb[3 * dof::kMaxLayers + j])};
     // In pixels, widths a multiple of 4 where the frame allows (the SAT builder's 16-byte loads and stores;
@@ -601,7 +591,8 @@ void dof_spread(const DofArgs& a) {
     const auto pixels = [&](const Box& b) {
       if (b.x0 > b.x1) return PixelBox{0, 0, 0, 0};
       int x0 = b.x0 * kTile, y0 = b.y0 * kTile;
-      const int x1 = std::min(w - 1, b.x1 * kTile + kTile - 1), y1 = std::min(h - 1, b.y1 * kTile + kTile - 1);
+      const int x1 = std::min(w - 1, b.x1 * kTile + kTile - 1),
+                y1 = std::min(h - 1, b.y1 * kTile + kTile - 1);
       const int bw = std::min(w, (x1 - x0 + 4) / 4 * 4);
       x0 = std::min(x0, w - bw);
       return PixelBox{x0, y0, bw, y1 - y0 + 1};
@@ -615,8 +606,9 @@ void dof_spread(const DofArgs& a) {
       all = pixels(u);
     }
     size_t direct = 0, subtract = all.area();
-    for (int t = 0; t < fills; ++t) direct += far_box[t].area(), subtract += std::min(far_box[t].area(), near_box[t].area());
-    const bool sub = mode != "direct" && mode != "full" && subtract < direct;
+    for (int t = 0; t < fills; ++t)
+      direct += far_box[t].area(), subtract += std::min(far_box[t].area(), near_box[t].area());
+    const bool sub = subtract < direct;
     // The tables to build: (box, layers j0..j1); built[0] is every layer's when subtracting.
     struct Build {
       PixelBox box;
@@ -644,8 +636,8 @@ void dof_spread(const DofArgs& a) {
       const dim3 g((unsigned(x.bw) + 31) / 32, (unsigned(x.bh) + 7) / 8);
       const float inf = INFINITY, lo_edge = build[b].j0 > 0 ? layers.edge[build[b].j0] : -inf,
                   hi_edge = build[b].j1 < L - 1 ? layers.edge[build[b].j1 + 1] : inf;
-      fill_slices_kernel<<<g, block, 0, side>>>(img, coc, w, lo_edge, hi_edge, x.x0, x.y0, x.bw, x.bh, lin, lo,
-                                                lo + x.area());
+      fill_slices_kernel<<<g, block, 0, side>>>(img, coc, w, lo_edge, hi_edge, x.x0, x.y0, x.bw, x.bh, lin,
+                                                lo, lo + x.area());
       SATLAB_LAUNCHED("fill_slices_kernel", size);
       for (int k = 0; k < 2; ++k) {
         SatArgs s;
