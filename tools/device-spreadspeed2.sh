@@ -4,14 +4,13 @@
 # bench/results/h200-dof-spread.json), compute-sanitizer memcheck and racecheck of the spread kernels at
 # small sizes, and `satlab quality --backend gpu` on spread against the CPU backend's scores
 # (docs/quality/quality-cpu.json). Everything under $OUT (log.txt, JSON).
-#   tools/device-spreadspeed2.sh BIN_DIR [final|candidates]
-# BIN_DIR holds satlab and satlab_gpu_tests (sm_90 builds). `candidates` (the pass's first device call) also
-# benched the switches since removed (SATLAB_SPREAD_FILL, SATLAB_SPREAD_MERGE) and the build before the
-# pass (BIN_DIR/satlab-before); their numbers are in docs/performance.md.
+#   tools/device-spreadspeed2.sh BIN_DIR
+# BIN_DIR holds satlab and satlab_gpu_tests (sm_90 builds). The pass's two device calls also benched
+# candidate settings through environment variables since removed (SATLAB_SPREAD_FILL, SATLAB_SPREAD_MERGE,
+# SATLAB_SPREAD_PRIORITY) and the build before the pass; their numbers are in docs/performance.md.
 # QUALITY_CPU_JSON: the CPU scores to compare with (default: the checkout's docs/quality/quality-cpu.json).
 set -u -o pipefail
 BIN=${1:?BIN_DIR}
-PART=${2:-final}
 OUT=${OUT:-device-out}
 mkdir -p "$OUT"
 LOG=$OUT/log.txt
@@ -38,37 +37,15 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee -a "$LOG"
 step "GPU tests: spread and the DoF modes"
 run 150 "$BIN/satlab_gpu_tests" --gtest_filter='GpuDofSpread.*:GpuDofModes.*'
 grep -E '^\[  FAILED|^\[  PASSED|Failure' "$LOG" | tail -5
-if [ "$PART" = candidates ]; then
-  for s in "SATLAB_SPREAD_FILL=direct" "SATLAB_SPREAD_FILL=full SATLAB_SPREAD_MERGE=0"; do
-    step "GPU tests, spread, $s"
-    run 100 env $s "$BIN/satlab_gpu_tests" --gtest_filter='GpuDofSpread.*'
-    grep -E '^\[  FAILED|^\[  PASSED|Failure' "$LOG" | tail -3
-  done
-  [ -x "$BIN/satlab-before" ] && {
-    step "bench, the build before this pass"
-    run 90 "$BIN/satlab-before" bench sat --pipeline-only --json "$OUT/bench-before.json"
-    spread_rows "$OUT/bench-before.json"
-  }
-  for s in "SATLAB_SPREAD_FILL=full SATLAB_SPREAD_MERGE=0" "SATLAB_SPREAD_FILL=full" "SATLAB_SPREAD_FILL=direct" \
-    "SATLAB_SPREAD_MERGE=0"; do
-    step "bench, $s"
-    name=$(echo "$s" | tr ' =' '_-')
-    run 90 env $s "$BIN/satlab" bench sat --pipeline-only --json "$OUT/bench-$name.json"
-    spread_rows "$OUT/bench-$name.json"
-  done
-fi
 step "bench sat --pipeline-only: every DoF mode at 3840x2160 (default settings)"
 run 90 "$BIN/satlab" bench sat --pipeline-only --json "$OUT/bench-dof.json"
 spread_rows "$OUT/bench-dof.json"
-tools="memcheck racecheck"
-[ "$PART" = candidates ] && tools=memcheck
-for tool in $tools; do
+for tool in memcheck racecheck; do
   step "compute-sanitizer $tool, spread (small sizes)"
   SATLAB_TEST_MAX_N=20000 SATLAB_TEST_OWN_SAT_ONLY=1 run 100 $SAN --tool $tool --error-exitcode 9 --print-limit 20 \
     "$BIN/satlab_gpu_tests" --gtest_filter='GpuDofSpread.*'
   grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOG" | tail -1
 done
-[ "$PART" = candidates ] && { echo "device-spreadspeed2: status $status" | tee -a "$LOG"; exit $status; }
 step "satlab quality, GPU backend, spread (scores must equal docs/quality/quality-cpu.json's)"
 run 120 "$BIN/satlab" quality --backend gpu --modes spread --json "$OUT/quality-gpu-spread.json"
 CPU_JSON=${QUALITY_CPU_JSON:-$(git -C "$BIN" rev-parse --show-toplevel 2>/dev/null || echo ../..)/docs/quality/quality-cpu.json}
