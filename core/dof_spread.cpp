@@ -53,6 +53,24 @@ void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers
       threads);
 }
 
+ApertureTable merge_bands(const ApertureTable& t) {
+  ApertureTable m = t;
+  for (int r = 0; r <= t.max_r; ++r) {
+    const dof::Rect* in = t.rects.data() + size_t(r) * dof::kMaxRects;
+    dof::Rect* out = m.rects.data() + size_t(r) * dof::kMaxRects;
+    int n = 0;
+    for (int i = 0; i < t.counts[size_t(r)]; ++i) {
+      if (n > 0 && out[n - 1].x0 == in[i].x0 && out[n - 1].x1 == in[i].x1 && out[n - 1].y1 + 1 == in[i].y0)
+        out[n - 1].y1 = in[i].y1;
+      else
+        out[n++] = in[i];
+    }
+    for (int i = n; i < dof::kMaxRects; ++i) out[i] = dof::Rect{0, 0, 0, 0};
+    m.counts[size_t(r)] = uint8_t(n);
+  }
+  return m;
+}
+
 namespace {
 
 // Inclusive 2D prefix sums in place, uint32 with wrap-around.

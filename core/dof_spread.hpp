@@ -17,6 +17,13 @@ namespace satlab {
 void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers& layers,
                    const ApertureTable& ap, std::vector<std::vector<uint32_t>>& deltas, int threads = 0);
 
+// The aperture table with each run of adjacent rectangles of equal columns merged into one (the GPU's
+// spread kernels use it): the same pixels, hence the same clipped areas, and the same delta image (where
+// two such rectangles meet, their corners on the shared row cancel, under the same clipping), with fewer
+// corners: a disc's two middle bands are always equal, and at radii 1..4 a third to two thirds of the
+// bands merge.
+ApertureTable merge_bands(const ApertureTable& t);
+
 // The CPU reference of the spread mode: the deltas, their uint32 SATs (the spread sums), the fill tables
 // (as dof_shaped_blur's: (12-bit linear colour, 1) over layers 0..t), dof::spread_pixel and the encode.
 void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p, ImageRGBA8& out,

@@ -56,11 +56,14 @@ SATLAB_HD Splat splat_of(float coc, int max_r) {
 }
 
 // Fixed-point weight of an aperture of `area` pixels (inside the image) carrying the share `part` / 256:
-// round(kSpreadOne * part / (256 * area)). Clipping the area to the image keeps each splat's energy inside
-// it, so the weights do not fall off at the border (as the gather modes renormalise clipped apertures).
+// round(kSpreadOne * part / (256 * area)) = floor((2^24 part + 128 area) / (256 area)). Clipping the area to
+// the image keeps each splat's energy inside it, so the weights do not fall off at the border (as the
+// gather modes renormalise clipped apertures). In 32 bits: floor(floor(N / a) / b) = floor(N / (a b)) for
+// natural numbers, and floor((2^24 part + 128 area) / 256) = 2^16 part + floor(area / 2), below 2^32 for
+// part <= 256 and area <= (2 kMaxShapedRadius + 1)^2 < 2^20 (tests/cpu/dof_spread_test.cpp checks it
+// against the 64-bit quotient).
 SATLAB_HD uint32_t splat_weight(uint32_t part, uint32_t area) {
-  const uint64_t d = uint64_t(area) * 256u;
-  return uint32_t((uint64_t(kSpreadOne) * part + d / 2) / d);
+  return ((part << 16) + area / 2u) / area;
 }
 
 // A splat's four values: round(lin12 * w / 4095) per colour channel, w.

@@ -27,8 +27,9 @@ struct Params {
   // radius: radius changes become gradual (no banding where the CoC crosses a half-pixel).
   bool fractional_radius = false;
 
-  // DoF mode: the name of one of core/dof_modes.hpp's modes (family dof of the registry).
-  std::string dof_mode = "gather_linear";
+  // DoF mode: the name of one of core/dof_modes.hpp's modes (family dof of the registry). The default is
+  // the best-scoring mode that meets issue 13's speed target (docs/performance.md, "Depth-of-field modes").
+  std::string dof_mode = "spread";
   ApertureShape aperture_shape = ApertureShape::Disc;
   int blades = 6;               // Polygon: 5..8 blades
   float blade_rotation = 0.0f;  // Polygon: rotation in degrees

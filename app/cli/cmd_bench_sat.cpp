@@ -229,7 +229,7 @@ int run_bench_sat(const BenchSatOptions& o) {
   for (const DofMode& m : dof_modes())
     if (m.shaped)
       for (const Row& r : bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, m.name)) print(r);
-  // Bokeh highlights: the default mode's frame with up to 64k sprites against the same frame without them
+  // Bokeh highlights: gather_linear's frame (the default mode when they were added) with up to 64k sprites against the same frame without them
   // (same image, same run).
   {
     for (const int lights : {65536, 16384}) {

@@ -5,14 +5,17 @@
 //              it (`cover`), and those tiles of those layers' spread images cleared; then per layer: a block
 //              takes a tile's pixels of the layer and, when the tile's window (the tile grown by the layer's
 //              largest aperture radius R, 1 + R beyond its right and bottom edges) fits in shared memory,
-//              adds their signed corner deltas there (shared atomics; uint32 wrap-around: exact and
-//              order-free), takes the window's SAT in place and adds its non-zero words to the layer's
-//              spread image (coalesced global atomics): that image becomes the layer's SAT, the sum of its
-//              windows' SATs. Layers whose window does not fit add their deltas straight to global memory.
-//              Beside it, on a second stream (DofWorkspace::side; the spread is bound by shared-memory
-//              atomics, this by memory bandwidth), the fill tables: per layer t < count - 1 the slices of
-//              the (12-bit linear colour, 1) image of the pixels of layers 0..t as low and high bytes (as
-//              the layered mode's), through the registry's SAT builder;
+//              adds their signed corner deltas there (the aperture's rectangles with equal adjacent
+//              bands merged, core's merge_bands: fewer corners, the same deltas; shared atomics; uint32
+//              wrap-around: exact and order-free), takes the window's SAT in place and adds its non-zero
+//              words to the layer's spread image (coalesced global atomics): that image becomes the layer's
+//              SAT, the sum of its windows' SATs. Layers whose window does not fit add their deltas straight
+//              to global memory. Beside it, on a second stream (DofWorkspace::side; the spread is bound by
+//              shared-memory atomics, this by memory bandwidth), the fill tables: per layer t < count - 1 the
+//              slices of the (12-bit linear colour, 1) image of the pixels of layers 0..t as low and high
+//              bytes (as the layered mode's), through the registry's SAT builder, over the box of those
+//              layers' tiles (read back while the spread runs), or as the table of every layer less that of
+//              layers t + 1..count - 1 where those reach fewer pixels;
 //   sat        the SATs of the layers that went to global memory (uint32 in place: rows, column sums per
 //              band of rows, their prefix over the bands, the columns), and the wait for whatever of the
 //              fill tables outlasts the spread;
@@ -20,8 +23,9 @@
 //              that covers its tile, 0 for the others), the fill's box taps from the fill tables.
 // Bytes (per pixel and layer, over the tiles the layer covers): clearing writes 16; the flush's atomics
 // read and write 16 (x (1 + (2R + 1) / 32)^2 for the windows' overlap, less their zero words); the
-// composite reads 16. The fill tables add 8 + 2 x 20 per layer but the last, and the composite's few box
-// taps. A layer through global memory adds 256 atomics per pixel and its SAT 80 B per pixel.
+// composite reads 16. The fill tables add 8 + 2 x 20 per pixel of each table built (at most the frame's
+// per layer but the last), and the composite's few box taps. A layer through global memory adds 256
+// atomics per pixel and its SAT 80 B per pixel.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -86,6 +90,15 @@ __global__ void __launch_bounds__(kBlock)
 // Tiles of 32 x 32 pixels (a block of 32 x 8 threads, 4 rows each).
 constexpr int kTile = 32, kRows = kTile / 8;
 
+// dof::layer_of for increasing edges (make_layers'), compared in registers: the layers k >= 1 with
+// !(c < edge[k]) are 1..layer_of(c) (layer_of's loop over the edges keeps a local copy of them).
+__device__ __forceinline__ int layer_in_registers(float c, const dof::Layers& l) {
+  int j = 0;
+#pragma unroll
+  for (int k = 1; k < dof::kMaxLayers; ++k) j += k < l.count && !(c < l.edge[k]) ? 1 : 0;
+  return j;
+}
+
 // Bit j of layers_present[tile]: the tile holds a pixel of layer j.
 __global__ void __launch_bounds__(kBlock)
     tile_layers_kernel(const float* __restrict__ coc, int w, int h, dof::Layers layers,
@@ -96,7 +109,7 @@ __global__ void __launch_bounds__(kBlock)
     const int y = blockIdx.y * kTile + threadIdx.y + 8 * i;
     if (x < w && y < h) {
       const float c = __ldg(coc + size_t(y) * size_t(w) + size_t(x));
-      bits |= 1u << dof::layer_of(c == c ? c : 0.f, layers);
+      bits |= 1u << layer_in_registers(c == c ? c : 0.f, layers);
     }
   }
   bits = __reduce_or_sync(0xffffffffu, bits);
@@ -292,39 +305,73 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// Fill slices 2t (low bytes) and 2t + 1 (high bytes) of table t < count - 1.
+// The boxes of each layer's tiles (tile coordinates: min x, min y, max x, max y; preset to ~0 and 0).
 __global__ void __launch_bounds__(kBlock)
-    slices_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, size_t n, dof::Layers layers,
-                  const uint16_t* __restrict__ lin, uchar4* __restrict__ slices) {
-  const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-  if (i >= n) return;
-  float c = __ldg(coc + i);
-  c = c == c ? c : 0.f;
-  const int own = dof::layer_of(c, layers);
-  const uchar4 p = img[i];
-  const uint32_t v[3] = {__ldg(lin + p.x), __ldg(lin + p.y), __ldg(lin + p.z)};
-  const uchar4 lo = make_uchar4(v[0] & 255u, v[1] & 255u, v[2] & 255u, 1),
-               hi = make_uchar4(v[0] >> 8, v[1] >> 8, v[2] >> 8, 0), zero = make_uchar4(0, 0, 0, 0);
-  for (int t = 0; t + 1 < layers.count; ++t) {
-    slices[size_t(2 * t) * n + i] = own <= t ? lo : zero;
-    slices[size_t(2 * t + 1) * n + i] = own <= t ? hi : zero;
-  }
+    layer_boxes_kernel(const uint8_t* __restrict__ present, int tx, int ty, unsigned* __restrict__ box) {
+  const int t = blockIdx.x * kBlock + threadIdx.x;
+  if (t >= tx * ty) return;
+  const unsigned bits = present[t], x = unsigned(t % tx), y = unsigned(t / tx);
+  for (int j = 0; bits >> j; ++j)
+    if ((bits >> j) & 1u) {
+      atomicMin(box + j, x), atomicMin(box + dof::kMaxLayers + j, y);
+      atomicMax(box + 2 * dof::kMaxLayers + j, x), atomicMax(box + 3 * dof::kMaxLayers + j, y);
+    }
 }
+
+// A fill table's slices over its box (ox, oy, bw x bh; pitch bw): the (12-bit linear colour, 1) image of
+// the pixels of layers j0..j1 as low bytes (lo) and high bytes (hi), 0 elsewhere. Those are the pixels of
+// CoC c (NaN as 0) with lo_edge <= c < hi_edge (dof::layer_of with increasing edges: layer >= j0 when
+// !(c < edge[j0]), j0 > 0; layer <= j1 when c < edge[j1 + 1], j1 < count - 1; the host passes -inf and
+// +inf otherwise), compared in registers (layer_of's loop over the edges keeps a local copy).
+__global__ void __launch_bounds__(kBlock)
+    fill_slices_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, float lo_edge,
+                       float hi_edge, int ox, int oy, int bw, int bh, const uint16_t* __restrict__ lin,
+                       uchar4* __restrict__ lo, uchar4* __restrict__ hi) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= bw || y >= bh) return;
+  const size_t g = size_t(y + oy) * size_t(w) + size_t(x + ox), i = size_t(y) * size_t(bw) + size_t(x);
+  float c = __ldg(coc + g);
+  c = c == c ? c : 0.f;
+  if (c < lo_edge || !(c < hi_edge)) {
+    lo[i] = hi[i] = make_uchar4(0, 0, 0, 0);
+    return;
+  }
+  const uchar4 p = img[g];
+  const uint32_t v[3] = {__ldg(lin + p.x), __ldg(lin + p.y), __ldg(lin + p.z)};
+  lo[i] = make_uchar4(v[0] & 255u, v[1] & 255u, v[2] & 255u, 1);
+  hi[i] = make_uchar4(v[0] >> 8, v[1] >> 8, v[2] >> 8, 0);
+}
+
+// A built SAT (low and high byte tables) over its box [ox, x1] x [oy, y1] (pitch `pitch`), or nothing (lo
+// null: no pixel). No pixel of its layers lies outside the box, so the frame's inclusive SAT at (x, y) is
+// the box's at (min(x, x1), min(y, y1)), and 0 left of or above the box.
+struct FillTable {
+  const uint4* lo;
+  const uint4* hi;
+  int ox, oy, x1, y1, pitch;
+};
 
 struct SpreadTables {
   const uint4* spread[dof::kMaxLayers];  // the layers' spread images (their delta images' SATs)
   const uint8_t* cover;                  // per tile: the layers whose spread images hold it
-  const uint4* lo[dof::kMaxLayers];      // fill tables
-  const uint4* hi[dof::kMaxLayers];
-  int width;
+  // Fill table t (layers 0..t) is built table plus[t], less built table minus[t] when minus[t] >= 0 (the
+  // table of every layer less that of layers t + 1..count - 1: exact in uint32 wrap-around).
+  FillTable built[dof::kMaxLayers + 1];
+  int plus[dof::kMaxLayers], minus[dof::kMaxLayers];
+  __device__ __forceinline__ void add(dof::Sum4& s, int b, int x, int y, bool sub) const {
+    const FillTable& f = built[b];
+    if (!f.lo || x < f.ox || y < f.oy) return;
+    const size_t i = size_t(min(y, f.y1) - f.oy) * size_t(f.pitch) + size_t(min(x, f.x1) - f.ox);
+    const uint4 a = __ldg(f.lo + i), c = __ldg(f.hi + i);
+    const uint32_t v[4] = {a.x + (c.x << 8), a.y + (c.y << 8), a.z + (c.z << 8), a.w + (c.w << 8)};
+    for (int k = 0; k < 4; ++k) s.c[k] = sub ? s.c[k] - v[k] : s.c[k] + v[k];
+  }
   // The fill tables' tap (dof::shape_sum): table t's (colour, count) SAT at (x, y).
   __device__ __forceinline__ dof::Sum4 operator()(int t, int x, int y) const {
     dof::Sum4 s = {{0u, 0u, 0u, 0u}};
     if (x < 0 || y < 0) return s;
-    const size_t i = size_t(y) * size_t(width) + size_t(x);
-    const uint4 a = __ldg(lo[t] + i), b = __ldg(hi[t] + i);
-    s.c[0] = a.x + (b.x << 8), s.c[1] = a.y + (b.y << 8), s.c[2] = a.z + (b.z << 8),
-    s.c[3] = a.w + (b.w << 8);
+    add(s, plus[t], x, y, false);
+    if (minus[t] >= 0) add(s, minus[t], x, y, true);
     return s;
   }
 };
@@ -332,6 +379,14 @@ struct SpreadTables {
 __global__ void __launch_bounds__(kBlock)
     spread_composite_kernel(SpreadTables tables, dof::Layers layers, const uint8_t* __restrict__ enc,
                             const uchar4* __restrict__ img, int w, int h, uchar4* __restrict__ out) {
+  // The layer edges in shared memory: spread_pixel takes them by pointer, which would otherwise copy the
+  // whole dof::Layers to local memory in every thread.
+  __shared__ float edge[dof::kMaxLayers + 1];
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+#pragma unroll
+    for (int k = 0; k <= dof::kMaxLayers; ++k) edge[k] = layers.edge[k];
+  }
+  __syncthreads();
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= w || y >= h) return;
   const size_t i = size_t(y) * size_t(w) + size_t(x);
@@ -341,7 +396,7 @@ __global__ void __launch_bounds__(kBlock)
     return dof::Sum4{{a.x, a.y, a.z, a.w}};
   };
   float v[3];
-  dof::spread_pixel(spread, tables, layers.count, layers.edge, x, y, w, h, v);
+  dof::spread_pixel(spread, tables, layers.count, edge, x, y, w, h, v);
   out[i] = make_uchar4(dof::encode(v[0], true, enc), dof::encode(v[1], true, enc),
                        dof::encode(v[2], true, enc), img[i].w);
 }
@@ -385,10 +440,11 @@ void make_side_stream(DofSideStream& s) {
 
 }  // namespace
 
-// The workspace's buffers as the shaped modes lay them out (aperture rectangles then their counts; the
-// sRGB -> linear table then the linear -> sRGB one), under the same shape key, so either mode may find
-// them uploaded by the other; `images` holds the layers' spread images and the fill slices, `tables` the
-// fill tables, the band sums of the SAT pass and the tiles' layer sets.
+// The workspace's buffers as the shaped modes lay them out (aperture rectangles then their counts; the sRGB
+// -> linear table then the linear -> sRGB one), the rectangles merged (merge_bands) under a key of their own,
+// so that the shaped modes upload theirs again after the spread mode and the other way round; `images` holds
+// the layers' spread images and the fill slices, `tables` the fill tables, the band sums of the SAT pass and
+// the tiles' layer sets.
 void dof_spread(const DofArgs& a) {
   const Params& p = *a.params;
   auto& ws = *static_cast<DofWorkspace*>(a.workspace);
@@ -403,13 +459,16 @@ void dof_spread(const DofArgs& a) {
     if (a.stage) a.stage(s);
   };
 
-  const std::string key = std::string(to_string(p.aperture_shape)) + "/" + std::to_string(p.blades) + "/" +
-                          std::to_string(p.blade_rotation) + "/" + std::to_string(max_r);
+  // The spread kernels take the aperture table with equal adjacent bands merged (merge_bands: the same
+  // deltas, fewer corners), under a key of its own.
+  const std::string key = std::string("spread/") + to_string(p.aperture_shape) + "/" +
+                          std::to_string(p.blades) + "/" + std::to_string(p.blade_rotation) + "/" +
+                          std::to_string(max_r);
   const size_t rect_bytes = size_t(dof::kMaxShapedRadius + 1) * dof::kMaxRects * sizeof(dof::Rect);
   grow(ws.rects, rect_bytes + dof::kMaxShapedRadius + 1, "aperture rectangles");
   grow(ws.luts, 256 * sizeof(uint16_t) + dof::kLinearOne + 1, "transfer tables");
   if (key != ws.shape_key) {
-    const ApertureTable t = aperture_table(p, max_r);
+    const ApertureTable t = merge_bands(aperture_table(p, max_r));
     SATLAB_CUDA(cudaMemcpyAsync(ws.rects.p, t.rects.data(), t.rects.size() * sizeof(dof::Rect),
                                 cudaMemcpyHostToDevice, st),
                 "aperture rectangles");
@@ -425,12 +484,15 @@ void dof_spread(const DofArgs& a) {
     SATLAB_CUDA(cudaStreamSynchronize(st), "aperture upload");  // the host tables are temporaries
     ws.shape_key = key;
   }
-  // images: spread images (16 B per pixel and layer), fill slices (4 B each); tables: fill tables (16 B per
-  // pixel each), band sums (16 B per column, band and layer), the tiles' present and cover sets (1 B each).
-  const size_t spread_bytes = n * 16 * size_t(L), fill_bytes = n * 16 * size_t(2 * fills),
+  // images: spread images (16 B per pixel and layer), fill slices (8 B per pixel of each table's box);
+  // tables: fill tables (32 B per pixel of each table's box), band sums (16 B per column, band and layer),
+  // the tiles' present and cover sets (1 B each), the layers' tile boxes. The fill tables never need more
+  // than count - 1 frames (the layout below reads at most as many pixels as the frame-wide tables).
+  const size_t spread_bytes = n * 16 * size_t(L), fill_bytes = n * 32 * size_t(fills),
                sums_bytes = size_t(w) * size_t(bands) * size_t(L) * 16, tile_count = size_t(tx) * size_t(ty);
-  grow(ws.images, spread_bytes + n * 4 * size_t(2 * fills), "spread images and fill slices");
-  grow(ws.tables, fill_bytes + sums_bytes + 2 * tile_count, "spread tables");
+  grow(ws.images, spread_bytes + n * 8 * size_t(fills), "spread images and fill slices");
+  grow(ws.tables, fill_bytes + sums_bytes + (2 * tile_count + 3) / 4 * 4 + 16 * dof::kMaxLayers,
+       "spread tables");
   const auto* rects = static_cast<const dof::Rect*>(ws.rects.p);
   const auto* rect_counts =
       reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
@@ -442,30 +504,11 @@ void dof_spread(const DofArgs& a) {
   auto* band_sums = reinterpret_cast<uint4*>(static_cast<char*>(ws.tables.p) + fill_bytes);
   auto* present = reinterpret_cast<uint8_t*>(static_cast<char*>(ws.tables.p) + fill_bytes + sums_bytes);
   auto* cover = present + tile_count;
+  auto* boxes = reinterpret_cast<unsigned*>(present + (2 * tile_count + 3) / 4 * 4);
   const dim3 block(32, 8), grid((unsigned(w) + 31) / 32, (unsigned(h) + 7) / 8),
       tiles{unsigned(tx), unsigned(ty)};
 
   stage("spread");
-  // The fill tables (slices, then their SATs through the registry's builder) on the side stream, beside the
-  // spread: the spread's tiles are bound by shared-memory atomics, the tables by memory bandwidth.
-  SpreadTables tables{};
-  if (fills > 0) {
-    make_side_stream(ws.side);
-    const cudaStream_t side = cudaStream_t(ws.side.stream);
-    SATLAB_CUDA(cudaEventRecord(cudaEvent_t(ws.side.fork), st), "spread fork");
-    SATLAB_CUDA(cudaStreamWaitEvent(side, cudaEvent_t(ws.side.fork), 0), "spread fork");
-    slices_kernel<<<unsigned((n + kBlock - 1) / kBlock), kBlock, 0, side>>>(img, coc, n, layers, lin, slices);
-    SATLAB_LAUNCHED("slices_kernel", size);
-    for (int k = 0; k < 2 * fills; ++k) {
-      SatArgs s;
-      s.in = slices + size_t(k) * n;
-      s.out = static_cast<uint4*>(ws.tables.p) + size_t(k) * n;
-      s.width = w, s.height = h, s.channels = 4, s.dtype = DType::RGBA8, s.stream = side;
-      a.sat->sat(s);
-      (k % 2 == 0 ? tables.lo : tables.hi)[k / 2] = static_cast<const uint4*>(s.out);
-    }
-    SATLAB_CUDA(cudaEventRecord(cudaEvent_t(ws.side.join), side), "spread join");
-  }
   // Each layer's radius bound, whether its window fits in shared memory, and its reach in tiles.
   int dev = 0, optin = 0;
   SATLAB_CUDA(cudaGetDevice(&dev), "spread tiles");
@@ -479,8 +522,18 @@ void dof_spread(const DofArgs& a) {
   }
   tile_layers_kernel<<<tiles, block, 0, st>>>(coc, w, h, layers, present);
   SATLAB_LAUNCHED("tile_layers_kernel", size);
-  cover_kernel<<<unsigned((tile_count + kBlock - 1) / kBlock), kBlock, 0, st>>>(present, tx, ty, L, reach,
-                                                                                global_layers, cover);
+  const unsigned tile_blocks = unsigned((tile_count + kBlock - 1) / kBlock);
+  if (fills > 0) {
+    // The layers' tile boxes, read back on the side stream (below) while the spread runs.
+    SATLAB_CUDA(cudaMemsetAsync(boxes, 0xff, 2 * dof::kMaxLayers * sizeof(unsigned), st), "layer boxes");
+    SATLAB_CUDA(cudaMemsetAsync(boxes + 2 * dof::kMaxLayers, 0, 2 * dof::kMaxLayers * sizeof(unsigned), st),
+                "layer boxes");
+    layer_boxes_kernel<<<tile_blocks, kBlock, 0, st>>>(present, tx, ty, boxes);
+    SATLAB_LAUNCHED("layer_boxes_kernel", size);
+    make_side_stream(ws.side);
+    SATLAB_CUDA(cudaEventRecord(cudaEvent_t(ws.side.fork), st), "spread fork");
+  }
+  cover_kernel<<<tile_blocks, kBlock, 0, st>>>(present, tx, ty, L, reach, global_layers, cover);
   SATLAB_LAUNCHED("cover_kernel", size);
   clear_kernel<<<dim3(unsigned(tx), unsigned(ty), unsigned(L)), block, 0, st>>>(
       cover, w, h, reinterpret_cast<uint4*>(spread));
@@ -501,6 +554,103 @@ void dof_spread(const DofArgs& a) {
                                           lin, spread);
     SATLAB_LAUNCHED("spread_kernel", size);
   }
+  // The fill tables on the side stream, beside the spread (the spread's tiles are bound by shared-memory
+  // atomics, the tables by memory bandwidth): fill table t (layers 0..t) is built over the box of those
+  // layers' tiles, or, where the layers t + 1..count - 1 reach fewer pixels, as the table of every layer
+  // less theirs (one table of every layer shared by all such t). Slices, then their SATs through the
+  // registry's SAT builder.
+  SpreadTables tables{};
+  if (fills > 0) {
+    const cudaStream_t side = cudaStream_t(ws.side.stream);
+    SATLAB_CUDA(cudaStreamWaitEvent(side, cudaEvent_t(ws.side.fork), 0), "spread fork");
+    unsigned hb[4 * dof::kMaxLayers];
+    SATLAB_CUDA(cudaMemcpyAsync(hb, boxes, sizeof(hb), cudaMemcpyDeviceToHost, side), "layer boxes");
+    SATLAB_CUDA(cudaStreamSynchronize(side), "layer boxes");
+    struct Box {
+      int x0 = 1, y0 = 1, x1 = 0, y1 = 0;  // tiles; x0 > x1: empty
+      void add(const Box& b) {
+        if (b.x0 > b.x1) return;
+        if (x0 > x1) {
+          *this = b;
+          return;
+        }
+        x0 = std::min(x0, b.x0), y0 = std::min(y0, b.y0), x1 = std::max(x1, b.x1), y1 = std::max(y1, b.y1);
+      }
+    };
+    Box layer_box[dof::kMaxLayers];
+    for (int j = 0; j < L; ++j)
+      if (hb[j] <= hb[2 * dof::kMaxLayers + j])
+        layer_box[j] = {int(hb[j]), int(hb[dof::kMaxLayers + j]), int(hb[2 * dof::kMaxLayers + j]),
+                        int(hb[3 * dof::kMaxLayers + j])};
+    // In pixels, widths a multiple of 4 where the frame allows (the SAT builder's 16-byte loads and stores;
+    // a wider box is exact: its slices hold 0 for other layers' pixels).
+    struct PixelBox {
+      int x0, y0, bw, bh;
+      size_t area() const { return size_t(bw) * size_t(bh); }
+    };
+    const auto pixels = [&](const Box& b) {
+      if (b.x0 > b.x1) return PixelBox{0, 0, 0, 0};
+      int x0 = b.x0 * kTile, y0 = b.y0 * kTile;
+      const int x1 = std::min(w - 1, b.x1 * kTile + kTile - 1),
+                y1 = std::min(h - 1, b.y1 * kTile + kTile - 1);
+      const int bw = std::min(w, (x1 - x0 + 4) / 4 * 4);
+      x0 = std::min(x0, w - bw);
+      return PixelBox{x0, y0, bw, y1 - y0 + 1};
+    };
+    PixelBox far_box[dof::kMaxLayers], near_box[dof::kMaxLayers], all;
+    {
+      Box f, nr, u;
+      for (int t = 0; t < fills; ++t) f.add(layer_box[t]), far_box[t] = pixels(f);
+      for (int t = fills - 1; t >= 0; --t) nr.add(layer_box[t + 1]), near_box[t] = pixels(nr);
+      for (int j = 0; j < L; ++j) u.add(layer_box[j]);
+      all = pixels(u);
+    }
+    size_t direct = 0, subtract = all.area();
+    for (int t = 0; t < fills; ++t)
+      direct += far_box[t].area(), subtract += std::min(far_box[t].area(), near_box[t].area());
+    const bool sub = subtract < direct;
+    // The tables to build: (box, layers j0..j1); built[0] is every layer's when subtracting.
+    struct Build {
+      PixelBox box;
+      int j0, j1;
+    };
+    Build build[dof::kMaxLayers + 1];
+    int nb = 0;
+    if (sub) build[nb++] = {all, 0, L - 1};
+    for (int t = 0; t < fills; ++t) {
+      tables.minus[t] = -1;
+      if (sub && near_box[t].area() < far_box[t].area()) {
+        tables.plus[t] = 0;
+        if (near_box[t].area() > 0) tables.minus[t] = nb, build[nb++] = {near_box[t], t + 1, L - 1};
+      } else {
+        tables.plus[t] = nb, build[nb++] = {far_box[t], 0, t};
+      }
+    }
+    size_t at = 0;  // pixels of the slices and tables so far
+    for (int b = 0; b < nb; ++b) {
+      const PixelBox& x = build[b].box;
+      FillTable& f = tables.built[b];
+      f = {nullptr, nullptr, x.x0, x.y0, x.x0 + x.bw - 1, x.y0 + x.bh - 1, x.bw};
+      if (x.area() == 0) continue;  // no pixel of its layers: lo stays null
+      uchar4* lo = slices + 2 * at;
+      const dim3 g((unsigned(x.bw) + 31) / 32, (unsigned(x.bh) + 7) / 8);
+      const float inf = INFINITY, lo_edge = build[b].j0 > 0 ? layers.edge[build[b].j0] : -inf,
+                  hi_edge = build[b].j1 < L - 1 ? layers.edge[build[b].j1 + 1] : inf;
+      fill_slices_kernel<<<g, block, 0, side>>>(img, coc, w, lo_edge, hi_edge, x.x0, x.y0, x.bw, x.bh, lin,
+                                                lo, lo + x.area());
+      SATLAB_LAUNCHED("fill_slices_kernel", size);
+      for (int k = 0; k < 2; ++k) {
+        SatArgs s;
+        s.in = lo + size_t(k) * x.area();
+        s.out = static_cast<uint4*>(ws.tables.p) + 2 * at + size_t(k) * x.area();
+        s.width = x.bw, s.height = x.bh, s.channels = 4, s.dtype = DType::RGBA8, s.stream = side;
+        a.sat->sat(s);
+        (k == 0 ? f.lo : f.hi) = static_cast<const uint4*>(s.out);
+      }
+      at += x.area();
+    }
+    SATLAB_CUDA(cudaEventRecord(cudaEvent_t(ws.side.join), side), "spread join");
+  }
   stage("sat");
   // The SATs of the layers that went to global memory (the others' spread images are their SATs).
   for (int j = 0; j < L; ++j) {
@@ -519,7 +669,6 @@ void dof_spread(const DofArgs& a) {
   }
   // The composite waits for the fill tables (the wait counts in the sat stage).
   if (fills > 0) SATLAB_CUDA(cudaStreamWaitEvent(st, cudaEvent_t(ws.side.join), 0), "spread join");
-  tables.width = w;
   tables.cover = cover;
   for (int j = 0; j < L; ++j) tables.spread[j] = reinterpret_cast<const uint4*>(spread) + size_t(j) * n;
   stage("composite");

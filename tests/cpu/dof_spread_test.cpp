@@ -102,6 +102,65 @@ TEST(SpreadMode, DeltasIntegrateToExactlyTheSplatsRectangles) {
   }
 }
 
+// splat_weight's 32-bit quotient is the 64-bit round(kSpreadOne part / (256 area)) for every share and
+// every area up to 20000 pixels, the largest clipped area ((2 kMaxShapedRadius + 1)^2) and random ones
+// between.
+TEST(SpreadMode, SplatWeightIsTheRoundedQuotient) {
+  const auto wide = [](uint32_t part, uint32_t area) {
+    const uint64_t d = uint64_t(area) * 256u;
+    return uint32_t((uint64_t(dof::kSpreadOne) * part + d / 2) / d);
+  };
+  const uint32_t max_area = uint32_t(2 * dof::kMaxShapedRadius + 1) * uint32_t(2 * dof::kMaxShapedRadius + 1);
+  std::mt19937 rng(test::fresh_seed());
+  for (uint32_t part = 1; part <= 256; ++part) {
+    for (uint32_t area = 1; area <= 20000; ++area) ASSERT_EQ(dof::splat_weight(part, area), wide(part, area));
+    for (uint32_t area : {max_area, max_area - 1, 65535u, 65536u, 65537u})
+      ASSERT_EQ(dof::splat_weight(part, area), wide(part, area)) << area;
+    for (int i = 0; i < 2000; ++i) {
+      const uint32_t area = 20001u + rng() % (max_area - 20000u);
+      ASSERT_EQ(dof::splat_weight(part, area), wide(part, area)) << part << " " << area;
+    }
+  }
+}
+
+// merge_bands (the GPU's rectangles) covers the same pixels as the aperture table with fewer rectangles,
+// and gives bit for bit the same delta images, the apertures clipped at every border (radii up to 9 on a
+// 13 x 11 image), for every shape.
+TEST(SpreadMode, MergedBandsGiveTheSameDeltas) {
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  int merged = 0;
+  for (ApertureShape shape : {ApertureShape::Disc, ApertureShape::Polygon, ApertureShape::Square})
+    for (int blades : {5, 6, 8}) {
+      Params p = spread_params(9.5f, shape);
+      p.blades = blades, p.blade_rotation = 7.f * float(blades);
+      const ApertureTable ap = aperture_table(p, shaped_max_radius(p)), m = merge_bands(ap);
+      for (int r = 0; r <= ap.max_r; ++r) {
+        ASSERT_LE(m.counts[size_t(r)], ap.counts[size_t(r)]);
+        merged += ap.counts[size_t(r)] - m.counts[size_t(r)];
+        std::vector<int> a(41 * 41, 0), b(41 * 41, 0);  // coverage of each aperture pixel
+        for (int pass = 0; pass < 2; ++pass) {
+          const ApertureTable& t = pass ? m : ap;
+          for (int i = 0; i < t.counts[size_t(r)]; ++i) {
+            const dof::Rect q = t.rects[size_t(r) * dof::kMaxRects + size_t(i)];
+            for (int y = q.y0; y <= q.y1; ++y)
+              for (int x = q.x0; x <= q.x1; ++x) ++(pass ? b : a)[size_t((y + 20) * 41 + x + 20)];
+          }
+        }
+        ASSERT_EQ(a, b) << to_string(shape) << " radius " << r;
+      }
+      const int w = 13, h = 11;
+      const ImageRGBA8 img = test::random_image(w, h, seed);
+      const ImageF coc = random_coc(w, h, 9.5f, seed + 1, true);
+      const dof::Layers layers = make_layers(p, 3);
+      std::vector<std::vector<uint32_t>> d0, d1;
+      spread_deltas(img, coc, layers, ap, d0, 1);
+      spread_deltas(img, coc, layers, m, d1, 1);
+      EXPECT_EQ(d0, d1) << to_string(shape) << " blades " << blades;
+    }
+  EXPECT_GT(merged, 0);
+}
+
 // Each splat carries weight kSpreadOne over its clipped aperture (to 1/2 unit per pixel of it), so the
 // weights over the image add up to n kSpreadOne: no energy lost at the border or gained in overlaps.
 TEST(SpreadMode, SplatsKeepTheirEnergyInsideTheImage) {

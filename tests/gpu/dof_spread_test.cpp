@@ -1,6 +1,7 @@
 // The spread DoF mode on the GPU against the CPU reference: bit-identical results (exact integer deltas and
 // SATs, shared per-pixel arithmetic, no FMA) with every SAT builder, at odd sizes (1x1, 1xN, Nx1, primes),
-// on random and all-255 images, depth maps with NaN holes and flat ones, 2 to 8 layers, every aperture,
+// on random and all-255 images, depth maps with NaN holes, flat ones, a tilted plane and a near disc over a
+// far plane (the fill tables over boxes, and as differences), 2 to 8 layers, every aperture,
 // radii whose windows fit in shared memory and larger ones (60: through global memory), with the result
 // poisoned before each run and the spread images left stale by a run on another depth map.
 // (GpuDofModes.BitIdenticalToTheCpuReference runs it too, as a shaped mode.) SATLAB_TEST_MAX_N limits the
@@ -49,14 +50,23 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
        {Case{1, 1, 5.f}, Case{1, 61, 9.f}, Case{67, 1, 9.f}, Case{2, 3, 4.f}, Case{97, 89, 17.5f},
         Case{263, 131, 40.f}, Case{509, 257, 25.f}, Case{131, 97, 60.f}}) {
     if (size_t(c.w) * size_t(c.h) > test::test_max_n()) continue;
-    for (int input = 0; input < 3; ++input) {  // random image and depth; all 255 with NaN holes; flat depth
+    // Random image and depth; all 255 with NaN holes; flat depth; the bench's tilted plane (layers in
+    // diagonal bands: the fill tables over boxes); a near disc over a far plane (small near layers: fill
+    // tables as every layer's less the near ones').
+    for (int input = 0; input < 5; ++input) {
       ImageRGBA8 img(c.w, c.h);
       for (auto& b : img.data) b = input == 1 ? 255 : uint8_t(rng());
       ImageF depth(c.w, c.h, 1);
       std::uniform_real_distribution<float> u(0.f, 1.f);
+      const float cx = 0.6f * float(c.w), cy = 0.4f * float(c.h), rr = 0.2f * float(std::min(c.w, c.h)) + 1.f;
       for (int y = 0; y < c.h; ++y)
-        for (int x = 0; x < c.w; ++x)
-          depth.at(x, y) = input == 2 ? 0.25f : float((x / 7 + y / 5) % 4) + 0.5f * u(rng);
+        for (int x = 0; x < c.w; ++x) {
+          const float dx = float(x) - cx, dy = float(y) - cy, dd = std::sqrt(dx * dx + dy * dy);
+          depth.at(x, y) = input == 2   ? 0.25f
+                           : input == 3 ? float(x + y)
+                           : input == 4 ? (dd < rr ? 0.02f + 0.1f * dd / rr : 1.f)
+                                        : float((x / 7 + y / 5) % 4) + 0.5f * u(rng);
+        }
       if (input == 1)
         for (size_t i = 0; i < depth.data.size(); i += 5) depth.data[i] = std::nanf("");
       Params p;
