@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
-# One device call for a session's GPU work (../shared/DEVICE.md): the whole GPU test suite, then the
-# benchmarks of the new work, each step under its own time limit so the call fits the per-call limit.
-# Everything goes under $OUT.
-#   tools/device-session.sh BIN_DIR tests|bench|sanitize|screens
-# BIN_DIR holds satlab and satlab_gpu_tests (stripped copies of a CUDA build for sm_90).
+# One device call for the GPU work of the depth-of-field, highlight and depth issues (../shared/DEVICE.md):
+# each part fits one call (< 300 s) and writes its logs and JSON under $OUT.
+#   tools/device-session.sh BIN_DIR tests|bench|sanitize|quality|primitives
+# BIN_DIR holds satlab and satlab_gpu_tests (stripped copies of a CUDA build for sm_90). The GL parts (the
+# highlights' GL splat test and bench rows) need the .gl debs unpacked and __EGL_VENDOR_LIBRARY_FILENAMES set,
+# as DEVICE.md says.
+#   tests       every GPU test suite, then `satlab verify` (every family)
+#   bench       `bench sat --pipeline-only` (every DoF mode at 3840x2160, the highlights' CUDA and GL splat
+#               rows), `bench sat` of sat_tiled's u8/rgba8/rgba16 tables, `bench depth`, `bench stereo`
+#   sanitize    compute-sanitizer memcheck and racecheck at small sizes on the DoF modes, spread, highlights,
+#               the GL splat's CUDA records, the compaction and sort families, the guided filter, stereo and
+#               the SAT builders' float and 16-bit paths (NPP's own kernels left out)
+#   quality     `satlab quality --backend gpu` on every case and mode, highlights off and on, compared with
+#               the CPU backend's scores in docs/quality/quality-cpu.json (the modes are bit-identical)
+#   primitives  tools/device-primitives.sh (issue 14's compaction and sort rows, tests and sanitizers)
 set -u -o pipefail
 BIN=${1:?BIN_DIR}
 PART=${2:?part}
 OUT=${OUT:-device-out}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$OUT"
 export SATLAB_GIT_REV=${SATLAB_GIT_REV:-$(cat "$BIN/git_rev" 2>/dev/null || echo unknown)}
 SAN=/usr/local/cuda/bin/compute-sanitizer
@@ -16,7 +27,7 @@ step() { echo "== $1 ($(date +%T))"; }
 run() {  # run LIMIT LOG CMD...: a step's output to LOG, its tail shown
   local limit=$1 log=$2
   shift 2
-  timeout "$limit" "$@" > "$OUT/$log" 2>&1
+  timeout "$limit" "$@" >> "$OUT/$log" 2>&1
   local rc=$?
   tail -4 "$OUT/$log"
   [ $rc -eq 0 ] || { echo "exit $rc: $*"; status=1; }
@@ -31,22 +42,44 @@ case "$PART" in
     run 120 verify.log "$BIN/satlab" verify
     ;;
   bench)
-    step "bench sat: blur and pipeline rows, every DoF mode at 3840x2160"
-    run 150 bench-dof.log "$BIN/satlab" bench sat --pipeline-only --json "$OUT/h100-dof.json"
-    step "bench primitives: compaction and radix sort"
-    run 150 bench-primitives.log "$BIN/satlab" bench primitives --families compact sort --json "$OUT/h100-primitives-compact-sort.json"
+    step "bench sat --pipeline-only: every DoF mode and the highlight rows at 3840x2160"
+    run 150 bench.log "$BIN/satlab" bench sat --pipeline-only --json "$OUT/dof.json"
+    step "bench sat: sat_tiled's u8, rgba8 and rgba16 tables at 3840x2160"
+    run 60 bench.log "$BIN/satlab" bench sat --no-blur --sizes 3840x2160 --variants sat_tiled --json "$OUT/sat-tiled.json"
     step "bench depth: guided filter"
-    run 90 bench-depth.log "$BIN/satlab" bench depth --json "$OUT/h100-depth.json"
+    run 60 bench.log "$BIN/satlab" bench depth --json "$OUT/depth.json"
     step "bench stereo"
-    run 90 bench-stereo.log "$BIN/satlab" bench stereo --json "$OUT/h100-stereo.json"
+    run 60 bench.log "$BIN/satlab" bench stereo --json "$OUT/stereo.json"
     ;;
   sanitize)
+    filter='GpuDofModes.*:GpuDofSpread.*:GpuHighlights.*:HighlightSplatGl.*:Compact*:*Sort*:GpuGuided*:GpuStereo*:Sat.*'
     for tool in memcheck racecheck; do
-      step "compute-sanitizer $tool on the new kernels (small sizes)"
-      # NPP's own kernels (reached through the stereo test's every-builder loop) are left out.
-      SATLAB_TEST_MAX_N=40000 SATLAB_TEST_OWN_SAT_ONLY=1 run 200 "sanitize-$tool.log" $SAN --tool $tool --error-exitcode 9 --print-limit 20 \
-        "$BIN/satlab_gpu_tests" --gtest_filter='GpuDofModes.*:*Compact*:*Sort*:GpuGuided*:GpuStereo*'
+      step "compute-sanitizer $tool on the session's kernels (small sizes)"
+      SATLAB_TEST_MAX_N=20000 SATLAB_TEST_OWN_SAT_ONLY=1 run 130 "sanitize-$tool.log" $SAN --tool $tool \
+        --error-exitcode 9 --print-limit 20 "$BIN/satlab_gpu_tests" --gtest_filter="$filter"
     done
+    ;;
+  quality)
+    step "satlab quality, GPU backend, every mode, highlights off and on"
+    run 240 quality.log "$BIN/satlab" quality --backend gpu --highlights off,on --json "$OUT/quality-gpu.json"
+    step "the GPU scores against the CPU backend's (docs/quality/quality-cpu.json)"
+    python3 - "$ROOT/docs/quality/quality-cpu.json" "$OUT/quality-gpu.json" <<'PY' || status=1
+import json, sys
+def rows(f):
+    return {(r["case"], r["mode"], r.get("highlights", False)): r for r in json.load(open(f))["rows"]}
+cpu, gpu = rows(sys.argv[1]), rows(sys.argv[2])
+both = [k for k in cpu if k in gpu]
+bad = [k for k in both if any(cpu[k][m] != gpu[k][m] for m in ("whole", "band"))]
+print(f"{len(both)} rows in both, {len(bad)} differing: {bad[:8]}")
+sys.exit(1 if bad or not both else 0)
+PY
+    ;;
+  primitives)
+    exec "$ROOT/tools/device-primitives.sh" "$BIN"
+    ;;
+  *)
+    echo "unknown part '$PART'" >&2
+    exit 2
     ;;
 esac
 echo "device-session $PART: status $status"
