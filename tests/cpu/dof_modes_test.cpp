@@ -188,29 +188,10 @@ TEST(ShapedModes, LinearLightAveragesLightNotCodeValues) {
   EXPECT_NEAR(lin.px(32, 32)[0], 188, 1);
 }
 
-namespace {
-
-// Two planes: a red square (near, CoC near_c) on a green-and-blue striped background (CoC far_c).
-struct TwoPlanes {
-  ImageRGBA8 img{96, 64};
-  ImageF coc{96, 64, 1};
-  TwoPlanes(float near_c, float far_c) {
-    for (int y = 0; y < 64; ++y)
-      for (int x = 0; x < 96; ++x) {
-        const bool fg = x >= 40 && x < 70 && y >= 16 && y < 48;
-        uint8_t* px = img.px(x, y);
-        px[0] = fg ? 230 : 0, px[1] = fg ? 0 : ((x / 3) & 1 ? 200 : 40), px[2] = fg ? 0 : 160, px[3] = 255;
-        coc.at(x, y) = fg ? near_c : far_c;
-      }
-  }
-};
-
-}  // namespace
-
 // Focus on the background: a lens spreads the blurred foreground over the sharp background, and sees the
 // background through the foreground's blurred rim. The gather keeps a hard silhouette instead.
 TEST(ShapedModes, LayeredSpreadsABlurredForegroundOverTheSharpBackground) {
-  const TwoPlanes s(8.f, 0.f);
+  const test::TwoPlanes s(8.f, 0.f);
   Params p;
   p.max_radius = 8.f;
   ImageRGBA8 gather, layered;
@@ -229,7 +210,7 @@ TEST(ShapedModes, LayeredSpreadsABlurredForegroundOverTheSharpBackground) {
 // Focus on the foreground: a lens does not leak the sharp foreground's colour into the blurred background
 // around it. The gather does (a red halo).
 TEST(ShapedModes, LayeredKeepsASharpForegroundOutOfTheBlurredBackground) {
-  const TwoPlanes s(0.f, -8.f);
+  const test::TwoPlanes s(0.f, -8.f);
   Params p;
   p.max_radius = 8.f;
   ImageRGBA8 gather, layered;

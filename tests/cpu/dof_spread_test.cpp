@@ -218,29 +218,10 @@ TEST(SpreadMode, ZeroAndNanCocAreTheIdentity) {
   EXPECT_EQ(out.data, img.data);
 }
 
-namespace {
-
-// Two planes: a red square (near, CoC near_c) on a green-and-blue striped background (CoC far_c).
-struct TwoPlanes {
-  ImageRGBA8 img{96, 64};
-  ImageF coc{96, 64, 1};
-  TwoPlanes(float near_c, float far_c) {
-    for (int y = 0; y < 64; ++y)
-      for (int x = 0; x < 96; ++x) {
-        const bool fg = x >= 40 && x < 70 && y >= 16 && y < 48;
-        uint8_t* px = img.px(x, y);
-        px[0] = fg ? 230 : 0, px[1] = fg ? 0 : ((x / 3) & 1 ? 200 : 40), px[2] = fg ? 0 : 160, px[3] = 255;
-        coc.at(x, y) = fg ? near_c : far_c;
-      }
-  }
-};
-
-}  // namespace
-
 // Focus on the background: the blurred foreground spreads over the sharp background (half-transparent at
 // its silhouette), and just inside its silhouette the background shows through.
 TEST(SpreadMode, SpreadsABlurredForegroundOverTheSharpBackground) {
-  const TwoPlanes s(8.f, 0.f);
+  const test::TwoPlanes s(8.f, 0.f);
   ImageRGBA8 out;
   dof_spread_blur(s.img, s.coc, spread_params(8.f), out, 1);
   EXPECT_GT(out.px(37, 32)[0], 60);  // 3 px outside the left edge: red spread over the background
@@ -254,7 +235,7 @@ TEST(SpreadMode, SpreadsABlurredForegroundOverTheSharpBackground) {
 // Focus on the foreground: the sharp square stays sharp and its colour does not leak into the blurred
 // background around it (the background's layer is normalised by its own weight).
 TEST(SpreadMode, KeepsASharpForegroundOutOfTheBlurredBackground) {
-  const TwoPlanes s(0.f, -8.f);
+  const test::TwoPlanes s(0.f, -8.f);
   ImageRGBA8 out;
   dof_spread_blur(s.img, s.coc, spread_params(8.f), out, 1);
   EXPECT_LT(out.px(36, 32)[0], 5);

@@ -21,4 +21,20 @@ inline ImageRGBA8 random_image(int w, int h, uint32_t seed) {
   return img;
 }
 
+// Two planes: a red square (near, CoC near_c) on a green-and-blue striped background (CoC far_c), 96 x 64:
+// the occlusion scene of the DoF modes' tests.
+struct TwoPlanes {
+  ImageRGBA8 img{96, 64};
+  ImageF coc{96, 64, 1};
+  TwoPlanes(float near_c, float far_c) {
+    for (int y = 0; y < 64; ++y)
+      for (int x = 0; x < 96; ++x) {
+        const bool fg = x >= 40 && x < 70 && y >= 16 && y < 48;
+        uint8_t* px = img.px(x, y);
+        px[0] = fg ? 230 : 0, px[1] = fg ? 0 : ((x / 3) & 1 ? 200 : 40), px[2] = fg ? 0 : 160, px[3] = 255;
+        coc.at(x, y) = fg ? near_c : far_c;
+      }
+  }
+};
+
 }  // namespace satlab::test
