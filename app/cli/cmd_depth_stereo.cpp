@@ -39,9 +39,10 @@ int run_depth_stereo(StereoOptions& o) {
   size_t kept = 0;
   for (float d : r.raw.data) kept += d != kNoDisparity;
   std::printf(
-      "%s: %dx%d, disparities 0..%d, window %d, %.1f%% kept by the left-right check%s%s, %.0f ms "
+      "%s: %dx%d, disparities 0..%d, window %d, wide window %dx%d, %.1f%% kept by the checks%s%s, %.0f ms "
       "(with uploads)\n",
       o.out.c_str(), left.width, left.height, o.max_disparity, 2 * o.params.window_radius + 1,
+      2 * o.params.wide_radius + 1, 2 * o.params.window_radius + 1,
       100.0 * double(kept) / double(r.raw.data.size()), o.params.fill_holes ? ", holes filled" : "",
       o.refine ? ", guided-filter refined" : "", ms);
   return 0;
@@ -61,6 +62,10 @@ void add_depth_stereo_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(0, kMaxDisparities - 1));
   sub->add_option("--window", o->params.window_radius, "Aggregation window radius (default 4: 9x9)")
       ->check(CLI::Range(0, kMaxStereoWindowRadius));
+  sub->add_option("--wide", o->params.wide_radius,
+                  "Wide window's horizontal radius, for pixels the square window rejects (default 56: 113 x "
+                  "the window's height; 0: none)")
+      ->check(CLI::Range(0, kMaxStereoWideRadius));
   sub->add_option("--uniqueness", o->params.uniqueness,
                   "Reject a match unless every disparity 2+ away costs this many percent more (default 25)")
       ->check(CLI::Range(0, 100));
