@@ -2,7 +2,7 @@
 // both winner-take-alls, subpixel + left-right check, hole filling (see stereo.hpp for the scheme;
 // core/stereo.cpp is the reference, matched bit for bit).
 // Bytes per pixel and disparity (minimum): cost 1 B written, SAT 1 B read + 4 B written, aggregation
-// 4 taps of 4 B mostly from L1/L2 (the SAT read once from DRAM): about 10 B. 3840 x 2160 x 128 disparities
+// 2 column-sum loads of 4 B mostly from L1/L2 per column and slice (the SAT read once from DRAM): about 10 B. 3840 x 2160 x 128 disparities
 // is about 10.6 GB, 3.5 ms at 3 TB/s (H200: 7.6 ms measured, census 0.49, cost 0.65, SAT 2.07, aggregate
 // 4.27; docs/performance.md).
 #include <cuda_runtime.h>
@@ -23,7 +23,6 @@ namespace satlab::gpu {
 namespace {
 
 constexpr int kCensusRx = kCensusWidth / 2, kCensusRy = kCensusHeight / 2;
-constexpr uint32_t kNoCost = kNoSum;  // above every aggregated sum (<= 31 * 31 * 62 = 59582)
 
 __global__ void luma_kernel(const uchar4* __restrict__ img, size_t n, uint8_t* __restrict__ luma) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -99,58 +98,82 @@ __device__ __forceinline__ uint32_t box(const uint32_t* __restrict__ sat, int w,
   return tap(sat, w, x1, bottom) - tap(sat, w, x0, bottom) - tap(sat, w, x1, top) + tap(sat, w, x0, top);
 }
 
-// Both winner-take-alls. The running state of the left one, 16 B per pixel (16-bit sums, 16-bit
-// disparities): s.x = best | wta << 16, s.y = c_minus | c_plus << 16, s.z = prev | lag << 16 (the sum of
-// the previous slice; the lowest sum up to the one before), s.w = second, the lowest sum 2+ disparities
-// from the winner (core/stereo.cpp's uniqueness). The right one needs no box of its own: the box of
-// slice d at x is the right pixel x - d's candidate, so every box is taken once (4 taps). A block
-// of kAggThreads pixels of one row reaches the right pixels x0 - d0 - K + 1 .. x0 + kAggThreads - 1 - d0;
-// each keeps the lowest (sum << 16 | d) by a shared atomicMin (the lowest sum, the smallest d on ties: the
-// reference's order; sums < 2^16, d < 2^16), then one global atomicMin per right pixel and block into
-// right_best (all ones before the first stack).
-// B slices' taps can be issued before any is used; B = 4 and 8 measured slower than 1 at 4K / 128
-// (aggregate 6.13 and 8.85 ms against 4.27: docs/performance.md), so kAggBatch is 1.
-constexpr int kAggThreads = 128, kAggBatch = 1;
-template <int B>
+__device__ __forceinline__ StereoWta unpack(uint4 s) {
+  StereoWta t;
+  t.best = s.x & 0xFFFF, t.wta = s.x >> 16, t.c_minus = s.y & 0xFFFF, t.c_plus = s.y >> 16,
+  t.prev = s.z & 0xFFFF, t.lag = s.z >> 16, t.second = s.w;
+  return t;
+}
+__device__ __forceinline__ uint4 pack(const StereoWta& t) {
+  return make_uint4(t.best | t.wta << 16, t.c_minus | t.c_plus << 16, t.prev | t.lag << 16, t.second);
+}
+
+// Every winner-take-all: the square window's and the wide window's of the left image (StereoWta, 16 B
+// per pixel each: 16-bit sums, 16-bit disparities, packed as x = best | wta << 16, y = c_minus | c_plus
+// << 16, z = prev | lag << 16, w = second), and the right image's. The right one needs no box of its own:
+// the square box of slice d at x is the right pixel x - d's candidate, so every box is taken once. A
+// block of kAggThreads pixels of one row reaches the right pixels x0 - d0 - K + 1 .. x0 + kAggThreads - 1
+// - d0; each keeps the lowest (sum << 16 | d) by a shared atomicMin (the lowest sum, the smallest d on
+// ties: the reference's order; sums < 2^16, d < 2^16), then one global atomicMin per right pixel and block
+// into right_best (all ones before the first stack).
+// Both windows span the same rows ya..yb, so each box is a difference of two column sums V(c) = S(c, yb)
+// - S(c, ya - 1). Shared (the default): per slice the block first puts V of its columns and a halo of
+// max(r, wide) + 1 each side into shared memory (2 coalesced loads per column: ~3.8 loads per thread at
+// wide 56 instead of 8 taps), then reads both boxes from there. Taps (SATLAB_STEREO_TAPS=1, for the A/B):
+// 4 taps per box straight from the SAT. Modular uint32 arithmetic either way, so both give the
+// reference's sums exactly (the row above a slice's window may lie in the slice before, which cancels).
+constexpr int kAggThreads = 128;
+template <bool Shared>
 __global__ void __launch_bounds__(kAggThreads)
-    aggregate_lr_kernel(const uint32_t* __restrict__ sat, int w, int h, int r, int d0, int K,
-                        uint4* __restrict__ state, uint32_t* __restrict__ right_best) {
-  extern __shared__ uint32_t rmin[];  // kAggThreads + K - 1
+    aggregate_lr_kernel(const uint32_t* __restrict__ sat, int w, int h, int r, int wr, int d0, int K,
+                        uint4* __restrict__ state, uint4* __restrict__ wide_state,
+                        uint32_t* __restrict__ right_best) {
+  extern __shared__ uint32_t smem[];
+  uint32_t* rmin = smem;                        // kAggThreads + K - 1
+  uint32_t* col = smem + kAggThreads + K - 1;  // Shared: V at columns cbase .. cbase + ncol - 1
   const int t = int(threadIdx.x), x0 = int(blockIdx.x) * kAggThreads, x = x0 + t, y = int(blockIdx.y);
   const int span = kAggThreads + K - 1;
+  const int halo = max(r, wr) + 1, cbase = x0 - halo, ncol = kAggThreads + 2 * halo;
   for (int e = t; e < span; e += kAggThreads) rmin[e] = 0xFFFFFFFFu;
+  const bool active = x < w;
+  const size_t i = size_t(y) * w + (active ? x : 0);
+  StereoWta sq, wide;
+  if (active && d0 > 0) {
+    sq = unpack(state[i]);
+    if (wr > 0) wide = unpack(wide_state[i]);
+  }
+  const int ya = max(y - r, 0), yb = min(y + r, h - 1);
+  // Clipped column ranges of both windows (the column before each window's first).
+  const int sq_lo = max(x - r, 0) - 1, sq_hi = min(x + r, w - 1);
+  const int wd_lo = max(x - wr, 0) - 1, wd_hi = min(x + wr, w - 1);
   __syncthreads();
-  if (x < w) {
-    const size_t i = size_t(y) * w + x;
-    uint32_t best = kNoCost, wta = 0, cm = 0, cp = 0, prev = 0, lag = kNoCost, second = kNoCost;
-    if (d0 > 0) {
-      const uint4 s = state[i];
-      best = s.x & 0xFFFF, wta = s.x >> 16, cm = s.y & 0xFFFF, cp = s.y >> 16, prev = s.z & 0xFFFF,
-      lag = s.z >> 16, second = s.w;
-    }
-    const int ya = max(y - r, 0), yb = min(y + r, h - 1);
-    for (int k0 = 0; k0 < K; k0 += B) {
-      uint32_t sums[B];
-#pragma unroll
-      for (int j = 0; j < B; ++j) sums[j] = k0 + j < K ? box(sat, w, h, k0 + j, x, r, ya, yb) : 0u;
-#pragma unroll
-      for (int j = 0; j < B; ++j) {
-        const int k = k0 + j;
-        if (k >= K) break;
-        const uint32_t d = uint32_t(d0 + k), a = sums[j];
-        if (a < best) {
-          best = a, wta = d, cm = prev, second = lag;
-        } else if (wta + 1 == d) {
-          cp = a;
-        } else {
-          second = min(second, a);
-        }
-        if (d > 0) lag = min(lag, prev);
-        prev = a;
-        if (x >= int(d)) atomicMin(&rmin[t - k + K - 1], a << 16 | d);
+  for (int k = 0; k < K; ++k) {
+    const long long top = (long long)k * h + ya - 1, bottom = (long long)k * h + yb;
+    uint32_t a = 0, aw = 0;
+    if (Shared) {
+      if (k > 0) __syncthreads();  // the previous slice's column sums are read
+      for (int e = t; e < ncol; e += kAggThreads) {
+        const int c = cbase + e;
+        col[e] = c < 0 || c >= w ? 0u : tap(sat, w, c, bottom) - tap(sat, w, c, top);
       }
+      __syncthreads();
+      if (active) {
+        a = col[sq_hi - cbase] - (sq_lo < 0 ? 0u : col[sq_lo - cbase]);
+        if (wr > 0) aw = col[wd_hi - cbase] - (wd_lo < 0 ? 0u : col[wd_lo - cbase]);
+      }
+    } else if (active) {
+      a = box(sat, w, h, k, x, r, ya, yb);
+      if (wr > 0) aw = box(sat, w, h, k, x, wr, ya, yb);
     }
-    state[i] = make_uint4(best | wta << 16, cm | cp << 16, prev | lag << 16, second);
+    if (!active) continue;
+    const uint32_t d = uint32_t(d0 + k);
+    stereo_wta_step(sq, d, a);
+    if (wr > 0) stereo_wta_step(wide, d, aw);
+    if (x >= int(d)) atomicMin(&rmin[t - k + K - 1], a << 16 | d);
+  }
+  if (active) {
+    state[i] = pack(sq);
+    if (wr > 0) wide_state[i] = pack(wide);
   }
   __syncthreads();
   const int xr0 = x0 - d0 - K + 1;
@@ -162,10 +185,11 @@ __global__ void __launch_bounds__(kAggThreads)
 }
 
 // Uniqueness, the left-right check against right_best and the subpixel offset of the kept winners.
-__global__ void check_lr_kernel(const uint4* __restrict__ state, const uint32_t* __restrict__ right_best,
-                                int w, int h, int D, int tolerance, int uniqueness, int min_margin,
-                                int32_t* __restrict__ left_wta, int32_t* __restrict__ right_wta,
-                                float* __restrict__ raw) {
+// Where the square window's winner fails, the wide window's where it is unique (wide_state null: none).
+__global__ void check_lr_kernel(const uint4* __restrict__ state, const uint4* __restrict__ wide_state,
+                                const uint32_t* __restrict__ right_best, int w, int h, int D, int tolerance,
+                                int uniqueness, int min_margin, int32_t* __restrict__ left_wta,
+                                int32_t* __restrict__ right_wta, float* __restrict__ raw) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
   if (x >= w) return;
   const size_t row = size_t(y) * w;
@@ -177,7 +201,13 @@ __global__ void check_lr_kernel(const uint4* __restrict__ state, const uint32_t*
     ok = abs(int(right_best[row + xr] & 0xFFFF) - dl) <= tolerance;
   left_wta[row + x] = dl;
   right_wta[row + x] = int32_t(right_best[row + x] & 0xFFFF);
-  raw[row + x] = ok ? stereo_subpixel(dl, D, s.y & 0xFFFF, s.x & 0xFFFF, s.y >> 16) : kNoDisparity;
+  float v = ok ? stereo_subpixel(dl, D, s.y & 0xFFFF, s.x & 0xFFFF, s.y >> 16) : kNoDisparity;
+  if (!ok && wide_state) {
+    const StereoWta t = unpack(wide_state[row + x]);
+    if (stereo_unique(t.best, t.second, uniqueness, min_margin))
+      v = stereo_subpixel(int(t.wta), D, t.c_minus, t.best, t.c_plus);
+  }
+  raw[row + x] = v;
 }
 
 // One warp per row, 32 pixels at a time: left to right each rejected pixel takes the last kept value
@@ -255,6 +285,9 @@ StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::st
   stack_ = alloc<uint8_t>(n * size_t(k_), "stereo cost slices " + size + " x " + std::to_string(k_));
   sat_out_ = alloc<uint32_t>(n * size_t(k_), "stereo cost SAT " + size + " x " + std::to_string(k_));
   state_ = alloc<uint4>(n, "stereo state " + size);
+  if (p.wide_radius > 0) wide_state_ = alloc<uint4>(n, "stereo wide-window state " + size);
+  const char* taps = std::getenv("SATLAB_STEREO_TAPS");
+  taps_ = taps && *taps && *taps != '0';
   right_best_ = alloc<uint32_t>(n, "stereo right winners' sums " + size);
   left_wta_ = alloc<int32_t>(n, "stereo left winners");
   right_wta_ = alloc<int32_t>(n, "stereo right winners");
@@ -264,7 +297,7 @@ StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::st
 
 StereoRun::~StereoRun() {
   for (void* b : {(void*)img_[0], (void*)img_[1], (void*)luma_[0], (void*)luma_[1], (void*)census_[0],
-                  (void*)census_[1], (void*)stack_, (void*)sat_out_, (void*)state_, (void*)right_best_,
+                  (void*)census_[1], (void*)stack_, (void*)sat_out_, (void*)state_, (void*)wide_state_, (void*)right_best_,
                   (void*)left_wta_, (void*)right_wta_, (void*)raw_, (void*)out_})
     cudaFree(b);
 }
@@ -287,6 +320,7 @@ void StereoRun::poison() {
   SATLAB_CUDA(cudaMemset(raw_, 0xAB, n * 4), "poison");
   SATLAB_CUDA(cudaMemset(out_, 0xAB, n * 4), "poison");
   SATLAB_CUDA(cudaMemset(state_, 0xAB, n * 16), "poison");
+  if (wide_state_) SATLAB_CUDA(cudaMemset(wide_state_, 0xAB, n * 16), "poison");
   SATLAB_CUDA(cudaMemset(right_best_, 0xAB, n * 4), "poison");
 }
 
@@ -320,14 +354,21 @@ void StereoRun::enqueue(void* stream, const std::function<void(const char*)>& st
     sat_->sat(a);
     mark("aggregate");
     const dim3 grid(unsigned((w_ + kAggThreads - 1) / kAggThreads), unsigned(h_));
-    const size_t shared = size_t(kAggThreads + K - 1) * sizeof(uint32_t);
-    aggregate_lr_kernel<kAggBatch>
-        <<<grid, kAggThreads, shared, s>>>(sat_out_, w_, h_, p_.window_radius, d0, K, state_, right_best_);
+    const int halo = std::max(p_.window_radius, p_.wide_radius) + 1;
+    const size_t shared =
+        size_t(kAggThreads + K - 1 + (taps_ ? 0 : kAggThreads + 2 * halo)) * sizeof(uint32_t);
+    if (taps_)
+      aggregate_lr_kernel<false><<<grid, kAggThreads, shared, s>>>(
+          sat_out_, w_, h_, p_.window_radius, p_.wide_radius, d0, K, state_, wide_state_, right_best_);
+    else
+      aggregate_lr_kernel<true><<<grid, kAggThreads, shared, s>>>(
+          sat_out_, w_, h_, p_.window_radius, p_.wide_radius, d0, K, state_, wide_state_, right_best_);
     SATLAB_LAUNCHED("aggregate_lr_kernel", size + " x " + std::to_string(K));
   }
   mark("check");
-  check_lr_kernel<<<row_grid, row_block, 0, s>>>(state_, right_best_, w_, h_, D, p_.lr_tolerance,
-                                                 p_.uniqueness, p_.min_margin, left_wta_, right_wta_, raw_);
+  check_lr_kernel<<<row_grid, row_block, 0, s>>>(state_, wide_state_, right_best_, w_, h_, D,
+                                                 p_.lr_tolerance, p_.uniqueness, p_.min_margin, left_wta_,
+                                                 right_wta_, raw_);
   SATLAB_LAUNCHED("check_lr_kernel", size);
   mark("fill");
   if (p_.fill_holes) {
