@@ -18,12 +18,10 @@ void validate(const StereoParams& p) {
   if (p.window_radius < 0 || p.window_radius > kMaxStereoWindowRadius)
     throw Error("stereo: window radius " + std::to_string(p.window_radius) + " outside [0, " +
                 std::to_string(kMaxStereoWindowRadius) + "]");
-  if (p.wide_radius < 0 || p.wide_radius > kMaxStereoWideRadius ||
-      long(2 * p.wide_radius + 1) * long(2 * p.window_radius + 1) * 62 >= long(kNoSum))
+  if (p.wide_radius < 0 || p.wide_radius > stereo_max_wide_radius(p.window_radius))
     throw Error("stereo: wide window radius " + std::to_string(p.wide_radius) + " outside [0, " +
-                std::to_string(std::min(long(kMaxStereoWideRadius),
-                                        (long(kNoSum) / (62 * (2 * p.window_radius + 1)) - 1) / 2)) +
-                "] (its sums must fit in 16 bits)");
+                std::to_string(stereo_max_wide_radius(p.window_radius)) + "] at window radius " +
+                std::to_string(p.window_radius) + " (its sums must fit in 16 bits)");
   if (p.lr_tolerance < 0) throw Error("stereo: negative left-right tolerance");
   if (p.uniqueness < 0 || p.uniqueness > 100) throw Error("stereo: uniqueness outside [0, 100] percent");
   if (p.min_margin < 0 || p.min_margin > 65535) throw Error("stereo: minimum margin outside [0, 65535]");

@@ -71,6 +71,12 @@ struct StereoParams {
 };
 // Throws satlab::Error naming the first out-of-range field.
 void validate(const StereoParams& p);
+// The largest wide radius whose sums fit in 16 bits beside a square window of this radius (56 at 4).
+inline int stereo_max_wide_radius(int window_radius) {
+  const int rows = 2 * window_radius + 1, columns = int(kNoSum - 1) / (62 * rows);  // sum <= 65534
+  const int wide = (columns - 1) / 2;
+  return wide < kMaxStereoWideRadius ? wide : kMaxStereoWideRadius;
+}
 
 // Luma of an RGBA8 pixel in integers: (77 R + 150 G + 29 B + 128) >> 8.
 inline uint8_t stereo_luma(const uint8_t* px) {
