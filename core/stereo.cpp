@@ -159,7 +159,8 @@ StereoResult stereo_match(const ImageRGBA8& left, const ImageRGBA8& right, const
             for (int x = 0; x < w; ++x) {
               const size_t i = size_t(y) * size_t(w) + size_t(x);
               stereo_wta_step(left_state[i], uint32_t(d), agg(x, r));
-              if (wr > 0) stereo_wta_step(wide_state[i], uint32_t(d), agg(x, wr));
+              if (wr > 0 && d % kStereoWideStep == 0)
+                stereo_wta_step(wide_state[i], uint32_t(d / kStereoWideStep), agg(x, wr));
               // The right pixel x seen at disparity d is the left pixel x + d.
               if (x + d < w) {
                 const uint32_t ar = agg(x + d, r);
@@ -182,7 +183,7 @@ StereoResult stereo_match(const ImageRGBA8& left, const ImageRGBA8& right, const
     unique[i] = stereo_unique(s.best, s.second, p.uniqueness, p.min_margin);
     if (wr > 0) {
       const StereoWta& t = wide_state[i];
-      wide_sub[i] = stereo_subpixel(int(t.wta), D, t.c_minus, t.best, t.c_plus);
+      wide_sub[i] = stereo_wide_disparity(t, D);
       wide_unique[i] = stereo_unique(t.best, t.second, p.uniqueness, p.min_margin);
     }
   }

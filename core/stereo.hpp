@@ -21,9 +21,9 @@
 //      where every disparity costs the same, are rejected instead of matched at random (ties always are)
 //   -> left-right check: kept where |d_R(x - d_L) - d_L| <= 1 (d_L the integer winner)
 //   -> a second, wide window (2 wide_radius + 1) x (2r+1) over the same SAT rows (4 more taps per pixel
-//      and slice), with its own winner-take-all, subpixel step and uniqueness test (no left-right check
-//      of its own): a pixel the square window rejects takes the wide window's winner where that one is
-//      unique. Flat regions of a ground plane or a backdrop have disparity constant along rows, so a
+//      and even slice), with its own winner-take-all over the even disparities only (kStereoWideStep),
+//      subpixel step and uniqueness test (no left-right check of its own): a pixel the square window
+//      rejects takes the wide window's winner where that one is unique. Flat regions of a ground plane or a backdrop have disparity constant along rows, so a
 //      window long along the row reaches texture without mixing disparities, where a large square one
 //      (Veksler's variable windows) does mix them on a slanted floor (docs/quality.md, Stereo: the log)
 //   -> hole filling along scanlines, background-favouring: a rejected pixel takes the smaller of the
@@ -56,6 +56,10 @@ constexpr int kCensusHeight = 7;            // 9 x 7 - 1 = 62 bits
 constexpr int kMaxStereoWindowRadius = 15;  // 31 x 31 x 62 < 2^16: aggregated sums fit in 16 bits
 constexpr int kMaxStereoWideRadius = 512;   // the wide window's (2 wide + 1) (2r + 1) 62 < 2^16 as well
 constexpr int kMaxDisparities = 1024;
+// The wide window searches every 2nd disparity: half its cost on the GPU, and on the generated pairs
+// better than every disparity (its uniqueness test then looks 4+ px from the winner, which keeps more of
+// the flat regions' right matches; docs/quality.md, Stereo: the log); every 3rd loses on `default`.
+constexpr int kStereoWideStep = 2;
 constexpr uint32_t kNoSum = 0xFFFF;   // above every aggregated sum (16 bits): "none yet"
 constexpr float kNoDisparity = -1.f;  // a pixel rejected by the left-right check (or left unfilled)
 
@@ -117,6 +121,12 @@ SATLAB_STEREO_HD inline void stereo_wta_step(StereoWta& s, uint32_t d, uint32_t 
   }
   if (d > 0) s.lag = s.prev < s.lag ? s.prev : s.lag;
   s.prev = a;
+}
+
+// The wide window's disparity: its winner-take-all runs over the samples d / kStereoWideStep.
+SATLAB_STEREO_HD inline float stereo_wide_disparity(const StereoWta& s, int disparities) {
+  const int samples = (disparities + kStereoWideStep - 1) / kStereoWideStep;
+  return float(kStereoWideStep) * stereo_subpixel(int(s.wta), samples, s.c_minus, s.best, s.c_plus);
 }
 
 struct StereoResult {

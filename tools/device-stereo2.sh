@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call (< 300 s) for the stereo matcher's wide window (gpu/depth/stereo.cu, aggregate_lr_kernel):
-# its GPU = CPU tests through both aggregation paths (shared column sums, the default; SATLAB_STEREO_TAPS=1,
-# 4 taps per box), compute-sanitizer memcheck and racecheck at small sizes, `depth stereo --backend gpu`
+# its GPU = CPU tests through both aggregation paths (hoisted taps, the default; SATLAB_STEREO_AB=box, box()
+# per window and slice as before), compute-sanitizer memcheck and racecheck at small sizes, `depth stereo --backend gpu`
 # byte-identical to the CPU on the generated pairs, and `satlab bench stereo` (3840x2160, 128 disparities)
 # with and without the wide window through both paths (tests, benches, the pairs, then the sanitizers). Logs and JSON go to $OUT (default ./device-out).
 #   tools/device-stereo2.sh BIN_DIR [PAIRS_DIR]
@@ -27,19 +27,19 @@ run() {  # run LIMIT CMD...: output appended to the log, its tail shown
 }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee -a "$LOG" || true
 
-for taps in 0 1; do
-  step "GPU tests (stereo), SATLAB_STEREO_TAPS=$taps"
-  SATLAB_STEREO_TAPS=$taps run 60 "$BIN/satlab_gpu_tests" --gtest_filter='GpuStereo*'
+for ab in hoisted box; do
+  step "GPU tests (stereo), SATLAB_STEREO_AB=$ab"
+  SATLAB_STEREO_AB=$ab run 60 "$BIN/satlab_gpu_tests" --gtest_filter='GpuStereo*'
   grep -E '^\[  (FAILED|SKIPPED) |Failure' "$LOG" | head -20
 done
 
-step "bench stereo 3840x2160, 128 disparities: default (shared column sums, wide 113x9)"
+step "bench stereo 3840x2160, 128 disparities: default (hoisted taps, wide 113x9)"
 run 30 "$BIN/satlab" bench stereo --runs 20 --json "$OUT/stereo.json"
-step "bench stereo: the taps path, wide 113x9"
-SATLAB_STEREO_TAPS=1 run 30 "$BIN/satlab" bench stereo --runs 20 --json "$OUT/stereo-taps.json"
-step "bench stereo: no wide window, shared column sums and taps (the taps path is the previous kernel's)"
+step "bench stereo: box() per window, wide 113x9"
+SATLAB_STEREO_AB=box run 30 "$BIN/satlab" bench stereo --runs 20 --json "$OUT/stereo-box.json"
+step "bench stereo: no wide window, hoisted taps and box() (box() without it is the previous kernel's)"
 run 30 "$BIN/satlab" bench stereo --runs 20 --wide 0 --json "$OUT/stereo-nowide.json"
-SATLAB_STEREO_TAPS=1 run 30 "$BIN/satlab" bench stereo --runs 20 --wide 0 --json "$OUT/stereo-nowide-taps.json"
+SATLAB_STEREO_AB=box run 30 "$BIN/satlab" bench stereo --runs 20 --wide 0 --json "$OUT/stereo-nowide-box.json"
 
 if [ -n "$PAIRS" ]; then
   step "depth stereo: GPU output byte-identical to the CPU's on the generated pairs"
@@ -54,8 +54,8 @@ if [ -n "$PAIRS" ]; then
   done
 fi
 
-# Small sizes; racecheck on the random pairs (every window shape; the shared column sums and the right
-# winners' atomicMin are the aggregation's shared memory) and the several-stacks test.
+# Small sizes; racecheck on the random pairs (every window shape; the right winners' atomicMin is the
+# aggregation's shared memory) and the several-stacks test.
 for tool in memcheck racecheck; do
   step "compute-sanitizer $tool (stereo, small sizes)"
   filter='GpuStereo*'

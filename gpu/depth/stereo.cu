@@ -2,7 +2,7 @@
 // both winner-take-alls, subpixel + left-right check, hole filling (see stereo.hpp for the scheme;
 // core/stereo.cpp is the reference, matched bit for bit).
 // Bytes per pixel and disparity (minimum): cost 1 B written, SAT 1 B read + 4 B written, aggregation
-// 2 column-sum loads of 4 B mostly from L1/L2 per column and slice (the SAT read once from DRAM): about 10 B. 3840 x 2160 x 128 disparities
+// 4 taps of 4 B per box mostly from L1/L2 (the SAT read once from DRAM): about 10 B. 3840 x 2160 x 128 disparities
 // is about 10.6 GB, 3.5 ms at 3 TB/s (H200: 7.6 ms measured, census 0.49, cost 0.65, SAT 2.07, aggregate
 // 4.27; docs/performance.md).
 #include <cuda_runtime.h>
@@ -110,68 +110,67 @@ __device__ __forceinline__ uint4 pack(const StereoWta& t) {
 
 // Every winner-take-all: the square window's and the wide window's of the left image (StereoWta, 16 B
 // per pixel each: 16-bit sums, 16-bit disparities, packed as x = best | wta << 16, y = c_minus | c_plus
-// << 16, z = prev | lag << 16, w = second), and the right image's. The right one needs no box of its own:
-// the square box of slice d at x is the right pixel x - d's candidate, so every box is taken once. A
-// block of kAggThreads pixels of one row reaches the right pixels x0 - d0 - K + 1 .. x0 + kAggThreads - 1
-// - d0; each keeps the lowest (sum << 16 | d) by a shared atomicMin (the lowest sum, the smallest d on
-// ties: the reference's order; sums < 2^16, d < 2^16), then one global atomicMin per right pixel and block
-// into right_best (all ones before the first stack).
-// Both windows span the same rows ya..yb, so each box is a difference of two column sums V(c) = S(c, yb)
-// - S(c, ya - 1). Shared (the default): per slice the block first puts V of its columns and a halo of
-// max(r, wide) + 1 each side into shared memory (2 coalesced loads per column: ~3.8 loads per thread at
-// wide 56 instead of 8 taps), then reads both boxes from there. Taps (SATLAB_STEREO_TAPS=1, for the A/B):
-// 4 taps per box straight from the SAT. Modular uint32 arithmetic either way, so both give the
-// reference's sums exactly (the row above a slice's window may lie in the slice before, which cancels).
+// << 16, z = prev | lag << 16, w = second; the wide one over the even slices only, kStereoWideStep), and
+// the right image's. The right one needs no box of its own: the square box of slice d at x is the right
+// pixel x - d's candidate, so every box is taken once. A block of kAggThreads pixels of one row reaches
+// the right pixels x0 - d0 - K + 1 .. x0 + kAggThreads - 1 - d0; each keeps the lowest (sum << 16 | d)
+// by a shared atomicMin (the lowest sum, the smallest d on ties: the reference's order; sums < 2^16,
+// d < 2^16), then one global atomicMin per right pixel and block into right_best (all ones before the
+// first stack).
+// Boxes by 4 taps each (modular uint32 arithmetic: the row above a slice's window may lie in the slice
+// before, which cancels). Hoisted (the default): both windows' clipped columns fixed per thread, the two
+// rows' offsets stepped by a slice per iteration, the clipped-away taps masked instead of branched;
+// SATLAB_STEREO_AB=box: box() per window and slice (the previous kernel's arithmetic), for the A/B.
+// Slower, measured (docs/performance.md): the boxes from column sums in shared memory (one column-sum
+// pair per column and slice instead of 4 taps per box, but two __syncthreads per slice): 13.8 ms against
+// 10.4 ms for box() with the wide window at every slice.
 constexpr int kAggThreads = 128;
-template <bool Shared>
+template <bool Hoisted>
 __global__ void __launch_bounds__(kAggThreads)
     aggregate_lr_kernel(const uint32_t* __restrict__ sat, int w, int h, int r, int wr, int d0, int K,
                         uint4* __restrict__ state, uint4* __restrict__ wide_state,
                         uint32_t* __restrict__ right_best) {
-  extern __shared__ uint32_t smem[];
-  uint32_t* rmin = smem;                        // kAggThreads + K - 1
-  uint32_t* col = smem + kAggThreads + K - 1;  // Shared: V at columns cbase .. cbase + ncol - 1
+  extern __shared__ uint32_t rmin[];  // kAggThreads + K - 1
   const int t = int(threadIdx.x), x0 = int(blockIdx.x) * kAggThreads, x = x0 + t, y = int(blockIdx.y);
   const int span = kAggThreads + K - 1;
-  const int halo = max(r, wr) + 1, cbase = x0 - halo, ncol = kAggThreads + 2 * halo;
   for (int e = t; e < span; e += kAggThreads) rmin[e] = 0xFFFFFFFFu;
-  const bool active = x < w;
-  const size_t i = size_t(y) * w + (active ? x : 0);
-  StereoWta sq, wide;
-  if (active && d0 > 0) {
-    sq = unpack(state[i]);
-    if (wr > 0) wide = unpack(wide_state[i]);
-  }
-  const int ya = max(y - r, 0), yb = min(y + r, h - 1);
-  // Clipped column ranges of both windows (the column before each window's first).
-  const int sq_lo = max(x - r, 0) - 1, sq_hi = min(x + r, w - 1);
-  const int wd_lo = max(x - wr, 0) - 1, wd_hi = min(x + wr, w - 1);
   __syncthreads();
-  for (int k = 0; k < K; ++k) {
-    const long long top = (long long)k * h + ya - 1, bottom = (long long)k * h + yb;
-    uint32_t a = 0, aw = 0;
-    if (Shared) {
-      if (k > 0) __syncthreads();  // the previous slice's column sums are read
-      for (int e = t; e < ncol; e += kAggThreads) {
-        const int c = cbase + e;
-        col[e] = c < 0 || c >= w ? 0u : tap(sat, w, c, bottom) - tap(sat, w, c, top);
-      }
-      __syncthreads();
-      if (active) {
-        a = col[sq_hi - cbase] - (sq_lo < 0 ? 0u : col[sq_lo - cbase]);
-        if (wr > 0) aw = col[wd_hi - cbase] - (wd_lo < 0 ? 0u : col[wd_lo - cbase]);
-      }
-    } else if (active) {
-      a = box(sat, w, h, k, x, r, ya, yb);
-      if (wr > 0) aw = box(sat, w, h, k, x, wr, ya, yb);
+  if (x < w) {
+    const size_t i = size_t(y) * w + x;
+    StereoWta sq, wide;
+    if (d0 > 0) {
+      sq = unpack(state[i]);
+      if (wr > 0) wide = unpack(wide_state[i]);
     }
-    if (!active) continue;
-    const uint32_t d = uint32_t(d0 + k);
-    stereo_wta_step(sq, d, a);
-    if (wr > 0) stereo_wta_step(wide, d, aw);
-    if (x >= int(d)) atomicMin(&rmin[t - k + K - 1], a << 16 | d);
-  }
-  if (active) {
+    const int ya = max(y - r, 0), yb = min(y + r, h - 1);
+    // Columns of both windows: the last one, and the one before the first (masked where it is -1).
+    const int sq_hi = min(x + r, w - 1), sq_lo = max(x - r, 0) - 1, wd_hi = min(x + wr, w - 1),
+              wd_lo = max(x - wr, 0) - 1;
+    const int sq_l = max(sq_lo, 0), wd_l = max(wd_lo, 0);
+    const uint32_t sq_m = sq_lo >= 0 ? ~0u : 0u, wd_m = wd_lo >= 0 ? ~0u : 0u;
+    const long long slice = (long long)h * w;
+    long long bottom = (long long)yb * w, top = (long long)(ya - 1) * w;  // slice 0's rows
+    for (int k = 0; k < K; ++k, bottom += slice, top += slice) {
+      const uint32_t d = uint32_t(d0 + k);
+      const bool with_wide = wr > 0 && d % kStereoWideStep == 0;
+      uint32_t a, aw = 0;
+      if (Hoisted) {
+        // The row above the window lies before the stack only for slice 0 at ya = 0: masked.
+        const uint32_t tm = top >= 0 ? ~0u : 0u;
+        const uint32_t* B = sat + bottom;
+        const uint32_t* T = sat + (top >= 0 ? top : bottom);
+        a = (__ldg(B + sq_hi) - (__ldg(B + sq_l) & sq_m)) - ((__ldg(T + sq_hi) - (__ldg(T + sq_l) & sq_m)) & tm);
+        if (with_wide)
+          aw = (__ldg(B + wd_hi) - (__ldg(B + wd_l) & wd_m)) -
+               ((__ldg(T + wd_hi) - (__ldg(T + wd_l) & wd_m)) & tm);
+      } else {
+        a = box(sat, w, h, k, x, r, ya, yb);
+        if (with_wide) aw = box(sat, w, h, k, x, wr, ya, yb);
+      }
+      stereo_wta_step(sq, d, a);
+      if (with_wide) stereo_wta_step(wide, d / kStereoWideStep, aw);
+      if (x >= int(d)) atomicMin(&rmin[t - k + K - 1], a << 16 | d);
+    }
     state[i] = pack(sq);
     if (wr > 0) wide_state[i] = pack(wide);
   }
@@ -205,7 +204,7 @@ __global__ void check_lr_kernel(const uint4* __restrict__ state, const uint4* __
   if (!ok && wide_state) {
     const StereoWta t = unpack(wide_state[row + x]);
     if (stereo_unique(t.best, t.second, uniqueness, min_margin))
-      v = stereo_subpixel(int(t.wta), D, t.c_minus, t.best, t.c_plus);
+      v = stereo_wide_disparity(t, D);
   }
   raw[row + x] = v;
 }
@@ -286,8 +285,8 @@ StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::st
   sat_out_ = alloc<uint32_t>(n * size_t(k_), "stereo cost SAT " + size + " x " + std::to_string(k_));
   state_ = alloc<uint4>(n, "stereo state " + size);
   if (p.wide_radius > 0) wide_state_ = alloc<uint4>(n, "stereo wide-window state " + size);
-  const char* taps = std::getenv("SATLAB_STEREO_TAPS");
-  taps_ = taps && *taps && *taps != '0';
+  const char* ab = std::getenv("SATLAB_STEREO_AB");
+  box_ = ab && std::string(ab) == "box";
   right_best_ = alloc<uint32_t>(n, "stereo right winners' sums " + size);
   left_wta_ = alloc<int32_t>(n, "stereo left winners");
   right_wta_ = alloc<int32_t>(n, "stereo right winners");
@@ -354,10 +353,8 @@ void StereoRun::enqueue(void* stream, const std::function<void(const char*)>& st
     sat_->sat(a);
     mark("aggregate");
     const dim3 grid(unsigned((w_ + kAggThreads - 1) / kAggThreads), unsigned(h_));
-    const int halo = std::max(p_.window_radius, p_.wide_radius) + 1;
-    const size_t shared =
-        size_t(kAggThreads + K - 1 + (taps_ ? 0 : kAggThreads + 2 * halo)) * sizeof(uint32_t);
-    if (taps_)
+    const size_t shared = size_t(kAggThreads + K - 1) * sizeof(uint32_t);
+    if (box_)
       aggregate_lr_kernel<false><<<grid, kAggThreads, shared, s>>>(
           sat_out_, w_, h_, p_.window_radius, p_.wide_radius, d0, K, state_, wide_state_, right_best_);
     else
