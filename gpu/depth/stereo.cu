@@ -2,9 +2,9 @@
 // both winner-take-alls, subpixel + left-right check, hole filling (see stereo.hpp for the scheme;
 // core/stereo.cpp is the reference, matched bit for bit).
 // Bytes per pixel and disparity (minimum): cost 1 B written, SAT 1 B read + 4 B written, aggregation
-// 4 taps of 4 B per box mostly from L1/L2 (the SAT read once from DRAM): about 10 B. 3840 x 2160 x 128 disparities
-// is about 10.6 GB, 3.5 ms at 3 TB/s (H200: 7.6 ms measured, census 0.49, cost 0.65, SAT 2.07, aggregate
-// 4.27; docs/performance.md).
+// 4 taps of 4 B per box mostly from L1/L2 (the SAT read once from DRAM): about 10 B. 3840 x 2160 x 128
+// disparities is about 10.6 GB, 3.5 ms at 3 TB/s (H200: 9.18 ms measured with the wide window, census
+// 0.50, cost 0.65, SAT 2.07, aggregate 5.80; 7.87 without it; docs/performance.md).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -86,18 +86,6 @@ __global__ void cost_slices_kernel(const unsigned long long* __restrict__ cl,
   }
 }
 
-__device__ __forceinline__ uint32_t tap(const uint32_t* __restrict__ sat, int w, int x, long long row) {
-  return x < 0 || row < 0 ? 0u : __ldg(sat + size_t(row) * w + x);
-}
-// Box sum of slice k at the window around (x, y), clipped to the slice; the row above a slice's window
-// may lie in the slice before, which cancels (wrap-around).
-__device__ __forceinline__ uint32_t box(const uint32_t* __restrict__ sat, int w, int h, int k, int x, int r,
-                                        int ya, int yb) {
-  const int x0 = max(x - r, 0) - 1, x1 = min(x + r, w - 1);
-  const long long top = (long long)k * h + ya - 1, bottom = (long long)k * h + yb;
-  return tap(sat, w, x1, bottom) - tap(sat, w, x0, bottom) - tap(sat, w, x1, top) + tap(sat, w, x0, top);
-}
-
 __device__ __forceinline__ StereoWta unpack(uint4 s) {
   StereoWta t;
   t.best = s.x & 0xFFFF, t.wta = s.x >> 16, t.c_minus = s.y & 0xFFFF, t.c_plus = s.y >> 16,
@@ -118,14 +106,13 @@ __device__ __forceinline__ uint4 pack(const StereoWta& t) {
 // d < 2^16), then one global atomicMin per right pixel and block into right_best (all ones before the
 // first stack).
 // Boxes by 4 taps each (modular uint32 arithmetic: the row above a slice's window may lie in the slice
-// before, which cancels). Hoisted (the default): both windows' clipped columns fixed per thread, the two
-// rows' offsets stepped by a slice per iteration, the clipped-away taps masked instead of branched;
-// SATLAB_STEREO_AB=box: box() per window and slice (the previous kernel's arithmetic), for the A/B.
-// Slower, measured (docs/performance.md): the boxes from column sums in shared memory (one column-sum
-// pair per column and slice instead of 4 taps per box, but two __syncthreads per slice): 13.8 ms against
-// 10.4 ms for box() with the wide window at every slice.
+// before, which cancels), hoisted: both windows' clipped columns fixed per thread, the two rows' offsets
+// stepped by a slice per iteration, the clipped-away taps masked instead of branched. Measured against
+// (docs/performance.md, H200, 3840x2160, 128 disparities, whole match): box() per window and slice, as
+// before, 10.22 ms against 9.18 (7.87 against 8.80 without the wide window); the boxes from column sums
+// in shared memory (one pair of loads per column and slice instead of 4 taps per box, but two
+// __syncthreads per slice), 13.79 ms against 10.45 for box() with the wide window at every slice.
 constexpr int kAggThreads = 128;
-template <bool Hoisted>
 __global__ void __launch_bounds__(kAggThreads)
     aggregate_lr_kernel(const uint32_t* __restrict__ sat, int w, int h, int r, int wr, int d0, int K,
                         uint4* __restrict__ state, uint4* __restrict__ wide_state,
@@ -153,20 +140,15 @@ __global__ void __launch_bounds__(kAggThreads)
     for (int k = 0; k < K; ++k, bottom += slice, top += slice) {
       const uint32_t d = uint32_t(d0 + k);
       const bool with_wide = wr > 0 && d % kStereoWideStep == 0;
-      uint32_t a, aw = 0;
-      if (Hoisted) {
-        // The row above the window lies before the stack only for slice 0 at ya = 0: masked.
-        const uint32_t tm = top >= 0 ? ~0u : 0u;
-        const uint32_t* B = sat + bottom;
-        const uint32_t* T = sat + (top >= 0 ? top : bottom);
-        a = (__ldg(B + sq_hi) - (__ldg(B + sq_l) & sq_m)) - ((__ldg(T + sq_hi) - (__ldg(T + sq_l) & sq_m)) & tm);
-        if (with_wide)
-          aw = (__ldg(B + wd_hi) - (__ldg(B + wd_l) & wd_m)) -
-               ((__ldg(T + wd_hi) - (__ldg(T + wd_l) & wd_m)) & tm);
-      } else {
-        a = box(sat, w, h, k, x, r, ya, yb);
-        if (with_wide) aw = box(sat, w, h, k, x, wr, ya, yb);
-      }
+      // The row above the window lies before the stack only for slice 0 at ya = 0: masked.
+      const uint32_t tm = top >= 0 ? ~0u : 0u;
+      const uint32_t* B = sat + bottom;
+      const uint32_t* T = sat + (top >= 0 ? top : bottom);
+      const uint32_t a =
+          (__ldg(B + sq_hi) - (__ldg(B + sq_l) & sq_m)) - ((__ldg(T + sq_hi) - (__ldg(T + sq_l) & sq_m)) & tm);
+      uint32_t aw = 0;
+      if (with_wide)
+        aw = (__ldg(B + wd_hi) - (__ldg(B + wd_l) & wd_m)) - ((__ldg(T + wd_hi) - (__ldg(T + wd_l) & wd_m)) & tm);
       stereo_wta_step(sq, d, a);
       if (with_wide) stereo_wta_step(wide, d / kStereoWideStep, aw);
       if (x >= int(d)) atomicMin(&rmin[t - k + K - 1], a << 16 | d);
@@ -285,8 +267,6 @@ StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::st
   sat_out_ = alloc<uint32_t>(n * size_t(k_), "stereo cost SAT " + size + " x " + std::to_string(k_));
   state_ = alloc<uint4>(n, "stereo state " + size);
   if (p.wide_radius > 0) wide_state_ = alloc<uint4>(n, "stereo wide-window state " + size);
-  const char* ab = std::getenv("SATLAB_STEREO_AB");
-  box_ = ab && std::string(ab) == "box";
   right_best_ = alloc<uint32_t>(n, "stereo right winners' sums " + size);
   left_wta_ = alloc<int32_t>(n, "stereo left winners");
   right_wta_ = alloc<int32_t>(n, "stereo right winners");
@@ -354,12 +334,8 @@ void StereoRun::enqueue(void* stream, const std::function<void(const char*)>& st
     mark("aggregate");
     const dim3 grid(unsigned((w_ + kAggThreads - 1) / kAggThreads), unsigned(h_));
     const size_t shared = size_t(kAggThreads + K - 1) * sizeof(uint32_t);
-    if (box_)
-      aggregate_lr_kernel<false><<<grid, kAggThreads, shared, s>>>(
-          sat_out_, w_, h_, p_.window_radius, p_.wide_radius, d0, K, state_, wide_state_, right_best_);
-    else
-      aggregate_lr_kernel<true><<<grid, kAggThreads, shared, s>>>(
-          sat_out_, w_, h_, p_.window_radius, p_.wide_radius, d0, K, state_, wide_state_, right_best_);
+    aggregate_lr_kernel<<<grid, kAggThreads, shared, s>>>(sat_out_, w_, h_, p_.window_radius, p_.wide_radius,
+                                                          d0, K, state_, wide_state_, right_best_);
     SATLAB_LAUNCHED("aggregate_lr_kernel", size + " x " + std::to_string(K));
   }
   mark("check");

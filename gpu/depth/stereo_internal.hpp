@@ -40,7 +40,6 @@ class StereoRun {
   uint32_t* sat_out_ = nullptr;
   uint4* state_ = nullptr;
   uint4* wide_state_ = nullptr;  // the wide window's winner-take-all (p.wide_radius > 0)
-  bool box_ = false;             // SATLAB_STEREO_AB=box: box() per window and slice (the A/B in the bench)
   uint32_t* right_best_ = nullptr;  // per right pixel: lowest (sum << 16 | d) so far
   int32_t* left_wta_ = nullptr;
   int32_t* right_wta_ = nullptr;
