@@ -88,8 +88,9 @@ void stereo_lr_check(const std::vector<int32_t>& left_wta, const std::vector<int
             const bool ok =
                 unique[row + size_t(x)] && xr >= 0 && std::abs(right_wta[row + size_t(xr)] - dl) <= tolerance;
             const bool wide = !ok && wide_unique && wide_unique[row + size_t(x)];
-            raw[row + size_t(x)] =
-                ok ? subpixel[row + size_t(x)] : wide ? wide_subpixel[row + size_t(x)] : kNoDisparity;
+            raw[row + size_t(x)] = ok     ? subpixel[row + size_t(x)]
+                                   : wide ? wide_subpixel[row + size_t(x)]
+                                          : kNoDisparity;
           }
         }
       },

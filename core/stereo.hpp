@@ -23,9 +23,10 @@
 //   -> a second, wide window (2 wide_radius + 1) x (2r+1) over the same SAT rows (4 more taps per pixel
 //      and even slice), with its own winner-take-all over the even disparities only (kStereoWideStep),
 //      subpixel step and uniqueness test (no left-right check of its own): a pixel the square window
-//      rejects takes the wide window's winner where that one is unique. Flat regions of a ground plane or a backdrop have disparity constant along rows, so a
-//      window long along the row reaches texture without mixing disparities, where a large square one
-//      (Veksler's variable windows) does mix them on a slanted floor (docs/quality.md, Stereo: the log)
+//      rejects takes the wide window's winner where that one is unique. Flat regions of a ground plane or a
+//      backdrop have disparity constant along rows, so a window long along the row reaches texture without
+//      mixing disparities, where a large square one (Veksler's variable windows) does mix them on a slanted
+//      floor (docs/quality.md, Stereo: the log)
 //   -> hole filling along scanlines, background-favouring: a rejected pixel takes the smaller of the
 //      nearest kept disparities to its left and right (the farther surface: holes are mostly occlusions,
 //      which belong to the background).

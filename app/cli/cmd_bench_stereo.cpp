@@ -36,8 +36,8 @@ int run_bench_stereo(const BenchStereoOptions& o) {
       o.wide >= 0 ? o.wide : std::min(StereoParams{}.wide_radius, stereo_max_wide_radius(o.window));
   validate(p);
   std::printf("# %s, stereo %dx%d, %d disparities, window %dx%d, wide window %dx%d, median of %d runs\n",
-              dev.name.c_str(), w, h, o.disparities, 2 * o.window + 1, 2 * o.window + 1, 2 * p.wide_radius + 1,
-              2 * o.window + 1, o.runs);
+              dev.name.c_str(), w, h, o.disparities, 2 * o.window + 1, 2 * o.window + 1,
+              2 * p.wide_radius + 1, 2 * o.window + 1, o.runs);
   nlohmann::json rows = nlohmann::json::array();
   for (const std::string& builder : o.builders) {
     const gpu::StereoTiming t = gpu::time_stereo(w, h, p, o.warmup, o.runs, builder);
@@ -84,7 +84,8 @@ void add_bench_stereo_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(1, kMaxDisparities));
   sub->add_option("--window", o->window, "Aggregation window radius (default 4)")
       ->check(CLI::Range(0, kMaxStereoWindowRadius));
-  sub->add_option("--wide", o->wide, "Wide window's horizontal radius (default 56, less where --window needs; 0: none)")
+  sub->add_option("--wide", o->wide,
+                  "Wide window's horizontal radius (default 56, less where --window needs; 0: none)")
       ->check(CLI::Range(0, kMaxStereoWideRadius));
   sub->add_option("--sat-builders", o->builders,
                   "SAT builders of the cost slices, one row each (registry names)");

@@ -27,9 +27,9 @@ struct StereoOptions {
 int run_depth_stereo(StereoOptions& o) {
   const ImageRGBA8 left = io::load_image(o.left), right = io::load_image(o.right);
   o.params.disparities = o.max_disparity + 1;
-  o.params.wide_radius = o.wide >= 0 ? o.wide
-                                     : std::min(StereoParams{}.wide_radius,
-                                                stereo_max_wide_radius(o.params.window_radius));
+  o.params.wide_radius =
+      o.wide >= 0 ? o.wide
+                  : std::min(StereoParams{}.wide_radius, stereo_max_wide_radius(o.params.window_radius));
   std::string note;
   const auto t0 = std::chrono::steady_clock::now();
   const StereoResult r = match_stereo(left, right, o.params, o.backend, o.sat_builder, &note);
@@ -67,9 +67,10 @@ void add_depth_stereo_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(0, kMaxDisparities - 1));
   sub->add_option("--window", o->params.window_radius, "Aggregation window radius (default 4: 9x9)")
       ->check(CLI::Range(0, kMaxStereoWindowRadius));
-  sub->add_option("--wide", o->wide,
-                  "Wide window's horizontal radius, for pixels the square window rejects (default 56: 113 x "
-                  "the window's height, less where a larger --window would overflow its 16-bit sums; 0: none)")
+  sub->add_option(
+         "--wide", o->wide,
+         "Wide window's horizontal radius, for pixels the square window rejects (default 56: 113 x "
+         "the window's height, less where a larger --window would overflow its 16-bit sums; 0: none)")
       ->check(CLI::Range(0, kMaxStereoWideRadius));
   sub->add_option("--uniqueness", o->params.uniqueness,
                   "Reject a match unless every disparity 2+ away costs this many percent more (default 25)")

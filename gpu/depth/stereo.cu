@@ -144,11 +144,12 @@ __global__ void __launch_bounds__(kAggThreads)
       const uint32_t tm = top >= 0 ? ~0u : 0u;
       const uint32_t* B = sat + bottom;
       const uint32_t* T = sat + (top >= 0 ? top : bottom);
-      const uint32_t a =
-          (__ldg(B + sq_hi) - (__ldg(B + sq_l) & sq_m)) - ((__ldg(T + sq_hi) - (__ldg(T + sq_l) & sq_m)) & tm);
+      const uint32_t a = (__ldg(B + sq_hi) - (__ldg(B + sq_l) & sq_m)) -
+                         ((__ldg(T + sq_hi) - (__ldg(T + sq_l) & sq_m)) & tm);
       uint32_t aw = 0;
       if (with_wide)
-        aw = (__ldg(B + wd_hi) - (__ldg(B + wd_l) & wd_m)) - ((__ldg(T + wd_hi) - (__ldg(T + wd_l) & wd_m)) & tm);
+        aw = (__ldg(B + wd_hi) - (__ldg(B + wd_l) & wd_m)) -
+             ((__ldg(T + wd_hi) - (__ldg(T + wd_l) & wd_m)) & tm);
       stereo_wta_step(sq, d, a);
       if (with_wide) stereo_wta_step(wide, d / kStereoWideStep, aw);
       if (x >= int(d)) atomicMin(&rmin[t - k + K - 1], a << 16 | d);
@@ -185,8 +186,7 @@ __global__ void check_lr_kernel(const uint4* __restrict__ state, const uint4* __
   float v = ok ? stereo_subpixel(dl, D, s.y & 0xFFFF, s.x & 0xFFFF, s.y >> 16) : kNoDisparity;
   if (!ok && wide_state) {
     const StereoWta t = unpack(wide_state[row + x]);
-    if (stereo_unique(t.best, t.second, uniqueness, min_margin))
-      v = stereo_wide_disparity(t, D);
+    if (stereo_unique(t.best, t.second, uniqueness, min_margin)) v = stereo_wide_disparity(t, D);
   }
   raw[row + x] = v;
 }
@@ -276,8 +276,8 @@ StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::st
 
 StereoRun::~StereoRun() {
   for (void* b : {(void*)img_[0], (void*)img_[1], (void*)luma_[0], (void*)luma_[1], (void*)census_[0],
-                  (void*)census_[1], (void*)stack_, (void*)sat_out_, (void*)state_, (void*)wide_state_, (void*)right_best_,
-                  (void*)left_wta_, (void*)right_wta_, (void*)raw_, (void*)out_})
+                  (void*)census_[1], (void*)stack_, (void*)sat_out_, (void*)state_, (void*)wide_state_,
+                  (void*)right_best_, (void*)left_wta_, (void*)right_wta_, (void*)raw_, (void*)out_})
     cudaFree(b);
 }
 
@@ -339,9 +339,8 @@ void StereoRun::enqueue(void* stream, const std::function<void(const char*)>& st
     SATLAB_LAUNCHED("aggregate_lr_kernel", size + " x " + std::to_string(K));
   }
   mark("check");
-  check_lr_kernel<<<row_grid, row_block, 0, s>>>(state_, wide_state_, right_best_, w_, h_, D,
-                                                 p_.lr_tolerance, p_.uniqueness, p_.min_margin, left_wta_,
-                                                 right_wta_, raw_);
+  check_lr_kernel<<<row_grid, row_block, 0, s>>>(state_, wide_state_, right_best_, w_, h_, D, p_.lr_tolerance,
+                                                 p_.uniqueness, p_.min_margin, left_wta_, right_wta_, raw_);
   SATLAB_LAUNCHED("check_lr_kernel", size);
   mark("fill");
   if (p_.fill_holes) {

@@ -60,10 +60,9 @@ TEST(GpuStereo, MatchesTheCpuBitForBitOnRandomPairsAtOddSizes) {
   struct Case {
     int w, h, D, r, wide;
   };
-  for (const Case& k :
-       {Case{1, 1, 1, 0, 56}, Case{1, 1, 5, 2, 3}, Case{37, 1, 9, 3, 56}, Case{1, 41, 4, 1, 0},
-        Case{131, 67, 24, 4, 56}, Case{257, 129, 64, 7, 30}, Case{97, 31, 40, 15, 16}, Case{640, 97, 128, 4, 56},
-        Case{300, 50, 33, 1, 140}}) {
+  for (const Case& k : {Case{1, 1, 1, 0, 56}, Case{1, 1, 5, 2, 3}, Case{37, 1, 9, 3, 56},
+                        Case{1, 41, 4, 1, 0}, Case{131, 67, 24, 4, 56}, Case{257, 129, 64, 7, 30},
+                        Case{97, 31, 40, 15, 16}, Case{640, 97, 128, 4, 56}, Case{300, 50, 33, 1, 140}}) {
     if (size_t(k.w) * size_t(k.h) * size_t(k.D) > std::max<size_t>(test::test_max_n(), 24 * 1024)) continue;
     SCOPED_TRACE(std::to_string(k.w) + "x" + std::to_string(k.h) + " D " + std::to_string(k.D) + " r " +
                  std::to_string(k.r) + " wide " + std::to_string(k.wide));
