@@ -18,6 +18,10 @@ void validate(const StereoParams& p) {
   if (p.window_radius < 0 || p.window_radius > kMaxStereoWindowRadius)
     throw Error("stereo: window radius " + std::to_string(p.window_radius) + " outside [0, " +
                 std::to_string(kMaxStereoWindowRadius) + "]");
+  if (p.wide_radius < 0 || p.wide_radius > stereo_max_wide_radius(p.window_radius))
+    throw Error("stereo: wide window radius " + std::to_string(p.wide_radius) + " outside [0, " +
+                std::to_string(stereo_max_wide_radius(p.window_radius)) + "] at window radius " +
+                std::to_string(p.window_radius) + " (its sums must fit in 16 bits)");
   if (p.lr_tolerance < 0) throw Error("stereo: negative left-right tolerance");
   if (p.uniqueness < 0 || p.uniqueness > 100) throw Error("stereo: uniqueness outside [0, 100] percent");
   if (p.min_margin < 0 || p.min_margin > 65535) throw Error("stereo: minimum margin outside [0, 65535]");
@@ -72,7 +76,7 @@ void stereo_cost_slice(const std::vector<uint64_t>& cl, const std::vector<uint64
 
 void stereo_lr_check(const std::vector<int32_t>& left_wta, const std::vector<int32_t>& right_wta,
                      const float* subpixel, const uint8_t* unique, int width, int height, int tolerance,
-                     float* raw, int threads) {
+                     float* raw, int threads, const float* wide_subpixel, const uint8_t* wide_unique) {
   parallel_for(
       0, height,
       [&](long y0, long y1) {
@@ -83,7 +87,10 @@ void stereo_lr_check(const std::vector<int32_t>& left_wta, const std::vector<int
             const int xr = x - dl;
             const bool ok =
                 unique[row + size_t(x)] && xr >= 0 && std::abs(right_wta[row + size_t(xr)] - dl) <= tolerance;
-            raw[row + size_t(x)] = ok ? subpixel[row + size_t(x)] : kNoDisparity;
+            const bool wide = !ok && wide_unique && wide_unique[row + size_t(x)];
+            raw[row + size_t(x)] = ok     ? subpixel[row + size_t(x)]
+                                   : wide ? wide_subpixel[row + size_t(x)]
+                                          : kNoDisparity;
           }
         }
       },
@@ -130,11 +137,10 @@ StereoResult stereo_match(const ImageRGBA8& left, const ImageRGBA8& right, const
   const std::vector<uint64_t> cl = census_9x7(left, p.census_threshold, threads),
                               cr = census_9x7(right, p.census_threshold, threads);
 
-  // Running winner-take-all state.
-  // second: the lowest sum 2+ disparities from the winner; lag: the lowest sum up to the slice before the
-  // previous one (what `second` restarts from when a new winner appears).
-  std::vector<uint32_t> best(n, UINT32_MAX), c_minus(n, 0), c_plus(n, 0), prev(n, 0), best_r(n, UINT32_MAX),
-      second(n, kNoSum), lag(n, kNoSum);
+  const int wr = p.wide_radius;
+  // Running winner-take-all state of the square window and the wide one; the right image's winners.
+  std::vector<StereoWta> left_state(n), wide_state(wr > 0 ? n : 0);
+  std::vector<uint32_t> best_r(n, UINT32_MAX);
   StereoResult res;
   res.left_wta.assign(n, 0);
   res.right_wta.assign(n, 0);
@@ -148,27 +154,17 @@ StereoResult stereo_match(const ImageRGBA8& left, const ImageRGBA8& right, const
         [&](long y0, long y1) {
           for (int y = int(y0); y < int(y1); ++y) {
             const int ya = std::max(y - r, 0), yb = std::min(y + r, h - 1);
-            auto agg = [&](int x) {
-              return box_sum(sat.data(), w, 1, 0, std::max(x - r, 0), ya, std::min(x + r, w - 1), yb);
+            auto agg = [&](int x, int rx) {
+              return box_sum(sat.data(), w, 1, 0, std::max(x - rx, 0), ya, std::min(x + rx, w - 1), yb);
             };
             for (int x = 0; x < w; ++x) {
               const size_t i = size_t(y) * size_t(w) + size_t(x);
-              const uint32_t a = agg(x);
-              if (a < best[i]) {
-                best[i] = a;
-                res.left_wta[i] = d;
-                c_minus[i] = prev[i];
-                second[i] = lag[i];
-              } else if (res.left_wta[i] == d - 1) {
-                c_plus[i] = a;
-              } else {
-                second[i] = std::min(second[i], a);
-              }
-              if (d > 0) lag[i] = std::min(lag[i], prev[i]);
-              prev[i] = a;
+              stereo_wta_step(left_state[i], uint32_t(d), agg(x, r));
+              if (wr > 0 && d % kStereoWideStep == 0)
+                stereo_wta_step(wide_state[i], uint32_t(d / kStereoWideStep), agg(x, wr));
               // The right pixel x seen at disparity d is the left pixel x + d.
               if (x + d < w) {
-                const uint32_t ar = agg(x + d);
+                const uint32_t ar = agg(x + d, r);
                 if (ar < best_r[i]) {
                   best_r[i] = ar;
                   res.right_wta[i] = d;
@@ -179,15 +175,23 @@ StereoResult stereo_match(const ImageRGBA8& left, const ImageRGBA8& right, const
         },
         threads);
   }
-  std::vector<float> sub(n);
-  std::vector<uint8_t> unique(n);
+  std::vector<float> sub(n), wide_sub(wr > 0 ? n : 0);
+  std::vector<uint8_t> unique(n), wide_unique(wr > 0 ? n : 0);
   for (size_t i = 0; i < n; ++i) {
-    sub[i] = stereo_subpixel(res.left_wta[i], D, c_minus[i], best[i], c_plus[i]);
-    unique[i] = stereo_unique(best[i], second[i], p.uniqueness, p.min_margin);
+    const StereoWta& s = left_state[i];
+    res.left_wta[i] = int32_t(s.wta);
+    sub[i] = stereo_subpixel(int(s.wta), D, s.c_minus, s.best, s.c_plus);
+    unique[i] = stereo_unique(s.best, s.second, p.uniqueness, p.min_margin);
+    if (wr > 0) {
+      const StereoWta& t = wide_state[i];
+      wide_sub[i] = stereo_wide_disparity(t, D);
+      wide_unique[i] = stereo_unique(t.best, t.second, p.uniqueness, p.min_margin);
+    }
   }
   res.raw = ImageF(w, h);
   stereo_lr_check(res.left_wta, res.right_wta, sub.data(), unique.data(), w, h, p.lr_tolerance,
-                  res.raw.data.data(), threads);
+                  res.raw.data.data(), threads, wr > 0 ? wide_sub.data() : nullptr,
+                  wr > 0 ? wide_unique.data() : nullptr);
   res.disparity = ImageF(w, h);
   if (p.fill_holes)
     stereo_fill_holes(res.raw.data.data(), w, h, res.disparity.data.data(), threads);

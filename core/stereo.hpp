@@ -20,6 +20,13 @@
 //      textureless regions,
 //      where every disparity costs the same, are rejected instead of matched at random (ties always are)
 //   -> left-right check: kept where |d_R(x - d_L) - d_L| <= 1 (d_L the integer winner)
+//   -> a second, wide window (2 wide_radius + 1) x (2r+1) over the same SAT rows (4 more taps per pixel
+//      and even slice), with its own winner-take-all over the even disparities only (kStereoWideStep),
+//      subpixel step and uniqueness test (no left-right check of its own): a pixel the square window
+//      rejects takes the wide window's winner where that one is unique. Flat regions of a ground plane or a
+//      backdrop have disparity constant along rows, so a window long along the row reaches texture without
+//      mixing disparities, where a large square one (Veksler's variable windows) does mix them on a slanted
+//      floor (docs/quality.md, Stereo: the log)
 //   -> hole filling along scanlines, background-favouring: a rejected pixel takes the smaller of the
 //      nearest kept disparities to its left and right (the farther surface: holes are mostly occlusions,
 //      which belong to the background).
@@ -48,13 +55,19 @@ namespace satlab {
 constexpr int kCensusWidth = 9;             // census window, odd
 constexpr int kCensusHeight = 7;            // 9 x 7 - 1 = 62 bits
 constexpr int kMaxStereoWindowRadius = 15;  // 31 x 31 x 62 < 2^16: aggregated sums fit in 16 bits
+constexpr int kMaxStereoWideRadius = 512;   // the wide window's (2 wide + 1) (2r + 1) 62 < 2^16 as well
 constexpr int kMaxDisparities = 1024;
+// The wide window searches every 2nd disparity: half its cost on the GPU, and on the generated pairs
+// better than every disparity (its uniqueness test then looks 4+ px from the winner, which keeps more of
+// the flat regions' right matches; docs/quality.md, Stereo: the log); every 3rd loses on `default`.
+constexpr int kStereoWideStep = 2;
 constexpr uint32_t kNoSum = 0xFFFF;   // above every aggregated sum (16 bits): "none yet"
 constexpr float kNoDisparity = -1.f;  // a pixel rejected by the left-right check (or left unfilled)
 
 struct StereoParams {
   int disparities = 64;      // d in [0, disparities)
   int window_radius = 4;     // box aggregation window (2r+1)^2
+  int wide_radius = 56;      // the wide window (2 wide + 1) x (2r+1) for what the square one rejects; 0: none
   int lr_tolerance = 1;      // left-right check: |d_R - d_L| <= this
   int uniqueness = 25;       // percent margin of the winner over the best sum 2+ disparities away
   int min_margin = 0;        // and at least this many bits
@@ -63,6 +76,12 @@ struct StereoParams {
 };
 // Throws satlab::Error naming the first out-of-range field.
 void validate(const StereoParams& p);
+// The largest wide radius whose sums fit in 16 bits beside a square window of this radius (56 at 4).
+inline int stereo_max_wide_radius(int window_radius) {
+  const int rows = 2 * window_radius + 1, columns = int(kNoSum - 1) / (62 * rows);  // sum <= 65534
+  const int wide = (columns - 1) / 2;
+  return wide < kMaxStereoWideRadius ? wide : kMaxStereoWideRadius;
+}
 
 // Luma of an RGBA8 pixel in integers: (77 R + 150 G + 29 B + 128) >> 8.
 inline uint8_t stereo_luma(const uint8_t* px) {
@@ -86,6 +105,31 @@ SATLAB_STEREO_HD inline float stereo_subpixel(int d, int disparities, uint32_t c
   return float(d) + offset;
 }
 
+// Running winner-take-all over the slices d = 0, 1, ... of one pixel's aggregated sums a (< 2^16):
+// the lowest sum (the smallest d on ties), the sums at d-1 and d+1 for the subpixel step, and `second`, the
+// lowest sum 2+ disparities from the winner (the uniqueness test); `lag` is the lowest sum up to the slice
+// before the previous one (what `second` restarts from when a new winner appears). Shared with the GPU.
+struct StereoWta {
+  uint32_t best = kNoSum, wta = 0, c_minus = 0, c_plus = 0, prev = 0, lag = kNoSum, second = kNoSum;
+};
+SATLAB_STEREO_HD inline void stereo_wta_step(StereoWta& s, uint32_t d, uint32_t a) {
+  if (a < s.best) {
+    s.best = a, s.wta = d, s.c_minus = s.prev, s.second = s.lag;
+  } else if (s.wta + 1 == d) {
+    s.c_plus = a;
+  } else {
+    s.second = a < s.second ? a : s.second;
+  }
+  if (d > 0) s.lag = s.prev < s.lag ? s.prev : s.lag;
+  s.prev = a;
+}
+
+// The wide window's disparity: its winner-take-all runs over the samples d / kStereoWideStep.
+SATLAB_STEREO_HD inline float stereo_wide_disparity(const StereoWta& s, int disparities) {
+  const int samples = (disparities + kStereoWideStep - 1) / kStereoWideStep;
+  return float(kStereoWideStep) * stereo_subpixel(int(s.wta), samples, s.c_minus, s.best, s.c_plus);
+}
+
 struct StereoResult {
   ImageF raw;        // the left-right-checked subpixel disparity, kNoDisparity where rejected
   ImageF disparity;  // raw with holes filled (when params.fill_holes), kNoDisparity where nothing is left
@@ -97,10 +141,12 @@ StereoResult stereo_match(const ImageRGBA8& left, const ImageRGBA8& right, const
                           int threads = 0);
 
 // The two post-passes, on their own for the GPU comparison.
-// raw[x] = subpixel[x] where unique[x] and the left-right check passes, else kNoDisparity.
+// raw[x] = subpixel[x] where unique[x] and the left-right check passes, else wide_subpixel[x] where
+// wide_unique[x] (the wide window's; both may be null: none), else kNoDisparity.
 void stereo_lr_check(const std::vector<int32_t>& left_wta, const std::vector<int32_t>& right_wta,
                      const float* subpixel, const uint8_t* unique, int width, int height, int tolerance,
-                     float* raw, int threads = 0);
+                     float* raw, int threads = 0, const float* wide_subpixel = nullptr,
+                     const uint8_t* wide_unique = nullptr);
 // The uniqueness test of a winner `best` against `second`, the lowest sum 2+ disparities away.
 SATLAB_STEREO_HD inline bool stereo_unique(uint32_t best, uint32_t second, int uniqueness, int min_margin) {
   return second == kNoSum ||

@@ -1,6 +1,7 @@
 // satlab bench stereo: the GPU stereo matcher (gpu/depth/stereo.cu) on a random pair, default 3840x2160
 // with 128 disparities: medians of CUDA-event-timed whole matches after warm-up (pair uploaded once,
 // buffers kept), in ms and Mpx x disparities per second, and the median time of each stage.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -19,7 +20,7 @@ namespace {
 struct BenchStereoOptions {
   std::string size = "3840x2160", json;
   std::vector<std::string> builders = {gpu::kStereoSatBuilder};
-  int disparities = 128, window = 4, runs = 20, warmup = 3;
+  int disparities = 128, window = 4, wide = -1, runs = 20, warmup = 3;
 };
 
 int run_bench_stereo(const BenchStereoOptions& o) {
@@ -31,8 +32,12 @@ int run_bench_stereo(const BenchStereoOptions& o) {
   StereoParams p;
   p.disparities = o.disparities;
   p.window_radius = o.window;
-  std::printf("# %s, stereo %dx%d, %d disparities, window %dx%d, median of %d runs\n", dev.name.c_str(), w, h,
-              o.disparities, 2 * o.window + 1, 2 * o.window + 1, o.runs);
+  p.wide_radius =
+      o.wide >= 0 ? o.wide : std::min(StereoParams{}.wide_radius, stereo_max_wide_radius(o.window));
+  validate(p);
+  std::printf("# %s, stereo %dx%d, %d disparities, window %dx%d, wide window %dx%d, median of %d runs\n",
+              dev.name.c_str(), w, h, o.disparities, 2 * o.window + 1, 2 * o.window + 1,
+              2 * p.wide_radius + 1, 2 * o.window + 1, o.runs);
   nlohmann::json rows = nlohmann::json::array();
   for (const std::string& builder : o.builders) {
     const gpu::StereoTiming t = gpu::time_stereo(w, h, p, o.warmup, o.runs, builder);
@@ -50,6 +55,7 @@ int run_bench_stereo(const BenchStereoOptions& o) {
                     {"height", h},
                     {"disparities", o.disparities},
                     {"window", 2 * o.window + 1},
+                    {"wide_window", p.wide_radius ? 2 * p.wide_radius + 1 : 0},
                     {"ms", t.median_ms},
                     {"min_ms", t.min_ms},
                     {"mpx_disparities_per_s", mpxd},
@@ -78,6 +84,9 @@ void add_bench_stereo_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(1, kMaxDisparities));
   sub->add_option("--window", o->window, "Aggregation window radius (default 4)")
       ->check(CLI::Range(0, kMaxStereoWindowRadius));
+  sub->add_option("--wide", o->wide,
+                  "Wide window's horizontal radius (default 56, less where --window needs; 0: none)")
+      ->check(CLI::Range(0, kMaxStereoWideRadius));
   sub->add_option("--sat-builders", o->builders,
                   "SAT builders of the cost slices, one row each (registry names)");
   sub->add_option("--runs", o->runs, "Timed runs (median)")->check(CLI::Range(1, 100000));

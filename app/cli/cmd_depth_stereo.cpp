@@ -1,6 +1,7 @@
 // satlab depth stereo LEFT RIGHT --out D.png: the left image's disparity from a rectified pair
 // (core/stereo.hpp; on the GPU where there is one), written as a KITTI 16-bit PNG (pixels x 256, 0 where
 // no match survived).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -17,6 +18,7 @@ namespace {
 struct StereoOptions {
   std::string left, right, out, backend = "auto", sat_builder;
   int max_disparity = 64;
+  int wide = -1;  // -1: the default, lowered to what fits beside a larger --window
   StereoParams params;
   bool refine = false;
   GuidedParams guided;
@@ -25,6 +27,9 @@ struct StereoOptions {
 int run_depth_stereo(StereoOptions& o) {
   const ImageRGBA8 left = io::load_image(o.left), right = io::load_image(o.right);
   o.params.disparities = o.max_disparity + 1;
+  o.params.wide_radius =
+      o.wide >= 0 ? o.wide
+                  : std::min(StereoParams{}.wide_radius, stereo_max_wide_radius(o.params.window_radius));
   std::string note;
   const auto t0 = std::chrono::steady_clock::now();
   const StereoResult r = match_stereo(left, right, o.params, o.backend, o.sat_builder, &note);
@@ -39,9 +44,10 @@ int run_depth_stereo(StereoOptions& o) {
   size_t kept = 0;
   for (float d : r.raw.data) kept += d != kNoDisparity;
   std::printf(
-      "%s: %dx%d, disparities 0..%d, window %d, %.1f%% kept by the left-right check%s%s, %.0f ms "
+      "%s: %dx%d, disparities 0..%d, window %d, wide window %dx%d, %.1f%% kept by the checks%s%s, %.0f ms "
       "(with uploads)\n",
       o.out.c_str(), left.width, left.height, o.max_disparity, 2 * o.params.window_radius + 1,
+      2 * o.params.wide_radius + 1, 2 * o.params.window_radius + 1,
       100.0 * double(kept) / double(r.raw.data.size()), o.params.fill_holes ? ", holes filled" : "",
       o.refine ? ", guided-filter refined" : "", ms);
   return 0;
@@ -61,6 +67,11 @@ void add_depth_stereo_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(0, kMaxDisparities - 1));
   sub->add_option("--window", o->params.window_radius, "Aggregation window radius (default 4: 9x9)")
       ->check(CLI::Range(0, kMaxStereoWindowRadius));
+  sub->add_option(
+         "--wide", o->wide,
+         "Wide window's horizontal radius, for pixels the square window rejects (default 56: 113 x "
+         "the window's height, less where a larger --window would overflow its 16-bit sums; 0: none)")
+      ->check(CLI::Range(0, kMaxStereoWideRadius));
   sub->add_option("--uniqueness", o->params.uniqueness,
                   "Reject a match unless every disparity 2+ away costs this many percent more (default 25)")
       ->check(CLI::Range(0, 100));

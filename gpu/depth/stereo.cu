@@ -2,9 +2,9 @@
 // both winner-take-alls, subpixel + left-right check, hole filling (see stereo.hpp for the scheme;
 // core/stereo.cpp is the reference, matched bit for bit).
 // Bytes per pixel and disparity (minimum): cost 1 B written, SAT 1 B read + 4 B written, aggregation
-// 4 taps of 4 B mostly from L1/L2 (the SAT read once from DRAM): about 10 B. 3840 x 2160 x 128 disparities
-// is about 10.6 GB, 3.5 ms at 3 TB/s (H200: 7.6 ms measured, census 0.49, cost 0.65, SAT 2.07, aggregate
-// 4.27; docs/performance.md).
+// 4 taps of 4 B per box mostly from L1/L2 (the SAT read once from DRAM): about 10 B. 3840 x 2160 x 128
+// disparities is about 10.6 GB, 3.5 ms at 3 TB/s (H200: 9.18 ms measured with the wide window, census
+// 0.50, cost 0.65, SAT 2.07, aggregate 5.80; 7.87 without it; docs/performance.md).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -23,7 +23,6 @@ namespace satlab::gpu {
 namespace {
 
 constexpr int kCensusRx = kCensusWidth / 2, kCensusRy = kCensusHeight / 2;
-constexpr uint32_t kNoCost = kNoSum;  // above every aggregated sum (<= 31 * 31 * 62 = 59582)
 
 __global__ void luma_kernel(const uchar4* __restrict__ img, size_t n, uint8_t* __restrict__ luma) {
   const size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -87,34 +86,37 @@ __global__ void cost_slices_kernel(const unsigned long long* __restrict__ cl,
   }
 }
 
-__device__ __forceinline__ uint32_t tap(const uint32_t* __restrict__ sat, int w, int x, long long row) {
-  return x < 0 || row < 0 ? 0u : __ldg(sat + size_t(row) * w + x);
+__device__ __forceinline__ StereoWta unpack(uint4 s) {
+  StereoWta t;
+  t.best = s.x & 0xFFFF, t.wta = s.x >> 16, t.c_minus = s.y & 0xFFFF, t.c_plus = s.y >> 16,
+  t.prev = s.z & 0xFFFF, t.lag = s.z >> 16, t.second = s.w;
+  return t;
 }
-// Box sum of slice k at the window around (x, y), clipped to the slice; the row above a slice's window
-// may lie in the slice before, which cancels (wrap-around).
-__device__ __forceinline__ uint32_t box(const uint32_t* __restrict__ sat, int w, int h, int k, int x, int r,
-                                        int ya, int yb) {
-  const int x0 = max(x - r, 0) - 1, x1 = min(x + r, w - 1);
-  const long long top = (long long)k * h + ya - 1, bottom = (long long)k * h + yb;
-  return tap(sat, w, x1, bottom) - tap(sat, w, x0, bottom) - tap(sat, w, x1, top) + tap(sat, w, x0, top);
+__device__ __forceinline__ uint4 pack(const StereoWta& t) {
+  return make_uint4(t.best | t.wta << 16, t.c_minus | t.c_plus << 16, t.prev | t.lag << 16, t.second);
 }
 
-// Both winner-take-alls. The running state of the left one, 16 B per pixel (16-bit sums, 16-bit
-// disparities): s.x = best | wta << 16, s.y = c_minus | c_plus << 16, s.z = prev | lag << 16 (the sum of
-// the previous slice; the lowest sum up to the one before), s.w = second, the lowest sum 2+ disparities
-// from the winner (core/stereo.cpp's uniqueness). The right one needs no box of its own: the box of
-// slice d at x is the right pixel x - d's candidate, so every box is taken once (4 taps). A block
-// of kAggThreads pixels of one row reaches the right pixels x0 - d0 - K + 1 .. x0 + kAggThreads - 1 - d0;
-// each keeps the lowest (sum << 16 | d) by a shared atomicMin (the lowest sum, the smallest d on ties: the
-// reference's order; sums < 2^16, d < 2^16), then one global atomicMin per right pixel and block into
-// right_best (all ones before the first stack).
-// B slices' taps can be issued before any is used; B = 4 and 8 measured slower than 1 at 4K / 128
-// (aggregate 6.13 and 8.85 ms against 4.27: docs/performance.md), so kAggBatch is 1.
-constexpr int kAggThreads = 128, kAggBatch = 1;
-template <int B>
+// Every winner-take-all: the square window's and the wide window's of the left image (StereoWta, 16 B
+// per pixel each: 16-bit sums, 16-bit disparities, packed as x = best | wta << 16, y = c_minus | c_plus
+// << 16, z = prev | lag << 16, w = second; the wide one over the even slices only, kStereoWideStep), and
+// the right image's. The right one needs no box of its own: the square box of slice d at x is the right
+// pixel x - d's candidate, so every box is taken once. A block of kAggThreads pixels of one row reaches
+// the right pixels x0 - d0 - K + 1 .. x0 + kAggThreads - 1 - d0; each keeps the lowest (sum << 16 | d)
+// by a shared atomicMin (the lowest sum, the smallest d on ties: the reference's order; sums < 2^16,
+// d < 2^16), then one global atomicMin per right pixel and block into right_best (all ones before the
+// first stack).
+// Boxes by 4 taps each (modular uint32 arithmetic: the row above a slice's window may lie in the slice
+// before, which cancels), hoisted: both windows' clipped columns fixed per thread, the two rows' offsets
+// stepped by a slice per iteration, the clipped-away taps masked instead of branched. Measured against
+// (docs/performance.md, H200, 3840x2160, 128 disparities, whole match): box() per window and slice, as
+// before, 10.22 ms against 9.18 (7.87 against 8.80 without the wide window); the boxes from column sums
+// in shared memory (one pair of loads per column and slice instead of 4 taps per box, but two
+// __syncthreads per slice), 13.79 ms against 10.45 for box() with the wide window at every slice.
+constexpr int kAggThreads = 128;
 __global__ void __launch_bounds__(kAggThreads)
-    aggregate_lr_kernel(const uint32_t* __restrict__ sat, int w, int h, int r, int d0, int K,
-                        uint4* __restrict__ state, uint32_t* __restrict__ right_best) {
+    aggregate_lr_kernel(const uint32_t* __restrict__ sat, int w, int h, int r, int wr, int d0, int K,
+                        uint4* __restrict__ state, uint4* __restrict__ wide_state,
+                        uint32_t* __restrict__ right_best) {
   extern __shared__ uint32_t rmin[];  // kAggThreads + K - 1
   const int t = int(threadIdx.x), x0 = int(blockIdx.x) * kAggThreads, x = x0 + t, y = int(blockIdx.y);
   const int span = kAggThreads + K - 1;
@@ -122,35 +124,38 @@ __global__ void __launch_bounds__(kAggThreads)
   __syncthreads();
   if (x < w) {
     const size_t i = size_t(y) * w + x;
-    uint32_t best = kNoCost, wta = 0, cm = 0, cp = 0, prev = 0, lag = kNoCost, second = kNoCost;
+    StereoWta sq, wide;
     if (d0 > 0) {
-      const uint4 s = state[i];
-      best = s.x & 0xFFFF, wta = s.x >> 16, cm = s.y & 0xFFFF, cp = s.y >> 16, prev = s.z & 0xFFFF,
-      lag = s.z >> 16, second = s.w;
+      sq = unpack(state[i]);
+      if (wr > 0) wide = unpack(wide_state[i]);
     }
     const int ya = max(y - r, 0), yb = min(y + r, h - 1);
-    for (int k0 = 0; k0 < K; k0 += B) {
-      uint32_t sums[B];
-#pragma unroll
-      for (int j = 0; j < B; ++j) sums[j] = k0 + j < K ? box(sat, w, h, k0 + j, x, r, ya, yb) : 0u;
-#pragma unroll
-      for (int j = 0; j < B; ++j) {
-        const int k = k0 + j;
-        if (k >= K) break;
-        const uint32_t d = uint32_t(d0 + k), a = sums[j];
-        if (a < best) {
-          best = a, wta = d, cm = prev, second = lag;
-        } else if (wta + 1 == d) {
-          cp = a;
-        } else {
-          second = min(second, a);
-        }
-        if (d > 0) lag = min(lag, prev);
-        prev = a;
-        if (x >= int(d)) atomicMin(&rmin[t - k + K - 1], a << 16 | d);
-      }
+    // Columns of both windows: the last one, and the one before the first (masked where it is -1).
+    const int sq_hi = min(x + r, w - 1), sq_lo = max(x - r, 0) - 1, wd_hi = min(x + wr, w - 1),
+              wd_lo = max(x - wr, 0) - 1;
+    const int sq_l = max(sq_lo, 0), wd_l = max(wd_lo, 0);
+    const uint32_t sq_m = sq_lo >= 0 ? ~0u : 0u, wd_m = wd_lo >= 0 ? ~0u : 0u;
+    const long long slice = (long long)h * w;
+    long long bottom = (long long)yb * w, top = (long long)(ya - 1) * w;  // slice 0's rows
+    for (int k = 0; k < K; ++k, bottom += slice, top += slice) {
+      const uint32_t d = uint32_t(d0 + k);
+      const bool with_wide = wr > 0 && d % kStereoWideStep == 0;
+      // The row above the window lies before the stack only for slice 0 at ya = 0: masked.
+      const uint32_t tm = top >= 0 ? ~0u : 0u;
+      const uint32_t* B = sat + bottom;
+      const uint32_t* T = sat + (top >= 0 ? top : bottom);
+      const uint32_t a = (__ldg(B + sq_hi) - (__ldg(B + sq_l) & sq_m)) -
+                         ((__ldg(T + sq_hi) - (__ldg(T + sq_l) & sq_m)) & tm);
+      uint32_t aw = 0;
+      if (with_wide)
+        aw = (__ldg(B + wd_hi) - (__ldg(B + wd_l) & wd_m)) -
+             ((__ldg(T + wd_hi) - (__ldg(T + wd_l) & wd_m)) & tm);
+      stereo_wta_step(sq, d, a);
+      if (with_wide) stereo_wta_step(wide, d / kStereoWideStep, aw);
+      if (x >= int(d)) atomicMin(&rmin[t - k + K - 1], a << 16 | d);
     }
-    state[i] = make_uint4(best | wta << 16, cm | cp << 16, prev | lag << 16, second);
+    state[i] = pack(sq);
+    if (wr > 0) wide_state[i] = pack(wide);
   }
   __syncthreads();
   const int xr0 = x0 - d0 - K + 1;
@@ -162,10 +167,11 @@ __global__ void __launch_bounds__(kAggThreads)
 }
 
 // Uniqueness, the left-right check against right_best and the subpixel offset of the kept winners.
-__global__ void check_lr_kernel(const uint4* __restrict__ state, const uint32_t* __restrict__ right_best,
-                                int w, int h, int D, int tolerance, int uniqueness, int min_margin,
-                                int32_t* __restrict__ left_wta, int32_t* __restrict__ right_wta,
-                                float* __restrict__ raw) {
+// Where the square window's winner fails, the wide window's where it is unique (wide_state null: none).
+__global__ void check_lr_kernel(const uint4* __restrict__ state, const uint4* __restrict__ wide_state,
+                                const uint32_t* __restrict__ right_best, int w, int h, int D, int tolerance,
+                                int uniqueness, int min_margin, int32_t* __restrict__ left_wta,
+                                int32_t* __restrict__ right_wta, float* __restrict__ raw) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
   if (x >= w) return;
   const size_t row = size_t(y) * w;
@@ -177,7 +183,12 @@ __global__ void check_lr_kernel(const uint4* __restrict__ state, const uint32_t*
     ok = abs(int(right_best[row + xr] & 0xFFFF) - dl) <= tolerance;
   left_wta[row + x] = dl;
   right_wta[row + x] = int32_t(right_best[row + x] & 0xFFFF);
-  raw[row + x] = ok ? stereo_subpixel(dl, D, s.y & 0xFFFF, s.x & 0xFFFF, s.y >> 16) : kNoDisparity;
+  float v = ok ? stereo_subpixel(dl, D, s.y & 0xFFFF, s.x & 0xFFFF, s.y >> 16) : kNoDisparity;
+  if (!ok && wide_state) {
+    const StereoWta t = unpack(wide_state[row + x]);
+    if (stereo_unique(t.best, t.second, uniqueness, min_margin)) v = stereo_wide_disparity(t, D);
+  }
+  raw[row + x] = v;
 }
 
 // One warp per row, 32 pixels at a time: left to right each rejected pixel takes the last kept value
@@ -255,6 +266,7 @@ StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::st
   stack_ = alloc<uint8_t>(n * size_t(k_), "stereo cost slices " + size + " x " + std::to_string(k_));
   sat_out_ = alloc<uint32_t>(n * size_t(k_), "stereo cost SAT " + size + " x " + std::to_string(k_));
   state_ = alloc<uint4>(n, "stereo state " + size);
+  if (p.wide_radius > 0) wide_state_ = alloc<uint4>(n, "stereo wide-window state " + size);
   right_best_ = alloc<uint32_t>(n, "stereo right winners' sums " + size);
   left_wta_ = alloc<int32_t>(n, "stereo left winners");
   right_wta_ = alloc<int32_t>(n, "stereo right winners");
@@ -264,8 +276,8 @@ StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::st
 
 StereoRun::~StereoRun() {
   for (void* b : {(void*)img_[0], (void*)img_[1], (void*)luma_[0], (void*)luma_[1], (void*)census_[0],
-                  (void*)census_[1], (void*)stack_, (void*)sat_out_, (void*)state_, (void*)right_best_,
-                  (void*)left_wta_, (void*)right_wta_, (void*)raw_, (void*)out_})
+                  (void*)census_[1], (void*)stack_, (void*)sat_out_, (void*)state_, (void*)wide_state_,
+                  (void*)right_best_, (void*)left_wta_, (void*)right_wta_, (void*)raw_, (void*)out_})
     cudaFree(b);
 }
 
@@ -287,6 +299,7 @@ void StereoRun::poison() {
   SATLAB_CUDA(cudaMemset(raw_, 0xAB, n * 4), "poison");
   SATLAB_CUDA(cudaMemset(out_, 0xAB, n * 4), "poison");
   SATLAB_CUDA(cudaMemset(state_, 0xAB, n * 16), "poison");
+  if (wide_state_) SATLAB_CUDA(cudaMemset(wide_state_, 0xAB, n * 16), "poison");
   SATLAB_CUDA(cudaMemset(right_best_, 0xAB, n * 4), "poison");
 }
 
@@ -321,12 +334,12 @@ void StereoRun::enqueue(void* stream, const std::function<void(const char*)>& st
     mark("aggregate");
     const dim3 grid(unsigned((w_ + kAggThreads - 1) / kAggThreads), unsigned(h_));
     const size_t shared = size_t(kAggThreads + K - 1) * sizeof(uint32_t);
-    aggregate_lr_kernel<kAggBatch>
-        <<<grid, kAggThreads, shared, s>>>(sat_out_, w_, h_, p_.window_radius, d0, K, state_, right_best_);
+    aggregate_lr_kernel<<<grid, kAggThreads, shared, s>>>(sat_out_, w_, h_, p_.window_radius, p_.wide_radius,
+                                                          d0, K, state_, wide_state_, right_best_);
     SATLAB_LAUNCHED("aggregate_lr_kernel", size + " x " + std::to_string(K));
   }
   mark("check");
-  check_lr_kernel<<<row_grid, row_block, 0, s>>>(state_, right_best_, w_, h_, D, p_.lr_tolerance,
+  check_lr_kernel<<<row_grid, row_block, 0, s>>>(state_, wide_state_, right_best_, w_, h_, D, p_.lr_tolerance,
                                                  p_.uniqueness, p_.min_margin, left_wta_, right_wta_, raw_);
   SATLAB_LAUNCHED("check_lr_kernel", size);
   mark("fill");

@@ -39,6 +39,7 @@ class StereoRun {
   uint8_t* stack_ = nullptr;
   uint32_t* sat_out_ = nullptr;
   uint4* state_ = nullptr;
+  uint4* wide_state_ = nullptr;     // the wide window's winner-take-all (p.wide_radius > 0)
   uint32_t* right_best_ = nullptr;  // per right pixel: lowest (sum << 16 | d) so far
   int32_t* left_wta_ = nullptr;
   int32_t* right_wta_ = nullptr;

@@ -144,24 +144,55 @@ TEST(Stereo, UniquenessRejectsTiesAndNearTiesButNotClearWinners) {
   EXPECT_TRUE(stereo_unique(59000, kNoSum, 50, 100));  // nothing 2+ disparities away
 }
 
-TEST(Stereo, TexturelessRegionsAreRejectedThenFilledFromTheirRows) {
-  // A flat grey pair with one textured column band: the flat part matches every disparity equally well.
-  const uint32_t seed = test::fresh_seed();
-  SCOPED_TRACE(seed);
+// A flat grey pair with one textured column band at disparity 6 (x 50..69 in the left image): the flat
+// part matches every disparity equally well in any window that does not reach the band.
+test::StereoPair flat_pair_with_a_textured_band(uint32_t seed) {
   test::StereoPair s = test::make_stereo_pair(120, 40, 6, 6, seed);  // one plane at disparity 6
   for (int y = 0; y < 40; ++y)
     for (int x = 0; x < 120; ++x) {
       if (x < 50 || x >= 70) std::fill(s.left.px(x, y), s.left.px(x, y) + 3, uint8_t(128));
       if (x < 44 || x >= 64) std::fill(s.right.px(x, y), s.right.px(x, y) + 3, uint8_t(128));
     }
+  return s;
+}
+
+TEST(Stereo, TexturelessRegionsAreRejectedThenFilledFromTheirRows) {
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE(seed);
+  const test::StereoPair s = flat_pair_with_a_textured_band(seed);
   StereoParams p;
   p.disparities = 12;
+  p.wide_radius = 0;  // the square window alone
   const StereoResult r = stereo_match(s.left, s.right, p);
   EXPECT_EQ(r.raw.at(20, 20), kNoDisparity);  // flat: rejected
   EXPECT_EQ(r.raw.at(100, 20), kNoDisparity);
   EXPECT_NEAR(r.raw.at(60, 20), 6.f, 0.5f);        // textured: matched
   EXPECT_NEAR(r.disparity.at(20, 20), 6.f, 0.5f);  // filled from the row
   EXPECT_NEAR(r.disparity.at(100, 20), 6.f, 0.5f);
+}
+
+TEST(Stereo, TheWideWindowMatchesFlatPixelsWhoseRowReachesTexture) {
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE(seed);
+  const test::StereoPair s = flat_pair_with_a_textured_band(seed);
+  StereoParams p;
+  p.disparities = 12;
+  p.wide_radius = 40;  // 81 x 9: from x = 20 and x = 100 it reaches into the band
+  const StereoResult r = stereo_match(s.left, s.right, p);
+  // The square 9x9 window alone rejects these pixels (the test above); the wide one matches them.
+  for (int x : {12, 20, 30, 44, 78, 90, 100})
+    for (int y : {0, 5, 20, 39}) {
+      SCOPED_TRACE(std::to_string(x) + "," + std::to_string(y));
+      ASSERT_NE(r.raw.at(x, y), kNoDisparity);
+      EXPECT_NEAR(r.raw.at(x, y), 6.f, 0.5f);
+    }
+  // Out of its reach the flat pixels stay rejected (ties are never unique).
+  p.wide_radius = 8;
+  const StereoResult q = stereo_match(s.left, s.right, p);
+  EXPECT_EQ(q.raw.at(20, 20), kNoDisparity);
+  EXPECT_EQ(q.raw.at(100, 20), kNoDisparity);
+  // The textured band keeps the square window's match either way.
+  EXPECT_EQ(q.raw.at(60, 20), r.raw.at(60, 20));
 }
 
 TEST(Stereo, KittiEncodingScalesBy256AndKeepsZeroForMissing) {
@@ -179,6 +210,14 @@ TEST(Stereo, RefusesPairsOfDifferentSizesAndBadParameters) {
   EXPECT_THROW(stereo_match(ImageRGBA8(8, 8), ImageRGBA8(8, 8), p), Error);
   p.disparities = 8;
   p.window_radius = kMaxStereoWindowRadius + 1;
+  EXPECT_THROW(validate(p), Error);
+  // The wide window's sums must fit in 16 bits: 113 x 31 x 62 do not, 33 x 31 x 62 do.
+  p.window_radius = kMaxStereoWindowRadius;
+  p.wide_radius = 56;
+  EXPECT_THROW(validate(p), Error);
+  p.wide_radius = 16;
+  EXPECT_NO_THROW(validate(p));
+  p.wide_radius = -1;
   EXPECT_THROW(validate(p), Error);
 }
 

@@ -58,18 +58,19 @@ TEST(GpuStereo, MatchesTheCpuBitForBitOnRandomPairsAtOddSizes) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937 rng(seed);
   struct Case {
-    int w, h, D, r;
+    int w, h, D, r, wide;
   };
-  for (const Case& k :
-       {Case{1, 1, 1, 0}, Case{1, 1, 5, 2}, Case{37, 1, 9, 3}, Case{1, 41, 4, 1}, Case{131, 67, 24, 4},
-        Case{257, 129, 64, 7}, Case{97, 31, 40, 15}, Case{640, 97, 128, 4}}) {
+  for (const Case& k : {Case{1, 1, 1, 0, 56}, Case{1, 1, 5, 2, 3}, Case{37, 1, 9, 3, 56},
+                        Case{1, 41, 4, 1, 0}, Case{131, 67, 24, 4, 56}, Case{257, 129, 64, 7, 30},
+                        Case{97, 31, 40, 15, 16}, Case{640, 97, 128, 4, 56}, Case{300, 50, 33, 1, 140}}) {
     if (size_t(k.w) * size_t(k.h) * size_t(k.D) > std::max<size_t>(test::test_max_n(), 24 * 1024)) continue;
     SCOPED_TRACE(std::to_string(k.w) + "x" + std::to_string(k.h) + " D " + std::to_string(k.D) + " r " +
-                 std::to_string(k.r));
+                 std::to_string(k.r) + " wide " + std::to_string(k.wide));
     const ImageRGBA8 l = random_image(k.w, k.h, rng), r = random_image(k.w, k.h, rng);
     StereoParams p;
     p.disparities = k.D;
     p.window_radius = k.r;
+    p.wide_radius = k.wide;
     for (bool fill : {true, false}) {
       p.fill_holes = fill;
       EXPECT_EQ(difference(gpu::stereo_match(l, r, p), stereo_match(l, r, p)), "");
@@ -106,6 +107,7 @@ TEST(GpuStereo, EveryEightBitSatBuilderGivesTheSameDisparities) {
   StereoParams p;
   p.disparities = 17;
   p.window_radius = 5;
+  p.wide_radius = 40;  // 81 x 11 x 62 < 2^16
   const StereoResult cpu = stereo_match(l, r, p);
   gpu::set_stereo_stack_pixels_for_testing(203 * 77 * 5);  // several stacks of 5 slices
   // SATLAB_TEST_OWN_SAT_ONLY=1 (the racecheck runs) leaves out the external baselines, as tests/gpu/sat_test

@@ -23,7 +23,7 @@ python3 "$src/tests/scripts/stereo_png.py" check "$tmp/raw.png" nofill || fail "
 python3 "$src/tests/scripts/stereo_png.py" size "$tmp/refined.png" || fail "--refine output does not decode"
 
 # Usage errors: exit 2, one line, nothing written.
-for args in "--max-disparity 1024" "--max-disparity -1" "--window 16" "--backend tpu" "" "--out"; do
+for args in "--max-disparity 1024" "--max-disparity -1" "--window 16" "--wide 513" "--backend tpu" "" "--out"; do
   # shellcheck disable=SC2086
   "$bin" depth stereo "$tmp/l.png" "$tmp/r.png" $args ${args:+--out "$tmp/bad.png"} >/dev/null 2>"$tmp/err"
   rc=$?
@@ -42,5 +42,12 @@ printf 'not an image' >"$tmp/text.png"
 "$bin" depth stereo "$tmp/l.png" "$src/assets/default.png" --out "$tmp/bad.png" --backend "$backend" >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "differ in size" "$tmp/err" ||
   { cat "$tmp/err"; fail "size mismatch not reported in one line"; }
+# A wide window whose sums would overflow 16 bits beside a larger window: exit 1, one line; a larger
+# --window alone lowers the default wide window instead.
+"$bin" depth stereo "$tmp/l.png" "$tmp/r.png" --out "$tmp/bad.png" --window 15 --wide 56 --backend "$backend" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "wide window radius 56" "$tmp/err" ||
+  { cat "$tmp/err"; fail "an overflowing wide window not reported in one line"; }
+"$bin" depth stereo "$tmp/l.png" "$tmp/r.png" --out "$tmp/w15.png" --max-disparity 16 --window 15 --backend "$backend" \
+  >/dev/null 2>&1 || fail "depth stereo --window 15 failed"
 [ ! -e "$tmp/bad.png" ] || fail "output written for bad files"
 echo "ok"
