@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <cstdio>
 
 #include "core/dof_modes.hpp"
 #include "core/error.hpp"
@@ -43,75 +41,62 @@ Chord polygon_chord(double y, double R, int blades, double rotation) {
   return c;
 }
 
-// The integrals of the chord's ends lo(y) and hi(y) over [a, b] (0 where the shape has no chord).
+// The integrals of the chord's ends lo(y) and hi(y) over [a, b], 0 where the shape has no chord: the
+// disc's in closed form, the polygon's exactly (lo and hi are linear between the vertices' heights, so
+// Simpson's rule between consecutive vertex heights is exact).
 Chord chord_integral(const Params& p, double R, double rotation, double a, double b) {
   if (p.aperture_shape == ApertureShape::Disc) {
-    const auto G = [&](double y) {  // the integral of sqrt(R^2 - y^2) from 0 to y
+    const auto G = [&](double y) {  // the integral of sqrt(R^2 - t^2) over t in [0, y]
       const double c = std::min(std::max(y, -R), R);
       return 0.5 * (c * std::sqrt(std::max(R * R - c * c, 0.0)) + R * R * std::asin(c / R));
     };
     const double I = G(b) - G(a);
     return {-I, I};
   }
-  // lo and hi are linear between the vertices' heights: the trapezoid rule between them is exact.
-  double ys[2 + 64];
+  double ys[2 + 8];
   int n = 0;
   ys[n++] = a, ys[n++] = b;
-  for (int i = 0; i < p.blades && n < 66; ++i) {
+  for (int i = 0; i < p.blades && i < 8; ++i) {
     const double v = -R * std::cos(rotation + 2 * M_PI * i / p.blades);
     if (v > a && v < b) ys[n++] = v;
   }
   std::sort(ys, ys + n);
-  const auto at = [&](double y) {
-    Chord c = polygon_chord(y, R, p.blades, rotation);
-    return c.lo > c.hi ? Chord{0, 0} : c;
-  };
   Chord s{0, 0};
   for (int i = 0; i + 1 < n; ++i) {
-    // The midpoint decides inside or outside (a vertex's height can read as either).
     const double u = ys[i], v = ys[i + 1];
-    if (v <= u) continue;
-    const Chord m = at(0.5 * (u + v));
-    if (m.lo >= m.hi && m.lo == 0) continue;
-    Chord cu = at(u), cv = at(v);
-    // At a segment's ends the chord is the limit from inside: extrapolate from the midpoint if empty.
-    if (cu.lo == 0 && cu.hi == 0) cu = m;
-    if (cv.lo == 0 && cv.hi == 0) cv = m;
-    s.lo += 0.25 * (v - u) * (cu.lo + 2 * m.lo + cv.lo);  // Simpson's rule: exact for linear
-    s.hi += 0.25 * (v - u) * (cu.hi + 2 * m.hi + cv.hi);
+    const Chord m = polygon_chord(0.5 * (u + v), R, p.blades, rotation);
+    if (!(v > u) || m.lo > m.hi) continue;  // outside the polygon
+    // The ends as limits from inside: at a vertex's height the chord is continuous, beyond the polygon's
+    // top or bottom vertex it is empty, and the ends are then that vertex's (the chord's limit).
+    Chord cu = polygon_chord(u, R, p.blades, rotation), cv = polygon_chord(v, R, p.blades, rotation);
+    if (cu.lo > cu.hi) cu = m;
+    if (cv.lo > cv.hi) cv = m;
+    s.lo += (v - u) * (cu.lo + 4 * m.lo + cv.lo) / 6;
+    s.hi += (v - u) * (cu.hi + 4 * m.hi + cv.hi) / 6;
   }
   return s;
 }
 
-}  // namespace
+constexpr int kBands = dof::kMaxRects - 1;  // odd: a centre band and pairs of bands mirrored about it
 
-static double envd(const char* n, double d) { const char* v = std::getenv(n); return v ? std::atof(v) : d; }
-
-namespace {
-// Builds aperture r at shape radius R; returns its count of rects.
-int build_shape(const Params& p, int r, double R, double rotation, int band_mode, dof::Rect* out) {
-  const int rows = 2 * r + 1;
-  int edge[dof::kMaxRects + 2], ne = 0;
-  if (band_mode == 0) {
-    const int bands = std::min(dof::kMaxRects, rows);
-    for (int b = 0; b <= bands; ++b) edge[ne++] = rows * b / bands;
-  } else {
-    const int bands = std::min(dof::kMaxRects - 1, rows), half = bands / 2;
-    int up[dof::kMaxRects];
-    for (int b = 0; b <= half; ++b) {
-      const double u = double(b) / (half + 0.5);
-      const double yb = band_mode == 1 ? r + 0.5 - R * std::cos(u * M_PI / 2) : u * (r + 0.5);
-      up[b] = b == 0 ? 0 : std::max(up[b - 1] + 1, int(std::lround(yb)));
-    }
-    for (int b = 0; b <= half; ++b) {
-      const int v = std::min(up[b], r);
-      if (ne == 0 || v > edge[ne - 1]) edge[ne++] = v;
-    }
-    for (int b = half; b >= 0; --b) {
-      const int v = rows - std::min(up[b], r);
-      if (v > edge[ne - 1]) edge[ne++] = v;
-    }
+// The aperture of radius index r drawn from the shape of radius R: its rows -r..r cut into at most kBands
+// bands, symmetric about row 0 (the centre band holds it), the band edges at R cos(theta) for theta spaced
+// evenly (thinner bands near the top and bottom, where the chord changes fastest; one row each while
+// 2r + 1 <= kBands); each band the pixels [x0, x1] whose count matches the shape's mean width over the
+// band's rows (the chord's ends integrated over the band's whole height, y0 - 1/2 .. y1 + 1/2, rounded:
+// a band covering under half a pixel's width is dropped), clamped to the square of radius r, the centre
+// pixel always in. Returns the number of rectangles.
+int build_shape(const Params& p, int r, double R, double rotation, dof::Rect* out) {
+  const int rows = 2 * r + 1, bands = std::min(kBands, rows), half = bands / 2;
+  int edge[kBands + 1], ne = 0, up[kBands / 2 + 1];  // up[b]: band b's first row, counted from the top
+  for (int b = 0; b <= half; ++b) {
+    const double yb = r + 0.5 - R * std::cos(double(b) / (half + 0.5) * M_PI / 2);
+    up[b] = b == 0 ? 0 : std::min(std::max(up[b - 1] + 1, int(std::lround(yb))), r);
   }
+  for (int b = 0; b <= half; ++b)
+    if (ne == 0 || up[b] > edge[ne - 1]) edge[ne++] = up[b];
+  for (int b = half; b >= 0; --b)
+    if (rows - up[b] > edge[ne - 1]) edge[ne++] = rows - up[b];
   int n = 0;
   for (int b = 0; b + 1 < ne; ++b) {
     const int y0 = -r + edge[b], y1 = -r + edge[b + 1] - 1;
@@ -129,110 +114,83 @@ int build_shape(const Params& p, int r, double R, double rotation, int band_mode
   return n;
 }
 
-double sum_sq(int a, int b) {  // sum of x^2 for x in [a, b]
-  const auto S = [](long long n) { return n <= 0 ? 0.0 : double(n) * (n + 1) * (2 * n + 1) / 6.0; };
-  if (a > b) return 0;
-  if (a >= 0) return S(b) - S(a - 1);
-  if (b <= 0) return S(-a) - S(-b - 1);
-  return S(-a) + S(b);
-}
+}  // namespace
 
-// Whether the pixel set of the rectangles is its own transpose (x <-> y).
-bool transpose_symmetric(const dof::Rect* rects, int n, int r) {
-  const auto in = [&](int x, int y) {
-    for (int i = 0; i < n; ++i)
-      if (x >= rects[i].x0 && x <= rects[i].x1 && y >= rects[i].y0 && y <= rects[i].y1) return true;
-    return false;
+double aperture_second_moment(const dof::Rect* rects, int n) {
+  const auto S = [](double k) { return k * (k + 1) * (2 * k + 1) / 6; };  // 1^2 + ... + k^2
+  const auto squares = [&](int a, int b) {                                 // the sum of x^2 over [a, b]
+    return a >= 0 ? S(b) - S(a - 1) : b <= 0 ? S(-a) - S(-b - 1) : S(-a) + S(b);
   };
-  for (int y = -r; y <= r; ++y)
-    for (int x = -r; x <= r; ++x)
-      if (in(x, y) != in(y, x)) return false;
-  return true;
-}
-
-double second_moment(const dof::Rect* rects, int n) {
   double area = 0, m = 0;
   for (int i = 0; i < n; ++i) {
     const dof::Rect q = rects[i];
     const double nx = q.x1 - q.x0 + 1, ny = q.y1 - q.y0 + 1;
     area += nx * ny;
-    m += ny * sum_sq(q.x0, q.x1) + nx * sum_sq(q.y0, q.y1);
+    m += ny * squares(q.x0, q.x1) + nx * squares(q.y0, q.y1);
   }
-  return m / area;
+  return area > 0 ? m / area : 0;
 }
-}  // namespace
 
+double aperture_moment_target(const Params& p, int r) {
+  const double cos_n = std::cos(M_PI / p.blades);
+  const double k = p.aperture_shape == ApertureShape::Disc ? 0.5 : (1 + 2 * cos_n * cos_n) / 6;
+  return k * (double(r) * r - 1.0 / 6);
+}
+
+// Which shape radius R draws aperture r. A CoC c = r + f is drawn as apertures r and r + 1 blended by f
+// (core/dof_pixel.hpp, core/dof_spread_pixel.hpp), so the question is what the blend should match, not
+// what one aperture should. The lens spreads a point over the shape of radius c; the pinhole view the
+// modes filter is already averaged over each pixel's square, so a mode's output at a pixel averages the
+// scene over the union of its aperture's pixel squares, the lens's over the pixel's square convolved with
+// the shape. Their second moments about the centre (the first term of both kernels' spectra beyond the
+// mean, which the normalisation keeps equal): the union's is M + 1/6 (M: the mean of x^2 + y^2 over the
+// aperture's pixel centres; a unit square adds 1/12 per axis), the lens's k c^2 + 1/6 (k: the shape's
+// second moment over its area at circumradius 1, 1/2 for the disc, (1 + 2 cos^2(pi / n)) / 6 for the
+// regular n-gon). So a blend should have M = k c^2. The blend's M is linear in f, k (r + f)^2 is not:
+// its least-squares line over f in [0, 1] is k (r^2 + (2r + 1) f - 1/6), whose ends are the same target
+// for aperture r from both of its intervals: M_r = k (r^2 - 1/6). Each aperture is the shape whose M is
+// nearest that target among those drawn at R = r - 1/2 .. r + 1 in steps of 1/32 (their M grows with R
+// in uneven steps as rows gain pixels); the disc's apertures up to radius 3 (a band per row) must also
+// be symmetric under x <-> y, as the disc is (M alone would take a 1 x 3 line for radius 1).
+// Measured (docs/quality.md, "The aperture kernel"): the old rule, every aperture the disc of radius
+// r + 1/2 (its blend about 1/2 px too wide), R = r + 1/4 and R = r + 0.1 against this.
 ApertureTable aperture_table(const Params& p, int max_r) {
   ApertureTable t;
   t.max_r = max_r;
   t.rects.assign(size_t(max_r + 1) * dof::kMaxRects, dof::Rect{0, 0, 0, 0});
   t.counts.assign(size_t(max_r + 1), 0);
   const double rotation = double(p.blade_rotation) * M_PI / 180.0;
-  const int mode = int(envd("AP_MODE", 0));
-  const double delta = envd("AP_DELTA", 0.5), e = envd("AP_E", 0.0);
-  const int band_mode = int(envd("AP_BANDS", mode == 0 ? 0 : 1)), r1 = int(envd("AP_R1", -1));
-  const double k = p.aperture_shape == ApertureShape::Disc ? 0.5
-                                                           : (1 + 2 * std::pow(std::cos(M_PI / p.blades), 2)) / 6;
   for (int r = 0; r <= max_r; ++r) {
     dof::Rect* out = t.rects.data() + size_t(r) * dof::kMaxRects;
     int n = 0;
     if (p.aperture_shape == ApertureShape::Square || r == 0) {
       out[n++] = {int16_t(-r), int16_t(r), int16_t(-r), int16_t(r)};
-    } else if (mode == 0) {
-      const double R = r + delta;
-      const int rows = 2 * r + 1, bands = std::min(dof::kMaxRects, rows);
-      for (int b = 0; b < bands; ++b) {
-        const int y0 = -r + rows * b / bands, y1 = -r + rows * (b + 1) / bands - 1;
-        double lo = 0, hi = 0;
-        for (int y = y0; y <= y1; ++y) {
-          Chord c;
-          if (p.aperture_shape == ApertureShape::Disc) {
-            const double s = std::sqrt(std::max(R * R - double(y) * y, 0.0));
-            c = {-s, s};
-          } else {
-            c = polygon_chord(y, R, p.blades, rotation);
-            if (c.lo > c.hi) c = {0, 0};
-          }
-          lo += c.lo, hi += c.hi;
-        }
-        const double rows_in = y1 - y0 + 1;
-        int x0 = int(std::lround(lo / rows_in + 0.5)), x1 = int(std::lround(hi / rows_in - 0.5));
-        if (y0 <= 0 && 0 <= y1) x0 = std::min(x0, 0), x1 = std::max(x1, 0);  // the centre pixel
-        if (x0 > x1) continue;
-        out[n++] = {int16_t(x0), int16_t(x1), int16_t(y0), int16_t(y1)};
-      }
-    } else if (mode == 1) {
-      n = build_shape(p, r, r + delta, rotation, band_mode, out);
     } else {
-      const double target = k * (double(r) * r - 1.0 / 6) + e;
-      double best = 1e30;
-      dof::Rect cand[dof::kMaxRects];
+      const double target = aperture_moment_target(p, r);
+      const bool symmetric = p.aperture_shape == ApertureShape::Disc && 2 * r + 1 <= kBands;
+      double best = 1e300;
       for (int i = 0; i <= 48; ++i) {
-        const double R = r - 0.5 + i / 32.0;
-        const int cn = build_shape(p, r, R, rotation, band_mode, cand);
-        if (p.aperture_shape == ApertureShape::Disc && 2 * r + 1 <= dof::kMaxRects - 1 && !transpose_symmetric(cand, cn, r)) continue;
-        const double err = std::fabs(second_moment(cand, cn) - target);
+        dof::Rect cand[dof::kMaxRects];
+        const int cn = build_shape(p, r, r - 0.5 + i / 32.0, rotation, cand);
+        if (symmetric) {
+          bool same = true;  // one band per row, each centred: row |y|'s half-width equals column |y|'s
+          for (int a = 0; a < cn && same; ++a) {
+            const int y = cand[a].y0, hw = cand[a].x1;
+            int col = 0;  // the column x = |y|'s half-height: the rows whose half-width reaches |y|
+            for (int b = 0; b < cn; ++b)
+              if (cand[b].x1 >= (y < 0 ? -y : y)) col = std::max(col, cand[b].y1 < 0 ? -cand[b].y1 : cand[b].y1);
+            same = hw == col;
+          }
+          if (!same) continue;
+        }
+        const double err = std::fabs(aperture_second_moment(cand, cn) - target);
         if (err < best) {
           best = err, n = cn;
-          for (int j = 0; j < cn; ++j) out[j] = cand[j];
+          std::copy(cand, cand + cn, out);
         }
       }
     }
-    if (r == 1 && r1 >= 0 && p.aperture_shape != ApertureShape::Square) {
-      if (r1 == 0) n = 1, out[0] = {0, 0, 0, 0};
-      if (r1 == 1) n = 3, out[0] = {0, 0, -1, -1}, out[1] = {-1, 1, 0, 0}, out[2] = {0, 0, 1, 1};
-      if (r1 == 2) n = 1, out[0] = {-1, 1, -1, 1};
-    }
-    for (int j = n; j < dof::kMaxRects; ++j) out[j] = dof::Rect{0, 0, 0, 0};
     t.counts[size_t(r)] = uint8_t(n);
-    if (std::getenv("AP_DUMP") && r <= 20) {
-      double area = 0;
-      for (int j = 0; j < n; ++j) area += double(out[j].x1 - out[j].x0 + 1) * (out[j].y1 - out[j].y0 + 1);
-      std::fprintf(stderr, "r %d n %d area %.0f (pi r2 %.1f) m %.3f target(e=0) %.3f :", r, n, area, M_PI * r * r,
-                   second_moment(out, n), k * (double(r) * r - 1.0 / 6));
-      for (int j = 0; j < n; ++j) std::fprintf(stderr, " %dx%d", out[j].x1 - out[j].x0 + 1, out[j].y1 - out[j].y0 + 1);
-      std::fprintf(stderr, "\n");
-    }
   }
   return t;
 }
