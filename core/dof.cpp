@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 
 #include "core/dof_modes.hpp"
 #include "core/error.hpp"
@@ -28,12 +29,24 @@ struct Chord {
   double lo, hi;
 };
 
-Chord polygon_chord(double y, double R, int blades, double rotation) {
+// A disc (blades = 0) or a regular polygon's vertices at circumradius 1, at angle a from the upward
+// direction (image y grows downwards).
+struct Outline {
+  int blades = 0;
+  double vx[9] = {}, vy[9] = {};  // vertex blades = vertex 0
+  explicit Outline(const Params& p) {
+    if (p.aperture_shape != ApertureShape::Polygon) return;
+    blades = p.blades;
+    const double rotation = double(p.blade_rotation) * M_PI / 180.0;
+    for (int i = 0; i <= blades; ++i)
+      vx[i] = std::sin(rotation + 2 * M_PI * i / blades), vy[i] = -std::cos(rotation + 2 * M_PI * i / blades);
+  }
+};
+
+Chord polygon_chord(double y, double R, const Outline& o) {
   Chord c{1e9, -1e9};
-  for (int i = 0; i < blades; ++i) {
-    const double a0 = rotation + 2 * M_PI * i / blades, a1 = rotation + 2 * M_PI * (i + 1) / blades;
-    // Vertices at angle a from the upward direction (image y grows downwards).
-    const double x0 = R * std::sin(a0), y0 = -R * std::cos(a0), x1 = R * std::sin(a1), y1 = -R * std::cos(a1);
+  for (int i = 0; i < o.blades; ++i) {
+    const double x0 = R * o.vx[i], y0 = R * o.vy[i], x1 = R * o.vx[i + 1], y1 = R * o.vy[i + 1];
     if ((y < std::min(y0, y1)) || (y > std::max(y0, y1)) || y0 == y1) continue;
     const double x = x0 + (x1 - x0) * (y - y0) / (y1 - y0);
     c.lo = std::min(c.lo, x), c.hi = std::max(c.hi, x);
@@ -44,8 +57,8 @@ Chord polygon_chord(double y, double R, int blades, double rotation) {
 // The integrals of the chord's ends lo(y) and hi(y) over [a, b], 0 where the shape has no chord: the
 // disc's in closed form, the polygon's exactly (lo and hi are linear between the vertices' heights, so
 // Simpson's rule between consecutive vertex heights is exact).
-Chord chord_integral(const Params& p, double R, double rotation, double a, double b) {
-  if (p.aperture_shape == ApertureShape::Disc) {
+Chord chord_integral(const Outline& o, double R, double a, double b) {
+  if (o.blades == 0) {
     const auto G = [&](double y) {  // the integral of sqrt(R^2 - t^2) over t in [0, y]
       const double c = std::min(std::max(y, -R), R);
       return 0.5 * (c * std::sqrt(std::max(R * R - c * c, 0.0)) + R * R * std::asin(c / R));
@@ -53,22 +66,22 @@ Chord chord_integral(const Params& p, double R, double rotation, double a, doubl
     const double I = G(b) - G(a);
     return {-I, I};
   }
-  double ys[2 + 8];
+  double ys[16];
   int n = 0;
   ys[n++] = a, ys[n++] = b;
-  for (int i = 0; i < p.blades && i < 8; ++i) {
-    const double v = -R * std::cos(rotation + 2 * M_PI * i / p.blades);
+  for (int i = 0; i < o.blades && i < 8; ++i) {
+    const double v = R * o.vy[i];
     if (v > a && v < b) ys[n++] = v;
   }
   std::sort(ys, ys + n);
   Chord s{0, 0};
   for (int i = 0; i + 1 < n; ++i) {
     const double u = ys[i], v = ys[i + 1];
-    const Chord m = polygon_chord(0.5 * (u + v), R, p.blades, rotation);
+    const Chord m = polygon_chord(0.5 * (u + v), R, o);
     if (!(v > u) || m.lo > m.hi) continue;  // outside the polygon
     // The ends as limits from inside: at a vertex's height the chord is continuous, beyond the polygon's
     // top or bottom vertex it is empty, and the ends are then that vertex's (the chord's limit).
-    Chord cu = polygon_chord(u, R, p.blades, rotation), cv = polygon_chord(v, R, p.blades, rotation);
+    Chord cu = polygon_chord(u, R, o), cv = polygon_chord(v, R, o);
     if (cu.lo > cu.hi) cu = m;
     if (cv.lo > cv.hi) cv = m;
     s.lo += (v - u) * (cu.lo + 4 * m.lo + cv.lo) / 6;
@@ -86,7 +99,7 @@ constexpr int kBands = dof::kMaxRects - 1;  // odd: a centre band and pairs of b
 // band's rows (the chord's ends integrated over the band's whole height, y0 - 1/2 .. y1 + 1/2, rounded:
 // a band covering under half a pixel's width is dropped), clamped to the square of radius r, the centre
 // pixel always in. Returns the number of rectangles.
-int build_shape(const Params& p, int r, double R, double rotation, dof::Rect* out) {
+int build_shape(const Outline& o, int r, double R, dof::Rect* out) {
   const int rows = 2 * r + 1, bands = std::min(kBands, rows), half = bands / 2;
   int edge[kBands + 1], ne = 0, up[kBands / 2 + 1];  // up[b]: band b's first row, counted from the top
   for (int b = 0; b <= half; ++b) {
@@ -101,7 +114,7 @@ int build_shape(const Params& p, int r, double R, double rotation, dof::Rect* ou
   for (int b = 0; b + 1 < ne; ++b) {
     const int y0 = -r + edge[b], y1 = -r + edge[b + 1] - 1;
     const double rows_in = y1 - y0 + 1;
-    const Chord c = chord_integral(p, R, rotation, y0 - 0.5, y1 + 0.5);
+    const Chord c = chord_integral(o, R, y0 - 0.5, y1 + 0.5);
     const double lo = c.lo / rows_in, hi = c.hi / rows_in;
     int x0 = int(std::lround(lo + 0.5)), x1 = int(std::lround(hi - 0.5));
     const bool centre = y0 <= 0 && 0 <= y1;
@@ -154,44 +167,93 @@ double aperture_moment_target(const Params& p, int r) {
 // be symmetric under x <-> y, as the disc is (M alone would take a 1 x 3 line for radius 1).
 // Measured (docs/quality.md, "The aperture kernel"): the old rule, every aperture the disc of radius
 // r + 1/2 (its blend about 1/2 px too wide), R = r + 1/4 and R = r + 0.1 against this.
+namespace {
+
+// Aperture r of a disc or polygon (the rule above): n rectangles into out.
+int shaped_aperture(const Params& p, const Outline& o, int r, dof::Rect* out) {
+  const double target = aperture_moment_target(p, r);
+  const bool symmetric = p.aperture_shape == ApertureShape::Disc && 2 * r + 1 <= kBands;
+  double best = 1e300;
+  int n = 0;
+  const auto consider = [&](double R) {
+    dof::Rect cand[dof::kMaxRects];
+    const int cn = build_shape(o, r, R, cand);
+    if (symmetric)  // one centred band per row: row |y|'s half-width must be column |y|'s half-height
+      for (int a = 0; a < cn; ++a) {
+        const int y = cand[a].y0 < 0 ? -cand[a].y0 : cand[a].y0;
+        int col = -1;
+        for (int b = 0; b < cn; ++b)
+          if (cand[b].x1 >= y) col = std::max(col, cand[b].y0 < 0 ? -cand[b].y0 : cand[b].y0);
+        if (col != cand[a].x1) return;
+      }
+    const double err = std::fabs(aperture_second_moment(cand, cn) - target);
+    if (err < best) best = err, n = cn, std::copy(cand, cand + cn, out);
+  };
+  if (r <= 3) {
+    for (int i = 0; i <= 48; ++i) consider(r - 0.5 + i / 32.0);
+  } else {
+    // The moment grows with R (in uneven steps): bisect for the target, then try the steps around it.
+    double lo = 0.9 * r - 1, hi = r + 1.0;
+    dof::Rect cand[dof::kMaxRects];
+    for (int i = 0; i < 16; ++i) {
+      const double mid = 0.5 * (lo + hi);
+      (aperture_second_moment(cand, build_shape(o, r, mid, cand)) < target ? lo : hi) = mid;
+    }
+    for (int i = -6; i <= 6; ++i) consider(lo + i / 32.0);
+  }
+  return n;
+}
+
+}  // namespace
+
 ApertureTable aperture_table(const Params& p, int max_r) {
   ApertureTable t;
   t.max_r = max_r;
   t.rects.assign(size_t(max_r + 1) * dof::kMaxRects, dof::Rect{0, 0, 0, 0});
   t.counts.assign(size_t(max_r + 1), 0);
-  const double rotation = double(p.blade_rotation) * M_PI / 180.0;
-  for (int r = 0; r <= max_r; ++r) {
-    dof::Rect* out = t.rects.data() + size_t(r) * dof::kMaxRects;
-    int n = 0;
-    if (p.aperture_shape == ApertureShape::Square || r == 0) {
-      out[n++] = {int16_t(-r), int16_t(r), int16_t(-r), int16_t(r)};
-    } else {
-      const double target = aperture_moment_target(p, r);
-      const bool symmetric = p.aperture_shape == ApertureShape::Disc && 2 * r + 1 <= kBands;
-      double best = 1e300;
-      for (int i = 0; i <= 48; ++i) {
-        dof::Rect cand[dof::kMaxRects];
-        const int cn = build_shape(p, r, r - 0.5 + i / 32.0, rotation, cand);
-        if (symmetric) {
-          bool same = true;  // one band per row, each centred: row |y|'s half-width equals column |y|'s
-          for (int a = 0; a < cn && same; ++a) {
-            const int y = cand[a].y0, hw = cand[a].x1;
-            int col = 0;  // the column x = |y|'s half-height: the rows whose half-width reaches |y|
-            for (int b = 0; b < cn; ++b)
-              if (cand[b].x1 >= (y < 0 ? -y : y)) col = std::max(col, cand[b].y1 < 0 ? -cand[b].y1 : cand[b].y1);
-            same = hw == col;
-          }
-          if (!same) continue;
-        }
-        const double err = std::fabs(aperture_second_moment(cand, cn) - target);
-        if (err < best) {
-          best = err, n = cn;
-          std::copy(cand, cand + cn, out);
-        }
-      }
+  if (p.aperture_shape == ApertureShape::Square) {
+    for (int r = 0; r <= max_r; ++r) {
+      t.rects[size_t(r) * dof::kMaxRects] = {int16_t(-r), int16_t(r), int16_t(-r), int16_t(r)};
+      t.counts[size_t(r)] = 1;
     }
-    t.counts[size_t(r)] = uint8_t(n);
+    return t;
   }
+  // Aperture r does not depend on max_r: the apertures of the last few shapes are kept and extended.
+  struct Cached {
+    ApertureShape shape;
+    int blades;
+    float rotation;
+    ApertureTable table;
+  };
+  static std::mutex mutex;
+  static std::vector<Cached> cache;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const int blades = p.aperture_shape == ApertureShape::Disc ? 0 : p.blades;
+  const float rot = p.aperture_shape == ApertureShape::Disc ? 0.f : p.blade_rotation;
+  auto it = std::find_if(cache.begin(), cache.end(), [&](const Cached& c) {
+    return c.shape == p.aperture_shape && c.blades == blades && c.rotation == rot;
+  });
+  if (it == cache.end()) {
+    if (cache.size() >= 8) cache.erase(cache.begin());
+    cache.push_back({p.aperture_shape, blades, rot, ApertureTable{-1, {}, {}}});
+    it = cache.end() - 1;
+  }
+  ApertureTable& c = it->table;
+  if (c.max_r < max_r) {
+    const Outline o(p);
+    c.rects.resize(size_t(max_r + 1) * dof::kMaxRects, dof::Rect{0, 0, 0, 0});
+    c.counts.resize(size_t(max_r + 1), 0);
+    for (int r = c.max_r + 1; r <= max_r; ++r) {
+      dof::Rect* out = c.rects.data() + size_t(r) * dof::kMaxRects;
+      if (r == 0)
+        out[0] = {0, 0, 0, 0}, c.counts[0] = 1;
+      else
+        c.counts[size_t(r)] = uint8_t(shaped_aperture(p, o, r, out));
+    }
+    c.max_r = max_r;
+  }
+  std::copy(c.rects.begin(), c.rects.begin() + long(t.rects.size()), t.rects.begin());
+  std::copy(c.counts.begin(), c.counts.begin() + long(t.counts.size()), t.counts.begin());
   return t;
 }
 
