@@ -189,10 +189,10 @@ int shaped_aperture(const Params& p, const Outline& o, int r, dof::Rect* out) {
     const double err = std::fabs(aperture_second_moment(cand, cn) - target);
     if (err < best) best = err, n = cn, std::copy(cand, cand + cn, out);
   };
-  if (r <= 3) {
-    for (int i = 0; i <= 48; ++i) consider(r - 0.5 + i / 32.0);
-  } else {
-    // The moment grows with R (in uneven steps): bisect for the target, then try the steps around it.
+  for (int i = 0; i <= 48; ++i) consider(r - 0.5 + i / 32.0);
+  if (r > 3) {
+    // Large apertures may need R below r - 1/2 (the moment grows with R, in uneven steps): bisect for the
+    // target, then try the steps around it too.
     double lo = 0.9 * r - 1, hi = r + 1.0;
     dof::Rect cand[dof::kMaxRects];
     for (int i = 0; i < 16; ++i) {
