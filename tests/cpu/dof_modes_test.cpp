@@ -75,6 +75,8 @@ TEST(Aperture, EveryApertureHasTheSecondMomentOfItsBlend) {
               << to_string(shape) << " " << blades << " blades, rotation " << rotation << ", radius " << r;
           ASSERT_TRUE(contains(t, r, 0, 0)) << "radius " << r;
           ASSERT_LE(n, dof::kMaxRects - 1);
+          // The spread's weight budget (core/dof_spread_pixel.hpp, kSpreadOne) takes this as given.
+          ASSERT_GE(area_of(t, r), long(r) * r) << "radius " << r;
           // Bands of rows, top to bottom and disjoint in y (shaders/highlight_splat.frag relies on it).
           for (int i = 1; i < n; ++i) ASSERT_GT(t.rects[size_t(r) * dof::kMaxRects + size_t(i)].y0,
                                                 t.rects[size_t(r) * dof::kMaxRects + size_t(i) - 1].y1);
