@@ -36,7 +36,7 @@ struct Outline {
   double vx[9] = {}, vy[9] = {};  // vertex blades = vertex 0
   explicit Outline(const Params& p) {
     if (p.aperture_shape != ApertureShape::Polygon) return;
-    blades = p.blades;
+    blades = std::min(std::max(p.blades, 3), 8);  // Params allows 5..8 (core/params.cpp)
     const double rotation = double(p.blade_rotation) * M_PI / 180.0;
     for (int i = 0; i <= blades; ++i)
       vx[i] = std::sin(rotation + 2 * M_PI * i / blades), vy[i] = -std::cos(rotation + 2 * M_PI * i / blades);
