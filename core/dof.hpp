@@ -20,15 +20,23 @@ struct DofSetup {
 DofSetup dof_setup(const Params& p);
 
 // The aperture as rectangles of rows for every integer radius 0..max_r: kMaxRects slots per radius in
-// `rects`, the number used in `counts`. Square: one rectangle; disc: up to kMaxRects bands of rows, each as
-// wide as the disc of radius r + 0.5 on average over its rows; polygon: the same bands of the regular
-// polygon (Params::blades, blade_rotation) inscribed in that disc. Every shape contains its centre pixel.
+// `rects`, the number used in `counts`. Square: one rectangle, the square of radius r. Disc and polygon
+// (Params::blades, blade_rotation; inscribed in the disc): up to kMaxRects - 1 bands of rows disjoint in
+// y and symmetric about row 0, drawn from the shape of the radius whose second moment is nearest
+// aperture_moment_target (the blend of apertures r and r + 1 by the fractional CoC then has the lens's
+// second moment in the least-squares sense; derivation at aperture_table in core/dof.cpp). Every shape
+// contains its centre pixel and lies within the square of radius r.
 struct ApertureTable {
   int max_r = 0;
   std::vector<dof::Rect> rects;
   std::vector<uint8_t> counts;
 };
 ApertureTable aperture_table(const Params& p, int max_r);
+// The mean of x^2 + y^2 over the pixels of n rectangles (0 for none), and the value aperture_table aims
+// aperture r of a disc or polygon at: k (r^2 - 1/6), k the shape's second moment over its area at
+// circumradius 1 (1/2 for the disc).
+double aperture_second_moment(const dof::Rect* rects, int n);
+double aperture_moment_target(const Params& p, int r);
 // The largest radius a frame of these parameters gathers with: ceil(max_radius), at most kMaxShapedRadius.
 int shaped_max_radius(const Params& p);
 

@@ -20,11 +20,13 @@
 namespace satlab::dof {
 
 // Fixed-point spread weight of a whole splat. The weights reaching one pixel sum to kSpreadOne times
-// sum_q 1/area(q) over the splats q covering it; a splat at Chebyshev distance d >= 1 covers it only with
-// radius >= d - 1 (area >= (d - 1/2)^2 for the smallest shape, a 3-blade polygon: 1.3 (d + 1/2)^2), so the
-// sum is at most 1 + sum_d 8d / (d - 1/2)^2 over d = 1..512 < 40 (plus at most 1 for rounding): below 256,
-// the limit of 2^32 / kSpreadOne, with margin. Quantisation: a splat's weight is off by at most 1/2 unit,
-// relatively area / 2^25 (3e-5 at radius 17, 4e-4 at radius 64).
+// sum_q 1/area(q) over the apertures q covering it; one of a splat at Chebyshev distance d >= 1 covers it
+// only if its radius is at least d (an aperture lies within the square of its radius), and an aperture of
+// radius r has at least r^2 pixels (tests/cpu/dof_modes_test.cpp checks it for every shape up to
+// kMaxShapedRadius; the smallest, the polygons', have about 2.4 r^2), so the sum is at most
+// 1 + sum_d 8d / d^2 over d = 1..512 < 56 (plus at most 1 for rounding): below 256, the limit of
+// 2^32 / kSpreadOne, with margin. Quantisation: a splat's weight is off by at most 1/2 unit, relatively
+// area / 2^25 (3e-5 at radius 17, 4e-4 at radius 64).
 constexpr uint32_t kSpreadOne = 1u << 24;
 
 // The pixels of the aperture's rectangles around (x, y) inside the image (at least 1: every shape holds its
