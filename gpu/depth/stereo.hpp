@@ -25,10 +25,15 @@
 
 namespace satlab::gpu {
 
-// The SAT builder the cost volume goes through by default (a registry name).
-constexpr const char* kStereoSatBuilder = "sat_lookback_2d";
+// The stereo matcher's own table of the cost slices (stereo.cu, box_rows_kernel: per slice, the row
+// prefixes of the (2r+1)-row column sums, 16 bits), the default; any registry name of an 8-bit SAT builder
+// instead aggregates through that builder's SAT (4 taps per box).
+constexpr const char* kStereoBoxRows = "box_rows";
+constexpr const char* kStereoSatBuilder = kStereoBoxRows;
+// The SAT builder of images wider than the box-rows kernel takes (16384 columns).
+constexpr const char* kStereoWideImageSatBuilder = "sat_lookback_2d";
 
-// `sat_builder`: a registry name ("" = kStereoSatBuilder). Throws satlab::Error (size mismatch, no device,
+// `sat_builder`: kStereoBoxRows or a registry name ("" = kStereoSatBuilder). Throws satlab::Error (size mismatch, no device,
 // a builder that refuses 8-bit input, CUDA errors).
 StereoResult stereo_match(const ImageRGBA8& left, const ImageRGBA8& right, const StereoParams& p,
                           const std::string& sat_builder = "");
