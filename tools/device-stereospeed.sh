@@ -7,12 +7,10 @@
 #   tools/device-stereospeed.sh BIN_DIR [PAIRS_DIR]
 # BIN_DIR holds satlab and satlab_gpu_tests (stripped copies of a CUDA build for sm_90); PAIRS_DIR the
 # pairs of `tools/gen_stereo PAIRS_DIR --ss 2` (docs/quality.md, Stereo), skipped when not given.
-# AB=1 also runs the candidates' bench-only switches (SATLAB_STEREO_STRIP, SATLAB_STEREO_PREFETCH).
 set -u -o pipefail
 BIN=${1:?BIN_DIR}
 PAIRS=${2:-}
 OUT=${OUT:-device-out}
-AB=${AB:-0}
 mkdir -p "$OUT"
 export SATLAB_GIT_REV=${SATLAB_GIT_REV:-$(cat "$BIN/git_rev" 2>/dev/null || echo unknown)}
 SAN=${COMPUTE_SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
@@ -32,26 +30,12 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noh
 step "GPU tests (stereo)"
 run 90 "$BIN/satlab_gpu_tests" --gtest_filter='GpuStereo*'
 grep -E '^\[  (FAILED|SKIPPED) |Failure' "$LOG" | head -20
-if [ "$AB" = 1 ]; then
-  step "GPU tests (stereo), box rows in strips of 5 rows, taps prefetched"
-  SATLAB_STEREO_STRIP=5 SATLAB_STEREO_PREFETCH=1 run 90 "$BIN/satlab_gpu_tests" --gtest_filter='GpuStereo*'
-fi
 
 B="$BIN/satlab bench stereo --runs 20"
 step "bench stereo 3840x2160, 128 disparities: box rows (default) and the SAT path, same run"
 run 60 $B --sat-builders box_rows sat_lookback_2d --json "$OUT/stereo.json"
 step "bench stereo: no wide window (--wide 0), both"
 run 60 $B --wide 0 --sat-builders box_rows sat_lookback_2d --json "$OUT/stereo-nowide.json"
-if [ "$AB" = 1 ]; then
-  for strip in 16 64; do
-    step "bench stereo A/B: box rows in strips of $strip rows"
-    SATLAB_STEREO_STRIP=$strip run 30 $B
-  done
-  step "bench stereo A/B: taps of the next slice prefetched"
-  SATLAB_STEREO_PREFETCH=1 run 30 $B
-  step "bench stereo A/B: the default again"
-  run 30 $B
-fi
 
 if [ -n "$PAIRS" ]; then
   step "depth stereo: GPU output byte-identical to the CPU's on the generated pairs"
@@ -73,10 +57,10 @@ for tool in memcheck racecheck; do
   filter='GpuStereo*'
   [ $tool = racecheck ] &&
     filter='GpuStereo.MatchesTheCpuBitForBitOnRandomPairsAtOddSizes:GpuStereo.MatchesTheCpuOnAPairWithKnownDisparityAcrossSeveralStacks'
-  SATLAB_STEREO_STRIP=7 SATLAB_TEST_MAX_N=220000 SATLAB_TEST_OWN_SAT_ONLY=1 run 70 $SAN --tool $tool \
+  SATLAB_TEST_MAX_N=220000 SATLAB_TEST_OWN_SAT_ONLY=1 run 70 $SAN --tool $tool \
     --error-exitcode 9 --print-limit 20 "$BIN/satlab_gpu_tests" --gtest_filter="$filter"
 done
 
-grep -E '^stereo|^  [a-z]|^== bench' "$LOG" | tail -60
+grep -E '^stereo|^  [a-z]|^== bench' "$LOG" | tail -30
 echo "device-stereospeed: status $status" | tee -a "$LOG"
 exit $status

@@ -88,7 +88,8 @@ void add_bench_stereo_command(CLI::App& app, Action& action) {
                   "Wide window's horizontal radius (default 56, less where --window needs; 0: none)")
       ->check(CLI::Range(0, kMaxStereoWideRadius));
   sub->add_option("--sat-builders", o->builders,
-                  "SAT builders of the cost slices, one row each (registry names)");
+                  "Tables of the cost slices, one row each: box_rows (the default) or 8-bit SAT builders "
+                  "(registry names)");
   sub->add_option("--runs", o->runs, "Timed runs (median)")->check(CLI::Range(1, 100000));
   sub->add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::NonNegativeNumber);
   sub->add_option("--json", o->json, "Also write the rows as JSON to this file");

@@ -2,9 +2,10 @@
 // both winner-take-alls, subpixel + left-right check, hole filling (see stereo.hpp for the scheme;
 // core/stereo.cpp is the reference, matched bit for bit).
 // Bytes per pixel and disparity (minimum): cost 1 B written, SAT 1 B read + 4 B written, aggregation
-// 4 taps of 4 B per box mostly from L1/L2 (the SAT read once from DRAM): about 10 B. 3840 x 2160 x 128
-// disparities is about 10.6 GB, 3.5 ms at 3 TB/s (H200: 9.18 ms measured with the wide window, census
-// 0.50, cost 0.65, SAT 2.07, aggregate 5.80; 7.87 without it; docs/performance.md).
+// 4 taps of 4 B per box mostly from L1/L2 (the SAT read once from DRAM): about 10 B; the box-rows table
+// (the default) 1 B read + 2 B written, then 2 taps of 2 B per box: about 5 B. H200, 3840 x 2160 x 128
+// disparities with the wide window (docs/performance.md): 6.79 ms (census 0.50, cost 0.65, box rows 1.30,
+// aggregate 4.16), against 9.33 through sat_lookback_2d in the same run (SAT 2.11, aggregate 5.91).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -178,7 +179,8 @@ __global__ void __launch_bounds__(kAggThreads)
 // warp scan and the warp totals through shared memory (double-buffered: one barrier per row).
 // kVec (w % 16 == 0): the 16 cost bytes of a thread's row as one 16-byte load, the 16 entries as two
 // 16-byte stores; else bytes and 16-bit stores with bounds.
-constexpr int kBoxColumns = 16;
+// Strips of 32 rows: 1.304 ms for the 4K table of 128 slices, 1.315 with 16, 1.483 with 64 (H200).
+constexpr int kBoxColumns = 16, kBoxStrip = 32;
 constexpr int kMaxBoxRowsWidth = kBoxColumns * 1024;
 template <bool kVec>
 __device__ __forceinline__ void load_row16(const uint8_t* row, int c0, int w, uint32_t (&v)[4]) {
@@ -277,8 +279,8 @@ __global__ void box_rows_kernel(const uint8_t* __restrict__ stack, int w, int h,
 
 // aggregate_lr_kernel's scheme on the box-rows table: a box is 2 taps of one row (R(hi) - R(lo - 1), the
 // lower one masked where the window starts at column 0), mod 2^16.
-// kPrefetch (A/B): the next slice's taps loaded before this slice's winner-take-all steps.
-template <bool kPrefetch>
+// Measured (docs/performance.md, H200, 4K, 128 disparities): 4.16 ms against aggregate_lr_kernel's 5.91 on
+// the SAT in the same run; the next slice's taps loaded before this slice's steps: 4.24, dropped.
 __global__ void __launch_bounds__(kAggThreads)
     aggregate_rows_kernel(const uint16_t* __restrict__ table, int w, int h, int r, int wr, int d0, int K,
                           uint4* __restrict__ state, uint4* __restrict__ wide_state,
@@ -301,27 +303,12 @@ __global__ void __launch_bounds__(kAggThreads)
     const uint32_t sq_m = sq_lo >= 0 ? 0xFFFFu : 0u, wd_m = wd_lo >= 0 ? 0xFFFFu : 0u;
     const size_t slice = size_t(h) * size_t(w);
     const uint16_t* R = table + size_t(y) * w;
-    uint32_t n_hi = 0, n_lo = 0, n_whi = 0, n_wlo = 0;  // kPrefetch: the taps of slice k
-    if (kPrefetch) {
-      n_hi = __ldg(R + sq_hi), n_lo = __ldg(R + sq_l);
-      if (wr > 0 && d0 % kStereoWideStep == 0) n_whi = __ldg(R + wd_hi), n_wlo = __ldg(R + wd_l);
-    }
     for (int k = 0; k < K; ++k, R += slice) {
       const uint32_t d = uint32_t(d0 + k);
       const bool with_wide = wr > 0 && d % kStereoWideStep == 0;
-      uint32_t a, aw = 0;
-      if (kPrefetch) {
-        a = (n_hi - (n_lo & sq_m)) & 0xFFFFu;
-        if (with_wide) aw = (n_whi - (n_wlo & wd_m)) & 0xFFFFu;
-        if (k + 1 < K) {
-          const uint16_t* Rn = R + slice;
-          n_hi = __ldg(Rn + sq_hi), n_lo = __ldg(Rn + sq_l);
-          if (wr > 0 && (d + 1) % kStereoWideStep == 0) n_whi = __ldg(Rn + wd_hi), n_wlo = __ldg(Rn + wd_l);
-        }
-      } else {
-        a = (uint32_t(__ldg(R + sq_hi)) - (uint32_t(__ldg(R + sq_l)) & sq_m)) & 0xFFFFu;
-        if (with_wide) aw = (uint32_t(__ldg(R + wd_hi)) - (uint32_t(__ldg(R + wd_l)) & wd_m)) & 0xFFFFu;
-      }
+      const uint32_t a = (uint32_t(__ldg(R + sq_hi)) - (uint32_t(__ldg(R + sq_l)) & sq_m)) & 0xFFFFu;
+      uint32_t aw = 0;
+      if (with_wide) aw = (uint32_t(__ldg(R + wd_hi)) - (uint32_t(__ldg(R + wd_l)) & wd_m)) & 0xFFFFu;
       stereo_wta_step(sq, d, a);
       if (with_wide) stereo_wta_step(wide, d / kStereoWideStep, aw);
       if (x >= int(d)) atomicMin(&rmin[t - k + K - 1], a << 16 | d);
@@ -432,8 +419,6 @@ StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::st
     const std::string why = sat_->refuses ? sat_->refuses(n, DType::U8) : "";
     if (!why.empty()) throw Error("stereo: SAT builder " + name + " refuses 8-bit input: " + why);
   }
-  if (const char* e = std::getenv("SATLAB_STEREO_STRIP")) strip_ = std::max(1, std::atoi(e));  // A/B
-  if (const char* e = std::getenv("SATLAB_STEREO_PREFETCH")) prefetch_ = std::atoi(e) != 0;    // A/B
   // At most 2^28 pixels (the largest SAT the builders are tested at) and 65535 rows (the rows+transpose
   // builders launch a grid row per image row) per stack.
   const size_t per_stack = std::min(g_stack_pixels / n, size_t(65535) / size_t(height));
@@ -457,9 +442,10 @@ StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::st
 }
 
 StereoRun::~StereoRun() {
-  for (void* b : {(void*)img_[0], (void*)img_[1], (void*)luma_[0], (void*)luma_[1], (void*)census_[0],
-                  (void*)census_[1], (void*)stack_, (void*)sat_out_, (void*)table_, (void*)state_, (void*)wide_state_,
-                  (void*)right_best_, (void*)left_wta_, (void*)right_wta_, (void*)raw_, (void*)out_})
+  for (void* b :
+       {(void*)img_[0], (void*)img_[1], (void*)luma_[0], (void*)luma_[1], (void*)census_[0],
+        (void*)census_[1], (void*)stack_, (void*)sat_out_, (void*)table_, (void*)state_, (void*)wide_state_,
+        (void*)right_best_, (void*)left_wta_, (void*)right_wta_, (void*)raw_, (void*)out_})
     cudaFree(b);
 }
 
@@ -511,11 +497,13 @@ void StereoRun::enqueue(void* stream, const std::function<void(const char*)>& st
     mark(rows_ ? "box_rows" : "sat");
     if (rows_) {
       const int threads = (((w_ + kBoxColumns - 1) / kBoxColumns + 31) / 32) * 32;
-      const dim3 box_grid(unsigned((h_ + strip_ - 1) / strip_), unsigned(K));
+      const dim3 box_grid(unsigned((h_ + kBoxStrip - 1) / kBoxStrip), unsigned(K));
       if (w_ % kBoxColumns == 0)
-        box_rows_kernel<true><<<box_grid, threads, 0, s>>>(stack_, w_, h_, p_.window_radius, strip_, table_);
+        box_rows_kernel<true>
+            <<<box_grid, threads, 0, s>>>(stack_, w_, h_, p_.window_radius, kBoxStrip, table_);
       else
-        box_rows_kernel<false><<<box_grid, threads, 0, s>>>(stack_, w_, h_, p_.window_radius, strip_, table_);
+        box_rows_kernel<false>
+            <<<box_grid, threads, 0, s>>>(stack_, w_, h_, p_.window_radius, kBoxStrip, table_);
       SATLAB_LAUNCHED("box_rows_kernel", size + " x " + std::to_string(K));
     } else {
       SatArgs a;
@@ -527,13 +515,12 @@ void StereoRun::enqueue(void* stream, const std::function<void(const char*)>& st
     const dim3 grid(unsigned((w_ + kAggThreads - 1) / kAggThreads), unsigned(h_));
     const size_t shared = size_t(kAggThreads + K - 1) * sizeof(uint32_t);
     if (rows_) {
-      (prefetch_ ? aggregate_rows_kernel<true> : aggregate_rows_kernel<false>)<<<grid, kAggThreads, shared, s>>>(
+      aggregate_rows_kernel<<<grid, kAggThreads, shared, s>>>(
           table_, w_, h_, p_.window_radius, p_.wide_radius, d0, K, state_, wide_state_, right_best_);
       SATLAB_LAUNCHED("aggregate_rows_kernel", size + " x " + std::to_string(K));
     } else {
-      aggregate_lr_kernel<<<grid, kAggThreads, shared, s>>>(sat_out_, w_, h_, p_.window_radius,
-                                                            p_.wide_radius, d0, K, state_, wide_state_,
-                                                            right_best_);
+      aggregate_lr_kernel<<<grid, kAggThreads, shared, s>>>(
+          sat_out_, w_, h_, p_.window_radius, p_.wide_radius, d0, K, state_, wide_state_, right_best_);
       SATLAB_LAUNCHED("aggregate_lr_kernel", size + " x " + std::to_string(K));
     }
   }

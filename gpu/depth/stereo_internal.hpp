@@ -32,10 +32,8 @@ class StereoRun {
   int w_, h_;
   StereoParams p_;
   const Variant* sat_ = nullptr;  // the registered SAT builder (null on the box-rows path)
-  bool rows_ = false;              // the box-rows table (kStereoBoxRows) instead of a SAT
-  int strip_ = 32;                 // rows per block of the box-rows kernel
-  bool prefetch_ = false;          // A/B: the next slice's taps loaded ahead
-  int k_ = 1;  // disparity slices per stacked SAT
+  bool rows_ = false;             // the box-rows table (kStereoBoxRows) instead of a SAT
+  int k_ = 1;                     // disparity slices per stacked SAT
   uchar4* img_[2] = {};
   uint8_t* luma_[2] = {};
   unsigned long long* census_[2] = {};

@@ -61,13 +61,13 @@ TEST(GpuStereo, MatchesTheCpuBitForBitOnRandomPairsAtOddSizes) {
   struct Case {
     int w, h, D, r, wide;
   };
-  for (const Case& k : {Case{1, 1, 1, 0, 56}, Case{1, 1, 5, 2, 3}, Case{37, 1, 9, 3, 56},
-                        Case{1, 41, 4, 1, 0}, Case{131, 67, 24, 4, 56}, Case{257, 129, 64, 7, 30},
-                        Case{97, 31, 40, 15, 16}, Case{640, 97, 128, 4, 56}, Case{300, 50, 33, 1, 140},
-                        // widths of whole 16-column groups (the box rows' 16-byte loads and stores), strips
-                        // of 32 rows split at odd heights, windows taller than the image
-                        Case{16, 3, 6, 4, 56}, Case{96, 71, 20, 4, 56}, Case{160, 33, 13, 15, 2},
-                        Case{48, 65, 9, 0, 3}}) {
+  for (const Case& k :
+       {Case{1, 1, 1, 0, 56}, Case{1, 1, 5, 2, 3}, Case{37, 1, 9, 3, 56}, Case{1, 41, 4, 1, 0},
+        Case{131, 67, 24, 4, 56}, Case{257, 129, 64, 7, 30}, Case{97, 31, 40, 15, 16},
+        Case{640, 97, 128, 4, 56}, Case{300, 50, 33, 1, 140},
+        // widths of whole 16-column groups (the box rows' 16-byte loads and stores), strips
+        // of 32 rows split at odd heights, windows taller than the image
+        Case{16, 3, 6, 4, 56}, Case{96, 71, 20, 4, 56}, Case{160, 33, 13, 15, 2}, Case{48, 65, 9, 0, 3}}) {
     if (size_t(k.w) * size_t(k.h) * size_t(k.D) > std::max<size_t>(test::test_max_n(), 24 * 1024)) continue;
     SCOPED_TRACE(std::to_string(k.w) + "x" + std::to_string(k.h) + " D " + std::to_string(k.D) + " r " +
                  std::to_string(k.r) + " wide " + std::to_string(k.wide));
