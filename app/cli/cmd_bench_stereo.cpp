@@ -35,9 +35,11 @@ int run_bench_stereo(const BenchStereoOptions& o) {
   p.wide_radius =
       o.wide >= 0 ? o.wide : std::min(StereoParams{}.wide_radius, stereo_max_wide_radius(o.window));
   validate(p);
-  std::printf("# %s, stereo %dx%d, %d disparities, window %dx%d, wide window %dx%d, median of %d runs\n",
-              dev.name.c_str(), w, h, o.disparities, 2 * o.window + 1, 2 * o.window + 1,
-              2 * p.wide_radius + 1, 2 * o.window + 1, o.runs);
+  const std::string wide =
+      p.wide_radius ? std::to_string(2 * p.wide_radius + 1) + "x" + std::to_string(2 * o.window + 1) : "none";
+  std::printf("# %s, stereo %dx%d, %d disparities, window %dx%d, wide window %s, median of %d runs\n",
+              dev.name.c_str(), w, h, o.disparities, 2 * o.window + 1, 2 * o.window + 1, wide.c_str(),
+              o.runs);
   nlohmann::json rows = nlohmann::json::array();
   for (const std::string& builder : o.builders) {
     const gpu::StereoTiming t = gpu::time_stereo(w, h, p, o.warmup, o.runs, builder);
