@@ -35,9 +35,11 @@ int run_bench_stereo(const BenchStereoOptions& o) {
   p.wide_radius =
       o.wide >= 0 ? o.wide : std::min(StereoParams{}.wide_radius, stereo_max_wide_radius(o.window));
   validate(p);
-  std::printf("# %s, stereo %dx%d, %d disparities, window %dx%d, wide window %dx%d, median of %d runs\n",
-              dev.name.c_str(), w, h, o.disparities, 2 * o.window + 1, 2 * o.window + 1,
-              2 * p.wide_radius + 1, 2 * o.window + 1, o.runs);
+  const std::string wide =
+      p.wide_radius ? std::to_string(2 * p.wide_radius + 1) + "x" + std::to_string(2 * o.window + 1) : "none";
+  std::printf("# %s, stereo %dx%d, %d disparities, window %dx%d, wide window %s, median of %d runs\n",
+              dev.name.c_str(), w, h, o.disparities, 2 * o.window + 1, 2 * o.window + 1, wide.c_str(),
+              o.runs);
   nlohmann::json rows = nlohmann::json::array();
   for (const std::string& builder : o.builders) {
     const gpu::StereoTiming t = gpu::time_stereo(w, h, p, o.warmup, o.runs, builder);
@@ -88,7 +90,8 @@ void add_bench_stereo_command(CLI::App& app, Action& action) {
                   "Wide window's horizontal radius (default 56, less where --window needs; 0: none)")
       ->check(CLI::Range(0, kMaxStereoWideRadius));
   sub->add_option("--sat-builders", o->builders,
-                  "SAT builders of the cost slices, one row each (registry names)");
+                  "Tables of the cost slices, one row each: box_rows (the default) or 8-bit SAT builders "
+                  "(registry names)");
   sub->add_option("--runs", o->runs, "Timed runs (median)")->check(CLI::Range(1, 100000));
   sub->add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::NonNegativeNumber);
   sub->add_option("--json", o->json, "Also write the rows as JSON to this file");

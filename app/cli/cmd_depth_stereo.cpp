@@ -92,7 +92,9 @@ void add_depth_stereo_command(CLI::App& app, Action& action) {
   sub->add_option("--refine-eps", o->guided.eps, "Guided filter eps, guide in [0,1] (default 1e-3)")
       ->check(CLI::PositiveNumber);
   sub->add_option("--backend", o->backend, "auto, cpu or gpu")->check(CLI::IsMember({"auto", "cpu", "gpu"}));
-  sub->add_option("--sat-builder", o->sat_builder, "GPU: the SAT builder of the cost slices (registry name)");
+  sub->add_option(
+      "--sat-builder", o->sat_builder,
+      "GPU: the cost slices' table: box_rows (the default) or an 8-bit SAT builder's registry name");
   sub->callback([o, &action] { action = [o] { return run_depth_stereo(*o); }; });
 }
 

@@ -2,9 +2,10 @@
 // both winner-take-alls, subpixel + left-right check, hole filling (see stereo.hpp for the scheme;
 // core/stereo.cpp is the reference, matched bit for bit).
 // Bytes per pixel and disparity (minimum): cost 1 B written, SAT 1 B read + 4 B written, aggregation
-// 4 taps of 4 B per box mostly from L1/L2 (the SAT read once from DRAM): about 10 B. 3840 x 2160 x 128
-// disparities is about 10.6 GB, 3.5 ms at 3 TB/s (H200: 9.18 ms measured with the wide window, census
-// 0.50, cost 0.65, SAT 2.07, aggregate 5.80; 7.87 without it; docs/performance.md).
+// 4 taps of 4 B per box mostly from L1/L2 (the SAT read once from DRAM): about 10 B; the box-rows table
+// (the default) 1 B read + 2 B written, then 2 taps of 2 B per box: about 5 B. H200, 3840 x 2160 x 128
+// disparities with the wide window (docs/performance.md): 6.79 ms (census 0.50, cost 0.65, box rows 1.30,
+// aggregate 4.16), against 9.33 through sat_lookback_2d in the same run (SAT 2.11, aggregate 5.91).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -166,6 +167,164 @@ __global__ void __launch_bounds__(kAggThreads)
   }
 }
 
+// The box-rows table of a stack, the default in place of a registered SAT builder: both windows are
+// 2r+1 rows tall, so every box of pixel row y is a difference of one row of
+//   R(x, y) = sum over x' <= x of V(x', y),  V(x', y) = sum of the cost over rows ya..yb of column x'
+// (ya, yb the window's rows clipped to the slice), kept mod 2^16: every box sum is below 2^16 (validate()),
+// so R(hi) - R(lo - 1) mod 2^16 is the box sum exactly, the same integer the SAT's 4 taps give. 2 B per
+// entry instead of the SAT's 4, and 2 taps per box instead of 4.
+// A block per (strip of rows, slice), a thread per 16 columns of the whole row (w <= 16 * 1024): V of
+// its columns slides down the strip (the row entering added, the row leaving subtracted, as 16-bit pairs
+// in 8 words), then the row's prefix: the thread's 16 columns in order, the block's thread totals by a
+// warp scan and the warp totals through shared memory (double-buffered: one barrier per row).
+// kVec (w % 16 == 0): the 16 cost bytes of a thread's row as one 16-byte load, the 16 entries as two
+// 16-byte stores; else bytes and 16-bit stores with bounds.
+// Strips of 32 rows: 1.304 ms for the 4K table of 128 slices, 1.315 with 16, 1.483 with 64 (H200).
+constexpr int kBoxColumns = 16, kBoxStrip = 32;
+constexpr int kMaxBoxRowsWidth = kBoxColumns * 1024;
+template <bool kVec>
+__device__ __forceinline__ void load_row16(const uint8_t* row, int c0, int w, uint32_t (&v)[4]) {
+  if (kVec) {
+    if (c0 < w) {
+      const uint4 q = __ldg(reinterpret_cast<const uint4*>(row + c0));
+      v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+    } else {
+      v[0] = v[1] = v[2] = v[3] = 0;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      uint32_t u = 0;
+#pragma unroll
+      for (int b = 0; b < 4; ++b) {
+        const int c = c0 + 4 * j + b;
+        if (c < w) u |= uint32_t(__ldg(row + c)) << (8 * b);
+      }
+      v[j] = u;
+    }
+  }
+}
+// p[2j] holds the columns 4j (low half) and 4j + 2 (high half), p[2j + 1] the columns 4j + 1 and 4j + 3.
+__device__ __forceinline__ void add_row16(uint32_t (&p)[8], const uint32_t (&v)[4]) {
+#pragma unroll
+  for (int j = 0; j < 4; ++j) p[2 * j] += v[j] & 0x00FF00FFu, p[2 * j + 1] += (v[j] >> 8) & 0x00FF00FFu;
+}
+__device__ __forceinline__ void sub_row16(uint32_t (&p)[8], const uint32_t (&v)[4]) {
+#pragma unroll
+  for (int j = 0; j < 4; ++j) p[2 * j] -= v[j] & 0x00FF00FFu, p[2 * j + 1] -= (v[j] >> 8) & 0x00FF00FFu;
+}
+
+template <bool kVec>
+__global__ void box_rows_kernel(const uint8_t* __restrict__ stack, int w, int h, int r, int strip,
+                                uint16_t* __restrict__ table) {
+  __shared__ uint32_t warp_total[2][32];
+  const int t = int(threadIdx.x), lane = t & 31, warp = t >> 5, warps = int(blockDim.x) >> 5;
+  const int c0 = kBoxColumns * t;
+  const int y0 = int(blockIdx.x) * strip, y1 = min(y0 + strip, h);
+  const size_t slice = size_t(blockIdx.y) * size_t(h) * size_t(w);
+  const uint8_t* in = stack + slice;
+  uint16_t* out = table + slice;
+  uint32_t p[8] = {0, 0, 0, 0, 0, 0, 0, 0}, v[4];
+  for (int y = max(y0 - r, 0); y <= min(y0 + r, h - 1); ++y) {  // the first row's window
+    load_row16<kVec>(in + size_t(y) * w, c0, w, v);
+    add_row16(p, v);
+  }
+  for (int y = y0; y < y1; ++y) {
+    if (y > y0) {  // slide: row y + r enters, row y - r - 1 leaves
+      if (y + r < h) {
+        load_row16<kVec>(in + size_t(y + r) * w, c0, w, v);
+        add_row16(p, v);
+      }
+      if (y - r - 1 >= 0) {
+        load_row16<kVec>(in + size_t(y - r - 1) * w, c0, w, v);
+        sub_row16(p, v);
+      }
+    }
+    uint32_t e[kBoxColumns];  // the thread's inclusive prefix of V
+    uint32_t run = 0;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      run += p[2 * j] & 0xFFFF, e[4 * j] = run;
+      run += p[2 * j + 1] & 0xFFFF, e[4 * j + 1] = run;
+      run += p[2 * j] >> 16, e[4 * j + 2] = run;
+      run += p[2 * j + 1] >> 16, e[4 * j + 3] = run;
+    }
+    uint32_t incl = run;  // the warp's inclusive scan of the thread totals
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const uint32_t n = __shfl_up_sync(0xffffffffu, incl, o);
+      if (lane >= o) incl += n;
+    }
+    const int buf = (y - y0) & 1;
+    if (lane == 31) warp_total[buf][warp] = incl;
+    __syncthreads();
+    uint32_t base = incl - run;
+    for (int k = 0; k < warp && k < warps; ++k) base += warp_total[buf][k];
+    uint16_t* o = out + size_t(y) * w + c0;
+    if (kVec) {
+      if (c0 < w) {
+        uint32_t q[8];
+#pragma unroll
+        for (int j = 0; j < 8; ++j) q[j] = ((base + e[2 * j]) & 0xFFFF) | (base + e[2 * j + 1]) << 16;
+        reinterpret_cast<uint4*>(o)[0] = make_uint4(q[0], q[1], q[2], q[3]);
+        reinterpret_cast<uint4*>(o)[1] = make_uint4(q[4], q[5], q[6], q[7]);
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < kBoxColumns; ++j)
+        if (c0 + j < w) o[j] = uint16_t(base + e[j]);
+    }
+  }
+}
+
+// aggregate_lr_kernel's scheme on the box-rows table: a box is 2 taps of one row (R(hi) - R(lo - 1), the
+// lower one masked where the window starts at column 0), mod 2^16.
+// Measured (docs/performance.md, H200, 4K, 128 disparities): 4.16 ms against aggregate_lr_kernel's 5.91 on
+// the SAT in the same run; the next slice's taps loaded before this slice's steps: 4.24, dropped.
+__global__ void __launch_bounds__(kAggThreads)
+    aggregate_rows_kernel(const uint16_t* __restrict__ table, int w, int h, int r, int wr, int d0, int K,
+                          uint4* __restrict__ state, uint4* __restrict__ wide_state,
+                          uint32_t* __restrict__ right_best) {
+  extern __shared__ uint32_t rmin[];  // kAggThreads + K - 1
+  const int t = int(threadIdx.x), x0 = int(blockIdx.x) * kAggThreads, x = x0 + t, y = int(blockIdx.y);
+  const int span = kAggThreads + K - 1;
+  for (int e = t; e < span; e += kAggThreads) rmin[e] = 0xFFFFFFFFu;
+  __syncthreads();
+  if (x < w) {
+    const size_t i = size_t(y) * w + x;
+    StereoWta sq, wide;
+    if (d0 > 0) {
+      sq = unpack(state[i]);
+      if (wr > 0) wide = unpack(wide_state[i]);
+    }
+    const int sq_hi = min(x + r, w - 1), sq_lo = max(x - r, 0) - 1, wd_hi = min(x + wr, w - 1),
+              wd_lo = max(x - wr, 0) - 1;
+    const int sq_l = max(sq_lo, 0), wd_l = max(wd_lo, 0);
+    const uint32_t sq_m = sq_lo >= 0 ? 0xFFFFu : 0u, wd_m = wd_lo >= 0 ? 0xFFFFu : 0u;
+    const size_t slice = size_t(h) * size_t(w);
+    const uint16_t* R = table + size_t(y) * w;
+    for (int k = 0; k < K; ++k, R += slice) {
+      const uint32_t d = uint32_t(d0 + k);
+      const bool with_wide = wr > 0 && d % kStereoWideStep == 0;
+      const uint32_t a = (uint32_t(__ldg(R + sq_hi)) - (uint32_t(__ldg(R + sq_l)) & sq_m)) & 0xFFFFu;
+      uint32_t aw = 0;
+      if (with_wide) aw = (uint32_t(__ldg(R + wd_hi)) - (uint32_t(__ldg(R + wd_l)) & wd_m)) & 0xFFFFu;
+      stereo_wta_step(sq, d, a);
+      if (with_wide) stereo_wta_step(wide, d / kStereoWideStep, aw);
+      if (x >= int(d)) atomicMin(&rmin[t - k + K - 1], a << 16 | d);
+    }
+    state[i] = pack(sq);
+    if (wr > 0) wide_state[i] = pack(wide);
+  }
+  __syncthreads();
+  const int xr0 = x0 - d0 - K + 1;
+  for (int e = t; e < span; e += kAggThreads) {
+    const int xr = xr0 + e;
+    const uint32_t v = rmin[e];
+    if (xr >= 0 && xr < w && v != 0xFFFFFFFFu) atomicMin(right_best + size_t(y) * w + xr, v);
+  }
+}
+
 // Uniqueness, the left-right check against right_best and the subpixel offset of the kept winners.
 // Where the square window's winner fails, the wide window's where it is unique (wide_state null: none).
 __global__ void check_lr_kernel(const uint4* __restrict__ state, const uint4* __restrict__ wide_state,
@@ -248,13 +407,18 @@ StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::st
     : w_(width), h_(height), p_(p) {
   validate(p);
   if (width <= 0 || height <= 0) throw Error("stereo: empty images");
-  const std::string name = sat_builder.empty() ? kStereoSatBuilder : sat_builder;
-  for (const Variant& v : variants())
-    if (v.family == Family::Sat && v.name == name) sat_ = &v;
-  if (!sat_) throw Error("stereo: no SAT builder named '" + name + "' (see `satlab variants`)");
+  std::string name = sat_builder.empty() ? kStereoSatBuilder : sat_builder;
+  // The box-rows table needs a thread per 16 columns of a row; wider images take the SAT path.
+  if (name == kStereoBoxRows && width > kMaxBoxRowsWidth) name = kStereoWideImageSatBuilder;
+  rows_ = name == kStereoBoxRows;
   const size_t n = size_t(width) * size_t(height);
-  const std::string why = sat_->refuses ? sat_->refuses(n, DType::U8) : "";
-  if (!why.empty()) throw Error("stereo: SAT builder " + name + " refuses 8-bit input: " + why);
+  if (!rows_) {
+    for (const Variant& v : variants())
+      if (v.family == Family::Sat && v.name == name) sat_ = &v;
+    if (!sat_) throw Error("stereo: no SAT builder named '" + name + "' (see `satlab variants`)");
+    const std::string why = sat_->refuses ? sat_->refuses(n, DType::U8) : "";
+    if (!why.empty()) throw Error("stereo: SAT builder " + name + " refuses 8-bit input: " + why);
+  }
   // At most 2^28 pixels (the largest SAT the builders are tested at) and 65535 rows (the rows+transpose
   // builders launch a grid row per image row) per stack.
   const size_t per_stack = std::min(g_stack_pixels / n, size_t(65535) / size_t(height));
@@ -264,7 +428,10 @@ StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::st
   for (auto*& b : luma_) b = alloc<uint8_t>(n, "stereo luma " + size);
   for (auto*& b : census_) b = alloc<unsigned long long>(n, "stereo census " + size);
   stack_ = alloc<uint8_t>(n * size_t(k_), "stereo cost slices " + size + " x " + std::to_string(k_));
-  sat_out_ = alloc<uint32_t>(n * size_t(k_), "stereo cost SAT " + size + " x " + std::to_string(k_));
+  if (rows_)
+    table_ = alloc<uint16_t>(n * size_t(k_), "stereo box rows " + size + " x " + std::to_string(k_));
+  else
+    sat_out_ = alloc<uint32_t>(n * size_t(k_), "stereo cost SAT " + size + " x " + std::to_string(k_));
   state_ = alloc<uint4>(n, "stereo state " + size);
   if (p.wide_radius > 0) wide_state_ = alloc<uint4>(n, "stereo wide-window state " + size);
   right_best_ = alloc<uint32_t>(n, "stereo right winners' sums " + size);
@@ -275,9 +442,10 @@ StereoRun::StereoRun(int width, int height, const StereoParams& p, const std::st
 }
 
 StereoRun::~StereoRun() {
-  for (void* b : {(void*)img_[0], (void*)img_[1], (void*)luma_[0], (void*)luma_[1], (void*)census_[0],
-                  (void*)census_[1], (void*)stack_, (void*)sat_out_, (void*)state_, (void*)wide_state_,
-                  (void*)right_best_, (void*)left_wta_, (void*)right_wta_, (void*)raw_, (void*)out_})
+  for (void* b :
+       {(void*)img_[0], (void*)img_[1], (void*)luma_[0], (void*)luma_[1], (void*)census_[0],
+        (void*)census_[1], (void*)stack_, (void*)sat_out_, (void*)table_, (void*)state_, (void*)wide_state_,
+        (void*)right_best_, (void*)left_wta_, (void*)right_wta_, (void*)raw_, (void*)out_})
     cudaFree(b);
 }
 
@@ -326,17 +494,35 @@ void StereoRun::enqueue(void* stream, const std::function<void(const char*)>& st
     const dim3 cost_grid(unsigned((w_ + 4 * 128 - 1) / (4 * 128)), unsigned(h_));
     cost_slices_kernel<<<cost_grid, 128, 0, s>>>(census_[0], census_[1], w_, h_, d0, K, stack_);
     SATLAB_LAUNCHED("cost_slices_kernel", size + " x " + std::to_string(K));
-    mark("sat");
-    SatArgs a;
-    a.in = stack_, a.out = sat_out_, a.width = w_, a.height = h_ * K, a.channels = 1, a.dtype = DType::U8;
-    a.stream = stream;
-    sat_->sat(a);
+    mark(rows_ ? "box_rows" : "sat");
+    if (rows_) {
+      const int threads = (((w_ + kBoxColumns - 1) / kBoxColumns + 31) / 32) * 32;
+      const dim3 box_grid(unsigned((h_ + kBoxStrip - 1) / kBoxStrip), unsigned(K));
+      if (w_ % kBoxColumns == 0)
+        box_rows_kernel<true>
+            <<<box_grid, threads, 0, s>>>(stack_, w_, h_, p_.window_radius, kBoxStrip, table_);
+      else
+        box_rows_kernel<false>
+            <<<box_grid, threads, 0, s>>>(stack_, w_, h_, p_.window_radius, kBoxStrip, table_);
+      SATLAB_LAUNCHED("box_rows_kernel", size + " x " + std::to_string(K));
+    } else {
+      SatArgs a;
+      a.in = stack_, a.out = sat_out_, a.width = w_, a.height = h_ * K, a.channels = 1, a.dtype = DType::U8;
+      a.stream = stream;
+      sat_->sat(a);
+    }
     mark("aggregate");
     const dim3 grid(unsigned((w_ + kAggThreads - 1) / kAggThreads), unsigned(h_));
     const size_t shared = size_t(kAggThreads + K - 1) * sizeof(uint32_t);
-    aggregate_lr_kernel<<<grid, kAggThreads, shared, s>>>(sat_out_, w_, h_, p_.window_radius, p_.wide_radius,
-                                                          d0, K, state_, wide_state_, right_best_);
-    SATLAB_LAUNCHED("aggregate_lr_kernel", size + " x " + std::to_string(K));
+    if (rows_) {
+      aggregate_rows_kernel<<<grid, kAggThreads, shared, s>>>(
+          table_, w_, h_, p_.window_radius, p_.wide_radius, d0, K, state_, wide_state_, right_best_);
+      SATLAB_LAUNCHED("aggregate_rows_kernel", size + " x " + std::to_string(K));
+    } else {
+      aggregate_lr_kernel<<<grid, kAggThreads, shared, s>>>(
+          sat_out_, w_, h_, p_.window_radius, p_.wide_radius, d0, K, state_, wide_state_, right_best_);
+      SATLAB_LAUNCHED("aggregate_lr_kernel", size + " x " + std::to_string(K));
+    }
   }
   mark("check");
   check_lr_kernel<<<row_grid, row_block, 0, s>>>(state_, wide_state_, right_best_, w_, h_, D, p_.lr_tolerance,

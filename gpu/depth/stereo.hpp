@@ -2,16 +2,17 @@
 // in (without it these throw satlab::Error).
 //
 // Per stack of K disparity slices: one kernel writes the K 8-bit cost slices stacked vertically into one
-// width x (K * height) image (each thread all K slices of 4 columns: the census read once per stack); one
-// registered SAT builder (8-bit -> uint32, wrap-around) builds its SAT; one kernel takes 4 taps per pixel
-// and slice (the left image's window at x), updates the left winner-take-all (state kept between stacks)
-// and offers the sum to the right image's pixel x - d (shared, then global atomicMin of sum << 16 | d:
-// the lowest sum, the smallest d on ties, as the reference's order gives). Stacking is
-// exact: a box sum only differences the SAT over its own rows, so the slices above cancel out (mod 2^32,
-// and every true box sum of 8-bit data under 2^24 pixels fits in 32 bits). Why the registered builders
-// fit and no batched SAT kernel of our own was written: a stack *is* one 8-bit image, so one launch of any
-// builder covers K slices (3840x2160: K = 30, five launches for 128 disparities, not 128). K keeps each
-// stack within 2^28 pixels (1 GiB of SAT) and 65535 rows.
+// width x (K * height) image (each thread all K slices of 4 columns: the census read once per stack).
+// By default (kStereoBoxRows) one kernel turns each slice into its box-rows table: per row y, the prefix
+// along the row of the cost summed over the window's 2r+1 rows, 16 bits (every box sum is below 2^16, so
+// the table mod 2^16 gives them exactly); a box of either window is then 2 taps of one row. With a
+// registered SAT builder named instead, that builder builds the stack's SAT (8-bit -> uint32,
+// wrap-around; a stack *is* one 8-bit image, so one launch covers K slices) and a box is 4 taps; stacking
+// is exact, as a box sum only differences the SAT over its own rows (mod 2^32). Either way one kernel then
+// updates the left winner-take-alls (state kept between stacks) and offers the square box's sum to the
+// right image's pixel x - d (shared, then global atomicMin of sum << 16 | d: the lowest sum, the smallest
+// d on ties, as the reference's order gives). K keeps each stack within 2^28 pixels and 65535 rows
+// (3840x2160: K = 30, five stacks for 128 disparities).
 // Then the uniqueness + subpixel + left-right check kernel and the hole-filling kernel (a warp per row).
 // Integer all the way to the subpixel step, which is the same float expression as the CPU's: the result
 // equals stereo_match() bit for bit.
@@ -25,11 +26,16 @@
 
 namespace satlab::gpu {
 
-// The SAT builder the cost volume goes through by default (a registry name).
-constexpr const char* kStereoSatBuilder = "sat_lookback_2d";
+// The stereo matcher's own table of the cost slices (stereo.cu, box_rows_kernel: per slice, the row
+// prefixes of the (2r+1)-row column sums, 16 bits), the default; any registry name of an 8-bit SAT builder
+// instead aggregates through that builder's SAT (4 taps per box).
+constexpr const char* kStereoBoxRows = "box_rows";
+constexpr const char* kStereoSatBuilder = kStereoBoxRows;
+// The SAT builder of images wider than the box-rows kernel takes (16384 columns).
+constexpr const char* kStereoWideImageSatBuilder = "sat_lookback_2d";
 
-// `sat_builder`: a registry name ("" = kStereoSatBuilder). Throws satlab::Error (size mismatch, no device,
-// a builder that refuses 8-bit input, CUDA errors).
+// `sat_builder`: kStereoBoxRows or a registry name ("" = kStereoSatBuilder). Throws satlab::Error (size
+// mismatch, no device, a builder that refuses 8-bit input, CUDA errors).
 StereoResult stereo_match(const ImageRGBA8& left, const ImageRGBA8& right, const StereoParams& p,
                           const std::string& sat_builder = "");
 

@@ -31,13 +31,15 @@ class StereoRun {
  private:
   int w_, h_;
   StereoParams p_;
-  const Variant* sat_ = nullptr;
-  int k_ = 1;  // disparity slices per stacked SAT
+  const Variant* sat_ = nullptr;  // the registered SAT builder (null on the box-rows path)
+  bool rows_ = false;             // the box-rows table (kStereoBoxRows) instead of a SAT
+  int k_ = 1;                     // disparity slices per stacked SAT
   uchar4* img_[2] = {};
   uint8_t* luma_[2] = {};
   unsigned long long* census_[2] = {};
   uint8_t* stack_ = nullptr;
   uint32_t* sat_out_ = nullptr;
+  uint16_t* table_ = nullptr;  // the box-rows table of a stack (rows_)
   uint4* state_ = nullptr;
   uint4* wide_state_ = nullptr;     // the wide window's winner-take-all (p.wide_radius > 0)
   uint32_t* right_best_ = nullptr;  // per right pixel: lowest (sum << 16 | d) so far

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "gpu/depth/stereo.hpp"
 #include "gpu/device.hpp"
@@ -60,9 +61,13 @@ TEST(GpuStereo, MatchesTheCpuBitForBitOnRandomPairsAtOddSizes) {
   struct Case {
     int w, h, D, r, wide;
   };
-  for (const Case& k : {Case{1, 1, 1, 0, 56}, Case{1, 1, 5, 2, 3}, Case{37, 1, 9, 3, 56},
-                        Case{1, 41, 4, 1, 0}, Case{131, 67, 24, 4, 56}, Case{257, 129, 64, 7, 30},
-                        Case{97, 31, 40, 15, 16}, Case{640, 97, 128, 4, 56}, Case{300, 50, 33, 1, 140}}) {
+  for (const Case& k :
+       {Case{1, 1, 1, 0, 56}, Case{1, 1, 5, 2, 3}, Case{37, 1, 9, 3, 56}, Case{1, 41, 4, 1, 0},
+        Case{131, 67, 24, 4, 56}, Case{257, 129, 64, 7, 30}, Case{97, 31, 40, 15, 16},
+        Case{640, 97, 128, 4, 56}, Case{300, 50, 33, 1, 140},
+        // widths of whole 16-column groups (the box rows' 16-byte loads and stores), strips
+        // of 32 rows split at odd heights, windows taller than the image
+        Case{16, 3, 6, 4, 56}, Case{96, 71, 20, 4, 56}, Case{160, 33, 13, 15, 2}, Case{48, 65, 9, 0, 3}}) {
     if (size_t(k.w) * size_t(k.h) * size_t(k.D) > std::max<size_t>(test::test_max_n(), 24 * 1024)) continue;
     SCOPED_TRACE(std::to_string(k.w) + "x" + std::to_string(k.h) + " D " + std::to_string(k.D) + " r " +
                  std::to_string(k.r) + " wide " + std::to_string(k.wide));
@@ -100,7 +105,7 @@ TEST(GpuStereo, MatchesTheCpuOnAPairWithKnownDisparityAcrossSeveralStacks) {
   gpu::set_stereo_stack_pixels_for_testing(0);
 }
 
-TEST(GpuStereo, EveryEightBitSatBuilderGivesTheSameDisparities) {
+TEST(GpuStereo, TheBoxRowsAndEveryEightBitSatBuilderGiveTheSameDisparities) {
   SKIP_WITHOUT_GPU();
   std::mt19937 rng(7);
   const ImageRGBA8 l = random_image(203, 77, rng), r = random_image(203, 77, rng);
@@ -114,12 +119,16 @@ TEST(GpuStereo, EveryEightBitSatBuilderGivesTheSameDisparities) {
   // does.
   const char* own = std::getenv("SATLAB_TEST_OWN_SAT_ONLY");
   const bool own_only = own && *own && *own != '0';
+  std::vector<std::string> names = {gpu::kStereoBoxRows};
   for (const Variant& v : gpu::variants()) {
     if (v.family != Family::Sat || (v.refuses && !v.refuses(size_t(203) * 77 * 5, DType::U8).empty()))
       continue;
     if (own_only && v.name.rfind("sat_", 0) != 0) continue;
-    SCOPED_TRACE(v.name);
-    EXPECT_EQ(difference(gpu::stereo_match(l, r, p, v.name), cpu), "");
+    names.push_back(v.name);
+  }
+  for (const std::string& name : names) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(difference(gpu::stereo_match(l, r, p, name), cpu), "");
   }
   gpu::set_stereo_stack_pixels_for_testing(0);
 }
