@@ -17,16 +17,14 @@ constexpr int kMinRadius = 1;
 // (linear), far above the clamp at 1.0 of the output; a sprite's rounding costs at most 0.5 unit per pixel
 // of its clipped shape (energy error <= 0.5 area / kScale).
 constexpr double kScale = 4194304.0;
-// The references' tone curve t = v / (1 + 0.4 v) clamped to 1 (docs/quality.md): a clipped value t = 1
-// came from v >= 1 / (1 - 0.4). Clipped highlights are boosted by this times the gain.
-constexpr double kInverseToneAtClip = 1.0 / 0.6;
 // Luminance weights (Rec. 709) in integers: Y * 10000 * 4095 from 12-bit linear channels (< 2^26).
 SATLAB_HD uint32_t luminance(uint32_t r, uint32_t g, uint32_t b) {
   return 2126u * r + 7152u * g + 722u * b;
 }
-// The threshold in those units: a pixel passes when luminance() >= this.
-inline uint32_t luminance_min(float threshold) {
-  return uint32_t(std::lround(double(threshold) * 10000.0 * dof::kLinearOne));
+// The threshold (radiance luminance) in those units under the camera response `shoulder` (12-bit codes
+// are (1 - s) 4095 per unit of radiance, core/dof.hpp): a pixel passes when luminance() >= this.
+inline uint32_t luminance_min(float threshold, float shoulder) {
+  return uint32_t(std::lround(double(threshold) * 10000.0 * (1.0 - double(shoulder)) * dof::kLinearOne));
 }
 
 // Sort key, ascending = back to front: the signed CoC (negative behind the focus plane, most negative
