@@ -46,8 +46,9 @@ void layer_sums(const float* coc, size_t n, const dof::Layers& l, long long* sum
 // core/dof_spread_pixel.hpp; the highlights' splats, core/highlights_pixel.hpp) is stated for codes in
 // [0, 4095] and holds unchanged, and no 8-bit value is clamped (radiance 1 -> 4095 would clip every value
 // above 1 / (1 + s), the highlights the shoulder is about). The cost is shadow resolution: one code is
-// (1 / (1 - s)) / 4095 of radiance, and where sRGB steps are finer than that (values below about 16 at
-// s = 0.4, 93 at s = 0.9) neighbouring 8-bit values share a code; at s <= 0.2 every value keeps its own.
+// (1 / (1 - s)) / 4095 of radiance, and where sRGB steps are finer than that neighbouring 8-bit values
+// share a code: 6 values below 11 at s = 0.4, 67 below 79 at s = 0.9; at s <= 0.2 every value keeps its
+// own (tests/cpu/response_test.cpp). A wider code would break the 12-bit box-sum budget.
 // Tables are built once per distinct s (double precision) and kept for the process (4.6 KB each); the
 // pointers stay valid for its lifetime. The GPU uploads these same tables, so both backends agree bit for bit.
 constexpr float kMaxResponseShoulder = 0.9f;
