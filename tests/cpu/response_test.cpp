@@ -2,12 +2,12 @@
 // double-precision computation, today's tables at s = 0, a blurred two-level edge under s = 0.4 in the
 // linear-light modes, range checks, and the ground-truth manifest's field.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 #include "app/io/ground_truth.hpp"
 #include "core/dof.hpp"
@@ -132,7 +132,8 @@ TEST(Response, BlurredEdgeMatchesTheDoublePrecisionCameraModel) {
     for (auto& c : coc.data) c = -(float(r) + 0.25f);  // behind the focus plane, radius r
     for (const char* mode : {"gather_linear", "layered", "spread"})
       for (const float s : {0.4f, 0.f}) {
-        SCOPED_TRACE(std::string(mode) + " shoulder " + std::to_string(s) + " bright " + std::to_string(bright));
+        SCOPED_TRACE(std::string(mode) + " shoulder " + std::to_string(s) + " bright " +
+                     std::to_string(bright));
         Params p;
         p.dof_mode = mode;
         p.aperture_shape = ApertureShape::Square;
@@ -155,10 +156,10 @@ TEST(Response, BlurredEdgeMatchesTheDoublePrecisionCameraModel) {
         }
         if (s == 0.4f) {  // the model discriminates: the plain sRGB blur is far from the 0.4 camera's
           const double v = 0.5 * radiance_of(dark, 0.0) + 0.5 * radiance_of(bright, 0.0);
-          EXPECT_GT(std::abs(camera_level(v, 0.0) - camera_level(0.5 * radiance_of(dark, 0.4) +
-                                                                     0.5 * radiance_of(bright, 0.4),
-                                                                 0.4)),
-                    8.0);
+          EXPECT_GT(
+              std::abs(camera_level(v, 0.0) -
+                       camera_level(0.5 * radiance_of(dark, 0.4) + 0.5 * radiance_of(bright, 0.4), 0.4)),
+              8.0);
         }
       }
   }
