@@ -21,10 +21,13 @@ constexpr double kScale = 4194304.0;
 SATLAB_HD uint32_t luminance(uint32_t r, uint32_t g, uint32_t b) {
   return 2126u * r + 7152u * g + 722u * b;
 }
-// The threshold (radiance luminance) in those units under the camera response `shoulder` (12-bit codes
-// are (1 - s) 4095 per unit of radiance, core/dof.hpp): a pixel passes when luminance() >= this.
+// The threshold in those units under the camera response `shoulder` (core/dof.hpp): a pixel passes when
+// luminance() >= this. The threshold T is a display-linear (sRGB-decoded) luminance, as at s = 0: it is
+// taken through the response's inverse, T / (1 - s T) of radiance, (1 - s) 4095 codes per unit, so a grey
+// pixel passes at the same 8-bit value whatever s (a coloured one up to the shoulder's curvature).
 inline uint32_t luminance_min(float threshold, float shoulder) {
-  return uint32_t(std::lround(double(threshold) * 10000.0 * (1.0 - double(shoulder)) * dof::kLinearOne));
+  const double t = threshold, s = shoulder;
+  return uint32_t(std::lround(t / (1.0 - s * t) * 10000.0 * (1.0 - s) * dof::kLinearOne));
 }
 
 // Sort key, ascending = back to front: the signed CoC (negative behind the focus plane, most negative

@@ -41,7 +41,7 @@ struct Params {
 
   // Bokeh highlights (core/highlights.hpp): bright pixels splatted as aperture-shaped sprites in the dof filter.
   bool highlights = false;
-  float highlight_threshold = 0.7f;   // radiance luminance in [0, 1] a pixel must reach
+  float highlight_threshold = 0.7f;   // linear (sRGB-decoded) luminance in [0, 1] a pixel must reach
   float highlight_gain = 1.0f;        // [1, 16]: clipped highlights carry gain times the largest radiance
                                       // the response decodes, 1 / (1 - response_shoulder)
   int highlight_cap = 65536;          // [1, 2^20] sprites a frame; beyond it, highlights stay in the gather

@@ -335,7 +335,7 @@ void add_render_command(CLI::App& app, Action& action) {
                   "Bokeh highlights of the dof filter: bright pixels splatted as aperture-shaped sprites")
       ->check(CLI::IsMember({"on", "off"}));
   sub->add_option("--highlight-threshold", o->params.highlight_threshold,
-                  "Radiance luminance a pixel needs to become a highlight sprite")
+                  "Linear luminance a pixel needs to become a highlight sprite")
       ->check(CLI::Range(0.0, 1.0));
   sub->add_option("--highlight-gain", o->params.highlight_gain,
                   "Gain on clipped highlights (they carry gain times the largest radiance the response decodes)")

@@ -59,9 +59,10 @@ void draw_params_panel(AppState& s) {
       ImGui::SetTooltip("bright pixels leave the gather and are splatted as sprites of the aperture's shape");
     if (p.highlights) {
       c |= ImGui::SliderFloat("highlight threshold", &p.highlight_threshold, 0.f, 1.f, "%.2f");
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("radiance luminance a pixel needs to become a sprite");
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("linear luminance a pixel needs to become a sprite");
       c |= ImGui::SliderFloat("highlight gain", &p.highlight_gain, 1.f, 16.f, "%.1f");
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("clipped highlights carry gain times the largest radiance the camera shoulder decodes");
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("clipped highlights carry gain times the largest radiance the camera shoulder decodes");
       c |= ImGui::SliderInt("sprite cap", &p.highlight_cap, 1, 1 << 20, "%d", ImGuiSliderFlags_Logarithmic);
       const HighlightStats& h = s.highlights;
       if (!h.valid)

@@ -477,9 +477,11 @@ void dof_spread(const DofArgs& a) {
                                 cudaMemcpyHostToDevice, st),
                 "aperture rectangles");
     SATLAB_CUDA(
-        cudaMemcpyAsync(ws.luts.p, srgb_to_linear12(p.response_shoulder), 256 * sizeof(uint16_t), cudaMemcpyHostToDevice, st),
+        cudaMemcpyAsync(ws.luts.p, srgb_to_linear12(p.response_shoulder), 256 * sizeof(uint16_t),
+                                cudaMemcpyHostToDevice, st),
         "transfer tables");
-    SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(ws.luts.p) + 512, linear12_to_srgb(p.response_shoulder), dof::kLinearOne + 1,
+    SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(ws.luts.p) + 512, linear12_to_srgb(p.response_shoulder),
+                                dof::kLinearOne + 1,
                                 cudaMemcpyHostToDevice, st),
                 "transfer tables");
     SATLAB_CUDA(cudaStreamSynchronize(st), "aperture upload");  // the host tables are temporaries

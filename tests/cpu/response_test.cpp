@@ -14,6 +14,7 @@
 #include "core/dof_modes.hpp"
 #include "core/dof_spread.hpp"
 #include "core/error.hpp"
+#include "core/highlights_pixel.hpp"
 #include "core/params.hpp"
 #include "tools/scene/scene.hpp"
 
@@ -162,6 +163,33 @@ TEST(Response, BlurredEdgeMatchesTheDoublePrecisionCameraModel) {
               8.0);
         }
       }
+  }
+}
+
+// The highlight threshold is an sRGB-decoded luminance taken through the response's inverse: a grey pixel
+// becomes a sprite at the same 8-bit value whatever the shoulder (but where rounding to codes decides).
+TEST(Response, HighlightThresholdPicksTheSameGreysWhateverTheShoulder) {
+  const uint16_t* lin0 = srgb_to_linear12(0.f);
+  for (const float s : {0.2f, 0.4f, 0.9f}) {
+    const uint16_t* lin = srgb_to_linear12(s);
+    for (const float t : {0.1f, 0.3f, 0.5f, 0.7f, 0.9f, 1.f}) {
+      const uint32_t min0 = hl::luminance_min(t, 0.f), min_s = hl::luminance_min(t, s);
+      int passing = 0;
+      for (int x = 0; x < 256; ++x) {
+        const bool plain = hl::luminance(lin0[x], lin0[x], lin0[x]) >= min0;
+        passing += plain;
+        // A grey within half a code of the threshold (before the code's rounding) may fall either side.
+        const auto near = [&](double sh) {
+          const double scale = (1 - sh) * dof::kLinearOne;
+          return std::abs(radiance_of(x, sh) - double(t) / (1 - sh * double(t))) * scale <= 0.5;
+        };
+        if (near(0.0) || near(s)) continue;
+        EXPECT_EQ(hl::luminance(lin[x], lin[x], lin[x]) >= min_s, plain)
+            << "grey " << x << " threshold " << t << " shoulder " << s;
+      }
+      EXPECT_GT(passing, 0);
+      EXPECT_LT(passing, t < 1.f ? 256 : 2);
+    }
   }
 }
 
