@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -120,10 +119,10 @@ double srgb_encode(double l) {
   return l <= 0.0031308 ? 12.92 * l : 1.055 * std::pow(l, 1 / 2.4) - 0.055;
 }
 
-ResponseTables build_response(float shoulder) {
+ResponseTables build_response(uint32_t step) {
   ResponseTables t;
-  t.shoulder = shoulder;
-  const double s = shoulder, scale = response_code_scale(s);  // at s = 0 exactly 4095: today's tables
+  t.shoulder = double(step) / dof::kResponseSteps;
+  const double s = t.shoulder, scale = response_code_scale(s);  // at s = 0 exactly 4095: today's tables
   for (int x = 0; x < 256; ++x) t.to_linear[x] = uint16_t(std::lround(response_decode(x, s) * scale));
   for (int i = 0; i <= dof::kLinearOne; ++i) {
     const double v = double(i) / scale, tone = std::min(v / (1 + s * v), 1.0);
@@ -144,20 +143,18 @@ double response_code_scale(double s) {
 }
 
 uint32_t response_key(float shoulder) {
-  uint32_t key;
-  std::memcpy(&key, &shoulder, 4);
-  return shoulder == 0.f ? 0u : key;
+  return shoulder > 0.f ? uint32_t(std::lround(double(shoulder) * dof::kResponseSteps)) : 0u;
 }
 
 const ResponseTables& response_tables(float shoulder) {
   if (!(shoulder >= 0.f && shoulder <= kMaxResponseShoulder))
     throw Error("response_shoulder must be in [0, 0.9]");
   static std::mutex m;
-  static std::map<uint32_t, std::unique_ptr<ResponseTables>> cache;  // by the float's bits
+  static std::map<uint32_t, std::unique_ptr<ResponseTables>> cache;  // by step
   const uint32_t key = response_key(shoulder);
   std::lock_guard<std::mutex> lock(m);
   std::unique_ptr<ResponseTables>& t = cache[key];
-  if (!t) t = std::make_unique<ResponseTables>(build_response(shoulder));
+  if (!t) t = std::make_unique<ResponseTables>(build_response(key));
   return *t;
 }
 

@@ -49,16 +49,19 @@ void layer_sums(const float* coc, size_t n, const dof::Layers& l, long long* sum
 // (1 / (1 - s)) / 4095 of radiance, and where sRGB steps are finer than that neighbouring 8-bit values
 // share a code: 6 values below 11 at s = 0.4, 67 below 79 at s = 0.9; at s <= 0.2 every value keeps its
 // own (tests/cpu/response_test.cpp). A wider code would break the 12-bit box-sum budget.
-// Tables are built once per distinct s (double precision) and kept for the process (4.6 KB each); the
-// pointers stay valid for its lifetime. The GPU uploads these same tables, so both backends agree bit for bit.
+// s is used to a resolution of 1/1000 (dof::kResponseSteps): the tables are built (double precision) for
+// round(1000 s) / 1000, once per step, and kept for the process, at most 901 of 4.6 KB (a slider dragged
+// over the range cannot grow memory beyond that); the pointers stay valid for its lifetime. The GPU
+// uploads these same tables, so both backends agree bit for bit.
 constexpr float kMaxResponseShoulder = 0.9f;
 struct ResponseTables {
-  float shoulder = 0.f;
+  double shoulder = 0;                          // the s they are built for: round(1000 s) / 1000
   uint16_t to_linear[256];                      // sRGB 8-bit -> 12-bit radiance code
   uint8_t to_srgb[dof::kLinearOne + 1];         // 12-bit radiance code -> sRGB 8-bit (rounded)
 };
+// Throws satlab::Error outside [0, kMaxResponseShoulder].
 const ResponseTables& response_tables(float shoulder);
-// The identity of a response's tables (the float's bits; -0 as 0): the GPU re-uploads them when it changes.
+// The identity of a response's tables (its step, round(1000 s)): the GPU re-uploads them when it changes.
 uint32_t response_key(float shoulder);
 // The exact decode of one 8-bit value to radiance (double), and the codes per unit of radiance,
 // (1 - s) 4095.

@@ -26,7 +26,7 @@ SATLAB_HD uint32_t luminance(uint32_t r, uint32_t g, uint32_t b) {
 // taken through the response's inverse, T / (1 - s T) of radiance, (1 - s) 4095 codes per unit, so a grey
 // pixel passes at the same 8-bit value whatever s (a coloured one up to the shoulder's curvature).
 inline uint32_t luminance_min(float threshold, float shoulder) {
-  const double t = threshold, s = shoulder;
+  const double t = threshold, s = std::round(double(shoulder) * dof::kResponseSteps) / dof::kResponseSteps;
   return uint32_t(std::lround(t / (1.0 - s * t) * 10000.0 * (1.0 - s) * dof::kLinearOne));
 }
 

@@ -37,6 +37,7 @@ struct Params {
   // The camera's response (core/dof.hpp, ResponseTables): it encoded scene radiance v as
   // sRGB(min(v / (1 + s v), 1)), a highlight shoulder s in [0, 0.9]; 0 is plain sRGB. The linear-light
   // modes and the highlights blur radiance: they decode 8-bit values through its inverse and encode after.
+  // Used to 1/1000 (core/dof.hpp, ResponseTables).
   float response_shoulder = 0.0f;
 
   // Bokeh highlights (core/highlights.hpp): bright pixels splatted as aperture-shaped sprites in the dof filter.

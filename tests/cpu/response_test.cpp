@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <string>
 
@@ -63,12 +64,14 @@ TEST(Response, TablesRoundTripEveryValueWithItsOwnCode) {
     const uint16_t* lin = srgb_to_linear12(s);
     const uint8_t* enc = linear12_to_srgb(s);
     EXPECT_EQ(lin, srgb_to_linear12(s));  // cached
+    EXPECT_EQ(response_tables(s).shoulder, std::round(double(s) * 1000) / 1000);
+    const double sd = response_tables(s).shoulder;  // the step the tables are built for
     EXPECT_EQ(lin[0], 0);
     EXPECT_EQ(lin[255], dof::kLinearOne);  // the largest decodable radiance 1 / (1 - s)
-    const double scale = (1 - double(s)) * dof::kLinearOne;
+    const double scale = (1 - sd) * dof::kLinearOne;
     int shared = 0, below = 0;
     for (int x = 0; x < 256; ++x) {
-      EXPECT_EQ(lin[x], uint16_t(std::lround(radiance_of(x, s) * scale))) << x;
+      EXPECT_EQ(lin[x], uint16_t(std::lround(radiance_of(x, sd) * scale))) << x;
       if (x > 0) {
         EXPECT_GE(lin[x], lin[x - 1]) << x;
       }
@@ -81,7 +84,7 @@ TEST(Response, TablesRoundTripEveryValueWithItsOwnCode) {
       }
     }
     for (int i = 0; i <= dof::kLinearOne; ++i)
-      EXPECT_LE(std::abs(double(enc[i]) - camera_level(i / scale, s)), 0.5 + 1e-9) << i;
+      EXPECT_LE(std::abs(double(enc[i]) - camera_level(i / scale, sd)), 0.5 + 1e-9) << i;
     if (s <= 0.2f) {
       EXPECT_EQ(shared, 0);
     } else if (s == 0.4f) {
@@ -92,6 +95,15 @@ TEST(Response, TablesRoundTripEveryValueWithItsOwnCode) {
       EXPECT_EQ(below, 79);
     }
   }
+}
+
+// One table per 1/1000 of s: values within a step share it, the next step has its own.
+TEST(Response, TablesAreCachedPerThousandth) {
+  EXPECT_EQ(&response_tables(0.4f), &response_tables(0.40004f));
+  EXPECT_NE(&response_tables(0.4f), &response_tables(0.401f));
+  EXPECT_EQ(response_key(0.4f), 400u);
+  EXPECT_EQ(response_key(-0.f), 0u);
+  EXPECT_NE(std::memcmp(response_tables(0.4f).to_linear, response_tables(0.401f).to_linear, 512), 0);
 }
 
 TEST(Response, OutOfRangeShoulderIsRefusedByName) {
@@ -180,6 +192,7 @@ TEST(Response, HighlightThresholdPicksTheSameGreysWhateverTheShoulder) {
         passing += plain;
         // A grey within half a code of the threshold (before the code's rounding) may fall either side.
         const auto near = [&](double sh) {
+          sh = std::round(sh * 1000) / 1000;
           const double scale = (1 - sh) * dof::kLinearOne;
           return std::abs(radiance_of(x, sh) - double(t) / (1 - sh * double(t))) * scale <= 0.5;
         };
