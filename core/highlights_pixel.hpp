@@ -15,7 +15,9 @@ namespace satlab::hl {
 constexpr int kMinRadius = 1;
 // Splat values are fixed point: kScale units per linear 1.0 (2^22). A pixel's splat wraps past 1024
 // (linear), far above the clamp at 1.0 of the output; a sprite's rounding costs at most 0.5 unit per pixel
-// of its clipped shape (energy error <= 0.5 area / kScale).
+// of its clipped shape (energy error <= 0.5 area / kScale). "Linear 1.0" is 12-bit code 4095, the largest
+// radiance the camera response decodes (core/dof.hpp), so these budgets do not depend on the response; a
+// sprite's boost is at most the gain, 16 (before the response, 16 / 0.6).
 constexpr double kScale = 4194304.0;
 // Luminance weights (Rec. 709) in integers: Y * 10000 * 4095 from 12-bit linear channels (< 2^26).
 SATLAB_HD uint32_t luminance(uint32_t r, uint32_t g, uint32_t b) {
