@@ -132,7 +132,8 @@ class CpuPipeline final : public Pipeline {
         else
           dof_shaped_blur(gather_in, coc_, params_, result_, threads_);
       });
-      if (highlights) time("highlights_add", 0, [&] { highlight_add(planes_, coc_, result_, threads_); });
+      if (highlights) time("highlights_add", 0,
+                         [&] { highlight_add(planes_, coc_, params_.response_shoulder, result_, threads_); });
       return;
     }
     time("sat", 20 * n, [&] { sat_rgba8(gather_in, sat_, threads_); });  // read 4 B, write 16 B
@@ -146,7 +147,8 @@ class CpuPipeline final : public Pipeline {
       else
         box_blur(image_, sat_, params_.box_radius, result_, threads_);
     });
-    if (highlights) time("highlights_add", 0, [&] { highlight_add(planes_, coc_, result_, threads_); });
+    if (highlights) time("highlights_add", 0,
+                         [&] { highlight_add(planes_, coc_, params_.response_shoulder, result_, threads_); });
   }
 
   // Allocation failures become satlab::Error naming what did not fit (the state stays usable).

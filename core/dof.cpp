@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <memory>
 #include <mutex>
 
 #include "core/dof_modes.hpp"
@@ -282,29 +284,60 @@ void layer_sums(const float* coc, size_t n, const dof::Layers& l, long long* sum
   }
 }
 
-const uint16_t* srgb_to_linear12() {
-  static const std::vector<uint16_t> t = [] {
-    std::vector<uint16_t> v(256);
-    for (int s = 0; s < 256; ++s) {
-      const double c = s / 255.0, l = c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4);
-      v[size_t(s)] = uint16_t(std::lround(l * dof::kLinearOne));
-    }
-    return v;
-  }();
-  return t.data();
+namespace {
+
+double srgb_decode(double c) {
+  return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4);
+}
+double srgb_encode(double l) {
+  return l <= 0.0031308 ? 12.92 * l : 1.055 * std::pow(l, 1 / 2.4) - 0.055;
 }
 
-const uint8_t* linear12_to_srgb() {
-  static const std::vector<uint8_t> t = [] {
-    std::vector<uint8_t> v(dof::kLinearOne + 1);
-    for (int i = 0; i <= dof::kLinearOne; ++i) {
-      const double l = double(i) / dof::kLinearOne,
-                   c = l <= 0.0031308 ? 12.92 * l : 1.055 * std::pow(l, 1 / 2.4) - 0.055;
-      v[size_t(i)] = uint8_t(std::lround(std::min(std::max(c, 0.0), 1.0) * 255));
-    }
-    return v;
-  }();
-  return t.data();
+ResponseTables build_response(uint32_t step) {
+  ResponseTables t;
+  t.shoulder = double(step) / dof::kResponseSteps;
+  const double s = t.shoulder, scale = response_code_scale(s);  // at s = 0 exactly 4095: today's tables
+  for (int x = 0; x < 256; ++x) t.to_linear[x] = uint16_t(std::lround(response_decode(x, s) * scale));
+  for (int i = 0; i <= dof::kLinearOne; ++i) {
+    const double v = double(i) / scale, tone = std::min(v / (1 + s * v), 1.0);
+    t.to_srgb[i] = uint8_t(std::lround(std::min(std::max(srgb_encode(tone), 0.0), 1.0) * 255));
+  }
+  return t;
+}
+
+}  // namespace
+
+double response_decode(int srgb8, double s) {
+  const double d = srgb_decode(srgb8 / 255.0);
+  return d / (1 - s * d);  // the inverse of v / (1 + s v); d <= 1, so 1 - s d >= 1 - s > 0
+}
+
+double response_code_scale(double s) {
+  return (1 - s) * dof::kLinearOne;
+}
+
+uint32_t response_key(float shoulder) {
+  return shoulder > 0.f ? uint32_t(std::lround(double(shoulder) * dof::kResponseSteps)) : 0u;
+}
+
+const ResponseTables& response_tables(float shoulder) {
+  if (!(shoulder >= 0.f && shoulder <= kMaxResponseShoulder))
+    throw Error("response_shoulder must be in [0, 0.9]");
+  static std::mutex m;
+  static std::map<uint32_t, std::unique_ptr<ResponseTables>> cache;  // by step
+  const uint32_t key = response_key(shoulder);
+  std::lock_guard<std::mutex> lock(m);
+  std::unique_ptr<ResponseTables>& t = cache[key];
+  if (!t) t = std::make_unique<ResponseTables>(build_response(key));
+  return *t;
+}
+
+const uint16_t* srgb_to_linear12(float shoulder) {
+  return response_tables(shoulder).to_linear;
+}
+
+const uint8_t* linear12_to_srgb(float shoulder) {
+  return response_tables(shoulder).to_srgb;
 }
 
 void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p, ImageRGBA8& out,
@@ -322,7 +355,7 @@ void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
     dof::layer_means(sums, counts, layers);
   }
   const ApertureTable ap = aperture_table(p, max_r);
-  const uint16_t* lin = srgb_to_linear12();
+  const uint16_t* lin = srgb_to_linear12(p.response_shoulder);
   // Table j: (colour, 1) over the pixels of layer j.
   std::vector<std::vector<uint32_t>> tables(size_t(layers.count));
   std::vector<uint16_t> src(n * 4);
@@ -359,7 +392,7 @@ void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
   const Tap tap{tables, w};
   if (out.width != w || out.height != h) out = ImageRGBA8(w, h);
   const float one = setup.linear ? float(dof::kLinearOne) : 255.f;
-  const uint8_t* enc = linear12_to_srgb();
+  const uint8_t* enc = linear12_to_srgb(p.response_shoulder);
   parallel_for(
       0, h,
       [&](long y0, long y1) {

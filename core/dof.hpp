@@ -46,10 +46,42 @@ dof::Layers make_layers(const Params& p, int count);
 // The integer sums that dof::layer_means reads, over a CoC map (NaN counts as 0).
 void layer_sums(const float* coc, size_t n, const dof::Layers& l, long long* sum256, unsigned* count);
 
-// sRGB 8-bit -> linear light in 12-bit integers (round(4095 * decode(s / 255))), and linear 12-bit ->
-// sRGB 8-bit (round(255 * encode(v / 4095))). The round trip of every 8-bit value is the identity.
-const uint16_t* srgb_to_linear12();
-const uint8_t* linear12_to_srgb();
+// The camera response (Params::response_shoulder, s in [0, kMaxResponseShoulder]): the camera encoded
+// scene radiance v as sRGB(min(v / (1 + s v), 1)), a highlight shoulder; s = 0 is plain sRGB. The linear-light
+// modes work in 12-bit integer codes of radiance: code = round(4095 v (1 - s)), so that the largest radiance
+// the response can decode, 1 / (1 - s) (sRGB 255), is 4095. Why that scale: every fixed-point budget of the
+// linear-light modes (exact 12-bit box sums up to kMaxShapedRadius, core/dof_pixel.hpp; the spread sums,
+// core/dof_spread_pixel.hpp; the highlights' splats, core/highlights_pixel.hpp) is stated for codes in
+// [0, 4095] and holds unchanged, and no 8-bit value is clamped (radiance 1 -> 4095 would clip every value
+// above 1 / (1 + s), the highlights the shoulder is about). The cost is shadow resolution: one code is
+// (1 / (1 - s)) / 4095 of radiance, and where sRGB steps are finer than that neighbouring 8-bit values
+// share a code: 6 values below 11 at s = 0.4, 67 below 79 at s = 0.9; at s <= 0.2 every value keeps its
+// own (tests/cpu/response_test.cpp). A wider code would break the 12-bit box-sum budget.
+// s is used to a resolution of 1/1000 (dof::kResponseSteps): the tables are built (double precision) for
+// round(1000 s) / 1000, once per step, and kept for the process, at most 901 of 4.6 KB (a slider dragged
+// over the range cannot grow memory beyond that); the pointers stay valid for its lifetime. The GPU
+// uploads these same tables, so both backends agree bit for bit.
+constexpr float kMaxResponseShoulder = 0.9f;
+struct ResponseTables {
+  double shoulder = 0;                          // the s they are built for: round(1000 s) / 1000
+  uint16_t to_linear[256];                      // sRGB 8-bit -> 12-bit radiance code
+  uint8_t to_srgb[dof::kLinearOne + 1];         // 12-bit radiance code -> sRGB 8-bit (rounded)
+};
+// Throws satlab::Error outside [0, kMaxResponseShoulder].
+const ResponseTables& response_tables(float shoulder);
+// The identity of a response's tables (its step, round(1000 s)): the GPU re-uploads them when it changes.
+uint32_t response_key(float shoulder);
+// The exact decode of one 8-bit value to radiance (double), and the codes per unit of radiance,
+// (1 - s) 4095.
+double response_decode(int srgb8, double shoulder);
+double response_code_scale(double shoulder);
+
+// sRGB 8-bit -> linear light in 12-bit integers (round(4095 (1 - s) v), v the radiance above), and
+// 12-bit -> sRGB 8-bit (round(255 sRGB(min(t / (1 + s t), 1))), t = code / (4095 (1 - s))). At s = 0:
+// round(4095 * decode(x / 255)) and round(255 * encode(v / 4095)); the round trip of every 8-bit value is
+// the identity there (and wherever the value has its own code, above).
+const uint16_t* srgb_to_linear12(float shoulder = 0.f);
+const uint8_t* linear12_to_srgb(float shoulder = 0.f);
 
 // The CPU reference of a shaped mode: per layer j, the 4-channel uint32 SAT of (colour, 1) over the pixels
 // of layer j (colour: 12-bit linear or 8-bit sRGB values), then dof::layered_pixel and the encode.

@@ -21,6 +21,7 @@ constexpr int kMaxRects = 8;         // rectangles per aperture shape (bands of 
 constexpr int kMaxLayers = 8;        // depth layers of the layered mode
 constexpr int kLinearOne = 4095;     // linear light 1.0 in the 12-bit integer tables
 constexpr int kMaxShapedRadius = 511;
+constexpr int kResponseSteps = 1000;  // the camera response's shoulder is used to 1 / this (core/dof.hpp)
 
 // One rectangle of an aperture, as offsets from the pixel (inclusive).
 struct Rect {

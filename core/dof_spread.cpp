@@ -12,11 +12,12 @@
 namespace satlab {
 
 void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers& layers,
-                   const ApertureTable& ap, std::vector<std::vector<uint32_t>>& deltas, int threads) {
+                   const ApertureTable& ap, float shoulder, std::vector<std::vector<uint32_t>>& deltas,
+                   int threads) {
   const int w = image.width, h = image.height, max_r = ap.max_r;
   const size_t n = image.pixels();
   deltas.resize(size_t(layers.count));
-  const uint16_t* lin = srgb_to_linear12();
+  const uint16_t* lin = srgb_to_linear12(shoulder);
   // One task per layer: each writes only its own layer's deltas.
   parallel_for(
       0, layers.count,
@@ -97,7 +98,7 @@ void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
   const dof::Layers layers = make_layers(p, p.dof_layers);
   const ApertureTable ap = aperture_table(p, max_r);
   std::vector<std::vector<uint32_t>> spread;
-  spread_deltas(image, coc, layers, ap, spread, threads);
+  spread_deltas(image, coc, layers, ap, p.response_shoulder, spread, threads);
   parallel_for(
       0, layers.count,
       [&](long j0, long j1) {
@@ -105,7 +106,7 @@ void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
       },
       threads);
   // The fill tables: table t = (12-bit linear colour, 1) over the pixels of layers 0..t, t < count - 1.
-  const uint16_t* lin = srgb_to_linear12();
+  const uint16_t* lin = srgb_to_linear12(p.response_shoulder);
   std::vector<std::vector<uint32_t>> tables(size_t(std::max(layers.count - 1, 0)));
   std::vector<uint16_t> src(n * 4);
   for (int t = 0; t + 1 < layers.count; ++t) {
@@ -126,7 +127,7 @@ void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
     return s;
   };
   if (out.width != w || out.height != h) out = ImageRGBA8(w, h);
-  const uint8_t* enc = linear12_to_srgb();
+  const uint8_t* enc = linear12_to_srgb(p.response_shoulder);
   parallel_for(
       0, h,
       [&](long y0, long y1) {

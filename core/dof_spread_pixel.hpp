@@ -68,7 +68,8 @@ SATLAB_HD uint32_t splat_weight(uint32_t part, uint32_t area) {
   return ((part << 16) + area / 2u) / area;
 }
 
-// A splat's four values: round(lin12 * w / 4095) per colour channel, w.
+// A splat's four values: round(lin12 * w / 4095) per colour channel, w. lin12 is a code in [0, 4095]
+// whatever the camera response (core/dof.hpp), so a colour value is at most w and the sums' budget above holds.
 SATLAB_HD void splat_values(const uint32_t lin[3], uint32_t w, uint32_t v[4]) {
   for (int k = 0; k < 3; ++k) v[k] = uint32_t((uint64_t(lin[k]) * w + 2047u) / 4095u);
   v[3] = w;

@@ -19,7 +19,7 @@ std::vector<hl::SpriteRecord> highlight_records(const ImageRGBA8& image, const I
     throw Error("highlight_records: CoC map, image or sprites do not match");
   const int w = image.width, h = image.height, max_r = shaped_max_radius(p);
   const ApertureTable ap = highlight_aperture(p);
-  const uint16_t* lin = srgb_to_linear12();
+  const uint16_t* lin = srgb_to_linear12(p.response_shoulder);
   const double clip_boost = highlight_clip_boost(p);
   std::vector<hl::SpriteRecord> out(1 + s.index.size());
   hl::draw_commands(uint32_t(s.index.size()), s.stats.far, reinterpret_cast<hl::DrawCommand*>(&out[0]));

@@ -10,7 +10,10 @@
 namespace satlab {
 
 double highlight_clip_boost(const Params& p) {
-  return double(p.highlight_gain) * hl::kInverseToneAtClip;
+  // A clipped channel decodes to the largest radiance the response can, 1 / (1 - s) (12-bit code 4095);
+  // its true radiance is at least that, by an unknown factor: the gain. The response's shoulder is in the
+  // decode itself, so at s = 0 (plain sRGB: clipped means radiance >= 1) the boost is the gain alone.
+  return double(p.highlight_gain);
 }
 
 HighlightSprites highlight_sprites(const ImageRGBA8& image, const ImageF& coc, const Params& p) {
@@ -23,8 +26,8 @@ HighlightSprites highlight_compact(const ImageRGBA8& image, const ImageF& coc, c
   if (coc.width != image.width || coc.height != image.height || coc.channels != 1)
     throw Error("highlight_sprites: CoC map size does not match the image");
   HighlightSprites s;
-  const uint16_t* lin = srgb_to_linear12();
-  const uint32_t lum_min = hl::luminance_min(p.highlight_threshold);
+  const uint16_t* lin = srgb_to_linear12(p.response_shoulder);
+  const uint32_t lum_min = hl::luminance_min(p.highlight_threshold, p.response_shoulder);
   const int max_r = shaped_max_radius(p);
   const size_t n = image.pixels(), cap = size_t(p.highlight_cap);
   for (size_t i = 0; i < n; ++i) {
@@ -71,7 +74,7 @@ void highlight_splat(const ImageRGBA8& image, const ImageF& coc, const Highlight
   Params shape = p;
   if (p.dof_mode == "gather_box") shape.aperture_shape = ApertureShape::Square;
   const ApertureTable ap = aperture_table(shape, max_r);
-  const uint16_t* lin = srgb_to_linear12();
+  const uint16_t* lin = srgb_to_linear12(p.response_shoulder);
   const double clip_boost = highlight_clip_boost(p);
   for (size_t k = 0; k < s.index.size(); ++k) {
     const uint32_t i = s.index[k];
@@ -112,13 +115,14 @@ void highlight_integrate(const std::vector<uint32_t>& planes, int w, int h, std:
     }
 }
 
-void highlight_add(const std::vector<uint32_t>& planes, const ImageF& coc, ImageRGBA8& result, int threads) {
+void highlight_add(const std::vector<uint32_t>& planes, const ImageF& coc, float shoulder, ImageRGBA8& result,
+                   int threads) {
   const int w = result.width, h = result.height;
   const size_t n = result.pixels();
   if (planes.size() != n * kHighlightPlanes || coc.pixels() != n)
     throw Error("highlight_add: planes or CoC map do not match the result");
-  const uint16_t* lin = srgb_to_linear12();
-  const uint8_t* enc = linear12_to_srgb();
+  const uint16_t* lin = srgb_to_linear12(shoulder);
+  const uint8_t* enc = linear12_to_srgb(shoulder);
   parallel_for(
       0, h,
       [&](long y0, long y1) {

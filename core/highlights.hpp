@@ -43,7 +43,8 @@ struct HighlightSprites {
   HighlightStats stats;
 };
 
-// The boost of a clipped highlight (gain / (1 - 0.4)), computed once on the host for both backends.
+// The boost of a clipped highlight (the gain: the response decodes a clip to its largest radiance),
+// computed once on the host for both backends.
 double highlight_clip_boost(const Params& p);
 
 // Compact + sort (the CPU reference): sprites of the image and its CoC map under p's highlight settings.
@@ -59,8 +60,9 @@ void highlight_splat(const ImageRGBA8& image, const ImageF& coc, const Highlight
 // Integrates the planes' rows into per-pixel splat values (kScale units) for slice 0 (far) and 1 (near):
 // splat[(slice * 3 + k) * n + i]. For tests and the energy check.
 void highlight_integrate(const std::vector<uint32_t>& planes, int w, int h, std::vector<uint32_t>& splat);
-// Adds the splat to the gathered result in place (the far slice only where coc < 0).
-void highlight_add(const std::vector<uint32_t>& planes, const ImageF& coc, ImageRGBA8& result,
+// Adds the splat to the gathered result in place (the far slice only where coc < 0), in radiance under the
+// camera response `shoulder` (Params::response_shoulder).
+void highlight_add(const std::vector<uint32_t>& planes, const ImageF& coc, float shoulder, ImageRGBA8& result,
                    int threads = 0);
 
 }  // namespace satlab

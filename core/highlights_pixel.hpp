@@ -15,18 +15,21 @@ namespace satlab::hl {
 constexpr int kMinRadius = 1;
 // Splat values are fixed point: kScale units per linear 1.0 (2^22). A pixel's splat wraps past 1024
 // (linear), far above the clamp at 1.0 of the output; a sprite's rounding costs at most 0.5 unit per pixel
-// of its clipped shape (energy error <= 0.5 area / kScale).
+// of its clipped shape (energy error <= 0.5 area / kScale). "Linear 1.0" is 12-bit code 4095, the largest
+// radiance the camera response decodes (core/dof.hpp), so these budgets do not depend on the response; a
+// sprite's boost is at most the gain, 16 (before the response, 16 / 0.6).
 constexpr double kScale = 4194304.0;
-// The references' tone curve t = v / (1 + 0.4 v) clamped to 1 (docs/quality.md): a clipped value t = 1
-// came from v >= 1 / (1 - 0.4). Clipped highlights are boosted by this times the gain.
-constexpr double kInverseToneAtClip = 1.0 / 0.6;
 // Luminance weights (Rec. 709) in integers: Y * 10000 * 4095 from 12-bit linear channels (< 2^26).
 SATLAB_HD uint32_t luminance(uint32_t r, uint32_t g, uint32_t b) {
   return 2126u * r + 7152u * g + 722u * b;
 }
-// The threshold in those units: a pixel passes when luminance() >= this.
-inline uint32_t luminance_min(float threshold) {
-  return uint32_t(std::lround(double(threshold) * 10000.0 * dof::kLinearOne));
+// The threshold in those units under the camera response `shoulder` (core/dof.hpp): a pixel passes when
+// luminance() >= this. The threshold T is a display-linear (sRGB-decoded) luminance, as at s = 0: it is
+// taken through the response's inverse, T / (1 - s T) of radiance, (1 - s) 4095 codes per unit, so a grey
+// pixel passes at the same 8-bit value whatever s (a coloured one up to the shoulder's curvature).
+inline uint32_t luminance_min(float threshold, float shoulder) {
+  const double t = threshold, s = std::round(double(shoulder) * dof::kResponseSteps) / dof::kResponseSteps;
+  return uint32_t(std::lround(t / (1.0 - s * t) * 10000.0 * (1.0 - s) * dof::kLinearOne));
 }
 
 // Sort key, ascending = back to front: the signed CoC (negative behind the focus plane, most negative

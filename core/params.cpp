@@ -38,6 +38,8 @@ void validate(const Params& p) {
   if (p.dof_layers < 2 || p.dof_layers > 8) bad("dof_layers (--layers) must be in [2, 8]");
   if (p.dof_mode != "gather_box" && p.max_radius > 511.f)
     bad("max_radius (--max-radius) must be in [0, 511] for dof_mode " + p.dof_mode + " (exact 12-bit box sums)");
+  if (!(p.response_shoulder >= 0.f && p.response_shoulder <= 0.9f))
+    bad("response_shoulder (--response-shoulder) must be in [0, 0.9]");
   if (!std::isfinite(p.blade_rotation)) bad("blade_rotation must be finite");
   if (!(p.highlight_threshold >= 0.f && p.highlight_threshold <= 1.f))
     bad("highlight_threshold (--highlight-threshold) must be in [0, 1]");

@@ -34,11 +34,17 @@ struct Params {
   int blades = 6;               // Polygon: 5..8 blades
   float blade_rotation = 0.0f;  // Polygon: rotation in degrees
   int dof_layers = 6;           // depth layers of the occlusion-aware modes: 2..8
+  // The camera's response (core/dof.hpp, ResponseTables): it encoded scene radiance v as
+  // sRGB(min(v / (1 + s v), 1)), a highlight shoulder s in [0, 0.9]; 0 is plain sRGB. The linear-light
+  // modes and the highlights blur radiance: they decode 8-bit values through its inverse and encode after.
+  // Used to 1/1000 (core/dof.hpp, ResponseTables).
+  float response_shoulder = 0.0f;
 
   // Bokeh highlights (core/highlights.hpp): bright pixels splatted as aperture-shaped sprites in the dof filter.
   bool highlights = false;
-  float highlight_threshold = 0.7f;   // linear luminance in [0, 1] a pixel must reach
-  float highlight_gain = 1.0f;        // [1, 16]: clipped highlights carry gain / (1 - 0.4) of their value
+  float highlight_threshold = 0.7f;   // linear (sRGB-decoded) luminance in [0, 1] a pixel must reach
+  float highlight_gain = 1.0f;        // [1, 16]: clipped highlights carry gain times the largest radiance
+                                      // the response decodes, 1 / (1 - response_shoulder)
   int highlight_cap = 65536;          // [1, 2^20] sprites a frame; beyond it, highlights stay in the gather
 };
 

@@ -3,7 +3,8 @@
 // the whole image and over the occlusion band (core/quality.hpp), and the mode's frame time on the
 // backend that ran it. Prints a table; --json writes the rows, --crops DIR writes reference | mode crops,
 // --images DIR the whole results. --highlights on,off scores each mode with and without bokeh highlights
-// (core/highlights.hpp): one row each.
+// (core/highlights.hpp): one row each. Each case runs under its camera response (the manifest's
+// response_shoulder, 0 where absent) unless --response-shoulder names one for all.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -30,6 +31,7 @@ struct QualityOptions {
   float highlight_threshold = Params{}.highlight_threshold, highlight_gain = Params{}.highlight_gain;
   int runs = 5;
   int layers = Params{}.dof_layers;  // of the occlusion-aware modes
+  float response_shoulder = -1.f;    // < 0: each case's camera response, from the manifest
 };
 
 struct LoadedCase {
@@ -150,6 +152,17 @@ int run_quality(const QualityOptions& o) {
   const bool gpu = pipe->backend_name().rfind("cpu", 0) != 0;
   std::printf("backend %s; time: median of %d full frames (%s), upload excluded\n",
               pipe->backend_name().c_str(), o.runs, gpu ? "GPU, CUDA events" : "CPU wall clock");
+  if (o.response_shoulder >= 0.f)
+    std::printf("camera response shoulder %.3g for every case (--response-shoulder)\n", double(o.response_shoulder));
+  else {
+    std::vector<float> seen;  // the manifest's distinct values
+    for (const LoadedCase& lc : cases)
+      if (std::find(seen.begin(), seen.end(), lc.c.params.response_shoulder) == seen.end())
+        seen.push_back(lc.c.params.response_shoulder);
+    std::string list;
+    for (float v : seen) list += (list.empty() ? "" : ", ") + fmt(double(v), "%.3g");
+    std::printf("camera response shoulder: each case's, from the manifest (%s)\n", list.c_str());
+  }
   std::printf("%-24s %-17s %9s %7s %9s %7s %8s %9s\n", "case", "mode", "PSNR dB", "SSIM", "band dB", "b.SSIM",
               "band px", gpu ? "GPU ms" : "CPU ms");
   nlohmann::json rows = nlohmann::json::array();
@@ -161,6 +174,7 @@ int run_quality(const QualityOptions& o) {
       p.dof_layers = o.layers;
       p.highlights = hl;
       p.highlight_threshold = o.highlight_threshold, p.highlight_gain = o.highlight_gain;
+      if (o.response_shoulder >= 0.f) p.response_shoulder = o.response_shoulder;
       validate(p);
       pipe->set_params(p);
       const std::string label = std::string(m->name) + (hl ? "+hl" : "");
@@ -178,6 +192,7 @@ int run_quality(const QualityOptions& o) {
                       {"scene", lc.c.scene},
                       {"mode", m->name},
                       {"highlights", hl},
+                      {"response_shoulder", p.response_shoulder},
                       {"whole", score_json(s.whole)},
                       {"band", score_json(s.band)},
                       {"ms", ms},
@@ -226,6 +241,9 @@ void add_quality_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(0.0, 1.0));
   sub->add_option("--highlight-gain", o->highlight_gain, "Gain on clipped highlights")->check(CLI::Range(1.0, 16.0));
   sub->add_option("--layers", o->layers, "Depth layers of the occlusion-aware modes")->check(CLI::Range(2, 8));
+  sub->add_option("--response-shoulder", o->response_shoulder,
+                  "Camera response shoulder for every case, overriding the manifest's (0: plain sRGB)")
+      ->check(CLI::Range(0.0, 0.9));
   sub->add_option("--runs", o->runs, "Timed frames per mode and case (median)")->check(CLI::Range(1, 1000));
   sub->callback([o, &action] { action = [o] { return run_quality(*o); }; });
 }

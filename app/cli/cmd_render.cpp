@@ -61,6 +61,7 @@ const ParamOption kParamOptions[] = {
     {"--highlight-threshold", [](const Params& f, Params& t) { t.highlight_threshold = f.highlight_threshold; }},
     {"--highlight-gain", [](const Params& f, Params& t) { t.highlight_gain = f.highlight_gain; }},
     {"--highlight-cap", [](const Params& f, Params& t) { t.highlight_cap = f.highlight_cap; }},
+    {"--response-shoulder", [](const Params& f, Params& t) { t.response_shoulder = f.response_shoulder; }},
 };
 
 struct Job {
@@ -337,10 +338,14 @@ void add_render_command(CLI::App& app, Action& action) {
                   "Linear luminance a pixel needs to become a highlight sprite")
       ->check(CLI::Range(0.0, 1.0));
   sub->add_option("--highlight-gain", o->params.highlight_gain,
-                  "Gain on clipped highlights (they carry gain / 0.6 of their value)")
+                  "Gain on clipped highlights (they carry gain times the largest radiance the response decodes)")
       ->check(CLI::Range(1.0, 16.0));
   sub->add_option("--highlight-cap", o->params.highlight_cap, "Most highlight sprites a frame")
       ->check(CLI::Range(1, 1 << 20));
+  sub->add_option("--response-shoulder", o->params.response_shoulder,
+                  "Camera response: radiance v was stored as sRGB(min(v / (1 + S v), 1)); the linear-light dof "
+                  "modes blur radiance (0: plain sRGB)")
+      ->check(CLI::Range(0.0, 0.9));
   sub->add_option("--backend", o->backend, "Pipeline backend")->check(CLI::IsMember({"auto", "cpu", "gpu"}));
   sub->add_option("--sat-builder", o->algorithms.sat_builder,
                   "SAT builder by registry name (see `satlab variants`; the CPU backend has one: cpu)");

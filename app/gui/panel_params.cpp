@@ -25,6 +25,11 @@ void draw_params_panel(AppState& s) {
     if (p.near_depth < 0.01f) p.near_depth = 0.01f;
     if (p.far_depth <= p.near_depth) p.far_depth = p.near_depth + 0.01f;
     c |= ImGui::Checkbox("depth map stores disparity", &p.disparity);
+    c |= ImGui::SliderFloat("camera shoulder", &p.response_shoulder, 0.f, 0.9f, "%.2f");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "camera response: the camera stored radiance v as sRGB(min(v / (1 + s v), 1)); the linear-light modes "
+          "and highlights undo it before blurring and redo it after (0: plain sRGB; the ground truth's camera: 0.4)");
     // The DoF mode (core/dof_modes.hpp) and, for the shaped ones, the aperture.
     const DofMode* mode = find_dof_mode(p.dof_mode);
     if (ImGui::BeginCombo("dof mode", mode ? mode->label : p.dof_mode.c_str())) {
@@ -56,7 +61,8 @@ void draw_params_panel(AppState& s) {
       c |= ImGui::SliderFloat("highlight threshold", &p.highlight_threshold, 0.f, 1.f, "%.2f");
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("linear luminance a pixel needs to become a sprite");
       c |= ImGui::SliderFloat("highlight gain", &p.highlight_gain, 1.f, 16.f, "%.1f");
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("clipped highlights carry gain / 0.6 of their value");
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("clipped highlights carry gain times the largest radiance the camera shoulder decodes");
       c |= ImGui::SliderInt("sprite cap", &p.highlight_cap, 1, 1 << 20, "%d", ImGuiSliderFlags_Logarithmic);
       const HighlightStats& h = s.highlights;
       if (!h.valid)

@@ -127,6 +127,7 @@ void Session::open_truth_case(AppState& s) {
   s.params.filter = FilterKind::Dof;
   s.params.focus = p.focus, s.params.aperture = p.aperture, s.params.max_radius = p.max_radius;
   s.params.near_depth = p.near_depth, s.params.far_depth = p.far_depth, s.params.disparity = false;
+  s.params.response_shoulder = p.response_shoulder;  // the case's camera
   truth_ = std::move(reference);
   s.truth.loaded = c->name;
   s.params_changed = true;

@@ -72,6 +72,8 @@ std::vector<TruthCase> load_truth_cases(const std::string& manifest) {
     t.params.max_radius = float(number("max_radius"));
     t.params.near_depth = float(number("near_depth"));
     t.params.far_depth = float(number("far_depth"));
+    // The camera response the generator used (older manifests: plain sRGB).
+    if (c.contains("response_shoulder")) t.params.response_shoulder = float(number("response_shoulder"));
     try {
       validate(t.params);
     } catch (const Error& e) {

@@ -31,7 +31,8 @@ constexpr Field<float> kFloatFields[] = {{"focus", &Params::focus},
                                          {"far_depth", &Params::far_depth},
                                          {"blade_rotation", &Params::blade_rotation},
                                          {"highlight_threshold", &Params::highlight_threshold},
-                                         {"highlight_gain", &Params::highlight_gain}};
+                                         {"highlight_gain", &Params::highlight_gain},
+                                         {"response_shoulder", &Params::response_shoulder}};
 constexpr Field<int> kIntFields[] = {
     {"box_radius", &Params::box_radius}, {"blades", &Params::blades}, {"dof_layers", &Params::dof_layers},
     {"highlight_cap", &Params::highlight_cap}};

@@ -463,7 +463,8 @@ void dof_spread(const DofArgs& a) {
   // deltas, fewer corners), under a key of its own.
   const std::string key = std::string("spread/") + to_string(p.aperture_shape) + "/" +
                           std::to_string(p.blades) + "/" + std::to_string(p.blade_rotation) + "/" +
-                          std::to_string(max_r);
+                          std::to_string(max_r) + "/" +
+                          std::to_string(response_key(p.response_shoulder));  // and the response's tables
   const size_t rect_bytes = size_t(dof::kMaxShapedRadius + 1) * dof::kMaxRects * sizeof(dof::Rect);
   grow(ws.rects, rect_bytes + dof::kMaxShapedRadius + 1, "aperture rectangles");
   grow(ws.luts, 256 * sizeof(uint16_t) + dof::kLinearOne + 1, "transfer tables");
@@ -476,9 +477,11 @@ void dof_spread(const DofArgs& a) {
                                 cudaMemcpyHostToDevice, st),
                 "aperture rectangles");
     SATLAB_CUDA(
-        cudaMemcpyAsync(ws.luts.p, srgb_to_linear12(), 256 * sizeof(uint16_t), cudaMemcpyHostToDevice, st),
+        cudaMemcpyAsync(ws.luts.p, srgb_to_linear12(p.response_shoulder), 256 * sizeof(uint16_t),
+                                cudaMemcpyHostToDevice, st),
         "transfer tables");
-    SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(ws.luts.p) + 512, linear12_to_srgb(), dof::kLinearOne + 1,
+    SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(ws.luts.p) + 512, linear12_to_srgb(p.response_shoulder),
+                                dof::kLinearOne + 1,
                                 cudaMemcpyHostToDevice, st),
                 "transfer tables");
     SATLAB_CUDA(cudaStreamSynchronize(st), "aperture upload");  // the host tables are temporaries

@@ -234,7 +234,8 @@ const void* highlights_prepare(const HighlightArgs& a) {
   Params shape = p;
   if (p.dof_mode == "gather_box") shape.aperture_shape = ApertureShape::Square;
   const std::string key = std::string(to_string(shape.aperture_shape)) + "/" + std::to_string(p.blades) +
-                          "/" + std::to_string(p.blade_rotation) + "/" + std::to_string(max_r);
+                          "/" + std::to_string(p.blade_rotation) + "/" + std::to_string(max_r) + "/" +
+                          std::to_string(response_key(p.response_shoulder));  // and the response's tables
   if (key != ws.shape_key) {
     const ApertureTable t = aperture_table(shape, max_r);
     SATLAB_CUDA(cudaMemcpyAsync(ws.rects.p, t.rects.data(), t.rects.size() * sizeof(dof::Rect),
@@ -244,9 +245,11 @@ const void* highlights_prepare(const HighlightArgs& a) {
                                 cudaMemcpyHostToDevice, st),
                 "highlight aperture rectangles");
     SATLAB_CUDA(
-        cudaMemcpyAsync(ws.luts.p, srgb_to_linear12(), 256 * sizeof(uint16_t), cudaMemcpyHostToDevice, st),
+        cudaMemcpyAsync(ws.luts.p, srgb_to_linear12(p.response_shoulder), 256 * sizeof(uint16_t),
+                                cudaMemcpyHostToDevice, st),
         "highlight transfer tables");
-    SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(ws.luts.p) + 512, linear12_to_srgb(), dof::kLinearOne + 1,
+    SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(ws.luts.p) + 512, linear12_to_srgb(p.response_shoulder),
+                                dof::kLinearOne + 1,
                                 cudaMemcpyHostToDevice, st),
                 "highlight transfer tables");
     SATLAB_CUDA(cudaStreamSynchronize(st), "highlight aperture upload");  // the host tables are temporaries
@@ -260,9 +263,9 @@ const void* highlights_prepare(const HighlightArgs& a) {
 
   phase("compact");
   SATLAB_CUDA(cudaMemcpyAsync(masked, img, n * 4, cudaMemcpyDeviceToDevice, st), "highlights' gather input");
-  compact::compact_single_pass(compact::IndexInput{},
-                               IsHighlight{img, a.coc, lin, hl::luminance_min(p.highlight_threshold), max_r},
-                               idx, stats, n, ws.compact_temp.p, st);
+  const uint32_t lum_min = hl::luminance_min(p.highlight_threshold, p.response_shoulder);
+  compact::compact_single_pass(compact::IndexInput{}, IsHighlight{img, a.coc, lin, lum_min, max_r}, idx, stats, n,
+                               ws.compact_temp.p, st);
 
   phase("sort");
   auto* keys = static_cast<uint32_t*>(ws.pairs.p);

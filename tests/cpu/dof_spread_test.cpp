@@ -57,7 +57,7 @@ TEST(SpreadMode, DeltasIntegrateToExactlyTheSplatsRectangles) {
     const dof::Layers layers = make_layers(p, 3);
     const ApertureTable ap = aperture_table(p, shaped_max_radius(p));
     std::vector<std::vector<uint32_t>> deltas;
-    spread_deltas(img, coc, layers, ap, deltas, 1);
+    spread_deltas(img, coc, layers, ap, 0.f, deltas, 1);
     ASSERT_EQ(deltas.size(), 3u);
     std::vector<std::vector<uint64_t>> brute(3, std::vector<uint64_t>(size_t(w * h) * 4, 0));
     const uint16_t* lin = srgb_to_linear12();
@@ -154,8 +154,8 @@ TEST(SpreadMode, MergedBandsGiveTheSameDeltas) {
       const ImageF coc = random_coc(w, h, 9.5f, seed + 1, true);
       const dof::Layers layers = make_layers(p, 3);
       std::vector<std::vector<uint32_t>> d0, d1;
-      spread_deltas(img, coc, layers, ap, d0, 1);
-      spread_deltas(img, coc, layers, m, d1, 1);
+      spread_deltas(img, coc, layers, ap, 0.f, d0, 1);
+      spread_deltas(img, coc, layers, m, 0.f, d1, 1);
       EXPECT_EQ(d0, d1) << to_string(shape) << " blades " << blades;
     }
   EXPECT_GT(merged, 0);
@@ -171,7 +171,7 @@ TEST(SpreadMode, SplatsKeepTheirEnergyInsideTheImage) {
   const dof::Layers layers = make_layers(p, p.dof_layers);
   const ApertureTable ap = aperture_table(p, 9);
   std::vector<std::vector<uint32_t>> deltas;
-  spread_deltas(img, coc, layers, ap, deltas, 2);
+  spread_deltas(img, coc, layers, ap, 0.f, deltas, 2);
   // The spread weights (the deltas' 2D prefix sums) over every pixel of every layer.
   double total = 0;
   for (const auto& d : deltas) {

@@ -143,7 +143,7 @@ TEST(Highlights, FarBokehHidesBehindNearerPixels) {
   std::vector<uint32_t> planes;
   highlight_splat(img, coc, s, p, planes);
   ImageRGBA8 result(w, h);
-  highlight_add(planes, coc, result, 1);
+  highlight_add(planes, coc, 0.f, result, 1);
   EXPECT_EQ(result.px(18, 10)[0], 0);  // in focus, in front: hidden
   EXPECT_GT(result.px(22, 10)[0], 0);  // behind the focus plane: bokeh
 }

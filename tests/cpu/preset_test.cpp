@@ -68,6 +68,7 @@ Preset unusual_preset() {
   p.params.highlight_threshold = 0.625f;
   p.params.highlight_gain = 7.5f;
   p.params.highlight_cap = 1234;
+  p.params.response_shoulder = 0.375f;
   p.synthetic = satlab::parse_synthetic_depth("radial:x=0.2,y=0.9,radius=0.33");
   p.view = "coc";
   p.compare = "split:0.25";
@@ -94,6 +95,7 @@ void expect_same(const Preset& a, const Preset& b) {
   EXPECT_EQ(a.params.highlight_threshold, b.params.highlight_threshold);
   EXPECT_EQ(a.params.highlight_gain, b.params.highlight_gain);
   EXPECT_EQ(a.params.highlight_cap, b.params.highlight_cap);
+  EXPECT_EQ(a.params.response_shoulder, b.params.response_shoulder);
   EXPECT_EQ(satlab::to_spec(a.synthetic), satlab::to_spec(b.synthetic));
   EXPECT_EQ(a.view, b.view);
   EXPECT_EQ(a.compare, b.compare);
@@ -117,7 +119,7 @@ TEST(Preset, RoundTripKeepsEveryValueExactly) {
   for (const char* name : {"filter", "box_radius", "focus", "aperture", "max_radius", "near_depth",
                            "far_depth", "disparity", "fractional_radius", "dof_mode", "aperture_shape", "blades",
                            "blade_rotation", "dof_layers", "highlights", "highlight_threshold", "highlight_gain",
-                           "highlight_cap"})
+                           "highlight_cap", "response_shoulder"})
     EXPECT_NE(json.find(std::string("\"") + name + "\""), std::string::npos) << name << " missing in\n"
                                                                              << json;
   EXPECT_NE(json.find("\"focus\": 0.731"), std::string::npos) << "floats written in their shortest form:\n"

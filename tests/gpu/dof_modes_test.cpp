@@ -2,13 +2,14 @@
 // results (shared per-pixel arithmetic, integer tables, no FMA) at odd sizes, every aperture, 2 to 8 layers,
 // several SAT builders, random and all-255 images, poisoned outputs; the registry lists every mode.
 // SATLAB_TEST_MAX_N limits the image sizes (the sanitizer runs use a small one).
+#include "core/dof_modes.hpp"
+
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
 
-#include "core/dof_modes.hpp"
 #include "core/pipeline.hpp"
 #include "gpu/device.hpp"
 #include "variant_test_util.hpp"
@@ -34,7 +35,8 @@ Frame random_frame(int w, int h, std::mt19937& rng, bool white, bool ramp = fals
   if (ramp) {
     // A tilted plane with a near square at a random place: each layer a compact region whose bounding box
     // lies off the frame's origin and edges, some layers empty.
-    const int sx = int(u(rng) * float(w)), sy = int(u(rng) * float(h)), side = 1 + int(u(rng) * float(w + h) / 8.f);
+    const int sx = int(u(rng) * float(w)), sy = int(u(rng) * float(h)),
+              side = 1 + int(u(rng) * float(w + h) / 8.f);
     for (int y = 0; y < h; ++y)
       for (int x = 0; x < w; ++x) {
         const bool near = x >= sx && x < sx + side && y >= sy && y < sy + side;
@@ -53,7 +55,8 @@ TEST(GpuDofModes, EveryModeIsRegisteredInFamilyDof) {
   SKIP_WITHOUT_GPU();
   for (const DofMode& m : dof_modes()) {
     bool found = false;
-    for (const Variant& v : gpu::variants()) found |= v.family == Family::Dof && v.name == m.name && bool(v.dof);
+    for (const Variant& v : gpu::variants())
+      found |= v.family == Family::Dof && v.name == m.name && bool(v.dof);
     EXPECT_TRUE(found) << m.name;
   }
 }
@@ -73,10 +76,11 @@ TEST(GpuDofModes, BitIdenticalToTheCpuReference) {
   };
   const std::vector<std::string> builders = gpu_pipe->sat_builders();
   int k = 0;
-  for (const Case c : {Case{1, 1, 8.f, false}, Case{1, 97, 12.f, false}, Case{131, 1, 12.f, false},
-                       Case{61, 53, 20.f, true}, Case{257, 130, 33.5f, false}, Case{641, 479, 60.f, false},
-                       Case{333, 211, 511.f, true}, Case{1, 67, 9.f, false, true}, Case{97, 61, 12.f, false, true},
-                       Case{257, 130, 33.5f, false, true}, Case{641, 479, 60.f, false, true}}) {
+  for (const Case c :
+       {Case{1, 1, 8.f, false}, Case{1, 97, 12.f, false}, Case{131, 1, 12.f, false}, Case{61, 53, 20.f, true},
+        Case{257, 130, 33.5f, false}, Case{641, 479, 60.f, false}, Case{333, 211, 511.f, true},
+        Case{1, 67, 9.f, false, true}, Case{97, 61, 12.f, false, true}, Case{257, 130, 33.5f, false, true},
+        Case{641, 479, 60.f, false, true}}) {
     if (size_t(c.w) * size_t(c.h) > test::test_max_n()) continue;
     const Frame f = random_frame(c.w, c.h, rng, c.white, c.ramp);
     for (const DofMode& m : dof_modes()) {
@@ -90,23 +94,29 @@ TEST(GpuDofModes, BitIdenticalToTheCpuReference) {
         p.max_radius = c.max_radius, p.aperture = 3.f * c.max_radius, p.focus = 0.3f;
         const std::string builder = builders[size_t(k) % builders.size()];
         ++k;
-        const std::string what = std::string(m.name) + " " + to_string(shape) + " " + std::to_string(c.w) + "x" +
-                                 std::to_string(c.h) + " layers " + std::to_string(p.dof_layers) + " " + builder;
+        const std::string what = std::string(m.name) + " " + to_string(shape) + " " + std::to_string(c.w) +
+                                 "x" + std::to_string(c.h) + " layers " + std::to_string(p.dof_layers) + " " +
+                                 builder;
         gpu_pipe->set_algorithms({builder, ""});
-        for (Pipeline* pipe : {gpu_pipe.get(), cpu_pipe.get()}) {
-          pipe->set_image(f.image);
-          pipe->set_depth(f.depth);
-          pipe->set_params(p);
-          pipe->run();
+        // Under the ground truth's camera response, then plain sRGB with the same shape: the GPU must
+        // re-upload the transfer tables when only the response changes.
+        for (const float shoulder : {0.4f, 0.f}) {
+          p.response_shoulder = shoulder;
+          for (Pipeline* pipe : {gpu_pipe.get(), cpu_pipe.get()}) {
+            pipe->set_image(f.image);
+            pipe->set_depth(f.depth);
+            pipe->set_params(p);
+            pipe->run();
+          }
+          ASSERT_EQ(gpu_pipe->coc().data, cpu_pipe->coc().data) << what;
+          const ImageRGBA8& g = gpu_pipe->result();
+          const ImageRGBA8& r = cpu_pipe->result();
+          size_t bad = 0, first = 0;
+          for (size_t i = 0; i < r.data.size(); ++i)
+            if (g.data[i] != r.data[i] && bad++ == 0) first = i;
+          EXPECT_EQ(bad, 0u) << what << " shoulder " << shoulder << ": first difference at byte " << first
+                             << " (" << int(g.data[first]) << " vs " << int(r.data[first]) << ")";
         }
-        ASSERT_EQ(gpu_pipe->coc().data, cpu_pipe->coc().data) << what;
-        const ImageRGBA8& g = gpu_pipe->result();
-        const ImageRGBA8& r = cpu_pipe->result();
-        size_t bad = 0, first = 0;
-        for (size_t i = 0; i < r.data.size(); ++i)
-          if (g.data[i] != r.data[i] && bad++ == 0) first = i;
-        EXPECT_EQ(bad, 0u) << what << ": first difference at byte " << first << " (" << int(g.data[first])
-                           << " vs " << int(r.data[first]) << ")";
       }
     }
   }

@@ -83,35 +83,40 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
                                std::to_string(input) + " " + to_string(p.aperture_shape) + " layers " +
                                std::to_string(p.dof_layers) + " " + builder;
       gpu_pipe->set_algorithms({builder, ""});
-      for (Pipeline* pipe : {gpu_pipe.get(), cpu_pipe.get()}) {
-        pipe->set_image(img);
-        pipe->set_depth(depth);
-        pipe->set_params(p);
+      // Under the ground truth's camera response, then plain sRGB with the same shape: the GPU must
+      // re-upload the transfer tables when only the response changes.
+      for (const float shoulder : {0.4f, 0.f}) {
+        p.response_shoulder = shoulder;
+        for (Pipeline* pipe : {gpu_pipe.get(), cpu_pipe.get()}) {
+          pipe->set_image(img);
+          pipe->set_depth(depth);
+          pipe->set_params(p);
+        }
+        // A first run on another depth map (the layers elsewhere) leaves stale spread images behind, which
+        // the real run must clear or not read (tiles no layer's spread reaches are neither cleared nor read);
+        // then poison the result and run on the real inputs.
+        ImageF other(c.w, c.h, 1);
+        for (int y = 0; y < c.h; ++y)
+          for (int x = 0; x < c.w; ++x) other.at(x, y) = float((x / 11 + y / 3) % 5) + 0.3f * u(rng);
+        gpu_pipe->set_depth(other);
+        gpu_pipe->run();
+        gpu_pipe->set_depth(depth);
+        void* stream = nullptr;
+        auto* out = const_cast<void*>(gpu_pipe->device_result(&stream));
+        ASSERT_NE(out, nullptr) << what;
+        ASSERT_EQ(cudaStreamSynchronize(cudaStream_t(stream)), cudaSuccess);
+        ASSERT_EQ(cudaMemset(out, 0xAB, img.data.size()), cudaSuccess);
+        gpu_pipe->run();
+        cpu_pipe->run();
+        ASSERT_EQ(gpu_pipe->coc().data.size(), cpu_pipe->coc().data.size()) << what;
+        const ImageRGBA8& g = gpu_pipe->result();
+        const ImageRGBA8& r = cpu_pipe->result();
+        size_t bad = 0, first = 0;
+        for (size_t i = 0; i < r.data.size(); ++i)
+          if (g.data[i] != r.data[i] && bad++ == 0) first = i;
+        EXPECT_EQ(bad, 0u) << what << " shoulder " << shoulder << ": first difference at byte " << first
+                           << " (" << int(g.data[first]) << " vs " << int(r.data[first]) << ")";
       }
-      // A first run on another depth map (the layers elsewhere) leaves stale spread images behind, which
-      // the real run must clear or not read (tiles no layer's spread reaches are neither cleared nor read);
-      // then poison the result and run on the real inputs.
-      ImageF other(c.w, c.h, 1);
-      for (int y = 0; y < c.h; ++y)
-        for (int x = 0; x < c.w; ++x) other.at(x, y) = float((x / 11 + y / 3) % 5) + 0.3f * u(rng);
-      gpu_pipe->set_depth(other);
-      gpu_pipe->run();
-      gpu_pipe->set_depth(depth);
-      void* stream = nullptr;
-      auto* out = const_cast<void*>(gpu_pipe->device_result(&stream));
-      ASSERT_NE(out, nullptr) << what;
-      ASSERT_EQ(cudaStreamSynchronize(cudaStream_t(stream)), cudaSuccess);
-      ASSERT_EQ(cudaMemset(out, 0xAB, img.data.size()), cudaSuccess);
-      gpu_pipe->run();
-      cpu_pipe->run();
-      ASSERT_EQ(gpu_pipe->coc().data.size(), cpu_pipe->coc().data.size()) << what;
-      const ImageRGBA8& g = gpu_pipe->result();
-      const ImageRGBA8& r = cpu_pipe->result();
-      size_t bad = 0, first = 0;
-      for (size_t i = 0; i < r.data.size(); ++i)
-        if (g.data[i] != r.data[i] && bad++ == 0) first = i;
-      EXPECT_EQ(bad, 0u) << what << ": first difference at byte " << first << " (" << int(g.data[first])
-                         << " vs " << int(r.data[first]) << ")";
     }
   }
 }

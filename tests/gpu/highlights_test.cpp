@@ -76,10 +76,11 @@ TEST(GpuHighlights, BitIdenticalToTheCpuReference) {
       p.highlight_threshold = 0.4f + 0.1f * float(k % 5);
       p.highlight_gain = 1.f + float(k % 16);
       p.highlight_cap = c.cap;
+      p.response_shoulder = k % 2 ? 0.4f : 0.f;  // plain sRGB and the ground truth's camera
       ++k;
       const std::string what = std::string(m.name) + " " + to_string(p.aperture_shape) + " " +
                                std::to_string(c.w) + "x" + std::to_string(c.h) + " cap " +
-                               std::to_string(c.cap);
+                               std::to_string(c.cap) + " shoulder " + std::to_string(p.response_shoulder);
       for (Pipeline* pipe : {gpu_pipe.get(), cpu_pipe.get()}) {
         pipe->set_image(f.image);
         pipe->set_depth(f.depth);

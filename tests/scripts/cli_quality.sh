@@ -44,7 +44,25 @@ assert all(sorted(m) == sorted(lists[0]) and len(set(m)) == len(m) for m in list
 assert "gather_box" in lists[0]
 # A blurred case differs from its reference somewhere.
 assert any(r["whole"]["psnr"] != "inf" for r in q["rows"])
+# The generator records its camera's response; each case runs under it.
+assert all(c["response_shoulder"] == 0.4 for c in cases), cases
+assert all(abs(r["response_shoulder"] - 0.4) < 1e-6 for r in q["rows"]), q["rows"][0]
 PY
+# --response-shoulder overrides the manifest's: the linear-light modes score differently, gather_box the same.
+"$bin" quality --cases "$tmp/cases.json" --json "$tmp/q0.json" --backend cpu --runs 1 --response-shoulder 0 \
+  --modes gather_box,spread >/dev/null 2>&1 || fail "quality --response-shoulder 0"
+python3 - "$tmp" <<'PY' || fail "--response-shoulder rows"
+import json, sys
+tmp = sys.argv[1]
+key = lambda r: (r["case"], r["mode"])
+q = {key(r): r for r in json.load(open(f"{tmp}/q.json"))["rows"]}
+q0 = json.load(open(f"{tmp}/q0.json"))["rows"]
+assert q0 and all(r["response_shoulder"] == 0 for r in q0), q0[0]
+assert all(r["whole"] == q[key(r)]["whole"] for r in q0 if r["mode"] == "gather_box")
+assert any(r["whole"] != q[key(r)]["whole"] for r in q0 if r["mode"] == "spread")
+PY
+err=$("$bin" quality --cases "$tmp/cases.json" --response-shoulder 0.95 2>&1 >/dev/null)
+[ $? -eq 2 ] && printf '%s\n' "$err" | grep -q -- --response-shoulder || fail "--response-shoulder 0.95: $err"
 
 # Equal images: aperture 0 keeps the image sharp, and the reference is the image itself.
 cat >"$tmp/same.json" <<JSON
@@ -104,6 +122,8 @@ sed 's/"focus": 0.5, //' "$tmp/same.json" >"$tmp/nofocus.json"
 bad "case without focus" --cases "$tmp/nofocus.json"
 sed 's/"max_radius": 4/"max_radius": 5000/' "$tmp/same.json" >"$tmp/radius.json"
 bad "max radius out of range" --cases "$tmp/radius.json"
+sed 's/"max_radius": 4/"max_radius": 4, "response_shoulder": 1.5/' "$tmp/same.json" >"$tmp/shoulder.json"
+bad "response shoulder out of range" --cases "$tmp/shoulder.json"
 sed 's/"reference": "occlusion.png"/"reference": "gone.png"/' "$tmp/same.json" >"$tmp/gone.json"
 bad "missing reference" --cases "$tmp/gone.json"
 bad "unknown mode" --cases "$tmp/same.json" --modes gather_box,nosuch

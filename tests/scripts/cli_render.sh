@@ -71,7 +71,8 @@ fi
 # DoF modes: out-of-range blades, layers or a max radius past the shaped modes' 511 are usage errors in one
 # line naming the option; every mode renders the bundled scene.
 for args in "--blades 9:--blades" "--layers 1:--layers" "--dof-mode layered --max-radius 600:--max-radius" \
-            "--dof-mode bokeh:--dof-mode" "--aperture-shape star:--aperture-shape"; do
+            "--dof-mode bokeh:--dof-mode" "--aperture-shape star:--aperture-shape" \
+            "--response-shoulder 0.95:--response-shoulder" "--response-shoulder -0.1:--response-shoulder"; do
   "$bin" render --image "$src/assets/default.png" ${args%%:*} --out "$tmp/x.png" >/dev/null 2>"$tmp/err"
   [ $? -eq 2 ] || fail "'${args%%:*}' is not a usage error (exit 2)"
   grep -q -- "${args##*:}" "$tmp/err" || { cat "$tmp/err"; fail "the usage error does not name ${args##*:}"; }
@@ -83,6 +84,11 @@ for mode in gather_box gather_shape gather_linear layered spread; do
 done
 cmp -s "$tmp/mode_gather_box.png" "$tmp/mode_layered.png" && fail "the layered mode gave the box gather's picture"
 cmp -s "$tmp/mode_layered.png" "$tmp/mode_spread.png" && fail "the spread mode gave the layered mode's picture"
+# The camera response: a shoulder changes the linear-light modes' picture.
+"$bin" render --image "$src/assets/default.png" --depth "$src/assets/default_depth.png" --dof-mode spread \
+  --aperture-shape polygon --blades 7 --response-shoulder 0.4 --backend cpu --out "$tmp/shoulder.png" \
+  >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "render --response-shoulder 0.4 failed"; }
+cmp -s "$tmp/mode_spread.png" "$tmp/shoulder.png" && fail "--response-shoulder 0.4 gave the plain sRGB picture"
 # Bokeh highlights: bad values are usage errors naming the option; on the bundled scene they find sprites,
 # change the picture, and a small cap is reported as hit.
 for args in "--highlights maybe:--highlights" "--highlight-threshold 2:--highlight-threshold" \

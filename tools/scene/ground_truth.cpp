@@ -11,6 +11,7 @@
 #include "core/params.hpp"
 #include "core/reference.hpp"
 #include "tools/scene/render.hpp"
+#include "tools/scene/scene.hpp"
 
 namespace satlab::scene {
 namespace {
@@ -97,6 +98,7 @@ void write_ground_truth(const TruthOptions& o) {
                          {"max_radius", p.max_radius},
                          {"near_depth", p.near_depth},
                          {"far_depth", p.far_depth},
+                         {"response_shoulder", kToneShoulder},
                          {"focus_depth", f.z},
                          {"lens_radius", a.radius},
                          {"focal_px", cam.focal_px()},
@@ -115,7 +117,8 @@ void write_ground_truth(const TruthOptions& o) {
        "aperture, "
        "near_depth and far_depth are satlab Params (CoC = aperture * |1/z - 1/z_focus| px, z = near + d (far "
        "- "
-       "near)); max_radius is the largest CoC of the frame rounded up, so the clamp never binds"},
+       "near)); max_radius is the largest CoC of the frame rounded up, so the clamp never binds; "
+       "response_shoulder is the camera's (tone(): radiance v stored as sRGB(min(v / (1 + s v), 1)))"},
       {"cases", cases}};
   io::save_text(o.out_dir + "/cases.json", manifest.dump(1) + "\n");
 }

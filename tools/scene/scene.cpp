@@ -262,7 +262,7 @@ V radiance(const Scene& s, V o, V d) {
 }
 
 double tone(double v) {
-  v = v / (1.0 + v * 0.4);
+  v = v / (1.0 + v * kToneShoulder);
   v = std::min(std::max(v, 0.0), 1.0);
   return v <= 0.0031308 ? 12.92 * v : 1.055 * std::pow(v, 1.0 / 2.4) - 0.055;
 }

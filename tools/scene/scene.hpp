@@ -89,8 +89,10 @@ Hit trace(const Scene& s, V o, V d, bool with_lights = true);
 // Linear radiance arriving at o from direction d (d unit length).
 V radiance(const Scene& s, V o, V d);
 
-// Display encoding of linear radiance: a soft shoulder v / (1 + 0.4 v) (lights saturate in their
-// dominant channel and keep their hue), clamped to [0, 1], then the exact sRGB transfer function.
+// Display encoding of linear radiance: a soft shoulder v / (1 + kToneShoulder v) (lights saturate in their
+// dominant channel and keep their hue), clamped to [0, 1], then the exact sRGB transfer function: the
+// camera response of Params::response_shoulder = kToneShoulder, which the ground truth's manifest records.
+constexpr double kToneShoulder = 0.4;
 double tone(double linear);
 
 }  // namespace satlab::scene
