@@ -62,9 +62,12 @@ SATLAB_HD uint32_t weight(uint32_t lin12, double boost, uint32_t area) {
   return uint32_t(floor(q + 0.5));
 }
 
-// One output channel: the gathered sRGB value plus the splat (kScale units), in linear light.
+// One output channel: the gathered sRGB value plus the splat (kScale units), in linear light. Without a
+// splat the gathered value stays as it is: under a camera response the 12-bit decode is not one to one in
+// the darkest values (core/dof.hpp), so a round trip could move them, and the GPU leaves untouched rows alone.
 SATLAB_HD uint8_t composite(uint8_t gathered, uint32_t splat, const uint16_t* srgb_to_lin,
                             const uint8_t* lin_to_srgb) {
+  if (splat == 0u) return gathered;
   const float v = float(srgb_to_lin[gathered]) / float(dof::kLinearOne) + float(splat) / float(kScale);
   return dof::encode(v, true, lin_to_srgb);
 }

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "core/dof.hpp"
+#include "core/dof_modes.hpp"
 #include "core/error.hpp"
 #include "core/highlights_pixel.hpp"
 #include "core/pipeline.hpp"
@@ -235,4 +236,38 @@ TEST(Highlights, BadParametersAreOneLineErrors) {
   EXPECT_THROW(validate(p), Error);
   p = Params{}, p.highlight_threshold = NAN;
   EXPECT_THROW(validate(p), Error);
+}
+
+// Pixels no sprite reaches keep their gathered values exactly, also under a camera response, whose decode
+// gives some of the darkest 8-bit values one 12-bit code (a round trip through the tables would move them).
+TEST(Highlights, PixelsNoSpriteReachesKeepTheGatheredValue) {
+  const int w = 40, h = 30;
+  ImageRGBA8 img(w, h);
+  for (size_t i = 0; i < img.pixels(); ++i)
+    for (int c = 0; c < 4; ++c) img.data[i * 4 + c] = c == 3 ? 255 : uint8_t(1 + (i + size_t(c)) % 12);
+  for (int c = 0; c < 3; ++c) img.px(2, 2)[c] = 255;  // one clipped light in a corner
+  ImageF depth(w, h, 1);
+  for (auto& d : depth.data) d = 1.f;  // far behind the focus (depth 0, the last pixel): a CoC of max_radius
+  depth.data.back() = 0.f;
+  for (const float shoulder : {0.f, 0.4f})
+    for (const DofMode& m : dof_modes()) {
+      Params off;
+      off.dof_mode = m.name;
+      off.max_radius = 3.f;
+      off.focus = 0.f;
+      off.response_shoulder = shoulder;
+      Params on = off;
+      on.highlights = true;
+      auto a = make_cpu_pipeline(1), b = make_cpu_pipeline(1);
+      for (auto* pipe : {a.get(), b.get()}) pipe->set_image(img), pipe->set_depth(depth);
+      a->set_params(off), b->set_params(on);
+      a->run(), b->run();
+      ASSERT_EQ(b->highlight_stats().found, 1u) << m.name;
+      size_t moved = 0;
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+          if (x > 2 + 3 || y > 2 + 3)  // beyond the sprite's reach
+            for (int c = 0; c < 3; ++c) moved += a->result().px(x, y)[c] != b->result().px(x, y)[c];
+      EXPECT_EQ(moved, 0u) << m.name << " shoulder " << shoulder;
+    }
 }
