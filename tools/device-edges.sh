@@ -60,7 +60,7 @@ for tool in memcheck racecheck; do
   step "compute-sanitizer $tool on GpuDofSpread (small sizes)"
   max=20000
   [ $tool = racecheck ] && max=5000
-  SATLAB_TEST_MAX_N=$max SATLAB_TEST_OWN_SAT_ONLY=1 run 70 $SAN --tool $tool \
+  SATLAB_TEST_MAX_N=$max SATLAB_TEST_OWN_SAT_ONLY=1 run 150 $SAN --tool $tool \
     --error-exitcode 9 --print-limit 20 "$BIN/satlab_gpu_tests" --gtest_filter='GpuDofSpread.*'
 done
 
