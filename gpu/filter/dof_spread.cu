@@ -193,10 +193,13 @@ __global__ void __launch_bounds__(kBlock)
                        dof::Layers layers, int j, int R, int max_r, const dof::Rect* __restrict__ rects,
                        const uint8_t* __restrict__ counts, const uint16_t* __restrict__ lin,
                        const uint8_t* __restrict__ present, uint32_t* __restrict__ d) {
-  if (!((present[blockIdx.y * gridDim.x + blockIdx.x] >> j) & 1u)) return;
+  // Block row 0 takes the last tile row, row b > 0 tile row b - 1: the bottom edge's tiles (R more rows of
+  // virtual pixels each) start in the first wave instead of lengthening the last one.
+  const int tile_y = (int(blockIdx.y) + int(gridDim.y) - 1) % int(gridDim.y);
+  if (!((present[tile_y * int(gridDim.x) + int(blockIdx.x)] >> j) & 1u)) return;
   extern __shared__ uint4 window_storage[];
   uint32_t* win = reinterpret_cast<uint32_t*>(window_storage);
-  const int tx0 = blockIdx.x * kTile, ty0 = blockIdx.y * kTile;
+  const int tx0 = int(blockIdx.x) * kTile, ty0 = tile_y * kTile;
   const Window W(R);
   const int tid = threadIdx.y * 32 + threadIdx.x, ox = tx0 - R, oy = ty0 - R;
   for (int i = tid; i < W.plane; i += kBlock) window_storage[i] = make_uint4(0u, 0u, 0u, 0u);
