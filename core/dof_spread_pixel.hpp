@@ -47,9 +47,10 @@ SATLAB_HD uint32_t aperture_area(const Rect* rects, int n) {
 // pixel near an edge gathers the same weight as one inside (a uniform CoC gives a uniform spread weight
 // everywhere). A virtual pixel reaches the frame only within its splat's largest radius (an aperture lies
 // within the square of its radius) of it: Chebyshev distance outside(x, y) <= splat_reach. The spread sums
-// are those of the frame padded by edge replication (by at least 2 max_r + 1 pixels: no splat reaching the
-// frame is clipped by the padding) and cropped, bit for bit; the fill (spread_pixel) keeps to the frame's
-// pixels (a normalised mean: clipping loses nothing there).
+// are bit for bit those of the frame padded by edge replication and cropped (the padded frame's own
+// extension being the same clamp, any padding gives them; spreading with apertures clipped to a padded
+// frame gives them too once the padding is at least 2 max_r wide); the fill (spread_pixel) keeps to the
+// frame's pixels (a normalised mean: clipping loses nothing there).
 SATLAB_HD int clamp_to(int v, int n) { return v < 0 ? 0 : v >= n ? n - 1 : v; }
 
 SATLAB_HD int outside(int x, int y, int w, int h) {

@@ -214,9 +214,10 @@ TEST(SpreadMode, UniformCocGivesAUniformWeightUpToTheEdges) {
 }
 
 // The spread of a frame is that of the frame padded by edge replication and cropped: the spread sums bit
-// for bit (padding by 2 max_r + 1 px, so that no splat reaching the frame is clipped by the padding), and
-// with one layer (no fill: spread_pixel's fill keeps to the frame's pixels) the rendered frame too. Random
-// images and CoCs (NaNs too), every shape, odd sizes down to 1 x 1.
+// for bit, and with one layer (no fill: spread_pixel's fill keeps to the frame's pixels) the rendered frame
+// too (padding by 2 max_r + 1 px; any width gives the same, the padded frame's extension being the same
+// clamp, whereas apertures clipped to the frame fail at the first pixel). Random images and CoCs (NaNs
+// too), every shape, odd sizes down to 1 x 1.
 TEST(SpreadMode, ExtendedEdgesEqualEdgeReplicatedPadding) {
   const uint32_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
