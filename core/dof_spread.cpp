@@ -25,12 +25,16 @@ void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers
         for (long j = j0; j < j1; ++j) {
           std::vector<uint32_t>& d = deltas[size_t(j)];
           d.assign(n * 4, 0u);
-          for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x) {
+          // The frame's pixels and the virtual ones around it (dof::outside; each the frame's pixel at the
+          // clamped position) within max_r of it: no farther one reaches the frame.
+          for (int vy = -max_r; vy < h + max_r; ++vy)
+            for (int vx = -max_r; vx < w + max_r; ++vx) {
+              const int x = dof::clamp_to(vx, w), y = dof::clamp_to(vy, h);
               const size_t i = size_t(y) * size_t(w) + size_t(x);
               const float c = coc.data[i];
               if (dof::layer_of(c == c ? c : 0.f, layers) != int(j)) continue;
               const dof::Splat s = dof::splat_of(c, max_r);
+              if (dof::outside(vx, vy, w, h) > dof::splat_reach(s)) continue;
               const uint8_t* px = image.data.data() + i * 4;
               const uint32_t l[3] = {lin[px[0]], lin[px[1]], lin[px[2]]};
               for (int a = 0; a < 2; ++a) {
@@ -40,13 +44,13 @@ void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers
                 const dof::Rect* rects = ap.rects.data() + size_t(r) * dof::kMaxRects;
                 const int nr = ap.counts[size_t(r)];
                 uint32_t v[4];
-                dof::splat_values(l, dof::splat_weight(part, dof::clipped_area(rects, nr, x, y, w, h)), v);
+                dof::splat_values(l, dof::splat_weight(part, dof::aperture_area(rects, nr)), v);
                 dof::splat_corners(
                     [&](int X, int Y, int sign) {
                       uint32_t* o = d.data() + (size_t(Y) * size_t(w) + size_t(X)) * 4;
                       for (int k = 0; k < 4; ++k) o[k] += sign > 0 ? v[k] : 0u - v[k];
                     },
-                    rects, nr, x, y, w, h);
+                    rects, nr, vx, vy, w, h);
               }
             }
         }

@@ -11,15 +11,16 @@
 
 namespace satlab {
 
-// Every layer's delta image (4 uint32 channels: colour, weight; wrap-around): each pixel of layer j adds
-// its splat's corner deltas (dof::splat_of, clipped_area, splat_weight, splat_values, splat_corners) to
-// deltas[j]. Colours are decoded under the camera response `shoulder` (Params::response_shoulder).
+// Every layer's delta image (4 uint32 channels: colour, weight; wrap-around): each pixel of layer j, and
+// each virtual pixel of layer j beyond the frame's edges within reach of it (dof::outside: the frame's edges
+// extended), adds its splat's corner deltas (dof::splat_of, aperture_area, splat_weight, splat_values,
+// splat_corners) to deltas[j]. Colours are decoded under the camera response `shoulder` (Params::response_shoulder).
 void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers& layers,
                    const ApertureTable& ap, float shoulder, std::vector<std::vector<uint32_t>>& deltas,
                    int threads = 0);
 
 // The aperture table with each run of adjacent rectangles of equal columns merged into one (the GPU's
-// spread kernels use it): the same pixels, hence the same clipped areas, and the same delta image (where
+// spread kernels use it): the same pixels, hence the same areas, and the same delta image (where
 // two such rectangles meet, their corners on the shared row cancel, under the same clipping), with fewer
 // corners: a disc's two middle bands are always equal, and at radii 1..4 a third to two thirds of the
 // bands merge.

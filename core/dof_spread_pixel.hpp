@@ -20,7 +20,9 @@
 namespace satlab::dof {
 
 // Fixed-point spread weight of a whole splat. The weights reaching one pixel sum to kSpreadOne times
-// sum_q 1/area(q) over the apertures q covering it; one of a splat at Chebyshev distance d >= 1 covers it
+// sum_q 1/area(q) over the apertures q covering it (area: the whole aperture's, the frame's edges extended,
+// virtual pixels beyond the frame splatting too: one splat per point of the plane, as inside); one of a
+// splat at Chebyshev distance d >= 1 covers it
 // only if its radius is at least d (an aperture lies within the square of its radius), and an aperture of
 // radius r has at least r^2 pixels (tests/cpu/dof_modes_test.cpp checks it for every shape up to
 // kMaxShapedRadius; the smallest, the polygons', have about 2.4 r^2), so the sum is at most
@@ -29,17 +31,31 @@ namespace satlab::dof {
 // area / 2^25 (3e-5 at radius 17, 4e-4 at radius 64).
 constexpr uint32_t kSpreadOne = 1u << 24;
 
-// The pixels of the aperture's rectangles around (x, y) inside the image (at least 1: every shape holds its
-// centre).
-SATLAB_HD uint32_t clipped_area(const Rect* rects, int n, int x, int y, int w, int h) {
+// The pixels of an aperture (its rectangles' areas; at least 1: every shape holds its centre).
+SATLAB_HD uint32_t aperture_area(const Rect* rects, int n) {
   uint32_t area = 0;
-  for (int i = 0; i < n; ++i) {
-    const Rect r = rects[i];
-    const int x0 = x + r.x0 > 0 ? x + r.x0 : 0, x1 = x + r.x1 < w - 1 ? x + r.x1 : w - 1;
-    const int y0 = y + r.y0 > 0 ? y + r.y0 : 0, y1 = y + r.y1 < h - 1 ? y + r.y1 : h - 1;
-    if (x0 <= x1 && y0 <= y1) area += uint32_t(x1 - x0 + 1) * uint32_t(y1 - y0 + 1);
-  }
+  for (int i = 0; i < n; ++i)
+    area += uint32_t(rects[i].x1 - rects[i].x0 + 1) * uint32_t(rects[i].y1 - rects[i].y0 + 1);
   return area > 0u ? area : 1u;
+}
+
+// The frame's edges, extended: the lens sees beyond the frame, so spread treats the plane around it as
+// the frame clamped to its edges (a virtual pixel (x, y) outside it has the colour, depth and CoC of the
+// frame's pixel (clamp(x, 0, w - 1), clamp(y, 0, h - 1))). Virtual pixels splat like real ones, their
+// rectangles clipped to the frame (splat_corners; only the in-frame integral is ever read), and every
+// splat carries 1 / (its whole aperture's area): energy leaves the frame as it leaves a lens's, and a
+// pixel near an edge gathers the same weight as one inside (a uniform CoC gives a uniform spread weight
+// everywhere). A virtual pixel reaches the frame only within its splat's largest radius (an aperture lies
+// within the square of its radius) of it: Chebyshev distance outside(x, y) <= splat_reach. The spread sums
+// are bit for bit those of the frame padded by edge replication and cropped (the padded frame's own
+// extension being the same clamp, any padding gives them; spreading with apertures clipped to a padded
+// frame gives them too once the padding is at least 2 max_r wide); the fill (spread_pixel) keeps to the
+// frame's pixels (a normalised mean: clipping loses nothing there).
+SATLAB_HD int clamp_to(int v, int n) { return v < 0 ? 0 : v >= n ? n - 1 : v; }
+
+SATLAB_HD int outside(int x, int y, int w, int h) {
+  const int dx = x < 0 ? -x : x >= w ? x - w + 1 : 0, dy = y < 0 ? -y : y >= h ? y - h + 1 : 0;
+  return dx > dy ? dx : dy;
 }
 
 // A splat: the aperture radius r (round down of |CoC|, NaN 0, at most max_r) and the fractional part f
@@ -57,10 +73,12 @@ SATLAB_HD Splat splat_of(float coc, int max_r) {
   return {r, uint32_t(f * 256.f + 0.5f)};  // q in 0..256
 }
 
-// Fixed-point weight of an aperture of `area` pixels (inside the image) carrying the share `part` / 256:
-// round(kSpreadOne * part / (256 * area)) = floor((2^24 part + 128 area) / (256 area)). Clipping the area to
-// the image keeps each splat's energy inside it, so the weights do not fall off at the border (as the
-// gather modes renormalise clipped apertures). In 32 bits: floor(floor(N / a) / b) = floor(N / (a b)) for
+// The largest aperture radius of a splat: r, or r + 1 when it has a share of aperture r + 1.
+SATLAB_HD int splat_reach(Splat s) { return s.r + (s.q > 0u ? 1 : 0); }
+
+// Fixed-point weight of an aperture of `area` pixels (aperture_area: the whole aperture, the frame's edges
+// extended) carrying the share `part` / 256: round(kSpreadOne * part / (256 * area)) = floor((2^24 part +
+// 128 area) / (256 area)). In 32 bits: floor(floor(N / a) / b) = floor(N / (a b)) for
 // natural numbers, and floor((2^24 part + 128 area) / 256) = 2^16 part + floor(area / 2), below 2^32 for
 // part <= 256 and area <= (2 kMaxShapedRadius + 1)^2 < 2^20 (tests/cpu/dof_spread_test.cpp checks it
 // against the 64-bit quotient).

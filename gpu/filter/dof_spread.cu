@@ -3,7 +3,8 @@
 // for bit). Stages, each reported through DofArgs::stage:
 //   spread     each 32 x 32 tile's set of layers present, each tile's set of layers whose spread can reach
 //              it (`cover`), and those tiles of those layers' spread images cleared; then per layer: a block
-//              takes a tile's pixels of the layer and, when the tile's window (the tile grown by the layer's
+//              takes a tile's pixels of the layer (and, in the frame's first and last tile rows and
+//              columns, the virtual pixels beyond its edges within R: dof::outside) and, when the tile's window (the tile grown by the layer's
 //              largest aperture radius R, 1 + R beyond its right and bottom edges) fits in shared memory,
 //              adds their signed corner deltas there (the aperture's rectangles with equal adjacent
 //              bands merged, core's merge_bands: fewer corners, the same deltas; shared atomics; uint32
@@ -43,15 +44,24 @@ namespace {
 
 constexpr int kBlock = 256;
 
-// One pixel's splat (dof::splat_of, its two apertures): add(X, Y, k, value) for every corner delta.
+// The splat of the point (x, y) of the plane (dof::outside: the frame's pixel at the clamped position
+// beyond the frame's edges) whose layer is j: add(X, Y, k, value) for every corner delta (its two apertures,
+// whole-aperture weights, rectangles clipped to the frame), nothing where it is another layer's or, virtual,
+// out of its reach of the frame.
 template <class Add>
-__device__ __forceinline__ void splat_pixel(const Add& add, const uchar4* __restrict__ img, float c, int x,
-                                            int y, int w, int h, int max_r,
+__device__ __forceinline__ void splat_point(const Add& add, const uchar4* __restrict__ img,
+                                            const float* __restrict__ coc, const dof::Layers& layers,
+                                            unsigned only, int x, int y, int w, int h, int max_r,
                                             const dof::Rect* __restrict__ rects,
                                             const uint8_t* __restrict__ counts,
                                             const uint16_t* __restrict__ lin) {
+  const size_t i = size_t(dof::clamp_to(y, h)) * size_t(w) + size_t(dof::clamp_to(x, w));
+  const float c = __ldg(coc + i);
+  const int j = dof::layer_of(c == c ? c : 0.f, layers);
+  if (!((only >> j) & 1u)) return;
   const dof::Splat s = dof::splat_of(c, max_r);
-  const uchar4 p = img[size_t(y) * size_t(w) + size_t(x)];
+  if (dof::outside(x, y, w, h) > dof::splat_reach(s)) return;
+  const uchar4 p = img[i];
   const uint32_t l[3] = {__ldg(lin + p.x), __ldg(lin + p.y), __ldg(lin + p.z)};
   for (int a = 0; a < 2; ++a) {
     const uint32_t part = a ? s.q : 256u - s.q;
@@ -60,31 +70,31 @@ __device__ __forceinline__ void splat_pixel(const Add& add, const uchar4* __rest
     const dof::Rect* rr = rects + r * dof::kMaxRects;
     const int nr = __ldg(counts + r);
     uint32_t v[4];
-    dof::splat_values(l, dof::splat_weight(part, dof::clipped_area(rr, nr, x, y, w, h)), v);
+    dof::splat_values(l, dof::splat_weight(part, dof::aperture_area(rr, nr)), v);
     dof::splat_corners(
         [&](int X, int Y, int sign) {
-          for (int k = 0; k < 4; ++k) add(X, Y, k, sign > 0 ? v[k] : 0u - v[k]);
+          for (int k = 0; k < 4; ++k) add(j, X, Y, k, sign > 0 ? v[k] : 0u - v[k]);
         },
         rr, nr, x, y, w, h);
   }
 }
 
-// Global atomics: the pixels whose layer is in `only` (a bit mask) add to their layer's delta image.
+// Global atomics: the points of the plane within max_r of the frame (grid over w + 2 max_r by h + 2 max_r)
+// whose layer is in `only` (a bit mask) add to their layer's delta image.
 __global__ void __launch_bounds__(kBlock)
     spread_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
                   dof::Layers layers, unsigned only, int max_r, const dof::Rect* __restrict__ rects,
                   const uint8_t* __restrict__ counts, const uint16_t* __restrict__ lin,
                   uint32_t* __restrict__ deltas) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= w || y >= h) return;
+  const int x = int(blockIdx.x * blockDim.x + threadIdx.x) - max_r,
+            y = int(blockIdx.y * blockDim.y + threadIdx.y) - max_r;
+  if (x >= w + max_r || y >= h + max_r) return;
   const size_t n = size_t(w) * size_t(h);
-  const float c = __ldg(coc + size_t(y) * size_t(w) + size_t(x));
-  const int j = dof::layer_of(c == c ? c : 0.f, layers);
-  if (!((only >> j) & 1u)) return;
-  uint32_t* d = deltas + size_t(j) * n * 4;
-  splat_pixel(
-      [&](int X, int Y, int k, uint32_t v) { atomicAdd(d + (size_t(Y) * size_t(w) + size_t(X)) * 4 + k, v); },
-      img, c, x, y, w, h, max_r, rects, counts, lin);
+  splat_point(
+      [&](int j, int X, int Y, int k, uint32_t v) {
+        atomicAdd(deltas + size_t(j) * n * 4 + (size_t(Y) * size_t(w) + size_t(X)) * 4 + k, v);
+      },
+      img, coc, layers, only, x, y, w, h, max_r, rects, counts, lin);
 }
 
 // Tiles of 32 x 32 pixels (a block of 32 x 8 threads, 4 rows each).
@@ -183,23 +193,27 @@ __global__ void __launch_bounds__(kBlock)
                        dof::Layers layers, int j, int R, int max_r, const dof::Rect* __restrict__ rects,
                        const uint8_t* __restrict__ counts, const uint16_t* __restrict__ lin,
                        const uint8_t* __restrict__ present, uint32_t* __restrict__ d) {
-  if (!((present[blockIdx.y * gridDim.x + blockIdx.x] >> j) & 1u)) return;
+  // Block row 0 takes the last tile row, row b > 0 tile row b - 1: the bottom edge's tiles (R more rows of
+  // virtual pixels each) start in the first wave instead of lengthening the last one.
+  const int tile_y = (int(blockIdx.y) + int(gridDim.y) - 1) % int(gridDim.y);
+  if (!((present[tile_y * int(gridDim.x) + int(blockIdx.x)] >> j) & 1u)) return;
   extern __shared__ uint4 window_storage[];
   uint32_t* win = reinterpret_cast<uint32_t*>(window_storage);
-  const int tx0 = blockIdx.x * kTile, ty0 = blockIdx.y * kTile, x = tx0 + threadIdx.x;
+  const int tx0 = int(blockIdx.x) * kTile, ty0 = tile_y * kTile;
   const Window W(R);
   const int tid = threadIdx.y * 32 + threadIdx.x, ox = tx0 - R, oy = ty0 - R;
   for (int i = tid; i < W.plane; i += kBlock) window_storage[i] = make_uint4(0u, 0u, 0u, 0u);
   __syncthreads();
-  for (int i = 0; i < kRows; ++i) {
-    const int y = ty0 + threadIdx.y + 8 * i;
-    if (x >= w || y >= h) continue;
-    const float c = __ldg(coc + size_t(y) * size_t(w) + size_t(x));
-    if (dof::layer_of(c == c ? c : 0.f, layers) != j) continue;
-    splat_pixel([&](int X, int Y, int k,
-                    uint32_t v) { atomicAdd(win + k * W.plane + (Y - oy) * W.ww + (X - ox), v); },
-                img, c, x, y, w, h, max_r, rects, counts, lin);
-  }
+  // The tile's pixels, and on the frame's edges the virtual points beyond them within R (the tiles of the
+  // first and last columns and rows reach R further out): their in-frame rectangles lie within the box of
+  // radius R around the edge pixel they copy, hence inside the window.
+  const int xa = tx0 == 0 ? -R : tx0, xb = tx0 + kTile >= w ? w - 1 + R : tx0 + kTile - 1;
+  const int ya = ty0 == 0 ? -R : ty0, yb = ty0 + kTile >= h ? h - 1 + R : ty0 + kTile - 1;
+  for (int y = ya + int(threadIdx.y); y <= yb; y += 8)
+    for (int x = xa + int(threadIdx.x); x <= xb; x += 32)
+      splat_point([&](int, int X, int Y, int k,
+                      uint32_t v) { atomicAdd(win + k * W.plane + (Y - oy) * W.ww + (X - ox), v); },
+                  img, coc, layers, 1u << j, x, y, w, h, max_r, rects, counts, lin);
   __syncthreads();
   // The window's SAT: rows, a thread per window row and channel (a warp's rows ww apart, ww odd: no bank
   // conflicts), then columns, a thread per window column and channel.
@@ -553,8 +567,9 @@ void dof_spread(const DofArgs& a) {
     SATLAB_LAUNCHED("spread_tile_kernel", size + " layer " + std::to_string(j));
   }
   if (global_layers) {
-    spread_kernel<<<grid, block, 0, st>>>(img, coc, w, h, layers, global_layers, max_r, rects, rect_counts,
-                                          lin, spread);
+    const dim3 plane((unsigned(w + 2 * max_r) + 31) / 32, (unsigned(h + 2 * max_r) + 7) / 8);
+    spread_kernel<<<plane, block, 0, st>>>(img, coc, w, h, layers, global_layers, max_r, rects, rect_counts,
+                                           lin, spread);
     SATLAB_LAUNCHED("spread_kernel", size);
   }
   // The fill tables on the side stream, beside the spread (the spread's tiles are bound by shared-memory

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -45,7 +46,8 @@ TEST(SpreadMode, ListedAsASpreadingOcclusionAwareMode) {
 }
 
 // The SAT of each layer's deltas is, at every pixel, exactly the sum of the values of the splats whose
-// rectangles (clipped to the image) hold it: brute force over every splat and rectangle.
+// rectangles hold it, the frame's edges extended (the virtual pixels beyond them splat too, each with its
+// whole aperture's weight): brute force over every splat of the plane around the frame and rectangle.
 TEST(SpreadMode, DeltasIntegrateToExactlyTheSplatsRectangles) {
   const uint32_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -61,19 +63,26 @@ TEST(SpreadMode, DeltasIntegrateToExactlyTheSplatsRectangles) {
     ASSERT_EQ(deltas.size(), 3u);
     std::vector<std::vector<uint64_t>> brute(3, std::vector<uint64_t>(size_t(w * h) * 4, 0));
     const uint16_t* lin = srgb_to_linear12();
-    for (int y = 0; y < h; ++y)
-      for (int x = 0; x < w; ++x) {
-        const float c = coc.at(x, y);
+    // Every point of the plane within 2 max_r of the frame (twice the reach that matters), the frame's
+    // edges extended: the frame's pixel at the clamped position.
+    const int m = 2 * ap.max_r;
+    for (int y = -m; y < h + m; ++y)
+      for (int x = -m; x < w + m; ++x) {
+        const int sx = std::clamp(x, 0, w - 1), sy = std::clamp(y, 0, h - 1);
+        const float c = coc.at(sx, sy);
         const int j = dof::layer_of(c == c ? c : 0.f, layers);
         const dof::Splat s = dof::splat_of(c, ap.max_r);
-        const uint32_t l[3] = {lin[img.px(x, y)[0]], lin[img.px(x, y)[1]], lin[img.px(x, y)[2]]};
+        const uint32_t l[3] = {lin[img.px(sx, sy)[0]], lin[img.px(sx, sy)[1]], lin[img.px(sx, sy)[2]]};
         for (int a = 0; a < 2; ++a) {
           const uint32_t part = a ? s.q : 256u - s.q;
           if (!part) continue;
           const dof::Rect* rects = ap.rects.data() + size_t(s.r + a) * dof::kMaxRects;
           const int nr = ap.counts[size_t(s.r + a)];
+          uint32_t area = 0;  // the whole aperture's
+          for (int i = 0; i < nr; ++i)
+            area += uint32_t((rects[i].x1 - rects[i].x0 + 1) * (rects[i].y1 - rects[i].y0 + 1));
           uint32_t v[4];
-          dof::splat_values(l, dof::splat_weight(part, dof::clipped_area(rects, nr, x, y, w, h)), v);
+          dof::splat_values(l, dof::splat_weight(part, area), v);
           for (int i = 0; i < nr; ++i)
             for (int yy = std::max(0, y + rects[i].y0); yy <= std::min(h - 1, y + rects[i].y1); ++yy)
               for (int xx = std::max(0, x + rects[i].x0); xx <= std::min(w - 1, x + rects[i].x1); ++xx)
@@ -161,32 +170,108 @@ TEST(SpreadMode, MergedBandsGiveTheSameDeltas) {
   EXPECT_GT(merged, 0);
 }
 
-// Each splat carries weight kSpreadOne over its clipped aperture (to 1/2 unit per pixel of it), so the
-// weights over the image add up to n kSpreadOne: no energy lost at the border or gained in overlaps.
-TEST(SpreadMode, SplatsKeepTheirEnergyInsideTheImage) {
-  const int w = 31, h = 19;
-  const Params p = spread_params(9.f);
-  const ImageRGBA8 img = test::random_image(w, h, test::fresh_seed());
-  const ImageF coc = random_coc(w, h, 9.f, test::fresh_seed());
-  const dof::Layers layers = make_layers(p, p.dof_layers);
-  const ApertureTable ap = aperture_table(p, 9);
-  std::vector<std::vector<uint32_t>> deltas;
-  spread_deltas(img, coc, layers, ap, 0.f, deltas, 2);
-  // The spread weights (the deltas' 2D prefix sums) over every pixel of every layer.
-  double total = 0;
-  for (const auto& d : deltas) {
-    std::vector<uint32_t> col(size_t(w), 0u);
-    for (int y = 0; y < h; ++y) {
-      uint32_t run = 0;
-      for (int x = 0; x < w; ++x) {
-        run += d[(size_t(y) * size_t(w) + size_t(x)) * 4 + 3];
-        col[size_t(x)] += run;
-        total += double(col[size_t(x)]);
+// The frame's edges extended: a uniform CoC gives every pixel of the frame, at the edges and corners as
+// inside, exactly the same spread weight (every point of the plane splats one aperture, weighted by its
+// whole area), within the rounding of the splats' weights (1/2 unit per pixel of each aperture) of
+// kSpreadOne. (Clipping the apertures to the frame instead gives edge pixels other weights.) For every
+// shape, integral and fractional CoCs up to max_r, on frames smaller than an aperture too.
+TEST(SpreadMode, UniformCocGivesAUniformWeightUpToTheEdges) {
+  const ImageRGBA8 img = test::random_image(29, 17, test::fresh_seed());
+  for (ApertureShape shape : {ApertureShape::Disc, ApertureShape::Polygon, ApertureShape::Square})
+    for (float c : {0.f, 1.f, 2.5f, -4.25f, 7.f, 8.75f, 9.f})
+      for (const auto& [w, h] : {std::pair{29, 17}, std::pair{1, 1}, std::pair{1, 9}, std::pair{5, 2}}) {
+        const Params p = spread_params(9.f, shape);
+        ImageRGBA8 part(w, h);
+        for (int y = 0; y < h; ++y)
+          for (int x = 0; x < w; ++x) std::copy_n(img.px(x, y), 4, part.px(x, y));
+        ImageF coc(w, h, 1);
+        for (auto& v : coc.data) v = c;
+        const dof::Layers layers = make_layers(p, 3);
+        const ApertureTable ap = aperture_table(p, 9);
+        std::vector<std::vector<uint32_t>> deltas;
+        spread_deltas(part, coc, layers, ap, 0.f, deltas, 1);
+        const int j = dof::layer_of(c, layers);
+        std::vector<uint32_t> col(size_t(w), 0u), weight;
+        for (int y = 0; y < h; ++y) {
+          uint32_t run = 0;
+          for (int x = 0; x < w; ++x) {
+            run += deltas[size_t(j)][(size_t(y) * size_t(w) + size_t(x)) * 4 + 3];
+            col[size_t(x)] += run;
+            weight.push_back(col[size_t(x)]);
+          }
+        }
+        const dof::Splat s = dof::splat_of(c, 9);
+        double slack = 0.5 * dof::aperture_area(ap.rects.data() + size_t(s.r) * dof::kMaxRects,
+                                                ap.counts[size_t(s.r)]);
+        if (s.q)
+          slack += 0.5 * dof::aperture_area(ap.rects.data() + size_t(s.r + 1) * dof::kMaxRects,
+                                            ap.counts[size_t(s.r + 1)]);
+        const std::string what = std::string(to_string(shape)) + " coc " + std::to_string(c) + " " + std::to_string(w) +
+                                 "x" + std::to_string(h);
+        EXPECT_NEAR(double(weight[0]), double(dof::kSpreadOne), slack) << what;
+        for (size_t i = 0; i < weight.size(); ++i) ASSERT_EQ(weight[i], weight[0]) << what << " pixel " << i;
       }
+}
+
+// The spread of a frame is that of the frame padded by edge replication and cropped: the spread sums bit
+// for bit, and with one layer (no fill: spread_pixel's fill keeps to the frame's pixels) the rendered frame
+// too (padding by 2 max_r + 1 px; any width gives the same, the padded frame's extension being the same
+// clamp, whereas apertures clipped to the frame fail at the first pixel). Random images and CoCs (NaNs
+// too), every shape, odd sizes down to 1 x 1.
+TEST(SpreadMode, ExtendedEdgesEqualEdgeReplicatedPadding) {
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (ApertureShape shape : {ApertureShape::Disc, ApertureShape::Polygon, ApertureShape::Square})
+    for (const auto& [w, h] : {std::pair{23, 13}, std::pair{1, 1}, std::pair{7, 1}, std::pair{2, 11}}) {
+      Params p = spread_params(6.5f, shape);
+      const int m = shaped_max_radius(p), P = 2 * m + 1, pw = w + 2 * P, ph = h + 2 * P;
+      const ImageRGBA8 img = test::random_image(w, h, seed);
+      const ImageF coc = random_coc(w, h, 6.5f, seed + 1, true);
+      ImageRGBA8 pimg(pw, ph);
+      ImageF pcoc(pw, ph, 1);
+      for (int y = 0; y < ph; ++y)
+        for (int x = 0; x < pw; ++x) {
+          const int sx = std::clamp(x - P, 0, w - 1), sy = std::clamp(y - P, 0, h - 1);
+          std::copy_n(img.px(sx, sy), 4, pimg.px(x, y));
+          pcoc.at(x, y) = coc.at(sx, sy);
+        }
+      const std::string what = std::string(to_string(shape)) + " " + std::to_string(w) + "x" + std::to_string(h);
+      const dof::Layers layers = make_layers(p, 4);
+      const ApertureTable ap = aperture_table(p, m);
+      std::vector<std::vector<uint32_t>> d, pd;
+      spread_deltas(img, coc, layers, ap, 0.f, d, 1);
+      spread_deltas(pimg, pcoc, layers, ap, 0.f, pd, 1);
+      for (int j = 0; j < layers.count; ++j) {
+        // The uint32 SATs; the padded one read on the frame.
+        const auto sat = [](std::vector<uint32_t>& v, int sw, int sh) {
+          for (int y = 0; y < sh; ++y)
+            for (int x = 0; x < sw; ++x)
+              for (int k = 0; k < 4; ++k) {
+                uint32_t& o = v[(size_t(y) * size_t(sw) + size_t(x)) * 4 + size_t(k)];
+                if (x > 0) o += v[(size_t(y) * size_t(sw) + size_t(x - 1)) * 4 + size_t(k)];
+                if (y > 0) o += v[(size_t(y - 1) * size_t(sw) + size_t(x)) * 4 + size_t(k)];
+                if (x > 0 && y > 0) o -= v[(size_t(y - 1) * size_t(sw) + size_t(x - 1)) * 4 + size_t(k)];
+              }
+        };
+        sat(d[size_t(j)], w, h);
+        sat(pd[size_t(j)], pw, ph);
+        for (int y = 0; y < h; ++y)
+          for (int x = 0; x < w; ++x)
+            for (int k = 0; k < 4; ++k) {
+              const uint32_t frame = d[size_t(j)][(size_t(y) * size_t(w) + size_t(x)) * 4 + size_t(k)],
+                             padded_frame = pd[size_t(j)][(size_t(y + P) * size_t(pw) + size_t(x + P)) * 4 +
+                                                          size_t(k)];
+              ASSERT_EQ(frame, padded_frame) << what << " layer " << j << " at " << x << "," << y;
+            }
+      }
+      p.dof_layers = 1;
+      ImageRGBA8 out, pout;
+      dof_spread_blur(img, coc, p, out, 1);
+      dof_spread_blur(pimg, pcoc, p, pout, 1);
+      for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+          for (int k = 0; k < 4; ++k) ASSERT_EQ(out.px(x, y)[k], pout.px(x + P, y + P)[k]) << what;
     }
-  }
-  const double n = double(w) * h, one = dof::kSpreadOne;
-  EXPECT_NEAR(total / (n * one), 1.0, 2 * 0.5 * w * h / one);
 }
 
 TEST(SpreadMode, FlatImageStaysFlatWhateverTheCoc) {

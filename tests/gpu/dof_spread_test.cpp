@@ -1,7 +1,8 @@
 // The spread DoF mode on the GPU against the CPU reference: bit-identical results (exact integer deltas and
 // SATs, shared per-pixel arithmetic, no FMA) with every SAT builder, at odd sizes (1x1, 1xN, Nx1, primes),
 // on random and all-255 images, depth maps with NaN holes, flat ones, a tilted plane and a near disc over a
-// far plane (the fill tables over boxes, and as differences), 2 to 8 layers, every aperture,
+// far plane (the fill tables over boxes, and as differences), large CoCs along every edge and corner (the
+// frame's edges extended: the border tiles' virtual pixels), 2 to 8 layers, every aperture,
 // radii whose windows fit in shared memory and larger ones (60: through global memory), with the result
 // poisoned before each run and the spread images left stale by a run on another depth map.
 // (GpuDofModes.BitIdenticalToTheCpuReference runs it too, as a shaped mode.) SATLAB_TEST_MAX_N limits the
@@ -48,12 +49,15 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
   int k = 0;
   for (const Case c :
        {Case{1, 1, 5.f}, Case{1, 61, 9.f}, Case{67, 1, 9.f}, Case{2, 3, 4.f}, Case{97, 89, 17.5f},
-        Case{263, 131, 40.f}, Case{509, 257, 25.f}, Case{131, 97, 60.f}}) {
+        Case{263, 131, 40.f}, Case{509, 257, 25.f}, Case{131, 97, 60.f}, Case{33, 65, 20.f},
+        Case{64, 31, 30.f}, Case{3, 130, 12.f}, Case{37, 5, 60.f}}) {
     if (size_t(c.w) * size_t(c.h) > test::test_max_n()) continue;
     // Random image and depth; all 255 with NaN holes; flat depth; the bench's tilted plane (layers in
     // diagonal bands: the fill tables over boxes); a near disc over a far plane (small near layers: fill
-    // tables as every layer's less the near ones').
-    for (int input = 0; input < 5; ++input) {
+    // tables as every layer's less the near ones'); large CoCs, near and far mixed, within max_radius of
+    // every edge and corner, in focus inside (the virtual pixels beyond the frame's edges, the border
+    // tiles' work).
+    for (int input = 0; input < 6; ++input) {
       ImageRGBA8 img(c.w, c.h);
       for (auto& b : img.data) b = input == 1 ? 255 : uint8_t(rng());
       ImageF depth(c.w, c.h, 1);
@@ -62,7 +66,10 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
       for (int y = 0; y < c.h; ++y)
         for (int x = 0; x < c.w; ++x) {
           const float dx = float(x) - cx, dy = float(y) - cy, dd = std::sqrt(dx * dx + dy * dy);
-          depth.at(x, y) = input == 2   ? 0.25f
+          const float edge = float(std::min(std::min(x, c.w - 1 - x), std::min(y, c.h - 1 - y)));
+          depth.at(x, y) = input == 5   ? (edge < c.max_radius ? (u(rng) < 0.5f ? 0.02f + 0.05f * u(rng) : 1.f)
+                                                               : 0.4f + 0.01f * u(rng))
+                           : input == 2 ? 0.25f
                            : input == 3 ? float(x + y)
                            : input == 4 ? (dd < rr ? 0.02f + 0.1f * dd / rr : 1.f)
                                         : float((x / 7 + y / 5) % 4) + 0.5f * u(rng);
