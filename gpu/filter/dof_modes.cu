@@ -237,6 +237,8 @@ void launch_composite(const Tables<BOXED, HI>& t, dim3 grid, dim3 block, cudaStr
       <<<grid, block, 0, st>>>(t, layers, means, rects, rc, max_r, linear, enc, img, coc, w, h, out);
 }
 
+}  // namespace
+
 void grow(DofBuffer& b, size_t bytes, const char* what) {
   if (b.bytes >= bytes) return;
   b.release();
@@ -244,7 +246,28 @@ void grow(DofBuffer& b, size_t bytes, const char* what) {
   b.bytes = bytes;
 }
 
-}  // namespace
+void upload_aperture(DofBuffer& rects, DofBuffer& luts, std::string& uploaded, const std::string& key,
+                     float shoulder, void* stream, const std::function<ApertureTable()>& table) {
+  const cudaStream_t st = cudaStream_t(stream);
+  const size_t rect_bytes = size_t(dof::kMaxShapedRadius + 1) * dof::kMaxRects * sizeof(dof::Rect);
+  grow(rects, rect_bytes + dof::kMaxShapedRadius + 1, "aperture rectangles");
+  grow(luts, 256 * sizeof(uint16_t) + dof::kLinearOne + 1, "transfer tables");
+  const std::string full = key + "/" + std::to_string(response_key(shoulder));
+  if (full == uploaded) return;
+  const ApertureTable t = table();
+  SATLAB_CUDA(cudaMemcpyAsync(rects.p, t.rects.data(), t.rects.size() * sizeof(dof::Rect), cudaMemcpyHostToDevice, st),
+              "aperture rectangles");
+  SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(rects.p) + rect_bytes, t.counts.data(), t.counts.size(),
+                              cudaMemcpyHostToDevice, st),
+              "aperture rectangles");
+  SATLAB_CUDA(cudaMemcpyAsync(luts.p, srgb_to_linear12(shoulder), 256 * sizeof(uint16_t), cudaMemcpyHostToDevice, st),
+              "transfer tables");
+  SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(luts.p) + 512, linear12_to_srgb(shoulder), dof::kLinearOne + 1,
+                              cudaMemcpyHostToDevice, st),
+              "transfer tables");
+  SATLAB_CUDA(cudaStreamSynchronize(st), "aperture upload");  // the host tables are temporaries
+  uploaded = full;
+}
 
 void DofBuffer::release() {
   if (p) cudaFree(p);
@@ -270,28 +293,12 @@ void dof_shaped(const DofArgs& a) {
 
   // Aperture rectangles and transfer tables: uploaded when the shape or the camera response changes.
   const std::string key = std::string(to_string(p.aperture_shape)) + "/" + std::to_string(p.blades) + "/" +
-                          std::to_string(p.blade_rotation) + "/" + std::to_string(max_r) + "/" +
-                          std::to_string(response_key(p.response_shoulder));  // and the response's tables
+                          std::to_string(p.blade_rotation) + "/" + std::to_string(max_r);
   const size_t rect_bytes = size_t(dof::kMaxShapedRadius + 1) * dof::kMaxRects * sizeof(dof::Rect);
-  grow(ws.rects, rect_bytes + dof::kMaxShapedRadius + 1, "aperture rectangles");
-  grow(ws.luts, 256 * sizeof(uint16_t) + dof::kLinearOne + 1, "transfer tables");
+  upload_aperture(ws.rects, ws.luts, ws.shape_key, key, p.response_shoulder, a.stream,
+                  [&] { return aperture_table(p, max_r); });
   grow(ws.stats, dof::kMaxLayers * (sizeof(unsigned long long) + sizeof(unsigned) + sizeof(float) + 4 * sizeof(unsigned)),
        "layer sums");
-  if (key != ws.shape_key) {
-    const ApertureTable t = aperture_table(p, max_r);
-    SATLAB_CUDA(cudaMemcpyAsync(ws.rects.p, t.rects.data(), t.rects.size() * sizeof(dof::Rect),
-                                cudaMemcpyHostToDevice, st), "aperture rectangles");
-    SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(ws.rects.p) + rect_bytes, t.counts.data(), t.counts.size(),
-                                cudaMemcpyHostToDevice, st), "aperture rectangles");
-    SATLAB_CUDA(cudaMemcpyAsync(ws.luts.p, srgb_to_linear12(p.response_shoulder), 256 * sizeof(uint16_t),
-                                cudaMemcpyHostToDevice, st),
-                "transfer tables");
-    SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(ws.luts.p) + 512, linear12_to_srgb(p.response_shoulder),
-                                dof::kLinearOne + 1,
-                                cudaMemcpyHostToDevice, st), "transfer tables");
-    SATLAB_CUDA(cudaStreamSynchronize(st), "aperture upload");  // the host tables are temporaries
-    ws.shape_key = key;
-  }
   grow(ws.images, n * 4 * size_t(count), "DoF layer images");
   grow(ws.tables, n * 16 * size_t(count), "DoF layer tables");
 

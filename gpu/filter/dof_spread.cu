@@ -422,14 +422,6 @@ int layer_radius(const dof::Layers& l, int j, int max_r) {
   return std::min(max_r, int(std::floor(a)) + 1);
 }
 
-void grow(DofBuffer& b, size_t bytes, const char* what) {
-  if (b.bytes >= bytes) return;
-  b.release();
-  SATLAB_CUDA(cudaMalloc(&b.p, bytes),
-              std::string("allocation of ") + std::to_string(bytes >> 20) + " MiB for " + what);
-  b.bytes = bytes;
-}
-
 }  // namespace
 
 DofSideStream::~DofSideStream() {
@@ -477,30 +469,10 @@ void dof_spread(const DofArgs& a) {
   // deltas, fewer corners), under a key of its own.
   const std::string key = std::string("spread/") + to_string(p.aperture_shape) + "/" +
                           std::to_string(p.blades) + "/" + std::to_string(p.blade_rotation) + "/" +
-                          std::to_string(max_r) + "/" +
-                          std::to_string(response_key(p.response_shoulder));  // and the response's tables
+                          std::to_string(max_r);
   const size_t rect_bytes = size_t(dof::kMaxShapedRadius + 1) * dof::kMaxRects * sizeof(dof::Rect);
-  grow(ws.rects, rect_bytes + dof::kMaxShapedRadius + 1, "aperture rectangles");
-  grow(ws.luts, 256 * sizeof(uint16_t) + dof::kLinearOne + 1, "transfer tables");
-  if (key != ws.shape_key) {
-    const ApertureTable t = merge_bands(aperture_table(p, max_r));
-    SATLAB_CUDA(cudaMemcpyAsync(ws.rects.p, t.rects.data(), t.rects.size() * sizeof(dof::Rect),
-                                cudaMemcpyHostToDevice, st),
-                "aperture rectangles");
-    SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(ws.rects.p) + rect_bytes, t.counts.data(), t.counts.size(),
-                                cudaMemcpyHostToDevice, st),
-                "aperture rectangles");
-    SATLAB_CUDA(
-        cudaMemcpyAsync(ws.luts.p, srgb_to_linear12(p.response_shoulder), 256 * sizeof(uint16_t),
-                                cudaMemcpyHostToDevice, st),
-        "transfer tables");
-    SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(ws.luts.p) + 512, linear12_to_srgb(p.response_shoulder),
-                                dof::kLinearOne + 1,
-                                cudaMemcpyHostToDevice, st),
-                "transfer tables");
-    SATLAB_CUDA(cudaStreamSynchronize(st), "aperture upload");  // the host tables are temporaries
-    ws.shape_key = key;
-  }
+  upload_aperture(ws.rects, ws.luts, ws.shape_key, key, p.response_shoulder, a.stream,
+                  [&] { return merge_bands(aperture_table(p, max_r)); });
   // images: spread images (16 B per pixel and layer), fill slices (8 B per pixel of each table's box);
   // tables: fill tables (32 B per pixel of each table's box), band sums (16 B per column, band and layer),
   // the tiles' present and cover sets (1 B each), the layers' tile boxes. The fill tables never need more

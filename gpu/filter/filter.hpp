@@ -3,11 +3,16 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "core/params.hpp"
 #include "core/variant.hpp"
+
+namespace satlab {
+struct ApertureTable;  // core/dof.hpp
+}
 
 namespace satlab::gpu {
 
@@ -30,6 +35,17 @@ struct DofBuffer {
   size_t bytes = 0;
   void release();
 };
+
+// Grows `b` to at least `bytes` (what it held is lost); `what` names it in an allocation error.
+void grow(DofBuffer& b, size_t bytes, const char* what);
+
+// The aperture rectangles (then their counts, after (kMaxShapedRadius + 1) x kMaxRects rectangles) and the
+// camera response's transfer tables (sRGB -> linear 12-bit, then at byte 512 linear 12-bit -> sRGB) in
+// `rects` and `luts`, as the shaped modes, the spread mode and the highlights read them: grown as needed and
+// uploaded only when `key` (the shape) or the response differs from `uploaded`, the rectangles from
+// `table()`; the copies are waited for (the host tables are temporaries).
+void upload_aperture(DofBuffer& rects, DofBuffer& luts, std::string& uploaded, const std::string& key,
+                     float shoulder, void* stream, const std::function<ApertureTable()>& table);
 
 // A second stream with its fork and join events, made on first use (the spread mode builds its fill tables
 // on it beside its spread; gpu/filter/dof_spread.cu).

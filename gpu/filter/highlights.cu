@@ -172,14 +172,6 @@ __global__ void __launch_bounds__(kBlock)
   if (threadIdx.x == 0) rows[y] = 0u;
 }
 
-void grow(DofBuffer& b, size_t bytes, const char* what) {
-  if (b.bytes >= bytes) return;
-  b.release();
-  SATLAB_CUDA(cudaMalloc(&b.p, bytes),
-              std::string("allocation of ") + std::to_string(bytes >> 20) + " MiB for " + what);
-  b.bytes = bytes;
-}
-
 }  // namespace
 
 HighlightWorkspace::~HighlightWorkspace() {
@@ -215,8 +207,6 @@ const void* highlights_prepare(const HighlightArgs& a) {
   };
   // Buffers; the planes and row flags are cleared once here and kept clear by add_kernel.
   const size_t rect_bytes = size_t(dof::kMaxShapedRadius + 1) * dof::kMaxRects * sizeof(dof::Rect);
-  grow(ws.rects, rect_bytes + dof::kMaxShapedRadius + 1, "highlight aperture rectangles");
-  grow(ws.luts, 256 * sizeof(uint16_t) + dof::kLinearOne + 1, "highlight transfer tables");
   grow(ws.stats, 4 * sizeof(uint32_t), "highlight stats");
   grow(ws.masked, n * 4, "the highlights' gather input");
   grow(ws.indices, n * 4, "highlight compaction");
@@ -234,27 +224,9 @@ const void* highlights_prepare(const HighlightArgs& a) {
   Params shape = p;
   if (p.dof_mode == "gather_box") shape.aperture_shape = ApertureShape::Square;
   const std::string key = std::string(to_string(shape.aperture_shape)) + "/" + std::to_string(p.blades) +
-                          "/" + std::to_string(p.blade_rotation) + "/" + std::to_string(max_r) + "/" +
-                          std::to_string(response_key(p.response_shoulder));  // and the response's tables
-  if (key != ws.shape_key) {
-    const ApertureTable t = aperture_table(shape, max_r);
-    SATLAB_CUDA(cudaMemcpyAsync(ws.rects.p, t.rects.data(), t.rects.size() * sizeof(dof::Rect),
-                                cudaMemcpyHostToDevice, st),
-                "highlight aperture rectangles");
-    SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(ws.rects.p) + rect_bytes, t.counts.data(), t.counts.size(),
-                                cudaMemcpyHostToDevice, st),
-                "highlight aperture rectangles");
-    SATLAB_CUDA(
-        cudaMemcpyAsync(ws.luts.p, srgb_to_linear12(p.response_shoulder), 256 * sizeof(uint16_t),
-                                cudaMemcpyHostToDevice, st),
-        "highlight transfer tables");
-    SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(ws.luts.p) + 512, linear12_to_srgb(p.response_shoulder),
-                                dof::kLinearOne + 1,
-                                cudaMemcpyHostToDevice, st),
-                "highlight transfer tables");
-    SATLAB_CUDA(cudaStreamSynchronize(st), "highlight aperture upload");  // the host tables are temporaries
-    ws.shape_key = key;
-  }
+                          "/" + std::to_string(p.blade_rotation) + "/" + std::to_string(max_r);
+  upload_aperture(ws.rects, ws.luts, ws.shape_key, key, p.response_shoulder, a.stream,
+                  [&] { return aperture_table(shape, max_r); });
   const auto* img = static_cast<const uchar4*>(a.image);
   const auto* lin = static_cast<const uint16_t*>(ws.luts.p);
   auto* stats = static_cast<uint32_t*>(ws.stats.p);
