@@ -14,29 +14,34 @@ namespace satlab {
 // --- Reductions ------------------------------------------------------------------------------------
 
 MinMax minmax_reduce(const float* data, size_t n, int threads) {
+  // NaNs (no depth) are skipped wherever they are, so the result does not depend on how the array is split
+  // among threads; all NaN gives NaN.
   if (n == 0) throw Error("minmax_reduce of an empty array");
   int t = threads <= 0 ? default_threads() : threads;
-  std::vector<MinMax> part(size_t(t), MinMax{data[0], data[0]});
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<MinMax> part(size_t(t), MinMax{inf, -inf});
   long chunk = long((n + size_t(t) - 1) / size_t(t));
   parallel_for(
       0, t,
       [&](long b, long e) {
         for (long i = b; i < e; ++i) {
           size_t lo = size_t(i) * size_t(chunk), hi = std::min(n, lo + size_t(chunk));
-          MinMax m{data[std::min(lo, n - 1)], data[std::min(lo, n - 1)]};
-          for (size_t k = lo; k < hi; ++k) {
-            m.min = std::min(m.min, data[k]);
-            m.max = std::max(m.max, data[k]);
-          }
+          MinMax m{inf, -inf};
+          for (size_t k = lo; k < hi; ++k)
+            if (data[k] == data[k]) {
+              m.min = std::min(m.min, data[k]);
+              m.max = std::max(m.max, data[k]);
+            }
           part[size_t(i)] = m;
         }
       },
       t);
-  MinMax r = part[0];
+  MinMax r{inf, -inf};
   for (const auto& m : part) {
     r.min = std::min(r.min, m.min);
     r.max = std::max(r.max, m.max);
   }
+  if (r.min > r.max) r.min = r.max = std::numeric_limits<float>::quiet_NaN();
   return r;
 }
 

@@ -29,12 +29,13 @@ struct Sum<int32_t> {
 template <typename T>
 struct Min {
   __host__ __device__ static T identity();
-  __host__ __device__ T operator()(T a, T b) const { return b < a ? b : a; }
+  // A NaN (no depth) loses on either side, so the result does not depend on the reduction's order.
+  __host__ __device__ T operator()(T a, T b) const { return (b < a || a != a) ? b : a; }
 };
 template <typename T>
 struct Max {
   __host__ __device__ static T identity();
-  __host__ __device__ T operator()(T a, T b) const { return a < b ? b : a; }
+  __host__ __device__ T operator()(T a, T b) const { return (a < b || a != a) ? b : a; }
 };
 template <> __host__ __device__ inline float Min<float>::identity() { return FLT_MAX; }
 template <> __host__ __device__ inline float Max<float>::identity() { return -FLT_MAX; }

@@ -266,3 +266,19 @@ TEST(CpuPipeline, AbsurdSizesAreRefusedBeforeAllocating) {
   EXPECT_THROW(pipe->set_image(short_buffer), Error);
   EXPECT_THROW(pipe->run(), Error);  // nothing was accepted
 }
+
+TEST(Reduce, NansAreSkippedWhateverTheSplit) {
+  // A NaN at the start of a thread's chunk must not become that chunk's min or max.
+  std::vector<float> v(131);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = float(i % 17) - 5.f;
+  for (size_t i = 0; i < v.size(); i += 9) v[i] = NAN;
+  v[0] = NAN;
+  for (int t : {1, 2, 3, 7, 16, 131}) {
+    const MinMax m = minmax_reduce(v.data(), v.size(), t);
+    EXPECT_EQ(m.min, -5.f) << t << " threads";
+    EXPECT_EQ(m.max, 11.f) << t << " threads";
+  }
+  std::vector<float> all(5, NAN);
+  const MinMax m = minmax_reduce(all.data(), all.size(), 2);
+  EXPECT_TRUE(std::isnan(m.min) && std::isnan(m.max));
+}
