@@ -57,7 +57,7 @@ case "$PART" in
     step "compute-sanitizer memcheck on the session's kernels (small sizes)"
     SATLAB_TEST_MAX_N=20000 SATLAB_TEST_OWN_SAT_ONLY=1 run 120 sanitize-memcheck.log $SAN --tool memcheck \
       --error-exitcode 9 --print-limit 20 "$BIN/satlab_gpu_tests" --gtest_filter="$filter"
-    for group in 'GpuDofModes.*:GpuDofSpread.*' 'GpuHighlights.*:HighlightSplatGl.*:Compact*:*Sort*' \
+    for group in 'GpuDofModes.*' 'GpuDofSpread.*' 'GpuHighlights.*:HighlightSplatGl.*:Compact*:*Sort*' \
                  'GpuGuided*' 'GpuStereo*' 'Sat.*'; do
       step "compute-sanitizer racecheck on $group (small sizes)"
       SATLAB_TEST_MAX_N=20000 SATLAB_TEST_OWN_SAT_ONLY=1 run 90 sanitize-racecheck.log $SAN --tool racecheck \
