@@ -14,6 +14,7 @@ tmp=$(mktemp -d)
 trap "rm -rf $tmp" EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 command -v xvfb-run >/dev/null || { echo "SKIP: xvfb-run is not installed (Debian package xvfb)"; exit 77; }
+. "$(dirname "$0")/xvfb_run.bash"
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed to check the screenshots"; exit 77; }
 export XDG_CONFIG_HOME="$tmp/config"
 W=960 H=540
@@ -22,7 +23,7 @@ cp "$src/assets/default_depth.png" "$tmp/photo_depth.png"
 shot() {  # shot NAME ARGS...: a window screenshot of photo.png on the CPU backend
   local name=$1
   shift
-  xvfb-run -a -s "-screen 0 3000x2000x24" "$bin" "$tmp/photo.png" --depth "$tmp/photo_depth.png" --backend cpu \
+  xvfb_run -a -s "-screen 0 3000x2000x24" -- "$bin" "$tmp/photo.png" --depth "$tmp/photo_depth.png" --backend cpu \
     --size ${W}x${H} --frames "${FRAMES:-4}" --screenshot "$tmp/$name.png" "$@" >"$tmp/$name.log" 2>&1 ||
     { cat "$tmp/$name.log"; fail "window run '$name' ($*) failed"; }
 }
@@ -39,7 +40,7 @@ cp "$tmp/photo.png" "$tmp/folder/a.png"
 shot browser --view result --browse "$tmp/folder"
 FRAMES=12 shot sweep --view result --sweep
 # A screen of the window's size puts the pointer over the image: the pixel tooltip shows.
-xvfb-run -a -s "-screen 0 ${W}x${H}x24" "$bin" "$tmp/photo.png" --depth "$tmp/photo_depth.png" --backend cpu \
+xvfb_run -a -s "-screen 0 ${W}x${H}x24" -- "$bin" "$tmp/photo.png" --depth "$tmp/photo_depth.png" --backend cpu \
   --size ${W}x${H} --frames 4 --screenshot "$tmp/hover.png" >"$tmp/hover.log" 2>&1 ||
   { cat "$tmp/hover.log"; fail "window run with the pointer over the image failed"; }
 
@@ -123,6 +124,6 @@ tail -n +3 "$tmp/keys.md" | while IFS= read -r line; do
   grep -qxF -- "$line" "$src/README.md" || fail "README lacks the key row: $line"
 done || exit 1
 
-xvfb-run -a "$bin" --compare diagonal --frames 1 >"$tmp/out" 2>"$tmp/err" && fail "bad --compare accepted"
+xvfb_run -a -- "$bin" --compare diagonal --frames 1 >"$tmp/out" 2>"$tmp/err" && fail "bad --compare accepted"
 grep -q "compare" "$tmp/err" || { cat "$tmp/err"; fail "bad --compare not explained"; }
 echo "gui_compare: all checks passed"

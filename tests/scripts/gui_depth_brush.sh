@@ -13,6 +13,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 command -v xvfb-run >/dev/null || { echo "SKIP: xvfb-run is not installed (Debian package xvfb)"; exit 77; }
+. "$(dirname "$0")/xvfb_run.bash"
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed to write the image and read the depth"; exit 77; }
 export XDG_CONFIG_HOME="$tmp/config"
 W=960 H=540
@@ -29,7 +30,7 @@ PY
 run() {  # run NAME FRAMES ARGS...: the window under Xvfb, CPU backend
   local name=$1 frames=$2
   shift 2
-  xvfb-run -a -s "-screen 0 ${W}x${H}x24" "$bin" --backend cpu --size ${W}x${H} --frames "$frames" \
+  xvfb_run -a -s "-screen 0 ${W}x${H}x24" -- "$bin" --backend cpu --size ${W}x${H} --frames "$frames" \
     --screenshot "$tmp/$name.png" "$@" >"$tmp/$name.log" 2>&1 || { cat "$tmp/$name.log"; fail "run '$name' ($*) failed"; }
 }
 # Stroke 1 along image row 24 (window y 200) from x 15 to 60; stroke 2 along row 70 (window y 353).

@@ -20,9 +20,10 @@ env -u WAYLAND_DISPLAY DISPLAY=:987 "$bin" --frames 1 >"$tmp/out" 2>"$tmp/err" &
 grep -q "xvfb-run" "$tmp/err" || { cat "$tmp/err"; fail "unreachable-display message does not name xvfb-run"; }
 
 command -v xvfb-run >/dev/null || { echo "SKIP: xvfb-run is not installed (Debian package xvfb)"; exit 77; }
+. "$(dirname "$0")/xvfb_run.bash"
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed to check the screenshots"; exit 77; }
 for view in result input; do
-  xvfb-run -a -s "-screen 0 1600x900x24" "$bin" --frames 30 --view $view --backend cpu \
+  xvfb_run -a -s "-screen 0 1600x900x24" -- "$bin" --frames 30 --view $view --backend cpu \
     --screenshot "$tmp/$view.png" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "window run ($view) failed"; }
 done
 python3 "$src/tools/check_screenshot.py" "$tmp/result.png" "$tmp/input.png" 1600 900 || fail "window screenshots"

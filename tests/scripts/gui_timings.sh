@@ -8,6 +8,7 @@ set -u
 bin=${1:-} src=${2:-}
 [ -x "$bin" ] || { echo "SKIP: no satlab binary at '$bin'"; exit 77; }
 command -v xvfb-run >/dev/null || { echo "SKIP: xvfb-run is needed for a window"; exit 77; }
+. "$(dirname "$0")/xvfb_run.bash"
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed to read the exported timings"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -17,7 +18,7 @@ frames=12
 mkdir -p "$tmp/export"
 # The box gather, whose stages are reduce, coc, sat and blur (the default mode times its tables in "dof").
 printf '{"satlab_preset": 1, "params": {"dof_mode": "gather_box"}}\n' >"$tmp/box.json"
-xvfb-run -a -s "-screen 0 1280x800x24" "$bin" --size 1200x760 --frames $frames --continuous --backend cpu \
+xvfb_run -a -s "-screen 0 1280x800x24" -- "$bin" --size 1200x760 --frames $frames --continuous --backend cpu \
   --preset "$tmp/box.json" --export "$tmp/export" --screenshot "$tmp/shot.png" >"$tmp/log" 2>"$tmp/err" ||
   { cat "$tmp/log" "$tmp/err"; fail "windowed --continuous run failed"; }
 line=$(grep "satlab: stages (warm median ms, cold first runs excluded;" "$tmp/log") ||

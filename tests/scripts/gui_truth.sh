@@ -12,6 +12,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 command -v xvfb-run >/dev/null || { echo "SKIP: xvfb-run is not installed (Debian package xvfb)"; exit 77; }
+. "$(dirname "$0")/xvfb_run.bash"
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed to check the screenshots"; exit 77; }
 [ -x "$gen" ] || { echo "SKIP: no gen_scene binary beside satlab"; exit 77; }
 export XDG_CONFIG_HOME="$tmp/config" SATLAB_ASSETS="$tmp/assets"
@@ -22,7 +23,7 @@ W=960 H=540
 shot() {  # shot NAME ARGS...
   local name=$1
   shift
-  xvfb-run -a -s "-screen 0 3000x2000x24" "$bin" --backend cpu --size ${W}x${H} --frames 4 \
+  xvfb_run -a -s "-screen 0 3000x2000x24" -- "$bin" --backend cpu --size ${W}x${H} --frames 4 \
     --screenshot "$tmp/$name.png" "$@" >"$tmp/$name.log" 2>&1 || { cat "$tmp/$name.log"; fail "run '$name' ($*) failed"; }
 }
 case=occlusion_far_large
@@ -34,7 +35,7 @@ shot plain_truth --view truth
 shot plain_input --view input
 # An unknown case: the popup says so, the window keeps the bundled scene, and a scripted run reports the
 # popup's line and exits 1 (as for any file that fails to open).
-xvfb-run -a -s "-screen 0 3000x2000x24" "$bin" --backend cpu --size ${W}x${H} --frames 4 \
+xvfb_run -a -s "-screen 0 3000x2000x24" -- "$bin" --backend cpu --size ${W}x${H} --frames 4 \
   --screenshot "$tmp/bad.png" --truth-case nosuch --view truth >"$tmp/bad.log" 2>&1
 [ $? -eq 1 ] || { cat "$tmp/bad.log"; fail "an unknown case: expected exit 1"; }
 grep -q "no ground-truth case named 'nosuch'" "$tmp/bad.log" || { cat "$tmp/bad.log"; fail "an unknown case is not reported"; }
