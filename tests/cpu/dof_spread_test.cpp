@@ -317,6 +317,25 @@ TEST(SpreadMode, SpreadsABlurredForegroundOverTheSharpBackground) {
   EXPECT_GT(out.px(55, 32)[0], 225);  // the middle of the square: opaque red
 }
 
+// The same with the foreground's rim one layer farther than its middle (a sphere's rim is farther than its
+// middle): the rim and the middle are one surface, so the background still shows through just inside the
+// silhouette. Were the rim composited as a surface of its own behind the middle (and normalised, as what
+// lies behind is), it would pass for opaque red there.
+TEST(SpreadMode, AForegroundCutByALayerEdgeStaysOneSurface) {
+  test::TwoPlanes s(8.f, 0.f);
+  const Params p = spread_params(8.f);
+  const dof::Layers layers = make_layers(p, p.dof_layers);
+  for (int y = 16; y < 48; ++y)
+    for (int x = 40; x < 70; ++x)
+      if (x == 40 || x == 69 || y == 16 || y == 47) s.coc.at(x, y) = 2.f;  // the rim, 1 px
+  ASSERT_NE(dof::layer_of(2.f, layers), dof::layer_of(8.f, layers));
+  ImageRGBA8 out;
+  dof_spread_blur(s.img, s.coc, p, out, 1);
+  EXPECT_GT(out.px(40, 32)[1], 20);  // the background through the rim (0 with the rim opaque)
+  EXPECT_LT(out.px(40, 32)[0], 230);
+  EXPECT_GT(out.px(55, 32)[0], 225);  // the middle: opaque red
+}
+
 // Focus on the foreground: the sharp square stays sharp and its colour does not leak into the blurred
 // background around it (the background's layer is normalised by its own weight).
 TEST(SpreadMode, KeepsASharpForegroundOutOfTheBlurredBackground) {
