@@ -112,16 +112,15 @@ SATLAB_HD void splat_corners(const Add& add, const Rect* rects, int n, int x, in
 }
 
 // A layer's coverage is its spread weight (in kSpreadOne units) times this gain, at most 1. Fitted on the
-// ground truth (docs/quality.md): 1.1 scores 0.1-0.8 dB above 1.0 on the default scene and up to 0.2 dB on
-// the occlusion one; 1.25 and more lose again. A layer's weight dips below 1 where its CoC varies and at
-// layer edges that cut a surface, which the gain covers.
-constexpr float kCoverageGain = 1.1f;
+// ground truth (docs/quality.md, "Surfaces across layers"): with a surface's layers added (spread_pixel),
+// 1.03 scores best of 1.0 to 1.2 (mean of the 12 cases; 1.1 was best before surfaces joined). A layer's
+// weight dips below 1 where its CoC varies, which the gain covers.
+constexpr float kCoverageGain = 1.03f;
 
 // A layer joins the surface in front of it (spread_pixel) when its spread weight, in kSpreadOne units, is
-// at least this. Fitted on the ground truth (docs/quality.md, "Surfaces across layers"): 0.3 scores +0.08
-// / +0.13 dB (whole / band, mean of the 12 cases) above joining no layer, 0.15 and 0.5 within 0.03 dB of it;
-// joining every adjacent layer present (0) loses 0.4 / 1.0 dB on default_far_small, where a sharp object's
-// sliver behind a blurred one (weight about 0.1) then stops being what fills the rest.
+// at least this. Fitted on the ground truth (docs/quality.md, "Surfaces across layers"): 0.3 scores best of
+// 0.15, 0.3 and 0.5; joining every adjacent layer present (0) loses most on default_far_small, where a sharp
+// object's sliver behind a blurred one (weight about 0.1) then no longer fills the rest.
 constexpr float kSurfaceJoin = 0.3f;
 
 // One output pixel (linear light in [0,1]) of the layered spread composite. spread(j) returns layer j's

@@ -14,6 +14,8 @@
 #   quality     `satlab quality --backend gpu` on every case and mode, highlights off and on, compared with
 #               the CPU backend's scores in docs/quality/quality-cpu.json (the modes are bit-identical)
 #   primitives  tools/device-primitives.sh (issue 14's compaction and sort rows, tests and sanitizers)
+#   layers      spread's and layered's 4K frames and GPU quality scores at 6, 7 and 8 depth layers
+#               (LAYERS="..." to choose), for comparison with the CPU backend's scores at the same counts
 set -u -o pipefail
 BIN=${1:?BIN_DIR}
 PART=${2:?part}
@@ -62,6 +64,16 @@ case "$PART" in
       step "compute-sanitizer racecheck on $group (small sizes)"
       SATLAB_TEST_MAX_N=20000 SATLAB_TEST_OWN_SAT_ONLY=1 run 90 sanitize-racecheck.log $SAN --tool racecheck \
         --error-exitcode 9 --print-limit 20 "$BIN/satlab_gpu_tests" --gtest_filter="$group:-*FourK*"
+    done
+    ;;
+  layers)
+    for L in ${LAYERS:-6 7 8}; do
+      step "bench sat --pipeline-only: spread and layered at $L depth layers"
+      run 120 layers.log "$BIN/satlab" bench sat --pipeline-only --dof-modes spread layered --layers "$L" \
+        --json "$OUT/dof-layers-$L.json"
+      step "satlab quality, GPU backend, spread and layered at $L depth layers"
+      run 120 layers.log "$BIN/satlab" quality --backend gpu --modes spread,layered --layers "$L" \
+        --json "$OUT/quality-gpu-layers-$L.json"
     done
     ;;
   quality)

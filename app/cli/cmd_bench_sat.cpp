@@ -29,6 +29,7 @@ struct BenchSatOptions {
   std::vector<std::string> only;  // variant names; empty: all
   std::vector<std::string> dof_modes;  // --dof-modes: only these modes' pipeline rows; empty: all rows
   int runs = 20, warmup = 5;
+  int layers = Params{}.dof_layers;  // --layers: the occlusion-aware modes' depth layers
   bool no_blur = false, phases = false, no_check = false, pipeline_only = false;
   std::string timing = "queued";  // gpu::BenchTiming
 };
@@ -53,7 +54,8 @@ double median(std::vector<double> v) {
 // highlight threshold except at `lights` random pixels (a third of them clipped), and the rows are named
 // pipeline.dof_MODE_highlights.*, the highlight stage's phases (compact, sort, splat) with rows of their own.
 std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int runs,
-                                const std::string& dof_mode = "gather_box", int lights = 0, bool highlights = true) {
+                                const std::string& dof_mode = "gather_box", int lights = 0, bool highlights = true,
+                                int layers = Params{}.dof_layers) {
   auto pipe = gpu::make_pipeline();
   ImageRGBA8 img(w, h);
   ImageF depth(w, h, 1);
@@ -73,6 +75,7 @@ std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int
   p.filter = filter;
   p.box_radius = 12;
   p.dof_mode = dof_mode;
+  p.dof_layers = layers;
   p.highlights = lights > 0 && highlights;
   const std::string prefix = std::string("pipeline.") + to_string(filter) +
                              (filter == FilterKind::Dof && dof_mode != "gather_box" ? "_" + dof_mode : "") +
@@ -115,6 +118,8 @@ std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int
     if (names[s] != "upload" && !phase) frame += m, frame_bytes += bytes[s];
   }
   std::string note = "sum of stage medians (depth: a diagonal ramp); interop and draw are timed in the app";
+  const DofMode* mode = filter == FilterKind::Dof ? find_dof_mode(dof_mode) : nullptr;
+  if (mode && mode->occlusion) note += "; " + std::to_string(layers) + " depth layers";
   if (p.highlights) {
     const HighlightStats hs = pipe->highlight_stats();
     note += "; " + std::to_string(lights) + " lights placed, " + std::to_string(hs.found) + " highlights found, " +
@@ -206,7 +211,8 @@ int run_bench_sat(const BenchSatOptions& o) {
   if (!o.dof_modes.empty()) {  // the named modes' frames alone (tuning runs)
     for (const DofMode& m : dof_modes())
       if (wanted(m.name) && (m.shaped || m.name == std::string("gather_box")))
-        for (const Row& r : bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, m.name)) print(r);
+        for (const Row& r : bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, m.name, 0, true, o.layers))
+          print(r);
     return finish();
   }
   // The blur kernel alone at 3840x2160, on minimum bytes (SAT 16 + result 4, + CoC 4 for dof).
@@ -228,7 +234,8 @@ int run_bench_sat(const BenchSatOptions& o) {
     for (const Row& r : bench_pipeline(3840, 2160, f, o.warmup, o.runs)) print(r);
   for (const DofMode& m : dof_modes())
     if (m.shaped)
-      for (const Row& r : bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, m.name)) print(r);
+      for (const Row& r : bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, m.name, 0, true, o.layers))
+        print(r);
   // Bokeh highlights: gather_linear's frame (the default mode when they were added) with up to 64k sprites against the same frame without them
   // (same image, same run).
   {
@@ -263,6 +270,8 @@ void add_bench_sat_command(CLI::App& app, Action& action) {
   sub->add_option(
       "--dof-modes", o->dof_modes,
       "With --pipeline-only: only these DoF modes' frames (no blur or box rows), for tuning runs");
+  sub->add_option("--layers", o->layers, "Depth layers of the occlusion-aware DoF modes' pipeline rows")
+      ->check(CLI::Range(2, 8));
   sub->add_flag("--phases", o->phases, "Also time each phase of every SAT builder (rows named VARIANT / PHASE)");
   sub->add_option("--variants", o->only, "Only these SAT variants");
   sub->add_flag("--no-check", o->no_check,
