@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One device call (< 240 s) for the stereo matcher's box-rows table (gpu/depth/stereo.cu, box_rows_kernel +
-# aggregate_rows_kernel, the default) against the registered SAT path (sat_lookback_2d, 4 taps per box):
+# aggregate_kernel<RowBoxes>, the default) against the registered SAT path (sat_lookback_2d, 4 taps per box):
 # the GPU = CPU tests, `satlab bench stereo` (3840x2160, 128 disparities) of both in the same run, with and
 # without the wide window, `depth stereo --backend gpu` byte-identical to the CPU on the generated pairs,
 # then compute-sanitizer memcheck and racecheck at small sizes. Logs and JSON go to $OUT (default ./device-out).

@@ -106,18 +106,57 @@ __device__ __forceinline__ uint4 pack(const StereoWta& t) {
 // by a shared atomicMin (the lowest sum, the smallest d on ties: the reference's order; sums < 2^16,
 // d < 2^16), then one global atomicMin per right pixel and block into right_best (all ones before the
 // first stack).
-// Boxes by 4 taps each (modular uint32 arithmetic: the row above a slice's window may lie in the slice
-// before, which cancels), hoisted: both windows' clipped columns fixed per thread, the two rows' offsets
-// stepped by a slice per iteration, the clipped-away taps masked instead of branched. Measured against
+// With the SAT (SatBoxes), boxes by 4 taps each (modular uint32 arithmetic: the row above a slice's window
+// may lie in the slice before, which cancels), hoisted: both windows' clipped columns fixed per thread,
+// the two rows' offsets stepped by a slice per iteration, the clipped-away taps masked, not branched. Measured against
 // (docs/performance.md, H200, 3840x2160, 128 disparities, whole match): box() per window and slice, as
 // before, 10.22 ms against 9.18 (7.87 against 8.80 without the wide window); the boxes from column sums
 // in shared memory (one pair of loads per column and slice instead of 4 taps per box, but two
 // __syncthreads per slice), 13.79 ms against 10.45 for box() with the wide window at every slice.
 constexpr int kAggThreads = 128;
+
+// The boxes of one pixel row from a stack's uint32 SAT (slices stacked vertically): 4 taps per box, the two
+// rows' offsets stepped by a slice per next().
+struct SatBoxes {
+  const uint32_t* sat;
+  long long slice, bottom, top;  // slice 0's rows: the window's last and the one above its first
+  __device__ SatBoxes(const uint32_t* table, int y, int r, int w, int h)
+      : sat(table), slice((long long)h * w), bottom((long long)min(y + r, h - 1) * w),
+        top((long long)(max(y - r, 0) - 1) * w) {}
+  static constexpr uint32_t kMask = ~0u;
+  // Columns hi and l (the one before the first, masked by m where that is -1) of the current slice.
+  __device__ uint32_t box(int hi, int l, uint32_t m) const {
+    // The row above the window lies before the stack only for slice 0 at ya = 0: masked.
+    const uint32_t tm = top >= 0 ? ~0u : 0u;
+    const uint32_t* B = sat + bottom;
+    const uint32_t* T = sat + (top >= 0 ? top : bottom);
+    return (__ldg(B + hi) - (__ldg(B + l) & m)) - ((__ldg(T + hi) - (__ldg(T + l) & m)) & tm);
+  }
+  __device__ void next() { bottom += slice, top += slice; }
+};
+
+// The same boxes from a stack's box-rows table (below, box_rows_kernel): 2 taps of one row per box,
+// R(hi) - R(lo - 1) mod 2^16.
+struct RowBoxes {
+  const uint16_t* row;
+  size_t slice;
+  __device__ RowBoxes(const uint16_t* table, int y, int /*r*/, int w, int h)
+      : row(table + size_t(y) * w), slice(size_t(h) * size_t(w)) {}
+  static constexpr uint32_t kMask = 0xFFFFu;
+  __device__ uint32_t box(int hi, int l, uint32_t m) const {
+    return (uint32_t(__ldg(row + hi)) - (uint32_t(__ldg(row + l)) & m)) & 0xFFFFu;
+  }
+  __device__ void next() { row += slice; }
+};
+
+// One kernel over either box source (Boxes: SatBoxes with a registered SAT builder, RowBoxes with the
+// default box-rows table). Measured (docs/performance.md, H200, 4K, 128 disparities): the box-rows table's
+// 4.16 ms against the SAT's 5.91 in the same run; the next slice's taps loaded before this slice's steps:
+// 4.24, dropped.
+template <class Boxes, class T>
 __global__ void __launch_bounds__(kAggThreads)
-    aggregate_lr_kernel(const uint32_t* __restrict__ sat, int w, int h, int r, int wr, int d0, int K,
-                        uint4* __restrict__ state, uint4* __restrict__ wide_state,
-                        uint32_t* __restrict__ right_best) {
+    aggregate_kernel(const T* __restrict__ table, int w, int h, int r, int wr, int d0, int K,
+                     uint4* __restrict__ state, uint4* __restrict__ wide_state, uint32_t* __restrict__ right_best) {
   extern __shared__ uint32_t rmin[];  // kAggThreads + K - 1
   const int t = int(threadIdx.x), x0 = int(blockIdx.x) * kAggThreads, x = x0 + t, y = int(blockIdx.y);
   const int span = kAggThreads + K - 1;
@@ -130,27 +169,18 @@ __global__ void __launch_bounds__(kAggThreads)
       sq = unpack(state[i]);
       if (wr > 0) wide = unpack(wide_state[i]);
     }
-    const int ya = max(y - r, 0), yb = min(y + r, h - 1);
     // Columns of both windows: the last one, and the one before the first (masked where it is -1).
     const int sq_hi = min(x + r, w - 1), sq_lo = max(x - r, 0) - 1, wd_hi = min(x + wr, w - 1),
               wd_lo = max(x - wr, 0) - 1;
     const int sq_l = max(sq_lo, 0), wd_l = max(wd_lo, 0);
-    const uint32_t sq_m = sq_lo >= 0 ? ~0u : 0u, wd_m = wd_lo >= 0 ? ~0u : 0u;
-    const long long slice = (long long)h * w;
-    long long bottom = (long long)yb * w, top = (long long)(ya - 1) * w;  // slice 0's rows
-    for (int k = 0; k < K; ++k, bottom += slice, top += slice) {
+    const uint32_t sq_m = sq_lo >= 0 ? Boxes::kMask : 0u, wd_m = wd_lo >= 0 ? Boxes::kMask : 0u;
+    Boxes boxes(table, y, r, w, h);
+    for (int k = 0; k < K; ++k, boxes.next()) {
       const uint32_t d = uint32_t(d0 + k);
       const bool with_wide = wr > 0 && d % kStereoWideStep == 0;
-      // The row above the window lies before the stack only for slice 0 at ya = 0: masked.
-      const uint32_t tm = top >= 0 ? ~0u : 0u;
-      const uint32_t* B = sat + bottom;
-      const uint32_t* T = sat + (top >= 0 ? top : bottom);
-      const uint32_t a = (__ldg(B + sq_hi) - (__ldg(B + sq_l) & sq_m)) -
-                         ((__ldg(T + sq_hi) - (__ldg(T + sq_l) & sq_m)) & tm);
+      const uint32_t a = boxes.box(sq_hi, sq_l, sq_m);
       uint32_t aw = 0;
-      if (with_wide)
-        aw = (__ldg(B + wd_hi) - (__ldg(B + wd_l) & wd_m)) -
-             ((__ldg(T + wd_hi) - (__ldg(T + wd_l) & wd_m)) & tm);
+      if (with_wide) aw = boxes.box(wd_hi, wd_l, wd_m);
       stereo_wta_step(sq, d, a);
       if (with_wide) stereo_wta_step(wide, d / kStereoWideStep, aw);
       if (x >= int(d)) atomicMin(&rmin[t - k + K - 1], a << 16 | d);
@@ -274,54 +304,6 @@ __global__ void box_rows_kernel(const uint8_t* __restrict__ stack, int w, int h,
       for (int j = 0; j < kBoxColumns; ++j)
         if (c0 + j < w) o[j] = uint16_t(base + e[j]);
     }
-  }
-}
-
-// aggregate_lr_kernel's scheme on the box-rows table: a box is 2 taps of one row (R(hi) - R(lo - 1), the
-// lower one masked where the window starts at column 0), mod 2^16.
-// Measured (docs/performance.md, H200, 4K, 128 disparities): 4.16 ms against aggregate_lr_kernel's 5.91 on
-// the SAT in the same run; the next slice's taps loaded before this slice's steps: 4.24, dropped.
-__global__ void __launch_bounds__(kAggThreads)
-    aggregate_rows_kernel(const uint16_t* __restrict__ table, int w, int h, int r, int wr, int d0, int K,
-                          uint4* __restrict__ state, uint4* __restrict__ wide_state,
-                          uint32_t* __restrict__ right_best) {
-  extern __shared__ uint32_t rmin[];  // kAggThreads + K - 1
-  const int t = int(threadIdx.x), x0 = int(blockIdx.x) * kAggThreads, x = x0 + t, y = int(blockIdx.y);
-  const int span = kAggThreads + K - 1;
-  for (int e = t; e < span; e += kAggThreads) rmin[e] = 0xFFFFFFFFu;
-  __syncthreads();
-  if (x < w) {
-    const size_t i = size_t(y) * w + x;
-    StereoWta sq, wide;
-    if (d0 > 0) {
-      sq = unpack(state[i]);
-      if (wr > 0) wide = unpack(wide_state[i]);
-    }
-    const int sq_hi = min(x + r, w - 1), sq_lo = max(x - r, 0) - 1, wd_hi = min(x + wr, w - 1),
-              wd_lo = max(x - wr, 0) - 1;
-    const int sq_l = max(sq_lo, 0), wd_l = max(wd_lo, 0);
-    const uint32_t sq_m = sq_lo >= 0 ? 0xFFFFu : 0u, wd_m = wd_lo >= 0 ? 0xFFFFu : 0u;
-    const size_t slice = size_t(h) * size_t(w);
-    const uint16_t* R = table + size_t(y) * w;
-    for (int k = 0; k < K; ++k, R += slice) {
-      const uint32_t d = uint32_t(d0 + k);
-      const bool with_wide = wr > 0 && d % kStereoWideStep == 0;
-      const uint32_t a = (uint32_t(__ldg(R + sq_hi)) - (uint32_t(__ldg(R + sq_l)) & sq_m)) & 0xFFFFu;
-      uint32_t aw = 0;
-      if (with_wide) aw = (uint32_t(__ldg(R + wd_hi)) - (uint32_t(__ldg(R + wd_l)) & wd_m)) & 0xFFFFu;
-      stereo_wta_step(sq, d, a);
-      if (with_wide) stereo_wta_step(wide, d / kStereoWideStep, aw);
-      if (x >= int(d)) atomicMin(&rmin[t - k + K - 1], a << 16 | d);
-    }
-    state[i] = pack(sq);
-    if (wr > 0) wide_state[i] = pack(wide);
-  }
-  __syncthreads();
-  const int xr0 = x0 - d0 - K + 1;
-  for (int e = t; e < span; e += kAggThreads) {
-    const int xr = xr0 + e;
-    const uint32_t v = rmin[e];
-    if (xr >= 0 && xr < w && v != 0xFFFFFFFFu) atomicMin(right_best + size_t(y) * w + xr, v);
   }
 }
 
@@ -515,13 +497,13 @@ void StereoRun::enqueue(void* stream, const std::function<void(const char*)>& st
     const dim3 grid(unsigned((w_ + kAggThreads - 1) / kAggThreads), unsigned(h_));
     const size_t shared = size_t(kAggThreads + K - 1) * sizeof(uint32_t);
     if (rows_) {
-      aggregate_rows_kernel<<<grid, kAggThreads, shared, s>>>(
+      aggregate_kernel<RowBoxes><<<grid, kAggThreads, shared, s>>>(
           table_, w_, h_, p_.window_radius, p_.wide_radius, d0, K, state_, wide_state_, right_best_);
-      SATLAB_LAUNCHED("aggregate_rows_kernel", size + " x " + std::to_string(K));
+      SATLAB_LAUNCHED("aggregate_kernel (box rows)", size + " x " + std::to_string(K));
     } else {
-      aggregate_lr_kernel<<<grid, kAggThreads, shared, s>>>(
+      aggregate_kernel<SatBoxes><<<grid, kAggThreads, shared, s>>>(
           sat_out_, w_, h_, p_.window_radius, p_.wide_radius, d0, K, state_, wide_state_, right_best_);
-      SATLAB_LAUNCHED("aggregate_lr_kernel", size + " x " + std::to_string(K));
+      SATLAB_LAUNCHED("aggregate_kernel (SAT)", size + " x " + std::to_string(K));
     }
   }
   mark("check");
