@@ -48,7 +48,12 @@ void draw_params_panel(AppState& s) {
         c |= ImGui::SliderInt("blades", &p.blades, 5, 8);
         c |= ImGui::SliderFloat("blade rotation", &p.blade_rotation, 0.f, 360.f, "%.0f deg");
       }
-      if (mode->occlusion) c |= ImGui::SliderInt("depth layers", &p.dof_layers, 2, 8);
+      if (mode->occlusion) {
+        c |= ImGui::SliderInt("depth layers", &p.dof_layers, 2, 8);
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip("CoC slices composited front to back: more layers, fewer seams where an object crosses "
+                            "a slice edge, and a slower frame (docs/quality.md, \"Surfaces across layers\")");
+      }
       if (p.max_radius > 511.f) p.max_radius = 511.f;  // exact 12-bit box sums
     } else {
       c |= ImGui::Checkbox("fractional radius (no banding)", &p.fractional_radius);
