@@ -51,8 +51,9 @@ void draw_params_panel(AppState& s) {
       if (mode->occlusion) {
         c |= ImGui::SliderInt("depth layers", &p.dof_layers, 2, 8);
         if (ImGui::IsItemHovered())
-          ImGui::SetTooltip("CoC slices composited front to back: more layers, fewer seams where an object crosses "
-                            "a slice edge, and a slower frame (docs/quality.md, \"Surfaces across layers\")");
+          ImGui::SetTooltip(
+              "CoC slices composited front to back: more layers, fewer seams where an object crosses a slice "
+              "edge, and a slower frame (docs/quality.md, \"Surfaces across layers\")");
       }
       if (p.max_radius > 511.f) p.max_radius = 511.f;  // exact 12-bit box sums
     } else {

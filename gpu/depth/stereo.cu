@@ -108,10 +108,10 @@ __device__ __forceinline__ uint4 pack(const StereoWta& t) {
 // first stack).
 // With the SAT (SatBoxes), boxes by 4 taps each (modular uint32 arithmetic: the row above a slice's window
 // may lie in the slice before, which cancels), hoisted: both windows' clipped columns fixed per thread,
-// the two rows' offsets stepped by a slice per iteration, the clipped-away taps masked, not branched. Measured against
-// (docs/performance.md, H200, 3840x2160, 128 disparities, whole match): box() per window and slice, as
-// before, 10.22 ms against 9.18 (7.87 against 8.80 without the wide window); the boxes from column sums
-// in shared memory (one pair of loads per column and slice instead of 4 taps per box, but two
+// the two rows' offsets stepped by a slice per iteration, the clipped-away taps masked, not branched.
+// Measured against (docs/performance.md, H200, 3840x2160, 128 disparities, whole match): box() per window
+// and slice, as before, 10.22 ms against 9.18 (7.87 against 8.80 without the wide window); the boxes from
+// column sums in shared memory (one pair of loads per column and slice instead of 4 taps per box, but two
 // __syncthreads per slice), 13.79 ms against 10.45 for box() with the wide window at every slice.
 constexpr int kAggThreads = 128;
 
@@ -156,7 +156,8 @@ struct RowBoxes {
 template <class Boxes, class T>
 __global__ void __launch_bounds__(kAggThreads)
     aggregate_kernel(const T* __restrict__ table, int w, int h, int r, int wr, int d0, int K,
-                     uint4* __restrict__ state, uint4* __restrict__ wide_state, uint32_t* __restrict__ right_best) {
+                     uint4* __restrict__ state, uint4* __restrict__ wide_state,
+                     uint32_t* __restrict__ right_best) {
   extern __shared__ uint32_t rmin[];  // kAggThreads + K - 1
   const int t = int(threadIdx.x), x0 = int(blockIdx.x) * kAggThreads, x = x0 + t, y = int(blockIdx.y);
   const int span = kAggThreads + K - 1;
