@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <random>
 
 #include "core/dof.hpp"
@@ -34,6 +35,20 @@ ImageF flat_coc(int w, int h, float c) {
   ImageF coc(w, h, 1);
   for (auto& v : coc.data) v = c;
   return coc;
+}
+
+// One frame through two CPU pipelines: `off` as given, and the same parameters with highlights on.
+struct OffOn {
+  std::unique_ptr<Pipeline> off, on;
+};
+OffOn run_off_on(const ImageRGBA8& img, const ImageF& depth, const Params& off) {
+  Params on = off;
+  on.highlights = true;
+  OffOn r{make_cpu_pipeline(1), make_cpu_pipeline(1)};
+  for (auto* pipe : {r.off.get(), r.on.get()}) pipe->set_image(img), pipe->set_depth(depth);
+  r.off->set_params(off), r.on->set_params(on);
+  r.off->run(), r.on->run();
+  return r;
 }
 
 bool in_shape(const ApertureTable& t, int r, int dx, int dy) {
@@ -192,14 +207,9 @@ TEST(Highlights, NoHighlightsLeavesTheGatherUnchanged) {
       off.dof_mode = mode;
       off.max_radius = 7.f;
       off.highlight_threshold = 1.f;  // no pixel below 255 in every channel reaches luminance 1
-      Params on = off;
-      on.highlights = true;
-      auto a = make_cpu_pipeline(1), b = make_cpu_pipeline(1);
-      for (auto* pipe : {a.get(), b.get()}) pipe->set_image(img), pipe->set_depth(depth);
-      a->set_params(off), b->set_params(on);
-      a->run(), b->run();
-      EXPECT_EQ(a->result().data, b->result().data) << mode << " " << w << "x" << h;
-      EXPECT_EQ(b->highlight_stats().found, 0u);
+      const OffOn r = run_off_on(img, depth, off);
+      EXPECT_EQ(r.off->result().data, r.on->result().data) << mode << " " << w << "x" << h;
+      EXPECT_EQ(r.on->highlight_stats().found, 0u);
     }
   }
 }
@@ -256,12 +266,8 @@ TEST(Highlights, PixelsNoSpriteReachesKeepTheGatheredValue) {
       off.max_radius = 3.f;
       off.focus = 0.f;
       off.response_shoulder = shoulder;
-      Params on = off;
-      on.highlights = true;
-      auto a = make_cpu_pipeline(1), b = make_cpu_pipeline(1);
-      for (auto* pipe : {a.get(), b.get()}) pipe->set_image(img), pipe->set_depth(depth);
-      a->set_params(off), b->set_params(on);
-      a->run(), b->run();
+      const OffOn r = run_off_on(img, depth, off);
+      Pipeline *a = r.off.get(), *b = r.on.get();
       ASSERT_EQ(b->highlight_stats().found, 1u) << m.name;
       size_t moved = 0;
       for (int y = 0; y < h; ++y)

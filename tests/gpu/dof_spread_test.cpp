@@ -116,13 +116,8 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
         gpu_pipe->run();
         cpu_pipe->run();
         ASSERT_EQ(gpu_pipe->coc().data.size(), cpu_pipe->coc().data.size()) << what;
-        const ImageRGBA8& g = gpu_pipe->result();
-        const ImageRGBA8& r = cpu_pipe->result();
-        size_t bad = 0, first = 0;
-        for (size_t i = 0; i < r.data.size(); ++i)
-          if (g.data[i] != r.data[i] && bad++ == 0) first = i;
-        EXPECT_EQ(bad, 0u) << what << " shoulder " << shoulder << ": first difference at byte " << first
-                           << " (" << int(g.data[first]) << " vs " << int(r.data[first]) << ")";
+        const test::ByteDiff d = test::byte_diff(gpu_pipe->result(), cpu_pipe->result());
+        EXPECT_EQ(d.bad, 0u) << what << " shoulder " << shoulder << ": " << d.message;
       }
     }
   }

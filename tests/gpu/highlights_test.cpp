@@ -91,13 +91,9 @@ TEST(GpuHighlights, BitIdenticalToTheCpuReference) {
       cpu_pipe->run();
       for (int frame = 0; frame < 2; ++frame) {  // the second frame finds the planes cleared by the first
         gpu_pipe->run();
-        const ImageRGBA8& g = gpu_pipe->result();
-        const ImageRGBA8& r = cpu_pipe->result();
-        size_t bad = 0, first = 0;
-        for (size_t i = 0; i < r.data.size(); ++i)
-          if (g.data[i] != r.data[i] && bad++ == 0) first = i;
+        const test::ByteDiff d = test::byte_diff(gpu_pipe->result(), cpu_pipe->result());
         std::string gathered;  // on a difference: the two backends' gathers there (highlights off)
-        if (bad) {
+        if (d.bad) {
           Params q = p;
           q.highlights = false;
           auto g2 = gpu::make_pipeline();
@@ -108,11 +104,10 @@ TEST(GpuHighlights, BitIdenticalToTheCpuReference) {
             pipe->set_params(q);
             pipe->run();
           }
-          gathered = "; highlights off there: gpu " + std::to_string(int(g2->result().data[first])) + ", cpu " +
-                     std::to_string(int(c2->result().data[first])) + "; " + std::to_string(bad) + " bytes differ";
+          gathered = "; highlights off there: gpu " + std::to_string(int(g2->result().data[d.first])) + ", cpu " +
+                     std::to_string(int(c2->result().data[d.first]));
         }
-        EXPECT_EQ(bad, 0u) << what << " frame " << frame << ": first difference at byte " << first << " ("
-                           << int(g.data[first]) << " vs " << int(r.data[first]) << ")" << gathered;
+        EXPECT_EQ(d.bad, 0u) << what << " frame " << frame << ": " << d.message << gathered;
         const HighlightStats gs = gpu_pipe->highlight_stats(), cs = cpu_pipe->highlight_stats();
         ASSERT_TRUE(gs.valid) << what;
         EXPECT_EQ(gs.found, cs.found) << what;

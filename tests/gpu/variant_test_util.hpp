@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/image.hpp"
 #include "gpu/device.hpp"
 
 namespace satlab::test {
@@ -40,6 +41,25 @@ inline const Variant* find_variant(const std::string& name) {
   for (const Variant& v : gpu::variants())
     if (v.name == name) return &v;
   return nullptr;
+}
+
+// Bytes where a GPU image differs from the CPU's: how many, the first one, and a message naming it.
+struct ByteDiff {
+  size_t bad = 0, first = 0;
+  std::string message;  // "" when equal
+};
+inline ByteDiff byte_diff(const ImageRGBA8& gpu, const ImageRGBA8& cpu) {
+  ByteDiff d;
+  if (gpu.data.size() != cpu.data.size()) {
+    d.bad = ~size_t(0), d.message = "sizes differ";
+    return d;
+  }
+  for (size_t i = 0; i < cpu.data.size(); ++i)
+    if (gpu.data[i] != cpu.data[i] && d.bad++ == 0) d.first = i;
+  if (d.bad)
+    d.message = std::to_string(d.bad) + " bytes differ, the first at byte " + std::to_string(d.first) + " (" +
+                std::to_string(int(gpu.data[d.first])) + " vs " + std::to_string(int(cpu.data[d.first])) + ")";
+  return d;
 }
 
 }  // namespace satlab::test
