@@ -96,10 +96,15 @@ class CpuPipeline final : public Pipeline {
           depth_norm_.width = image_.width;
           depth_norm_.height = image_.height;
           std::fill(depth_norm_.data.begin(), depth_norm_.data.end(), params_.focus);
+          hist_.count.clear();  // one depth everywhere: the layers' edges do not matter
         });
       } else {
         // min/max: read 4 B; normalise: read 4 B, write 4 B.
-        time("reduce", 12 * n, [&] { normalise_depth(depth_raw_, depth_norm_, threads_); });
+        // The depth histogram (read 4 B) gives the occlusion-aware modes their layer edges (frame_layers).
+        time("reduce", 16 * n, [&] {
+          normalise_depth(depth_raw_, depth_norm_, threads_);
+          depth_histogram(depth_norm_, hist_, threads_);
+        });
       }
       time("coc", 8 * n, [&] { coc_map(depth_norm_, params_, coc_, threads_); });
     }
@@ -128,9 +133,9 @@ class CpuPipeline final : public Pipeline {
       // The shaped modes build their own (per-layer) tables: one stage, SATs and composite together.
       time("dof", 0, [&] {
         if (find_dof_mode(params_.dof_mode) && find_dof_mode(params_.dof_mode)->spread)
-          dof_spread_blur(gather_in, coc_, params_, result_, threads_);
+          dof_spread_blur(gather_in, coc_, params_, result_, threads_, hist());
         else
-          dof_shaped_blur(gather_in, coc_, params_, result_, threads_);
+          dof_shaped_blur(gather_in, coc_, params_, result_, threads_, hist());
       });
       if (highlights) time("highlights_add", 0,
                          [&] { highlight_add(planes_, coc_, params_.response_shoulder, result_, threads_); });
@@ -173,7 +178,9 @@ class CpuPipeline final : public Pipeline {
 
   int threads_;
   ImageRGBA8 image_, result_;
+  const DepthHistogram* hist() const { return hist_.count.empty() ? nullptr : &hist_; }
   ImageF depth_raw_, depth_norm_, coc_;
+  DepthHistogram hist_;
   std::vector<uint32_t> sat_;
   ImageRGBA8 masked_;             // the gather's input with the highlight sprites taken out
   std::vector<uint32_t> planes_;  // the sprites' row-delta planes

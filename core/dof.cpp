@@ -274,6 +274,94 @@ dof::Layers make_layers(const Params& p, int count) {
   return l;
 }
 
+void depth_histogram(const ImageF& d, DepthHistogram& h, int threads) {
+  const size_t n = d.data.size();
+  const int chunks = int(std::min<size_t>(64, std::max<size_t>(1, n / 65536)));
+  std::vector<std::vector<uint32_t>> part(size_t(chunks), std::vector<uint32_t>(kDepthBins + 1, 0u));
+  parallel_for(
+      0, chunks,
+      [&](long c0, long c1) {
+        for (long c = c0; c < c1; ++c)
+          for (size_t i = n * size_t(c) / size_t(chunks); i < n * size_t(c + 1) / size_t(chunks); ++i)
+            ++part[size_t(c)][size_t(depth_bin(d.data[i]))];
+      },
+      threads);
+  h.count.assign(kDepthBins + 1, 0u);
+  for (const auto& q : part)
+    for (int b = 0; b <= kDepthBins; ++b) h.count[size_t(b)] += q[size_t(b)];
+}
+
+dof::Layers frame_layers(const Params& p, int count, const DepthHistogram* h) {
+  dof::Layers l = make_layers(p, count);
+  if (!h || h->count.size() != size_t(kDepthBins + 1) || l.count < 2) return l;
+  const float M = p.max_radius;
+  if (!(M > 0.f)) return l;
+  // The pixels of each u bin: every depth bin at the CoC of its centre (NaN: coc_from_depth's bound).
+  constexpr int B = kEdgeBins;
+  double n[B] = {}, x[B];
+  for (int b = 0; b <= kDepthBins; ++b) {
+    if (!h->count[size_t(b)]) continue;
+    const float d = b < kDepthBins ? (float(b) + 0.5f) / float(kDepthBins) : NAN;
+    const float c = coc_from_depth(d, p), a = std::min(std::fabs(c) / M, 1.f);
+    const float u = c < 0.f ? -std::sqrt(a) : std::sqrt(a);
+    n[std::min(B - 1, std::max(0, int((u + 1.f) * 0.5f * float(B))))] += double(h->count[size_t(b)]);
+  }
+  for (int b = 0; b < B; ++b) x[b] = 2.0 * (b + 0.5) / B - 1.0;
+  // Prefix sums of the weights, u and u^2; cost(a, b): the weighted variance sum of bins a..b-1.
+  double S0[B + 1] = {}, S1[B + 1] = {}, S2[B + 1] = {};
+  for (int b = 0; b < B; ++b) {
+    S0[b + 1] = S0[b] + n[b];
+    S1[b + 1] = S1[b] + n[b] * x[b];
+    S2[b + 1] = S2[b] + n[b] * x[b] * x[b];
+  }
+  const auto cost = [&](int a, int b) {
+    const double w = S0[b] - S0[a];
+    if (w <= 0.0) return 0.0;
+    const double s = S1[b] - S1[a];
+    return std::max(0.0, S2[b] - S2[a] - s * s / w);
+  };
+  // D[k][b]: the least cost of k layers over bins 0..b-1; at[k][b]: where the last of them starts. The
+  // best split point is monotone in b (the cost is a 1D k-means cost), so each row is found by divide and
+  // conquer; ties take the smallest split.
+  const int K = l.count;
+  std::vector<double> D(size_t(K + 1) * (B + 1), INFINITY);
+  std::vector<int> at(size_t(K + 1) * (B + 1), 0);
+  const auto Dk = [&](int k, int b) -> double& { return D[size_t(k) * (B + 1) + size_t(b)]; };
+  for (int b = 1; b <= B; ++b) Dk(1, b) = cost(0, b);
+  for (int k = 2; k <= K; ++k) {
+    // Row k for b in [lo, hi], its split in [alo, ahi]; each layer holds at least one bin.
+    struct Span {
+      int lo, hi, alo, ahi;
+    };
+    std::vector<Span> todo = {{k, B, k - 1, B - 1}};
+    while (!todo.empty()) {
+      const Span sp = todo.back();
+      todo.pop_back();
+      if (sp.lo > sp.hi) continue;
+      const int b = (sp.lo + sp.hi) / 2;
+      double best = INFINITY;
+      int arg = std::max(sp.alo, k - 1);
+      for (int a = std::max(sp.alo, k - 1); a <= std::min(sp.ahi, b - 1); ++a) {
+        const double v = Dk(k - 1, a) + cost(a, b);
+        if (v < best) best = v, arg = a;
+      }
+      Dk(k, b) = best;
+      at[size_t(k) * (B + 1) + size_t(b)] = arg;
+      todo.push_back({sp.lo, b - 1, sp.alo, arg});
+      todo.push_back({b + 1, sp.hi, arg, sp.ahi});
+    }
+  }
+  int b = B;
+  for (int k = K; k >= 2; --k) {
+    b = at[size_t(k) * (B + 1) + size_t(b)];
+    const double u = 2.0 * b / B - 1.0;
+    l.edge[k - 1] = float(double(M) * (u < 0.0 ? -u * u : u * u));
+  }
+  l.edge[0] = -M, l.edge[l.count] = M;
+  for (int j = 0; j < l.count; ++j) l.mean_coc[j] = 0.5f * (l.edge[j] + l.edge[j + 1]);
+  return l;
+}
+
 void layer_sums(const float* coc, size_t n, const dof::Layers& l, long long* sum256, unsigned* count) {
   for (int j = 0; j < l.count; ++j) sum256[j] = 0, count[j] = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -341,13 +429,13 @@ const uint8_t* linear12_to_srgb(float shoulder) {
 }
 
 void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p, ImageRGBA8& out,
-                     int threads) {
+                     int threads, const DepthHistogram* depth) {
   if (coc.width != image.width || coc.height != image.height || coc.channels != 1)
     throw Error("dof_shaped_blur: CoC map size does not match the image");
   const DofSetup setup = dof_setup(p);
   const int w = image.width, h = image.height, max_r = shaped_max_radius(p);
   const size_t n = image.pixels();
-  dof::Layers layers = make_layers(p, setup.layers);
+  dof::Layers layers = frame_layers(p, setup.layers, depth);
   {
     long long sums[dof::kMaxLayers];
     unsigned counts[dof::kMaxLayers];

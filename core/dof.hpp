@@ -43,6 +43,30 @@ int shaped_max_radius(const Params& p);
 // `count` layers over the signed CoC in [-M, M], M = max_radius, edges spaced quadratically (finer near
 // the focus plane): e_i = M sign(t) t^2, t = -1 + 2 i / count. Means are left at the layers' mid points.
 dof::Layers make_layers(const Params& p, int count);
+// The frame's own layer edges (docs/quality.md, "Layer edges from the depth histogram"). The occlusion-aware
+// modes mix the pixels of one layer without occlusion, so an object and what lies behind it should fall
+// in different layers; fixed edges put them together wherever the two CoCs share a slice. frame_layers
+// takes the histogram of the frame's normalised depth (depth_histogram), maps every depth bin to the
+// CoC of its centre (coc_from_depth) and that to a bin of u = sign(c) sqrt(|c| / M) (kEdgeBins bins
+// over [-1, 1]: make_layers' edges are uniform in u), and puts the `count` layers' edges where they
+// minimise the pixel-weighted variance of u within the layers (optimal 1D k-means by dynamic programming,
+// divide and conquer over the monotone split points: O(count kEdgeBins log kEdgeBins)). With no
+// histogram (nullptr: no depth map), make_layers. Depends only on the histogram and Params, so the CPU
+// and GPU backends get the same edges from the same counts.
+constexpr int kDepthBins = 4096;  // depth_histogram's bins over [0, 1], plus one for NaN
+constexpr int kEdgeBins = 256;
+struct DepthHistogram {
+  std::vector<uint32_t> count;  // kDepthBins + 1 (the last: NaN depths), or empty
+};
+// The bin of a normalised depth d in [0, 1]: floor(kDepthBins d) clamped, NaN kDepthBins (exact in
+// float: kDepthBins is a power of 2; the GPU's histogram kernel uses this function).
+SATLAB_HD int depth_bin(float d) {
+  if (!(d == d)) return kDepthBins;
+  const float b = d * float(kDepthBins);
+  return b <= 0.f ? 0 : b >= float(kDepthBins - 1) ? kDepthBins - 1 : int(b);
+}
+void depth_histogram(const ImageF& normalised, DepthHistogram& h, int threads = 0);
+dof::Layers frame_layers(const Params& p, int count, const DepthHistogram* h);
 // The integer sums that dof::layer_means reads, over a CoC map (NaN counts as 0).
 void layer_sums(const float* coc, size_t n, const dof::Layers& l, long long* sum256, unsigned* count);
 
@@ -85,7 +109,8 @@ const uint8_t* linear12_to_srgb(float shoulder = 0.f);
 
 // The CPU reference of a shaped mode: per layer j, the 4-channel uint32 SAT of (colour, 1) over the pixels
 // of layer j (colour: 12-bit linear or 8-bit sRGB values), then dof::layered_pixel and the encode.
+// `depth` is the histogram of the depth the CoC map came from (frame_layers), or nullptr: fixed edges.
 void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p, ImageRGBA8& out,
-                     int threads = 0);
+                     int threads = 0, const DepthHistogram* depth = nullptr);
 
 }  // namespace satlab

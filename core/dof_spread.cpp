@@ -94,12 +94,12 @@ void sat_u32_inplace(uint32_t* d, int w, int h, int channels) {
 }  // namespace
 
 void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p, ImageRGBA8& out,
-                     int threads) {
+                     int threads, const DepthHistogram* depth) {
   if (coc.width != image.width || coc.height != image.height || coc.channels != 1)
     throw Error("dof_spread_blur: CoC map size does not match the image");
   const int w = image.width, h = image.height, max_r = shaped_max_radius(p);
   const size_t n = image.pixels();
-  const dof::Layers layers = make_layers(p, p.dof_layers);
+  const dof::Layers layers = frame_layers(p, p.dof_layers, depth);
   const ApertureTable ap = aperture_table(p, max_r);
   std::vector<std::vector<uint32_t>> spread;
   spread_deltas(image, coc, layers, ap, p.response_shoulder, spread, threads);

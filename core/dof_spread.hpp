@@ -28,7 +28,9 @@ ApertureTable merge_bands(const ApertureTable& t);
 
 // The CPU reference of the spread mode: the deltas, their uint32 SATs (the spread sums), the fill tables
 // (as dof_shaped_blur's: (12-bit linear colour, 1) over layers 0..t), dof::spread_pixel and the encode.
+// `depth`: the histogram of the depth the CoC map came from, for the layers' edges (frame_layers), or
+// nullptr: fixed edges (make_layers).
 void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p, ImageRGBA8& out,
-                     int threads = 0);
+                     int threads = 0, const DepthHistogram* depth = nullptr);
 
 }  // namespace satlab

@@ -54,6 +54,7 @@ struct Variant;
 // One depth-of-field mode over a frame: image and signed CoC in, result out (core/dof_modes.hpp). `sat` is
 // the registry's SAT builder the mode builds its tables with; `workspace` the caller's gpu::DofWorkspace,
 // which keeps device buffers from frame to frame.
+struct DepthHistogram;  // core/dof.hpp
 struct DofArgs {
   const void* image = nullptr;  // RGBA8, width*height
   const void* coc = nullptr;    // float, width*height
@@ -65,6 +66,9 @@ struct DofArgs {
   void* workspace = nullptr;
   void* stream = nullptr;
   std::function<void(const char* stage)> stage;  // optional, host-side: called before each stage is enqueued
+  // Host copy of the histogram of the depth the CoC map came from: the occlusion-aware modes' layer edges
+  // (frame_layers); nullptr: fixed edges.
+  const DepthHistogram* depth = nullptr;
 };
 // Stream compaction: the elements x of `in` with x >= threshold, in input order (stable), into `out`;
 // their count into *count (one uint32). Element type I32 (signed compare).

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dof.hpp"
 #include "core/error.hpp"
 #include "core/pipeline.hpp"
 #include "core/reference.hpp"
@@ -166,6 +167,7 @@ class GpuPipeline final : public Pipeline {
       fresh[4].reset(n * 4, "CoC map");
       fresh[5].reset(n * 4, "depth map");
       mm_.reset(2 * sizeof(float), "depth min/max");
+      hist_.reset((kDepthBins + 1) * sizeof(uint32_t), "depth histogram");
       for (int i = 0; i < 6; ++i) mine[i]->swap(fresh[i]);
       has_depth_ = false;
       warm_.clear();  // new buffers: every stage's next run is cold
@@ -186,6 +188,7 @@ class GpuPipeline final : public Pipeline {
     check(cudaStreamSynchronize(stream_), "depth upload");
     has_depth_ = true;
     depth_valid_ = false;
+    hist_valid_ = false;
     dirty_ = true;
   }
 
@@ -260,8 +263,19 @@ class GpuPipeline final : public Pipeline {
               reduce_->reduce(a);
             }
           });
-          stage(f, "normalise", 8 * dn,
-                [&] { depth_normalise(raw_.as<float>(), mm_.as<float>(), dnorm_.as<float>(), n, stream_); });
+          // With the depth histogram (the occlusion-aware modes' layer edges, frame_layers): read 4 B more.
+          stage(f, "normalise", 12 * dn, [&] {
+            depth_normalise(raw_.as<float>(), mm_.as<float>(), dnorm_.as<float>(), n, stream_,
+                            hist_.as<uint32_t>());
+          });
+          if (!hist_valid_) {
+            // One round trip per depth map (not per frame: a new focus or aperture maps the same counts).
+            hist_host_.count.resize(kDepthBins + 1);
+            check(cudaMemcpyAsync(hist_host_.count.data(), hist_.p, (kDepthBins + 1) * sizeof(uint32_t),
+                                  cudaMemcpyDeviceToHost, stream_), "depth histogram");
+            check(cudaStreamSynchronize(stream_), "depth histogram");
+            hist_valid_ = true;
+          }
           depth_valid_ = true;
         }
         stage(f, "coc", 8 * dn, [&] { coc_map(dnorm_.as<float>(), coc_.as<float>(), n, params_, stream_); });
@@ -295,6 +309,7 @@ class GpuPipeline final : public Pipeline {
         a.image = gather_in, a.coc = coc_.p, a.out = out_.p, a.width = width_, a.height = height_;
         a.params = &params_, a.sat = sat_, a.workspace = &dof_ws_, a.stream = stream_;
         a.stage = [&](const char* name) { phase(f, "dof", name); };
+        a.depth = has_depth_ && hist_valid_ ? &hist_host_ : nullptr;
         mode->dof(a);
       });
       add_highlights();
@@ -426,7 +441,8 @@ class GpuPipeline final : public Pipeline {
 
   cudaStream_t stream_ = nullptr;
   int width_ = 0, height_ = 0;
-  DeviceMemory img_, table_, out_, raw_, dnorm_, coc_, mm_;
+  DeviceMemory img_, table_, out_, raw_, dnorm_, coc_, mm_, hist_;
+  DepthHistogram hist_host_;  // hist_'s copy, read back once per depth map
   DofWorkspace dof_ws_;  // the shaped DoF modes' layer images and tables
   HighlightWorkspace hl_ws_;  // the highlight pass's buffers
   HighlightStats hl_stats_;   // of the last collected frame with highlights on
@@ -434,7 +450,7 @@ class GpuPipeline final : public Pipeline {
   const Variant* reduce_ = nullptr;  // the selected min/max reduction
   ImageRGBA8 pending_upload_, result_;
   ImageF depth_host_, coc_host_;
-  bool has_depth_ = false, depth_valid_ = false, sat_valid_ = false, dirty_ = true;
+  bool has_depth_ = false, depth_valid_ = false, hist_valid_ = false, sat_valid_ = false, dirty_ = true;
   bool every_stage_ = false;  // set_every_stage: no stage skipped for unchanged inputs
   std::set<std::string> warm_;  // stages run since the buffers were made or their variant switched
   bool stage_cold_ = false;     // of the stage being recorded (its phases share it)

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <string>
 
+#include "core/dof.hpp"
 #include "core/error.hpp"
 #include "gpu/filter/filter.hpp"
 
@@ -28,6 +29,31 @@ __global__ void normalise(const float* __restrict__ raw, const float* __restrict
   const float lo = mm[0], range = __fsub_rn(mm[1], mm[0]);
   for (size_t i = blockIdx.x * size_t(kThreads) + threadIdx.x; i < n; i += size_t(gridDim.x) * kThreads)
     d[i] = range > 0.f ? __fdiv_rn(__fsub_rn(raw[i], lo), range) : 0.f;
+}
+
+// The normalisation and the depth histogram in one pass: per-block counts in shared memory (each warp's
+// lanes with equal bins add once), then the block's non-zero bins added to the global histogram.
+__global__ void normalise_histogram(const float* __restrict__ raw, const float* __restrict__ mm,
+                                    float* __restrict__ d, size_t n, uint32_t* __restrict__ hist) {
+  __shared__ uint32_t bins[kDepthBins + 1];
+  for (int b = threadIdx.x; b <= kDepthBins; b += kThreads) bins[b] = 0u;
+  __syncthreads();
+  const float lo = mm[0], range = __fsub_rn(mm[1], mm[0]);
+  const size_t stride = size_t(gridDim.x) * kThreads;
+  for (size_t base = blockIdx.x * size_t(kThreads); base < n; base += stride) {
+    const size_t i = base + threadIdx.x;
+    const bool in = i < n;
+    const unsigned mask = __ballot_sync(0xffffffffu, in);
+    if (!in) continue;
+    const float v = range > 0.f ? __fdiv_rn(__fsub_rn(raw[i], lo), range) : 0.f;
+    d[i] = v;
+    const int b = depth_bin(v);
+    const unsigned peers = __match_any_sync(mask, b);
+    if ((threadIdx.x & 31) == unsigned(__ffs(peers) - 1)) atomicAdd(&bins[b], unsigned(__popc(peers)));
+  }
+  __syncthreads();
+  for (int b = threadIdx.x; b <= kDepthBins; b += kThreads)
+    if (bins[b]) atomicAdd(hist + b, bins[b]);
 }
 
 __global__ void fill_kernel(float* __restrict__ d, size_t n, float value) {
@@ -58,9 +84,21 @@ __global__ void coc_kernel(const float* __restrict__ d, float* __restrict__ coc,
 
 }  // namespace
 
-void depth_normalise(const float* raw, const float* minmax, float* d, size_t n, void* stream) {
-  normalise<<<blocks_for(n), kThreads, 0, cudaStream_t(stream)>>>(raw, minmax, d, n);
-  check("depth normalise");
+void depth_normalise(const float* raw, const float* minmax, float* d, size_t n, void* stream, uint32_t* hist) {
+  const cudaStream_t st = cudaStream_t(stream);
+  if (!hist) {
+    normalise<<<blocks_for(n), kThreads, 0, st>>>(raw, minmax, d, n);
+    check("depth normalise");
+    return;
+  }
+  if (cudaMemsetAsync(hist, 0, (kDepthBins + 1) * sizeof(uint32_t), st) != cudaSuccess) check("depth histogram");
+  // A few blocks per SM: each block flushes up to kDepthBins + 1 counts.
+  int dev = 0, sms = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+    check("depth histogram");
+  const unsigned blocks = unsigned(std::min<size_t>((n + kThreads - 1) / kThreads, size_t(std::max(sms, 1)) * 4));
+  normalise_histogram<<<std::max(blocks, 1u), kThreads, 0, st>>>(raw, minmax, d, n, hist);
+  check("depth normalise and histogram");
 }
 
 void fill(float* d, size_t n, float value, void* stream) {

@@ -302,7 +302,7 @@ void dof_shaped(const DofArgs& a) {
   grow(ws.images, n * 4 * size_t(count), "DoF layer images");
   grow(ws.tables, n * 16 * size_t(count), "DoF layer tables");
 
-  dof::Layers layers = make_layers(p, setup.layers);
+  dof::Layers layers = frame_layers(p, setup.layers, a.depth);
   auto* sums = static_cast<unsigned long long*>(ws.stats.p);
   auto* counts = reinterpret_cast<unsigned*>(sums + dof::kMaxLayers);
   auto* means = reinterpret_cast<float*>(counts + dof::kMaxLayers);

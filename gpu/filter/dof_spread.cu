@@ -100,7 +100,7 @@ __global__ void __launch_bounds__(kBlock)
 // Tiles of 32 x 32 pixels (a block of 32 x 8 threads, 4 rows each).
 constexpr int kTile = 32, kRows = kTile / 8;
 
-// dof::layer_of for increasing edges (make_layers'), compared in registers: the layers k >= 1 with
+// dof::layer_of for increasing edges (make_layers', frame_layers'), compared in registers: the layers k >= 1 with
 // !(c < edge[k]) are 1..layer_of(c) (layer_of's loop over the edges keeps a local copy of them).
 __device__ __forceinline__ int layer_in_registers(float c, const dof::Layers& l) {
   int j = 0;
@@ -457,7 +457,7 @@ void dof_spread(const DofArgs& a) {
   const cudaStream_t st = cudaStream_t(a.stream);
   const int w = a.width, h = a.height, max_r = shaped_max_radius(p);
   const size_t n = size_t(w) * size_t(h);
-  const dof::Layers layers = make_layers(p, p.dof_layers);
+  const dof::Layers layers = frame_layers(p, p.dof_layers, a.depth);
   const int L = layers.count, fills = L - 1, bands = (h + kBand - 1) / kBand;
   const int tx = (w + kTile - 1) / kTile, ty = (h + kTile - 1) / kTile;
   const std::string size = std::to_string(w) + "x" + std::to_string(h);

@@ -17,7 +17,10 @@ struct ApertureTable;  // core/dof.hpp
 namespace satlab::gpu {
 
 // d = (raw - min) / (max - min), 0 where max == min (normalise_depth); minmax[0..1] on the device.
-void depth_normalise(const float* raw, const float* minmax, float* d, size_t n, void* stream);
+// With `hist` (kDepthBins + 1 uint32, zeroed here), also the histogram of the normalised depth
+// (depth_bin), as core's depth_histogram counts it.
+void depth_normalise(const float* raw, const float* minmax, float* d, size_t n, void* stream,
+                     uint32_t* hist = nullptr);
 // Every element = value.
 void fill(float* d, size_t n, float value, void* stream);
 // Signed CoC in pixels (coc_from_depth), no fused multiply-add.

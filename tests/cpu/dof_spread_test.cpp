@@ -371,6 +371,8 @@ TEST(SpreadMode, DegenerateDepthMapsGiveADefinedResult) {
   const ImageRGBA8 first = pipe->result();
   pipe->run();
   EXPECT_EQ(pipe->result().data, first.data);
-  dof_spread_blur(img, pipe->coc(), p, ref, 1);
+  DepthHistogram hist;  // the pipeline's layer edges come from its depth's histogram (frame_layers)
+  depth_histogram(normalise_depth(depth), hist);
+  dof_spread_blur(img, pipe->coc(), p, ref, 1, &hist);
   EXPECT_EQ(first.data, ref.data);
 }

@@ -10,13 +10,18 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <random>
 #include <string>
 
+#include "core/dof.hpp"
 #include "core/pipeline.hpp"
+#include "core/reference.hpp"
 #include "gpu/device.hpp"
+#include "gpu/filter/filter.hpp"
 #include "variant_test_util.hpp"
 
 namespace {
@@ -119,6 +124,49 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
         const test::ByteDiff d = test::byte_diff(gpu_pipe->result(), cpu_pipe->result());
         EXPECT_EQ(d.bad, 0u) << what << " shoulder " << shoulder << ": " << d.message;
       }
+    }
+  }
+}
+
+// The normalisation with the depth histogram (the layer edges' input, one kernel) against core's
+// normalise_depth and depth_histogram: the same depths bit for bit and the same counts, at odd sizes, with
+// NaNs, one value everywhere (the whole frame in one bin: a block's lanes all add to one address) and a
+// ramp (neighbouring lanes in neighbouring bins), the histogram poisoned before the run.
+TEST(GpuDofSpread, DepthHistogramEqualsTheCpus) {
+  SKIP_WITHOUT_GPU();
+  const uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-3.f, 5.f);
+  for (const int n : {1, 2, 61, 4099, 1 << 20, 3840 * 2160 + 7}) {
+    if (size_t(n) > test::test_max_n()) continue;
+    for (int input = 0; input < 3; ++input) {
+      ImageF raw(n, 1, 1);
+      for (int i = 0; i < n; ++i)
+        raw.data[size_t(i)] = input == 0 ? (rng() % 11 == 0 ? std::nanf("") : u(rng)) : input == 1 ? 2.5f : float(i);
+      const ImageF d = normalise_depth(raw);
+      DepthHistogram want;
+      depth_histogram(d, want);
+      const MinMax r = minmax_reduce(raw.data.data(), raw.data.size());
+      const float mm[2] = {r.min, r.max};
+      float *draw = nullptr, *dmm = nullptr, *dd = nullptr;
+      uint32_t* dh = nullptr;
+      ASSERT_EQ(cudaMalloc(&draw, size_t(n) * 4), cudaSuccess);
+      ASSERT_EQ(cudaMalloc(&dmm, 8), cudaSuccess);
+      ASSERT_EQ(cudaMalloc(&dd, size_t(n) * 4), cudaSuccess);
+      ASSERT_EQ(cudaMalloc(&dh, (kDepthBins + 1) * 4), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(draw, raw.data.data(), size_t(n) * 4, cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(dmm, mm, 8, cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_EQ(cudaMemset(dh, 0xAB, (kDepthBins + 1) * 4), cudaSuccess);
+      gpu::depth_normalise(draw, dmm, dd, size_t(n), nullptr, dh);
+      std::vector<float> got_d(static_cast<size_t>(n));
+      std::vector<uint32_t> got_h(kDepthBins + 1);
+      ASSERT_EQ(cudaMemcpy(got_d.data(), dd, size_t(n) * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(got_h.data(), dh, (kDepthBins + 1) * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+      for (void* q : {static_cast<void*>(draw), static_cast<void*>(dmm), static_cast<void*>(dd), static_cast<void*>(dh)})
+        cudaFree(q);
+      EXPECT_EQ(0, std::memcmp(got_d.data(), d.data.data(), size_t(n) * 4)) << n << " input " << input;
+      EXPECT_EQ(got_h, want.count) << n << " input " << input;
     }
   }
 }
