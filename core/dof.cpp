@@ -320,10 +320,17 @@ dof::Layers frame_layers(const Params& p, int count, const DepthHistogram* h) {
     const double s = S1[b] - S1[a];
     return std::max(0.0, S2[b] - S2[a] - s * s / w);
   };
+  // Among (nearly) equal costs, an edge stays near make_layers' (edge i at u = -1 + 2 i / K): a pull far
+  // below any real difference of the cost, so that layers a frame leaves empty keep their usual place.
+  const int K = l.count;
+  const double lambda = 1e-7 * S0[B];
+  const auto pull = [&](int i, int a) {
+    const double d = (2.0 * a / B - 1.0) - (-1.0 + 2.0 * i / K);
+    return lambda * d * d;
+  };
   // D[k][b]: the least cost of k layers over bins 0..b-1; at[k][b]: where the last of them starts. The
   // best split point is monotone in b (the cost is a 1D k-means cost), so each row is found by divide and
   // conquer; ties take the smallest split.
-  const int K = l.count;
   std::vector<double> D(size_t(K + 1) * (B + 1), INFINITY);
   std::vector<int> at(size_t(K + 1) * (B + 1), 0);
   const auto Dk = [&](int k, int b) -> double& { return D[size_t(k) * (B + 1) + size_t(b)]; };
@@ -342,7 +349,7 @@ dof::Layers frame_layers(const Params& p, int count, const DepthHistogram* h) {
       double best = INFINITY;
       int arg = std::max(sp.alo, k - 1);
       for (int a = std::max(sp.alo, k - 1); a <= std::min(sp.ahi, b - 1); ++a) {
-        const double v = Dk(k - 1, a) + cost(a, b);
+        const double v = Dk(k - 1, a) + cost(a, b) + pull(k - 1, a);
         if (v < best) best = v, arg = a;
       }
       Dk(k, b) = best;
@@ -351,15 +358,35 @@ dof::Layers frame_layers(const Params& p, int count, const DepthHistogram* h) {
       todo.push_back({b + 1, sp.hi, arg, sp.ahi});
     }
   }
+  dof::Layers f = l;
   int b = B;
   for (int k = K; k >= 2; --k) {
     b = at[size_t(k) * (B + 1) + size_t(b)];
     const double u = 2.0 * b / B - 1.0;
-    l.edge[k - 1] = float(double(M) * (u < 0.0 ? -u * u : u * u));
+    f.edge[k - 1] = float(double(M) * (u < 0.0 ? -u * u : u * u));
   }
-  l.edge[0] = -M, l.edge[l.count] = M;
-  for (int j = 0; j < l.count; ++j) l.mean_coc[j] = 0.5f * (l.edge[j] + l.edge[j + 1]);
-  return l;
+  f.edge[0] = -M, f.edge[f.count] = M;
+  for (int j = 0; j < f.count; ++j) f.mean_coc[j] = 0.5f * (f.edge[j] + f.edge[j + 1]);
+  // The spread's work per pixel grows with its layer's window, the GPU tile of 32 x 32 grown by the
+  // layer's largest radius R (layer_radius: the outer layers' is max_r, the others' their farther edge's):
+  // the frame's own edges are taken only where that work, summed over the bins, is no more than with the
+  // fixed edges (a frame whose CoCs spread evenly, like the bench's ramp, keeps them).
+  const int max_r = shaped_max_radius(p);
+  const auto work = [&](const dof::Layers& e) {
+    double sum = 0.0;
+    for (int q = 0; q < B; ++q) {
+      if (n[q] <= 0.0) continue;
+      const double u = x[q];
+      const int j = dof::layer_of(float(double(M) * (u < 0.0 ? -u * u : u * u)), e);
+      const int R = j == 0 || j == e.count - 1
+                        ? max_r
+                        : std::min(max_r, int(std::floor(std::max(std::fabs(e.edge[j]), std::fabs(e.edge[j + 1])))) + 1);
+      const double side = (32.0 + 2.0 * R + 1.0) / 32.0;
+      sum += n[q] * side * side;
+    }
+    return sum;
+  };
+  return work(f) <= work(l) ? f : l;
 }
 
 void layer_sums(const float* coc, size_t n, const dof::Layers& l, long long* sum256, unsigned* count) {

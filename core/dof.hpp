@@ -50,10 +50,12 @@ dof::Layers make_layers(const Params& p, int count);
 // CoC of its centre (coc_from_depth) and that to a bin of u = sign(c) sqrt(|c| / M) (kEdgeBins bins
 // over [-1, 1]: make_layers' edges are uniform in u), and puts the `count` layers' edges where they
 // minimise the pixel-weighted variance of u within the layers (optimal 1D k-means by dynamic programming,
-// divide and conquer over the monotone split points: O(count kEdgeBins log kEdgeBins)). With no
-// histogram (nullptr: no depth map), make_layers. Depends only on the histogram and Params, so the CPU
+// divide and conquer over the monotone split points: O(count kEdgeBins log kEdgeBins)), unless that
+// layering costs the spread more work than make_layers' (estimated from the histogram: each pixel's
+// layer's window, the GPU's 32 x 32 tile grown by the layer's radius), when it keeps make_layers' edges.
+// With no histogram (nullptr: no depth map), make_layers. Depends only on the histogram and Params, so the CPU
 // and GPU backends get the same edges from the same counts.
-constexpr int kDepthBins = 4096;  // depth_histogram's bins over [0, 1], plus one for NaN
+constexpr int kDepthBins = 1024;  // depth_histogram's bins over [0, 1], plus one for NaN
 constexpr int kEdgeBins = 256;
 struct DepthHistogram {
   std::vector<uint32_t> count;  // kDepthBins + 1 (the last: NaN depths), or empty

@@ -263,10 +263,12 @@ class GpuPipeline final : public Pipeline {
               reduce_->reduce(a);
             }
           });
-          // With the depth histogram (the occlusion-aware modes' layer edges, frame_layers): read 4 B more.
-          stage(f, "normalise", 12 * dn, [&] {
+          // The first time after a new depth map, with its histogram (the occlusion-aware modes' layer
+          // edges, frame_layers; counted in shared memory beside the normalisation): a one-off per depth map,
+          // like its read-back below. A rerun on the same depth (a new reduction, every_stage) leaves it out.
+          stage(f, "normalise", 8 * dn, [&] {
             depth_normalise(raw_.as<float>(), mm_.as<float>(), dnorm_.as<float>(), n, stream_,
-                            hist_.as<uint32_t>());
+                            hist_valid_ ? nullptr : hist_.as<uint32_t>());
           });
           if (!hist_valid_) {
             // One round trip per depth map (not per frame: a new focus or aperture maps the same counts).

@@ -16,6 +16,7 @@ namespace satlab::gpu {
 namespace {
 
 constexpr int kThreads = 256;
+constexpr int kHistThreads = 1024;  // the histogram kernel: 2 blocks of 1024 threads per SM
 
 void check(const char* what) {
   const cudaError_t e = cudaGetLastError();
@@ -36,11 +37,11 @@ __global__ void normalise(const float* __restrict__ raw, const float* __restrict
 __global__ void normalise_histogram(const float* __restrict__ raw, const float* __restrict__ mm,
                                     float* __restrict__ d, size_t n, uint32_t* __restrict__ hist) {
   __shared__ uint32_t bins[kDepthBins + 1];
-  for (int b = threadIdx.x; b <= kDepthBins; b += kThreads) bins[b] = 0u;
+  for (int b = threadIdx.x; b <= kDepthBins; b += kHistThreads) bins[b] = 0u;
   __syncthreads();
   const float lo = mm[0], range = __fsub_rn(mm[1], mm[0]);
-  const size_t stride = size_t(gridDim.x) * kThreads;
-  for (size_t base = blockIdx.x * size_t(kThreads); base < n; base += stride) {
+  const size_t stride = size_t(gridDim.x) * kHistThreads;
+  for (size_t base = blockIdx.x * size_t(kHistThreads); base < n; base += stride) {
     const size_t i = base + threadIdx.x;
     const bool in = i < n;
     const unsigned mask = __ballot_sync(0xffffffffu, in);
@@ -52,7 +53,7 @@ __global__ void normalise_histogram(const float* __restrict__ raw, const float* 
     if ((threadIdx.x & 31) == unsigned(__ffs(peers) - 1)) atomicAdd(&bins[b], unsigned(__popc(peers)));
   }
   __syncthreads();
-  for (int b = threadIdx.x; b <= kDepthBins; b += kThreads)
+  for (int b = threadIdx.x; b <= kDepthBins; b += kHistThreads)
     if (bins[b]) atomicAdd(hist + b, bins[b]);
 }
 
@@ -92,12 +93,12 @@ void depth_normalise(const float* raw, const float* minmax, float* d, size_t n, 
     return;
   }
   if (cudaMemsetAsync(hist, 0, (kDepthBins + 1) * sizeof(uint32_t), st) != cudaSuccess) check("depth histogram");
-  // A few blocks per SM: each block flushes up to kDepthBins + 1 counts.
+  // Two blocks per SM (full occupancy): each block flushes up to kDepthBins + 1 counts.
   int dev = 0, sms = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
     check("depth histogram");
-  const unsigned blocks = unsigned(std::min<size_t>((n + kThreads - 1) / kThreads, size_t(std::max(sms, 1)) * 4));
-  normalise_histogram<<<std::max(blocks, 1u), kThreads, 0, st>>>(raw, minmax, d, n, hist);
+  const unsigned blocks = unsigned(std::min<size_t>((n + kHistThreads - 1) / kHistThreads, size_t(std::max(sms, 1)) * 2));
+  normalise_histogram<<<std::max(blocks, 1u), kHistThreads, 0, st>>>(raw, minmax, d, n, hist);
   check("depth normalise and histogram");
 }
 
