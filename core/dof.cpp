@@ -291,9 +291,45 @@ void depth_histogram(const ImageF& d, DepthHistogram& h, int threads) {
     for (int b = 0; b <= kDepthBins; ++b) h.count[size_t(b)] += q[size_t(b)];
 }
 
+namespace {
+
+// frame_layers' inputs and result, last call per thread: a frame on the same depth with the same lens
+// (every frame of the app until the focus, aperture or depth changes) skips the ~50 us search.
+struct LayersMemo {
+  bool valid = false;
+  std::vector<uint32_t> count;
+  float aperture = 0, max_radius = 0, near_depth = 0, far_depth = 0, focus = 0;
+  bool disparity = false;
+  int layers = 0;
+  dof::Layers result;
+  bool same(const Params& p, int n, const DepthHistogram& h) const {
+    return valid && layers == n && aperture == p.aperture && max_radius == p.max_radius &&
+           near_depth == p.near_depth && far_depth == p.far_depth && focus == p.focus &&
+           disparity == p.disparity && count == h.count;
+  }
+};
+
+dof::Layers search_layers(const Params& p, int count, const DepthHistogram* h);
+
+}  // namespace
+
 dof::Layers frame_layers(const Params& p, int count, const DepthHistogram* h) {
+  if (!h || h->count.size() != size_t(kDepthBins + 1)) return make_layers(p, count);
+  thread_local LayersMemo memo;
+  if (memo.same(p, count, *h)) return memo.result;
+  memo.result = search_layers(p, count, h);
+  memo.count = h->count;
+  memo.aperture = p.aperture, memo.max_radius = p.max_radius, memo.near_depth = p.near_depth;
+  memo.far_depth = p.far_depth, memo.focus = p.focus, memo.disparity = p.disparity, memo.layers = count;
+  memo.valid = true;
+  return memo.result;
+}
+
+namespace {
+
+dof::Layers search_layers(const Params& p, int count, const DepthHistogram* h) {
   dof::Layers l = make_layers(p, count);
-  if (!h || h->count.size() != size_t(kDepthBins + 1) || l.count < 2) return l;
+  if (l.count < 2) return l;
   const float M = p.max_radius;
   if (!(M > 0.f)) return l;
   // The pixels of each u bin: every depth bin at the CoC of its centre (NaN: coc_from_depth's bound).
@@ -388,6 +424,8 @@ dof::Layers frame_layers(const Params& p, int count, const DepthHistogram* h) {
   };
   return work(f) <= work(l) ? f : l;
 }
+
+}  // namespace
 
 void layer_sums(const float* coc, size_t n, const dof::Layers& l, long long* sum256, unsigned* count) {
   for (int j = 0; j < l.count; ++j) sum256[j] = 0, count[j] = 0;

@@ -112,6 +112,26 @@ TEST(DofLayers, TwoSurfacesGetLayersOfTheirOwn) {
   EXPECT_NE(dof::layer_of(c_obj, l), dof::layer_of(0.f, l));
 }
 
+// The last call's result is reused only for the same counts, lens and layer count.
+TEST(DofLayers, ARepeatedCallGivesTheSameEdgesAndAChangedOneNewEdges) {
+  const BehindFocus s;
+  DepthHistogram a, b;
+  a.count.assign(kDepthBins + 1, 0u);
+  a.count[size_t(depth_bin(s.d_object))] = 300, a.count[size_t(depth_bin(s.d_wall))] = 5000;
+  a.count[size_t(depth_bin(0.f))] = 800;
+  b = a;
+  b.count[size_t(depth_bin(s.d_object))] = 0, b.count[size_t(depth_bin(0.6f))] = 300;
+  const auto edges = [](const dof::Layers& l) { return std::vector<float>(l.edge, l.edge + l.count + 1); };
+  const std::vector<float> ea = edges(frame_layers(s.p, 6, &a)), eb = edges(frame_layers(s.p, 6, &b));
+  EXPECT_NE(ea, eb);
+  EXPECT_EQ(edges(frame_layers(s.p, 6, &a)), ea);
+  EXPECT_EQ(edges(frame_layers(s.p, 6, &b)), eb);
+  EXPECT_EQ(frame_layers(s.p, 5, &b).count, 5);
+  Params q = s.p;
+  q.focus = 0.3f;
+  EXPECT_NE(edges(frame_layers(q, 6, &b)), eb);
+}
+
 // Through the CPU pipeline (its depth histogram): an object behind the focus plane in front of a farther
 // wall keeps the wall's wider blur out of its inside, 2 px in from its silhouette (beyond its own CoC of
 // 1.9 px, within the wall's 3.6). With the fixed edges the two share a layer and the wall shows through.
