@@ -274,6 +274,12 @@ dof::Layers make_layers(const Params& p, int count) {
   return l;
 }
 
+int layer_radius(const dof::Layers& l, int j, int max_r) {
+  if (j == 0 || j == l.count - 1) return max_r;
+  const float a = std::max(std::fabs(l.edge[j]), std::fabs(l.edge[j + 1]));
+  return std::min(max_r, int(std::floor(a)) + 1);
+}
+
 void depth_histogram(const ImageF& d, DepthHistogram& h, int threads) {
   const size_t n = d.data.size();
   const int chunks = int(std::min<size_t>(64, std::max<size_t>(1, n / 65536)));
@@ -309,7 +315,7 @@ struct LayersMemo {
   }
 };
 
-dof::Layers search_layers(const Params& p, int count, const DepthHistogram* h);
+dof::Layers search_layers(const Params& p, int count, const DepthHistogram& h);
 
 }  // namespace
 
@@ -317,7 +323,7 @@ dof::Layers frame_layers(const Params& p, int count, const DepthHistogram* h) {
   if (!h || h->count.size() != size_t(kDepthBins + 1)) return make_layers(p, count);
   thread_local LayersMemo memo;
   if (memo.same(p, count, *h)) return memo.result;
-  memo.result = search_layers(p, count, h);
+  memo.result = search_layers(p, count, *h);
   memo.count = h->count;
   memo.aperture = p.aperture, memo.max_radius = p.max_radius, memo.near_depth = p.near_depth;
   memo.far_depth = p.far_depth, memo.focus = p.focus, memo.disparity = p.disparity, memo.layers = count;
@@ -327,20 +333,21 @@ dof::Layers frame_layers(const Params& p, int count, const DepthHistogram* h) {
 
 namespace {
 
-dof::Layers search_layers(const Params& p, int count, const DepthHistogram* h) {
+dof::Layers search_layers(const Params& p, int count, const DepthHistogram& h) {
   dof::Layers l = make_layers(p, count);
   if (l.count < 2) return l;
   const float M = p.max_radius;
   if (!(M > 0.f)) return l;
+  const auto coc_at = [&](double u) { return float(double(M) * (u < 0.0 ? -u * u : u * u)); };  // u's CoC
   // The pixels of each u bin: every depth bin at the CoC of its centre (NaN: coc_from_depth's bound).
   constexpr int B = kEdgeBins;
   double n[B] = {}, x[B];
   for (int b = 0; b <= kDepthBins; ++b) {
-    if (!h->count[size_t(b)]) continue;
+    if (!h.count[size_t(b)]) continue;
     const float d = b < kDepthBins ? (float(b) + 0.5f) / float(kDepthBins) : NAN;
     const float c = coc_from_depth(d, p), a = std::min(std::fabs(c) / M, 1.f);
     const float u = c < 0.f ? -std::sqrt(a) : std::sqrt(a);
-    n[std::min(B - 1, std::max(0, int((u + 1.f) * 0.5f * float(B))))] += double(h->count[size_t(b)]);
+    n[std::min(B - 1, std::max(0, int((u + 1.f) * 0.5f * float(B))))] += double(h.count[size_t(b)]);
   }
   for (int b = 0; b < B; ++b) x[b] = 2.0 * (b + 0.5) / B - 1.0;
   // Prefix sums of the weights, u and u^2; cost(a, b): the weighted variance sum of bins a..b-1.
@@ -398,26 +405,20 @@ dof::Layers search_layers(const Params& p, int count, const DepthHistogram* h) {
   int b = B;
   for (int k = K; k >= 2; --k) {
     b = at[size_t(k) * (B + 1) + size_t(b)];
-    const double u = 2.0 * b / B - 1.0;
-    f.edge[k - 1] = float(double(M) * (u < 0.0 ? -u * u : u * u));
+    f.edge[k - 1] = coc_at(2.0 * b / B - 1.0);
   }
   f.edge[0] = -M, f.edge[f.count] = M;
   for (int j = 0; j < f.count; ++j) f.mean_coc[j] = 0.5f * (f.edge[j] + f.edge[j + 1]);
-  // The spread's work per pixel grows with its layer's window, the GPU tile of 32 x 32 grown by the
-  // layer's largest radius R (layer_radius: the outer layers' is max_r, the others' their farther edge's):
-  // the frame's own edges are taken only where that work, summed over the bins, is no more than with the
-  // fixed edges (a frame whose CoCs spread evenly, like the bench's ramp, keeps them).
+  // The spread's work per pixel grows with its layer's window (the tile grown by layer_radius): the
+  // frame's own edges are taken only where that work, summed over the bins, is no more than with the fixed
+  // edges (a frame whose CoCs spread evenly, like the bench's ramp, keeps them).
   const int max_r = shaped_max_radius(p);
   const auto work = [&](const dof::Layers& e) {
     double sum = 0.0;
     for (int q = 0; q < B; ++q) {
       if (n[q] <= 0.0) continue;
-      const double u = x[q];
-      const int j = dof::layer_of(float(double(M) * (u < 0.0 ? -u * u : u * u)), e);
-      const int R = j == 0 || j == e.count - 1
-                        ? max_r
-                        : std::min(max_r, int(std::floor(std::max(std::fabs(e.edge[j]), std::fabs(e.edge[j + 1])))) + 1);
-      const double side = (32.0 + 2.0 * R + 1.0) / 32.0;
+      const int R = layer_radius(e, dof::layer_of(coc_at(x[q]), e), max_r);
+      const double side = double(kSpreadTile + 2 * R + 1) / kSpreadTile;
       sum += n[q] * side * side;
     }
     return sum;

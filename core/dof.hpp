@@ -55,6 +55,11 @@ dof::Layers make_layers(const Params& p, int count);
 // layer's window, the GPU's 32 x 32 tile grown by the layer's radius), when it keeps make_layers' edges.
 // With no histogram (nullptr: no depth map), make_layers. Depends only on the histogram and Params, so the CPU
 // and GPU backends get the same edges from the same counts.
+// The spread mode's GPU tile (gpu/filter/dof_spread.cu): each tile of a layer is spread in a window of
+// the tile grown by the layer's largest aperture radius, layer_radius: the outer layers' is max_r (their
+// CoCs reach the clamp), the others' that of their farther edge.
+constexpr int kSpreadTile = 32;
+int layer_radius(const dof::Layers& l, int j, int max_r);
 constexpr int kDepthBins = 1024;  // depth_histogram's bins over [0, 1], plus one for NaN
 constexpr int kEdgeBins = 256;
 struct DepthHistogram {

@@ -25,11 +25,15 @@ void check(const char* what) {
 
 unsigned blocks_for(size_t n) { return unsigned(std::min<size_t>((n + kThreads - 1) / kThreads, 65535 * 16)); }
 
+__device__ __forceinline__ float normalised(float raw, float lo, float range) {
+  return range > 0.f ? __fdiv_rn(__fsub_rn(raw, lo), range) : 0.f;
+}
+
 __global__ void normalise(const float* __restrict__ raw, const float* __restrict__ mm, float* __restrict__ d,
                           size_t n) {
   const float lo = mm[0], range = __fsub_rn(mm[1], mm[0]);
   for (size_t i = blockIdx.x * size_t(kThreads) + threadIdx.x; i < n; i += size_t(gridDim.x) * kThreads)
-    d[i] = range > 0.f ? __fdiv_rn(__fsub_rn(raw[i], lo), range) : 0.f;
+    d[i] = normalised(raw[i], lo, range);
 }
 
 // The normalisation and the depth histogram in one pass: per-block counts in shared memory (each warp's
@@ -46,7 +50,7 @@ __global__ void normalise_histogram(const float* __restrict__ raw, const float* 
     const bool in = i < n;
     const unsigned mask = __ballot_sync(0xffffffffu, in);
     if (!in) continue;
-    const float v = range > 0.f ? __fdiv_rn(__fsub_rn(raw[i], lo), range) : 0.f;
+    const float v = normalised(raw[i], lo, range);
     d[i] = v;
     const int b = depth_bin(v);
     const unsigned peers = __match_any_sync(mask, b);

@@ -98,10 +98,10 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 // Tiles of 32 x 32 pixels (a block of 32 x 8 threads, 4 rows each).
-constexpr int kTile = 32, kRows = kTile / 8;
+constexpr int kTile = kSpreadTile, kRows = kTile / 8;
 
-// dof::layer_of for increasing edges (make_layers', frame_layers'), compared in registers: the layers k >= 1 with
-// !(c < edge[k]) are 1..layer_of(c) (layer_of's loop over the edges keeps a local copy of them).
+// dof::layer_of for increasing edges (make_layers', frame_layers'), compared in registers: the layers
+// k >= 1 with !(c < edge[k]) are 1..layer_of(c) (layer_of's loop over the edges keeps a local copy of them).
 __device__ __forceinline__ int layer_in_registers(float c, const dof::Layers& l) {
   int j = 0;
 #pragma unroll
@@ -413,13 +413,6 @@ __global__ void __launch_bounds__(kBlock)
   dof::spread_pixel(spread, tables, layers.count, edge, x, y, w, h, v);
   out[i] = make_uchar4(dof::encode(v[0], true, enc), dof::encode(v[1], true, enc),
                        dof::encode(v[2], true, enc), img[i].w);
-}
-
-// The largest aperture radius of layer j's pixels: its CoC edges' (the outer layers' reach max_r).
-int layer_radius(const dof::Layers& l, int j, int max_r) {
-  if (j == 0 || j == l.count - 1) return max_r;
-  const float a = std::max(std::fabs(l.edge[j]), std::fabs(l.edge[j + 1]));
-  return std::min(max_r, int(std::floor(a)) + 1);
 }
 
 }  // namespace
