@@ -13,8 +13,9 @@
 //              SAT, the sum of its windows' SATs. Layers whose window does not fit add their deltas straight
 //              to global memory. Beside it, on a second stream (DofWorkspace::side; the spread is bound by
 //              shared-memory atomics, this by memory bandwidth), the fill tables: per layer t < count - 1 the
-//              slices of the (12-bit linear colour, 1) image of the pixels of layers 0..t as low and high
-//              bytes (as the layered mode's), through the registry's SAT builder, over the box of those
+//              slice of the (12-bit linear colour, 1) image of the pixels of layers 0..t, one RGBA16 image
+//              (or, where the SAT builder takes only 8-bit input, low and high bytes as two RGBA8 images, as
+//              the layered mode's), through the registry's SAT builder, over the box of those
 //              layers' tiles (read back while the spread runs), or as the table of every layer less that of
 //              layers t + 1..count - 1 where those reach fewer pixels;
 //   sat        the SATs of the layers that went to global memory (uint32 in place: rows, column sums per
@@ -24,8 +25,8 @@
 //              that covers its tile, 0 for the others), the fill's box taps from the fill tables.
 // Bytes (per pixel and layer, over the tiles the layer covers): clearing writes 16; the flush's atomics
 // read and write 16 (x (1 + (2R + 1) / 32)^2 for the windows' overlap, less their zero words); the
-// composite reads 16. The fill tables add 8 + 2 x 20 per pixel of each table built (at most the frame's
-// per layer but the last), and the composite's few box taps. A layer through global memory adds 256
+// composite reads 16. The fill tables add 8 + 24 per pixel of each table built (8 + 2 x 20 as two RGBA8
+// tables; at most the frame's per layer but the last), and the composite's few box taps. A layer through global memory adds 256
 // atomics per pixel and its SAT 80 B per pixel.
 #include <cuda_runtime.h>
 
@@ -333,31 +334,39 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 // A fill table's slices over its box (ox, oy, bw x bh; pitch bw): the (12-bit linear colour, 1) image of
-// the pixels of layers j0..j1 as low bytes (lo) and high bytes (hi), 0 elsewhere. Those are the pixels of
-// CoC c (NaN as 0) with lo_edge <= c < hi_edge (dof::layer_of with increasing edges: layer >= j0 when
-// !(c < edge[j0]), j0 > 0; layer <= j1 when c < edge[j1 + 1], j1 < count - 1; the host passes -inf and
-// +inf otherwise), compared in registers (layer_of's loop over the edges keeps a local copy).
+// the pixels of layers j0..j1, 0 elsewhere: one RGBA16 image (Wide: the SAT builder takes 16-bit input) or
+// its low bytes (lo) and high bytes (hi) as two RGBA8 images. Either gives the same tables mod 2^32: SAT(lo)
+// + 2^8 SAT(hi) = SAT(lo + 2^8 hi) in uint32 wrap-around. Those are the pixels of CoC c (NaN as 0) with
+// lo_edge <= c < hi_edge (dof::layer_of with increasing edges: layer >= j0 when !(c < edge[j0]), j0 > 0;
+// layer <= j1 when c < edge[j1 + 1], j1 < count - 1; the host passes -inf and +inf otherwise), compared in
+// registers (layer_of's loop over the edges keeps a local copy).
+template <bool Wide>
 __global__ void __launch_bounds__(kBlock)
     fill_slices_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, float lo_edge,
                        float hi_edge, int ox, int oy, int bw, int bh, const uint16_t* __restrict__ lin,
-                       uchar4* __restrict__ lo, uchar4* __restrict__ hi) {
+                       void* __restrict__ out) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= bw || y >= bh) return;
   const size_t g = size_t(y + oy) * size_t(w) + size_t(x + ox), i = size_t(y) * size_t(bw) + size_t(x);
   float c = __ldg(coc + g);
   c = c == c ? c : 0.f;
-  if (c < lo_edge || !(c < hi_edge)) {
-    lo[i] = hi[i] = make_uchar4(0, 0, 0, 0);
-    return;
+  const bool in = !(c < lo_edge) && c < hi_edge;
+  uint32_t v[3] = {0u, 0u, 0u};
+  if (in) {
+    const uchar4 p = img[g];
+    v[0] = __ldg(lin + p.x), v[1] = __ldg(lin + p.y), v[2] = __ldg(lin + p.z);
   }
-  const uchar4 p = img[g];
-  const uint32_t v[3] = {__ldg(lin + p.x), __ldg(lin + p.y), __ldg(lin + p.z)};
-  lo[i] = make_uchar4(v[0] & 255u, v[1] & 255u, v[2] & 255u, 1);
-  hi[i] = make_uchar4(v[0] >> 8, v[1] >> 8, v[2] >> 8, 0);
+  if (Wide) {
+    static_cast<ushort4*>(out)[i] = make_ushort4(v[0], v[1], v[2], in ? 1 : 0);
+  } else {
+    uchar4* lo = static_cast<uchar4*>(out);
+    lo[i] = make_uchar4(v[0] & 255u, v[1] & 255u, v[2] & 255u, in ? 1 : 0);
+    lo[size_t(bw) * size_t(bh) + i] = make_uchar4(v[0] >> 8, v[1] >> 8, v[2] >> 8, 0);
+  }
 }
 
-// A built SAT (low and high byte tables) over its box [ox, x1] x [oy, y1] (pitch `pitch`), or nothing (lo
-// null: no pixel). No pixel of its layers lies outside the box, so the frame's inclusive SAT at (x, y) is
+// A built SAT over its box [ox, x1] x [oy, y1] (pitch `pitch`): the RGBA16 slice's (hi null) or the low and
+// high bytes' tables; or nothing (lo null: no pixel). No pixel of its layers lies outside the box, so the frame's inclusive SAT at (x, y) is
 // the box's at (min(x, x1), min(y, y1)), and 0 left of or above the box.
 struct FillTable {
   const uint4* lo;
@@ -376,7 +385,7 @@ struct SpreadTables {
     const FillTable& f = built[b];
     if (!f.lo || x < f.ox || y < f.oy) return;
     const size_t i = size_t(min(y, f.y1) - f.oy) * size_t(f.pitch) + size_t(min(x, f.x1) - f.ox);
-    const uint4 a = __ldg(f.lo + i), c = __ldg(f.hi + i);
+    const uint4 a = __ldg(f.lo + i), c = f.hi ? __ldg(f.hi + i) : make_uint4(0u, 0u, 0u, 0u);
     const uint32_t v[4] = {a.x + (c.x << 8), a.y + (c.y << 8), a.z + (c.z << 8), a.w + (c.w << 8)};
     for (int k = 0; k < 4; ++k) s.c[k] = sub ? s.c[k] - v[k] : s.c[k] + v[k];
   }
@@ -609,24 +618,32 @@ void dof_spread(const DofArgs& a) {
         tables.plus[t] = nb, build[nb++] = {far_box[t], 0, t};
       }
     }
+    // One RGBA16 slice and table per fill table where the SAT builder takes 16-bit input (sat_tiled, the
+    // default), else two RGBA8 ones (the same sums mod 2^32, fill_slices_kernel).
+    const bool wide = a.sat->refuses && a.sat->refuses(n, DType::RGBA16).empty();
     size_t at = 0;  // pixels of the slices and tables so far
     for (int b = 0; b < nb; ++b) {
       const PixelBox& x = build[b].box;
       FillTable& f = tables.built[b];
       f = {nullptr, nullptr, x.x0, x.y0, x.x0 + x.bw - 1, x.y0 + x.bh - 1, x.bw};
       if (x.area() == 0) continue;  // no pixel of its layers: lo stays null
-      uchar4* lo = slices + 2 * at;
+      uchar4* lo = slices + 2 * at;  // 8 B per pixel either way
       const dim3 g((unsigned(x.bw) + 31) / 32, (unsigned(x.bh) + 7) / 8);
       const float inf = INFINITY, lo_edge = build[b].j0 > 0 ? layers.edge[build[b].j0] : -inf,
                   hi_edge = build[b].j1 < L - 1 ? layers.edge[build[b].j1 + 1] : inf;
-      fill_slices_kernel<<<g, block, 0, side>>>(img, coc, w, lo_edge, hi_edge, x.x0, x.y0, x.bw, x.bh, lin,
-                                                lo, lo + x.area());
+      if (wide)
+        fill_slices_kernel<true><<<g, block, 0, side>>>(img, coc, w, lo_edge, hi_edge, x.x0, x.y0, x.bw, x.bh,
+                                                        lin, lo);
+      else
+        fill_slices_kernel<false><<<g, block, 0, side>>>(img, coc, w, lo_edge, hi_edge, x.x0, x.y0, x.bw,
+                                                         x.bh, lin, lo);
       SATLAB_LAUNCHED("fill_slices_kernel", size);
-      for (int k = 0; k < 2; ++k) {
+      for (int k = 0; k < (wide ? 1 : 2); ++k) {
         SatArgs s;
         s.in = lo + size_t(k) * x.area();
         s.out = static_cast<uint4*>(ws.tables.p) + 2 * at + size_t(k) * x.area();
-        s.width = x.bw, s.height = x.bh, s.channels = 4, s.dtype = DType::RGBA8, s.stream = side;
+        s.width = x.bw, s.height = x.bh, s.channels = 4, s.dtype = wide ? DType::RGBA16 : DType::RGBA8;
+        s.stream = side;
         a.sat->sat(s);
         (k == 0 ? f.lo : f.hi) = static_cast<const uint4*>(s.out);
       }
