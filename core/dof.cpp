@@ -315,15 +315,13 @@ struct LayersMemo {
   }
 };
 
-dof::Layers search_layers(const Params& p, int count, const DepthHistogram& h);
-
 }  // namespace
 
 dof::Layers frame_layers(const Params& p, int count, const DepthHistogram* h) {
   if (!h || h->count.size() != size_t(kDepthBins + 1)) return make_layers(p, count);
   thread_local LayersMemo memo;
   if (memo.same(p, count, *h)) return memo.result;
-  memo.result = search_layers(p, count, *h);
+  memo.result = histogram_layers(p, count, *h);
   memo.count = h->count;
   memo.aperture = p.aperture, memo.max_radius = p.max_radius, memo.near_depth = p.near_depth;
   memo.far_depth = p.far_depth, memo.focus = p.focus, memo.disparity = p.disparity, memo.layers = count;
@@ -331,11 +329,10 @@ dof::Layers frame_layers(const Params& p, int count, const DepthHistogram* h) {
   return memo.result;
 }
 
-namespace {
-
-dof::Layers search_layers(const Params& p, int count, const DepthHistogram& h) {
+dof::Layers histogram_layers(const Params& p, int count, const DepthHistogram& h, LayerSearch* info) {
   dof::Layers l = make_layers(p, count);
-  if (l.count < 2) return l;
+  if (info) *info = LayerSearch{};
+  if (l.count < 2 || h.count.size() != size_t(kDepthBins + 1)) return l;
   const float M = p.max_radius;
   if (!(M > 0.f)) return l;
   const auto coc_at = [&](double u) { return float(double(M) * (u < 0.0 ? -u * u : u * u)); };  // u's CoC
@@ -371,62 +368,110 @@ dof::Layers search_layers(const Params& p, int count, const DepthHistogram& h) {
     const double d = (2.0 * a / B - 1.0) - (-1.0 + 2.0 * i / K);
     return lambda * d * d;
   };
-  // D[k][b]: the least cost of k layers over bins 0..b-1; at[k][b]: where the last of them starts. The
-  // best split point is monotone in b (the cost is a 1D k-means cost), so each row is found by divide and
-  // conquer; ties take the smallest split.
-  std::vector<double> D(size_t(K + 1) * (B + 1), INFINITY);
-  std::vector<int> at(size_t(K + 1) * (B + 1), 0);
-  const auto Dk = [&](int k, int b) -> double& { return D[size_t(k) * (B + 1) + size_t(b)]; };
-  for (int b = 1; b <= B; ++b) Dk(1, b) = cost(0, b);
-  for (int k = 2; k <= K; ++k) {
-    // Row k for b in [lo, hi], its split in [alo, ahi]; each layer holds at least one bin.
-    struct Span {
-      int lo, hi, alo, ahi;
-    };
-    std::vector<Span> todo = {{k, B, k - 1, B - 1}};
-    while (!todo.empty()) {
-      const Span sp = todo.back();
-      todo.pop_back();
-      if (sp.lo > sp.hi) continue;
-      const int b = (sp.lo + sp.hi) / 2;
-      double best = INFINITY;
-      int arg = std::max(sp.alo, k - 1);
-      for (int a = std::max(sp.alo, k - 1); a <= std::min(sp.ahi, b - 1); ++a) {
-        const double v = Dk(k - 1, a) + cost(a, b) + pull(k - 1, a);
-        if (v < best) best = v, arg = a;
-      }
-      Dk(k, b) = best;
-      at[size_t(k) * (B + 1) + size_t(b)] = arg;
-      todo.push_back({sp.lo, b - 1, sp.alo, arg});
-      todo.push_back({b + 1, sp.hi, arg, sp.ahi});
-    }
-  }
-  dof::Layers f = l;
-  int b = B;
-  for (int k = K; k >= 2; --k) {
-    b = at[size_t(k) * (B + 1) + size_t(b)];
-    f.edge[k - 1] = coc_at(2.0 * b / B - 1.0);
-  }
-  f.edge[0] = -M, f.edge[f.count] = M;
-  for (int j = 0; j < f.count; ++j) f.mean_coc[j] = 0.5f * (f.edge[j] + f.edge[j + 1]);
-  // The spread's work per pixel grows with its layer's window (the tile grown by layer_radius): the
-  // frame's own edges are taken only where that work, summed over the bins, is no more than with the fixed
-  // edges (a frame whose CoCs spread evenly, like the bench's ramp, keeps them).
+  // The spread's work per pixel grows with its layer's window, the GPU's tile grown by layer_radius (the
+  // outer layers' max_r, the others' from their farther edge): a layer over bins a..b-1 costs its pixels
+  // times the window's area over the tile's, side2(a, b, k) each.
   const int max_r = shaped_max_radius(p);
-  const auto work = [&](const dof::Layers& e) {
-    double sum = 0.0;
+  double reach[B + 1], area[dof::kMaxShapedRadius + 1];
+  for (int q = 0; q <= B; ++q) reach[q] = std::fabs(coc_at(2.0 * q / B - 1.0));
+  for (int R = 0; R <= max_r; ++R) {
+    const double side = double(kSpreadTile + 2 * R + 1) / kSpreadTile;
+    area[R] = side * side;
+  }
+  const auto side2 = [&](int a, int b, int k) {
+    if (k == 1 || b == B) return area[max_r];
+    return area[std::min(max_r, int(std::floor(float(std::max(reach[a], reach[b])))) + 1)];
+  };
+  // The edges minimising the cost plus mu times the work. D[k][b]: the least of k layers over bins 0..b-1;
+  // at[k][b]: where the last of them starts. Both terms satisfy the quadrangle inequality (the k-means cost
+  // as any 1D one; the work because a layer's window grows with its farther edge, which moves outward with
+  // either end), so the best split is monotone in b and each row is found by divide and conquer; ties
+  // take the smallest split. O(K B log B).
+  std::vector<double> D(size_t(K + 1) * (B + 1));
+  std::vector<int> at(size_t(K + 1) * (B + 1));
+  const auto solve = [&](double mu) {
+    const auto Dk = [&](int k, int b) -> double& { return D[size_t(k) * (B + 1) + size_t(b)]; };
+    for (int b = 1; b <= B; ++b) Dk(1, b) = cost(0, b) + mu * S0[b] * side2(0, b, 1);
+    for (int k = 2; k <= K; ++k) {
+      // Row k for b in [lo, hi], its split in [alo, ahi]; each layer holds at least one bin.
+      struct Span {
+        int lo, hi, alo, ahi;
+      };
+      std::vector<Span> todo = {{k, B, k - 1, B - 1}};
+      while (!todo.empty()) {
+        const Span sp = todo.back();
+        todo.pop_back();
+        if (sp.lo > sp.hi) continue;
+        const int b = (sp.lo + sp.hi) / 2;
+        double best = INFINITY;
+        int arg = std::max(sp.alo, k - 1);
+        for (int a = std::max(sp.alo, k - 1); a <= std::min(sp.ahi, b - 1); ++a) {
+          const double v =
+              Dk(k - 1, a) + cost(a, b) + mu * (S0[b] - S0[a]) * side2(a, b, k) + pull(k - 1, a);
+          if (v < best) best = v, arg = a;
+        }
+        Dk(k, b) = best;
+        at[size_t(k) * (B + 1) + size_t(b)] = arg;
+        todo.push_back({sp.lo, b - 1, sp.alo, arg});
+        todo.push_back({b + 1, sp.hi, arg, sp.ahi});
+      }
+    }
+    dof::Layers f = l;
+    int b = B;
+    for (int k = K; k >= 2; --k) {
+      b = at[size_t(k) * (B + 1) + size_t(b)];
+      f.edge[k - 1] = coc_at(2.0 * b / B - 1.0);
+    }
+    f.edge[0] = -M, f.edge[f.count] = M;
+    for (int j = 0; j < f.count; ++j) f.mean_coc[j] = 0.5f * (f.edge[j] + f.edge[j + 1]);
+    return f;
+  };
+  // Any layering's cost and work over the bins (each bin in the layer of its centre's CoC).
+  const auto measure = [&](const dof::Layers& e, double& cost_sum, double& work_sum) {
+    double w[dof::kMaxLayers] = {}, s1[dof::kMaxLayers] = {}, s2[dof::kMaxLayers] = {};
+    work_sum = 0.0;
     for (int q = 0; q < B; ++q) {
       if (n[q] <= 0.0) continue;
-      const int R = layer_radius(e, dof::layer_of(coc_at(x[q]), e), max_r);
-      const double side = double(kSpreadTile + 2 * R + 1) / kSpreadTile;
-      sum += n[q] * side * side;
+      const int j = dof::layer_of(coc_at(x[q]), e);
+      w[j] += n[q], s1[j] += n[q] * x[q], s2[j] += n[q] * x[q] * x[q];
+      work_sum += n[q] * area[layer_radius(e, j, max_r)];
     }
-    return sum;
+    cost_sum = 0.0;
+    for (int j = 0; j < e.count; ++j)
+      if (w[j] > 0.0) cost_sum += std::max(0.0, s2[j] - s1[j] * s1[j] / w[j]);
   };
-  return work(f) <= work(l) ? f : l;
+  // The plain k-means edges where they cost the spread no more work than the fixed edges; otherwise the
+  // least cost within that work (Lagrangian relaxation: the smallest mu, to a factor of 1.006 over ten
+  // decades, whose edges fit), unless even those cost more than the fixed edges (a frame whose CoCs spread
+  // evenly, like the bench's ramp, keeps them).
+  LayerSearch r;
+  measure(l, r.cost_fixed, r.work_fixed);
+  const dof::Layers f = solve(0.0);
+  measure(f, r.cost_plain, r.work_plain);
+  const auto done = [&](const dof::Layers& e, LayerSearch::Kind kind) {
+    r.kind = kind;
+    measure(e, r.cost, r.work);
+    if (info) *info = r;
+    return e;
+  };
+  if (r.work_plain <= r.work_fixed) return done(f, LayerSearch::Plain);
+  double lo = 1e-9, hi = 10.0;
+  dof::Layers g = solve(hi);
+  double cost_g, work_g;
+  measure(g, cost_g, work_g);
+  if (work_g > r.work_fixed) return done(l, LayerSearch::Fixed);
+  for (int i = 0; i < 12; ++i) {
+    const double mid = std::sqrt(lo * hi);
+    const dof::Layers t = solve(mid);
+    double ct, wt;
+    measure(t, ct, wt);
+    if (wt <= r.work_fixed)
+      hi = mid, g = t, cost_g = ct;
+    else
+      lo = mid;
+  }
+  return cost_g < r.cost_fixed ? done(g, LayerSearch::Constrained) : done(l, LayerSearch::Fixed);
 }
-
-}  // namespace
 
 void layer_sums(const float* coc, size_t n, const dof::Layers& l, long long* sum256, unsigned* count) {
   for (int j = 0; j < l.count; ++j) sum256[j] = 0, count[j] = 0;

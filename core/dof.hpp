@@ -50,11 +50,14 @@ dof::Layers make_layers(const Params& p, int count);
 // CoC of its centre (coc_from_depth) and that to a bin of u = sign(c) sqrt(|c| / M) (kEdgeBins bins
 // over [-1, 1]: make_layers' edges are uniform in u), and puts the `count` layers' edges where they
 // minimise the pixel-weighted variance of u within the layers (optimal 1D k-means by dynamic programming,
-// divide and conquer over the monotone split points: O(count kEdgeBins log kEdgeBins)), unless that
-// layering costs the spread more work than make_layers' (estimated from the histogram: each pixel's
-// layer's window, the GPU's 32 x 32 tile grown by the layer's radius), when it keeps make_layers' edges.
-// With no histogram (nullptr: no depth map), make_layers. Depends only on the histogram and Params, so the CPU
-// and GPU backends get the same edges from the same counts.
+// divide and conquer over the monotone split points: O(count kEdgeBins log kEdgeBins)). The spread's
+// work (estimated from the histogram: each pixel's layer's window, the GPU's 32 x 32 tile grown by the
+// layer's radius) bounds them: where the plain k-means edges cost more of it than make_layers' edges, the
+// edges are those of least variance within that work (Lagrangian relaxation: the same dynamic programme
+// with the work's multiple added, its multiplier found by bisection), or make_layers' where none of
+// less variance fits. With no histogram (nullptr: no depth map), make_layers. Depends only on the
+// histogram and Params, so the CPU and GPU backends get the same edges from the same counts. The last
+// result is kept per thread and reused for the same histogram and lens.
 // The spread mode's GPU tile (gpu/filter/dof_spread.cu): each tile of a layer is spread in a window of
 // the tile grown by the layer's largest aperture radius, layer_radius: the outer layers' is max_r (their
 // CoCs reach the clamp), the others' that of their farther edge.
@@ -74,6 +77,13 @@ SATLAB_HD int depth_bin(float d) {
 }
 void depth_histogram(const ImageF& normalised, DepthHistogram& h, int threads = 0);
 dof::Layers frame_layers(const Params& p, int count, const DepthHistogram* h);
+// frame_layers' search itself (no reuse), and what it found: the variance (cost) and work of the fixed
+// edges, the plain k-means edges and the chosen ones, and which those are.
+struct LayerSearch {
+  enum Kind { Fixed, Plain, Constrained } kind = Fixed;
+  double cost_fixed = 0, work_fixed = 0, cost_plain = 0, work_plain = 0, cost = 0, work = 0;
+};
+dof::Layers histogram_layers(const Params& p, int count, const DepthHistogram& h, LayerSearch* info = nullptr);
 // The integer sums that dof::layer_means reads, over a CoC map (NaN counts as 0).
 void layer_sums(const float* coc, size_t n, const dof::Layers& l, long long* sum256, unsigned* count);
 

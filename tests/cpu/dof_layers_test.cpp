@@ -112,6 +112,68 @@ TEST(DofLayers, TwoSurfacesGetLayersOfTheirOwn) {
   EXPECT_NE(dof::layer_of(c_obj, l), dof::layer_of(0.f, l));
 }
 
+// Four surfaces (a lens like the ground truth's default_middle_large): the plain k-means edges give each its
+// own layer but cost the spread more window work than the fixed edges; the search finds edges that still
+// separate all four within the fixed edges' work.
+TEST(DofLayers, WhereThePlainEdgesCostMoreWorkTheEdgesStayWithinTheFixedEdgesWork) {
+  Params p;
+  p.max_radius = 13.f, p.aperture = 37.4f, p.focus = 0.18f;
+  DepthHistogram h;
+  h.count.assign(kDepthBins + 1, 0u);
+  const int bins[4] = {155, 166, 313, 381};
+  const uint32_t counts[4] = {69452, 77403, 81453, 86687};
+  for (int i = 0; i < 4; ++i) h.count[size_t(bins[i])] = counts[i];
+  LayerSearch s;
+  const dof::Layers l = histogram_layers(p, 6, h, &s);
+  EXPECT_EQ(s.kind, LayerSearch::Constrained);
+  EXPECT_GT(s.work_plain, s.work_fixed);
+  EXPECT_LE(s.work, s.work_fixed);
+  EXPECT_GT(s.cost_fixed, 0.0);  // the fixed edges put two of them in one layer
+  EXPECT_LE(s.cost, 1e-9 * s.cost_fixed);
+  std::vector<int> layer;
+  for (const int b : bins) layer.push_back(dof::layer_of(coc_from_depth((b + 0.5f) / kDepthBins, p), l));
+  for (int i = 0; i < 4; ++i)
+    for (int j = i + 1; j < 4; ++j) EXPECT_NE(layer[size_t(i)], layer[size_t(j)]) << bins[i] << " " << bins[j];
+  const dof::Layers f = frame_layers(p, 6, &h);  // frame_layers takes the same edges
+  for (int i = 0; i <= 6; ++i) EXPECT_EQ(f.edge[i], l.edge[i]);
+}
+
+// On random histograms: the chosen edges never cost more work than the fixed ones, nor more variance; the
+// plain k-means edges are kept exactly where they fit; constrained edges lie between the two.
+TEST(DofLayers, TheEdgesNeverCostMoreWorkOrVarianceThanTheFixedOnes) {
+  std::mt19937 rng(test::fresh_seed());
+  int kinds[3] = {};
+  for (int trial = 0; trial < 300; ++trial) {
+    Params p;
+    p.max_radius = 4.f + float(rng() % 20), p.aperture = 10.f + float(rng() % 40);
+    p.focus = float(rng() % 1000) / 1000.f;
+    DepthHistogram h;
+    h.count.assign(kDepthBins + 1, 0u);
+    const int spikes = 1 + int(rng() % 7);
+    for (int i = 0; i < spikes; ++i) h.count[size_t(rng() % kDepthBins)] += 1000u + rng() % 100000u;
+    if (trial % 3 == 0)
+      for (auto& c : h.count) c += rng() % 40;
+    const int count = 2 + int(rng() % (dof::kMaxLayers - 1));
+    LayerSearch s;
+    histogram_layers(p, count, h, &s);
+    ++kinds[s.kind];
+    const double tol = 1e-6 * (s.cost_fixed + 1.0);  // the pull toward the fixed edges among equal costs
+    EXPECT_LE(s.work, s.work_fixed) << trial;
+    EXPECT_LE(s.cost, s.cost_fixed + tol) << trial;
+    EXPECT_GE(s.cost, s.cost_plain - tol) << trial;
+    if (s.kind == LayerSearch::Plain) {
+      EXPECT_LE(s.work_plain, s.work_fixed) << trial;
+    } else {
+      EXPECT_GT(s.work_plain, s.work_fixed) << trial;
+    }
+    if (s.kind == LayerSearch::Constrained) {
+      EXPECT_LT(s.cost, s.cost_fixed) << trial;
+    }
+  }
+  EXPECT_GT(kinds[LayerSearch::Plain], 0);
+  EXPECT_GT(kinds[LayerSearch::Constrained], 0);
+}
+
 // The last call's result is reused only for the same counts, lens and layer count.
 TEST(DofLayers, ARepeatedCallGivesTheSameEdgesAndAChangedOneNewEdges) {
   const BehindFocus s;
