@@ -52,9 +52,9 @@ void draw_params_panel(AppState& s) {
         c |= ImGui::SliderInt("depth layers", &p.dof_layers, 2, 8);
         if (ImGui::IsItemHovered())
           ImGui::SetTooltip(
-              "CoC slices composited front to back, their edges fitted to the depth's histogram where that "
-              "costs no more: more layers, fewer seams where an object crosses a slice edge, and a slower "
-              "frame (docs/quality.md, \"Layer edges from the depth histogram\")");
+              "CoC slices composited front to back, their edges fitted to the depth's histogram within the "
+              "spread work of evenly spaced edges: more layers, fewer seams where an object crosses a slice "
+              "edge, and a slower frame (docs/quality.md, \"Edges within the work budget\")");
       }
       if (p.max_radius > 511.f) p.max_radius = 511.f;  // exact 12-bit box sums
     } else {
