@@ -383,10 +383,14 @@ dof::Layers histogram_layers(const Params& p, int count, const DepthHistogram& h
     return area[std::min(max_r, int(std::floor(float(std::max(reach[a], reach[b])))) + 1)];
   };
   // The edges minimising the cost plus mu times the work. D[k][b]: the least of k layers over bins 0..b-1;
-  // at[k][b]: where the last of them starts. Both terms satisfy the quadrangle inequality (the k-means cost
-  // as any 1D one; the work because a layer's window grows with its farther edge, which moves outward with
-  // either end), so the best split is monotone in b and each row is found by divide and conquer; ties
-  // take the smallest split. O(K B log B).
+  // at[k][b]: where the last of them starts. Each row is found by divide and conquer over split points
+  // taken as monotone in b (O(K B log B); ties take the smallest split). That is exact for the k-means
+  // cost (any 1D one satisfies the quadrangle inequality) and for the work of layers on one side of the
+  // focus plane; a layer straddling it can break the inequality, so with mu > 0 the search may miss the
+  // optimum. Measured against the full O(K B^2) programme: the same edges on the 12 ground-truth cases and
+  // the bench's ramp, and the same cost on 119 of 119 random histograms that took constrained edges (one
+  // tie between different edges). Edges the search misses are still valid edges: the work bound and the
+  // variance test below hold whatever it returns.
   std::vector<double> D(size_t(K + 1) * (B + 1));
   std::vector<int> at(size_t(K + 1) * (B + 1));
   const auto solve = [&](double mu) {
