@@ -360,8 +360,9 @@ dof::Layers histogram_layers(const Params& p, int count, const DepthHistogram& h
     const double s = S1[b] - S1[a];
     return std::max(0.0, S2[b] - S2[a] - s * s / w);
   };
-  // Among (nearly) equal costs, an edge stays near make_layers' (edge i at u = -1 + 2 i / K): a pull far
-  // below any real difference of the cost, so that layers a frame leaves empty keep their usual place.
+  // Among (nearly) equal costs, an edge stays near make_layers' (edge i at u = -1 + 2 i / K): a pull of at
+  // most 4e-7 of the pixels per edge, small beside the cost of merging two surfaces, so that layers a frame
+  // leaves empty keep their usual place (it may also trade that much variance for position).
   const int K = l.count;
   const double lambda = 1e-7 * S0[B];
   const auto pull = [&](int i, int a) {
@@ -388,9 +389,10 @@ dof::Layers histogram_layers(const Params& p, int count, const DepthHistogram& h
   // cost (any 1D one satisfies the quadrangle inequality) and for the work of layers on one side of the
   // focus plane; a layer straddling it can break the inequality, so with mu > 0 the search may miss the
   // optimum. Measured against the full O(K B^2) programme: the same edges on the 12 ground-truth cases and
-  // the bench's ramp, and the same cost on 119 of 119 random histograms that took constrained edges (one
-  // tie between different edges). Edges the search misses are still valid edges: the work bound and the
-  // variance test below hold whatever it returns.
+  // the bench's ramp; on 6000 random histograms, 1777 of which took constrained edges under either, other
+  // edges on 40, a higher variance on 6, and the fixed edges on 7 where the full programme found
+  // constrained ones (about 1 ms against 7 per search). Edges the search misses are still valid edges: the
+  // work bound and the variance test below hold whatever it returns.
   std::vector<double> D(size_t(K + 1) * (B + 1));
   std::vector<int> at(size_t(K + 1) * (B + 1));
   const auto solve = [&](double mu) {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 
 #include "core/dof.hpp"
 #include "core/dof_spread.hpp"
@@ -32,7 +33,9 @@ struct BehindFocus {
 };
 
 TEST(DofLayers, DepthHistogramCountsEveryPixelOnce) {
-  std::mt19937 rng(test::fresh_seed());
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(0.f, 1.f);
   for (const int n : {1, 61, 4097, 200003}) {
     ImageF d(n, 1, 1);
@@ -70,7 +73,9 @@ TEST(DofLayers, WithoutAHistogramTheEdgesAreFixed) {
 
 // Whatever the counts (sparse, one bin, NaN only, random), the edges increase strictly from -M to M.
 TEST(DofLayers, EdgesIncreaseFromMinusToPlusTheMaxRadius) {
-  std::mt19937 rng(test::fresh_seed());
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
   Params p;
   p.max_radius = 9.f, p.aperture = 40.f, p.focus = 0.3f;
   for (int trial = 0; trial < 40; ++trial) {
@@ -139,9 +144,13 @@ TEST(DofLayers, WhereThePlainEdgesCostMoreWorkTheEdgesStayWithinTheFixedEdgesWor
 }
 
 // On random histograms: the chosen edges never cost more work than the fixed ones, nor more variance; the
-// plain k-means edges are kept exactly where they fit; constrained edges lie between the two.
+// plain k-means edges are kept exactly where they fit; constrained edges lie between the two. (These
+// follow from the selection; that the search finds good constrained edges is what the test above and the
+// quality scores show, docs/quality.md.)
 TEST(DofLayers, TheEdgesNeverCostMoreWorkOrVarianceThanTheFixedOnes) {
-  std::mt19937 rng(test::fresh_seed());
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
   int kinds[3] = {};
   for (int trial = 0; trial < 300; ++trial) {
     Params p;
@@ -157,7 +166,12 @@ TEST(DofLayers, TheEdgesNeverCostMoreWorkOrVarianceThanTheFixedOnes) {
     LayerSearch s;
     histogram_layers(p, count, h, &s);
     ++kinds[s.kind];
-    const double tol = 1e-6 * (s.cost_fixed + 1.0);  // the pull toward the fixed edges among equal costs
+    // The search's pull toward the fixed edges (1e-7 pixels per unit of squared distance in u, at most 2,
+    // per edge) may trade that much variance for position: the plain edges' variance is least only to
+    // within it.
+    double pixels = 0.0;
+    for (const uint32_t c : h.count) pixels += double(c);
+    const double tol = 4e-7 * count * pixels + 1e-9 * s.cost_fixed;
     EXPECT_LE(s.work, s.work_fixed) << trial;
     EXPECT_LE(s.cost, s.cost_fixed + tol) << trial;
     EXPECT_GE(s.cost, s.cost_plain - tol) << trial;
