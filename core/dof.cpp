@@ -274,10 +274,18 @@ dof::Layers make_layers(const Params& p, int count) {
   return l;
 }
 
+namespace {
+
+// layer_radius of an inner layer whose edges' larger |CoC| is `reach` (histogram_layers uses it on bins).
+int inner_layer_radius(float reach, int max_r) {
+  return std::min(max_r, int(std::floor(reach)) + 1);
+}
+
+}  // namespace
+
 int layer_radius(const dof::Layers& l, int j, int max_r) {
   if (j == 0 || j == l.count - 1) return max_r;
-  const float a = std::max(std::fabs(l.edge[j]), std::fabs(l.edge[j + 1]));
-  return std::min(max_r, int(std::floor(a)) + 1);
+  return inner_layer_radius(std::max(std::fabs(l.edge[j]), std::fabs(l.edge[j + 1])), max_r);
 }
 
 void depth_histogram(const ImageF& d, DepthHistogram& h, int threads) {
@@ -373,7 +381,8 @@ dof::Layers histogram_layers(const Params& p, int count, const DepthHistogram& h
   // outer layers' max_r, the others' from their farther edge): a layer over bins a..b-1 costs its pixels
   // times the window's area over the tile's, side2(a, b, k) each.
   const int max_r = shaped_max_radius(p);
-  double reach[B + 1], area[dof::kMaxShapedRadius + 1];
+  float reach[B + 1];
+  double area[dof::kMaxShapedRadius + 1];
   for (int q = 0; q <= B; ++q) reach[q] = std::fabs(coc_at(2.0 * q / B - 1.0));
   for (int R = 0; R <= max_r; ++R) {
     const double side = double(kSpreadTile + 2 * R + 1) / kSpreadTile;
@@ -381,7 +390,7 @@ dof::Layers histogram_layers(const Params& p, int count, const DepthHistogram& h
   }
   const auto side2 = [&](int a, int b, int k) {
     if (k == 1 || b == B) return area[max_r];
-    return area[std::min(max_r, int(std::floor(float(std::max(reach[a], reach[b])))) + 1)];
+    return area[inner_layer_radius(std::max(reach[a], reach[b]), max_r)];
   };
   // The edges minimising the cost plus mu times the work. D[k][b]: the least of k layers over bins 0..b-1;
   // at[k][b]: where the last of them starts. Each row is found by divide and conquer over split points
