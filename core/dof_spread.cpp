@@ -18,6 +18,15 @@ void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers
   const size_t n = image.pixels();
   deltas.resize(size_t(layers.count));
   const uint16_t* lin = srgb_to_linear12(shoulder);
+  // Points of the plane, the frame's edges extended.
+  const auto coc_at = [&](int x, int y) {
+    const float c = coc.data[size_t(dof::clamp_to(y, h)) * size_t(w) + size_t(dof::clamp_to(x, w))];
+    return c == c ? c : 0.f;
+  };
+  const auto lin_at = [&](int x, int y, uint32_t l[3]) {
+    const uint8_t* px = image.data.data() + (size_t(dof::clamp_to(y, h)) * size_t(w) + size_t(dof::clamp_to(x, w))) * 4;
+    for (int k = 0; k < 3; ++k) l[k] = lin[px[k]];
+  };
   // One task per layer: each writes only its own layer's deltas.
   parallel_for(
       0, layers.count,
@@ -26,31 +35,41 @@ void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers
           std::vector<uint32_t>& d = deltas[size_t(j)];
           d.assign(n * 4, 0u);
           // The frame's pixels and the virtual ones around it (dof::outside; each the frame's pixel at the
-          // clamped position) within max_r of it: no farther one reaches the frame.
+          // clamped position) within max_r of it: no farther one reaches the frame. Each splats its
+          // fragments (one, or two where it is a mixed pixel: dof::mixed_of) of layer j.
           for (int vy = -max_r; vy < h + max_r; ++vy)
             for (int vx = -max_r; vx < w + max_r; ++vx) {
-              const int x = dof::clamp_to(vx, w), y = dof::clamp_to(vy, h);
-              const size_t i = size_t(y) * size_t(w) + size_t(x);
-              const float c = coc.data[i];
-              if (dof::layer_of(c == c ? c : 0.f, layers) != int(j)) continue;
-              const dof::Splat s = dof::splat_of(c, max_r);
-              if (dof::outside(vx, vy, w, h) > dof::splat_reach(s)) continue;
-              const uint8_t* px = image.data.data() + i * 4;
-              const uint32_t l[3] = {lin[px[0]], lin[px[1]], lin[px[2]]};
-              for (int a = 0; a < 2; ++a) {
-                const uint32_t part = a ? s.q : 256u - s.q;
-                if (!part) continue;
-                const int r = s.r + a;
-                const dof::Rect* rects = ap.rects.data() + size_t(r) * dof::kMaxRects;
-                const int nr = ap.counts[size_t(r)];
-                uint32_t v[4];
-                dof::splat_values(l, dof::splat_weight(part, dof::aperture_area(rects, nr)), v);
-                dof::splat_corners(
-                    [&](int X, int Y, int sign) {
-                      uint32_t* o = d.data() + (size_t(Y) * size_t(w) + size_t(X)) * 4;
-                      for (int k = 0; k < 4; ++k) o[k] += sign > 0 ? v[k] : 0u - v[k];
-                    },
-                    rects, nr, vx, vy, w, h);
+              const uint32_t m = dof::mixed_of(coc_at, lin_at, vx, vy), s = dof::mixed_share(m);
+              uint32_t own[3], near[3];
+              lin_at(vx, vy, own);
+              if (s) {
+                lin_at(vx + dof::mixed_dx(dof::mixed_dir(m)), vy + dof::mixed_dy(dof::mixed_dir(m)), near);
+                if (s < 256u) dof::mixed_rest(own, near, s, own);
+              }
+              for (int f = 0; f < 2; ++f) {
+                const uint32_t share = f ? s : 256u - s;
+                if (!share) continue;
+                const float c = f ? coc_at(vx + dof::mixed_dx(dof::mixed_dir(m)), vy + dof::mixed_dy(dof::mixed_dir(m)))
+                                  : coc_at(vx, vy);
+                if (dof::layer_of(c, layers) != int(j)) continue;
+                const dof::Splat sp = dof::splat_of(c, max_r);
+                if (dof::outside(vx, vy, w, h) > dof::splat_reach(sp)) continue;
+                const uint32_t* l = f ? near : own;
+                for (int a = 0; a < 2; ++a) {
+                  const uint32_t part = a ? sp.q : 256u - sp.q;
+                  if (!part) continue;
+                  const int r = sp.r + a;
+                  const dof::Rect* rects = ap.rects.data() + size_t(r) * dof::kMaxRects;
+                  const int nr = ap.counts[size_t(r)];
+                  uint32_t v[4];
+                  dof::splat_values(l, dof::splat_weight(part * share, dof::aperture_area(rects, nr)), v);
+                  dof::splat_corners(
+                      [&](int X, int Y, int sign) {
+                        uint32_t* o = d.data() + (size_t(Y) * size_t(w) + size_t(X)) * 4;
+                        for (int k = 0; k < 4; ++k) o[k] += sign > 0 ? v[k] : 0u - v[k];
+                      },
+                      rects, nr, vx, vy, w, h);
+                }
               }
             }
         }

@@ -77,13 +77,15 @@ SATLAB_HD Splat splat_of(float coc, int max_r) {
 SATLAB_HD int splat_reach(Splat s) { return s.r + (s.q > 0u ? 1 : 0); }
 
 // Fixed-point weight of an aperture of `area` pixels (aperture_area: the whole aperture, the frame's edges
-// extended) carrying the share `part` / 256: round(kSpreadOne * part / (256 * area)) = floor((2^24 part +
-// 128 area) / (256 area)). In 32 bits: floor(floor(N / a) / b) = floor(N / (a b)) for
-// natural numbers, and floor((2^24 part + 128 area) / 256) = 2^16 part + floor(area / 2), below 2^32 for
-// part <= 256 and area <= (2 kMaxShapedRadius + 1)^2 < 2^20 (tests/cpu/dof_spread_test.cpp checks it
-// against the 64-bit quotient).
+// extended) carrying the share `part` / 65536 (the fractional CoC's share of apertures r and r + 1, in
+// 256ths, times the fragment's share of the pixel, in 256ths: mixed_of): round(kSpreadOne * part / (65536
+// area)) = floor((2^24 part + 2^15 area) / (2^16 area)). In 32 bits: floor(floor(N / a) / b) = floor(N /
+// (a b)) for natural numbers, and floor((2^24 part + 2^15 area) / 2^16) = 2^8 part + floor(area / 2), below
+// 2^32 for part <= 65536 and area <= (2 kMaxShapedRadius + 1)^2 < 2^20 (tests/cpu/dof_spread_test.cpp
+// checks it against the 64-bit quotient). A whole pixel's share (256 x 256ths) gives the weight of its
+// share of the blend alone.
 SATLAB_HD uint32_t splat_weight(uint32_t part, uint32_t area) {
-  return ((part << 16) + area / 2u) / area;
+  return ((part << 8) + area / 2u) / area;
 }
 
 // A splat's four values: round(lin12 * w / 4095) per colour channel, w. lin12 is a code in [0, 4095]
@@ -91,6 +93,82 @@ SATLAB_HD uint32_t splat_weight(uint32_t part, uint32_t area) {
 SATLAB_HD void splat_values(const uint32_t lin[3], uint32_t w, uint32_t v[4]) {
   for (int k = 0; k < 3; ++k) v[k] = uint32_t((uint64_t(lin[k]) * w + 2047u) / 4095u);
   v[3] = w;
+}
+
+// Mixed pixels at depth edges. The pinhole view averages many samples per pixel, the depth map holds one
+// (the pixel's centre): a pixel on the silhouette of a nearer object mixes the object's colour with that of
+// the surface behind, but carries the depth of the surface behind alone, so the object's share of it would
+// be spread with the farther surface's CoC (the object's sharp colour leaking into the blurred background as
+// a halo, and missing from its own edge). Such a pixel is split into two fragments: the nearer neighbour's
+// share s / 256 of it, with that neighbour's colour F and CoC, and the rest, with the colour (256 C - s F) /
+// (256 - s) (so the two add up to the pixel's colour C) and the pixel's own CoC. Each fragment splats as a
+// pixel would, its weights scaled by its share (splat_weight).
+//
+// The nearer neighbour q is the 4-neighbour whose signed CoC (larger is nearer: coc_from_depth) exceeds the
+// pixel's by the most, at least kMixedStep px; the pixel's own surface is sampled at the opposite neighbour
+// o, which must lie on it (its CoC within a quarter of q's step of the pixel's). In 12-bit linear light
+// the pixel is fitted as C = B + s (F - B), F = q's colour, B = o's: s is the least-squares share, rounded
+// to 256ths, clamped to [0, 256], and kept only where F and B differ (|F - B|^2 >= kMixedContrast) and the
+// fit's residual is small: |256 (C - B) - s (F - B)| <= s |F - B| / kMixedFit (a pixel whose colour does
+// not lie between its neighbours' is texture, not a mix of them). Measured on the thin-lens ground truth
+// (docs/quality.md, "Mixed pixels"): the four neighbours, not eight (the diagonals' shares were off twice
+// as much); without the residual test the split loses 1-2 dB on the occlusion scene's tiled wall.
+//
+// Points of the plane: coc(x, y) and lin(x, y, l) give the CoC (NaN as 0) and 12-bit linear colour of any
+// point, the frame's edges extended (clamped), so the virtual pixels beyond the frame split as those of the
+// frame padded by edge replication would (core/dof_spread.cpp). Returns 0 (no split) or the nearer
+// neighbour's share s in bits 0..8 (1..256) and its direction (mixed_dx, mixed_dy) in bits 9..10.
+constexpr float kMixedStep = 0.3f;
+constexpr int64_t kMixedContrast = 64, kMixedFit = 5;
+
+SATLAB_HD int mixed_dx(int d) { return d == 2 ? -1 : d == 3 ? 1 : 0; }
+SATLAB_HD int mixed_dy(int d) { return d == 0 ? -1 : d == 1 ? 1 : 0; }
+SATLAB_HD uint32_t mixed_share(uint32_t m) { return m & 511u; }
+SATLAB_HD int mixed_dir(uint32_t m) { return int(m >> 9); }
+
+template <class Coc, class Lin>
+SATLAB_HD uint32_t mixed_of(const Coc& coc, const Lin& lin, int x, int y) {
+  const float c = coc(x, y);
+  float step = kMixedStep;
+  int dir = -1;
+  for (int d = 0; d < 4; ++d) {
+    const float q = coc(x + mixed_dx(d), y + mixed_dy(d)) - c;
+    if (q > step) step = q, dir = d;
+  }
+  if (dir < 0) return 0u;
+  const int dx = mixed_dx(dir), dy = mixed_dy(dir);
+  const float o = coc(x - dx, y - dy) - c;
+  if (!((o < 0.f ? -o : o) < 0.25f * step)) return 0u;
+  uint32_t C[3], F[3], B[3];
+  lin(x, y, C);
+  lin(x + dx, y + dy, F);
+  lin(x - dx, y - dy, B);
+  int64_t num = 0, den = 0, e[3], g[3];
+  for (int k = 0; k < 3; ++k) {
+    e[k] = int64_t(C[k]) - int64_t(B[k]), g[k] = int64_t(F[k]) - int64_t(B[k]);
+    num += e[k] * g[k], den += g[k] * g[k];
+  }
+  if (den < kMixedContrast || num <= 0) return 0u;
+  int64_t s = (num * 256 + den / 2) / den;
+  s = s < 256 ? s : 256;
+  if (s == 0) return 0u;
+  int64_t res = 0;
+  for (int k = 0; k < 3; ++k) {
+    const int64_t r = 256 * e[k] - s * g[k];
+    res += r * r;
+  }
+  if (kMixedFit * kMixedFit * res > s * s * den) return 0u;
+  return uint32_t(s) | uint32_t(dir) << 9;
+}
+
+// The colour left to a split pixel's own surface: (256 C - s F) / (256 - s), rounded, within [0, 4095]
+// (s < 256).
+SATLAB_HD void mixed_rest(const uint32_t c[3], const uint32_t f[3], uint32_t s, uint32_t out[3]) {
+  for (int k = 0; k < 3; ++k) {
+    const int64_t n = 256 * int64_t(c[k]) - int64_t(s) * int64_t(f[k]), d = 256 - int64_t(s);
+    const int64_t v = n <= 0 ? 0 : (n + d / 2) / d;
+    out[k] = uint32_t(v < 4095 ? v : 4095);
+  }
 }
 
 // The signed corner deltas of the aperture's rectangles around (x, y), clipped to the image: add(X, Y, s)

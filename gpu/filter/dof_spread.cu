@@ -1,7 +1,8 @@
 // The spread DoF mode on the GPU (core/dof_spread.hpp; CPU reference dof_spread_blur, per-pixel arithmetic
 // shared through core/dof_spread_pixel.hpp, this file built without FMA contraction so that both agree bit
 // for bit). Stages, each reported through DofArgs::stage:
-//   spread     each 32 x 32 tile's set of layers present, each tile's set of layers whose spread can reach
+//   spread     each pixel's split where it mixes a nearer neighbour's colour (dof::mixed_of: the nearer share
+//              and the rest splat as two fragments), each 32 x 32 tile's set of layers present, each tile's set of layers whose spread can reach
 //              it (`cover`), and those tiles of those layers' spread images cleared; then per layer: a block
 //              takes a tile's pixels of the layer (and, in the frame's first and last tile rows and
 //              columns, the virtual pixels beyond its edges within R: dof::outside) and, when the tile's window (the tile grown by the layer's
@@ -45,46 +46,88 @@ namespace {
 
 constexpr int kBlock = 256;
 
+// Points of the plane (the frame's edges extended: the frame's pixel at the clamped position): CoC (NaN as
+// 0) and 12-bit linear colour, as dof::mixed_of reads them.
+struct PlaneCoc {
+  const float* coc;
+  int w, h;
+  __device__ __forceinline__ float operator()(int x, int y) const {
+    const float c = __ldg(coc + size_t(dof::clamp_to(y, h)) * size_t(w) + size_t(dof::clamp_to(x, w)));
+    return c == c ? c : 0.f;
+  }
+};
+struct PlaneLin {
+  const uchar4* img;
+  const uint16_t* lin;
+  int w, h;
+  __device__ __forceinline__ void operator()(int x, int y, uint32_t l[3]) const {
+    const uchar4 p = img[size_t(dof::clamp_to(y, h)) * size_t(w) + size_t(dof::clamp_to(x, w))];
+    l[0] = __ldg(lin + p.x), l[1] = __ldg(lin + p.y), l[2] = __ldg(lin + p.z);
+  }
+};
+
 // The splat of the point (x, y) of the plane (dof::outside: the frame's pixel at the clamped position
-// beyond the frame's edges) whose layer is j: add(X, Y, k, value) for every corner delta (its two apertures,
-// whole-aperture weights, rectangles clipped to the frame), nothing where it is another layer's or, virtual,
-// out of its reach of the frame.
+// beyond the frame's edges): its fragments (one, or two where it is a mixed pixel: dof::mixed_of; the
+// frame's pixels' splits read from `mixed`, the virtual pixels' taken here) whose layer is in `only` add
+// add(j, X, Y, k, value) for every corner delta (its two apertures, whole-aperture weights scaled by the
+// fragment's share, rectangles clipped to the frame); a virtual fragment out of its reach of the frame adds
+// nothing.
 template <class Add>
 __device__ __forceinline__ void splat_point(const Add& add, const uchar4* __restrict__ img,
-                                            const float* __restrict__ coc, const dof::Layers& layers,
+                                            const float* __restrict__ coc,
+                                            const uint16_t* __restrict__ mixed, const dof::Layers& layers,
                                             unsigned only, int x, int y, int w, int h, int max_r,
                                             const dof::Rect* __restrict__ rects,
                                             const uint8_t* __restrict__ counts,
                                             const uint16_t* __restrict__ lin) {
-  const size_t i = size_t(dof::clamp_to(y, h)) * size_t(w) + size_t(dof::clamp_to(x, w));
-  const float c = __ldg(coc + i);
-  const int j = dof::layer_of(c == c ? c : 0.f, layers);
-  if (!((only >> j) & 1u)) return;
-  const dof::Splat s = dof::splat_of(c, max_r);
-  if (dof::outside(x, y, w, h) > dof::splat_reach(s)) return;
-  const uchar4 p = img[i];
-  const uint32_t l[3] = {__ldg(lin + p.x), __ldg(lin + p.y), __ldg(lin + p.z)};
-  for (int a = 0; a < 2; ++a) {
-    const uint32_t part = a ? s.q : 256u - s.q;
-    if (!part) continue;
-    const int r = s.r + a;
-    const dof::Rect* rr = rects + r * dof::kMaxRects;
-    const int nr = __ldg(counts + r);
-    uint32_t v[4];
-    dof::splat_values(l, dof::splat_weight(part, dof::aperture_area(rr, nr)), v);
-    dof::splat_corners(
-        [&](int X, int Y, int sign) {
-          for (int k = 0; k < 4; ++k) add(j, X, Y, k, sign > 0 ? v[k] : 0u - v[k]);
-        },
-        rr, nr, x, y, w, h);
+  const PlaneCoc coc_at{coc, w, h};
+  const PlaneLin lin_at{img, lin, w, h};
+  const bool inside = x >= 0 && y >= 0 && x < w && y < h;
+  const uint32_t m = inside ? uint32_t(__ldg(mixed + size_t(y) * size_t(w) + size_t(x)))
+                            : dof::mixed_of(coc_at, lin_at, x, y),
+                 s = dof::mixed_share(m);
+  const int nx = x + dof::mixed_dx(dof::mixed_dir(m)), ny = y + dof::mixed_dy(dof::mixed_dir(m));
+  for (int f = 0; f < 2; ++f) {
+    const uint32_t share = f ? s : 256u - s;
+    if (!share) continue;
+    const float c = f ? coc_at(nx, ny) : coc_at(x, y);
+    const int j = dof::layer_of(c, layers);
+    if (!((only >> j) & 1u)) continue;
+    const dof::Splat sp = dof::splat_of(c, max_r);
+    if (dof::outside(x, y, w, h) > dof::splat_reach(sp)) continue;
+    uint32_t l[3];
+    if (f) {
+      lin_at(nx, ny, l);
+    } else {
+      lin_at(x, y, l);
+      if (s) {
+        uint32_t near[3];
+        lin_at(nx, ny, near);
+        dof::mixed_rest(l, near, s, l);
+      }
+    }
+    for (int a = 0; a < 2; ++a) {
+      const uint32_t part = a ? sp.q : 256u - sp.q;
+      if (!part) continue;
+      const int r = sp.r + a;
+      const dof::Rect* rr = rects + r * dof::kMaxRects;
+      const int nr = __ldg(counts + r);
+      uint32_t v[4];
+      dof::splat_values(l, dof::splat_weight(part * share, dof::aperture_area(rr, nr)), v);
+      dof::splat_corners(
+          [&](int X, int Y, int sign) {
+            for (int k = 0; k < 4; ++k) add(j, X, Y, k, sign > 0 ? v[k] : 0u - v[k]);
+          },
+          rr, nr, x, y, w, h);
+    }
   }
 }
 
 // Global atomics: the points of the plane within max_r of the frame (grid over w + 2 max_r by h + 2 max_r)
 // whose layer is in `only` (a bit mask) add to their layer's delta image.
 __global__ void __launch_bounds__(kBlock)
-    spread_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
-                  dof::Layers layers, unsigned only, int max_r, const dof::Rect* __restrict__ rects,
+    spread_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc,
+                  const uint16_t* __restrict__ mixed, int w, int h, dof::Layers layers, unsigned only, int max_r, const dof::Rect* __restrict__ rects,
                   const uint8_t* __restrict__ counts, const uint16_t* __restrict__ lin,
                   uint32_t* __restrict__ deltas) {
   const int x = int(blockIdx.x * blockDim.x + threadIdx.x) - max_r,
@@ -95,7 +138,7 @@ __global__ void __launch_bounds__(kBlock)
       [&](int j, int X, int Y, int k, uint32_t v) {
         atomicAdd(deltas + size_t(j) * n * 4 + (size_t(Y) * size_t(w) + size_t(X)) * 4 + k, v);
       },
-      img, coc, layers, only, x, y, w, h, max_r, rects, counts, lin);
+      img, coc, mixed, layers, only, x, y, w, h, max_r, rects, counts, lin);
 }
 
 // Tiles of 32 x 32 pixels (a block of 32 x 8 threads, 4 rows each).
@@ -110,17 +153,32 @@ __device__ __forceinline__ int layer_in_registers(float c, const dof::Layers& l)
   return j;
 }
 
-// Bit j of layers_present[tile]: the tile holds a pixel of layer j.
+// Each pixel's split (dof::mixed_of) into mixed[], and bit j of present[tile]: the tile holds a fragment of
+// layer j (a pixel's own, or a split pixel's nearer share, which takes its neighbour's CoC). The tiles on the
+// frame's edges also take the layers of their pixels' 4-neighbours: the virtual pixels beyond the edge,
+// which those tiles splat, split on the fly towards points that clamp to within one pixel of the tile.
 __global__ void __launch_bounds__(kBlock)
-    tile_layers_kernel(const float* __restrict__ coc, int w, int h, dof::Layers layers,
+    tile_layers_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
+                       dof::Layers layers, const uint16_t* __restrict__ lin, uint16_t* __restrict__ mixed,
                        uint8_t* __restrict__ present) {
+  const PlaneCoc coc_at{coc, w, h};
+  const PlaneLin lin_at{img, lin, w, h};
   const int x = blockIdx.x * kTile + threadIdx.x;
+  const bool edge = blockIdx.x == 0 || blockIdx.y == 0 || blockIdx.x + 1 == gridDim.x || blockIdx.y + 1 == gridDim.y;
   unsigned bits = 0;
   for (int i = 0; i < kRows; ++i) {
     const int y = blockIdx.y * kTile + threadIdx.y + 8 * i;
     if (x < w && y < h) {
-      const float c = __ldg(coc + size_t(y) * size_t(w) + size_t(x));
-      bits |= 1u << layer_in_registers(c == c ? c : 0.f, layers);
+      const float c = coc_at(x, y);
+      bits |= 1u << layer_in_registers(c, layers);
+      const uint32_t m = dof::mixed_of(coc_at, lin_at, x, y);
+      mixed[size_t(y) * size_t(w) + size_t(x)] = uint16_t(m);
+      if (dof::mixed_share(m))
+        bits |= 1u << layer_in_registers(
+                    coc_at(x + dof::mixed_dx(dof::mixed_dir(m)), y + dof::mixed_dy(dof::mixed_dir(m))), layers);
+      if (edge)
+        for (int d = 0; d < 4; ++d)
+          bits |= 1u << layer_in_registers(coc_at(x + dof::mixed_dx(d), y + dof::mixed_dy(d)), layers);
     }
   }
   bits = __reduce_or_sync(0xffffffffu, bits);
@@ -190,8 +248,8 @@ struct Window {
 // SAT of the layer's delta image is the sum of its windows' SATs: d is that SAT once every tile has added
 // its own, with no SAT pass over the image (and 0 on the tiles the layer does not cover).
 __global__ void __launch_bounds__(kBlock)
-    spread_tile_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
-                       dof::Layers layers, int j, int R, int max_r, const dof::Rect* __restrict__ rects,
+    spread_tile_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc,
+                       const uint16_t* __restrict__ mixed, int w, int h, dof::Layers layers, int j, int R, int max_r, const dof::Rect* __restrict__ rects,
                        const uint8_t* __restrict__ counts, const uint16_t* __restrict__ lin,
                        const uint8_t* __restrict__ present, uint32_t* __restrict__ d) {
   // Block row 0 takes the last tile row, row b > 0 tile row b - 1: the bottom edge's tiles (R more rows of
@@ -214,7 +272,7 @@ __global__ void __launch_bounds__(kBlock)
     for (int x = xa + int(threadIdx.x); x <= xb; x += 32)
       splat_point([&](int, int X, int Y, int k,
                       uint32_t v) { atomicAdd(win + k * W.plane + (Y - oy) * W.ww + (X - ox), v); },
-                  img, coc, layers, 1u << j, x, y, w, h, max_r, rects, counts, lin);
+                  img, coc, mixed, layers, 1u << j, x, y, w, h, max_r, rects, counts, lin);
   __syncthreads();
   // The window's SAT: rows, a thread per window row and channel (a warp's rows ww apart, ww odd: no bank
   // conflicts), then columns, a thread per window column and channel.
@@ -477,13 +535,15 @@ void dof_spread(const DofArgs& a) {
                   [&] { return merge_bands(aperture_table(p, max_r)); });
   // images: spread images (16 B per pixel and layer), fill slices (8 B per pixel of each table's box);
   // tables: fill tables (32 B per pixel of each table's box), band sums (16 B per column, band and layer),
-  // the tiles' present and cover sets (1 B each), the layers' tile boxes. The fill tables never need more
+  // the tiles' present and cover sets (1 B each), the layers' tile boxes, the pixels' splits (2 B per pixel:
+  // dof::mixed_of). The fill tables never need more
   // than count - 1 frames (the layout below reads at most as many pixels as the frame-wide tables).
   const size_t spread_bytes = n * 16 * size_t(L), fill_bytes = n * 32 * size_t(fills),
                sums_bytes = size_t(w) * size_t(bands) * size_t(L) * 16, tile_count = size_t(tx) * size_t(ty);
   grow(ws.images, spread_bytes + n * 8 * size_t(fills), "spread images and fill slices");
-  grow(ws.tables, fill_bytes + sums_bytes + (2 * tile_count + 3) / 4 * 4 + 16 * dof::kMaxLayers,
-       "spread tables");
+  const size_t boxes_at = fill_bytes + sums_bytes + (2 * tile_count + 3) / 4 * 4,
+               mixed_at = boxes_at + 16 * dof::kMaxLayers;
+  grow(ws.tables, mixed_at + n * 2, "spread tables");
   const auto* rects = static_cast<const dof::Rect*>(ws.rects.p);
   const auto* rect_counts =
       reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
@@ -495,7 +555,8 @@ void dof_spread(const DofArgs& a) {
   auto* band_sums = reinterpret_cast<uint4*>(static_cast<char*>(ws.tables.p) + fill_bytes);
   auto* present = reinterpret_cast<uint8_t*>(static_cast<char*>(ws.tables.p) + fill_bytes + sums_bytes);
   auto* cover = present + tile_count;
-  auto* boxes = reinterpret_cast<unsigned*>(present + (2 * tile_count + 3) / 4 * 4);
+  auto* boxes = reinterpret_cast<unsigned*>(static_cast<char*>(ws.tables.p) + boxes_at);
+  auto* mixed = reinterpret_cast<uint16_t*>(static_cast<char*>(ws.tables.p) + mixed_at);
   const dim3 block(32, 8), grid((unsigned(w) + 31) / 32, (unsigned(h) + 7) / 8),
       tiles{unsigned(tx), unsigned(ty)};
 
@@ -511,7 +572,7 @@ void dof_spread(const DofArgs& a) {
     reach.tiles[j] = 1 + R / kTile;
     if (Window(R).bytes() > size_t(optin)) global_layers |= 1u << j;
   }
-  tile_layers_kernel<<<tiles, block, 0, st>>>(coc, w, h, layers, present);
+  tile_layers_kernel<<<tiles, block, 0, st>>>(img, coc, w, h, layers, lin, mixed, present);
   SATLAB_LAUNCHED("tile_layers_kernel", size);
   const unsigned tile_blocks = unsigned((tile_count + kBlock - 1) / kBlock);
   if (fills > 0) {
@@ -536,13 +597,13 @@ void dof_spread(const DofArgs& a) {
     SATLAB_CUDA(
         cudaFuncSetAttribute(spread_tile_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
         "spread_tile_kernel shared memory");
-    spread_tile_kernel<<<tiles, block, bytes, st>>>(img, coc, w, h, layers, j, R, max_r, rects, rect_counts,
+    spread_tile_kernel<<<tiles, block, bytes, st>>>(img, coc, mixed, w, h, layers, j, R, max_r, rects, rect_counts,
                                                     lin, present, spread + size_t(j) * n * 4);
     SATLAB_LAUNCHED("spread_tile_kernel", size + " layer " + std::to_string(j));
   }
   if (global_layers) {
     const dim3 plane((unsigned(w + 2 * max_r) + 31) / 32, (unsigned(h + 2 * max_r) + 7) / 8);
-    spread_kernel<<<plane, block, 0, st>>>(img, coc, w, h, layers, global_layers, max_r, rects, rect_counts,
+    spread_kernel<<<plane, block, 0, st>>>(img, coc, mixed, w, h, layers, global_layers, max_r, rects, rect_counts,
                                            lin, spread);
     SATLAB_LAUNCHED("spread_kernel", size);
   }

@@ -51,11 +51,13 @@ TEST(SpreadMode, ListedAsASpreadingOcclusionAwareMode) {
 TEST(SpreadMode, DeltasIntegrateToExactlyTheSplatsRectangles) {
   const uint32_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  for (ApertureShape shape : {ApertureShape::Disc, ApertureShape::Polygon, ApertureShape::Square}) {
+  for (ApertureShape shape : {ApertureShape::Disc, ApertureShape::Polygon, ApertureShape::Square})
+   for (const bool mixes : {false, true}) {
     const int w = 23, h = 17;
     const Params p = spread_params(6.5f, shape);
-    const ImageRGBA8 img = test::random_image(w, h, seed);
-    const ImageF coc = random_coc(w, h, 6.5f, seed + 1, true);
+    ImageRGBA8 img = test::random_image(w, h, seed);
+    ImageF coc = random_coc(w, h, 6.5f, seed + 1, true);
+    if (mixes) test::make_mixed_pixels(img, coc);
     const dof::Layers layers = make_layers(p, 3);
     const ApertureTable ap = aperture_table(p, shaped_max_radius(p));
     std::vector<std::vector<uint32_t>> deltas;
@@ -66,28 +68,49 @@ TEST(SpreadMode, DeltasIntegrateToExactlyTheSplatsRectangles) {
     // Every point of the plane within 2 max_r of the frame (twice the reach that matters), the frame's
     // edges extended: the frame's pixel at the clamped position.
     const int m = 2 * ap.max_r;
+    int split = 0;
     for (int y = -m; y < h + m; ++y)
       for (int x = -m; x < w + m; ++x) {
         const int sx = std::clamp(x, 0, w - 1), sy = std::clamp(y, 0, h - 1);
-        const float c = coc.at(sx, sy);
-        const int j = dof::layer_of(c == c ? c : 0.f, layers);
-        const dof::Splat s = dof::splat_of(c, ap.max_r);
-        const uint32_t l[3] = {lin[img.px(sx, sy)[0]], lin[img.px(sx, sy)[1]], lin[img.px(sx, sy)[2]]};
-        for (int a = 0; a < 2; ++a) {
-          const uint32_t part = a ? s.q : 256u - s.q;
-          if (!part) continue;
-          const dof::Rect* rects = ap.rects.data() + size_t(s.r + a) * dof::kMaxRects;
-          const int nr = ap.counts[size_t(s.r + a)];
-          uint32_t area = 0;  // the whole aperture's
-          for (int i = 0; i < nr; ++i)
-            area += uint32_t((rects[i].x1 - rects[i].x0 + 1) * (rects[i].y1 - rects[i].y0 + 1));
-          uint32_t v[4];
-          dof::splat_values(l, dof::splat_weight(part, area), v);
-          for (int i = 0; i < nr; ++i)
-            for (int yy = std::max(0, y + rects[i].y0); yy <= std::min(h - 1, y + rects[i].y1); ++yy)
-              for (int xx = std::max(0, x + rects[i].x0); xx <= std::min(w - 1, x + rects[i].x1); ++xx)
-                for (int k = 0; k < 4; ++k)
-                  brute[size_t(j)][(size_t(yy) * size_t(w) + size_t(xx)) * 4 + size_t(k)] += v[k];
+        // Its fragments: the split (dof::mixed_of, tested below) over the plane, the frame's edges extended.
+        const auto coc_at = [&](int px, int py) {
+          const float v = coc.at(std::clamp(px, 0, w - 1), std::clamp(py, 0, h - 1));
+          return v == v ? v : 0.f;
+        };
+        const auto lin_at = [&](int px, int py, uint32_t l[3]) {
+          const uint8_t* q = img.px(std::clamp(px, 0, w - 1), std::clamp(py, 0, h - 1));
+          for (int k = 0; k < 3; ++k) l[k] = lin[q[k]];
+        };
+        const uint32_t mx = dof::mixed_of(coc_at, lin_at, x, y), share = dof::mixed_share(mx);
+        split += share ? 1 : 0;
+        const int nx = x + dof::mixed_dx(dof::mixed_dir(mx)), ny = y + dof::mixed_dy(dof::mixed_dir(mx));
+        for (int f = 0; f < 2; ++f) {
+          const uint32_t fs = f ? share : 256u - share;
+          if (!fs) continue;
+          const float c = f ? coc_at(nx, ny) : coc_at(sx, sy);
+          const int j = dof::layer_of(c, layers);
+          const dof::Splat s = dof::splat_of(c, ap.max_r);
+          uint32_t l[3], near[3];
+          lin_at(nx, ny, near);
+          lin_at(x, y, l);
+          if (f) std::copy_n(near, 3, l);
+          else if (share) dof::mixed_rest(l, near, share, l);
+          for (int a = 0; a < 2; ++a) {
+            const uint32_t part = a ? s.q : 256u - s.q;
+            if (!part) continue;
+            const dof::Rect* rects = ap.rects.data() + size_t(s.r + a) * dof::kMaxRects;
+            const int nr = ap.counts[size_t(s.r + a)];
+            uint32_t area = 0;  // the whole aperture's
+            for (int i = 0; i < nr; ++i)
+              area += uint32_t((rects[i].x1 - rects[i].x0 + 1) * (rects[i].y1 - rects[i].y0 + 1));
+            uint32_t v[4];
+            dof::splat_values(l, dof::splat_weight(part * fs, area), v);
+            for (int i = 0; i < nr; ++i)
+              for (int yy = std::max(0, y + rects[i].y0); yy <= std::min(h - 1, y + rects[i].y1); ++yy)
+                for (int xx = std::max(0, x + rects[i].x0); xx <= std::min(w - 1, x + rects[i].x1); ++xx)
+                  for (int k = 0; k < 4; ++k)
+                    brute[size_t(j)][(size_t(yy) * size_t(w) + size_t(xx)) * 4 + size_t(k)] += v[k];
+          }
         }
       }
     for (int j = 0; j < 3; ++j) {
@@ -105,27 +128,37 @@ TEST(SpreadMode, DeltasIntegrateToExactlyTheSplatsRectangles) {
       for (size_t i = 0; i < d.size(); ++i) {
         ASSERT_LT(brute[size_t(j)][i], uint64_t(1) << 32);
         ASSERT_EQ(uint64_t(d[i]), brute[size_t(j)][i])
-            << to_string(shape) << " layer " << j << " element " << i;
+            << to_string(shape) << " layer " << j << " element " << i << (mixes ? " mixed" : "");
       }
+    }
+    if (mixes) {
+      EXPECT_GT(split, 20) << to_string(shape);
     }
   }
 }
 
-// splat_weight's 32-bit quotient is the 64-bit round(kSpreadOne part / (256 area)) for every share and
-// every area up to 20000 pixels, the largest clipped area ((2 kMaxShapedRadius + 1)^2) and random ones
-// between.
+// splat_weight's 32-bit quotient is the 64-bit round(kSpreadOne part / (65536 area)): for every whole
+// pixel's share of the blend (256 x 1..256) and a split pixel's 1 x 1..256 and 255 x 1..256, and random
+// shares, at every area up to 20000 pixels, the largest clipped area ((2 kMaxShapedRadius + 1)^2) and
+// random ones between.
 TEST(SpreadMode, SplatWeightIsTheRoundedQuotient) {
   const auto wide = [](uint32_t part, uint32_t area) {
-    const uint64_t d = uint64_t(area) * 256u;
+    const uint64_t d = uint64_t(area) * 65536u;
     return uint32_t((uint64_t(dof::kSpreadOne) * part + d / 2) / d);
   };
   const uint32_t max_area = uint32_t(2 * dof::kMaxShapedRadius + 1) * uint32_t(2 * dof::kMaxShapedRadius + 1);
-  std::mt19937 rng(test::fresh_seed());
-  for (uint32_t part = 1; part <= 256; ++part) {
-    for (uint32_t area = 1; area <= 20000; ++area) ASSERT_EQ(dof::splat_weight(part, area), wide(part, area));
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  std::vector<uint32_t> parts;
+  for (uint32_t q = 1; q <= 256; ++q) parts.insert(parts.end(), {256u * q, q, 255u * q});
+  for (int i = 0; i < 200; ++i) parts.push_back(1u + rng() % 65536u);
+  for (uint32_t part : parts) {
+    for (uint32_t area = 1; area <= 20000; area += part % 3 == 0 ? 1 : 7)
+      ASSERT_EQ(dof::splat_weight(part, area), wide(part, area)) << part << " " << area;
     for (uint32_t area : {max_area, max_area - 1, 65535u, 65536u, 65537u})
       ASSERT_EQ(dof::splat_weight(part, area), wide(part, area)) << area;
-    for (int i = 0; i < 2000; ++i) {
+    for (int i = 0; i < 500; ++i) {
       const uint32_t area = 20001u + rng() % (max_area - 20000u);
       ASSERT_EQ(dof::splat_weight(part, area), wide(part, area)) << part << " " << area;
     }
@@ -222,11 +255,14 @@ TEST(SpreadMode, ExtendedEdgesEqualEdgeReplicatedPadding) {
   const uint32_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   for (ApertureShape shape : {ApertureShape::Disc, ApertureShape::Polygon, ApertureShape::Square})
-    for (const auto& [w, h] : {std::pair{23, 13}, std::pair{1, 1}, std::pair{7, 1}, std::pair{2, 11}}) {
+    for (const auto& [w, h] : {std::pair{23, 13}, std::pair{1, 1}, std::pair{7, 1}, std::pair{2, 11}, std::pair{22, 14}}) {
       Params p = spread_params(6.5f, shape);
       const int m = shaped_max_radius(p), P = 2 * m + 1, pw = w + 2 * P, ph = h + 2 * P;
-      const ImageRGBA8 img = test::random_image(w, h, seed);
-      const ImageF coc = random_coc(w, h, 6.5f, seed + 1, true);
+      ImageRGBA8 img = test::random_image(w, h, seed);
+      ImageF coc = random_coc(w, h, 6.5f, seed + 1, true);
+      // 22 x 14: mixed pixels (split into two fragments) on every edge; the virtual pixels beyond them split
+      // as the padded frame's do.
+      if (w == 22) test::make_mixed_pixels(img, coc);
       ImageRGBA8 pimg(pw, ph);
       ImageF pcoc(pw, ph, 1);
       for (int y = 0; y < ph; ++y)
@@ -345,6 +381,103 @@ TEST(SpreadMode, KeepsASharpForegroundOutOfTheBlurredBackground) {
   EXPECT_LT(out.px(36, 32)[0], 5);
   EXPECT_EQ(out.px(55, 32)[0], 230);
   EXPECT_EQ(out.px(40, 16)[0], 230);  // its corner too
+}
+
+// Mixed pixels (dof::mixed_of). On a row of the plane: the surface behind (CoC -5, colour B) left of x = 0,
+// a nearer surface (CoC 0, colour F) right of it, and at x = 0 a pixel with the CoC behind whose colour is
+// B + s (F - B) in 12-bit linear light.
+namespace {
+
+struct MixRow {
+  uint32_t B[3] = {300, 2000, 3000}, F[3] = {4000, 200, 100}, C[3];
+  float coc_near = 0.f, coc_far = -5.f, coc_left = -5.f;
+  explicit MixRow(uint32_t s) {
+    for (int k = 0; k < 3; ++k) C[k] = uint32_t(int64_t(B[k]) + (int64_t(s) * (int64_t(F[k]) - int64_t(B[k])) + 128) / 256);
+  }
+  uint32_t split() const {
+    const auto coc = [&](int x, int) { return x > 0 ? coc_near : x == 0 ? coc_far : coc_left; };
+    const auto lin = [&](int x, int, uint32_t l[3]) {
+      for (int k = 0; k < 3; ++k) l[k] = x > 0 ? F[k] : x == 0 ? C[k] : B[k];
+    };
+    return dof::mixed_of(coc, lin, 0, 0);
+  }
+};
+
+}  // namespace
+
+TEST(SpreadMixed, TheNearerNeighboursShareComesFromTheColours) {
+  for (uint32_t s : {1u, 13u, 77u, 128u, 200u, 255u, 256u}) {
+    const MixRow row(s);
+    const uint32_t m = row.split();
+    EXPECT_NEAR(double(dof::mixed_share(m)), double(s), 1.0) << s;
+    EXPECT_EQ(dof::mixed_dir(m), 3) << s;  // towards +x
+    if (s < 250u) {
+      uint32_t rest[3];
+      dof::mixed_rest(row.C, row.F, dof::mixed_share(m), rest);
+      // The pixel's rounding and the share's, amplified by 256 / (256 - s).
+      const double tol = 2.0 + 2.0 * 256.0 / double(256u - dof::mixed_share(m));
+      for (int k = 0; k < 3; ++k) EXPECT_NEAR(double(rest[k]), double(row.B[k]), tol) << s << " channel " << k;
+    }
+  }
+}
+
+TEST(SpreadMixed, NoSplitWithoutANearerNeighbourOrACleanMix) {
+  {
+    MixRow row(77);  // the step below kMixedStep
+    row.coc_near = row.coc_far + 0.9f * dof::kMixedStep;
+    EXPECT_EQ(row.split(), 0u);
+    row.coc_near = row.coc_far + 1.1f * dof::kMixedStep;
+    EXPECT_NE(row.split(), 0u);
+  }
+  {
+    MixRow row(77);  // the neighbour is farther, not nearer
+    row.coc_near = -10.f;
+    EXPECT_EQ(row.split(), 0u);
+  }
+  {
+    MixRow row(77);  // the opposite neighbour lies on a third surface
+    row.coc_left = -3.f;
+    EXPECT_EQ(row.split(), 0u);
+  }
+  {
+    MixRow row(77);  // a colour off the line from B to F: texture, not a mix
+    row.C[1] += 700;
+    EXPECT_EQ(row.split(), 0u);
+  }
+  {
+    MixRow row(0);  // no share of F
+    EXPECT_EQ(row.split(), 0u);
+    for (int k = 0; k < 3; ++k) row.F[k] = row.B[k] + 4;  // F and B alike: nothing to fit
+    row.C[0] += 2;
+    EXPECT_EQ(row.split(), 0u);
+  }
+}
+
+// Focus on a sharp nearer object whose edge pixel, centred on the blurred surface behind, holds half of the
+// object's colour: that half stays sharp with the object instead of being spread with the surface behind as
+// a halo. 4 px from the edge pixel (within the far CoC of 6) the output is what it is with the edge pixel
+// wholly the surface behind; without the split its red half spreads there (+7 levels of red).
+TEST(SpreadMixed, AnEdgePixelsShareOfASharpObjectDoesNotLeakIntoTheBlur) {
+  const int w = 40, h = 9;
+  ImageRGBA8 mixed(w, h), pure(w, h);
+  ImageF coc(w, h, 1);
+  const uint16_t* lin = srgb_to_linear12();
+  const uint8_t* enc = linear12_to_srgb();
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const uint8_t grey[4] = {110, 110, 110, 255}, red[4] = {230, 20, 20, 255};
+      uint8_t half[4] = {0, 0, 0, 255};
+      for (int k = 0; k < 3; ++k) half[k] = enc[(lin[grey[k]] + lin[red[k]] + 1) / 2];
+      const uint8_t* c = x < 20 ? grey : x == 20 ? half : red;
+      std::copy_n(c, 4, mixed.px(x, y));
+      std::copy_n(x == 20 ? grey : c, 4, pure.px(x, y));
+      coc.at(x, y) = x <= 20 ? -6.f : 0.f;
+    }
+  ImageRGBA8 a, b;
+  dof_spread_blur(mixed, coc, spread_params(6.f), a, 1);
+  dof_spread_blur(pure, coc, spread_params(6.f), b, 1);
+  for (int k = 0; k < 3; ++k) EXPECT_NEAR(int(a.px(16, 4)[k]), int(b.px(16, 4)[k]), 1) << "channel " << k;
+  EXPECT_GT(int(a.px(20, 4)[0]), int(b.px(20, 4)[0]) + 20);  // the edge pixel keeps its share of red
 }
 
 // Through the CPU pipeline: a depth map of one value and one with NaNs give defined, repeatable results,

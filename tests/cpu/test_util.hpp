@@ -1,4 +1,4 @@
-// Shared helpers for the CPU tests: seeded random images (the seed is printed on failure).
+// Shared helpers for the CPU tests (and the GPU ones): seeded random images (the seed is printed on failure).
 #pragma once
 #include <gtest/gtest.h>
 
@@ -36,5 +36,20 @@ struct TwoPlanes {
       }
   }
 };
+
+// Mixed pixels (dof::mixed_of's input) planted in a random image and CoC map: in every third column, a
+// pixel whose right neighbour is 2 px nearer and whose left one lies on its own surface, with 3/10 of the
+// right neighbour's colour and 7/10 of the left one's (in the sRGB bytes: near enough a linear mix for
+// most pairs to split).
+inline void make_mixed_pixels(ImageRGBA8& img, ImageF& coc) {
+  for (int y = 0; y < img.height; ++y)
+    for (int x = 1; x + 1 < img.width; x += 3) {
+      const float c = coc.at(x - 1, y) == coc.at(x - 1, y) ? coc.at(x - 1, y) : 0.f;
+      coc.at(x, y) = c + 0.1f;
+      coc.at(x + 1, y) = c + 2.f;
+      for (int k = 0; k < 3; ++k)
+        img.px(x, y)[k] = uint8_t((3 * img.px(x + 1, y)[k] + 7 * img.px(x - 1, y)[k] + 5) / 10);
+    }
+}
 
 }  // namespace satlab::test

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "core/dof.hpp"
 #include "core/pipeline.hpp"
@@ -61,8 +62,10 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
     // diagonal bands: the fill tables over boxes); a near disc over a far plane (small near layers: fill
     // tables as every layer's less the near ones'); large CoCs, near and far mixed, within max_radius of
     // every edge and corner, in focus inside (the virtual pixels beyond the frame's edges, the border
-    // tiles' work).
-    for (int input = 0; input < 6; ++input) {
+    // tiles' work); mixed pixels (dof::mixed_of): discs of flat colours at random depths, rendered at 4 x 4
+    // samples per pixel, each pixel's depth its centre sample's (the edges' pixels split into two fragments,
+    // on the frame's edges too).
+    for (int input = 0; input < 7; ++input) {
       ImageRGBA8 img(c.w, c.h);
       for (auto& b : img.data) b = input == 1 ? 255 : uint8_t(rng());
       ImageF depth(c.w, c.h, 1);
@@ -81,6 +84,37 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
         }
       if (input == 1)
         for (size_t i = 0; i < depth.data.size(); i += 5) depth.data[i] = std::nanf("");
+      if (input == 6) {
+        struct Disc {
+          float x, y, r, z;
+          uint8_t rgb[3];
+        };
+        std::vector<Disc> discs(8);
+        for (Disc& d : discs) {
+          d = {u(rng) * float(c.w), u(rng) * float(c.h), 1.f + u(rng) * 0.3f * float(std::max(c.w, c.h)), u(rng),
+               {uint8_t(rng()), uint8_t(rng()), uint8_t(rng())}};
+        }
+        const auto sample = [&](float sx, float sy, float& z, const uint8_t*& rgb) {
+          static const uint8_t bg[3] = {90, 120, 150};
+          z = 1.f, rgb = bg;
+          for (const Disc& d : discs)
+            if ((sx - d.x) * (sx - d.x) + (sy - d.y) * (sy - d.y) < d.r * d.r && d.z < z) z = d.z, rgb = d.rgb;
+        };
+        for (int y = 0; y < c.h; ++y)
+          for (int x = 0; x < c.w; ++x) {
+            int sum[3] = {0, 0, 0};
+            float z;
+            const uint8_t* rgb;
+            for (int sy = 0; sy < 4; ++sy)
+              for (int sx = 0; sx < 4; ++sx) {
+                sample(float(x) + (float(sx) + 0.5f) / 4.f, float(y) + (float(sy) + 0.5f) / 4.f, z, rgb);
+                for (int k = 0; k < 3; ++k) sum[k] += rgb[k];
+              }
+            for (int k = 0; k < 3; ++k) img.px(x, y)[k] = uint8_t((sum[k] + 8) / 16);
+            sample(float(x) + 0.5f, float(y) + 0.5f, z, rgb);
+            depth.at(x, y) = z;
+          }
+      }
       Params p;
       p.dof_mode = "spread";
       p.aperture_shape = k % 3 == 0   ? ApertureShape::Disc
