@@ -24,7 +24,8 @@ void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers
     return c == c ? c : 0.f;
   };
   const auto lin_at = [&](int x, int y, uint32_t l[3]) {
-    const uint8_t* px = image.data.data() + (size_t(dof::clamp_to(y, h)) * size_t(w) + size_t(dof::clamp_to(x, w))) * 4;
+    const uint8_t* px =
+        image.data.data() + (size_t(dof::clamp_to(y, h)) * size_t(w) + size_t(dof::clamp_to(x, w))) * 4;
     for (int k = 0; k < 3; ++k) l[k] = lin[px[k]];
   };
   // One task per layer: each writes only its own layer's deltas.
@@ -49,8 +50,9 @@ void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers
               for (int f = 0; f < 2; ++f) {
                 const uint32_t share = f ? s : 256u - s;
                 if (!share) continue;
-                const float c = f ? coc_at(vx + dof::mixed_dx(dof::mixed_dir(m)), vy + dof::mixed_dy(dof::mixed_dir(m)))
-                                  : coc_at(vx, vy);
+                const float c =
+                    f ? coc_at(vx + dof::mixed_dx(dof::mixed_dir(m)), vy + dof::mixed_dy(dof::mixed_dir(m)))
+                      : coc_at(vx, vy);
                 if (dof::layer_of(c, layers) != int(j)) continue;
                 const dof::Splat sp = dof::splat_of(c, max_r);
                 if (dof::outside(vx, vy, w, h) > dof::splat_reach(sp)) continue;

@@ -121,13 +121,23 @@ SATLAB_HD void splat_values(const uint32_t lin[3], uint32_t w, uint32_t v[4]) {
 constexpr float kMixedStep = 0.3f;
 constexpr int64_t kMixedContrast = 64, kMixedFit = 5;
 
-SATLAB_HD int mixed_dx(int d) { return d == 2 ? -1 : d == 3 ? 1 : 0; }
-SATLAB_HD int mixed_dy(int d) { return d == 0 ? -1 : d == 1 ? 1 : 0; }
-SATLAB_HD uint32_t mixed_share(uint32_t m) { return m & 511u; }
-SATLAB_HD int mixed_dir(uint32_t m) { return int(m >> 9); }
+SATLAB_HD int mixed_dx(int d) {
+  return d == 2 ? -1 : d == 3 ? 1 : 0;
+}
+SATLAB_HD int mixed_dy(int d) {
+  return d == 0 ? -1 : d == 1 ? 1 : 0;
+}
+SATLAB_HD uint32_t mixed_share(uint32_t m) {
+  return m & 511u;
+}
+SATLAB_HD int mixed_dir(uint32_t m) {
+  return int(m >> 9);
+}
 
-template <class Coc, class Lin>
-SATLAB_HD uint32_t mixed_of(const Coc& coc, const Lin& lin, int x, int y) {
+// mixed_of in two steps: the depth test (the nearer neighbour's direction, or -1: no split) and the
+// colour fit of C between B and F (the split, or 0). The GPU calls the fit out of line: few pixels reach it.
+template <class Coc>
+SATLAB_HD int mixed_direction(const Coc& coc, int x, int y) {
   const float c = coc(x, y);
   float step = kMixedStep;
   int dir = -1;
@@ -135,14 +145,12 @@ SATLAB_HD uint32_t mixed_of(const Coc& coc, const Lin& lin, int x, int y) {
     const float q = coc(x + mixed_dx(d), y + mixed_dy(d)) - c;
     if (q > step) step = q, dir = d;
   }
-  if (dir < 0) return 0u;
-  const int dx = mixed_dx(dir), dy = mixed_dy(dir);
-  const float o = coc(x - dx, y - dy) - c;
-  if (!((o < 0.f ? -o : o) < 0.25f * step)) return 0u;
-  uint32_t C[3], F[3], B[3];
-  lin(x, y, C);
-  lin(x + dx, y + dy, F);
-  lin(x - dx, y - dy, B);
+  if (dir < 0) return -1;
+  const float o = coc(x - mixed_dx(dir), y - mixed_dy(dir)) - c;
+  return (o < 0.f ? -o : o) < 0.25f * step ? dir : -1;
+}
+
+SATLAB_HD uint32_t mixed_fit(const uint32_t C[3], const uint32_t F[3], const uint32_t B[3], int dir) {
   int64_t num = 0, den = 0, e[3], g[3];
   for (int k = 0; k < 3; ++k) {
     e[k] = int64_t(C[k]) - int64_t(B[k]), g[k] = int64_t(F[k]) - int64_t(B[k]);
@@ -161,13 +169,25 @@ SATLAB_HD uint32_t mixed_of(const Coc& coc, const Lin& lin, int x, int y) {
   return uint32_t(s) | uint32_t(dir) << 9;
 }
 
+template <class Coc, class Lin>
+SATLAB_HD uint32_t mixed_of(const Coc& coc, const Lin& lin, int x, int y) {
+  const int dir = mixed_direction(coc, x, y);
+  if (dir < 0) return 0u;
+  uint32_t C[3], F[3], B[3];
+  lin(x, y, C);
+  lin(x + mixed_dx(dir), y + mixed_dy(dir), F);
+  lin(x - mixed_dx(dir), y - mixed_dy(dir), B);
+  return mixed_fit(C, F, B, dir);
+}
+
 // The colour left to a split pixel's own surface: (256 C - s F) / (256 - s), rounded, within [0, 4095]
-// (s < 256).
+// (s < 256; 32-bit: 256 C and s F are below 2^20).
 SATLAB_HD void mixed_rest(const uint32_t c[3], const uint32_t f[3], uint32_t s, uint32_t out[3]) {
+  const uint32_t d = 256u - s;
   for (int k = 0; k < 3; ++k) {
-    const int64_t n = 256 * int64_t(c[k]) - int64_t(s) * int64_t(f[k]), d = 256 - int64_t(s);
-    const int64_t v = n <= 0 ? 0 : (n + d / 2) / d;
-    out[k] = uint32_t(v < 4095 ? v : 4095);
+    const uint32_t a = 256u * c[k], b = s * f[k];
+    const uint32_t v = a <= b ? 0u : (a - b + d / 2u) / d;
+    out[k] = v < 4095u ? v : 4095u;
   }
 }
 

@@ -2,23 +2,24 @@
 // shared through core/dof_spread_pixel.hpp, this file built without FMA contraction so that both agree bit
 // for bit). Stages, each reported through DofArgs::stage:
 //   spread     each pixel's split where it mixes a nearer neighbour's colour (dof::mixed_of: the nearer share
-//              and the rest splat as two fragments), each 32 x 32 tile's set of layers present, each tile's set of layers whose spread can reach
-//              it (`cover`), and those tiles of those layers' spread images cleared; then per layer: a block
-//              takes a tile's pixels of the layer (and, in the frame's first and last tile rows and
-//              columns, the virtual pixels beyond its edges within R: dof::outside) and, when the tile's window (the tile grown by the layer's
-//              largest aperture radius R, 1 + R beyond its right and bottom edges) fits in shared memory,
-//              adds their signed corner deltas there (the aperture's rectangles with equal adjacent
-//              bands merged, core's merge_bands: fewer corners, the same deltas; shared atomics; uint32
-//              wrap-around: exact and order-free), takes the window's SAT in place and adds its non-zero
-//              words to the layer's spread image (coalesced global atomics): that image becomes the layer's
-//              SAT, the sum of its windows' SATs. Layers whose window does not fit add their deltas straight
-//              to global memory. Beside it, on a second stream (DofWorkspace::side; the spread is bound by
-//              shared-memory atomics, this by memory bandwidth), the fill tables: per layer t < count - 1 the
-//              slice of the (12-bit linear colour, 1) image of the pixels of layers 0..t, one RGBA16 image
-//              (or, where the SAT builder takes only 8-bit input, low and high bytes as two RGBA8 images, as
-//              the layered mode's), through the registry's SAT builder, over the box of those
-//              layers' tiles (read back while the spread runs), or as the table of every layer less that of
-//              layers t + 1..count - 1 where those reach fewer pixels;
+//              and the rest splat as two fragments), each 32 x 32 tile's set of layers present, each tile's
+//              set of layers whose spread can reach it (`cover`), and those tiles of those layers' spread
+//              images cleared; then per layer: a block takes a tile's pixels of the layer (and, in the
+//              frame's first and last tile rows and columns, the virtual pixels beyond its edges within R:
+//              dof::outside) and, when the tile's window (the tile grown by the layer's largest aperture
+//              radius R, 1 + R beyond its right and bottom edges) fits in shared memory, adds their signed
+//              corner deltas there (the aperture's rectangles with equal adjacent bands merged, core's
+//              merge_bands: fewer corners, the same deltas; shared atomics; uint32 wrap-around: exact and
+//              order-free), takes the window's SAT in place and adds its non-zero words to the layer's spread
+//              image (coalesced global atomics): that image becomes the layer's SAT, the sum of its windows'
+//              SATs. Layers whose window does not fit add their deltas straight to global memory. Beside it,
+//              on a second stream (DofWorkspace::side; the spread is bound by shared-memory atomics, this by
+//              memory bandwidth), the fill tables: per layer t < count - 1 the slice of the (12-bit linear
+//              colour, 1) image of the pixels of layers 0..t, one RGBA16 image (or, where the SAT builder
+//              takes only 8-bit input, low and high bytes as two RGBA8 images, as the layered mode's),
+//              through the registry's SAT builder, over the box of those layers' tiles (read back while the
+//              spread runs), or as the table of every layer less that of layers t + 1..count - 1 where those
+//              reach fewer pixels;
 //   sat        the SATs of the layers that went to global memory (uint32 in place: rows, column sums per
 //              band of rows, their prefix over the bands, the columns), and the wait for whatever of the
 //              fill tables outlasts the spread;
@@ -27,8 +28,8 @@
 // Bytes (per pixel and layer, over the tiles the layer covers): clearing writes 16; the flush's atomics
 // read and write 16 (x (1 + (2R + 1) / 32)^2 for the windows' overlap, less their zero words); the
 // composite reads 16. The fill tables add 8 + 24 per pixel of each table built (8 + 2 x 20 as two RGBA8
-// tables; at most the frame's per layer but the last), and the composite's few box taps. A layer through global memory adds 256
-// atomics per pixel and its SAT 80 B per pixel.
+// tables; at most the frame's per layer but the last), and the composite's few box taps. A layer through
+// global memory adds 256 atomics per pixel and its SAT 80 B per pixel.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -66,26 +67,75 @@ struct PlaneLin {
   }
 };
 
+// The split of the point (x, y) of the plane (dof::mixed_of), from the records tile_splits wrote (only for
+// the tiles that hold a split: 0 elsewhere): w x h for the frame's pixels, then 2 (w + h) for the virtual
+// ones beyond its edges. A virtual pixel beyond
+// the left edge (x < 0, 0 <= y < h) has the neighbours of (-1, y) (those along the row clamp to (0, y), as
+// it does), so all of them split as (-1, y) does; the same for the other edges; beyond a corner every
+// neighbour clamps to the corner: no split.
+__device__ __forceinline__ uint32_t mixed_record(const uint16_t* __restrict__ mixed,
+                                                 const uint8_t* __restrict__ splits, int x, int y, int w,
+                                                 int h) {
+  const bool in_x = x >= 0 && x < w, in_y = y >= 0 && y < h;
+  const size_t n = size_t(w) * size_t(h);
+  size_t i;
+  if (!in_x && !in_y) return 0u;
+  // Written only for the tiles that hold a split (a virtual pixel's: that of the pixel it copies).
+  const int cx = dof::clamp_to(x, w), cy = dof::clamp_to(y, h);
+  if (!__ldg(splits + (cy / kSpreadTile) * ((w + kSpreadTile - 1) / kSpreadTile) + cx / kSpreadTile))
+    return 0u;
+  if (in_x && in_y)
+    i = size_t(y) * size_t(w) + size_t(x);
+  else if (in_y)
+    i = n + (x < 0 ? 0 : size_t(h)) + size_t(y);
+  else
+    i = n + 2 * size_t(h) + (y < 0 ? 0 : size_t(w)) + size_t(x);
+  return uint32_t(__ldg(mixed + i));
+}
+
 // The splat of the point (x, y) of the plane (dof::outside: the frame's pixel at the clamped position
-// beyond the frame's edges): its fragments (one, or two where it is a mixed pixel: dof::mixed_of; the
-// frame's pixels' splits read from `mixed`, the virtual pixels' taken here) whose layer is in `only` add
-// add(j, X, Y, k, value) for every corner delta (its two apertures, whole-aperture weights scaled by the
-// fragment's share, rectangles clipped to the frame); a virtual fragment out of its reach of the frame adds
-// nothing.
-template <class Add>
+// beyond the frame's edges): its fragments (one, or two where it is a mixed pixel: dof::mixed_of, read
+// through mixed_record) whose layer is in `only` add add(j, X, Y, k, value) for every corner delta (its
+// two apertures, whole-aperture weights scaled by the fragment's share, rectangles clipped to the frame);
+// a virtual fragment out of its reach of the frame adds nothing. Mixed = false: the caller knows no point
+// it passes is split (the whole pixel, one fragment: the records are not read).
+template <bool Mixed, class Add>
 __device__ __forceinline__ void splat_point(const Add& add, const uchar4* __restrict__ img,
-                                            const float* __restrict__ coc,
-                                            const uint16_t* __restrict__ mixed, const dof::Layers& layers,
+                                            const float* __restrict__ coc, const uint16_t* __restrict__ mixed,
+                                            const uint8_t* __restrict__ splits, const dof::Layers& layers,
                                             unsigned only, int x, int y, int w, int h, int max_r,
                                             const dof::Rect* __restrict__ rects,
                                             const uint8_t* __restrict__ counts,
                                             const uint16_t* __restrict__ lin) {
+  if constexpr (!Mixed) {
+    // One fragment, the whole pixel.
+    const size_t i = size_t(dof::clamp_to(y, h)) * size_t(w) + size_t(dof::clamp_to(x, w));
+    const float c = __ldg(coc + i);
+    const int j = dof::layer_of(c == c ? c : 0.f, layers);
+    if (!((only >> j) & 1u)) return;
+    const dof::Splat sp = dof::splat_of(c, max_r);
+    if (dof::outside(x, y, w, h) > dof::splat_reach(sp)) return;
+    const uchar4 p = img[i];
+    const uint32_t l[3] = {__ldg(lin + p.x), __ldg(lin + p.y), __ldg(lin + p.z)};
+    for (int a = 0; a < 2; ++a) {
+      const uint32_t part = a ? sp.q : 256u - sp.q;
+      if (!part) continue;
+      const int r = sp.r + a;
+      const dof::Rect* rr = rects + r * dof::kMaxRects;
+      const int nr = __ldg(counts + r);
+      uint32_t v[4];
+      dof::splat_values(l, dof::splat_weight(part * 256u, dof::aperture_area(rr, nr)), v);
+      dof::splat_corners(
+          [&](int X, int Y, int sign) {
+            for (int k = 0; k < 4; ++k) add(j, X, Y, k, sign > 0 ? v[k] : 0u - v[k]);
+          },
+          rr, nr, x, y, w, h);
+    }
+    return;
+  }
   const PlaneCoc coc_at{coc, w, h};
   const PlaneLin lin_at{img, lin, w, h};
-  const bool inside = x >= 0 && y >= 0 && x < w && y < h;
-  const uint32_t m = inside ? uint32_t(__ldg(mixed + size_t(y) * size_t(w) + size_t(x)))
-                            : dof::mixed_of(coc_at, lin_at, x, y),
-                 s = dof::mixed_share(m);
+  const uint32_t m = mixed_record(mixed, splits, x, y, w, h), s = dof::mixed_share(m);
   const int nx = x + dof::mixed_dx(dof::mixed_dir(m)), ny = y + dof::mixed_dy(dof::mixed_dir(m));
   for (int f = 0; f < 2; ++f) {
     const uint32_t share = f ? s : 256u - s;
@@ -127,18 +177,19 @@ __device__ __forceinline__ void splat_point(const Add& add, const uchar4* __rest
 // whose layer is in `only` (a bit mask) add to their layer's delta image.
 __global__ void __launch_bounds__(kBlock)
     spread_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc,
-                  const uint16_t* __restrict__ mixed, int w, int h, dof::Layers layers, unsigned only, int max_r, const dof::Rect* __restrict__ rects,
+                  const uint16_t* __restrict__ mixed, const uint8_t* __restrict__ splits, int w, int h,
+                  dof::Layers layers, unsigned only, int max_r, const dof::Rect* __restrict__ rects,
                   const uint8_t* __restrict__ counts, const uint16_t* __restrict__ lin,
                   uint32_t* __restrict__ deltas) {
   const int x = int(blockIdx.x * blockDim.x + threadIdx.x) - max_r,
             y = int(blockIdx.y * blockDim.y + threadIdx.y) - max_r;
   if (x >= w + max_r || y >= h + max_r) return;
   const size_t n = size_t(w) * size_t(h);
-  splat_point(
+  splat_point<true>(
       [&](int j, int X, int Y, int k, uint32_t v) {
         atomicAdd(deltas + size_t(j) * n * 4 + (size_t(Y) * size_t(w) + size_t(X)) * 4 + k, v);
       },
-      img, coc, mixed, layers, only, x, y, w, h, max_r, rects, counts, lin);
+      img, coc, mixed, splits, layers, only, x, y, w, h, max_r, rects, counts, lin);
 }
 
 // Tiles of 32 x 32 pixels (a block of 32 x 8 threads, 4 rows each).
@@ -153,41 +204,166 @@ __device__ __forceinline__ int layer_in_registers(float c, const dof::Layers& l)
   return j;
 }
 
-// Each pixel's split (dof::mixed_of) into mixed[], and bit j of present[tile]: the tile holds a fragment of
-// layer j (a pixel's own, or a split pixel's nearer share, which takes its neighbour's CoC). The tiles on the
-// frame's edges also take the layers of their pixels' 4-neighbours: the virtual pixels beyond the edge,
-// which those tiles splat, split on the fly towards points that clamp to within one pixel of the tile.
-__global__ void __launch_bounds__(kBlock)
-    tile_layers_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
-                       dof::Layers layers, const uint16_t* __restrict__ lin, uint16_t* __restrict__ mixed,
-                       uint8_t* __restrict__ present) {
-  const PlaneCoc coc_at{coc, w, h};
+// dof::mixed_of's colour fit for the point (x, y) of the plane whose depth test gave `dir`, out of line.
+__device__ __noinline__ uint32_t mixed_fit_at(const uchar4* __restrict__ img,
+                                              const uint16_t* __restrict__ lin, int w, int h, int x, int y,
+                                              int dir) {
   const PlaneLin lin_at{img, lin, w, h};
+  uint32_t C[3], F[3], B[3];
+  lin_at(x, y, C);
+  lin_at(x + dof::mixed_dx(dir), y + dof::mixed_dy(dir), F);
+  lin_at(x - dof::mixed_dx(dir), y - dof::mixed_dy(dir), B);
+  return dof::mixed_fit(C, F, B, dir);
+}
+
+// A tile's splits (tile_splits_kernel, for a tile with a CoC step of more than dof::kMixedStep between
+// 4-neighbours; called by the whole block): each pixel's split (dof::mixed_of)
+// into mixed[] where the tile holds one, and on the frame's edges the virtual pixels' (mixed_record); adds
+// Returns in x the layers of the thread's split pixels' nearer shares and, on the frame's edges, of its
+// pixels' 4-neighbours (the virtual pixels beyond the edge split towards points that clamp to within one
+// pixel of the tile), in y the or of the thread's records (non-zero: a split).
+__device__ __forceinline__ uint2 tile_splits(const uchar4* __restrict__ img, const float* __restrict__ coc,
+                                             int w, int h, const float* __restrict__ edges, int count,
+                                             const uint16_t* __restrict__ lin, uint16_t* __restrict__ mixed) {
+  unsigned bits = 0u;
+  // The tile's CoCs and those of the pixels around it (the frame's edges extended), NaN as 0: every point
+  // the splits read clamps into this window.
+  constexpr int kHalo = kTile + 2;
+  __shared__ float halo[kHalo * kHalo];
+  __shared__ unsigned any;
+  const int hx0 = int(blockIdx.x) * kTile - 1, hy0 = int(blockIdx.y) * kTile - 1;
+  for (int i = threadIdx.y * 32 + threadIdx.x; i < kHalo * kHalo; i += kBlock) {
+    const int hx = hx0 + i % kHalo, hy = hy0 + i / kHalo;
+    const float c = __ldg(coc + size_t(dof::clamp_to(hy, h)) * size_t(w) + size_t(dof::clamp_to(hx, w)));
+    halo[i] = c == c ? c : 0.f;
+  }
+  if (threadIdx.x == 0 && threadIdx.y == 0) any = 0u;
+  __syncthreads();
+  const auto coc_at = [&](int px, int py) {
+    return halo[(dof::clamp_to(py, h) - hy0) * kHalo + (dof::clamp_to(px, w) - hx0)];
+  };
+  const auto layer = [&](float c) {
+    int j = 0;
+    for (int k = 1; k < count; ++k) j += !(c < edges[k]) ? 1 : 0;
+    return j;
+  };
+  const auto split_at = [&](int px, int py) {
+    const int dir = dof::mixed_direction(coc_at, px, py);
+    return dir < 0 ? 0u : mixed_fit_at(img, lin, w, h, px, py, dir);
+  };
+  const bool edge =
+      blockIdx.x == 0 || blockIdx.y == 0 || blockIdx.x + 1 == gridDim.x || blockIdx.y + 1 == gridDim.y;
   const int x = blockIdx.x * kTile + threadIdx.x;
-  const bool edge = blockIdx.x == 0 || blockIdx.y == 0 || blockIdx.x + 1 == gridDim.x || blockIdx.y + 1 == gridDim.y;
-  unsigned bits = 0;
+  const size_t n = size_t(w) * size_t(h);
+  uint32_t split = 0u, record[kRows];
   for (int i = 0; i < kRows; ++i) {
     const int y = blockIdx.y * kTile + threadIdx.y + 8 * i;
-    if (x < w && y < h) {
-      const float c = coc_at(x, y);
-      bits |= 1u << layer_in_registers(c, layers);
-      const uint32_t m = dof::mixed_of(coc_at, lin_at, x, y);
-      mixed[size_t(y) * size_t(w) + size_t(x)] = uint16_t(m);
-      if (dof::mixed_share(m))
-        bits |= 1u << layer_in_registers(
-                    coc_at(x + dof::mixed_dx(dof::mixed_dir(m)), y + dof::mixed_dy(dof::mixed_dir(m))), layers);
-      if (edge)
-        for (int d = 0; d < 4; ++d)
-          bits |= 1u << layer_in_registers(coc_at(x + dof::mixed_dx(d), y + dof::mixed_dy(d)), layers);
+    record[i] = 0u;
+    if (x >= w || y >= h) continue;
+    const uint32_t m = split_at(x, y);
+    record[i] = m;
+    split |= m;
+    if (dof::mixed_share(m))
+      bits |= 1u << layer(coc_at(x + dof::mixed_dx(dof::mixed_dir(m)), y + dof::mixed_dy(dof::mixed_dir(m))));
+    if (edge) {
+      for (int d = 0; d < 4; ++d) bits |= 1u << layer(coc_at(x + dof::mixed_dx(d), y + dof::mixed_dy(d)));
+      const auto edge_record = [&](size_t at, int vx, int vy) {
+        const uint32_t e = split_at(vx, vy);
+        mixed[at] = uint16_t(e);
+        split |= e;
+      };
+      if (x == 0) edge_record(n + size_t(y), -1, y);
+      if (x == w - 1) edge_record(n + size_t(h) + size_t(y), w, y);
+      if (y == 0) edge_record(n + 2 * size_t(h) + size_t(x), x, -1);
+      if (y == h - 1) edge_record(n + 2 * size_t(h) + size_t(w) + size_t(x), x, h);
     }
   }
-  bits = __reduce_or_sync(0xffffffffu, bits);
+  if (split) atomicOr(&any, 1u);
+  __syncthreads();
+  // The frame's pixels' records only where the tile holds a split (mixed_record reads no other).
+  if (any)
+    for (int i = 0; i < kRows; ++i) {
+      const int y = blockIdx.y * kTile + threadIdx.y + 8 * i;
+      if (x < w && y < h) mixed[size_t(y) * size_t(w) + size_t(x)] = uint16_t(record[i]);
+    }
+  return make_uint2(bits, split);
+}
+
+// Bit j of present[tile]: the tile holds a pixel of layer j (tile_splits_kernel adds the layers of split
+// pixels' nearer shares); steps[tile]: the tile has a CoC step of more than dof::kMixedStep between
+// 4-neighbours (one of its pixels and any neighbour, in the tile or not). Only such a tile can hold a split
+// (dof::mixed_of: a nearer neighbour at least that step away; a virtual pixel's neighbours clamp to one of
+// the tile's pixels and its neighbours), so only those take tile_splits_kernel's work (most tiles of most
+// frames have none: the bench's ramp steps by at most 0.06 px). The split's work in this kernel, even out
+// of line, took 2-3 times its time (0.026 -> 0.055-0.08 ms at 4K, measured).
+__global__ void __launch_bounds__(kBlock)
+    tile_layers_kernel(const float* __restrict__ coc, int w, int h, dof::Layers layers,
+                       uint8_t* __restrict__ present, uint8_t* __restrict__ steps) {
+  const int x = blockIdx.x * kTile + threadIdx.x;
+  unsigned bits = 0, step = 0;
+  const auto at = [&](int px, int py) {
+    const float c = __ldg(coc + size_t(dof::clamp_to(py, h)) * size_t(w) + size_t(dof::clamp_to(px, w)));
+    return c == c ? c : 0.f;
+  };
+  // The tile's CoCs (the frame's edges extended) in shared memory, so that the steps' test reads each
+  // pixel from global memory once, its neighbours beyond the tile's edges besides.
+  __shared__ float tile_coc[kTile][kTile + 1];
+  for (int i = 0; i < kRows; ++i) {
+    const int ty = threadIdx.y + 8 * i, y = blockIdx.y * kTile + ty;
+    const float c = at(x, y);
+    tile_coc[ty][threadIdx.x] = c;
+    if (x < w && y < h) bits |= 1u << layer_in_registers(c, layers);
+  }
+  __syncthreads();
+  // Each pair of 4-neighbours with a pixel in the tile, once: every pixel's right and lower neighbours,
+  // and the left and upper ones of the tile's first column and row.
+  const int tx = threadIdx.x;
+  for (int i = 0; i < kRows; ++i) {
+    const int ty = threadIdx.y + 8 * i, y = blockIdx.y * kTile + ty;
+    if (x >= w || y >= h) continue;
+    const float c = tile_coc[ty][tx];
+    const float r = tx + 1 < kTile ? tile_coc[ty][tx + 1] : at(x + 1, y),
+                d = ty + 1 < kTile ? tile_coc[ty + 1][tx] : at(x, y + 1);
+    step |= (fabsf(r - c) > dof::kMixedStep) | (fabsf(d - c) > dof::kMixedStep);
+    if (tx == 0) step |= fabsf(at(x - 1, y) - c) > dof::kMixedStep;
+    if (ty == 0) step |= fabsf(at(x, y - 1) - c) > dof::kMixedStep;
+  }
+  bits = __reduce_or_sync(0xffffffffu, bits | (step ? 1u << dof::kMaxLayers : 0u));
   __shared__ unsigned warp_bits[8];
   if (threadIdx.x == 0) warp_bits[threadIdx.y] = bits;
   __syncthreads();
   if (threadIdx.x == 0 && threadIdx.y == 0) {
     for (int k = 1; k < 8; ++k) bits |= warp_bits[k];
-    present[blockIdx.y * gridDim.x + blockIdx.x] = uint8_t(bits);
+    const unsigned tile = blockIdx.y * gridDim.x + blockIdx.x;
+    present[tile] = uint8_t(bits);
+    steps[tile] = uint8_t(bits >> dof::kMaxLayers);
+  }
+}
+
+// The tiles with a step (grid: tiles; the others leave at once): tile_splits, then the nearer shares'
+// layers added to present[tile], splits[tile] (overwriting the step flag) and the list of the tiles
+// holding a split (in any order; *split_count preset to 0).
+__global__ void __launch_bounds__(kBlock)
+    tile_splits_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
+                       dof::Layers layers, const uint16_t* __restrict__ lin, uint16_t* __restrict__ mixed,
+                       uint8_t* __restrict__ present, uint8_t* __restrict__ splits,
+                       unsigned* __restrict__ split_count, unsigned* __restrict__ split_list) {
+  const unsigned tile = blockIdx.y * gridDim.x + blockIdx.x;
+  if (!splits[tile]) return;
+  __shared__ float edges[dof::kMaxLayers + 1];
+  if (threadIdx.x == 0 && threadIdx.y == 0)
+    for (int k = 0; k <= dof::kMaxLayers; ++k) edges[k] = layers.edge[k];
+  __syncthreads();
+  const uint2 t = tile_splits(img, coc, w, h, edges, layers.count, lin, mixed);
+  unsigned bits = __reduce_or_sync(0xffffffffu, t.x | (t.y ? 1u << dof::kMaxLayers : 0u));
+  __shared__ unsigned warp_bits[8];
+  if (threadIdx.x == 0) warp_bits[threadIdx.y] = bits;
+  __syncthreads();
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    for (int k = 1; k < 8; ++k) bits |= warp_bits[k];
+    present[tile] = uint8_t(present[tile] | bits);
+    splits[tile] = uint8_t(bits >> dof::kMaxLayers);
+    if (bits >> dof::kMaxLayers) split_list[atomicAdd(split_count, 1u)] = tile;
   }
 }
 
@@ -247,18 +423,35 @@ struct Window {
 // right or bottom edge clips lose their corners beyond the edge, the window reaching that edge), so the
 // SAT of the layer's delta image is the sum of its windows' SATs: d is that SAT once every tile has added
 // its own, with no SAT pass over the image (and 0 on the tiles the layer does not cover).
+// Two instances: Mixed = false over every tile (grid: tiles), leaving those that hold a split pixel to
+// Mixed = true, launched over the list of those tiles (grid: their count; tile_layers_kernel's list). Each
+// has its own registers: the split's arithmetic, inline in one kernel, spilled in the plain loop (measured:
+// spread phase +0.08 to +0.15 ms on the bench's frame, which has no split pixel).
+template <bool Mixed>
 __global__ void __launch_bounds__(kBlock)
     spread_tile_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc,
-                       const uint16_t* __restrict__ mixed, int w, int h, dof::Layers layers, int j, int R, int max_r, const dof::Rect* __restrict__ rects,
-                       const uint8_t* __restrict__ counts, const uint16_t* __restrict__ lin,
-                       const uint8_t* __restrict__ present, uint32_t* __restrict__ d) {
-  // Block row 0 takes the last tile row, row b > 0 tile row b - 1: the bottom edge's tiles (R more rows of
-  // virtual pixels each) start in the first wave instead of lengthening the last one.
-  const int tile_y = (int(blockIdx.y) + int(gridDim.y) - 1) % int(gridDim.y);
-  if (!((present[tile_y * int(gridDim.x) + int(blockIdx.x)] >> j) & 1u)) return;
+                       const uint16_t* __restrict__ mixed, int w, int h, dof::Layers layers, int j, int R,
+                       int max_r, const dof::Rect* __restrict__ rects, const uint8_t* __restrict__ counts,
+                       const uint16_t* __restrict__ lin, const uint8_t* __restrict__ present,
+                       const uint8_t* __restrict__ splits, const unsigned* __restrict__ split_list,
+                       uint32_t* __restrict__ d) {
+  int tx0, ty0;
+  if (Mixed) {
+    const int tile = int(split_list[blockIdx.x]), tx = (w + kTile - 1) / kTile;
+    if (!((present[tile] >> j) & 1u)) return;
+    tx0 = (tile % tx) * kTile, ty0 = (tile / tx) * kTile;
+  } else {
+    // Block row 0 takes the last tile row, row b > 0 tile row b - 1: the bottom edge's tiles (R more rows of
+    // virtual pixels each) start in the first wave instead of lengthening the last one. Both bytes loaded
+    // before either is tested: one memory latency at the block's start, not two.
+    const int tile_y = (int(blockIdx.y) + int(gridDim.y) - 1) % int(gridDim.y),
+              tile = tile_y * int(gridDim.x) + int(blockIdx.x);
+    const unsigned here = present[tile], split = splits[tile];
+    if (split || !((here >> j) & 1u)) return;
+    tx0 = int(blockIdx.x) * kTile, ty0 = tile_y * kTile;
+  }
   extern __shared__ uint4 window_storage[];
   uint32_t* win = reinterpret_cast<uint32_t*>(window_storage);
-  const int tx0 = int(blockIdx.x) * kTile, ty0 = tile_y * kTile;
   const Window W(R);
   const int tid = threadIdx.y * 32 + threadIdx.x, ox = tx0 - R, oy = ty0 - R;
   for (int i = tid; i < W.plane; i += kBlock) window_storage[i] = make_uint4(0u, 0u, 0u, 0u);
@@ -270,9 +463,9 @@ __global__ void __launch_bounds__(kBlock)
   const int ya = ty0 == 0 ? -R : ty0, yb = ty0 + kTile >= h ? h - 1 + R : ty0 + kTile - 1;
   for (int y = ya + int(threadIdx.y); y <= yb; y += 8)
     for (int x = xa + int(threadIdx.x); x <= xb; x += 32)
-      splat_point([&](int, int X, int Y, int k,
-                      uint32_t v) { atomicAdd(win + k * W.plane + (Y - oy) * W.ww + (X - ox), v); },
-                  img, coc, mixed, layers, 1u << j, x, y, w, h, max_r, rects, counts, lin);
+      splat_point<Mixed>([&](int, int X, int Y, int k,
+                             uint32_t v) { atomicAdd(win + k * W.plane + (Y - oy) * W.ww + (X - ox), v); },
+                         img, coc, mixed, splits, layers, 1u << j, x, y, w, h, max_r, rects, counts, lin);
   __syncthreads();
   // The window's SAT: rows, a thread per window row and channel (a warp's rows ww apart, ww odd: no bank
   // conflicts), then columns, a thread per window column and channel.
@@ -535,15 +728,17 @@ void dof_spread(const DofArgs& a) {
                   [&] { return merge_bands(aperture_table(p, max_r)); });
   // images: spread images (16 B per pixel and layer), fill slices (8 B per pixel of each table's box);
   // tables: fill tables (32 B per pixel of each table's box), band sums (16 B per column, band and layer),
-  // the tiles' present and cover sets (1 B each), the layers' tile boxes, the pixels' splits (2 B per pixel:
-  // dof::mixed_of). The fill tables never need more
+  // the tiles' present and cover sets and whether they hold a split pixel (1 B each), the layers' tile
+  // boxes, the pixels' splits (2 B per pixel
+  // and per pixel of the frame's edges: dof::mixed_of, mixed_record). The fill tables never need more
   // than count - 1 frames (the layout below reads at most as many pixels as the frame-wide tables).
   const size_t spread_bytes = n * 16 * size_t(L), fill_bytes = n * 32 * size_t(fills),
                sums_bytes = size_t(w) * size_t(bands) * size_t(L) * 16, tile_count = size_t(tx) * size_t(ty);
   grow(ws.images, spread_bytes + n * 8 * size_t(fills), "spread images and fill slices");
-  const size_t boxes_at = fill_bytes + sums_bytes + (2 * tile_count + 3) / 4 * 4,
-               mixed_at = boxes_at + 16 * dof::kMaxLayers;
-  grow(ws.tables, mixed_at + n * 2, "spread tables");
+  // boxes: 4 kMaxLayers words, then the count of tiles holding a split and their list.
+  const size_t boxes_at = fill_bytes + sums_bytes + (3 * tile_count + 3) / 4 * 4,
+               mixed_at = boxes_at + (4 * dof::kMaxLayers + 1 + tile_count) * 4;
+  grow(ws.tables, mixed_at + (n + 2 * size_t(w) + 2 * size_t(h)) * 2, "spread tables");
   const auto* rects = static_cast<const dof::Rect*>(ws.rects.p);
   const auto* rect_counts =
       reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
@@ -555,7 +750,10 @@ void dof_spread(const DofArgs& a) {
   auto* band_sums = reinterpret_cast<uint4*>(static_cast<char*>(ws.tables.p) + fill_bytes);
   auto* present = reinterpret_cast<uint8_t*>(static_cast<char*>(ws.tables.p) + fill_bytes + sums_bytes);
   auto* cover = present + tile_count;
+  auto* splits = cover + tile_count;
   auto* boxes = reinterpret_cast<unsigned*>(static_cast<char*>(ws.tables.p) + boxes_at);
+  auto* split_count = boxes + 4 * dof::kMaxLayers;
+  auto* split_list = split_count + 1;
   auto* mixed = reinterpret_cast<uint16_t*>(static_cast<char*>(ws.tables.p) + mixed_at);
   const dim3 block(32, 8), grid((unsigned(w) + 31) / 32, (unsigned(h) + 7) / 8),
       tiles{unsigned(tx), unsigned(ty)};
@@ -572,8 +770,12 @@ void dof_spread(const DofArgs& a) {
     reach.tiles[j] = 1 + R / kTile;
     if (Window(R).bytes() > size_t(optin)) global_layers |= 1u << j;
   }
-  tile_layers_kernel<<<tiles, block, 0, st>>>(img, coc, w, h, layers, lin, mixed, present);
+  SATLAB_CUDA(cudaMemsetAsync(split_count, 0, sizeof(unsigned), st), "split tiles");
+  tile_layers_kernel<<<tiles, block, 0, st>>>(coc, w, h, layers, present, splits);
   SATLAB_LAUNCHED("tile_layers_kernel", size);
+  tile_splits_kernel<<<tiles, block, 0, st>>>(img, coc, w, h, layers, lin, mixed, present, splits,
+                                              split_count, split_list);
+  SATLAB_LAUNCHED("tile_splits_kernel", size);
   const unsigned tile_blocks = unsigned((tile_count + kBlock - 1) / kBlock);
   if (fills > 0) {
     // The layers' tile boxes, read back on the side stream (below) while the spread runs.
@@ -582,29 +784,34 @@ void dof_spread(const DofArgs& a) {
                 "layer boxes");
     layer_boxes_kernel<<<tile_blocks, kBlock, 0, st>>>(present, tx, ty, boxes);
     SATLAB_LAUNCHED("layer_boxes_kernel", size);
-    make_side_stream(ws.side);
-    SATLAB_CUDA(cudaEventRecord(cudaEvent_t(ws.side.fork), st), "spread fork");
   }
+  make_side_stream(ws.side);
+  SATLAB_CUDA(cudaEventRecord(cudaEvent_t(ws.side.fork), st), "spread fork");
   cover_kernel<<<tile_blocks, kBlock, 0, st>>>(present, tx, ty, L, reach, global_layers, cover);
   SATLAB_LAUNCHED("cover_kernel", size);
   clear_kernel<<<dim3(unsigned(tx), unsigned(ty), unsigned(L)), block, 0, st>>>(
       cover, w, h, reinterpret_cast<uint4*>(spread));
   SATLAB_LAUNCHED("clear_kernel", size);
-  for (int j = 0; j < L; ++j) {
-    if ((global_layers >> j) & 1u) continue;
-    const int R = layer_radius(layers, j, max_r);
-    const size_t bytes = Window(R).bytes();
-    SATLAB_CUDA(
-        cudaFuncSetAttribute(spread_tile_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
-        "spread_tile_kernel shared memory");
-    spread_tile_kernel<<<tiles, block, bytes, st>>>(img, coc, mixed, w, h, layers, j, R, max_r, rects, rect_counts,
-                                                    lin, present, spread + size_t(j) * n * 4);
-    SATLAB_LAUNCHED("spread_tile_kernel", size + " layer " + std::to_string(j));
-  }
+  // The tiles without a split pixel; those with one below, once their count is back on the host.
+  const auto tile_pass = [&](bool mixed_tiles, unsigned count) {
+    for (int j = 0; j < L; ++j) {
+      if ((global_layers >> j) & 1u) continue;
+      const int R = layer_radius(layers, j, max_r);
+      const size_t bytes = Window(R).bytes();
+      const auto kernel = mixed_tiles ? spread_tile_kernel<true> : spread_tile_kernel<false>;
+      SATLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+                  "spread_tile_kernel shared memory");
+      kernel<<<mixed_tiles ? dim3(count) : tiles, block, bytes, st>>>(
+          img, coc, mixed, w, h, layers, j, R, max_r, rects, rect_counts, lin, present, splits, split_list,
+          spread + size_t(j) * n * 4);
+      SATLAB_LAUNCHED("spread_tile_kernel", size + " layer " + std::to_string(j));
+    }
+  };
+  tile_pass(false, 0);
   if (global_layers) {
     const dim3 plane((unsigned(w + 2 * max_r) + 31) / 32, (unsigned(h + 2 * max_r) + 7) / 8);
-    spread_kernel<<<plane, block, 0, st>>>(img, coc, mixed, w, h, layers, global_layers, max_r, rects, rect_counts,
-                                           lin, spread);
+    spread_kernel<<<plane, block, 0, st>>>(img, coc, mixed, splits, w, h, layers, global_layers, max_r, rects,
+                                           rect_counts, lin, spread);
     SATLAB_LAUNCHED("spread_kernel", size);
   }
   // The fill tables on the side stream, beside the spread (the spread's tiles are bound by shared-memory
@@ -612,13 +819,16 @@ void dof_spread(const DofArgs& a) {
   // layers' tiles, or, where the layers t + 1..count - 1 reach fewer pixels, as the table of every layer
   // less theirs (one table of every layer shared by all such t). Slices, then their SATs through the
   // registry's SAT builder.
+  // The layers' boxes and the split tiles' count come back on the side stream while the tiles run; the
+  // split tiles' kernels then queue behind them.
+  const cudaStream_t side = cudaStream_t(ws.side.stream);
+  SATLAB_CUDA(cudaStreamWaitEvent(side, cudaEvent_t(ws.side.fork), 0), "spread fork");
+  unsigned hb[4 * dof::kMaxLayers + 1];
+  SATLAB_CUDA(cudaMemcpyAsync(hb, boxes, sizeof(hb), cudaMemcpyDeviceToHost, side), "layer boxes");
+  SATLAB_CUDA(cudaStreamSynchronize(side), "layer boxes");
+  if (hb[4 * dof::kMaxLayers] > 0) tile_pass(true, hb[4 * dof::kMaxLayers]);
   SpreadTables tables{};
   if (fills > 0) {
-    const cudaStream_t side = cudaStream_t(ws.side.stream);
-    SATLAB_CUDA(cudaStreamWaitEvent(side, cudaEvent_t(ws.side.fork), 0), "spread fork");
-    unsigned hb[4 * dof::kMaxLayers];
-    SATLAB_CUDA(cudaMemcpyAsync(hb, boxes, sizeof(hb), cudaMemcpyDeviceToHost, side), "layer boxes");
-    SATLAB_CUDA(cudaStreamSynchronize(side), "layer boxes");
     struct Box {
       int x0 = 1, y0 = 1, x1 = 0, y1 = 0;  // tiles; x0 > x1: empty
       void add(const Box& b) {

@@ -12,8 +12,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -91,14 +91,18 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
         };
         std::vector<Disc> discs(8);
         for (Disc& d : discs) {
-          d = {u(rng) * float(c.w), u(rng) * float(c.h), 1.f + u(rng) * 0.3f * float(std::max(c.w, c.h)), u(rng),
+          d = {u(rng) * float(c.w),
+               u(rng) * float(c.h),
+               1.f + u(rng) * 0.3f * float(std::max(c.w, c.h)),
+               u(rng),
                {uint8_t(rng()), uint8_t(rng()), uint8_t(rng())}};
         }
         const auto sample = [&](float sx, float sy, float& z, const uint8_t*& rgb) {
           static const uint8_t bg[3] = {90, 120, 150};
           z = 1.f, rgb = bg;
           for (const Disc& d : discs)
-            if ((sx - d.x) * (sx - d.x) + (sy - d.y) * (sy - d.y) < d.r * d.r && d.z < z) z = d.z, rgb = d.rgb;
+            if ((sx - d.x) * (sx - d.x) + (sy - d.y) * (sy - d.y) < d.r * d.r && d.z < z)
+              z = d.z, rgb = d.rgb;
         };
         for (int y = 0; y < c.h; ++y)
           for (int x = 0; x < c.w; ++x) {
