@@ -27,8 +27,11 @@ namespace satlab::dof {
 // radius r has at least r^2 pixels (tests/cpu/dof_modes_test.cpp checks it for every shape up to
 // kMaxShapedRadius; the smallest, the polygons', have about 2.4 r^2), so the sum is at most
 // 1 + sum_d 8d / d^2 over d = 1..512 < 56 (plus at most 1 for rounding): below 256, the limit of
-// 2^32 / kSpreadOne, with margin. Quantisation: a splat's weight is off by at most 1/2 unit, relatively
-// area / 2^25 (3e-5 at radius 17, 4e-4 at radius 64).
+// 2^32 / kSpreadOne, with margin. A mixed pixel's two fragments (mixed_of) share its weight (their shares
+// add up to the whole pixel's, each aperture within the square of its own radius), so the bound holds.
+// Quantisation: a splat's weight is off by at most 1/2 unit, relatively area / 2^25 for a whole pixel (3e-5
+// at radius 17, 4e-4 at radius 64) and area / (2^9 part) for a fragment's share part / 65536 (a share of a
+// few 256ths of a large aperture may round to 0).
 constexpr uint32_t kSpreadOne = 1u << 24;
 
 // The pixels of an aperture (its rectangles' areas; at least 1: every shape holds its centre).

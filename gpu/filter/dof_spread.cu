@@ -217,11 +217,10 @@ __device__ __noinline__ uint32_t mixed_fit_at(const uchar4* __restrict__ img,
 }
 
 // A tile's splits (tile_splits_kernel, for a tile with a CoC step of more than dof::kMixedStep between
-// 4-neighbours; called by the whole block): each pixel's split (dof::mixed_of)
-// into mixed[] where the tile holds one, and on the frame's edges the virtual pixels' (mixed_record); adds
-// Returns in x the layers of the thread's split pixels' nearer shares and, on the frame's edges, of its
-// pixels' 4-neighbours (the virtual pixels beyond the edge split towards points that clamp to within one
-// pixel of the tile), in y the or of the thread's records (non-zero: a split).
+// 4-neighbours; called by the whole block): each pixel's split (dof::mixed_of) into mixed[] where the tile
+// holds one, and on the frame's edges the virtual pixels' (mixed_record). Returns in x the layers of the
+// nearer shares of the thread's split pixels and of the virtual pixels it splits, in y the or of the
+// thread's records (non-zero: a split).
 __device__ __forceinline__ uint2 tile_splits(const uchar4* __restrict__ img, const float* __restrict__ coc,
                                              int w, int h, const float* __restrict__ edges, int count,
                                              const uint16_t* __restrict__ lin, uint16_t* __restrict__ mixed) {
@@ -266,11 +265,13 @@ __device__ __forceinline__ uint2 tile_splits(const uchar4* __restrict__ img, con
     if (dof::mixed_share(m))
       bits |= 1u << layer(coc_at(x + dof::mixed_dx(dof::mixed_dir(m)), y + dof::mixed_dy(dof::mixed_dir(m))));
     if (edge) {
-      for (int d = 0; d < 4; ++d) bits |= 1u << layer(coc_at(x + dof::mixed_dx(d), y + dof::mixed_dy(d)));
+      // The virtual pixels beyond the edge at this row or column (all of them split as this one does).
       const auto edge_record = [&](size_t at, int vx, int vy) {
         const uint32_t e = split_at(vx, vy);
         mixed[at] = uint16_t(e);
         split |= e;
+        if (dof::mixed_share(e))
+          bits |= 1u << layer(coc_at(vx + dof::mixed_dx(dof::mixed_dir(e)), vy + dof::mixed_dy(dof::mixed_dir(e))));
       };
       if (x == 0) edge_record(n + size_t(y), -1, y);
       if (x == w - 1) edge_record(n + size_t(h) + size_t(y), w, y);
@@ -424,7 +425,7 @@ struct Window {
 // SAT of the layer's delta image is the sum of its windows' SATs: d is that SAT once every tile has added
 // its own, with no SAT pass over the image (and 0 on the tiles the layer does not cover).
 // Two instances: Mixed = false over every tile (grid: tiles), leaving those that hold a split pixel to
-// Mixed = true, launched over the list of those tiles (grid: their count; tile_layers_kernel's list). Each
+// Mixed = true, launched over the list of those tiles (grid: their count; tile_splits_kernel's list). Each
 // has its own registers: the split's arithmetic, inline in one kernel, spilled in the plain loop (measured:
 // spread phase +0.08 to +0.15 ms on the bench's frame, which has no split pixel).
 template <bool Mixed>

@@ -68,7 +68,7 @@ TEST(SpreadMode, DeltasIntegrateToExactlyTheSplatsRectangles) {
       // Every point of the plane within 2 max_r of the frame (twice the reach that matters), the frame's
       // edges extended: the frame's pixel at the clamped position.
       const int m = 2 * ap.max_r;
-      int split = 0;
+      int split = 0, virtual_split = 0;  // split pixels of the frame, virtual ones beyond it
       for (int y = -m; y < h + m; ++y)
         for (int x = -m; x < w + m; ++x) {
           const int sx = std::clamp(x, 0, w - 1), sy = std::clamp(y, 0, h - 1);
@@ -83,7 +83,8 @@ TEST(SpreadMode, DeltasIntegrateToExactlyTheSplatsRectangles) {
             for (int k = 0; k < 3; ++k) l[k] = lin[q[k]];
           };
           const uint32_t mx = dof::mixed_of(coc_at, lin_at, x, y), share = dof::mixed_share(mx);
-          split += share ? 1 : 0;
+          const bool in_frame = x >= 0 && y >= 0 && x < w && y < h;
+          (in_frame ? split : virtual_split) += share ? 1 : 0;
           const int nx = x + dof::mixed_dx(dof::mixed_dir(mx)), ny = y + dof::mixed_dy(dof::mixed_dir(mx));
           for (int f = 0; f < 2; ++f) {
             const uint32_t fs = f ? share : 256u - share;
@@ -136,6 +137,7 @@ TEST(SpreadMode, DeltasIntegrateToExactlyTheSplatsRectangles) {
       }
       if (mixes) {
         EXPECT_GT(split, 20) << to_string(shape);
+        EXPECT_GT(virtual_split, 0) << to_string(shape);
       }
     }
 }
@@ -264,8 +266,8 @@ TEST(SpreadMode, ExtendedEdgesEqualEdgeReplicatedPadding) {
       const int m = shaped_max_radius(p), P = 2 * m + 1, pw = w + 2 * P, ph = h + 2 * P;
       ImageRGBA8 img = test::random_image(w, h, seed);
       ImageF coc = random_coc(w, h, 6.5f, seed + 1, true);
-      // 22 x 14: mixed pixels (split into two fragments) on every edge; the virtual pixels beyond them split
-      // as the padded frame's do.
+      // 22 x 14: mixed pixels (split into two fragments) planted in every third column, the top and bottom
+      // rows too; the virtual pixels beyond them split as the padded frame's do.
       if (w == 22) test::make_mixed_pixels(img, coc);
       ImageRGBA8 pimg(pw, ph);
       ImageF pcoc(pw, ph, 1);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/dof.hpp"
+#include "core/dof_spread_pixel.hpp"
 #include "core/pipeline.hpp"
 #include "core/reference.hpp"
 #include "gpu/device.hpp"
@@ -53,6 +54,7 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
     float max_radius;
   };
   int k = 0;
+  long split_pixels = 0;
   for (const Case c :
        {Case{1, 1, 5.f}, Case{1, 61, 9.f}, Case{67, 1, 9.f}, Case{2, 3, 4.f}, Case{97, 89, 17.5f},
         Case{263, 131, 40.f}, Case{509, 257, 25.f}, Case{131, 97, 60.f}, Case{33, 65, 20.f},
@@ -65,7 +67,8 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
     // tiles' work); mixed pixels (dof::mixed_of): discs of flat colours at random depths, rendered at 4 x 4
     // samples per pixel, each pixel's depth its centre sample's (the edges' pixels split into two fragments,
     // on the frame's edges too).
-    for (int input = 0; input < 7; ++input) {
+    // The mixed pixels' input first: the next inputs' runs must not read its split records (stale).
+    for (const int input : {6, 0, 1, 2, 3, 4, 5}) {
       ImageRGBA8 img(c.w, c.h);
       for (auto& b : img.data) b = input == 1 ? 255 : uint8_t(rng());
       ImageF depth(c.w, c.h, 1);
@@ -159,11 +162,26 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
         gpu_pipe->run();
         cpu_pipe->run();
         ASSERT_EQ(gpu_pipe->coc().data.size(), cpu_pipe->coc().data.size()) << what;
+        if (input == 6) {  // the frame's split pixels (dof::mixed_of), so that the test cannot pass vacuously
+          const ImageF& cc = cpu_pipe->coc();
+          const uint16_t* lin = srgb_to_linear12(shoulder);
+          const auto coc_at = [&](int x, int y) {
+            const float v = cc.at(std::clamp(x, 0, c.w - 1), std::clamp(y, 0, c.h - 1));
+            return v == v ? v : 0.f;
+          };
+          const auto lin_at = [&](int x, int y, uint32_t l[3]) {
+            const uint8_t* q = img.px(std::clamp(x, 0, c.w - 1), std::clamp(y, 0, c.h - 1));
+            for (int k = 0; k < 3; ++k) l[k] = lin[q[k]];
+          };
+          for (int y = 0; y < c.h; ++y)
+            for (int x = 0; x < c.w; ++x) split_pixels += dof::mixed_of(coc_at, lin_at, x, y) ? 1 : 0;
+        }
         const test::ByteDiff d = test::byte_diff(gpu_pipe->result(), cpu_pipe->result());
         EXPECT_EQ(d.bad, 0u) << what << " shoulder " << shoulder << ": " << d.message;
       }
     }
   }
+  EXPECT_GT(split_pixels, 0) << "no mixed pixel split: the split paths went untested";
 }
 
 // The normalisation with the depth histogram (the layer edges' input, one kernel) against core's
