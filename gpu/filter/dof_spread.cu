@@ -220,15 +220,16 @@ __device__ __noinline__ uint32_t mixed_fit_at(const uchar4* __restrict__ img,
 // nearer shares of the thread's split pixels and of the virtual pixels it splits, in y the or of the
 // thread's records (non-zero: a split).
 __device__ __forceinline__ uint2 tile_splits(const uchar4* __restrict__ img, const float* __restrict__ coc,
-                                             int w, int h, const float* __restrict__ edges, int count,
-                                             const uint16_t* __restrict__ lin, uint16_t* __restrict__ mixed) {
+                                             int w, int h, int bx, int by, const float* __restrict__ edges,
+                                             int count, const uint16_t* __restrict__ lin,
+                                             uint16_t* __restrict__ mixed) {
   unsigned bits = 0u;
   // The tile's CoCs and those of the pixels around it (the frame's edges extended), NaN as 0: every point
   // the splits read clamps into this window.
   constexpr int kHalo = kTile + 2;
   __shared__ float halo[kHalo * kHalo];
   __shared__ unsigned any;
-  const int hx0 = int(blockIdx.x) * kTile - 1, hy0 = int(blockIdx.y) * kTile - 1;
+  const int hx0 = bx * kTile - 1, hy0 = by * kTile - 1;
   for (int i = threadIdx.y * 32 + threadIdx.x; i < kHalo * kHalo; i += kBlock) {
     const int hx = hx0 + i % kHalo, hy = hy0 + i / kHalo;
     const float c = __ldg(coc + size_t(dof::clamp_to(hy, h)) * size_t(w) + size_t(dof::clamp_to(hx, w)));
@@ -248,13 +249,12 @@ __device__ __forceinline__ uint2 tile_splits(const uchar4* __restrict__ img, con
     const int dir = dof::mixed_direction(coc_at, px, py);
     return dir < 0 ? 0u : mixed_fit_at(img, lin, w, h, px, py, dir);
   };
-  const bool edge =
-      blockIdx.x == 0 || blockIdx.y == 0 || blockIdx.x + 1 == gridDim.x || blockIdx.y + 1 == gridDim.y;
-  const int x = blockIdx.x * kTile + threadIdx.x;
+  const bool edge = bx == 0 || by == 0 || (bx + 1) * kTile >= w || (by + 1) * kTile >= h;
+  const int x = bx * kTile + threadIdx.x;
   const size_t n = size_t(w) * size_t(h);
   uint32_t split = 0u, record[kRows];
   for (int i = 0; i < kRows; ++i) {
-    const int y = blockIdx.y * kTile + threadIdx.y + 8 * i;
+    const int y = by * kTile + threadIdx.y + 8 * i;
     record[i] = 0u;
     if (x >= w || y >= h) continue;
     const uint32_t m = split_at(x, y);
@@ -282,7 +282,7 @@ __device__ __forceinline__ uint2 tile_splits(const uchar4* __restrict__ img, con
   // The frame's pixels' records only where the tile holds a split (mixed_record reads no other).
   if (any)
     for (int i = 0; i < kRows; ++i) {
-      const int y = blockIdx.y * kTile + threadIdx.y + 8 * i;
+      const int y = by * kTile + threadIdx.y + 8 * i;
       if (x < w && y < h) mixed[size_t(y) * size_t(w) + size_t(x)] = uint16_t(record[i]);
     }
   return make_uint2(bits, split);
@@ -304,28 +304,28 @@ __global__ void __launch_bounds__(kBlock)
     const float c = __ldg(coc + size_t(dof::clamp_to(py, h)) * size_t(w) + size_t(dof::clamp_to(px, w)));
     return c == c ? c : 0.f;
   };
-  // The tile's CoCs (the frame's edges extended) in shared memory, so that the steps' test reads each
-  // pixel from global memory once, its neighbours beyond the tile's edges besides.
-  __shared__ float tile_coc[kTile][kTile + 1];
-  for (int i = 0; i < kRows; ++i) {
-    const int ty = threadIdx.y + 8 * i, y = blockIdx.y * kTile + ty;
-    const float c = at(x, y);
-    tile_coc[ty][threadIdx.x] = c;
-    if (x < w && y < h) bits |= 1u << layer_in_registers(c, layers);
-  }
+  // The tile's CoCs and the ring of pixels around it (the frame's edges extended) in shared memory, all
+  // loaded before any is compared: a test that loads a neighbour beyond the tile only in the lanes at its
+  // edge waits for that load in every lane (measured: 26 -> 53-56 us at 4K with such loads, against the pass
+  // without the test).
+  constexpr int kRing = kTile + 2;
+  __shared__ float ring[kRing][kRing + 1];
+  const int x0 = int(blockIdx.x) * kTile - 1, y0 = int(blockIdx.y) * kTile - 1;
+  for (int i = threadIdx.y * 32 + threadIdx.x; i < kRing * kRing; i += kBlock)
+    ring[i / kRing][i % kRing] = at(x0 + i % kRing, y0 + i / kRing);
   __syncthreads();
   // Each pair of 4-neighbours with a pixel in the tile, once: every pixel's right and lower neighbours,
   // and the left and upper ones of the tile's first column and row.
-  const int tx = threadIdx.x;
+  const int tx = threadIdx.x + 1;
   for (int i = 0; i < kRows; ++i) {
-    const int ty = threadIdx.y + 8 * i, y = blockIdx.y * kTile + ty;
+    const int ty = threadIdx.y + 8 * i + 1, y = y0 + ty;
     if (x >= w || y >= h) continue;
-    const float c = tile_coc[ty][tx];
-    const float r = tx + 1 < kTile ? tile_coc[ty][tx + 1] : at(x + 1, y),
-                d = ty + 1 < kTile ? tile_coc[ty + 1][tx] : at(x, y + 1);
-    step |= (fabsf(r - c) > dof::kMixedStep) | (fabsf(d - c) > dof::kMixedStep);
-    if (tx == 0) step |= fabsf(at(x - 1, y) - c) > dof::kMixedStep;
-    if (ty == 0) step |= fabsf(at(x, y - 1) - c) > dof::kMixedStep;
+    const float c = ring[ty][tx];
+    bits |= 1u << layer_in_registers(c, layers);
+    step |= (fabsf(ring[ty][tx + 1] - c) > dof::kMixedStep) |
+            (fabsf(ring[ty + 1][tx] - c) > dof::kMixedStep) |
+            (tx == 1 && fabsf(ring[ty][0] - c) > dof::kMixedStep) |
+            (ty == 1 && fabsf(ring[0][tx] - c) > dof::kMixedStep);
   }
   bits = __reduce_or_sync(0xffffffffu, bits | (step ? 1u << dof::kMaxLayers : 0u));
   __shared__ unsigned warp_bits[8];
@@ -341,7 +341,8 @@ __global__ void __launch_bounds__(kBlock)
 
 // The tiles with a step (grid: tiles; the others leave at once): tile_splits, then the nearer shares'
 // layers added to present[tile], splits[tile] (overwriting the step flag) and the list of the tiles
-// holding a split (in any order; *split_count preset to 0).
+// holding a split (in any order; *split_count preset to 0). (A grid-stride loop over the tiles instead,
+// 1024 blocks, took as long on the bench's frame, where no tile has a step: 11.5-11.8 us.)
 __global__ void __launch_bounds__(kBlock)
     tile_splits_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
                        dof::Layers layers, const uint16_t* __restrict__ lin, uint16_t* __restrict__ mixed,
@@ -353,7 +354,8 @@ __global__ void __launch_bounds__(kBlock)
   if (threadIdx.x == 0 && threadIdx.y == 0)
     for (int k = 0; k <= dof::kMaxLayers; ++k) edges[k] = layers.edge[k];
   __syncthreads();
-  const uint2 t = tile_splits(img, coc, w, h, edges, layers.count, lin, mixed);
+  const uint2 t =
+      tile_splits(img, coc, w, h, int(blockIdx.x), int(blockIdx.y), edges, layers.count, lin, mixed);
   unsigned bits = __reduce_or_sync(0xffffffffu, t.x | (t.y ? 1u << dof::kMaxLayers : 0u));
   __shared__ unsigned warp_bits[8];
   if (threadIdx.x == 0) warp_bits[threadIdx.y] = bits;
