@@ -28,6 +28,18 @@ void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers
         image.data.data() + (size_t(dof::clamp_to(y, h)) * size_t(w) + size_t(dof::clamp_to(x, w))) * 4;
     for (int k = 0; k < 3; ++k) l[k] = lin[px[k]];
   };
+  // Each point's split (dof::mixed_of), once for all layers.
+  const int pw = w + 2 * max_r, ph = h + 2 * max_r;
+  std::vector<uint32_t> split(size_t(pw) * size_t(ph));
+  parallel_for(
+      0, ph,
+      [&](long y0, long y1) {
+        for (long py = y0; py < y1; ++py)
+          for (int px = 0; px < pw; ++px)
+            split[size_t(py) * size_t(pw) + size_t(px)] =
+                dof::mixed_of(coc_at, lin_at, px - max_r, int(py) - max_r);
+      },
+      threads);
   // One task per layer: each writes only its own layer's deltas.
   parallel_for(
       0, layers.count,
@@ -40,23 +52,27 @@ void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers
           // fragments (one, or two where it is a mixed pixel: dof::mixed_of) of layer j.
           for (int vy = -max_r; vy < h + max_r; ++vy)
             for (int vx = -max_r; vx < w + max_r; ++vx) {
-              const uint32_t m = dof::mixed_of(coc_at, lin_at, vx, vy), s = dof::mixed_share(m);
-              uint32_t own[3], near[3];
-              lin_at(vx, vy, own);
-              if (s) {
-                lin_at(vx + dof::mixed_dx(dof::mixed_dir(m)), vy + dof::mixed_dy(dof::mixed_dir(m)), near);
-                if (s < 256u) dof::mixed_rest(own, near, s, own);
-              }
+              const uint32_t m = split[size_t(vy + max_r) * size_t(pw) + size_t(vx + max_r)],
+                             s = dof::mixed_share(m);
+              const int nx = vx + dof::mixed_dx(dof::mixed_dir(m)), ny = vy + dof::mixed_dy(dof::mixed_dir(m));
               for (int f = 0; f < 2; ++f) {
                 const uint32_t share = f ? s : 256u - s;
                 if (!share) continue;
-                const float c =
-                    f ? coc_at(vx + dof::mixed_dx(dof::mixed_dir(m)), vy + dof::mixed_dy(dof::mixed_dir(m)))
-                      : coc_at(vx, vy);
+                const float c = f ? coc_at(nx, ny) : coc_at(vx, vy);
                 if (dof::layer_of(c, layers) != int(j)) continue;
                 const dof::Splat sp = dof::splat_of(c, max_r);
                 if (dof::outside(vx, vy, w, h) > dof::splat_reach(sp)) continue;
-                const uint32_t* l = f ? near : own;
+                uint32_t l[3];
+                if (f) {
+                  lin_at(nx, ny, l);
+                } else {
+                  lin_at(vx, vy, l);
+                  if (s) {
+                    uint32_t near[3];
+                    lin_at(nx, ny, near);
+                    dof::mixed_rest(l, near, s, l);
+                  }
+                }
                 for (int a = 0; a < 2; ++a) {
                   const uint32_t part = a ? sp.q : 256u - sp.q;
                   if (!part) continue;
