@@ -54,40 +54,22 @@ void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers
             for (int vx = -max_r; vx < w + max_r; ++vx) {
               const uint32_t m = split[size_t(vy + max_r) * size_t(pw) + size_t(vx + max_r)],
                              s = dof::mixed_share(m);
-              const int nx = vx + dof::mixed_dx(dof::mixed_dir(m)), ny = vy + dof::mixed_dy(dof::mixed_dir(m));
               for (int f = 0; f < 2; ++f) {
                 const uint32_t share = f ? s : 256u - s;
                 if (!share) continue;
-                const float c = f ? coc_at(nx, ny) : coc_at(vx, vy);
+                const float c =
+                    f ? coc_at(vx + dof::mixed_dx(dof::mixed_dir(m)), vy + dof::mixed_dy(dof::mixed_dir(m)))
+                      : coc_at(vx, vy);
                 if (dof::layer_of(c, layers) != int(j)) continue;
                 const dof::Splat sp = dof::splat_of(c, max_r);
                 if (dof::outside(vx, vy, w, h) > dof::splat_reach(sp)) continue;
                 uint32_t l[3];
-                if (f) {
-                  lin_at(nx, ny, l);
-                } else {
-                  lin_at(vx, vy, l);
-                  if (s) {
-                    uint32_t near[3];
-                    lin_at(nx, ny, near);
-                    dof::mixed_rest(l, near, s, l);
-                  }
-                }
-                for (int a = 0; a < 2; ++a) {
-                  const uint32_t part = a ? sp.q : 256u - sp.q;
-                  if (!part) continue;
-                  const int r = sp.r + a;
-                  const dof::Rect* rects = ap.rects.data() + size_t(r) * dof::kMaxRects;
-                  const int nr = ap.counts[size_t(r)];
-                  uint32_t v[4];
-                  dof::splat_values(l, dof::splat_weight(part * share, dof::aperture_area(rects, nr)), v);
-                  dof::splat_corners(
-                      [&](int X, int Y, int sign) {
-                        uint32_t* o = d.data() + (size_t(Y) * size_t(w) + size_t(X)) * 4;
-                        for (int k = 0; k < 4; ++k) o[k] += sign > 0 ? v[k] : 0u - v[k];
-                      },
-                      rects, nr, vx, vy, w, h);
-                }
+                dof::fragment_colour(f, m, lin_at, vx, vy, l);
+                dof::splat_fragment(
+                    [&](int X, int Y, int k, uint32_t v) {
+                      d[(size_t(Y) * size_t(w) + size_t(X)) * 4 + size_t(k)] += v;
+                    },
+                    l, sp, share, ap.rects.data(), ap.counts.data(), vx, vy, w, h);
               }
             }
         }

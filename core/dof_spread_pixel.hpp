@@ -194,6 +194,23 @@ SATLAB_HD void mixed_rest(const uint32_t c[3], const uint32_t f[3], uint32_t s, 
   }
 }
 
+// The colour of fragment f of the point (x, y) with split m (mixed_of; lin as there): f = 1 the nearer
+// neighbour's colour, f = 0 the point's own, less the nearer share where it is split (mixed_rest).
+template <class Lin>
+SATLAB_HD void fragment_colour(int f, uint32_t m, const Lin& lin, int x, int y, uint32_t l[3]) {
+  const int nx = x + mixed_dx(mixed_dir(m)), ny = y + mixed_dy(mixed_dir(m));
+  if (f) {
+    lin(nx, ny, l);
+    return;
+  }
+  lin(x, y, l);
+  if (mixed_share(m)) {
+    uint32_t near[3];
+    lin(nx, ny, near);
+    mixed_rest(l, near, mixed_share(m), l);
+  }
+}
+
 // The signed corner deltas of the aperture's rectangles around (x, y), clipped to the image: add(X, Y, s)
 // adds s * v at (X, Y), s = +1 or -1. A corner beyond the right or bottom edge is dropped (the SAT never
 // reaches it), one before the left or top edge moves onto it.
@@ -209,6 +226,32 @@ SATLAB_HD void splat_corners(const Add& add, const Rect* rects, int n, int x, in
     if (x1 < w) add(x1, y0, -1);
     if (y1 < h) add(x0, y1, -1);
     if (x1 < w && y1 < h) add(x1, y1, 1);
+  }
+}
+
+// One fragment at (x, y) (a whole pixel: share 256): colour l (12-bit linear), CoC splat sp, share of the
+// pixel in 256ths: add(X, Y, k, value) for every corner delta of its two apertures (counts[r] rectangles
+// of radius r in rects; whole-aperture weights scaled by the share, rectangles clipped to the frame).
+template <class Add>
+SATLAB_HD void splat_fragment(const Add& add, const uint32_t l[3], Splat sp, uint32_t share,
+                              const Rect* rects, const uint8_t* counts, int x, int y, int w, int h) {
+  for (int a = 0; a < 2; ++a) {
+    const uint32_t part = a ? sp.q : 256u - sp.q;
+    if (!part) continue;
+    const int r = sp.r + a;
+    const Rect* rr = rects + r * kMaxRects;
+#if defined(__CUDA_ARCH__)
+    const int nr = __ldg(counts + r);
+#else
+    const int nr = counts[r];
+#endif
+    uint32_t v[4];
+    splat_values(l, splat_weight(part * share, aperture_area(rr, nr)), v);
+    splat_corners(
+        [&](int X, int Y, int sign) {
+          for (int k = 0; k < 4; ++k) add(X, Y, k, sign > 0 ? v[k] : 0u - v[k]);
+        },
+        rr, nr, x, y, w, h);
   }
 }
 

@@ -93,30 +93,6 @@ __device__ __forceinline__ uint32_t mixed_record(const uint16_t* __restrict__ mi
   return uint32_t(__ldg(mixed + i));
 }
 
-// One fragment of layer j at (x, y): colour l (12-bit linear), CoC splat sp, share of the pixel in 256ths:
-// add(j, X, Y, k, value) for every corner delta of its two apertures (whole-aperture weights scaled by the
-// share, rectangles clipped to the frame).
-template <class Add>
-__device__ __forceinline__ void splat_fragment(const Add& add, int j, const uint32_t l[3], dof::Splat sp,
-                                               uint32_t share, int x, int y, int w, int h,
-                                               const dof::Rect* __restrict__ rects,
-                                               const uint8_t* __restrict__ counts) {
-  for (int a = 0; a < 2; ++a) {
-    const uint32_t part = a ? sp.q : 256u - sp.q;
-    if (!part) continue;
-    const int r = sp.r + a;
-    const dof::Rect* rr = rects + r * dof::kMaxRects;
-    const int nr = __ldg(counts + r);
-    uint32_t v[4];
-    dof::splat_values(l, dof::splat_weight(part * share, dof::aperture_area(rr, nr)), v);
-    dof::splat_corners(
-        [&](int X, int Y, int sign) {
-          for (int k = 0; k < 4; ++k) add(j, X, Y, k, sign > 0 ? v[k] : 0u - v[k]);
-        },
-        rr, nr, x, y, w, h);
-  }
-}
-
 // The splat of the point (x, y) of the plane (dof::outside: the frame's pixel at the clamped position
 // beyond the frame's edges): its fragments (one, or two where it is a mixed pixel: dof::mixed_of, read
 // through mixed_record) whose layer is in `only` add add(j, X, Y, k, value) for every corner delta (its
@@ -141,7 +117,8 @@ __device__ __forceinline__ void splat_point(const Add& add, const uchar4* __rest
     if (dof::outside(x, y, w, h) > dof::splat_reach(sp)) return;
     const uchar4 p = img[i];
     const uint32_t l[3] = {__ldg(lin + p.x), __ldg(lin + p.y), __ldg(lin + p.z)};
-    splat_fragment(add, j, l, sp, 256u, x, y, w, h, rects, counts);
+    dof::splat_fragment([&](int X, int Y, int k, uint32_t v) { add(j, X, Y, k, v); }, l, sp, 256u, rects,
+                        counts, x, y, w, h);
     return;
   }
   const PlaneCoc coc_at{coc, w, h};
@@ -157,17 +134,9 @@ __device__ __forceinline__ void splat_point(const Add& add, const uchar4* __rest
     const dof::Splat sp = dof::splat_of(c, max_r);
     if (dof::outside(x, y, w, h) > dof::splat_reach(sp)) continue;
     uint32_t l[3];
-    if (f) {
-      lin_at(nx, ny, l);
-    } else {
-      lin_at(x, y, l);
-      if (s) {
-        uint32_t near[3];
-        lin_at(nx, ny, near);
-        dof::mixed_rest(l, near, s, l);
-      }
-    }
-    splat_fragment(add, j, l, sp, share, x, y, w, h, rects, counts);
+    dof::fragment_colour(f, m, lin_at, x, y, l);
+    dof::splat_fragment([&](int X, int Y, int k, uint32_t v) { add(j, X, Y, k, v); }, l, sp, share, rects,
+                        counts, x, y, w, h);
   }
 }
 
