@@ -54,10 +54,12 @@ void handle_keys(AppState& s, Viewer& viewer) {
   if (ImGui::IsKeyPressed('F') && s.params.filter == FilterKind::Dof) s.sweeping = true, s.sweep_dir = 1.f;
 }
 
-// Focus moves at a full sweep (near to far) in 3 s and turns at either end.
+// Focus moves at a full sweep (near to far) in 3 s and turns at either end; by at most 1/30 of the range
+// per frame, so that slow frames (the CPU backend on a large image) still show a sweep, not jumps that can
+// land back where they started.
 void advance_sweep(AppState& s) {
   if (!s.sweeping) return;
-  float f = s.params.focus + s.sweep_dir * ImGui::GetIO().DeltaTime / 3.f;
+  float f = s.params.focus + s.sweep_dir * std::min(ImGui::GetIO().DeltaTime, 0.1f) / 3.f;
   if (f >= 1.f) f = 2.f - f, s.sweep_dir = -1.f;
   if (f <= 0.f) f = -f, s.sweep_dir = 1.f;
   s.params.focus = std::min(std::max(f, 0.f), 1.f);
