@@ -161,6 +161,7 @@ __global__ void __launch_bounds__(kBlock)
 
 // Tiles of 32 x 32 pixels (a block of 32 x 8 threads, 4 rows each).
 constexpr int kTile = kSpreadTile, kRows = kTile / 8;
+static_assert(kTile == 32, "a tile row is a warp: blocks of 32 x 8 threads");
 
 // dof::layer_of for increasing edges (make_layers', frame_layers'), compared in registers: the layers
 // k >= 1 with !(c < edge[k]) are 1..layer_of(c) (layer_of's loop over the edges keeps a local copy of them).
@@ -266,7 +267,8 @@ __device__ __forceinline__ uint2 tile_splits(const uchar4* __restrict__ img, con
 // of line, took 2-3 times its time (0.026 -> 0.055-0.08 ms at 4K, measured).
 __global__ void __launch_bounds__(kBlock)
     tile_layers_kernel(const float* __restrict__ coc, int w, int h, dof::Layers layers,
-                       uint8_t* __restrict__ present, uint8_t* __restrict__ steps) {
+                       uint8_t* __restrict__ present, uint8_t* __restrict__ steps,
+                       unsigned* __restrict__ step_count, unsigned* __restrict__ step_list) {
   const int x = blockIdx.x * kTile + threadIdx.x;
   unsigned bits = 0, step = 0;
   const auto at = [&](int px, int py) {
@@ -305,35 +307,42 @@ __global__ void __launch_bounds__(kBlock)
     const unsigned tile = blockIdx.y * gridDim.x + blockIdx.x;
     present[tile] = uint8_t(bits);
     steps[tile] = uint8_t(bits >> dof::kMaxLayers);
+    if (bits >> dof::kMaxLayers) step_list[atomicAdd(step_count, 1u)] = tile;
   }
 }
 
-// The tiles with a step (grid: tiles; the others leave at once): tile_splits, then the nearer shares'
-// layers added to present[tile], splits[tile] (overwriting the step flag) and the list of the tiles
-// holding a split (in any order; *split_count preset to 0). (A grid-stride loop over the tiles instead,
-// 1024 blocks, took as long on the bench's frame, where no tile has a step: 11.5-11.8 us.)
+// The tiles with a step (tile_layers_kernel's list of them, in any order; a grid of a few blocks per SM,
+// each taking every gridDim.x-th tile of the list): tile_splits, then the nearer shares' layers added to
+// present[tile], splits[tile] (overwriting the step flag) and the list of the tiles holding a split (in any
+// order; *split_count preset to 0). (A block per tile, leaving at once where the tile had no step, took 11.5
+// us at 4K on the bench's frame, where no tile has one.)
 __global__ void __launch_bounds__(kBlock)
     tile_splits_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
                        dof::Layers layers, const uint16_t* __restrict__ lin, uint16_t* __restrict__ mixed,
+                       const unsigned* __restrict__ step_count, const unsigned* __restrict__ step_list,
                        uint8_t* __restrict__ present, uint8_t* __restrict__ splits,
                        unsigned* __restrict__ split_count, unsigned* __restrict__ split_list) {
-  const unsigned tile = blockIdx.y * gridDim.x + blockIdx.x;
-  if (!splits[tile]) return;
+  const unsigned tiles = *step_count, tx = (unsigned(w) + kTile - 1) / kTile;
+  if (blockIdx.x >= tiles) return;
   __shared__ float edges[dof::kMaxLayers + 1];
+  __shared__ unsigned warp_bits[8];
   if (threadIdx.x == 0 && threadIdx.y == 0)
     for (int k = 0; k <= dof::kMaxLayers; ++k) edges[k] = layers.edge[k];
   __syncthreads();
-  const uint2 t =
-      tile_splits(img, coc, w, h, int(blockIdx.x), int(blockIdx.y), edges, layers.count, lin, mixed);
-  unsigned bits = __reduce_or_sync(0xffffffffu, t.x | (t.y ? 1u << dof::kMaxLayers : 0u));
-  __shared__ unsigned warp_bits[8];
-  if (threadIdx.x == 0) warp_bits[threadIdx.y] = bits;
-  __syncthreads();
-  if (threadIdx.x == 0 && threadIdx.y == 0) {
-    for (int k = 1; k < 8; ++k) bits |= warp_bits[k];
-    present[tile] = uint8_t(present[tile] | bits);
-    splits[tile] = uint8_t(bits >> dof::kMaxLayers);
-    if (bits >> dof::kMaxLayers) split_list[atomicAdd(split_count, 1u)] = tile;
+  for (unsigned k = blockIdx.x; k < tiles; k += gridDim.x) {
+    const unsigned tile = step_list[k];
+    const uint2 t =
+        tile_splits(img, coc, w, h, int(tile % tx), int(tile / tx), edges, layers.count, lin, mixed);
+    unsigned bits = __reduce_or_sync(0xffffffffu, t.x | (t.y ? 1u << dof::kMaxLayers : 0u));
+    if (threadIdx.x == 0) warp_bits[threadIdx.y] = bits;
+    __syncthreads();
+    if (threadIdx.x == 0 && threadIdx.y == 0) {
+      for (int i = 1; i < 8; ++i) bits |= warp_bits[i];
+      present[tile] = uint8_t(present[tile] | bits);
+      splits[tile] = uint8_t(bits >> dof::kMaxLayers);
+      if (bits >> dof::kMaxLayers) split_list[atomicAdd(split_count, 1u)] = tile;
+    }
+    __syncthreads();  // the next tile reuses tile_splits' shared memory and warp_bits
   }
 }
 
@@ -541,17 +550,27 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// The boxes of each layer's tiles (tile coordinates: min x, min y, max x, max y; preset to ~0 and 0).
+// The boxes of each layer's tiles (tile coordinates: min x, min y, max x, max y; preset to ~0 and 0). Each
+// warp reduces its 32 tiles first and lane 0 adds the warp's box: one atomic per warp, layer and bound (a
+// thread per tile, up to 4 per layer, took 20 us at 4K on the 24 contended words, measured).
 __global__ void __launch_bounds__(kBlock)
     layer_boxes_kernel(const uint8_t* __restrict__ present, int tx, int ty, unsigned* __restrict__ box) {
   const int t = blockIdx.x * kBlock + threadIdx.x;
-  if (t >= tx * ty) return;
-  const unsigned bits = present[t], x = unsigned(t % tx), y = unsigned(t / tx);
-  for (int j = 0; bits >> j; ++j)
-    if ((bits >> j) & 1u) {
-      atomicMin(box + j, x), atomicMin(box + dof::kMaxLayers + j, y);
-      atomicMax(box + 2 * dof::kMaxLayers + j, x), atomicMax(box + 3 * dof::kMaxLayers + j, y);
+  const bool in = t < tx * ty;
+  const unsigned bits = in ? present[t] : 0u, x = in ? unsigned(t % tx) : 0u, y = in ? unsigned(t / tx) : 0u;
+  const unsigned any = __reduce_or_sync(0xffffffffu, bits);
+  for (int j = 0; any >> j; ++j) {
+    if (!((any >> j) & 1u)) continue;
+    const bool has = (bits >> j) & 1u;
+    const unsigned x0 = __reduce_min_sync(0xffffffffu, has ? x : ~0u),
+                   y0 = __reduce_min_sync(0xffffffffu, has ? y : ~0u),
+                   x1 = __reduce_max_sync(0xffffffffu, has ? x : 0u),
+                   y1 = __reduce_max_sync(0xffffffffu, has ? y : 0u);
+    if ((threadIdx.x & 31u) == 0u) {
+      atomicMin(box + j, x0), atomicMin(box + dof::kMaxLayers + j, y0);
+      atomicMax(box + 2 * dof::kMaxLayers + j, x1), atomicMax(box + 3 * dof::kMaxLayers + j, y1);
     }
+  }
 }
 
 // A fill table's slices over its box (ox, oy, bw x bh; pitch bw): the (12-bit linear colour, 1) image of
@@ -705,9 +724,10 @@ void dof_spread(const DofArgs& a) {
   const size_t spread_bytes = n * 16 * size_t(L), fill_bytes = n * 32 * size_t(fills),
                sums_bytes = size_t(w) * size_t(bands) * size_t(L) * 16, tile_count = size_t(tx) * size_t(ty);
   grow(ws.images, spread_bytes + n * 8 * size_t(fills), "spread images and fill slices");
-  // boxes: 4 kMaxLayers words, then the count of tiles holding a split and their list.
+  // boxes: 4 kMaxLayers words, then the count of tiles holding a split and their list, then the count of
+  // tiles with a CoC step and their list.
   const size_t boxes_at = fill_bytes + sums_bytes + (3 * tile_count + 3) / 4 * 4,
-               mixed_at = boxes_at + (4 * dof::kMaxLayers + 1 + tile_count) * 4;
+               mixed_at = boxes_at + (4 * dof::kMaxLayers + 2 + 2 * tile_count) * 4;
   grow(ws.tables, mixed_at + (n + 2 * size_t(w) + 2 * size_t(h)) * 2, "spread tables");
   const auto* rects = static_cast<const dof::Rect*>(ws.rects.p);
   const auto* rect_counts =
@@ -724,6 +744,8 @@ void dof_spread(const DofArgs& a) {
   auto* boxes = reinterpret_cast<unsigned*>(static_cast<char*>(ws.tables.p) + boxes_at);
   auto* split_count = boxes + 4 * dof::kMaxLayers;
   auto* split_list = split_count + 1;
+  auto* step_count = split_list + tile_count;
+  auto* step_list = step_count + 1;
   auto* mixed = reinterpret_cast<uint16_t*>(static_cast<char*>(ws.tables.p) + mixed_at);
   const dim3 block(32, 8), grid((unsigned(w) + 31) / 32, (unsigned(h) + 7) / 8),
       tiles{unsigned(tx), unsigned(ty)};
@@ -740,11 +762,15 @@ void dof_spread(const DofArgs& a) {
     reach.tiles[j] = 1 + R / kTile;
     if (Window(R).bytes() > size_t(optin)) global_layers |= 1u << j;
   }
+  int sms = 0;
+  SATLAB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "spread tiles");
   SATLAB_CUDA(cudaMemsetAsync(split_count, 0, sizeof(unsigned), st), "split tiles");
-  tile_layers_kernel<<<tiles, block, 0, st>>>(coc, w, h, layers, present, splits);
+  SATLAB_CUDA(cudaMemsetAsync(step_count, 0, sizeof(unsigned), st), "step tiles");
+  tile_layers_kernel<<<tiles, block, 0, st>>>(coc, w, h, layers, present, splits, step_count, step_list);
   SATLAB_LAUNCHED("tile_layers_kernel", size);
-  tile_splits_kernel<<<tiles, block, 0, st>>>(img, coc, w, h, layers, lin, mixed, present, splits,
-                                              split_count, split_list);
+  const unsigned split_blocks = unsigned(std::min(tile_count, size_t(4) * size_t(std::max(sms, 1))));
+  tile_splits_kernel<<<split_blocks, block, 0, st>>>(img, coc, w, h, layers, lin, mixed, step_count,
+                                                     step_list, present, splits, split_count, split_list);
   SATLAB_LAUNCHED("tile_splits_kernel", size);
   const unsigned tile_blocks = unsigned((tile_count + kBlock - 1) / kBlock);
   if (fills > 0) {

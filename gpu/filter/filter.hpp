@@ -23,7 +23,8 @@ void depth_normalise(const float* raw, const float* minmax, float* d, size_t n, 
                      uint32_t* hist = nullptr);
 // Every element = value.
 void fill(float* d, size_t n, float value, void* stream);
-// Signed CoC in pixels (coc_from_depth), no fused multiply-add.
+// Signed CoC in pixels (coc_from_depth), no fused multiply-add. d and coc 16-byte aligned (cudaMalloc's are),
+// else satlab::Error.
 void coc_map(const float* d, float* coc, size_t n, const Params& p, void* stream);
 
 // Box blur through an interleaved RGBA uint32 SAT: every pixel's box of radius round(|coc|) (dof_blur)
