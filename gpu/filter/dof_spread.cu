@@ -282,21 +282,46 @@ __global__ void __launch_bounds__(kBlock)
   constexpr int kRing = kTile + 2;
   __shared__ float ring[kRing][kRing + 1];
   const int x0 = int(blockIdx.x) * kTile - 1, y0 = int(blockIdx.y) * kTile - 1;
-  for (int i = threadIdx.y * 32 + threadIdx.x; i < kRing * kRing; i += kBlock)
-    ring[i / kRing][i % kRing] = at(x0 + i % kRing, y0 + i / kRing);
+  // The pass is bound by instructions, not memory (Nsight Compute at 4K: SM 81 %, DRAM 14 %, about 125
+  // instructions per pixel), so the ring of a tile inside the frame (most of them) is loaded without the
+  // clamps, and each thread takes its pixels' layers from their least and greatest CoC where both lie in
+  // one layer (layer_of is monotone in the CoC: every value between them is in that layer too).
+  if (x0 >= 0 && y0 >= 0 && x0 + kRing <= w && y0 + kRing <= h) {
+    const float* base = coc + size_t(y0) * size_t(w) + size_t(x0);
+    for (int i = threadIdx.y * 32 + threadIdx.x; i < kRing * kRing; i += kBlock) {
+      const int ry = i / kRing, rx = i - ry * kRing;
+      const float c = __ldg(base + size_t(ry) * size_t(w) + size_t(rx));
+      ring[ry][rx] = c == c ? c : 0.f;
+    }
+  } else {
+    for (int i = threadIdx.y * 32 + threadIdx.x; i < kRing * kRing; i += kBlock)
+      ring[i / kRing][i % kRing] = at(x0 + i % kRing, y0 + i / kRing);
+  }
   __syncthreads();
   // Each pair of 4-neighbours with a pixel in the tile, once: every pixel's right and lower neighbours,
   // and the left and upper ones of the tile's first column and row.
   const int tx = threadIdx.x + 1;
+  float lo = INFINITY, hi = -INFINITY;
   for (int i = 0; i < kRows; ++i) {
     const int ty = threadIdx.y + 8 * i + 1, y = y0 + ty;
     if (x >= w || y >= h) continue;
     const float c = ring[ty][tx];
-    bits |= 1u << layer_in_registers(c, layers);
+    lo = fminf(lo, c), hi = fmaxf(hi, c);
     step |= (fabsf(ring[ty][tx + 1] - c) > dof::kMixedStep) |
             (fabsf(ring[ty + 1][tx] - c) > dof::kMixedStep) |
             (tx == 1 && fabsf(ring[ty][0] - c) > dof::kMixedStep) |
             (ty == 1 && fabsf(ring[0][tx] - c) > dof::kMixedStep);
+  }
+  if (lo <= hi) {
+    const int jl = layer_in_registers(lo, layers), jh = layer_in_registers(hi, layers);
+    if (jl == jh) {
+      bits = 1u << jl;
+    } else {
+      for (int i = 0; i < kRows; ++i) {
+        const int ty = threadIdx.y + 8 * i + 1, y = y0 + ty;
+        if (x < w && y < h) bits |= 1u << layer_in_registers(ring[ty][tx], layers);
+      }
+    }
   }
   bits = __reduce_or_sync(0xffffffffu, bits | (step ? 1u << dof::kMaxLayers : 0u));
   __shared__ unsigned warp_bits[8];

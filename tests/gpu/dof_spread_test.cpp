@@ -231,4 +231,43 @@ TEST(GpuDofSpread, DepthHistogramEqualsTheCpus) {
   }
 }
 
+// The CoC map (4 pixels per thread, the n mod 4 tail by the first threads) against core's coc_map: the same
+// bits at every tail length, with NaN depths (the clamp's bound), depth and disparity, the output poisoned
+// before the run; a buffer off 16-byte alignment is refused.
+TEST(GpuDofSpread, CocMapEqualsTheCpusAtEveryTail) {
+  SKIP_WITHOUT_GPU();
+  const uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  for (const int n : {1, 2, 3, 4, 5, 61, 4098, 4099, 1 << 20, 3840 * 2160 + 7}) {
+    if (size_t(n) > test::test_max_n()) continue;
+    for (const bool disparity : {false, true}) {
+      ImageF d(n, 1, 1);
+      for (auto& v : d.data) v = rng() % 13 == 0 ? std::nanf("") : u(rng);
+      Params p;
+      p.disparity = disparity, p.focus = u(rng), p.aperture = 5.f + 60.f * u(rng),
+      p.max_radius = 3.f + 20.f * u(rng);
+      p.near_depth = 0.5f, p.far_depth = 30.f;
+      const ImageF want = coc_map(d, p);
+      float *dd = nullptr, *dc = nullptr;
+      ASSERT_EQ(cudaMalloc(&dd, size_t(n) * 4 + 16), cudaSuccess);
+      ASSERT_EQ(cudaMalloc(&dc, size_t(n) * 4 + 16), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(dd, d.data.data(), size_t(n) * 4, cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_EQ(cudaMemset(dc, 0xAB, size_t(n) * 4 + 16), cudaSuccess);
+      gpu::coc_map(dd, dc, size_t(n), p, nullptr);
+      std::vector<float> got(size_t(n) + 4);
+      ASSERT_EQ(cudaMemcpy(got.data(), dc, size_t(n) * 4 + 16, cudaMemcpyDeviceToHost), cudaSuccess);
+      EXPECT_THROW(gpu::coc_map(dd + 1, dc, size_t(n), p, nullptr), Error);
+      EXPECT_THROW(gpu::coc_map(dd, dc + 1, size_t(n), p, nullptr), Error);
+      cudaFree(dd), cudaFree(dc);
+      EXPECT_EQ(std::memcmp(got.data(), want.data.data(), size_t(n) * 4), 0)
+          << n << (disparity ? " disparity" : "");
+      uint32_t past[4];  // nothing written beyond n
+      std::memcpy(past, got.data() + n, 16);
+      for (const uint32_t v : past) EXPECT_EQ(v, 0xABABABABu) << n;
+    }
+  }
+}
+
 }  // namespace
