@@ -187,14 +187,15 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
 // The normalisation with the depth histogram (the layer edges' input, one kernel) against core's
 // normalise_depth and depth_histogram: the same depths bit for bit and the same counts, at odd sizes, with
 // NaNs, one value everywhere (the whole frame in one bin: a block's lanes all add to one address) and a
-// ramp (neighbouring lanes in neighbouring bins), the histogram poisoned before the run.
+// ramp (neighbouring lanes in neighbouring bins), the histogram poisoned before the run; the same depths
+// without the histogram; nothing written past n.
 TEST(GpuDofSpread, DepthHistogramEqualsTheCpus) {
   SKIP_WITHOUT_GPU();
   const uint32_t seed = std::random_device{}();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-3.f, 5.f);
-  for (const int n : {1, 2, 61, 4099, 1 << 20, 3840 * 2160 + 7}) {
+  for (const int n : {1, 2, 3, 61, 4099, 1 << 20, 3840 * 2160 + 7}) {
     if (size_t(n) > test::test_max_n()) continue;
     for (int input = 0; input < 3; ++input) {
       ImageF raw(n, 1, 1);
@@ -209,23 +210,34 @@ TEST(GpuDofSpread, DepthHistogramEqualsTheCpus) {
       uint32_t* dh = nullptr;
       ASSERT_EQ(cudaMalloc(&draw, size_t(n) * 4), cudaSuccess);
       ASSERT_EQ(cudaMalloc(&dmm, 8), cudaSuccess);
-      ASSERT_EQ(cudaMalloc(&dd, size_t(n) * 4), cudaSuccess);
+      ASSERT_EQ(cudaMalloc(&dd, size_t(n) * 4 + 16), cudaSuccess);
       ASSERT_EQ(cudaMalloc(&dh, (kDepthBins + 1) * 4), cudaSuccess);
       ASSERT_EQ(cudaMemcpy(draw, raw.data.data(), size_t(n) * 4, cudaMemcpyHostToDevice), cudaSuccess);
       ASSERT_EQ(cudaMemcpy(dmm, mm, 8, cudaMemcpyHostToDevice), cudaSuccess);
       ASSERT_EQ(cudaMemset(dh, 0xAB, (kDepthBins + 1) * 4), cudaSuccess);
-      gpu::depth_normalise(draw, dmm, dd, size_t(n), nullptr, dh);
-      std::vector<float> got_d(static_cast<size_t>(n));
+      // With the histogram, then without (the same depths); the output poisoned before each run, and
+      // nothing written past n.
+      std::vector<float> got_d(size_t(n) + 4), plain_d(size_t(n) + 4);
       std::vector<uint32_t> got_h(kDepthBins + 1);
-      ASSERT_EQ(cudaMemcpy(got_d.data(), dd, size_t(n) * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+      for (std::vector<float>* got : {&got_d, &plain_d}) {
+        ASSERT_EQ(cudaMemset(dd, 0xAB, size_t(n) * 4 + 16), cudaSuccess);
+        gpu::depth_normalise(draw, dmm, dd, size_t(n), nullptr, got == &got_d ? dh : nullptr);
+        ASSERT_EQ(cudaMemcpy(got->data(), dd, size_t(n) * 4 + 16, cudaMemcpyDeviceToHost), cudaSuccess);
+      }
       ASSERT_EQ(cudaMemcpy(got_h.data(), dh, (kDepthBins + 1) * 4, cudaMemcpyDeviceToHost), cudaSuccess);
       for (void* q : {static_cast<void*>(draw), static_cast<void*>(dmm), static_cast<void*>(dd), static_cast<void*>(dh)})
         cudaFree(q);
-      size_t bad = 0;  // the same depths bit for bit, NaN as NaN (its payload may differ)
-      for (size_t i = 0; i < size_t(n); ++i)
-        bad += (got_d[i] == got_d[i] || d.data[i] == d.data[i]) &&
-               std::memcmp(&got_d[i], &d.data[i], 4) != 0;
-      EXPECT_EQ(bad, 0u) << n << " input " << input;
+      for (const std::vector<float>* got : {&got_d, &plain_d}) {
+        size_t bad = 0;  // the same depths bit for bit, NaN as NaN (its payload may differ)
+        for (size_t i = 0; i < size_t(n); ++i)
+          bad += ((*got)[i] == (*got)[i] || d.data[i] == d.data[i]) &&
+                 std::memcmp(&(*got)[i], &d.data[i], 4) != 0;
+        EXPECT_EQ(bad, 0u) << n << " input " << input << (got == &got_d ? " with" : " without")
+                           << " histogram";
+        uint32_t past[4];
+        std::memcpy(past, got->data() + n, 16);
+        for (const uint32_t v : past) EXPECT_EQ(v, 0xABABABABu) << n;
+      }
       EXPECT_EQ(got_h, want.count) << n << " input " << input;
     }
   }
