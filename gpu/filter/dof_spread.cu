@@ -718,6 +718,8 @@ void make_side_stream(DofSideStream& s) {
 // so that the shaped modes upload theirs again after the spread mode and the other way round; `images` holds
 // the layers' spread images and the fill slices, `tables` the fill tables, the band sums of the SAT pass and
 // the tiles' layer sets.
+int spread_split_blocks_for_tests = 0;
+
 void dof_spread(const DofArgs& a) {
   const Params& p = *a.params;
   auto& ws = *static_cast<DofWorkspace*>(a.workspace);
@@ -793,9 +795,11 @@ void dof_spread(const DofArgs& a) {
   SATLAB_CUDA(cudaMemsetAsync(step_count, 0, sizeof(unsigned), st), "step tiles");
   tile_layers_kernel<<<tiles, block, 0, st>>>(coc, w, h, layers, present, splits, step_count, step_list);
   SATLAB_LAUNCHED("tile_layers_kernel", size);
-  const unsigned split_blocks = unsigned(std::min(tile_count, size_t(4) * size_t(std::max(sms, 1))));
-  tile_splits_kernel<<<split_blocks, block, 0, st>>>(img, coc, w, h, layers, lin, mixed, step_count,
-                                                     step_list, present, splits, split_count, split_list);
+  size_t split_blocks = std::min(tile_count, size_t(4) * size_t(std::max(sms, 1)));
+  if (spread_split_blocks_for_tests > 0)
+    split_blocks = std::min(split_blocks, size_t(spread_split_blocks_for_tests));
+  tile_splits_kernel<<<unsigned(split_blocks), block, 0, st>>>(
+      img, coc, w, h, layers, lin, mixed, step_count, step_list, present, splits, split_count, split_list);
   SATLAB_LAUNCHED("tile_splits_kernel", size);
   const unsigned tile_blocks = unsigned((tile_count + kBlock - 1) / kBlock);
   if (fills > 0) {

@@ -71,6 +71,9 @@ struct DofWorkspace {
 void dof_shaped(const DofArgs& args);
 // The spread mode (core/dof_spread.cpp's dof_spread_blur on the GPU; gpu/filter/dof_spread.cu).
 void dof_spread(const DofArgs& args);
+// Tests only: the most blocks of the spread's splits' pass (0: 4 per SM, the default). Each block takes every
+// n-th tile of the list of tiles with a CoC step; a small count makes the blocks loop at any frame size.
+extern int spread_split_blocks_for_tests;
 
 // Registry entries of family dof, one per core/dof_modes.hpp mode, in its order.
 std::vector<Variant> dof_variants();
