@@ -92,9 +92,13 @@ SATLAB_HD uint32_t splat_weight(uint32_t part, uint32_t area) {
 }
 
 // A splat's four values: round(lin12 * w / 4095) per colour channel, w. lin12 is a code in [0, 4095]
-// whatever the camera response (core/dof.hpp), so a colour value is at most w and the sums' budget above holds.
+// whatever the camera response (core/dof.hpp), so a colour value is at most w and the sums' budget above
+// holds. In 32 bits (the 64-bit quotient cost the GPU's spread a division sequence per channel): with w =
+// 4095 a + b, floor((lin12 w + 2047) / 4095) = lin12 a + floor((lin12 b + 2047) / 4095), every term below
+// 2^25 for w <= 2^24 (kSpreadOne); tests/cpu/dof_spread_test.cpp checks it against the 64-bit quotient.
 SATLAB_HD void splat_values(const uint32_t lin[3], uint32_t w, uint32_t v[4]) {
-  for (int k = 0; k < 3; ++k) v[k] = uint32_t((uint64_t(lin[k]) * w + 2047u) / 4095u);
+  const uint32_t a = w / 4095u, b = w - 4095u * a;
+  for (int k = 0; k < 3; ++k) v[k] = lin[k] * a + (lin[k] * b + 2047u) / 4095u;
   v[3] = w;
 }
 

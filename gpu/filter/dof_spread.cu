@@ -420,6 +420,50 @@ struct Window {
   __host__ __device__ size_t bytes() const { return size_t(plane) * 16; }
 };
 
+// The interior tiles' corner tables (spread_tile_kernel), one per layer whose window fits: per radius r in
+// 0..R, kMaxRects int4 (rectangle i's corners (x0, y0) +, (x1 + 1, y0) -, (x0, y1 + 1) -, (x1 + 1, y1 + 1) +
+// as byte offsets in the window from the pixel's own word), then per radius its aperture area and rectangle
+// count. Global memory, read through L1: in shared memory they cost the main layer of the bench's frame a
+// block per SM (the window at R = 10 leaves 384 bytes before the fifth block).
+constexpr int kMaxWindowR = 47;  // a window of 4 planes fits in 227 KB of shared memory up to R = 43
+constexpr size_t kCornerTable = size_t(kMaxWindowR + 1) * (dof::kMaxRects * sizeof(int4) + sizeof(int2));
+
+__device__ __forceinline__ const int4* corner_offsets(const char* table, int j) {
+  return reinterpret_cast<const int4*>(table + size_t(j) * kCornerTable);
+}
+__device__ __forceinline__ const int2* corner_areas(const char* table, int j) {
+  return reinterpret_cast<const int2*>(table + size_t(j) * kCornerTable +
+                                       size_t(kMaxWindowR + 1) * dof::kMaxRects * sizeof(int4));
+}
+
+// Grid: the layers; radius[j] is layer j's window radius R (or -1: no window).
+struct WindowRadii {
+  int R[dof::kMaxLayers];
+};
+__global__ void __launch_bounds__(kBlock)
+    corner_table_kernel(const dof::Rect* __restrict__ rects, const uint8_t* __restrict__ counts,
+                        WindowRadii radii, char* __restrict__ table) {
+  const int j = blockIdx.x, R = radii.R[j];
+  if (R < 0) return;
+  const int ww = kTile + 2 * R + 1;
+  int4* off = const_cast<int4*>(corner_offsets(table, j));
+  int2* area = const_cast<int2*>(corner_areas(table, j));
+  for (int t = threadIdx.x; t < (R + 1) * dof::kMaxRects; t += kBlock) {
+    const dof::Rect q = rects[t];
+    const int y0 = q.y0 * ww, y1 = (q.y1 + 1) * ww;
+    off[t] = make_int4(4 * (y0 + q.x0), 4 * (y0 + q.x1 + 1), 4 * (y1 + q.x0), 4 * (y1 + q.x1 + 1));
+  }
+  for (int r = threadIdx.x; r <= R; r += kBlock) {
+    const int nr = counts[r];
+    area[r] = make_int2(int(dof::aperture_area(rects + r * dof::kMaxRects, nr)), nr);
+  }
+}
+
+// A shared-memory add at a 32-bit shared address, its result unused.
+__device__ __forceinline__ void red_shared(uint32_t at, uint32_t v) {
+  asm volatile("red.shared.add.u32 [%0], %1;" ::"r"(at), "r"(v) : "memory");
+}
+
 // Layer j's pixels of a tile add their deltas into the tile's window in shared memory (every aperture of
 // layer j lies within the square of radius R, the layer's bound (layer_radius): the window holds every
 // corner); the window's SAT is taken in place and its non-zero words added to layer j's spread image d.
@@ -438,7 +482,7 @@ __global__ void __launch_bounds__(kBlock)
                        int max_r, const dof::Rect* __restrict__ rects, const uint8_t* __restrict__ counts,
                        const uint16_t* __restrict__ lin, const uint8_t* __restrict__ present,
                        const uint8_t* __restrict__ splits, const unsigned* __restrict__ split_list,
-                       uint32_t* __restrict__ d) {
+                       const char* __restrict__ table, uint32_t* __restrict__ d) {
   int tx0, ty0;
   if (Mixed) {
     const int tile = int(split_list[blockIdx.x]), tx = (w + kTile - 1) / kTile;
@@ -460,19 +504,64 @@ __global__ void __launch_bounds__(kBlock)
   const int tid = threadIdx.y * 32 + threadIdx.x, ox = tx0 - R, oy = ty0 - R;
   for (int i = tid; i < W.plane; i += kBlock) window_storage[i] = make_uint4(0u, 0u, 0u, 0u);
   __syncthreads();
-  // The tile's pixels, and on the frame's edges the virtual points beyond them within R (the tiles of the
-  // first and last columns and rows reach R further out): their in-frame rectangles lie within the box of
-  // radius R around the edge pixel they copy, hence inside the window.
-  const int xa = tx0 == 0 ? -R : tx0, xb = tx0 + kTile >= w ? w - 1 + R : tx0 + kTile - 1;
-  const int ya = ty0 == 0 ? -R : ty0, yb = ty0 + kTile >= h ? h - 1 + R : ty0 + kTile - 1;
-  for (int y = ya + int(threadIdx.y); y <= yb; y += 8)
-    for (int x = xa + int(threadIdx.x); x <= xb; x += 32)
-      splat_point<Mixed>([&](int, int X, int Y, int k,
-                             uint32_t v) { atomicAdd(win + k * W.plane + (Y - oy) * W.ww + (X - ox), v); },
-                         img, coc, mixed, splits, layers, 1u << j, x, y, w, h, max_r, rects, counts, lin);
+  // An interior tile: no virtual points, and every corner of its pixels' apertures (within R of the tile)
+  // lies in the frame, so none is clipped: each pixel adds all four corners of every rectangle
+  // (splat_corners, unmoved), at the offsets of layer j's corner table, to each of the four planes
+  // (splat_point and splat_fragment's deltas: 2 instructions per shared add against 6 through the clipping
+  // path, measured in the SASS).
+  const bool interior = !Mixed && tx0 >= R && ty0 >= R && tx0 + kTile + R < w && ty0 + kTile + R < h;
+  if (interior) {
+    const int4* corners = corner_offsets(table, j);
+    const int2* areas = corner_areas(table, j);
+    const uint32_t plane = 4u * uint32_t(W.plane), base = uint32_t(__cvta_generic_to_shared(win));
+    for (int y = ty0 + int(threadIdx.y); y < ty0 + kTile; y += 8) {
+      const int x = tx0 + int(threadIdx.x);
+      const size_t i = size_t(y) * size_t(w) + size_t(x);
+      const float c = __ldg(coc + i);
+      if (dof::layer_of(c == c ? c : 0.f, layers) != j) continue;
+      const dof::Splat sp = dof::splat_of(c, max_r);
+      const uchar4 p = img[i];
+      const uint32_t l[3] = {__ldg(lin + p.x), __ldg(lin + p.y), __ldg(lin + p.z)};
+      const uint32_t a0 = base + 4u * uint32_t((y - oy) * W.ww + (x - ox)), a1 = a0 + plane, a2 = a1 + plane,
+                     a3 = a2 + plane;
+      for (int a = 0; a < 2; ++a) {
+        const uint32_t part = a ? sp.q : 256u - sp.q;
+        if (!part) continue;
+        const int r = sp.r + a;
+        const int2 an = __ldg(areas + r);
+        uint32_t v[4];
+        dof::splat_values(l, dof::splat_weight(part * 256u, uint32_t(an.x)), v);
+        const uint32_t m0 = 0u - v[0], m1 = 0u - v[1], m2 = 0u - v[2], m3 = 0u - v[3];
+        const int4* cr = corners + r * dof::kMaxRects;
+        for (int q = 0; q < an.y; ++q) {
+          const int4 o = __ldg(cr + q);
+          red_shared(a0 + o.x, v[0]), red_shared(a1 + o.x, v[1]), red_shared(a2 + o.x, v[2]);
+          red_shared(a3 + o.x, v[3]);
+          red_shared(a0 + o.y, m0), red_shared(a1 + o.y, m1), red_shared(a2 + o.y, m2),
+              red_shared(a3 + o.y, m3);
+          red_shared(a0 + o.z, m0), red_shared(a1 + o.z, m1), red_shared(a2 + o.z, m2),
+              red_shared(a3 + o.z, m3);
+          red_shared(a0 + o.w, v[0]), red_shared(a1 + o.w, v[1]), red_shared(a2 + o.w, v[2]);
+          red_shared(a3 + o.w, v[3]);
+        }
+      }
+    }
+  }
+  if (!interior) {
+    // The tile's pixels, and on the frame's edges the virtual points beyond them within R (the tiles of the
+    // first and last columns and rows reach R further out): their in-frame rectangles lie within the box of
+    // radius R around the edge pixel they copy, hence inside the window.
+    const int xa = tx0 == 0 ? -R : tx0, xb = tx0 + kTile >= w ? w - 1 + R : tx0 + kTile - 1;
+    const int ya = ty0 == 0 ? -R : ty0, yb = ty0 + kTile >= h ? h - 1 + R : ty0 + kTile - 1;
+    for (int y = ya + int(threadIdx.y); y <= yb; y += 8)
+      for (int x = xa + int(threadIdx.x); x <= xb; x += 32)
+        splat_point<Mixed>([&](int, int X, int Y, int k,
+                               uint32_t v) { atomicAdd(win + k * W.plane + (Y - oy) * W.ww + (X - ox), v); },
+                           img, coc, mixed, splits, layers, 1u << j, x, y, w, h, max_r, rects, counts, lin);
+  }
   __syncthreads();
   // The window's SAT: rows, a thread per window row and channel (a warp's rows ww apart, ww odd: no bank
-  // conflicts), then columns, a thread per window column and channel.
+  // conflicts), then the columns with the flush (below).
   for (int t = tid; t < 4 * W.ww; t += kBlock) {
     const int k = t / W.ww;
     uint32_t* row = win + k * W.plane + (t - k * W.ww) * W.ww;
@@ -480,21 +569,20 @@ __global__ void __launch_bounds__(kBlock)
     for (int i = 0; i < W.ww; ++i) acc += row[i], row[i] = acc;
   }
   __syncthreads();
+  // The columns, each sum added to d as it is made (the flush): a thread per window column and channel,
+  // 8 columns x 4 channels per warp (the plane padded to 8 mod 32 words: no bank conflicts; in d, 128
+  // contiguous bytes per row). A column pass of its own, then the flush reading the window again, took
+  // 3 shared-memory accesses per word where this takes 1.
   for (int t = tid; t < 4 * W.ww; t += kBlock) {
-    const int k = t / W.ww;
-    uint32_t* col = win + k * W.plane + (t - k * W.ww);
+    const int k = t & 3, wx = t >> 2, gx = ox + wx;
+    if (gx < 0 || gx >= w) continue;
+    const uint32_t* col = win + k * W.plane + wx;
+    uint32_t* out = d + size_t(gx) * 4 + size_t(k);
     uint32_t acc = 0u;
-    for (int i = 0; i < W.ww; ++i) acc += col[i * W.ww], col[i * W.ww] = acc;
-  }
-  __syncthreads();
-  // The flush: warp wy's rows, 8 pixels x 4 channels per step (global order: 128 contiguous bytes).
-  for (int wy = threadIdx.y; wy < W.ww; wy += 8) {
-    const int gy = oy + wy;
-    if (gy < 0 || gy >= h) continue;
-    for (int q = threadIdx.x; q < 4 * W.ww; q += 32) {
-      const int wx = q >> 2, k = q & 3, gx = ox + wx;
-      const uint32_t v = win[k * W.plane + wy * W.ww + wx];
-      if (v != 0u && gx >= 0 && gx < w) atomicAdd(d + (size_t(gy) * size_t(w) + size_t(gx)) * 4 + k, v);
+    for (int wy = 0; wy < W.ww; ++wy) {
+      acc += col[wy * W.ww];
+      const int gy = oy + wy;
+      if (acc != 0u && gy >= 0 && gy < h) atomicAdd(out + size_t(gy) * size_t(w) * 4, acc);
     }
   }
 }
@@ -755,7 +843,8 @@ void dof_spread(const DofArgs& a) {
   // tiles with a CoC step and their list.
   const size_t boxes_at = fill_bytes + sums_bytes + (3 * tile_count + 3) / 4 * 4,
                mixed_at = boxes_at + (4 * dof::kMaxLayers + 2 + 2 * tile_count) * 4;
-  grow(ws.tables, mixed_at + (n + 2 * size_t(w) + 2 * size_t(h)) * 2, "spread tables");
+  const size_t corners_at = (mixed_at + (n + 2 * size_t(w) + 2 * size_t(h)) * 2 + 15) / 16 * 16;
+  grow(ws.tables, corners_at + kCornerTable * dof::kMaxLayers, "spread tables");
   const auto* rects = static_cast<const dof::Rect*>(ws.rects.p);
   const auto* rect_counts =
       reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
@@ -774,6 +863,7 @@ void dof_spread(const DofArgs& a) {
   auto* step_count = split_list + tile_count;
   auto* step_list = step_count + 1;
   auto* mixed = reinterpret_cast<uint16_t*>(static_cast<char*>(ws.tables.p) + mixed_at);
+  char* corner_table = static_cast<char*>(ws.tables.p) + corners_at;
   const dim3 block(32, 8), grid((unsigned(w) + 31) / 32, (unsigned(h) + 7) / 8),
       tiles{unsigned(tx), unsigned(ty)};
 
@@ -784,10 +874,15 @@ void dof_spread(const DofArgs& a) {
   SATLAB_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "spread tiles");
   unsigned global_layers = 0;  // the layers whose windows do not fit in shared memory
   Reach reach{};
+  WindowRadii radii{};
+  for (int j = 0; j < dof::kMaxLayers; ++j) radii.R[j] = -1;
   for (int j = 0; j < L; ++j) {
     const int R = layer_radius(layers, j, max_r);
     reach.tiles[j] = 1 + R / kTile;
-    if (Window(R).bytes() > size_t(optin)) global_layers |= 1u << j;
+    if (R > kMaxWindowR || Window(R).bytes() > size_t(optin))
+      global_layers |= 1u << j;
+    else
+      radii.R[j] = R;
   }
   int sms = 0;
   SATLAB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "spread tiles");
@@ -817,6 +912,8 @@ void dof_spread(const DofArgs& a) {
   clear_kernel<<<dim3(unsigned(tx), unsigned(ty), unsigned(L)), block, 0, st>>>(
       cover, w, h, reinterpret_cast<uint4*>(spread));
   SATLAB_LAUNCHED("clear_kernel", size);
+  corner_table_kernel<<<unsigned(L), kBlock, 0, st>>>(rects, rect_counts, radii, corner_table);
+  SATLAB_LAUNCHED("corner_table_kernel", size);
   // The tiles without a split pixel; those with one below, once their count is back on the host.
   const auto tile_pass = [&](bool mixed_tiles, unsigned count) {
     for (int j = 0; j < L; ++j) {
@@ -828,7 +925,7 @@ void dof_spread(const DofArgs& a) {
                   "spread_tile_kernel shared memory");
       kernel<<<mixed_tiles ? dim3(count) : tiles, block, bytes, st>>>(
           img, coc, mixed, w, h, layers, j, R, max_r, rects, rect_counts, lin, present, splits, split_list,
-          spread + size_t(j) * n * 4);
+          corner_table, spread + size_t(j) * n * 4);
       SATLAB_LAUNCHED("spread_tile_kernel", size + " layer " + std::to_string(j));
     }
   };

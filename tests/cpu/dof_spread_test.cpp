@@ -170,6 +170,27 @@ TEST(SpreadMode, SplatWeightIsTheRoundedQuotient) {
   }
 }
 
+// splat_values' 32-bit split of the quotient is the 64-bit round(lin12 w / 4095): every code lin12 at the
+// weights around each multiple of 4095 up to kSpreadOne, at kSpreadOne itself and at random weights.
+TEST(SpreadMode, SplatValuesAreTheRoundedQuotient) {
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  std::vector<uint32_t> weights = {0u, 1u, dof::kSpreadOne - 1u, dof::kSpreadOne};
+  for (uint32_t m = 4095u; m <= dof::kSpreadOne; m += 4095u * (1u + rng() % 97u))
+    weights.insert(weights.end(), {m - 1u, m, m + 1u, m + 2047u, m + 2048u});
+  for (int i = 0; i < 300; ++i) weights.push_back(rng() % (dof::kSpreadOne + 1u));
+  for (uint32_t wt : weights)
+    for (uint32_t c = 0; c < 4096u; c += wt % 5u == 0u ? 1u : 1u + rng() % 7u) {
+      const uint32_t l[3] = {c, 4095u - c, uint32_t(rng() % 4096u)};
+      uint32_t v[4];
+      dof::splat_values(l, wt, v);
+      for (int k = 0; k < 3; ++k)
+        ASSERT_EQ(v[k], uint32_t((uint64_t(l[k]) * wt + 2047u) / 4095u)) << l[k] << " " << wt;
+      ASSERT_EQ(v[3], wt);
+    }
+}
+
 // merge_bands (the GPU's rectangles) covers the same pixels as the aperture table with fewer rectangles,
 // and gives bit for bit the same delta images, the apertures clipped at every border (radii up to 9 on a
 // 13 x 11 image), for every shape.

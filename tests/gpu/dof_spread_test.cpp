@@ -58,7 +58,7 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
   for (const Case c :
        {Case{1, 1, 5.f}, Case{1, 61, 9.f}, Case{67, 1, 9.f}, Case{2, 3, 4.f}, Case{97, 89, 17.5f},
         Case{263, 131, 40.f}, Case{509, 257, 25.f}, Case{131, 97, 60.f}, Case{33, 65, 20.f},
-        Case{64, 31, 30.f}, Case{3, 130, 12.f}, Case{37, 5, 60.f}}) {
+        Case{64, 31, 30.f}, Case{3, 130, 12.f}, Case{37, 5, 60.f}, Case{211, 173, 43.f}}) {
     if (size_t(c.w) * size_t(c.h) > test::test_max_n()) continue;
     // Random image and depth; all 255 with NaN holes; flat depth; the bench's tilted plane (layers in
     // diagonal bands: the fill tables over boxes); a near disc over a far plane (small near layers: fill
@@ -67,6 +67,9 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
     // tiles' work); mixed pixels (dof::mixed_of): discs of flat colours at random depths, rendered at 4 x 4
     // samples per pixel, each pixel's depth its centre sample's (the edges' pixels split into two fragments,
     // on the frame's edges too).
+    // Tiles at least a layer's window radius R from every edge take the kernel's unclipped path (the corner
+    // tables): at 263 x 131 and 509 x 257 for the layers of smaller R, at 211 x 173 for the outer layers'
+    // R = 43 too (the largest window that fits in shared memory).
     // The mixed pixels' input first: the next inputs' runs must not read its split records (stale).
     for (const int input : {6, 0, 1, 2, 3, 4, 5}) {
       ImageRGBA8 img(c.w, c.h);
