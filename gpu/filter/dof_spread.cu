@@ -505,32 +505,25 @@ __global__ void __launch_bounds__(kBlock)
   for (int i = tid; i < W.plane; i += kBlock) window_storage[i] = make_uint4(0u, 0u, 0u, 0u);
   __syncthreads();
   // An interior tile: no virtual points, and every corner of its pixels' apertures (within R of the tile)
-  // lies in the frame, so none is clipped: each pixel adds all four corners of every rectangle
+  // lies in the frame, so none is clipped: each fragment adds all four corners of every rectangle
   // (splat_corners, unmoved), at the offsets of layer j's corner table, to each of the four planes
   // (splat_point and splat_fragment's deltas: 2 instructions per shared add against 6 through the clipping
   // path, measured in the SASS).
-  const bool interior = !Mixed && tx0 >= R && ty0 >= R && tx0 + kTile + R < w && ty0 + kTile + R < h;
+  const bool interior = tx0 >= R && ty0 >= R && tx0 + kTile + R < w && ty0 + kTile + R < h;
   if (interior) {
     const int4* corners = corner_offsets(table, j);
     const int2* areas = corner_areas(table, j);
     const uint32_t plane = 4u * uint32_t(W.plane), base = uint32_t(__cvta_generic_to_shared(win));
-    for (int y = ty0 + int(threadIdx.y); y < ty0 + kTile; y += 8) {
-      const int x = tx0 + int(threadIdx.x);
-      const size_t i = size_t(y) * size_t(w) + size_t(x);
-      const float c = __ldg(coc + i);
-      if (dof::layer_of(c == c ? c : 0.f, layers) != j) continue;
-      const dof::Splat sp = dof::splat_of(c, max_r);
-      const uchar4 p = img[i];
-      const uint32_t l[3] = {__ldg(lin + p.x), __ldg(lin + p.y), __ldg(lin + p.z)};
-      const uint32_t a0 = base + 4u * uint32_t((y - oy) * W.ww + (x - ox)), a1 = a0 + plane, a2 = a1 + plane,
-                     a3 = a2 + plane;
+    // One fragment (colour l, splat sp, share of the pixel in 256ths) of the pixel whose own word is at a0.
+    const auto splat = [&](const uint32_t l[3], dof::Splat sp, uint32_t share, uint32_t a0) {
+      const uint32_t a1 = a0 + plane, a2 = a1 + plane, a3 = a2 + plane;
       for (int a = 0; a < 2; ++a) {
         const uint32_t part = a ? sp.q : 256u - sp.q;
         if (!part) continue;
         const int r = sp.r + a;
         const int2 an = __ldg(areas + r);
         uint32_t v[4];
-        dof::splat_values(l, dof::splat_weight(part * 256u, uint32_t(an.x)), v);
+        dof::splat_values(l, dof::splat_weight(part * share, uint32_t(an.x)), v);
         const uint32_t m0 = 0u - v[0], m1 = 0u - v[1], m2 = 0u - v[2], m3 = 0u - v[3];
         const int4* cr = corners + r * dof::kMaxRects;
         for (int q = 0; q < an.y; ++q) {
@@ -543,6 +536,33 @@ __global__ void __launch_bounds__(kBlock)
               red_shared(a3 + o.z, m3);
           red_shared(a0 + o.w, v[0]), red_shared(a1 + o.w, v[1]), red_shared(a2 + o.w, v[2]);
           red_shared(a3 + o.w, v[3]);
+        }
+      }
+    };
+    for (int y = ty0 + int(threadIdx.y); y < ty0 + kTile; y += 8) {
+      const int x = tx0 + int(threadIdx.x);
+      const uint32_t at = base + 4u * uint32_t((y - oy) * W.ww + (x - ox));
+      if constexpr (!Mixed) {
+        const size_t i = size_t(y) * size_t(w) + size_t(x);
+        const float c = __ldg(coc + i);
+        if (dof::layer_of(c == c ? c : 0.f, layers) != j) continue;
+        const uchar4 p = img[i];
+        const uint32_t l[3] = {__ldg(lin + p.x), __ldg(lin + p.y), __ldg(lin + p.z)};
+        splat(l, dof::splat_of(c, max_r), 256u, at);
+      } else {
+        // splat_point's two fragments (mixed_of, from the split records), each with its own CoC and colour.
+        const PlaneCoc coc_at{coc, w, h};
+        const PlaneLin lin_at{img, lin, w, h};
+        const uint32_t m = mixed_record(mixed, splits, x, y, w, h), s = dof::mixed_share(m);
+        const int nx = x + dof::mixed_dx(dof::mixed_dir(m)), ny = y + dof::mixed_dy(dof::mixed_dir(m));
+        for (int f = 0; f < 2; ++f) {
+          const uint32_t share = f ? s : 256u - s;
+          if (!share) continue;
+          const float c = f ? coc_at(nx, ny) : coc_at(x, y);
+          if (dof::layer_of(c, layers) != j) continue;
+          uint32_t l[3];
+          dof::fragment_colour(f, m, lin_at, x, y, l);
+          splat(l, dof::splat_of(c, max_r), share, at);
         }
       }
     }
