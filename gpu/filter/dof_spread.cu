@@ -10,16 +10,17 @@
 //              radius R, 1 + R beyond its right and bottom edges) fits in shared memory, adds their signed
 //              corner deltas there (the aperture's rectangles with equal adjacent bands merged, core's
 //              merge_bands: fewer corners, the same deltas; shared atomics; uint32 wrap-around: exact and
-//              order-free), takes the window's SAT in place and adds its non-zero words to the layer's spread
-//              image (coalesced global atomics): that image becomes the layer's SAT, the sum of its windows'
-//              SATs. Layers whose window does not fit add their deltas straight to global memory. Beside it,
-//              on a second stream (DofWorkspace::side; the spread is bound by shared-memory atomics, this by
-//              memory bandwidth), the fill tables: per layer t < count - 1 the slice of the (12-bit linear
-//              colour, 1) image of the pixels of layers 0..t, one RGBA16 image (or, where the SAT builder
-//              takes only 8-bit input, low and high bytes as two RGBA8 images, as the layered mode's),
-//              through the registry's SAT builder, over the box of those layers' tiles (read back while the
-//              spread runs), or as the table of every layer less that of layers t + 1..count - 1 where those
-//              reach fewer pixels;
+//              order-free; a tile at least R from every edge takes its corners unclipped from the layer's
+//              corner table), takes the window's SAT (its rows in place, its columns summed as they are
+//              added) and adds its non-zero words to the layer's spread image (coalesced global atomics):
+//              that image becomes the layer's SAT, the sum of its windows' SATs. Layers whose window does not
+//              fit add their deltas straight to global memory. Beside it, on a second stream
+//              (DofWorkspace::side; the spread is bound by shared-memory atomics, this by memory bandwidth),
+//              the fill tables: per layer t < count - 1 the slice of the (12-bit linear colour, 1) image of
+//              the pixels of layers 0..t, one RGBA16 image (or, where the SAT builder takes only 8-bit input,
+//              low and high bytes as two RGBA8 images, as the layered mode's), through the registry's SAT
+//              builder, over the box of those layers' tiles (read back while the spread runs), or as the
+//              table of every layer less that of layers t + 1..count - 1 where those reach fewer pixels;
 //   sat        the SATs of the layers that went to global memory (uint32 in place: rows, column sums per
 //              band of rows, their prefix over the bands, the columns), and the wait for whatever of the
 //              fill tables outlasts the spread;
@@ -424,8 +425,11 @@ struct Window {
 // 0..R, kMaxRects int4 (rectangle i's corners (x0, y0) +, (x1 + 1, y0) -, (x0, y1 + 1) -, (x1 + 1, y1 + 1) +
 // as byte offsets in the window from the pixel's own word), then per radius its aperture area and rectangle
 // count. Global memory, read through L1: in shared memory they cost the main layer of the bench's frame a
-// block per SM (the window at R = 10 leaves 384 bytes before the fifth block).
-constexpr int kMaxWindowR = 47;  // a window of 4 planes fits in 227 KB of shared memory up to R = 43
+// block per SM (five windows at R = 10 leave 2.4 KB of the SM's 228 KB, five tables take 7.5 KB).
+// A window of 4 planes fits in 227 KB of shared memory up to R = 43 (on sm_90); the host sends a layer of
+// larger R, or whose window does not fit on the device at hand, through global memory, so the tables need
+// no more radii (47 leaves a few to spare).
+constexpr int kMaxWindowR = 47;
 constexpr size_t kCornerTable = size_t(kMaxWindowR + 1) * (dof::kMaxRects * sizeof(int4) + sizeof(int2));
 
 __device__ __forceinline__ const int4* corner_offsets(const char* table, int j) {
@@ -466,7 +470,8 @@ __device__ __forceinline__ void red_shared(uint32_t at, uint32_t v) {
 
 // Layer j's pixels of a tile add their deltas into the tile's window in shared memory (every aperture of
 // layer j lies within the square of radius R, the layer's bound (layer_radius): the window holds every
-// corner); the window's SAT is taken in place and its non-zero words added to layer j's spread image d.
+// corner); the window's SAT is taken (its rows in place, then each column's running sums) and its non-zero
+// words added to layer j's spread image d.
 // A window's SAT is 0 right of and below it (every splat's rectangles lie inside it; those the image's
 // right or bottom edge clips lose their corners beyond the edge, the window reaching that edge), so the
 // SAT of the layer's delta image is the sum of its windows' SATs: d is that SAT once every tile has added
@@ -824,8 +829,8 @@ void make_side_stream(DofSideStream& s) {
 // The workspace's buffers as the shaped modes lay them out (aperture rectangles then their counts; the sRGB
 // -> linear table then the linear -> sRGB one), the rectangles merged (merge_bands) under a key of their own,
 // so that the shaped modes upload theirs again after the spread mode and the other way round; `images` holds
-// the layers' spread images and the fill slices, `tables` the fill tables, the band sums of the SAT pass and
-// the tiles' layer sets.
+// the layers' spread images and the fill slices, `tables` the fill tables, the band sums of the SAT pass,
+// the tiles' layer sets, the layers' tile boxes and tile lists, the pixels' splits and the corner tables.
 int spread_split_blocks_for_tests = 0;
 
 void dof_spread(const DofArgs& a) {
@@ -853,8 +858,8 @@ void dof_spread(const DofArgs& a) {
   // images: spread images (16 B per pixel and layer), fill slices (8 B per pixel of each table's box);
   // tables: fill tables (32 B per pixel of each table's box), band sums (16 B per column, band and layer),
   // the tiles' present and cover sets and whether they hold a split pixel (1 B each), the layers' tile
-  // boxes, the pixels' splits (2 B per pixel
-  // and per pixel of the frame's edges: dof::mixed_of, mixed_record). The fill tables never need more
+  // boxes, the pixels' splits (2 B per pixel and per pixel of the frame's edges: dof::mixed_of,
+  // mixed_record), the layers' corner tables (kCornerTable each). The fill tables never need more
   // than count - 1 frames (the layout below reads at most as many pixels as the frame-wide tables).
   const size_t spread_bytes = n * 16 * size_t(L), fill_bytes = n * 32 * size_t(fills),
                sums_bytes = size_t(w) * size_t(bands) * size_t(L) * 16, tile_count = size_t(tx) * size_t(ty);

@@ -170,8 +170,9 @@ TEST(SpreadMode, SplatWeightIsTheRoundedQuotient) {
   }
 }
 
-// splat_values' 32-bit split of the quotient is the 64-bit round(lin12 w / 4095): every code lin12 at the
-// weights around each multiple of 4095 up to kSpreadOne, at kSpreadOne itself and at random weights.
+// splat_values' 32-bit split of the quotient is the 64-bit round(lin12 w / 4095), at weights around
+// multiples of 4095 (random strides up to kSpreadOne, where the remainder wraps), at 0, 1 and kSpreadOne,
+// and at random weights; every code at a fifth of the weights, random strides of codes at the others.
 TEST(SpreadMode, SplatValuesAreTheRoundedQuotient) {
   const uint32_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));

@@ -68,8 +68,9 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
     // samples per pixel, each pixel's depth its centre sample's (the edges' pixels split into two fragments,
     // on the frame's edges too).
     // Tiles at least a layer's window radius R from every edge take the kernel's unclipped path (the corner
-    // tables): at 263 x 131 and 509 x 257 for the layers of smaller R, at 211 x 173 for the outer layers'
-    // R = 43 too (the largest window that fits in shared memory).
+    // tables): at 97 x 89, 263 x 131, 509 x 257 and 211 x 173, the last with the outer layers' R = 43, the
+    // largest window that fits in an H100's or H200's shared memory (elsewhere those layers go through
+    // global memory).
     // The mixed pixels' input first: the next inputs' runs must not read its split records (stale).
     for (const int input : {6, 0, 1, 2, 3, 4, 5}) {
       ImageRGBA8 img(c.w, c.h);
