@@ -94,6 +94,27 @@ __device__ __forceinline__ uint32_t mixed_record(const uint16_t* __restrict__ mi
   return uint32_t(__ldg(mixed + i));
 }
 
+// The fragments of the point (x, y) of the plane in a tile that holds a split (dof::mixed_of, read through
+// mixed_record): fn(share, coc, colour) for each with a share of the pixel, colour(l) giving its 12-bit
+// linear colour (read only when called).
+template <class Fn>
+__device__ __forceinline__ void mixed_fragments(const uchar4* __restrict__ img, const float* __restrict__ coc,
+                                                const uint16_t* __restrict__ mixed,
+                                                const uint8_t* __restrict__ splits,
+                                                const uint16_t* __restrict__ lin, int x, int y, int w, int h,
+                                                const Fn& fn) {
+  const PlaneCoc coc_at{coc, w, h};
+  const PlaneLin lin_at{img, lin, w, h};
+  const uint32_t m = mixed_record(mixed, splits, x, y, w, h), s = dof::mixed_share(m);
+  const int nx = x + dof::mixed_dx(dof::mixed_dir(m)), ny = y + dof::mixed_dy(dof::mixed_dir(m));
+  for (int f = 0; f < 2; ++f) {
+    const uint32_t share = f ? s : 256u - s;
+    if (!share) continue;
+    fn(share, f ? coc_at(nx, ny) : coc_at(x, y),
+       [&](uint32_t l[3]) { dof::fragment_colour(f, m, lin_at, x, y, l); });
+  }
+}
+
 // The splat of the point (x, y) of the plane (dof::outside: the frame's pixel at the clamped position
 // beyond the frame's edges): its fragments (one, or two where it is a mixed pixel: dof::mixed_of, read
 // through mixed_record) whose layer is in `only` add add(j, X, Y, k, value) for every corner delta (its
@@ -122,23 +143,16 @@ __device__ __forceinline__ void splat_point(const Add& add, const uchar4* __rest
                         counts, x, y, w, h);
     return;
   }
-  const PlaneCoc coc_at{coc, w, h};
-  const PlaneLin lin_at{img, lin, w, h};
-  const uint32_t m = mixed_record(mixed, splits, x, y, w, h), s = dof::mixed_share(m);
-  const int nx = x + dof::mixed_dx(dof::mixed_dir(m)), ny = y + dof::mixed_dy(dof::mixed_dir(m));
-  for (int f = 0; f < 2; ++f) {
-    const uint32_t share = f ? s : 256u - s;
-    if (!share) continue;
-    const float c = f ? coc_at(nx, ny) : coc_at(x, y);
+  mixed_fragments(img, coc, mixed, splits, lin, x, y, w, h, [&](uint32_t share, float c, const auto& colour) {
     const int j = dof::layer_of(c, layers);
-    if (!((only >> j) & 1u)) continue;
+    if (!((only >> j) & 1u)) return;
     const dof::Splat sp = dof::splat_of(c, max_r);
-    if (dof::outside(x, y, w, h) > dof::splat_reach(sp)) continue;
+    if (dof::outside(x, y, w, h) > dof::splat_reach(sp)) return;
     uint32_t l[3];
-    dof::fragment_colour(f, m, lin_at, x, y, l);
+    colour(l);
     dof::splat_fragment([&](int X, int Y, int k, uint32_t v) { add(j, X, Y, k, v); }, l, sp, share, rects,
                         counts, x, y, w, h);
-  }
+  });
 }
 
 // Global atomics: the points of the plane within max_r of the frame (grid over w + 2 max_r by h + 2 max_r)
@@ -556,19 +570,13 @@ __global__ void __launch_bounds__(kBlock)
         splat(l, dof::splat_of(c, max_r), 256u, at);
       } else {
         // splat_point's two fragments (mixed_of, from the split records), each with its own CoC and colour.
-        const PlaneCoc coc_at{coc, w, h};
-        const PlaneLin lin_at{img, lin, w, h};
-        const uint32_t m = mixed_record(mixed, splits, x, y, w, h), s = dof::mixed_share(m);
-        const int nx = x + dof::mixed_dx(dof::mixed_dir(m)), ny = y + dof::mixed_dy(dof::mixed_dir(m));
-        for (int f = 0; f < 2; ++f) {
-          const uint32_t share = f ? s : 256u - s;
-          if (!share) continue;
-          const float c = f ? coc_at(nx, ny) : coc_at(x, y);
-          if (dof::layer_of(c, layers) != j) continue;
-          uint32_t l[3];
-          dof::fragment_colour(f, m, lin_at, x, y, l);
-          splat(l, dof::splat_of(c, max_r), share, at);
-        }
+        mixed_fragments(img, coc, mixed, splits, lin, x, y, w, h,
+                        [&](uint32_t share, float c, const auto& colour) {
+                          if (dof::layer_of(c, layers) != j) return;
+                          uint32_t l[3];
+                          colour(l);
+                          splat(l, dof::splat_of(c, max_r), share, at);
+                        });
       }
     }
   }
