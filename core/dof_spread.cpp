@@ -40,6 +40,17 @@ void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers
                 dof::mixed_of(coc_at, lin_at, px - max_r, int(py) - max_r);
       },
       threads);
+  // Each point's hidden background (dof::hidden_of), once for all layers.
+  std::vector<uint16_t> hidden(size_t(pw) * size_t(ph));
+  parallel_for(
+      0, ph,
+      [&](long y0, long y1) {
+        for (long py = y0; py < y1; ++py)
+          for (int px = 0; px < pw; ++px)
+            hidden[size_t(py) * size_t(pw) + size_t(px)] =
+                uint16_t(dof::hidden_of(coc_at, px - max_r, int(py) - max_r));
+      },
+      threads);
   // One task per layer: each writes only its own layer's deltas.
   parallel_for(
       0, layers.count,
@@ -49,22 +60,25 @@ void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers
           d.assign(n * 4, 0u);
           // The frame's pixels and the virtual ones around it (dof::outside; each the frame's pixel at the
           // clamped position) within max_r of it: no farther one reaches the frame. Each splats its
-          // fragments (one, or two where it is a mixed pixel: dof::mixed_of) of layer j.
+          // fragments of layer j: the pixel, or its two shares where it is a mixed pixel (dof::mixed_of),
+          // and where it is a thin near object's, the background hidden behind it (dof::hidden_of, whole).
           for (int vy = -max_r; vy < h + max_r; ++vy)
             for (int vx = -max_r; vx < w + max_r; ++vx) {
               const uint32_t m = split[size_t(vy + max_r) * size_t(pw) + size_t(vx + max_r)],
-                             s = dof::mixed_share(m);
-              for (int f = 0; f < 2; ++f) {
-                const uint32_t share = f ? s : 256u - s;
+                             s = dof::mixed_share(m),
+                             hb = hidden[size_t(vy + max_r) * size_t(pw) + size_t(vx + max_r)];
+              for (int f = 0; f < 3; ++f) {
+                const uint32_t share = f == 2 ? (hb ? 256u : 0u) : f ? s : 256u - s;
                 if (!share) continue;
+                uint32_t l[3];
                 const float c =
-                    f ? coc_at(vx + dof::mixed_dx(dof::mixed_dir(m)), vy + dof::mixed_dy(dof::mixed_dir(m)))
-                      : coc_at(vx, vy);
+                    f == 2 ? dof::hidden_fragment(coc_at, lin_at, hb, vx, vy, l)
+                    : f ? coc_at(vx + dof::mixed_dx(dof::mixed_dir(m)), vy + dof::mixed_dy(dof::mixed_dir(m)))
+                        : coc_at(vx, vy);
                 if (dof::layer_of(c, layers) != int(j)) continue;
                 const dof::Splat sp = dof::splat_of(c, max_r);
                 if (dof::outside(vx, vy, w, h) > dof::splat_reach(sp)) continue;
-                uint32_t l[3];
-                dof::fragment_colour(f, m, lin_at, vx, vy, l);
+                if (f < 2) dof::fragment_colour(f, m, lin_at, vx, vy, l);
                 dof::splat_fragment(
                     [&](int X, int Y, int k, uint32_t v) {
                       d[(size_t(Y) * size_t(w) + size_t(X)) * 4 + size_t(k)] += v;

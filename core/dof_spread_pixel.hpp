@@ -28,7 +28,8 @@ namespace satlab::dof {
 // kMaxShapedRadius; the smallest, the polygons', have about 2.4 r^2), so the sum is at most
 // 1 + sum_d 8d / d^2 over d = 1..512 < 56 (plus at most 1 for rounding): below 256, the limit of
 // 2^32 / kSpreadOne, with margin. A mixed pixel's two fragments (mixed_of) share its weight (their shares
-// add up to the whole pixel's, each aperture within the square of its own radius), so the bound holds.
+// add up to the whole pixel's, each aperture within the square of its own radius), and a hidden background
+// (hidden_of) adds at most one whole pixel's more, so the sum stays below 2 x 57 and the bound holds.
 // Quantisation: a splat's weight is off by at most 1/2 unit, relatively area / 2^25 for a whole pixel (3e-5
 // at radius 17, 4e-4 at radius 64) and area / (2^9 part) for a fragment's share part / 65536 (a share of a
 // few 256ths of a large aperture may round to 0).
@@ -213,6 +214,90 @@ SATLAB_HD void fragment_colour(int f, uint32_t m, const Lin& lin, int x, int y, 
     lin(nx, ny, near);
     mixed_rest(l, near, mixed_share(m), l);
   }
+}
+
+// The background hidden behind thin near objects. Where a post, a rod or a wire a few pixels wide stands in
+// front of a farther surface, the pinhole view holds nothing of that surface behind it, but a lens sees it
+// through the object's blur (focus on the surface: a veil over the surface continued behind it) or around
+// it (focus on the object: the surface's blur with no hole where the object stands). A frame pixel whose row
+// or column meets, on both sides within kHiddenGap pixels, a pixel at least kHiddenStep px farther (signed
+// CoC at most its own less kHiddenStep) gets a third fragment, whole (share 256): that hidden surface, its
+// 12-bit linear colour and its CoC interpolated linearly between those two pixels (the nearest such on each
+// side; of the row and the column, the shorter span, the row on a tie), splatted as a pixel of its own
+// layer would be. A wider object (no farther pixel within kHiddenGap on one side) gets none: its hidden
+// background is the fill's (spread_pixel). Measured on the thin-lens ground truth (docs/quality.md, "The
+// background behind thin near objects").
+//
+// coc(x, y) and lin(x, y, l) as mixed_of's: points of the plane, the frame's edges extended. A point
+// beyond the frame then has the record and the fragment of the frame's pixel it copies: beyond the left
+// edge, every point of its row before it has its CoC, so only the column can qualify, and that column's
+// CoCs and colours are the edge pixel's column's (whose own row fails the same way); the other edges alike;
+// beyond a corner, neither (tests/cpu/dof_spread_test.cpp checks it).
+//
+// Returns 0 (none) or the record: bit 0 the axis (0 the row, 1 the column), bits 1..4 the distance a to the
+// farther pixel before the pixel (left or above), bits 5..8 the distance b to the one after it.
+constexpr int kHiddenGap = 6;
+constexpr float kHiddenStep = 3.f;
+static_assert(kHiddenGap <= 15, "the distances take 4 bits of the record");
+constexpr uint32_t hidden_of_bits = 511u;  // the bits a record can set
+// A pixel with a hidden background has a 4-neighbour step of at least kHiddenStep / kHiddenGap between it
+// and each of the two farther pixels: more than kMixedStep, so the GPU finds those pixels in its tiles with
+// a step (gpu/filter/dof_spread.cu).
+static_assert(kHiddenStep / float(kHiddenGap) > kMixedStep, "a hidden background lies near a step");
+
+SATLAB_HD int hidden_axis(uint32_t h) {
+  return int(h & 1u);
+}
+SATLAB_HD int hidden_before(uint32_t h) {
+  return int((h >> 1) & 15u);
+}
+SATLAB_HD int hidden_after(uint32_t h) {
+  return int((h >> 5) & 15u);
+}
+
+template <class Coc>
+SATLAB_HD uint32_t hidden_of(const Coc& coc, int x, int y) {
+  const float lim = coc(x, y) - kHiddenStep;
+  uint32_t best = 0u;
+  int span = 2 * kHiddenGap + 1;
+  for (int axis = 0; axis < 2; ++axis) {
+    const int dx = axis ? 0 : 1, dy = axis ? 1 : 0;
+    int a = 0, b = 0;
+    for (int d = 1; d <= kHiddenGap && !a; ++d)
+      if (coc(x - d * dx, y - d * dy) <= lim) a = d;
+    if (!a) continue;
+    for (int d = 1; d <= kHiddenGap && !b; ++d)
+      if (coc(x + d * dx, y + d * dy) <= lim) b = d;
+    if (!b || a + b >= span) continue;
+    span = a + b;
+    best = uint32_t(axis) | uint32_t(a) << 1 | uint32_t(b) << 5;
+  }
+  return best;
+}
+
+// The hidden fragment of record h (hidden_of, non-zero) at (x, y): its CoC (b P + a Q) / (a + b), P and Q
+// the two farther pixels' CoCs at distances a and b, and its colour, each channel round((b P + a Q) /
+// (a + b)) of their colours; hidden_fragment gives both (the CoC returned, the colour in l).
+template <class Coc>
+SATLAB_HD float hidden_coc(const Coc& coc, uint32_t h, int x, int y) {
+  const int a = hidden_before(h), b = hidden_after(h), dx = hidden_axis(h) ? 0 : 1, dy = 1 - dx;
+  return (coc(x - a * dx, y - a * dy) * float(b) + coc(x + b * dx, y + b * dy) * float(a)) / float(a + b);
+}
+
+template <class Lin>
+SATLAB_HD void hidden_colour(const Lin& lin, uint32_t h, int x, int y, uint32_t l[3]) {
+  const int a = hidden_before(h), b = hidden_after(h), dx = hidden_axis(h) ? 0 : 1, dy = 1 - dx;
+  uint32_t p[3], q[3];
+  lin(x - a * dx, y - a * dy, p);
+  lin(x + b * dx, y + b * dy, q);
+  const uint32_t n = uint32_t(a + b);
+  for (int k = 0; k < 3; ++k) l[k] = (p[k] * uint32_t(b) + q[k] * uint32_t(a) + n / 2u) / n;
+}
+
+template <class Coc, class Lin>
+SATLAB_HD float hidden_fragment(const Coc& coc, const Lin& lin, uint32_t h, int x, int y, uint32_t l[3]) {
+  hidden_colour(lin, h, x, y, l);
+  return hidden_coc(coc, h, x, y);
 }
 
 // The signed corner deltas of the aperture's rectangles around (x, y), clipped to the image: add(X, Y, s)

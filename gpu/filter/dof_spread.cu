@@ -2,9 +2,10 @@
 // shared through core/dof_spread_pixel.hpp, this file built without FMA contraction so that both agree bit
 // for bit). Stages, each reported through DofArgs::stage:
 //   spread     each pixel's split where it mixes a nearer neighbour's colour (dof::mixed_of: the nearer share
-//              and the rest splat as two fragments), each 32 x 32 tile's set of layers present, each tile's
-//              set of layers whose spread can reach it (`cover`), and those tiles of those layers' spread
-//              images cleared; then per layer: a block takes a tile's pixels of the layer (and, in the
+//              and the rest splat as two fragments) and its hidden background where it is a thin near
+//              object's (dof::hidden_of: a third fragment), each 32 x 32 tile's set of layers present, each
+//              tile's set of layers whose spread can reach it (`cover`), and those tiles of those layers'
+//              spread images cleared; then per layer: a block takes a tile's pixels of the layer (and, in the
 //              frame's first and last tile rows and columns, the virtual pixels beyond its edges within R:
 //              dof::outside) and, when the tile's window (the tile grown by the layer's largest aperture
 //              radius R, 1 + R beyond its right and bottom edges) fits in shared memory, adds their signed
@@ -68,20 +69,26 @@ struct PlaneLin {
   }
 };
 
-// The split of the point (x, y) of the plane (dof::mixed_of), from the records tile_splits wrote (only for
-// the tiles that hold a split: 0 elsewhere): w x h for the frame's pixels, then 2 (w + h) for the virtual
-// ones beyond its edges. A virtual pixel beyond
-// the left edge (x < 0, 0 <= y < h) has the neighbours of (-1, y) (those along the row clamp to (0, y), as
-// it does), so all of them split as (-1, y) does; the same for the other edges; beyond a corner every
-// neighbour clamps to the corner: no split.
-__device__ __forceinline__ uint32_t mixed_record(const uint16_t* __restrict__ mixed,
+// The record of the point (x, y) of the plane, from those tile_splits wrote (only for the tiles that hold
+// a split or a hidden background: 0 elsewhere): its split (dof::mixed_of) in bits 0..15, its hidden
+// background (dof::hidden_of, with the fragment's layer in bits kHiddenLayer.. of it: the tile kernels run
+// per layer, and read the fragment's CoC only in its own layer's) in bits 16..31; w x h for the frame's
+// pixels, then 2 (w + h) for the virtual ones beyond its edges. A virtual pixel beyond the left edge (x < 0,
+// 0 <= y < h) has the neighbours of (-1, y) (those along the row clamp to (0, y), as it does), so all of
+// them split as (-1, y) does, and each has the hidden background of (0, y), which is that of (-1, y)
+// (dof::hidden_of); the same for the other edges; beyond a corner every neighbour clamps to the corner:
+// neither.
+constexpr int kHiddenLayer = 9;
+static_assert(dof::kMaxLayers <= 8 && (dof::hidden_of_bits >> kHiddenLayer) == 0u, "a record's bits");
+__device__ __forceinline__ uint32_t mixed_record(const uint32_t* __restrict__ mixed,
                                                  const uint8_t* __restrict__ splits, int x, int y, int w,
                                                  int h) {
   const bool in_x = x >= 0 && x < w, in_y = y >= 0 && y < h;
   const size_t n = size_t(w) * size_t(h);
   size_t i;
   if (!in_x && !in_y) return 0u;
-  // Written only for the tiles that hold a split (a virtual pixel's: that of the pixel it copies).
+  // Written only for the tiles that hold a split or a hidden background (a virtual pixel's: that of the
+  // pixel it copies).
   const int cx = dof::clamp_to(x, w), cy = dof::clamp_to(y, h);
   if (!__ldg(splits + (cy / kSpreadTile) * ((w + kSpreadTile - 1) / kSpreadTile) + cx / kSpreadTile))
     return 0u;
@@ -91,39 +98,57 @@ __device__ __forceinline__ uint32_t mixed_record(const uint16_t* __restrict__ mi
     i = n + (x < 0 ? 0 : size_t(h)) + size_t(y);
   else
     i = n + 2 * size_t(h) + (y < 0 ? 0 : size_t(w)) + size_t(x);
-  return uint32_t(__ldg(mixed + i));
+  return __ldg(mixed + i);
 }
 
-// The fragments of the point (x, y) of the plane in a tile that holds a split (dof::mixed_of, read through
-// mixed_record): fn(share, coc, colour) for each with a share of the pixel, colour(l) giving its 12-bit
-// linear colour (read only when called).
+// The fragments of the point (x, y) of the plane in a tile that holds a split or a hidden background
+// (dof::mixed_of, dof::hidden_of, read through mixed_record): fn(share, coc, colour) for
+// each with a share of the pixel (the hidden background whole, only where its layer is in the mask `only`),
+// colour(l) giving its 12-bit linear colour (read only when called).
 template <class Fn>
 __device__ __forceinline__ void mixed_fragments(const uchar4* __restrict__ img, const float* __restrict__ coc,
-                                                const uint16_t* __restrict__ mixed,
+                                                const uint32_t* __restrict__ mixed,
                                                 const uint8_t* __restrict__ splits,
                                                 const uint16_t* __restrict__ lin, int x, int y, int w, int h,
-                                                const Fn& fn) {
+                                                unsigned only, const Fn& fn) {
   const PlaneCoc coc_at{coc, w, h};
   const PlaneLin lin_at{img, lin, w, h};
-  const uint32_t m = mixed_record(mixed, splits, x, y, w, h), s = dof::mixed_share(m);
+  const uint32_t rec = mixed_record(mixed, splits, x, y, w, h), m = rec & 0xffffu, s = dof::mixed_share(m),
+                 hb = rec >> 16;
   const int nx = x + dof::mixed_dx(dof::mixed_dir(m)), ny = y + dof::mixed_dy(dof::mixed_dir(m));
-  for (int f = 0; f < 2; ++f) {
-    const uint32_t share = f ? s : 256u - s;
-    if (!share) continue;
-    fn(share, f ? coc_at(nx, ny) : coc_at(x, y),
-       [&](uint32_t l[3]) { dof::fragment_colour(f, m, lin_at, x, y, l); });
+  // One call site of fn, not unrolled: the tile kernel's splat, inlined once per site, is bound by
+  // instruction issue.
+#pragma unroll 1
+  for (int f = 0; f < 3; ++f) {
+    uint32_t share;
+    float c;
+    if (f < 2) {
+      share = f ? s : 256u - s;
+      if (!share) continue;
+      c = f ? coc_at(nx, ny) : coc_at(x, y);
+    } else {
+      if (!hb || !((only >> (hb >> kHiddenLayer)) & 1u)) continue;
+      share = 256u, c = dof::hidden_coc(coc_at, hb, x, y);
+    }
+    fn(share, c, [&](uint32_t l[3]) {
+      if (f < 2)
+        dof::fragment_colour(f, m, lin_at, x, y, l);
+      else
+        dof::hidden_colour(lin_at, hb, x, y, l);
+    });
   }
 }
 
 // The splat of the point (x, y) of the plane (dof::outside: the frame's pixel at the clamped position
-// beyond the frame's edges): its fragments (one, or two where it is a mixed pixel: dof::mixed_of, read
-// through mixed_record) whose layer is in `only` add add(j, X, Y, k, value) for every corner delta (its
-// two apertures, whole-aperture weights scaled by the fragment's share, rectangles clipped to the frame);
-// a virtual fragment out of its reach of the frame adds nothing. Mixed = false: the caller knows no point
-// it passes is split (the whole pixel, one fragment: the records are not read).
+// beyond the frame's edges): its fragments (one, two where it is a mixed pixel: dof::mixed_of, and the
+// hidden background where it has one: dof::hidden_of; mixed_fragments) whose layer is in `only` add add(j, X,
+// Y, k, value) for every corner delta (its two apertures, whole-aperture weights scaled by the fragment's
+// share, rectangles clipped to the frame); a virtual fragment out of its reach of the frame adds nothing.
+// Mixed = false: the caller knows no point it passes has a split or a hidden background (the whole pixel, one
+// fragment: the records are not read).
 template <bool Mixed, class Add>
 __device__ __forceinline__ void splat_point(const Add& add, const uchar4* __restrict__ img,
-                                            const float* __restrict__ coc, const uint16_t* __restrict__ mixed,
+                                            const float* __restrict__ coc, const uint32_t* __restrict__ mixed,
                                             const uint8_t* __restrict__ splits, const dof::Layers& layers,
                                             unsigned only, int x, int y, int w, int h, int max_r,
                                             const dof::Rect* __restrict__ rects,
@@ -143,23 +168,24 @@ __device__ __forceinline__ void splat_point(const Add& add, const uchar4* __rest
                         counts, x, y, w, h);
     return;
   }
-  mixed_fragments(img, coc, mixed, splits, lin, x, y, w, h, [&](uint32_t share, float c, const auto& colour) {
-    const int j = dof::layer_of(c, layers);
-    if (!((only >> j) & 1u)) return;
-    const dof::Splat sp = dof::splat_of(c, max_r);
-    if (dof::outside(x, y, w, h) > dof::splat_reach(sp)) return;
-    uint32_t l[3];
-    colour(l);
-    dof::splat_fragment([&](int X, int Y, int k, uint32_t v) { add(j, X, Y, k, v); }, l, sp, share, rects,
-                        counts, x, y, w, h);
-  });
+  mixed_fragments(img, coc, mixed, splits, lin, x, y, w, h, only,
+                  [&](uint32_t share, float c, const auto& colour) {
+                    const int j = dof::layer_of(c, layers);
+                    if (!((only >> j) & 1u)) return;
+                    const dof::Splat sp = dof::splat_of(c, max_r);
+                    if (dof::outside(x, y, w, h) > dof::splat_reach(sp)) return;
+                    uint32_t l[3];
+                    colour(l);
+                    dof::splat_fragment([&](int X, int Y, int k, uint32_t v) { add(j, X, Y, k, v); }, l, sp,
+                                        share, rects, counts, x, y, w, h);
+                  });
 }
 
 // Global atomics: the points of the plane within max_r of the frame (grid over w + 2 max_r by h + 2 max_r)
 // whose layer is in `only` (a bit mask) add to their layer's delta image.
 __global__ void __launch_bounds__(kBlock)
     spread_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc,
-                  const uint16_t* __restrict__ mixed, const uint8_t* __restrict__ splits, int w, int h,
+                  const uint32_t* __restrict__ mixed, const uint8_t* __restrict__ splits, int w, int h,
                   dof::Layers layers, unsigned only, int max_r, const dof::Rect* __restrict__ rects,
                   const uint8_t* __restrict__ counts, const uint16_t* __restrict__ lin,
                   uint32_t* __restrict__ deltas) {
@@ -199,22 +225,24 @@ __device__ __noinline__ uint32_t mixed_fit_at(const uchar4* __restrict__ img,
   return dof::mixed_fit(C, F, B, dir);
 }
 
-// A tile's splits (tile_splits_kernel, for a tile with a CoC step of more than dof::kMixedStep between
-// 4-neighbours; called by the whole block): each pixel's split (dof::mixed_of) into mixed[] where the tile
-// holds one, and on the frame's edges the virtual pixels' (mixed_record). Returns in x the layers of the
-// nearer shares of the thread's split pixels and of the virtual pixels it splits, in y the or of the
-// thread's records (non-zero: a split).
+// A tile's splits and hidden backgrounds (tile_splits_kernel, for a tile with a CoC step of more than
+// dof::kMixedStep between 4-neighbours; called by the whole block): each pixel's split (dof::mixed_of) and
+// hidden background (dof::hidden_of) into mixed[] where the tile holds either, and on the frame's edges
+// the virtual pixels' (mixed_record). Returns in x the layers of the nearer shares and
+// the hidden backgrounds of the thread's pixels and of the virtual pixels it splits, in y the or of the
+// thread's records (non-zero: a split or a hidden background).
 __device__ __forceinline__ uint2 tile_splits(const uchar4* __restrict__ img, const float* __restrict__ coc,
                                              int w, int h, int bx, int by, const float* __restrict__ edges,
                                              int count, const uint16_t* __restrict__ lin,
-                                             uint16_t* __restrict__ mixed) {
+                                             uint32_t* __restrict__ mixed) {
   unsigned bits = 0u;
-  // The tile's CoCs and those of the pixels around it (the frame's edges extended), NaN as 0: every point
-  // the splits read clamps into this window.
-  constexpr int kHalo = kTile + 2;
+  // The tile's CoCs and those of the pixels within kHiddenGap + 1 of it (the frame's edges extended: each
+  // the clamped pixel's), NaN as 0: every point the records read (the tile's pixels' and the virtual
+  // pixels' just beyond the frame's edges, mixed_record) lies in this window, so it is read unclamped.
+  constexpr int kPad = dof::kHiddenGap + 1, kHalo = kTile + 2 * kPad;
   __shared__ float halo[kHalo * kHalo];
   __shared__ unsigned any;
-  const int hx0 = bx * kTile - 1, hy0 = by * kTile - 1;
+  const int hx0 = bx * kTile - kPad, hy0 = by * kTile - kPad;
   for (int i = threadIdx.y * 32 + threadIdx.x; i < kHalo * kHalo; i += kBlock) {
     const int hx = hx0 + i % kHalo, hy = hy0 + i / kHalo;
     const float c = __ldg(coc + size_t(dof::clamp_to(hy, h)) * size_t(w) + size_t(dof::clamp_to(hx, w)));
@@ -222,9 +250,7 @@ __device__ __forceinline__ uint2 tile_splits(const uchar4* __restrict__ img, con
   }
   if (threadIdx.x == 0 && threadIdx.y == 0) any = 0u;
   __syncthreads();
-  const auto coc_at = [&](int px, int py) {
-    return halo[(dof::clamp_to(py, h) - hy0) * kHalo + (dof::clamp_to(px, w) - hx0)];
-  };
+  const auto coc_at = [&](int px, int py) { return halo[(py - hy0) * kHalo + (px - hx0)]; };
   const auto layer = [&](float c) {
     int j = 0;
     for (int k = 1; k < count; ++k) j += !(c < edges[k]) ? 1 : 0;
@@ -237,24 +263,34 @@ __device__ __forceinline__ uint2 tile_splits(const uchar4* __restrict__ img, con
   const bool edge = bx == 0 || by == 0 || (bx + 1) * kTile >= w || (by + 1) * kTile >= h;
   const int x = bx * kTile + threadIdx.x;
   const size_t n = size_t(w) * size_t(h);
+  // The record of the point (px, py) (mixed_record), the layers of its nearer share and its hidden
+  // background added to bits.
+  const auto record_at = [&](int px, int py) {
+    const uint32_t m = split_at(px, py);
+    uint32_t hb = dof::hidden_of(coc_at, px, py);
+    if (dof::mixed_share(m))
+      bits |=
+          1u << layer(coc_at(px + dof::mixed_dx(dof::mixed_dir(m)), py + dof::mixed_dy(dof::mixed_dir(m))));
+    if (hb) {
+      const int j = layer(dof::hidden_coc(coc_at, hb, px, py));
+      bits |= 1u << j;
+      hb |= uint32_t(j) << kHiddenLayer;
+    }
+    return m | hb << 16;
+  };
   uint32_t split = 0u, record[kRows];
   for (int i = 0; i < kRows; ++i) {
     const int y = by * kTile + threadIdx.y + 8 * i;
     record[i] = 0u;
     if (x >= w || y >= h) continue;
-    const uint32_t m = split_at(x, y);
-    record[i] = m;
-    split |= m;
-    if (dof::mixed_share(m))
-      bits |= 1u << layer(coc_at(x + dof::mixed_dx(dof::mixed_dir(m)), y + dof::mixed_dy(dof::mixed_dir(m))));
+    record[i] = record_at(x, y);
+    split |= record[i];
     if (edge) {
-      // The virtual pixels beyond the edge at this row or column (all of them split as this one does).
+      // The virtual pixels beyond the edge at this row or column (all of them have this one's record).
       const auto edge_record = [&](size_t at, int vx, int vy) {
-        const uint32_t e = split_at(vx, vy);
-        mixed[at] = uint16_t(e);
+        const uint32_t e = record_at(vx, vy);
+        mixed[at] = e;
         split |= e;
-        if (dof::mixed_share(e))
-          bits |= 1u << layer(coc_at(vx + dof::mixed_dx(dof::mixed_dir(e)), vy + dof::mixed_dy(dof::mixed_dir(e))));
       };
       if (x == 0) edge_record(n + size_t(y), -1, y);
       if (x == w - 1) edge_record(n + size_t(h) + size_t(y), w, y);
@@ -264,22 +300,26 @@ __device__ __forceinline__ uint2 tile_splits(const uchar4* __restrict__ img, con
   }
   if (split) atomicOr(&any, 1u);
   __syncthreads();
-  // The frame's pixels' records only where the tile holds a split (mixed_record reads no other).
+  // The frame's pixels' records only where the tile holds a split or a hidden background (mixed_record
+  // reads no other).
   if (any)
     for (int i = 0; i < kRows; ++i) {
       const int y = by * kTile + threadIdx.y + 8 * i;
-      if (x < w && y < h) mixed[size_t(y) * size_t(w) + size_t(x)] = uint16_t(record[i]);
+      if (x < w && y < h) mixed[size_t(y) * size_t(w) + size_t(x)] = record[i];
     }
   return make_uint2(bits, split);
 }
 
 // Bit j of present[tile]: the tile holds a pixel of layer j (tile_splits_kernel adds the layers of split
-// pixels' nearer shares); steps[tile]: the tile has a CoC step of more than dof::kMixedStep between
-// 4-neighbours (one of its pixels and any neighbour, in the tile or not). Only such a tile can hold a split
-// (dof::mixed_of: a nearer neighbour at least that step away; a virtual pixel's neighbours clamp to one of
-// the tile's pixels and its neighbours), so only those take tile_splits_kernel's work (most tiles of most
-// frames have none: the bench's ramp steps by at most 0.06 px). The split's work in this kernel, even out
-// of line, took 2-3 times its time (0.026 -> 0.055-0.08 ms at 4K, measured).
+// pixels' nearer shares and of hidden backgrounds); steps[tile]: the tile has a CoC step of more than
+// dof::kMixedStep between 4-neighbours (one of its pixels and any neighbour, in the tile or not). Only such
+// a tile can hold a split (dof::mixed_of: a nearer neighbour at least that step away; a virtual pixel's
+// neighbours clamp to one of the tile's pixels and its neighbours) or a hidden background (dof::hidden_of:
+// on each side of its pixel, within kHiddenGap along its row or column, a 4-neighbour step of more than
+// kMixedStep; with kHiddenGap below 18 the two cannot both lie outside a 32-pixel tile, so one of them
+// involves a pixel of the tile), so only those take tile_splits_kernel's work (most tiles of most frames
+// have none: the bench's ramp steps by at most 0.06 px). The split's work in this
+// kernel, even out of line, took 2-3 times its time (0.026 -> 0.055-0.08 ms at 4K, measured).
 __global__ void __launch_bounds__(kBlock)
     tile_layers_kernel(const float* __restrict__ coc, int w, int h, dof::Layers layers,
                        uint8_t* __restrict__ present, uint8_t* __restrict__ steps,
@@ -352,13 +392,15 @@ __global__ void __launch_bounds__(kBlock)
 }
 
 // The tiles with a step (tile_layers_kernel's list of them, in any order; a grid of a few blocks per SM,
-// each taking every gridDim.x-th tile of the list): tile_splits, then the nearer shares' layers added to
-// present[tile], splits[tile] (overwriting the step flag) and the list of the tiles holding a split (in any
-// order; *split_count preset to 0). (A block per tile, leaving at once where the tile had no step, took 11.5
+// each taking every gridDim.x-th tile of the list): tile_splits, then the layers of the nearer shares
+// and the hidden backgrounds added to present[tile], splits[tile] (overwriting the step flag: the tile
+// holds a split or a hidden background) and the list of those tiles (in any order; *split_count preset to
+// 0). (A block per tile, leaving at once where the tile had no step, took 11.5
 // us at 4K on the bench's frame, where no tile has one.)
+static_assert(dof::kHiddenGap < 18, "a hidden background's tile has a step (tile_layers_kernel)");
 __global__ void __launch_bounds__(kBlock)
     tile_splits_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
-                       dof::Layers layers, const uint16_t* __restrict__ lin, uint16_t* __restrict__ mixed,
+                       dof::Layers layers, const uint16_t* __restrict__ lin, uint32_t* __restrict__ mixed,
                        const unsigned* __restrict__ step_count, const unsigned* __restrict__ step_list,
                        uint8_t* __restrict__ present, uint8_t* __restrict__ splits,
                        unsigned* __restrict__ split_count, unsigned* __restrict__ split_list) {
@@ -497,7 +539,7 @@ __device__ __forceinline__ void red_shared(uint32_t at, uint32_t v) {
 template <bool Mixed>
 __global__ void __launch_bounds__(kBlock)
     spread_tile_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc,
-                       const uint16_t* __restrict__ mixed, int w, int h, dof::Layers layers, int j, int R,
+                       const uint32_t* __restrict__ mixed, int w, int h, dof::Layers layers, int j, int R,
                        int max_r, const dof::Rect* __restrict__ rects, const uint8_t* __restrict__ counts,
                        const uint16_t* __restrict__ lin, const uint8_t* __restrict__ present,
                        const uint8_t* __restrict__ splits, const unsigned* __restrict__ split_list,
@@ -570,7 +612,7 @@ __global__ void __launch_bounds__(kBlock)
         splat(l, dof::splat_of(c, max_r), 256u, at);
       } else {
         // splat_point's two fragments (mixed_of, from the split records), each with its own CoC and colour.
-        mixed_fragments(img, coc, mixed, splits, lin, x, y, w, h,
+        mixed_fragments(img, coc, mixed, splits, lin, x, y, w, h, 1u << j,
                         [&](uint32_t share, float c, const auto& colour) {
                           if (dof::layer_of(c, layers) != j) return;
                           uint32_t l[3];
@@ -866,9 +908,10 @@ void dof_spread(const DofArgs& a) {
   // images: spread images (16 B per pixel and layer), fill slices (8 B per pixel of each table's box);
   // tables: fill tables (32 B per pixel of each table's box), band sums (16 B per column, band and layer),
   // the tiles' present and cover sets and whether they hold a split pixel (1 B each), the layers' tile
-  // boxes, the pixels' splits (2 B per pixel and per pixel of the frame's edges: dof::mixed_of,
-  // mixed_record), the layers' corner tables (kCornerTable each). The fill tables never need more
-  // than count - 1 frames (the layout below reads at most as many pixels as the frame-wide tables).
+  // boxes, the pixels' records (their splits and hidden backgrounds, 4 B per pixel and per pixel of the
+  // frame's edges: dof::mixed_of, dof::hidden_of, mixed_record), the layers' corner tables (kCornerTable
+  // each). The fill tables never need more than count - 1 frames (the layout below reads at most as many
+  // pixels as the frame-wide tables).
   const size_t spread_bytes = n * 16 * size_t(L), fill_bytes = n * 32 * size_t(fills),
                sums_bytes = size_t(w) * size_t(bands) * size_t(L) * 16, tile_count = size_t(tx) * size_t(ty);
   grow(ws.images, spread_bytes + n * 8 * size_t(fills), "spread images and fill slices");
@@ -876,7 +919,7 @@ void dof_spread(const DofArgs& a) {
   // tiles with a CoC step and their list.
   const size_t boxes_at = fill_bytes + sums_bytes + (3 * tile_count + 3) / 4 * 4,
                mixed_at = boxes_at + (4 * dof::kMaxLayers + 2 + 2 * tile_count) * 4;
-  const size_t corners_at = (mixed_at + (n + 2 * size_t(w) + 2 * size_t(h)) * 2 + 15) / 16 * 16;
+  const size_t corners_at = (mixed_at + (n + 2 * size_t(w) + 2 * size_t(h)) * 4 + 15) / 16 * 16;
   grow(ws.tables, corners_at + kCornerTable * dof::kMaxLayers, "spread tables");
   const auto* rects = static_cast<const dof::Rect*>(ws.rects.p);
   const auto* rect_counts =
@@ -895,7 +938,7 @@ void dof_spread(const DofArgs& a) {
   auto* split_list = split_count + 1;
   auto* step_count = split_list + tile_count;
   auto* step_list = step_count + 1;
-  auto* mixed = reinterpret_cast<uint16_t*>(static_cast<char*>(ws.tables.p) + mixed_at);
+  auto* mixed = reinterpret_cast<uint32_t*>(static_cast<char*>(ws.tables.p) + mixed_at);
   char* corner_table = static_cast<char*>(ws.tables.p) + corners_at;
   const dim3 block(32, 8), grid((unsigned(w) + 31) / 32, (unsigned(h) + 7) / 8),
       tiles{unsigned(tx), unsigned(ty)};
@@ -921,6 +964,7 @@ void dof_spread(const DofArgs& a) {
   SATLAB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "spread tiles");
   SATLAB_CUDA(cudaMemsetAsync(split_count, 0, sizeof(unsigned), st), "split tiles");
   SATLAB_CUDA(cudaMemsetAsync(step_count, 0, sizeof(unsigned), st), "step tiles");
+  const unsigned tile_blocks = unsigned((tile_count + kBlock - 1) / kBlock);
   tile_layers_kernel<<<tiles, block, 0, st>>>(coc, w, h, layers, present, splits, step_count, step_list);
   SATLAB_LAUNCHED("tile_layers_kernel", size);
   size_t split_blocks = std::min(tile_count, size_t(4) * size_t(std::max(sms, 1)));
@@ -929,7 +973,6 @@ void dof_spread(const DofArgs& a) {
   tile_splits_kernel<<<unsigned(split_blocks), block, 0, st>>>(
       img, coc, w, h, layers, lin, mixed, step_count, step_list, present, splits, split_count, split_list);
   SATLAB_LAUNCHED("tile_splits_kernel", size);
-  const unsigned tile_blocks = unsigned((tile_count + kBlock - 1) / kBlock);
   if (fills > 0) {
     // The layers' tile boxes, read back on the side stream (below) while the spread runs.
     SATLAB_CUDA(cudaMemsetAsync(boxes, 0xff, 2 * dof::kMaxLayers * sizeof(unsigned), st), "layer boxes");

@@ -68,7 +68,8 @@ TEST(SpreadMode, DeltasIntegrateToExactlyTheSplatsRectangles) {
       // Every point of the plane within 2 max_r of the frame (twice the reach that matters), the frame's
       // edges extended: the frame's pixel at the clamped position.
       const int m = 2 * ap.max_r;
-      int split = 0, virtual_split = 0;  // split pixels of the frame, virtual ones beyond it
+      int split = 0, virtual_split = 0;    // split pixels of the frame, virtual ones beyond it
+      int hidden = 0, virtual_hidden = 0;  // points with a hidden background, of the frame and beyond it
       for (int y = -m; y < h + m; ++y)
         for (int x = -m; x < w + m; ++x) {
           const int sx = std::clamp(x, 0, w - 1), sy = std::clamp(y, 0, h - 1);
@@ -86,19 +87,25 @@ TEST(SpreadMode, DeltasIntegrateToExactlyTheSplatsRectangles) {
           const bool in_frame = x >= 0 && y >= 0 && x < w && y < h;
           (in_frame ? split : virtual_split) += share ? 1 : 0;
           const int nx = x + dof::mixed_dx(dof::mixed_dir(mx)), ny = y + dof::mixed_dy(dof::mixed_dir(mx));
-          for (int f = 0; f < 2; ++f) {
-            const uint32_t fs = f ? share : 256u - share;
+          // And the hidden background (dof::hidden_of, tested below), whole.
+          const uint32_t hb = dof::hidden_of(coc_at, x, y);
+          (in_frame ? hidden : virtual_hidden) += hb ? 1 : 0;
+          for (int f = 0; f < 3; ++f) {
+            const uint32_t fs = f == 2 ? (hb ? 256u : 0u) : f ? share : 256u - share;
             if (!fs) continue;
-            const float c = f ? coc_at(nx, ny) : coc_at(sx, sy);
+            uint32_t l[3], near[3];
+            const float c = f == 2 ? dof::hidden_fragment(coc_at, lin_at, hb, x, y, l)
+                            : f    ? coc_at(nx, ny)
+                                   : coc_at(sx, sy);
             const int j = dof::layer_of(c, layers);
             const dof::Splat s = dof::splat_of(c, ap.max_r);
-            uint32_t l[3], near[3];
             lin_at(nx, ny, near);
-            lin_at(x, y, l);
-            if (f)
+            if (f == 1) {
               std::copy_n(near, 3, l);
-            else if (share)
-              dof::mixed_rest(l, near, share, l);
+            } else if (f == 0) {
+              lin_at(x, y, l);
+              if (share) dof::mixed_rest(l, near, share, l);
+            }
             for (int a = 0; a < 2; ++a) {
               const uint32_t part = a ? s.q : 256u - s.q;
               if (!part) continue;
@@ -139,6 +146,10 @@ TEST(SpreadMode, DeltasIntegrateToExactlyTheSplatsRectangles) {
         EXPECT_GT(split, 20) << to_string(shape);
         EXPECT_GT(virtual_split, 0) << to_string(shape);
       }
+      // The random CoCs (steps of up to 13 px) give every kind of fragment, so the test cannot pass
+      // vacuously.
+      EXPECT_GT(hidden, 20) << to_string(shape);
+      EXPECT_GT(virtual_hidden, 0) << to_string(shape);
     }
 }
 
@@ -508,6 +519,114 @@ TEST(SpreadMixed, AnEdgePixelsShareOfASharpObjectDoesNotLeakIntoTheBlur) {
   dof_spread_blur(pure, coc, spread_params(6.f), b, 1);
   for (int k = 0; k < 3; ++k) EXPECT_NEAR(int(a.px(16, 4)[k]), int(b.px(16, 4)[k]), 1) << "channel " << k;
   EXPECT_GT(int(a.px(20, 4)[0]), int(b.px(20, 4)[0]) + 20);  // the edge pixel keeps its share of red
+}
+
+// The hidden background (dof::hidden_of, hidden_fragment). On the plane: a far surface (CoC -2) whose
+// colour grows along x and y, and a post (CoC `post`) over the columns x0..x1 of every row.
+namespace {
+
+struct Post {
+  int x0 = 0, x1 = 2;
+  float post = 5.f, far = -2.f;
+  float coc(int x, int) const { return x >= x0 && x <= x1 ? post : far; }
+  void lin(int x, int y, uint32_t l[3]) const {
+    for (int k = 0; k < 3; ++k) l[k] = x >= x0 && x <= x1 ? 4000u : uint32_t(1000 + 90 * x + 7 * y + 100 * k);
+  }
+  uint32_t at(int x, int y) const {
+    return dof::hidden_of([&](int px, int py) { return coc(px, py); }, x, y);
+  }
+};
+
+}  // namespace
+
+TEST(SpreadHidden, AThinObjectGetsTheSurfaceBehindItInterpolated) {
+  const Post p;
+  for (int x = p.x0; x <= p.x1; ++x) {
+    const uint32_t h = p.at(x, 4);
+    ASSERT_NE(h, 0u) << x;
+    EXPECT_EQ(dof::hidden_axis(h), 0) << x;  // the row: the column is the post all along
+    EXPECT_EQ(dof::hidden_before(h), x - p.x0 + 1) << x;
+    EXPECT_EQ(dof::hidden_after(h), p.x1 + 1 - x) << x;
+    uint32_t l[3], want[3];
+    const float c = dof::hidden_fragment([&](int px, int py) { return p.coc(px, py); },
+                                         [&](int px, int py, uint32_t* o) { p.lin(px, py, o); }, h, x, 4, l);
+    EXPECT_EQ(c, p.far) << x;
+    // The far surface's colour is linear along the row: the interpolation gives it exactly.
+    const Post far_only{100, 99};
+    far_only.lin(x, 4, want);
+    for (int k = 0; k < 3; ++k) EXPECT_EQ(l[k], want[k]) << x << " channel " << k;
+  }
+  // The far surface itself, and a pixel beside the post: none.
+  EXPECT_EQ(p.at(-1, 4), 0u);
+  EXPECT_EQ(p.at(p.x1 + 1, 4), 0u);
+  EXPECT_EQ(p.at(-9, 4), 0u);
+}
+
+TEST(SpreadHidden, NoneForAWideObjectOrASmallStep) {
+  Post wide;
+  wide.x1 = wide.x0 + 2 * dof::kHiddenGap - 1;  // 2 kHiddenGap wide: a middle pixel sees past kHiddenGap
+  EXPECT_EQ(wide.at(wide.x0 + dof::kHiddenGap - 1, 0), 0u);
+  EXPECT_EQ(wide.at(wide.x0 + dof::kHiddenGap, 0), 0u);
+  EXPECT_EQ(wide.at(wide.x0, 0), 0u);  // its edge: the far side lies beyond kHiddenGap
+  Post narrower = wide;
+  narrower.x1 -= 1;  // 2 kHiddenGap - 1 wide: the middle pixel reaches both sides
+  EXPECT_NE(narrower.at(narrower.x0 + dof::kHiddenGap - 1, 0), 0u);
+  Post step;
+  step.post = step.far + 0.99f * dof::kHiddenStep;
+  EXPECT_EQ(step.at(1, 0), 0u);
+  step.post = step.far + dof::kHiddenStep;
+  EXPECT_NE(step.at(1, 0), 0u);
+  Post farther;  // a hole, not a post: the pixels around it are nearer
+  farther.post = -9.f;
+  EXPECT_EQ(farther.at(1, 0), 0u);
+}
+
+TEST(SpreadHidden, TheShorterSpanWins) {
+  // A block 3 wide and 2 high: the column's span (3) is shorter than the row's (4) at its pixels.
+  const auto coc = [](int x, int y) { return x >= 0 && x <= 2 && y >= 0 && y <= 1 ? 6.f : 0.f; };
+  const uint32_t h = dof::hidden_of(coc, 1, 0);
+  EXPECT_EQ(dof::hidden_axis(h), 1);
+  EXPECT_EQ(dof::hidden_before(h), 1);
+  EXPECT_EQ(dof::hidden_after(h), 2);
+  // A square 3 x 3: equal spans, the row.
+  const auto sq = [](int x, int y) { return x >= 0 && x <= 2 && y >= 0 && y <= 2 ? 6.f : 0.f; };
+  EXPECT_EQ(dof::hidden_axis(dof::hidden_of(sq, 1, 1)), 0);
+}
+
+// Beyond the frame's edges a point has the record and the fragment of the frame's pixel it copies (what
+// the GPU reads: gpu/filter/dof_spread.cu), on random frames whose CoCs step often.
+TEST(SpreadHidden, APointBeyondTheFrameCopiesItsEdgePixel) {
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const uint16_t* lin = srgb_to_linear12();
+  for (const auto& [w, h] : {std::pair{1, 1}, std::pair{9, 1}, std::pair{1, 7}, std::pair{13, 11}}) {
+    const ImageRGBA8 img = test::random_image(w, h, seed);
+    const ImageF coc = random_coc(w, h, 9.f, seed + 1, true);
+    const auto coc_at = [&](int px, int py) {
+      const float v = coc.at(std::clamp(px, 0, w - 1), std::clamp(py, 0, h - 1));
+      return v == v ? v : 0.f;
+    };
+    const auto lin_at = [&](int px, int py, uint32_t l[3]) {
+      const uint8_t* q = img.px(std::clamp(px, 0, w - 1), std::clamp(py, 0, h - 1));
+      for (int k = 0; k < 3; ++k) l[k] = lin[q[k]];
+    };
+    int edge_hidden = 0;
+    for (int y = -9; y < h + 9; ++y)
+      for (int x = -9; x < w + 9; ++x) {
+        const int sx = std::clamp(x, 0, w - 1), sy = std::clamp(y, 0, h - 1);
+        const uint32_t hv = dof::hidden_of(coc_at, x, y), hc = dof::hidden_of(coc_at, sx, sy);
+        ASSERT_EQ(hv, hc) << w << "x" << h << " at " << x << "," << y;
+        if (!hv) continue;
+        if (sx == 0 || sy == 0 || sx == w - 1 || sy == h - 1) ++edge_hidden;
+        uint32_t lv[3], lc[3];
+        EXPECT_EQ(dof::hidden_fragment(coc_at, lin_at, hv, x, y, lv),
+                  dof::hidden_fragment(coc_at, lin_at, hc, sx, sy, lc));
+        for (int k = 0; k < 3; ++k) EXPECT_EQ(lv[k], lc[k]) << x << "," << y;
+      }
+    if (w == 13) {
+      EXPECT_GT(edge_hidden, 0);
+    }
+  }
 }
 
 // Through the CPU pipeline: a depth map of one value and one with NaNs give defined, repeatable results,

@@ -54,7 +54,7 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
     float max_radius;
   };
   int k = 0;
-  long split_pixels = 0;
+  long split_pixels = 0, hidden_pixels = 0;
   for (const Case c :
        {Case{1, 1, 5.f}, Case{1, 61, 9.f}, Case{67, 1, 9.f}, Case{2, 3, 4.f}, Case{97, 89, 17.5f},
         Case{263, 131, 40.f}, Case{509, 257, 25.f}, Case{131, 97, 60.f}, Case{33, 65, 20.f},
@@ -66,7 +66,8 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
     // every edge and corner, in focus inside (the virtual pixels beyond the frame's edges, the border
     // tiles' work); mixed pixels (dof::mixed_of): discs of flat colours at random depths, rendered at 4 x 4
     // samples per pixel, each pixel's depth its centre sample's (the edges' pixels split into two fragments,
-    // on the frame's edges too).
+    // on the frame's edges too). Thin near objects' hidden backgrounds (dof::hidden_of) come with the
+    // random blocks, the mixed pixels' discs and the edges' large CoCs.
     // Tiles at least a layer's window radius R from every edge take the kernel's unclipped path (the corner
     // tables): at 97 x 89, 263 x 131, 509 x 257 and 211 x 173, the last with the outer layers' R = 43, the
     // largest window that fits in an H100's or H200's shared memory (elsewhere those layers go through
@@ -170,7 +171,7 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
         gpu::spread_split_blocks_for_tests = 0;
         cpu_pipe->run();
         ASSERT_EQ(gpu_pipe->coc().data.size(), cpu_pipe->coc().data.size()) << what;
-        if (input == 6) {  // the frame's split pixels (dof::mixed_of), so that the test cannot pass vacuously
+        {  // the frame's split pixels and hidden backgrounds, so that the test cannot pass vacuously
           const ImageF& cc = cpu_pipe->coc();
           const uint16_t* lin = srgb_to_linear12(shoulder);
           const auto coc_at = [&](int x, int y) {
@@ -182,7 +183,10 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
             for (int k = 0; k < 3; ++k) l[k] = lin[q[k]];
           };
           for (int y = 0; y < c.h; ++y)
-            for (int x = 0; x < c.w; ++x) split_pixels += dof::mixed_of(coc_at, lin_at, x, y) ? 1 : 0;
+            for (int x = 0; x < c.w; ++x) {
+              split_pixels += input == 6 && dof::mixed_of(coc_at, lin_at, x, y) ? 1 : 0;
+              hidden_pixels += dof::hidden_of(coc_at, x, y) ? 1 : 0;
+            }
         }
         const test::ByteDiff d = test::byte_diff(gpu_pipe->result(), cpu_pipe->result());
         EXPECT_EQ(d.bad, 0u) << what << " shoulder " << shoulder
@@ -191,6 +195,7 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
     }
   }
   EXPECT_GT(split_pixels, 0) << "no mixed pixel split: the split paths went untested";
+  EXPECT_GT(hidden_pixels, 0) << "no hidden background: its paths went untested";
 }
 
 // The normalisation with the depth histogram (the layer edges' input, one kernel) against core's

@@ -206,10 +206,15 @@ TEST(GpuPipeline, SatPhasesAreTimedInsideTheSatStage) {
   pipe->set_params(box);
   for (const std::string& name : pipe->sat_builders()) {
     pipe->set_algorithms({name, ""});
-    pipe->set_image(s.image);
-    pipe->set_depth(s.depth);
-    pipe->run();
-    (void)pipe->result();  // waits for the frame, so timings() has this frame's events
+    // A warm frame: the builder's first frame also loads its kernels (lazily, inside the sat stage before
+    // its first phase), which once made the stage 2.3 times its phases' sum. The image set again before
+    // each, so that each frame builds the SAT.
+    for (int run = 0; run < 2; ++run) {
+      pipe->set_image(s.image);
+      pipe->set_depth(s.depth);
+      pipe->run();
+      (void)pipe->result();  // waits for the frame, so timings() has this frame's events
+    }
     const auto& t = pipe->timings();
     const auto sat = std::find_if(t.begin(), t.end(), [](const StageTiming& x) { return x.name == "sat"; });
     ASSERT_NE(sat, t.end()) << name;
