@@ -28,27 +28,19 @@ void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers
         image.data.data() + (size_t(dof::clamp_to(y, h)) * size_t(w) + size_t(dof::clamp_to(x, w))) * 4;
     for (int k = 0; k < 3; ++k) l[k] = lin[px[k]];
   };
-  // Each point's split (dof::mixed_of), once for all layers.
+  // Each point's split (dof::mixed_of) and hidden background (dof::hidden_of), once for all layers.
   const int pw = w + 2 * max_r, ph = h + 2 * max_r;
   std::vector<uint32_t> split(size_t(pw) * size_t(ph));
-  parallel_for(
-      0, ph,
-      [&](long y0, long y1) {
-        for (long py = y0; py < y1; ++py)
-          for (int px = 0; px < pw; ++px)
-            split[size_t(py) * size_t(pw) + size_t(px)] =
-                dof::mixed_of(coc_at, lin_at, px - max_r, int(py) - max_r);
-      },
-      threads);
-  // Each point's hidden background (dof::hidden_of), once for all layers.
   std::vector<uint16_t> hidden(size_t(pw) * size_t(ph));
   parallel_for(
       0, ph,
       [&](long y0, long y1) {
         for (long py = y0; py < y1; ++py)
-          for (int px = 0; px < pw; ++px)
-            hidden[size_t(py) * size_t(pw) + size_t(px)] =
-                uint16_t(dof::hidden_of(coc_at, px - max_r, int(py) - max_r));
+          for (int px = 0; px < pw; ++px) {
+            const size_t i = size_t(py) * size_t(pw) + size_t(px);
+            split[i] = dof::mixed_of(coc_at, lin_at, px - max_r, int(py) - max_r);
+            hidden[i] = uint16_t(dof::hidden_of(coc_at, px - max_r, int(py) - max_r));
+          }
       },
       threads);
   // One task per layer: each writes only its own layer's deltas.

@@ -26,6 +26,24 @@ ImageF random_coc(int w, int h, float m, uint32_t seed, bool nans = false) {
   return c;
 }
 
+// Points of the plane (the frame's edges extended: the frame's pixel at the clamped position), as
+// dof::mixed_of and dof::hidden_of read them: the CoC (NaN as 0) and the 12-bit linear colour.
+struct PlaneCoc {
+  const ImageF& coc;
+  float operator()(int x, int y) const {
+    const float v = coc.at(std::clamp(x, 0, coc.width - 1), std::clamp(y, 0, coc.height - 1));
+    return v == v ? v : 0.f;
+  }
+};
+struct PlaneLin {
+  const ImageRGBA8& img;
+  const uint16_t* lin;
+  void operator()(int x, int y, uint32_t l[3]) const {
+    const uint8_t* q = img.px(std::clamp(x, 0, img.width - 1), std::clamp(y, 0, img.height - 1));
+    for (int k = 0; k < 3; ++k) l[k] = lin[q[k]];
+  }
+};
+
 Params spread_params(float max_radius, ApertureShape shape = ApertureShape::Disc) {
   Params p;
   p.dof_mode = "spread";
@@ -75,14 +93,8 @@ TEST(SpreadMode, DeltasIntegrateToExactlyTheSplatsRectangles) {
           const int sx = std::clamp(x, 0, w - 1), sy = std::clamp(y, 0, h - 1);
           // Its fragments: the split (dof::mixed_of, tested below) over the plane, the frame's edges
           // extended.
-          const auto coc_at = [&](int px, int py) {
-            const float v = coc.at(std::clamp(px, 0, w - 1), std::clamp(py, 0, h - 1));
-            return v == v ? v : 0.f;
-          };
-          const auto lin_at = [&](int px, int py, uint32_t l[3]) {
-            const uint8_t* q = img.px(std::clamp(px, 0, w - 1), std::clamp(py, 0, h - 1));
-            for (int k = 0; k < 3; ++k) l[k] = lin[q[k]];
-          };
+          const PlaneCoc coc_at{coc};
+          const PlaneLin lin_at{img, lin};
           const uint32_t mx = dof::mixed_of(coc_at, lin_at, x, y), share = dof::mixed_share(mx);
           const bool in_frame = x >= 0 && y >= 0 && x < w && y < h;
           (in_frame ? split : virtual_split) += share ? 1 : 0;
@@ -602,14 +614,8 @@ TEST(SpreadHidden, APointBeyondTheFrameCopiesItsEdgePixel) {
   for (const auto& [w, h] : {std::pair{1, 1}, std::pair{9, 1}, std::pair{1, 7}, std::pair{13, 11}}) {
     const ImageRGBA8 img = test::random_image(w, h, seed);
     const ImageF coc = random_coc(w, h, 9.f, seed + 1, true);
-    const auto coc_at = [&](int px, int py) {
-      const float v = coc.at(std::clamp(px, 0, w - 1), std::clamp(py, 0, h - 1));
-      return v == v ? v : 0.f;
-    };
-    const auto lin_at = [&](int px, int py, uint32_t l[3]) {
-      const uint8_t* q = img.px(std::clamp(px, 0, w - 1), std::clamp(py, 0, h - 1));
-      for (int k = 0; k < 3; ++k) l[k] = lin[q[k]];
-    };
+    const PlaneCoc coc_at{coc};
+    const PlaneLin lin_at{img, lin};
     int edge_hidden = 0;
     for (int y = -9; y < h + 9; ++y)
       for (int x = -9; x < w + 9; ++x) {
