@@ -62,15 +62,18 @@ void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers
               for (int f = 0; f < 3; ++f) {
                 const uint32_t share = f == 2 ? (hb ? 256u : 0u) : f ? s : 256u - s;
                 if (!share) continue;
-                uint32_t l[3];
                 const float c =
-                    f == 2 ? dof::hidden_fragment(coc_at, lin_at, hb, vx, vy, l)
+                    f == 2 ? dof::hidden_coc(coc_at, hb, vx, vy)
                     : f ? coc_at(vx + dof::mixed_dx(dof::mixed_dir(m)), vy + dof::mixed_dy(dof::mixed_dir(m)))
                         : coc_at(vx, vy);
                 if (dof::layer_of(c, layers) != int(j)) continue;
                 const dof::Splat sp = dof::splat_of(c, max_r);
                 if (dof::outside(vx, vy, w, h) > dof::splat_reach(sp)) continue;
-                if (f < 2) dof::fragment_colour(f, m, lin_at, vx, vy, l);
+                uint32_t l[3];
+                if (f < 2)
+                  dof::fragment_colour(f, m, lin_at, vx, vy, l);
+                else
+                  dof::hidden_colour(lin_at, hb, vx, vy, l);
                 dof::splat_fragment(
                     [&](int X, int Y, int k, uint32_t v) {
                       d[(size_t(Y) * size_t(w) + size_t(X)) * 4 + size_t(k)] += v;

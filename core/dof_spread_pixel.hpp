@@ -239,7 +239,7 @@ SATLAB_HD void fragment_colour(int f, uint32_t m, const Lin& lin, int x, int y, 
 constexpr int kHiddenGap = 6;
 constexpr float kHiddenStep = 3.f;
 static_assert(kHiddenGap <= 15, "the distances take 4 bits of the record");
-constexpr uint32_t hidden_of_bits = 511u;  // the bits a record can set
+constexpr uint32_t kHiddenBits = 511u;  // the bits a record (hidden_of) can set
 // A pixel with a hidden background has a 4-neighbour step of at least kHiddenStep / kHiddenGap between it
 // and each of the two farther pixels: more than kMixedStep, so the GPU finds those pixels in its tiles with
 // a step (gpu/filter/dof_spread.cu).

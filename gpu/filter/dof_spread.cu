@@ -79,7 +79,7 @@ struct PlaneLin {
 // (dof::hidden_of); the same for the other edges; beyond a corner every neighbour clamps to the corner:
 // neither.
 constexpr int kHiddenLayer = 9;
-static_assert(dof::kMaxLayers <= 8 && (dof::hidden_of_bits >> kHiddenLayer) == 0u, "a record's bits");
+static_assert(dof::kMaxLayers <= 8 && (dof::kHiddenBits >> kHiddenLayer) == 0u, "a record's bits");
 __device__ __forceinline__ uint32_t mixed_record(const uint32_t* __restrict__ mixed,
                                                  const uint8_t* __restrict__ splits, int x, int y, int w,
                                                  int h) {
@@ -102,9 +102,9 @@ __device__ __forceinline__ uint32_t mixed_record(const uint32_t* __restrict__ mi
 }
 
 // The fragments of the point (x, y) of the plane in a tile that holds a split or a hidden background
-// (dof::mixed_of, dof::hidden_of, read through mixed_record): fn(share, coc, colour) for
-// each with a share of the pixel (the hidden background whole, only where its layer is in the mask `only`),
-// colour(l) giving its 12-bit linear colour (read only when called).
+// (dof::mixed_of, dof::hidden_of, read through mixed_record): fn(share, coc, colour) for each with a share
+// of the pixel (the hidden background whole, only where its layer is in the mask `only`), colour(l) giving
+// its 12-bit linear colour (read only when called).
 template <class Fn>
 __device__ __forceinline__ void mixed_fragments(const uchar4* __restrict__ img, const float* __restrict__ coc,
                                                 const uint32_t* __restrict__ mixed,
@@ -141,11 +141,11 @@ __device__ __forceinline__ void mixed_fragments(const uchar4* __restrict__ img, 
 
 // The splat of the point (x, y) of the plane (dof::outside: the frame's pixel at the clamped position
 // beyond the frame's edges): its fragments (one, two where it is a mixed pixel: dof::mixed_of, and the
-// hidden background where it has one: dof::hidden_of; mixed_fragments) whose layer is in `only` add add(j, X,
-// Y, k, value) for every corner delta (its two apertures, whole-aperture weights scaled by the fragment's
-// share, rectangles clipped to the frame); a virtual fragment out of its reach of the frame adds nothing.
-// Mixed = false: the caller knows no point it passes has a split or a hidden background (the whole pixel, one
-// fragment: the records are not read).
+// hidden background where it has one: dof::hidden_of; mixed_fragments) whose layer is in `only` add
+// add(j, X, Y, k, value) for every corner delta (its two apertures, whole-aperture weights scaled by the
+// fragment's share, rectangles clipped to the frame); a virtual fragment out of its reach of the frame adds
+// nothing. Mixed = false: the caller knows no point it passes has a split or a hidden background (the whole
+// pixel, one fragment: the records are not read).
 template <bool Mixed, class Add>
 __device__ __forceinline__ void splat_point(const Add& add, const uchar4* __restrict__ img,
                                             const float* __restrict__ coc, const uint32_t* __restrict__ mixed,
@@ -228,9 +228,9 @@ __device__ __noinline__ uint32_t mixed_fit_at(const uchar4* __restrict__ img,
 // A tile's splits and hidden backgrounds (tile_splits_kernel, for a tile with a CoC step of more than
 // dof::kMixedStep between 4-neighbours; called by the whole block): each pixel's split (dof::mixed_of) and
 // hidden background (dof::hidden_of) into mixed[] where the tile holds either, and on the frame's edges
-// the virtual pixels' (mixed_record). Returns in x the layers of the nearer shares and
-// the hidden backgrounds of the thread's pixels and of the virtual pixels it splits, in y the or of the
-// thread's records (non-zero: a split or a hidden background).
+// the virtual pixels' (mixed_record). Returns in x the layers of the nearer shares and the hidden
+// backgrounds of the thread's pixels and of the virtual pixels it records, in y the or of the thread's
+// records (non-zero: a split or a hidden background).
 __device__ __forceinline__ uint2 tile_splits(const uchar4* __restrict__ img, const float* __restrict__ coc,
                                              int w, int h, int bx, int by, const float* __restrict__ edges,
                                              int count, const uint16_t* __restrict__ lin,
@@ -318,8 +318,8 @@ __device__ __forceinline__ uint2 tile_splits(const uchar4* __restrict__ img, con
 // on each side of its pixel, within kHiddenGap along its row or column, a 4-neighbour step of more than
 // kMixedStep; with kHiddenGap below 18 the two cannot both lie outside a 32-pixel tile, so one of them
 // involves a pixel of the tile), so only those take tile_splits_kernel's work (most tiles of most frames
-// have none: the bench's ramp steps by at most 0.06 px). The split's work in this
-// kernel, even out of line, took 2-3 times its time (0.026 -> 0.055-0.08 ms at 4K, measured).
+// have none: the bench's ramp steps by at most 0.06 px). The split's work in this kernel, even out of line,
+// took 2-3 times its time (0.026 -> 0.055-0.08 ms at 4K, measured).
 __global__ void __launch_bounds__(kBlock)
     tile_layers_kernel(const float* __restrict__ coc, int w, int h, dof::Layers layers,
                        uint8_t* __restrict__ present, uint8_t* __restrict__ steps,
@@ -395,8 +395,8 @@ __global__ void __launch_bounds__(kBlock)
 // each taking every gridDim.x-th tile of the list): tile_splits, then the layers of the nearer shares
 // and the hidden backgrounds added to present[tile], splits[tile] (overwriting the step flag: the tile
 // holds a split or a hidden background) and the list of those tiles (in any order; *split_count preset to
-// 0). (A block per tile, leaving at once where the tile had no step, took 11.5
-// us at 4K on the bench's frame, where no tile has one.)
+// 0). (A block per tile, leaving at once where the tile had no step, took 11.5 us at 4K on the bench's
+// frame, where no tile has one.)
 static_assert(dof::kHiddenGap < 18, "a hidden background's tile has a step (tile_layers_kernel)");
 __global__ void __launch_bounds__(kBlock)
     tile_splits_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
@@ -611,7 +611,8 @@ __global__ void __launch_bounds__(kBlock)
         const uint32_t l[3] = {__ldg(lin + p.x), __ldg(lin + p.y), __ldg(lin + p.z)};
         splat(l, dof::splat_of(c, max_r), 256u, at);
       } else {
-        // splat_point's two fragments (mixed_of, from the split records), each with its own CoC and colour.
+        // splat_point's fragments (mixed_fragments: the split's shares and the hidden background, from the
+        // records), each with its own CoC and colour.
         mixed_fragments(img, coc, mixed, splits, lin, x, y, w, h, 1u << j,
                         [&](uint32_t share, float c, const auto& colour) {
                           if (dof::layer_of(c, layers) != j) return;
