@@ -5,16 +5,17 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "app/cli/commands.hpp"
-#include "core/error.hpp"
-#include "core/dof_modes.hpp"
 #include "app/gui/bench_highlights_gl.hpp"
+#include "app/io/ground_truth.hpp"
+#include "app/io/image_io.hpp"
+#include "core/dof_modes.hpp"
+#include "core/error.hpp"
 #include "core/pipeline.hpp"
 #include "gpu/device.hpp"
 #include "gpu/sat/sat_host.hpp"
@@ -30,7 +31,7 @@ struct BenchSatOptions {
   std::vector<std::string> dof_modes;  // --dof-modes: only these modes' pipeline rows; empty: all rows
   int runs = 20, warmup = 5;
   int layers = Params{}.dof_layers;  // --layers: the occlusion-aware modes' depth layers
-  bool no_blur = false, phases = false, no_check = false, pipeline_only = false;
+  bool no_blur = false, phases = false, no_check = false, pipeline_only = false, no_scenes = false;
   std::string timing = "queued";  // gpu::BenchTiming
 };
 
@@ -46,6 +47,55 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// A real frame for the DoF rows, beside the ramp (which has no depth edge, so none of the occlusion-aware
+// modes' work at edges): a ground-truth case's pinhole image and depth (assets/ground_truth) resampled to the
+// bench's size the way the app resamples a smaller depth map (io::resample_depth, bilinear; the image
+// bilinear too), seen through the case's lens stopped so that its largest CoC is the app's default max
+// radius.
+struct BenchScene {
+  std::string name;  // the case's
+  ImageRGBA8 image;
+  ImageF depth;
+  Params params;
+};
+
+ImageRGBA8 resample_image(const ImageRGBA8& in, int width, int height) {
+  ImageRGBA8 out(width, height);
+  const float sx = float(in.width) / float(width), sy = float(in.height) / float(height);
+  for (int y = 0; y < height; ++y) {
+    const float fy = std::min(std::max((float(y) + 0.5f) * sy - 0.5f, 0.f), float(in.height - 1));
+    const int y0 = int(fy), y1 = std::min(y0 + 1, in.height - 1);
+    const float ty = fy - float(y0);
+    for (int x = 0; x < width; ++x) {
+      const float fx = std::min(std::max((float(x) + 0.5f) * sx - 0.5f, 0.f), float(in.width - 1));
+      const int x0 = int(fx), x1 = std::min(x0 + 1, in.width - 1);
+      const float tx = fx - float(x0);
+      for (int c = 0; c < 4; ++c) {
+        const float top = float(in.px(x0, y0)[c]) * (1 - tx) + float(in.px(x1, y0)[c]) * tx;
+        const float bot = float(in.px(x0, y1)[c]) * (1 - tx) + float(in.px(x1, y1)[c]) * tx;
+        out.px(x, y)[c] = uint8_t(std::lround(top * (1 - ty) + bot * ty));
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<BenchScene> bench_scenes(int w, int h) {
+  std::vector<BenchScene> out;
+  const std::vector<io::TruthCase> cases = io::load_truth_cases(io::default_truth_cases());
+  for (const char* name : {"default_middle_large", "occlusion_far_large"}) {
+    const auto c =
+        std::find_if(cases.begin(), cases.end(), [&](const io::TruthCase& t) { return t.name == name; });
+    if (c == cases.end()) throw Error(std::string("bench sat: no ground-truth case ") + name);
+    BenchScene s{c->name, resample_image(io::load_image(c->image), w, h),
+                 io::resample_depth(io::load_depth(c->depth), w, h), c->params};
+    s.params.max_radius = Params{}.max_radius;
+    s.params.aperture = c->params.aperture * s.params.max_radius / c->params.max_radius;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 // Median per-stage times of a pipeline over `runs` frames (the SAT stage runs once per image, so it is
 // re-armed each frame by setting the image again: upload is then timed too and reported apart).
 // A DoF mode other than gather_box is named pipeline.dof_MODE.* and its stages' phases (slice, per-layer
@@ -53,9 +103,11 @@ double median(std::vector<double> v) {
 // With `lights` > 0 (bokeh highlights on, core/highlights.hpp), the image's colours stay below the
 // highlight threshold except at `lights` random pixels (a third of them clipped), and the rows are named
 // pipeline.dof_MODE_highlights.*, the highlight stage's phases (compact, sort, splat) with rows of their own.
+// With a scene, its image, depth and lens instead of the ramp's (rows pipeline.dof_MODE@CASE.*).
 std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int runs,
-                                const std::string& dof_mode = "gather_box", int lights = 0, bool highlights = true,
-                                int layers = Params{}.dof_layers) {
+                                const std::string& dof_mode = "gather_box", int lights = 0,
+                                bool highlights = true, int layers = Params{}.dof_layers,
+                                const BenchScene* scene = nullptr) {
   auto pipe = gpu::make_pipeline();
   ImageRGBA8 img(w, h);
   ImageF depth(w, h, 1);
@@ -72,6 +124,7 @@ std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int
   for (int y = 0; y < h; ++y)  // a tilted plane: the CoC varies smoothly, as in a photograph
     for (int x = 0; x < w; ++x) depth.at(x, y) = float(x + y);
   Params p;
+  if (scene) img = scene->image, depth = scene->depth, p = scene->params;
   p.filter = filter;
   p.box_radius = 12;
   p.dof_mode = dof_mode;
@@ -79,7 +132,8 @@ std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int
   p.highlights = lights > 0 && highlights;
   const std::string prefix = std::string("pipeline.") + to_string(filter) +
                              (filter == FilterKind::Dof && dof_mode != "gather_box" ? "_" + dof_mode : "") +
-                             (lights > 0 ? highlights ? "_highlights" : "_lights_highlights_off" : "");
+                             (lights > 0 ? highlights ? "_highlights" : "_lights_highlights_off" : "") +
+                             (scene ? "@" + scene->name : "");
   pipe->set_image(img);
   pipe->set_depth(depth);
   pipe->set_params(p);
@@ -117,7 +171,11 @@ std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int
                     bytes[s]});
     if (names[s] != "upload" && !phase) frame += m, frame_bytes += bytes[s];
   }
-  std::string note = "sum of stage medians (depth: a diagonal ramp); interop and draw are timed in the app";
+  std::string note = std::string("sum of stage medians (") +
+                     (scene ? "ground-truth case " + scene->name + " resampled, its lens's largest CoC " +
+                                  std::to_string(int(p.max_radius)) + " px"
+                            : std::string("depth: a diagonal ramp")) +
+                     "); interop and draw are timed in the app";
   const DofMode* mode = filter == FilterKind::Dof ? find_dof_mode(dof_mode) : nullptr;
   if (mode && mode->occlusion) note += "; " + std::to_string(layers) + " depth layers";
   if (p.highlights) {
@@ -208,11 +266,22 @@ int run_bench_sat(const BenchSatOptions& o) {
     return o.dof_modes.empty() ||
            std::find(o.dof_modes.begin(), o.dof_modes.end(), mode) != o.dof_modes.end();
   };
+  // Every DoF mode's frame on the ground-truth scenes (bench_scenes), after the ramp's rows.
+  const std::vector<BenchScene> scenes = o.no_scenes ? std::vector<BenchScene>{} : bench_scenes(3840, 2160);
+  const auto scene_rows = [&] {
+    for (const BenchScene& s : scenes)
+      for (const DofMode& m : dof_modes())
+        if (wanted(m.name) && (m.shaped || m.name == std::string("gather_box")))
+          for (const Row& r :
+               bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, m.name, 0, true, o.layers, &s))
+            print(r);
+  };
   if (!o.dof_modes.empty()) {  // the named modes' frames alone (tuning runs)
     for (const DofMode& m : dof_modes())
       if (wanted(m.name) && (m.shaped || m.name == std::string("gather_box")))
         for (const Row& r : bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, m.name, 0, true, o.layers))
           print(r);
+    scene_rows();
     return finish();
   }
   // The blur kernel alone at 3840x2160, on minimum bytes (SAT 16 + result 4, + CoC 4 for dof).
@@ -236,6 +305,7 @@ int run_bench_sat(const BenchSatOptions& o) {
     if (m.shaped)
       for (const Row& r : bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, m.name, 0, true, o.layers))
         print(r);
+  scene_rows();
   // Bokeh highlights: gather_linear's frame (the default mode when they were added) with up to 64k sprites against the same frame without them
   // (same image, same run).
   {
@@ -270,6 +340,10 @@ void add_bench_sat_command(CLI::App& app, Action& action) {
   sub->add_option(
       "--dof-modes", o->dof_modes,
       "With --pipeline-only: only these DoF modes' frames (no blur or box rows), for tuning runs");
+  sub->add_flag(
+      "--no-scenes", o->no_scenes,
+      "No DoF rows on the ground-truth scenes (the default also times every DoF mode on two of them, "
+      "resampled to 3840x2160)");
   sub->add_option("--layers", o->layers, "Depth layers of the occlusion-aware DoF modes' pipeline rows")
       ->check(CLI::Range(2, 8));
   sub->add_flag("--phases", o->phases, "Also time each phase of every SAT builder (rows named VARIANT / PHASE)");
