@@ -126,7 +126,6 @@ void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
   if (coc.width != image.width || coc.height != image.height || coc.channels != 1)
     throw Error("dof_spread_blur: CoC map size does not match the image");
   const int w = image.width, h = image.height, max_r = shaped_max_radius(p);
-  const size_t n = image.pixels();
   const dof::Layers layers = frame_layers(p, p.dof_layers, depth);
   const ApertureTable ap = aperture_table(p, max_r);
   std::vector<std::vector<uint32_t>> spread;
@@ -137,24 +136,31 @@ void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
         for (long j = j0; j < j1; ++j) sat_u32_inplace(spread[size_t(j)].data(), w, h, 4);
       },
       threads);
-  // The fill tables: table t = (12-bit linear colour, 1) over the pixels of layers 0..t, t < count - 1.
+  // The fill tables: table t = (12-bit linear colour, 1) over the pixels of layers 0..t, t < count - 1, each
+  // element a block of kFillBlock x kFillBlock pixels (dof::spread_pixel).
   const uint16_t* lin = srgb_to_linear12(p.response_shoulder);
   std::vector<std::vector<uint32_t>> tables(size_t(std::max(layers.count - 1, 0)));
-  std::vector<uint16_t> src(n * 4);
+  const int bw = dof::fill_blocks(w), bh = dof::fill_blocks(h);
+  std::vector<uint16_t> src(size_t(bw) * size_t(bh) * 4);
   for (int t = 0; t + 1 < layers.count; ++t) {
-    for (size_t i = 0; i < n; ++i) {
-      const float c = coc.data[i];
-      const bool in = dof::layer_of(c == c ? c : 0.f, layers) <= t;
-      const uint8_t* px = image.data.data() + i * 4;
-      for (int k = 0; k < 3; ++k) src[i * 4 + size_t(k)] = in ? lin[px[k]] : 0;
-      src[i * 4 + 3] = in ? 1 : 0;
-    }
-    sat_u16(src.data(), w, h, 4, tables[size_t(t)], threads);
+    std::fill(src.begin(), src.end(), uint16_t(0));
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const size_t i = size_t(y) * size_t(w) + size_t(x);
+        const float c = coc.data[i];
+        if (dof::layer_of(c == c ? c : 0.f, layers) > t) continue;
+        uint16_t* b =
+            src.data() + (size_t(y / dof::kFillBlock) * size_t(bw) + size_t(x / dof::kFillBlock)) * 4;
+        const uint8_t* px = image.data.data() + i * 4;
+        for (int k = 0; k < 3; ++k) b[k] = uint16_t(b[k] + lin[px[k]]);
+        b[3] = uint16_t(b[3] + 1);
+      }
+    sat_u16(src.data(), bw, bh, 4, tables[size_t(t)], threads);
   }
   const auto tap = [&](int t, int x, int y) {
     dof::Sum4 s = {{0u, 0u, 0u, 0u}};
     if (x < 0 || y < 0) return s;
-    const uint32_t* v = tables[size_t(t)].data() + (size_t(y) * size_t(w) + size_t(x)) * 4;
+    const uint32_t* v = tables[size_t(t)].data() + (size_t(y) * size_t(bw) + size_t(x)) * 4;
     for (int k = 0; k < 4; ++k) s.c[k] = v[k];
     return s;
   };

@@ -344,6 +344,16 @@ SATLAB_HD void splat_fragment(const Add& add, const uint32_t l[3], Splat sp, uin
   }
 }
 
+// The fill tables' blocks (spread_pixel): kFillBlock x kFillBlock pixels per element, a quarter of the
+// tables' bytes at 2 (the GPU builds them beside the spread, bound by memory bandwidth: docs/performance.md,
+// "The fill tables at half resolution"); 1 takes the pixels themselves. A block's sums are at most
+// kFillBlock^2 4095 per colour channel: 16-bit slices up to 4.
+constexpr int kFillBlock = 2;
+static_assert(kFillBlock >= 1 && kFillBlock * kFillBlock * 4095 <= 65535, "a block's sums in 16 bits");
+SATLAB_HD int fill_blocks(int n) {
+  return (n + kFillBlock - 1) / kFillBlock;
+}
+
 // A layer's coverage is its spread weight (in kSpreadOne units) times this gain, at most 1. Fitted on the
 // ground truth (docs/quality.md, "Surfaces across layers"): with a surface's layers added (spread_pixel),
 // 1.03 scores best of 1.0 to 1.2 (mean of the 12 cases; 1.1 was best before surfaces joined). A layer's
@@ -373,8 +383,10 @@ constexpr float kSurfaceJoin = 0.3f;
 // view hides there: the mean colour of the pixels of layers 0..lo-1 around the pixel, lo the farthest layer
 // of top (normalised convolution through tap(t, x, y), the inclusive SAT of table t = (12-bit linear colour,
 // 1) over the pixels of layers 0..t) in square boxes from the radius of layer lo-1's and lo's middle CoC
-// (at least 2), doubling up to kMaxShapedRadius; with nothing behind within reach, c_top. `edge` is
-// Layers::edge. The pixel's own splat covers it, so a layer is present.
+// (at least 2), doubling up to kMaxShapedRadius; with nothing behind within reach, c_top. The tables hold
+// blocks of kFillBlock x kFillBlock pixels (fill_block_size; a block's sums over its pixels in the frame),
+// and a box takes the blocks that meet the square. `edge` is Layers::edge. The pixel's own splat covers it,
+// so a layer is present.
 template <class Spread, class Tap>
 SATLAB_HD void spread_pixel(const Spread& spread, const Tap& tap, int layers, const float* edge, int x, int y,
                             int w, int h, float out[3]) {
@@ -417,10 +429,13 @@ SATLAB_HD void spread_pixel(const Spread& spread, const Tap& tap, int layers, co
     float mid = 0.5f * (edge[lo - 1] + edge[lo]);
     mid = mid < 0.f ? -mid : mid;
     Sum4 behind = {{0u, 0u, 0u, 0u}};
+    const int bx = x / kFillBlock, by = y / kFillBlock;
+    const auto block = [](int v) { return v >= 0 ? v / kFillBlock : (v - kFillBlock + 1) / kFillBlock; };
     for (int R = mid > 2.f ? int(mid + 0.5f) : 2; behind.c[3] == 0u && R < 2 * kMaxShapedRadius; R *= 2) {
       const int q = R < kMaxShapedRadius ? R : kMaxShapedRadius;
-      const Rect box = {int16_t(-q), int16_t(q), int16_t(-q), int16_t(q)};
-      shape_sum(tap, lo - 1, &box, 1, x, y, w, h, behind);
+      const Rect box = {int16_t(block(x - q) - bx), int16_t(block(x + q) - bx), int16_t(block(y - q) - by),
+                        int16_t(block(y + q) - by)};
+      shape_sum(tap, lo - 1, &box, 1, bx, by, fill_blocks(w), fill_blocks(h), behind);
     }
     if (behind.c[3] != 0u) {
       const float norm = float(behind.c[3]) * float(kLinearOne);

@@ -5,23 +5,25 @@
 //              and the rest splat as two fragments) and its hidden background where it is a thin near
 //              object's (dof::hidden_of: a third fragment), each 32 x 32 tile's set of layers present, each
 //              tile's set of layers whose spread can reach it (`cover`), and those tiles of those layers'
-//              spread images cleared; then per layer: a block takes a tile's pixels of the layer (and, in the
-//              frame's first and last tile rows and columns, the virtual pixels beyond its edges within R:
-//              dof::outside) and, when the tile's window (the tile grown by the layer's largest aperture
-//              radius R, 1 + R beyond its right and bottom edges) fits in shared memory, adds their signed
-//              corner deltas there (the aperture's rectangles with equal adjacent bands merged, core's
-//              merge_bands: fewer corners, the same deltas; shared atomics; uint32 wrap-around: exact and
-//              order-free; a tile at least R from every edge takes its corners unclipped from the layer's
-//              corner table), takes the window's SAT (its rows in place, its columns summed as they are
-//              added) and adds its non-zero words to the layer's spread image (coalesced global atomics):
-//              that image becomes the layer's SAT, the sum of its windows' SATs. Layers whose window does not
-//              fit add their deltas straight to global memory. Beside it, on a second stream
-//              (DofWorkspace::side; the spread is bound by shared-memory atomics, this by memory bandwidth),
-//              the fill tables: per layer t < count - 1 the slice of the (12-bit linear colour, 1) image of
-//              the pixels of layers 0..t, one RGBA16 image (or, where the SAT builder takes only 8-bit input,
-//              low and high bytes as two RGBA8 images, as the layered mode's), through the registry's SAT
-//              builder, over the box of those layers' tiles (read back while the spread runs), or as the
-//              table of every layer less that of layers t + 1..count - 1 where those reach fewer pixels;
+//              spread images cleared; then per layer, on a stream of its own (DofWorkspace::layer): a block
+//              takes a tile's pixels of the layer (and, in the frame's first and last tile rows and columns,
+//              the virtual pixels beyond its edges within R: dof::outside) and, when the tile's window (the
+//              tile grown by the layer's largest aperture radius R, 1 + R beyond its right and bottom edges)
+//              fits in shared memory, adds their signed corner deltas there (the aperture's rectangles with
+//              equal adjacent bands merged, core's merge_bands: fewer corners, the same deltas; shared
+//              atomics; uint32 wrap-around: exact and order-free; a tile at least R from every edge takes its
+//              corners unclipped from the layer's corner table), takes the window's SAT (its rows in place,
+//              its columns summed as they are added) and adds its non-zero words to the layer's spread image
+//              (coalesced global atomics): that image becomes the layer's SAT, the sum of its windows' SATs.
+//              Layers whose window does not fit add their deltas straight to global memory. Beside it, on a
+//              second stream (DofWorkspace::side; the spread is bound by shared-memory atomics, this by
+//              memory bandwidth), the fill tables: per layer t < count - 1 the slice of the (12-bit linear
+//              colour, 1) image of the pixels of layers 0..t summed over blocks of dof::kFillBlock x
+//              kFillBlock pixels (dof::spread_pixel), one RGBA16 image (or, where the SAT builder
+//              takes only 8-bit input, low and high bytes as two RGBA8 images, as the layered mode's),
+//              through the registry's SAT builder, over the box of those layers' tiles (read back while the
+//              spread runs), or as the table of every layer less that of layers t + 1..count - 1 where those
+//              reach fewer pixels;
 //   sat        the SATs of the layers that went to global memory (uint32 in place: rows, column sums per
 //              band of rows, their prefix over the bands, the columns), and the wait for whatever of the
 //              fill tables outlasts the spread;
@@ -29,8 +31,9 @@
 //              that covers its tile, 0 for the others), the fill's box taps from the fill tables.
 // Bytes (per pixel and layer, over the tiles the layer covers): clearing writes 16; the flush's atomics
 // read and write 16 (x (1 + (2R + 1) / 32)^2 for the windows' overlap, less their zero words); the
-// composite reads 16. The fill tables add 8 + 24 per pixel of each table built (8 + 2 x 20 as two RGBA8
-// tables; at most the frame's per layer but the last), and the composite's few box taps. A layer through
+// composite reads 16. The fill tables add 8 + 24 per block of each table built (8 + 2 x 20 as two RGBA8
+// tables; at most the frame's per layer but the last; a block is kFillBlock^2 pixels), and the composite's
+// few box taps. A layer through
 // global memory adds 256 atomics per pixel and its SAT 80 B per pixel.
 #include <cuda_runtime.h>
 
@@ -762,41 +765,50 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// A fill table's slices over its box (ox, oy, bw x bh; pitch bw): the (12-bit linear colour, 1) image of
-// the pixels of layers j0..j1, 0 elsewhere: one RGBA16 image (Wide: the SAT builder takes 16-bit input) or
-// its low bytes (lo) and high bytes (hi) as two RGBA8 images. Either gives the same tables mod 2^32: SAT(lo)
-// + 2^8 SAT(hi) = SAT(lo + 2^8 hi) in uint32 wrap-around. Those are the pixels of CoC c (NaN as 0) with
-// lo_edge <= c < hi_edge (dof::layer_of with increasing edges: layer >= j0 when !(c < edge[j0]), j0 > 0;
-// layer <= j1 when c < edge[j1 + 1], j1 < count - 1; the host passes -inf and +inf otherwise), compared in
-// registers (layer_of's loop over the edges keeps a local copy).
+// A fill table's slices over its box (ox, oy, bw x bh blocks of dof::kFillBlock x kFillBlock pixels; pitch
+// bw): per block, the sums of (12-bit linear colour, 1) over its pixels in the frame of layers j0..j1: one
+// RGBA16 image (Wide: the SAT builder takes 16-bit input) or its low bytes (lo) and high bytes (hi) as two
+// RGBA8 images. Either gives the same tables mod 2^32: SAT(lo) + 2^8 SAT(hi) = SAT(lo + 2^8 hi) in uint32
+// wrap-around. Those are the pixels of CoC c (NaN as 0) with lo_edge <= c < hi_edge (dof::layer_of with
+// increasing edges: layer >= j0 when !(c < edge[j0]), j0 > 0; layer <= j1 when c < edge[j1 + 1], j1 < count -
+// 1; the host passes -inf and +inf otherwise), compared in registers (layer_of's loop over the edges keeps a
+// local copy).
 template <bool Wide>
 __global__ void __launch_bounds__(kBlock)
-    fill_slices_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, float lo_edge,
-                       float hi_edge, int ox, int oy, int bw, int bh, const uint16_t* __restrict__ lin,
-                       void* __restrict__ out) {
+    fill_slices_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
+                       float lo_edge, float hi_edge, int ox, int oy, int bw, int bh,
+                       const uint16_t* __restrict__ lin, void* __restrict__ out) {
+  constexpr int B = dof::kFillBlock;
   const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= bw || y >= bh) return;
-  const size_t g = size_t(y + oy) * size_t(w) + size_t(x + ox), i = size_t(y) * size_t(bw) + size_t(x);
-  float c = __ldg(coc + g);
-  c = c == c ? c : 0.f;
-  const bool in = !(c < lo_edge) && c < hi_edge;
-  uint32_t v[3] = {0u, 0u, 0u};
-  if (in) {
-    const uchar4 p = img[g];
-    v[0] = __ldg(lin + p.x), v[1] = __ldg(lin + p.y), v[2] = __ldg(lin + p.z);
-  }
+  const size_t i = size_t(y) * size_t(bw) + size_t(x);
+  const int px0 = (x + ox) * B, py0 = (y + oy) * B;
+  uint32_t v[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+  for (int dy = 0; dy < B; ++dy)
+#pragma unroll
+    for (int dx = 0; dx < B; ++dx) {
+      if (px0 + dx >= w || py0 + dy >= h) continue;
+      const size_t g = size_t(py0 + dy) * size_t(w) + size_t(px0 + dx);
+      float c = __ldg(coc + g);
+      c = c == c ? c : 0.f;
+      if (c < lo_edge || !(c < hi_edge)) continue;
+      const uchar4 p = img[g];
+      v[0] += __ldg(lin + p.x), v[1] += __ldg(lin + p.y), v[2] += __ldg(lin + p.z), v[3] += 1u;
+    }
   if (Wide) {
-    static_cast<ushort4*>(out)[i] = make_ushort4(v[0], v[1], v[2], in ? 1 : 0);
+    static_cast<ushort4*>(out)[i] = make_ushort4(v[0], v[1], v[2], v[3]);
   } else {
     uchar4* lo = static_cast<uchar4*>(out);
-    lo[i] = make_uchar4(v[0] & 255u, v[1] & 255u, v[2] & 255u, in ? 1 : 0);
+    lo[i] = make_uchar4(v[0] & 255u, v[1] & 255u, v[2] & 255u, v[3]);
     lo[size_t(bw) * size_t(bh) + i] = make_uchar4(v[0] >> 8, v[1] >> 8, v[2] >> 8, 0);
   }
 }
 
-// A built SAT over its box [ox, x1] x [oy, y1] (pitch `pitch`): the RGBA16 slice's (hi null) or the low and
-// high bytes' tables; or nothing (lo null: no pixel). No pixel of its layers lies outside the box, so the frame's inclusive SAT at (x, y) is
-// the box's at (min(x, x1), min(y, y1)), and 0 left of or above the box.
+// A built SAT over its box [ox, x1] x [oy, y1] of blocks (pitch `pitch`): the RGBA16 slice's (hi null) or the
+// low and high bytes' tables; or nothing (lo null: no pixel). No pixel of its layers lies outside the box, so
+// the frame's inclusive SAT at block (x, y) is the box's at (min(x, x1), min(y, y1)), and 0 left of or above
+// the box.
 struct FillTable {
   const uint4* lo;
   const uint4* hi;
@@ -906,16 +918,17 @@ void dof_spread(const DofArgs& a) {
   const size_t rect_bytes = size_t(dof::kMaxShapedRadius + 1) * dof::kMaxRects * sizeof(dof::Rect);
   upload_aperture(ws.rects, ws.luts, ws.shape_key, key, p.response_shoulder, a.stream,
                   [&] { return merge_bands(aperture_table(p, max_r)); });
-  // images: spread images (16 B per pixel and layer), fill slices (8 B per pixel of each table's box);
-  // tables: fill tables (32 B per pixel of each table's box), band sums (16 B per column, band and layer),
+  // images: spread images (16 B per pixel and layer), fill slices (8 B per block of each table's box);
+  // tables: fill tables (32 B per block of each table's box), band sums (16 B per column, band and layer),
   // the tiles' present and cover sets and whether they hold a split pixel (1 B each), the layers' tile
   // boxes, the pixels' records (their splits and hidden backgrounds, 4 B per pixel and per pixel of the
   // frame's edges: dof::mixed_of, dof::hidden_of, mixed_record), the layers' corner tables (kCornerTable
-  // each). The fill tables never need more than count - 1 frames (the layout below reads at most as many
-  // pixels as the frame-wide tables).
-  const size_t spread_bytes = n * 16 * size_t(L), fill_bytes = n * 32 * size_t(fills),
+  // each). The fill tables never need more than count - 1 frames of blocks (the layout below reads at most
+  // as many blocks as the frame-wide tables).
+  const size_t fill_n = size_t(dof::fill_blocks(w)) * size_t(dof::fill_blocks(h));
+  const size_t spread_bytes = n * 16 * size_t(L), fill_bytes = fill_n * 32 * size_t(fills),
                sums_bytes = size_t(w) * size_t(bands) * size_t(L) * 16, tile_count = size_t(tx) * size_t(ty);
-  grow(ws.images, spread_bytes + n * 8 * size_t(fills), "spread images and fill slices");
+  grow(ws.images, spread_bytes + fill_n * 8 * size_t(fills), "spread images and fill slices");
   // boxes: 4 kMaxLayers words, then the count of tiles holding a split and their list, then the count of
   // tiles with a CoC step and their list.
   const size_t boxes_at = fill_bytes + sums_bytes + (3 * tile_count + 3) / 4 * 4,
@@ -991,6 +1004,19 @@ void dof_spread(const DofArgs& a) {
   SATLAB_LAUNCHED("clear_kernel", size);
   corner_table_kernel<<<unsigned(L), kBlock, 0, st>>>(rects, rect_counts, radii, corner_table);
   SATLAB_LAUNCHED("corner_table_kernel", size);
+  // The layers' tiles run on a stream per layer (each adds to its own spread image only), so that one
+  // layer's blocks fill the SMs that another's last wave, or a few split tiles, leave idle.
+  static_assert(sizeof(ws.layer) / sizeof(ws.layer[0]) >= size_t(dof::kMaxLayers), "a stream per layer");
+  const cudaEvent_t cleared = [&] {
+    make_side_stream(ws.layer[0]);
+    return cudaEvent_t(ws.layer[0].fork);
+  }();
+  SATLAB_CUDA(cudaEventRecord(cleared, st), "spread layers fork");
+  for (int j = 0; j < L; ++j) {
+    if ((global_layers >> j) & 1u) continue;
+    make_side_stream(ws.layer[j]);
+    SATLAB_CUDA(cudaStreamWaitEvent(cudaStream_t(ws.layer[j].stream), cleared, 0), "spread layers fork");
+  }
   // The tiles without a split pixel; those with one below, once their count is back on the host.
   const auto tile_pass = [&](bool mixed_tiles, unsigned count) {
     for (int j = 0; j < L; ++j) {
@@ -1000,7 +1026,7 @@ void dof_spread(const DofArgs& a) {
       const auto kernel = mixed_tiles ? spread_tile_kernel<true> : spread_tile_kernel<false>;
       SATLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
                   "spread_tile_kernel shared memory");
-      kernel<<<mixed_tiles ? dim3(count) : tiles, block, bytes, st>>>(
+      kernel<<<mixed_tiles ? dim3(count) : tiles, block, bytes, cudaStream_t(ws.layer[j].stream)>>>(
           img, coc, mixed, w, h, layers, j, R, max_r, rects, rect_counts, lin, present, splits, split_list,
           corner_table, spread + size_t(j) * n * 4);
       SATLAB_LAUNCHED("spread_tile_kernel", size + " layer " + std::to_string(j));
@@ -1026,6 +1052,12 @@ void dof_spread(const DofArgs& a) {
   SATLAB_CUDA(cudaMemcpyAsync(hb, boxes, sizeof(hb), cudaMemcpyDeviceToHost, side), "layer boxes");
   SATLAB_CUDA(cudaStreamSynchronize(side), "layer boxes");
   if (hb[4 * dof::kMaxLayers] > 0) tile_pass(true, hb[4 * dof::kMaxLayers]);
+  for (int j = 0; j < L; ++j) {
+    if ((global_layers >> j) & 1u) continue;
+    SATLAB_CUDA(cudaEventRecord(cudaEvent_t(ws.layer[j].join), cudaStream_t(ws.layer[j].stream)),
+                "spread layers join");
+    SATLAB_CUDA(cudaStreamWaitEvent(st, cudaEvent_t(ws.layer[j].join), 0), "spread layers join");
+  }
   SpreadTables tables{};
   if (fills > 0) {
     struct Box {
@@ -1044,19 +1076,23 @@ void dof_spread(const DofArgs& a) {
       if (hb[j] <= hb[2 * dof::kMaxLayers + j])
         layer_box[j] = {int(hb[j]), int(hb[dof::kMaxLayers + j]), int(hb[2 * dof::kMaxLayers + j]),
                         int(hb[3 * dof::kMaxLayers + j])};
-    // In pixels, widths a multiple of 4 where the frame allows (the SAT builder's 16-byte loads and stores;
-    // a wider box is exact: its slices hold 0 for other layers' pixels).
+    // In the fill tables' blocks (dof::kFillBlock pixels square, kTile / kFillBlock per tile), widths a
+    // multiple of 4 where the frame allows (the SAT builder's 16-byte loads and stores; a wider box is exact:
+    // its slices hold 0 for other layers' pixels).
+    static_assert(kTile % dof::kFillBlock == 0, "a tile is whole blocks");
+    constexpr int kTileBlocks = kTile / dof::kFillBlock;
+    const int fw = dof::fill_blocks(w), fh = dof::fill_blocks(h);
     struct PixelBox {
       int x0, y0, bw, bh;
       size_t area() const { return size_t(bw) * size_t(bh); }
     };
     const auto pixels = [&](const Box& b) {
       if (b.x0 > b.x1) return PixelBox{0, 0, 0, 0};
-      int x0 = b.x0 * kTile, y0 = b.y0 * kTile;
-      const int x1 = std::min(w - 1, b.x1 * kTile + kTile - 1),
-                y1 = std::min(h - 1, b.y1 * kTile + kTile - 1);
-      const int bw = std::min(w, (x1 - x0 + 4) / 4 * 4);
-      x0 = std::min(x0, w - bw);
+      int x0 = b.x0 * kTileBlocks, y0 = b.y0 * kTileBlocks;
+      const int x1 = std::min(fw - 1, b.x1 * kTileBlocks + kTileBlocks - 1),
+                y1 = std::min(fh - 1, b.y1 * kTileBlocks + kTileBlocks - 1);
+      const int bw = std::min(fw, (x1 - x0 + 4) / 4 * 4);
+      x0 = std::min(x0, fw - bw);
       return PixelBox{x0, y0, bw, y1 - y0 + 1};
     };
     PixelBox far_box[dof::kMaxLayers], near_box[dof::kMaxLayers], all;
@@ -1102,11 +1138,11 @@ void dof_spread(const DofArgs& a) {
       const float inf = INFINITY, lo_edge = build[b].j0 > 0 ? layers.edge[build[b].j0] : -inf,
                   hi_edge = build[b].j1 < L - 1 ? layers.edge[build[b].j1 + 1] : inf;
       if (wide)
-        fill_slices_kernel<true><<<g, block, 0, side>>>(img, coc, w, lo_edge, hi_edge, x.x0, x.y0, x.bw, x.bh,
-                                                        lin, lo);
+        fill_slices_kernel<true>
+            <<<g, block, 0, side>>>(img, coc, w, h, lo_edge, hi_edge, x.x0, x.y0, x.bw, x.bh, lin, lo);
       else
-        fill_slices_kernel<false><<<g, block, 0, side>>>(img, coc, w, lo_edge, hi_edge, x.x0, x.y0, x.bw,
-                                                         x.bh, lin, lo);
+        fill_slices_kernel<false>
+            <<<g, block, 0, side>>>(img, coc, w, h, lo_edge, hi_edge, x.x0, x.y0, x.bw, x.bh, lin, lo);
       SATLAB_LAUNCHED("fill_slices_kernel", size);
       for (int k = 0; k < (wide ? 1 : 2); ++k) {
         SatArgs s;

@@ -63,6 +63,7 @@ struct DofSideStream {
 struct DofWorkspace {
   DofBuffer images, tables, stats, rects, luts;
   DofSideStream side;
+  DofSideStream layer[8];  // the spread mode's tiles, a stream per depth layer (dof::kMaxLayers)
   std::string shape_key;
   ~DofWorkspace();
 };

@@ -457,6 +457,69 @@ struct MixRow {
 
 }  // namespace
 
+// The fill behind a blurred near surface with nothing behind it (dof::spread_pixel) is the mean colour of
+// the farther layers' pixels in the blocks of dof::kFillBlock pixels that meet the square of radius 2
+// around the pixel, counted here pixel by pixel: a farther pixel 3 px away in a block that meets the square
+// counts, one in a block beyond it does not. Random colours, pixels and positions (the frame's edges too).
+TEST(SpreadMode, TheFillTakesTheBlocksMeetingItsSquare) {
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  const float edge[3] = {-1.f, 1.f, 100.f};  // layer 1 top; mid CoC 0: the first square's radius is 2
+  const int w = 17, h = 13, bw = dof::fill_blocks(w), bh = dof::fill_blocks(h);
+  const uint16_t* lin = srgb_to_linear12(0.f);
+  for (int trial = 0; trial < 200; ++trial) {
+    ImageRGBA8 img = test::random_image(w, h, uint32_t(rng()));
+    std::vector<bool> behind(size_t(w) * size_t(h));
+    for (size_t i = 0; i < behind.size(); ++i) behind[i] = rng() % 5 == 0;
+    std::vector<uint16_t> src(size_t(bw) * size_t(bh) * 4, 0);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        if (!behind[size_t(y) * size_t(w) + size_t(x)]) continue;
+        uint16_t* b =
+            src.data() + (size_t(y / dof::kFillBlock) * size_t(bw) + size_t(x / dof::kFillBlock)) * 4;
+        for (int k = 0; k < 3; ++k) b[k] = uint16_t(b[k] + lin[img.px(x, y)[k]]);
+        b[3] = uint16_t(b[3] + 1);
+      }
+    std::vector<uint32_t> table;
+    sat_u16(src.data(), bw, bh, 4, table);
+    const auto tap = [&](int t, int x, int y) {
+      EXPECT_EQ(t, 0);
+      dof::Sum4 s = {{0u, 0u, 0u, 0u}};
+      if (x < 0 || y < 0) return s;
+      EXPECT_LT(x, bw);
+      EXPECT_LT(y, bh);
+      for (int k = 0; k < 4; ++k) s.c[k] = table[(size_t(y) * size_t(bw) + size_t(x)) * 4 + size_t(k)];
+      return s;
+    };
+    const int x = int(rng() % uint32_t(w)), y = int(rng() % uint32_t(h));
+    // Layer 1 at half weight, grey 0.25; layer 0 absent here.
+    const auto spread = [&](int j) {
+      dof::Sum4 s = {{0u, 0u, 0u, 0u}};
+      if (j == 1)
+        s = {{dof::kSpreadOne / 8u, dof::kSpreadOne / 8u, dof::kSpreadOne / 8u, dof::kSpreadOne / 2u}};
+      return s;
+    };
+    double sum[3] = {0, 0, 0}, count = 0;
+    const auto block = [](int v) { return int(std::floor(double(v) / dof::kFillBlock)); };
+    for (int py = 0; py < h; ++py)
+      for (int px = 0; px < w; ++px) {
+        const bool meets = block(px) >= block(x - 2) && block(px) <= block(x + 2) &&
+                           block(py) >= block(y - 2) && block(py) <= block(y + 2);
+        if (!meets || !behind[size_t(py) * size_t(w) + size_t(px)]) continue;
+        for (int k = 0; k < 3; ++k) sum[k] += lin[img.px(px, py)[k]];
+        ++count;
+      }
+    if (count == 0) continue;  // the square grows: not this test's case
+    float out[3];
+    dof::spread_pixel(spread, tap, 2, edge, x, y, w, h, out);
+    const double a = std::min(1.0, double(dof::kCoverageGain) * 0.5);
+    for (int k = 0; k < 3; ++k)
+      EXPECT_NEAR(out[k], a * 0.25 + (1 - a) * sum[k] / count / 4095.0, 1e-5)
+          << "trial " << trial << " at " << x << "," << y;
+  }
+}
+
 TEST(SpreadMixed, TheNearerNeighboursShareComesFromTheColours) {
   for (uint32_t s : {1u, 13u, 77u, 128u, 200u, 255u, 256u}) {
     const MixRow row(s);
