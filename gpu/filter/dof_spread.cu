@@ -765,43 +765,62 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-// A fill table's slices over its box (ox, oy, bw x bh blocks of dof::kFillBlock x kFillBlock pixels; pitch
-// bw): per block, the sums of (12-bit linear colour, 1) over its pixels in the frame of layers j0..j1: one
-// RGBA16 image (Wide: the SAT builder takes 16-bit input) or its low bytes (lo) and high bytes (hi) as two
-// RGBA8 images. Either gives the same tables mod 2^32: SAT(lo) + 2^8 SAT(hi) = SAT(lo + 2^8 hi) in uint32
-// wrap-around. Those are the pixels of CoC c (NaN as 0) with lo_edge <= c < hi_edge (dof::layer_of with
+// The fill tables' slices, all in one pass over the union of their boxes (the CoC map and the image read
+// once for every table). Slice b covers its box (ox, oy, bw x bh blocks of dof::kFillBlock x kFillBlock
+// pixels; pitch bw): per block, the sums of (12-bit linear colour, 1) over its pixels in the frame of
+// layers j0..j1: one RGBA16 image (Wide: the SAT builder takes 16-bit input) or its low bytes (lo) and high
+// bytes (hi) as two RGBA8 images. Either gives the same tables mod 2^32: SAT(lo) + 2^8 SAT(hi) = SAT(lo + 2^8
+// hi) in uint32 wrap-around. Those are the pixels of CoC c (NaN as 0) with lo <= c < hi (dof::layer_of with
 // increasing edges: layer >= j0 when !(c < edge[j0]), j0 > 0; layer <= j1 when c < edge[j1 + 1], j1 < count -
 // 1; the host passes -inf and +inf otherwise), compared in registers (layer_of's loop over the edges keeps a
 // local copy).
+struct FillSlices {
+  int n;  // slices
+  int ox[dof::kMaxLayers + 1], oy[dof::kMaxLayers + 1], bw[dof::kMaxLayers + 1], bh[dof::kMaxLayers + 1];
+  float lo[dof::kMaxLayers + 1], hi[dof::kMaxLayers + 1];
+  void* out[dof::kMaxLayers + 1];
+};
+
+// Grid over the union box (ux, uy, uw x uh blocks).
 template <bool Wide>
 __global__ void __launch_bounds__(kBlock)
-    fill_slices_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h,
-                       float lo_edge, float hi_edge, int ox, int oy, int bw, int bh,
-                       const uint16_t* __restrict__ lin, void* __restrict__ out) {
+    fill_slices_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc, int w, int h, int ux,
+                       int uy, int uw, int uh, const uint16_t* __restrict__ lin, FillSlices f) {
   constexpr int B = dof::kFillBlock;
-  const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= bw || y >= bh) return;
-  const size_t i = size_t(y) * size_t(bw) + size_t(x);
-  const int px0 = (x + ox) * B, py0 = (y + oy) * B;
-  uint32_t v[4] = {0u, 0u, 0u, 0u};
+  const int ix = blockIdx.x * blockDim.x + threadIdx.x, iy = blockIdx.y * blockDim.y + threadIdx.y;
+  if (ix >= uw || iy >= uh) return;
+  const int x = ix + ux, y = iy + uy, px0 = x * B, py0 = y * B;
+  // The block's pixels: CoC (in the frame: +inf beyond it, in no slice) and linear colour.
+  float c[B * B];
+  uint32_t l[B * B][3];
 #pragma unroll
-  for (int dy = 0; dy < B; ++dy)
+  for (int k = 0; k < B * B; ++k) {
+    const int px = px0 + k % B, py = py0 + k / B;
+    c[k] = INFINITY, l[k][0] = l[k][1] = l[k][2] = 0u;
+    if (px >= w || py >= h) continue;
+    const size_t g = size_t(py) * size_t(w) + size_t(px);
+    const float v = __ldg(coc + g);
+    c[k] = v == v ? v : 0.f;
+    const uchar4 p = img[g];
+    l[k][0] = __ldg(lin + p.x), l[k][1] = __ldg(lin + p.y), l[k][2] = __ldg(lin + p.z);
+  }
+  for (int b = 0; b < f.n; ++b) {
+    const int sx = x - f.ox[b], sy = y - f.oy[b];
+    if (sx < 0 || sy < 0 || sx >= f.bw[b] || sy >= f.bh[b]) continue;
+    uint32_t v[4] = {0u, 0u, 0u, 0u};
 #pragma unroll
-    for (int dx = 0; dx < B; ++dx) {
-      if (px0 + dx >= w || py0 + dy >= h) continue;
-      const size_t g = size_t(py0 + dy) * size_t(w) + size_t(px0 + dx);
-      float c = __ldg(coc + g);
-      c = c == c ? c : 0.f;
-      if (c < lo_edge || !(c < hi_edge)) continue;
-      const uchar4 p = img[g];
-      v[0] += __ldg(lin + p.x), v[1] += __ldg(lin + p.y), v[2] += __ldg(lin + p.z), v[3] += 1u;
+    for (int k = 0; k < B * B; ++k) {
+      if (c[k] < f.lo[b] || !(c[k] < f.hi[b])) continue;
+      v[0] += l[k][0], v[1] += l[k][1], v[2] += l[k][2], v[3] += 1u;
     }
-  if (Wide) {
-    static_cast<ushort4*>(out)[i] = make_ushort4(v[0], v[1], v[2], v[3]);
-  } else {
-    uchar4* lo = static_cast<uchar4*>(out);
-    lo[i] = make_uchar4(v[0] & 255u, v[1] & 255u, v[2] & 255u, v[3]);
-    lo[size_t(bw) * size_t(bh) + i] = make_uchar4(v[0] >> 8, v[1] >> 8, v[2] >> 8, 0);
+    const size_t i = size_t(sy) * size_t(f.bw[b]) + size_t(sx);
+    if (Wide) {
+      static_cast<ushort4*>(f.out[b])[i] = make_ushort4(v[0], v[1], v[2], v[3]);
+    } else {
+      uchar4* lo = static_cast<uchar4*>(f.out[b]);
+      lo[i] = make_uchar4(v[0] & 255u, v[1] & 255u, v[2] & 255u, v[3]);
+      lo[size_t(f.bw[b]) * size_t(f.bh[b]) + i] = make_uchar4(v[0] >> 8, v[1] >> 8, v[2] >> 8, 0);
+    }
   }
 }
 
@@ -1127,23 +1146,42 @@ void dof_spread(const DofArgs& a) {
     // One RGBA16 slice and table per fill table where the SAT builder takes 16-bit input (sat_tiled, the
     // default), else two RGBA8 ones (the same sums mod 2^32, fill_slices_kernel).
     const bool wide = a.sat->refuses && a.sat->refuses(n, DType::RGBA16).empty();
-    size_t at = 0;  // pixels of the slices and tables so far
+    FillSlices fs{};
+    size_t at = 0;  // blocks of the slices and tables so far
     for (int b = 0; b < nb; ++b) {
       const PixelBox& x = build[b].box;
       FillTable& f = tables.built[b];
       f = {nullptr, nullptr, x.x0, x.y0, x.x0 + x.bw - 1, x.y0 + x.bh - 1, x.bw};
       if (x.area() == 0) continue;  // no pixel of its layers: lo stays null
-      uchar4* lo = slices + 2 * at;  // 8 B per pixel either way
-      const dim3 g((unsigned(x.bw) + 31) / 32, (unsigned(x.bh) + 7) / 8);
-      const float inf = INFINITY, lo_edge = build[b].j0 > 0 ? layers.edge[build[b].j0] : -inf,
-                  hi_edge = build[b].j1 < L - 1 ? layers.edge[build[b].j1 + 1] : inf;
+      const float inf = INFINITY;
+      const int k = fs.n++;
+      fs.ox[k] = x.x0, fs.oy[k] = x.y0, fs.bw[k] = x.bw, fs.bh[k] = x.bh;
+      fs.lo[k] = build[b].j0 > 0 ? layers.edge[build[b].j0] : -inf;
+      fs.hi[k] = build[b].j1 < L - 1 ? layers.edge[build[b].j1 + 1] : inf;
+      fs.out[k] = slices + 2 * at;  // 8 B per block either way
+      at += x.area();
+    }
+    if (fs.n > 0) {
+      // Over the union of the slices' boxes (each rounded to its own width: not always within `all`'s).
+      int ux0 = fs.ox[0], uy0 = fs.oy[0], ux1 = ux0 + fs.bw[0], uy1 = uy0 + fs.bh[0];
+      for (int k = 1; k < fs.n; ++k)
+        ux0 = std::min(ux0, fs.ox[k]), uy0 = std::min(uy0, fs.oy[k]),
+        ux1 = std::max(ux1, fs.ox[k] + fs.bw[k]), uy1 = std::max(uy1, fs.oy[k] + fs.bh[k]);
+      const dim3 g((unsigned(ux1 - ux0) + 31) / 32, (unsigned(uy1 - uy0) + 7) / 8);
       if (wide)
         fill_slices_kernel<true>
-            <<<g, block, 0, side>>>(img, coc, w, h, lo_edge, hi_edge, x.x0, x.y0, x.bw, x.bh, lin, lo);
+            <<<g, block, 0, side>>>(img, coc, w, h, ux0, uy0, ux1 - ux0, uy1 - uy0, lin, fs);
       else
         fill_slices_kernel<false>
-            <<<g, block, 0, side>>>(img, coc, w, h, lo_edge, hi_edge, x.x0, x.y0, x.bw, x.bh, lin, lo);
+            <<<g, block, 0, side>>>(img, coc, w, h, ux0, uy0, ux1 - ux0, uy1 - uy0, lin, fs);
       SATLAB_LAUNCHED("fill_slices_kernel", size);
+    }
+    at = 0;
+    for (int b = 0; b < nb; ++b) {
+      const PixelBox& x = build[b].box;
+      FillTable& f = tables.built[b];
+      if (x.area() == 0) continue;
+      const uchar4* lo = slices + 2 * at;
       for (int k = 0; k < (wide ? 1 : 2); ++k) {
         SatArgs s;
         s.in = lo + size_t(k) * x.area();
