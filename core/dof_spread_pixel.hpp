@@ -384,8 +384,9 @@ constexpr float kSurfaceJoin = 0.3f;
 // of top (normalised convolution through tap(t, x, y), the inclusive SAT of table t = (12-bit linear colour,
 // 1) over the pixels of layers 0..t) in square boxes from the radius of layer lo-1's and lo's middle CoC
 // (at least 2), doubling up to kMaxShapedRadius; with nothing behind within reach, c_top. The tables hold
-// blocks of kFillBlock x kFillBlock pixels (fill_block_size; a block's sums over its pixels in the frame),
-// and a box takes the blocks that meet the square. `edge` is Layers::edge. The pixel's own splat covers it,
+// blocks of kFillBlock x kFillBlock pixels (fill_blocks; a block's sums over its pixels in the frame), and a
+// box takes the blocks that meet the square (so it reaches up to kFillBlock - 1 pixels further on the side
+// away from the pixel's place in its block). `edge` is Layers::edge. The pixel's own splat covers it,
 // so a layer is present.
 template <class Spread, class Tap>
 SATLAB_HD void spread_pixel(const Spread& spread, const Tap& tap, int layers, const float* edge, int x, int y,

@@ -2,6 +2,7 @@
 // the GPU blur and a whole pipeline frame, against the device-to-device copy bandwidth C measured in the
 // same run. Medians of >= 20 CUDA-event-timed runs after warm-up; GB/s on each variant's minimum bytes.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -50,8 +51,8 @@ double median(std::vector<double> v) {
 // A real frame for the DoF rows, beside the ramp (which has no depth edge, so none of the occlusion-aware
 // modes' work at edges): a ground-truth case's pinhole image and depth (assets/ground_truth) resampled to the
 // bench's size the way the app resamples a smaller depth map (io::resample_depth, bilinear; the image
-// bilinear too), seen through the case's lens stopped so that its largest CoC is the app's default max
-// radius.
+// bilinear too), through the case's lens with its aperture scaled so that the case's max radius (its largest
+// CoC rounded up) becomes the app's default max radius: the largest CoC lies within a pixel below it.
 struct BenchScene {
   std::string name;  // the case's
   ImageRGBA8 image;
@@ -103,7 +104,7 @@ std::vector<BenchScene> bench_scenes(int w, int h) {
 // With `lights` > 0 (bokeh highlights on, core/highlights.hpp), the image's colours stay below the
 // highlight threshold except at `lights` random pixels (a third of them clipped), and the rows are named
 // pipeline.dof_MODE_highlights.*, the highlight stage's phases (compact, sort, splat) with rows of their own.
-// With a scene, its image, depth and lens instead of the ramp's (rows pipeline.dof_MODE@CASE.*).
+// With a scene, its image, depth and lens instead of the ramp's (rows named as above, then @CASE).
 std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int runs,
                                 const std::string& dof_mode = "gather_box", int lights = 0,
                                 bool highlights = true, int layers = Params{}.dof_layers,
@@ -172,7 +173,7 @@ std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int
     if (names[s] != "upload" && !phase) frame += m, frame_bytes += bytes[s];
   }
   std::string note = std::string("sum of stage medians (") +
-                     (scene ? "ground-truth case " + scene->name + " resampled, its lens's largest CoC " +
+                     (scene ? "ground-truth case " + scene->name + " resampled, its lens's max radius " +
                                   std::to_string(int(p.max_radius)) + " px"
                             : std::string("depth: a diagonal ramp")) +
                      "); interop and draw are timed in the app";
@@ -266,8 +267,14 @@ int run_bench_sat(const BenchSatOptions& o) {
     return o.dof_modes.empty() ||
            std::find(o.dof_modes.begin(), o.dof_modes.end(), mode) != o.dof_modes.end();
   };
-  // Every DoF mode's frame on the ground-truth scenes (bench_scenes), after the ramp's rows.
-  const std::vector<BenchScene> scenes = o.no_scenes ? std::vector<BenchScene>{} : bench_scenes(3840, 2160);
+  // Every DoF mode's frame on the ground-truth scenes (bench_scenes), after the ramp's rows; without the
+  // bundled ground truth, a note and the other rows.
+  std::vector<BenchScene> scenes;
+  if (!o.no_scenes) try {
+      scenes = bench_scenes(3840, 2160);
+    } catch (const Error& e) {
+      std::fprintf(stderr, "satlab: note: no scene rows (--no-scenes skips them): %s\n", e.what());
+    }
   const auto scene_rows = [&] {
     for (const BenchScene& s : scenes)
       for (const DofMode& m : dof_modes())

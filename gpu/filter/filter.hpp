@@ -52,7 +52,7 @@ void upload_aperture(DofBuffer& rects, DofBuffer& luts, std::string& uploaded, c
                      float shoulder, void* stream, const std::function<ApertureTable()>& table);
 
 // A second stream with its fork and join events, made on first use (the spread mode builds its fill tables
-// on it beside its spread; gpu/filter/dof_spread.cu).
+// on one beside its spread, and runs each layer's tiles on one of their own; gpu/filter/dof_spread.cu).
 struct DofSideStream {
   void *stream = nullptr, *fork = nullptr, *join = nullptr;
   ~DofSideStream();

@@ -458,17 +458,21 @@ struct MixRow {
 }  // namespace
 
 // The fill behind a blurred near surface with nothing behind it (dof::spread_pixel) is the mean colour of
-// the farther layers' pixels in the blocks of dof::kFillBlock pixels that meet the square of radius 2
-// around the pixel, counted here pixel by pixel: a farther pixel 3 px away in a block that meets the square
-// counts, one in a block beyond it does not. Random colours, pixels and positions (the frame's edges too).
+// the farther layers' pixels in the blocks of dof::kFillBlock pixels that meet the square of radius R around
+// the pixel, counted here pixel by pixel: a farther pixel beyond the square in a block that meets it counts,
+// one in a block beyond it does not. R 2 to 5 (odd R: the blocks' reach differs on the two sides), random
+// colours, pixels and positions (the frame's edges too).
 TEST(SpreadMode, TheFillTakesTheBlocksMeetingItsSquare) {
   const uint32_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937 rng(seed);
-  const float edge[3] = {-1.f, 1.f, 100.f};  // layer 1 top; mid CoC 0: the first square's radius is 2
   const int w = 17, h = 13, bw = dof::fill_blocks(w), bh = dof::fill_blocks(h);
   const uint16_t* lin = srgb_to_linear12(0.f);
-  for (int trial = 0; trial < 200; ++trial) {
+  int checked = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    // Layer 1 top; the first square's radius is the layers' mid CoC R (at least 2).
+    const int R = 2 + trial % 4;
+    const float edge[3] = {-1.f, float(2 * R + 1), 100.f};
     ImageRGBA8 img = test::random_image(w, h, uint32_t(rng()));
     std::vector<bool> behind(size_t(w) * size_t(h));
     for (size_t i = 0; i < behind.size(); ++i) behind[i] = rng() % 5 == 0;
@@ -504,8 +508,8 @@ TEST(SpreadMode, TheFillTakesTheBlocksMeetingItsSquare) {
     const auto block = [](int v) { return int(std::floor(double(v) / dof::kFillBlock)); };
     for (int py = 0; py < h; ++py)
       for (int px = 0; px < w; ++px) {
-        const bool meets = block(px) >= block(x - 2) && block(px) <= block(x + 2) &&
-                           block(py) >= block(y - 2) && block(py) <= block(y + 2);
+        const bool meets = block(px) >= block(x - R) && block(px) <= block(x + R) &&
+                           block(py) >= block(y - R) && block(py) <= block(y + R);
         if (!meets || !behind[size_t(py) * size_t(w) + size_t(px)]) continue;
         for (int k = 0; k < 3; ++k) sum[k] += lin[img.px(px, py)[k]];
         ++count;
@@ -516,8 +520,10 @@ TEST(SpreadMode, TheFillTakesTheBlocksMeetingItsSquare) {
     const double a = std::min(1.0, double(dof::kCoverageGain) * 0.5);
     for (int k = 0; k < 3; ++k)
       EXPECT_NEAR(out[k], a * 0.25 + (1 - a) * sum[k] / count / 4095.0, 1e-5)
-          << "trial " << trial << " at " << x << "," << y;
+          << "trial " << trial << " at " << x << "," << y << " R " << R;
+    ++checked;
   }
+  EXPECT_GT(checked, 300);
 }
 
 TEST(SpreadMixed, TheNearerNeighboursShareComesFromTheColours) {
