@@ -2,7 +2,6 @@
 // the GPU blur and a whole pipeline frame, against the device-to-device copy bandwidth C measured in the
 // same run. Medians of >= 20 CUDA-event-timed runs after warm-up; GB/s on each variant's minimum bytes.
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -51,35 +50,15 @@ double median(std::vector<double> v) {
 // A real frame for the DoF rows, beside the ramp (which has no depth edge, so none of the occlusion-aware
 // modes' work at edges): a ground-truth case's pinhole image and depth (assets/ground_truth) resampled to the
 // bench's size the way the app resamples a smaller depth map (io::resample_depth, bilinear; the image
-// bilinear too), through the case's lens with its aperture scaled so that the case's max radius (its largest
-// CoC rounded up) becomes the app's default max radius: the largest CoC lies within a pixel below it.
+// bilinear too, io::resample_image), through the case's lens with its aperture scaled so that the case's max
+// radius (its largest CoC rounded up) becomes the app's default max radius: the largest CoC lies within a
+// pixel below it.
 struct BenchScene {
   std::string name;  // the case's
   ImageRGBA8 image;
   ImageF depth;
   Params params;
 };
-
-ImageRGBA8 resample_image(const ImageRGBA8& in, int width, int height) {
-  ImageRGBA8 out(width, height);
-  const float sx = float(in.width) / float(width), sy = float(in.height) / float(height);
-  for (int y = 0; y < height; ++y) {
-    const float fy = std::min(std::max((float(y) + 0.5f) * sy - 0.5f, 0.f), float(in.height - 1));
-    const int y0 = int(fy), y1 = std::min(y0 + 1, in.height - 1);
-    const float ty = fy - float(y0);
-    for (int x = 0; x < width; ++x) {
-      const float fx = std::min(std::max((float(x) + 0.5f) * sx - 0.5f, 0.f), float(in.width - 1));
-      const int x0 = int(fx), x1 = std::min(x0 + 1, in.width - 1);
-      const float tx = fx - float(x0);
-      for (int c = 0; c < 4; ++c) {
-        const float top = float(in.px(x0, y0)[c]) * (1 - tx) + float(in.px(x1, y0)[c]) * tx;
-        const float bot = float(in.px(x0, y1)[c]) * (1 - tx) + float(in.px(x1, y1)[c]) * tx;
-        out.px(x, y)[c] = uint8_t(std::lround(top * (1 - ty) + bot * ty));
-      }
-    }
-  }
-  return out;
-}
 
 std::vector<BenchScene> bench_scenes(int w, int h) {
   std::vector<BenchScene> out;
@@ -88,7 +67,7 @@ std::vector<BenchScene> bench_scenes(int w, int h) {
     const auto c =
         std::find_if(cases.begin(), cases.end(), [&](const io::TruthCase& t) { return t.name == name; });
     if (c == cases.end()) throw Error(std::string("bench sat: no ground-truth case ") + name);
-    BenchScene s{c->name, resample_image(io::load_image(c->image), w, h),
+    BenchScene s{c->name, io::resample_image(io::load_image(c->image), w, h),
                  io::resample_depth(io::load_depth(c->depth), w, h), c->params};
     s.params.max_radius = Params{}.max_radius;
     s.params.aperture = c->params.aperture * s.params.max_radius / c->params.max_radius;

@@ -52,6 +52,8 @@ ImageF load_depth(const std::string& path, const LoadInfo& image, LoadInfo* info
 
 // Bilinear resampling of a 1-channel depth map to another size (identity when the size matches).
 ImageF resample_depth(const ImageF& depth, int width, int height);
+// The same for an RGBA image, each channel rounded to the nearest code.
+ImageRGBA8 resample_image(const ImageRGBA8& image, int width, int height);
 
 // Writers never overwrite an input: a path that is (through links too) a file this process loaded as an
 // image or depth map is refused with satlab::Error. Other writers (presets, exports) call this first.

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -139,6 +141,27 @@ TEST(Io, DepthResampleKeepsConstantsAndCorners) {
   ImageF up = io::resample_depth(ramp, 8, 1);
   EXPECT_EQ(up.data.front(), 0.f);
   EXPECT_EQ(up.data.back(), 1.f);
+}
+
+// Each channel as resample_depth resamples a depth map, rounded: a 2-pixel ramp doubled gives the centres'
+// quarter steps, and the size unchanged is the identity.
+TEST(Io, ImageResampleIsTheDepthsPerChannelRounded) {
+  ImageRGBA8 ramp(2, 1);
+  const uint8_t px[8] = {0, 255, 100, 7, 200, 1, 100, 9};
+  std::copy_n(px, 8, ramp.data.data());
+  const ImageRGBA8 up = io::resample_image(ramp, 4, 1);
+  ASSERT_EQ(up.width, 4);
+  for (int c = 0; c < 4; ++c) {
+    ImageF d(2, 1, 1);
+    d.data = {float(px[c]), float(px[4 + c])};
+    const ImageF r = io::resample_depth(d, 4, 1);
+    for (int x = 0; x < 4; ++x) EXPECT_EQ(up.px(x, 0)[c], uint8_t(std::lround(r.at(x, 0)))) << c << " " << x;
+  }
+  EXPECT_EQ(up.px(1, 0)[0], 50);  // a quarter of the way from 0 to 200
+  EXPECT_EQ(up.px(0, 0)[1], 255);
+  const ImageRGBA8 img = test::random_image(5, 3, 7);
+  EXPECT_EQ(io::resample_image(img, 5, 3).data, img.data);
+  EXPECT_THROW(io::resample_image(ImageRGBA8(), 4, 4), Error);
 }
 
 TEST(Io, BundledSceneIsFoundAndHasAMatchingDepthMap) {
