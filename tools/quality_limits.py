@@ -1,0 +1,197 @@
+#!/usr/bin/python3
+"""Where `spread` loses against the thin-lens ground truth, and what each part of the loss is worth.
+
+  tools/quality_limits.py SATLAB [--assets DIR] [--json FILE]
+
+Runs `SATLAB quality --backend cpu --modes spread,gather_box --highlights off --images TMP` on the bundled
+cases, then for every case splits spread's squared error (8-bit RGB, as `satlab quality` scores it) over
+regions of the frame, and reports what spread would gain over gather_box, whole image and occlusion band, if
+one region were perfect (its pixels replaced by the reference's). These are oracles: they read the
+reference, so they say where the error is, not what a filter could reach. The regions:
+
+  thin    the silhouettes of thin near objects: pixels whose row or column meets, on both sides within
+          6 px, a pixel at least 3 px farther (signed CoC): dof::hidden_of's rule, where the pinhole view
+          holds none of the background the lens sees behind them;
+  lights  pixels within max_radius + 1 of a pinhole pixel at 235 or more in some channel (not thin);
+  border  pixels within max_radius of the frame's edge (not thin, not lights): the lens sees past it;
+  all     the three together.
+
+And one oracle of another kind, `kernel`: every pixel of CoC below 2 px whose neighbourhood (max_radius)
+has one CoC within 0.5 px, filtered from the pinhole view by the best symmetric 5 x 5 kernel in linear
+light, fitted per CoC bin of 0.25 px on the case's own reference by least squares. It bounds what a better
+small-aperture kernel (any linear filter of that size) could gain there.
+
+python3-opencv is this script's tool only, never the app's.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+try:
+    import cv2
+except ImportError:
+    sys.exit("quality_limits.py: needs python3-opencv (apt-get install python3-opencv)")
+
+GAP, STEP = 6, 3.0  # dof::kHiddenGap, dof::kHiddenStep
+
+
+def srgb_to_radiance(v8, shoulder):
+    x = v8 / 255.0
+    lin = np.where(x <= 0.04045, x / 12.92, ((x + 0.055) / 1.055) ** 2.4)
+    lin = np.minimum(lin, 0.999)
+    return lin / (1.0 - shoulder * lin)
+
+
+def radiance_to_srgb(v, shoulder):
+    lin = np.clip(v / (1.0 + shoulder * np.maximum(v, 0.0)), 0.0, 1.0)
+    x = np.where(lin <= 0.0031308, 12.92 * lin, 1.055 * lin ** (1 / 2.4) - 0.055)
+    return np.round(x * 255.0)
+
+
+def signed_coc(case, depth16):
+    lo, hi = case["near_depth"], case["far_depth"]
+    z = lo + depth16.astype(np.float64) / 65535.0 * (hi - lo)
+    zf = lo + case["focus"] * (hi - lo)
+    return case["aperture"] * (1.0 / z - 1.0 / zf)
+
+
+def thin_mask(coc):
+    """dof::hidden_of's rule: a pixel at least STEP farther on both sides within GAP, along a row or column."""
+    h, w = coc.shape
+    out = np.zeros((h, w), bool)
+    for axis in (0, 1):
+        before = np.zeros((h, w), bool)
+        after = np.zeros((h, w), bool)
+        for d in range(1, GAP + 1):
+            shifted = np.full((h, w), np.inf)
+            if axis == 1:
+                shifted[:, d:] = coc[:, :-d]
+            else:
+                shifted[d:, :] = coc[:-d, :]
+            before |= shifted <= coc - STEP
+            shifted = np.full((h, w), np.inf)
+            if axis == 1:
+                shifted[:, :-d] = coc[:, d:]
+            else:
+                shifted[:-d, :] = coc[d:, :]
+            after |= shifted <= coc - STEP
+        out |= before & after
+    return out
+
+
+def band_mask(coc, radius):
+    """`satlab quality`'s occlusion band: within max_radius (Euclidean) of a CoC jump over 1 px."""
+    edge = np.zeros(coc.shape, bool)
+    jx = np.abs(np.diff(coc, axis=1)) > 1.0
+    jy = np.abs(np.diff(coc, axis=0)) > 1.0
+    edge[:, :-1] |= jx
+    edge[:, 1:] |= jx
+    edge[:-1, :] |= jy
+    edge[1:, :] |= jy
+    dist = cv2.distanceTransform((~edge).astype(np.uint8), cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+    return dist <= radius
+
+
+def kernel_oracle(case, pin, ref, coc, out):
+    """Pixels of smooth small CoC refiltered by per-bin least-squares 5 x 5 kernels (see the docstring)."""
+    s = case.get("response_shoulder", 0.0)
+    h = 2
+    pad = np.pad(srgb_to_radiance(pin, s), ((h, h), (h, h), (0, 0)), mode="edge")
+    target = srgb_to_radiance(ref, s)
+    classes = {}
+    for dy in range(-h, h + 1):
+        for dx in range(-h, h + 1):
+            classes.setdefault(tuple(sorted((abs(dx), abs(dy)))), []).append((dx, dy))
+    H, W = coc.shape
+    feats = []
+    for key in sorted(classes):
+        acc = np.zeros((H, W, 3))
+        for dx, dy in classes[key]:
+            acc += pad[h + dy : h + dy + H, h + dx : h + dx + W]
+        feats.append(acc)
+    F = np.stack(feats, -1)
+    a = np.abs(coc)
+    k = 2 * int(case["max_radius"]) + 1
+    smooth = (cv2.dilate(a, np.ones((k, k))) - cv2.erode(a, np.ones((k, k)))) < 0.5
+    result = out.copy()
+    for b0 in np.arange(0.0, 2.0, 0.25):
+        m = smooth & (a >= b0) & (a < b0 + 0.25)
+        if m.sum() < 200:
+            continue
+        weights, *_ = np.linalg.lstsq(F[m].reshape(-1, F.shape[-1]), target[m].reshape(-1), rcond=None)
+        result[m] = radiance_to_srgb(F[m] @ weights, s)
+    return result
+
+
+def psnr(se_sum, n):
+    return 10 * np.log10(255.0**2 * n / se_sum)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("satlab")
+    ap.add_argument("--assets", default=os.environ.get("SATLAB_ASSETS", "assets"))
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    truth = os.path.join(args.assets, "ground_truth")
+    manifest = json.load(open(os.path.join(truth, "cases.json")))
+    cases = manifest["cases"] if isinstance(manifest, dict) else manifest
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, SATLAB_ASSETS=os.path.abspath(args.assets))
+        cmd = [args.satlab, "quality", "--backend", "cpu", "--modes", "spread,gather_box", "--highlights", "off",
+               "--runs", "1", "--images", tmp]
+        run = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if run.returncode != 0:
+            sys.exit("quality_limits.py: satlab quality failed: " + run.stderr.strip().splitlines()[-1])
+        print("gain over gather_box, whole / band dB (target +8 / +8)")
+        print("case                    spread       thin         lights       border       all          kernel")
+        for case in cases:
+            name = case["name"]
+            read = lambda p: cv2.imread(p, cv2.IMREAD_COLOR)
+            ref = read(os.path.join(truth, case["reference"]))[:, :, ::-1].astype(np.float64)
+            pin = read(os.path.join(truth, case["image"]))[:, :, ::-1].astype(np.float64)
+            coc = signed_coc(case, cv2.imread(os.path.join(truth, case["depth"]), cv2.IMREAD_UNCHANGED))
+            out = read(os.path.join(tmp, name + "_spread.png"))[:, :, ::-1].astype(np.float64)
+            box = read(os.path.join(tmp, name + "_gather_box.png"))[:, :, ::-1].astype(np.float64)
+            R = int(case["max_radius"])
+            se = ((out - ref) ** 2).mean(2)
+            se_box = ((box - ref) ** 2).mean(2)
+            band = band_mask(coc, case["max_radius"])
+            thin = thin_mask(coc)
+            lit = cv2.dilate((pin.max(2) >= 235).astype(np.uint8),
+                             cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * R + 3, 2 * R + 3))) > 0
+            lights = lit & ~thin
+            border = np.zeros(se.shape, bool)
+            border[:R], border[-R:], border[:, :R], border[:, -R:] = True, True, True, True
+            border &= ~thin & ~lights
+            regions = {"thin": thin, "lights": lights, "border": border, "all": thin | lights | border}
+            kern = kernel_oracle(case, pin, ref, coc, out)
+            se_kern = ((kern - ref) ** 2).mean(2)
+
+            def gains(err):
+                return (psnr(err.sum(), err.size) - psnr(se_box.sum(), se_box.size),
+                        psnr(err[band].sum(), band.sum()) - psnr(se_box[band].sum(), band.sum()))
+
+            row = {"case": name, "spread_gain": gains(se), "share": {}, "if_perfect": {}}
+            for key, m in regions.items():
+                err = np.where(m, 0.0, se)
+                row["share"][key] = float(se[m].sum() / se.sum())
+                row["if_perfect"][key] = gains(err)
+            row["if_perfect"]["kernel"] = gains(se_kern)
+            rows.append(row)
+            cell = lambda g: "%+5.2f/%+5.2f" % g
+            print("%-23s %s" % (name, " ".join(cell(g) for g in [row["spread_gain"]] + [
+                row["if_perfect"][k] for k in ("thin", "lights", "border", "all", "kernel")])))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
