@@ -61,25 +61,17 @@ def signed_coc(case, depth16):
 
 
 def thin_mask(coc):
-    """dof::hidden_of's rule: a pixel at least STEP farther on both sides within GAP, along a row or column."""
+    """dof::hidden_of's rule: a pixel at least STEP farther on both sides within GAP, along a row or column
+    (the frame's edges extended, as the pipeline's points beyond the frame copy the edge pixel)."""
     h, w = coc.shape
+    pad = np.pad(coc, GAP, mode="edge")
     out = np.zeros((h, w), bool)
-    for axis in (0, 1):
+    for dx, dy in ((1, 0), (0, 1)):
         before = np.zeros((h, w), bool)
         after = np.zeros((h, w), bool)
         for d in range(1, GAP + 1):
-            shifted = np.full((h, w), np.inf)
-            if axis == 1:
-                shifted[:, d:] = coc[:, :-d]
-            else:
-                shifted[d:, :] = coc[:-d, :]
-            before |= shifted <= coc - STEP
-            shifted = np.full((h, w), np.inf)
-            if axis == 1:
-                shifted[:, :-d] = coc[:, d:]
-            else:
-                shifted[:-d, :] = coc[d:, :]
-            after |= shifted <= coc - STEP
+            before |= pad[GAP - d * dy : GAP - d * dy + h, GAP - d * dx : GAP - d * dx + w] <= coc - STEP
+            after |= pad[GAP + d * dy : GAP + d * dy + h, GAP + d * dx : GAP + d * dx + w] <= coc - STEP
         out |= before & after
     return out
 
