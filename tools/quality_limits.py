@@ -16,10 +16,12 @@ reference, so they say where the error is, not what a filter could reach. The re
   border  pixels within max_radius of the frame's edge (not thin, not lights): the lens sees past it;
   all     the three together.
 
-And one oracle of another kind, `kernel`: every pixel of CoC below 2 px whose neighbourhood (max_radius)
-has one CoC within 0.5 px, filtered from the pinhole view by the best symmetric 5 x 5 kernel in linear
-light, fitted per CoC bin of 0.25 px on the case's own reference by least squares. It bounds what a better
-small-aperture kernel (any linear filter of that size) could gain there.
+And one oracle of another kind, `kernel`: every pixel of |CoC| below 2 px whose neighbourhood (max_radius)
+has one signed CoC within 0.5 px, filtered from the pinhole view by a 5 x 5 kernel symmetric under flips
+and rotations (6 weights, one for all three channels), fitted by least squares in linear light per CoC bin
+of 0.25 px (bins of at least 200 such pixels) on the case's own reference. It estimates what a better
+small-aperture kernel could gain there; it is not a bound on every linear filter (the fit is in linear
+light, the score in 8-bit sRGB, and the kernel replaces spread's pixels even where it does worse).
 
 python3-opencv is this script's tool only, never the app's.
 """
@@ -43,8 +45,7 @@ GAP, STEP = 6, 3.0  # dof::kHiddenGap, dof::kHiddenStep
 def srgb_to_radiance(v8, shoulder):
     x = v8 / 255.0
     lin = np.where(x <= 0.04045, x / 12.92, ((x + 0.055) / 1.055) ** 2.4)
-    lin = np.minimum(lin, 0.999)
-    return lin / (1.0 - shoulder * lin)
+    return lin / (1.0 - shoulder * lin)  # 255 decodes to 1 / (1 - s), as core's response_decode
 
 
 def radiance_to_srgb(v, shoulder):
@@ -55,7 +56,9 @@ def radiance_to_srgb(v, shoulder):
 
 def signed_coc(case, depth16):
     lo, hi = case["near_depth"], case["far_depth"]
-    z = lo + depth16.astype(np.float64) / 65535.0 * (hi - lo)
+    d = depth16.astype(np.float64)
+    d = (d - d.min()) / max(d.max() - d.min(), 1.0)  # the pipeline normalises the depth map by its min and max
+    z = lo + d * (hi - lo)
     zf = lo + case["focus"] * (hi - lo)
     return case["aperture"] * (1.0 / z - 1.0 / zf)
 
@@ -109,7 +112,7 @@ def kernel_oracle(case, pin, ref, coc, out):
     F = np.stack(feats, -1)
     a = np.abs(coc)
     k = 2 * int(case["max_radius"]) + 1
-    smooth = (cv2.dilate(a, np.ones((k, k))) - cv2.erode(a, np.ones((k, k)))) < 0.5
+    smooth = (cv2.dilate(coc, np.ones((k, k))) - cv2.erode(coc, np.ones((k, k)))) < 0.5  # signed CoC
     result = out.copy()
     for b0 in np.arange(0.0, 2.0, 0.25):
         m = smooth & (a >= b0) & (a < b0 + 0.25)
@@ -137,10 +140,11 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, SATLAB_ASSETS=os.path.abspath(args.assets))
         cmd = [args.satlab, "quality", "--backend", "cpu", "--modes", "spread,gather_box", "--highlights", "off",
-               "--runs", "1", "--images", tmp]
+               "--runs", "1", "--images", tmp, "--cases", os.path.join(truth, "cases.json")]
         run = subprocess.run(cmd, env=env, capture_output=True, text=True)
         if run.returncode != 0:
-            sys.exit("quality_limits.py: satlab quality failed: " + run.stderr.strip().splitlines()[-1])
+            last = (run.stderr.strip().splitlines() or ["exit status %d" % run.returncode])[-1]
+            sys.exit("quality_limits.py: satlab quality failed: " + last)
         print("gain over gather_box, whole / band dB (target +8 / +8)")
         print("case                    spread       thin         lights       border       all          kernel")
         for case in cases:
