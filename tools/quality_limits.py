@@ -23,6 +23,11 @@ of 0.25 px (bins of at least 200 such pixels) on the case's own reference. It es
 small-aperture kernel could gain there; it is not a bound on every linear filter (the fit is in linear
 light, the score in 8-bit sRGB, and the kernel replaces spread's pixels even where it does worse).
 
+And `lens kernel`, which reads no reference: every pixel whose neighbourhood (max_radius) has one signed
+CoC within 0.5 px, at any CoC, refiltered from the pinhole view by the thin lens's own kernel at its CoC
+(a disc of that radius convolved with the pixel's square, in linear light, per 0.25 px bin): what the lens
+does to a surface of one depth.
+
 python3-opencv is this script's tool only, never the app's.
 """
 import argparse
@@ -123,6 +128,39 @@ def kernel_oracle(case, pin, ref, coc, out):
     return result
 
 
+def lens_kernel(radius, n=32):
+    """The thin lens's kernel on the pinhole view's pixels: a disc of `radius` px convolved with the pixel's
+    own square (the pinhole pixel averages its area), integrated on an n x n grid per pixel."""
+    R = int(np.ceil(radius)) + 1
+    ys, xs = np.mgrid[-R : R + 1, -R : R + 1].astype(np.float64)
+    k = np.zeros(xs.shape)
+    for oy in (np.arange(n) + 0.5) / n - 0.5:
+        for ox in (np.arange(n) + 0.5) / n - 0.5:
+            k += (xs + ox) ** 2 + (ys + oy) ** 2 <= radius * radius
+    if k.sum() == 0:
+        k[R, R] = 1.0
+    return k / k.sum()
+
+
+def lens_oracle(case, pin, coc, out):
+    """Pixels of smooth CoC (any size) refiltered from the pinhole view by the lens's own kernel at their CoC
+    (lens_kernel at the middle of each 0.25 px bin), in linear light: no fit, the reference is not read."""
+    s = case.get("response_shoulder", 0.0)
+    lin = srgb_to_radiance(pin, s)
+    a = np.abs(coc)
+    k = 2 * int(case["max_radius"]) + 1
+    smooth = (cv2.dilate(coc, np.ones((k, k))) - cv2.erode(coc, np.ones((k, k)))) < 0.5  # signed CoC
+    result = out.copy()
+    for b0 in np.arange(0.0, float(case["max_radius"]) + 0.25, 0.25):
+        m = smooth & (a >= b0) & (a < b0 + 0.25)
+        if not m.any():
+            continue
+        K = lens_kernel(b0 + 0.125)
+        f = np.stack([cv2.filter2D(lin[:, :, i], -1, K, borderType=cv2.BORDER_REPLICATE) for i in range(3)], 2)
+        result[m] = radiance_to_srgb(f[m], s)
+    return result, smooth
+
+
 def psnr(se_sum, n):
     return 10 * np.log10(255.0**2 * n / se_sum)
 
@@ -146,7 +184,7 @@ def main():
             last = (run.stderr.strip().splitlines() or ["exit status %d" % run.returncode])[-1]
             sys.exit("quality_limits.py: satlab quality failed: " + last)
         print("gain over gather_box, whole / band dB (target +8 / +8)")
-        print("case                    spread       thin         lights       border       all          kernel")
+        print("case                    spread       thin         lights       border       all          kernel       lens kernel")
         for case in cases:
             name = case["name"]
             read = lambda p: cv2.imread(p, cv2.IMREAD_COLOR)
@@ -169,6 +207,8 @@ def main():
             regions = {"thin": thin, "lights": lights, "border": border, "all": thin | lights | border}
             kern = kernel_oracle(case, pin, ref, coc, out)
             se_kern = ((kern - ref) ** 2).mean(2)
+            lens, smooth = lens_oracle(case, pin, coc, out)
+            se_lens = ((lens - ref) ** 2).mean(2)
 
             def gains(err):
                 return (psnr(err.sum(), err.size) - psnr(se_box.sum(), se_box.size),
@@ -180,10 +220,12 @@ def main():
                 row["share"][key] = float(se[m].sum() / se.sum())
                 row["if_perfect"][key] = gains(err)
             row["if_perfect"]["kernel"] = gains(se_kern)
+            row["if_perfect"]["lens_kernel"] = gains(se_lens)
+            row["smooth_share"] = float(smooth.mean())
             rows.append(row)
             cell = lambda g: "%+5.2f/%+5.2f" % g
             print("%-23s %s" % (name, " ".join(cell(g) for g in [row["spread_gain"]] + [
-                row["if_perfect"][k] for k in ("thin", "lights", "border", "all", "kernel")])))
+                row["if_perfect"][k] for k in ("thin", "lights", "border", "all", "kernel", "lens_kernel")])))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)
