@@ -14,6 +14,9 @@
 #   quality     `satlab quality --backend gpu` on every case and mode, highlights off and on, compared with
 #               the CPU backend's scores in docs/quality/quality-cpu.json (the modes are bit-identical)
 #   primitives  tools/device-primitives.sh (issue 14's compaction and sort rows, tests and sanitizers)
+#   holdout     renders the held-out ground truth (gen_scene --truth --holdout; BIN_DIR needs gen_scene), then
+#               `satlab quality` on it, GPU and CPU backends, highlights off and on; the GPU rows compared with
+#               the CPU backend's there and with docs/quality/holdout-cpu.json
 #   layers      spread's and layered's 4K frames and GPU quality scores at 6, 7 and 8 depth layers
 #               (LAYERS="..." to choose), for comparison with the CPU backend's scores at the same counts
 set -u -o pipefail
@@ -93,6 +96,33 @@ bad = [k for k in both if any(cpu[k][m] != gpu[k][m] for m in ("whole", "band"))
 print(f"{len(both)} rows in both, {len(bad)} differing: {bad[:8]}")
 sys.exit(1 if bad or not both else 0)
 PY
+    ;;
+  holdout)
+    step "the held-out ground truth, rendered here"
+    mkdir -p "$OUT/holdout"
+    run 240 holdout.log "$BIN/gen_scene" --truth "$OUT/holdout" --holdout
+    step "satlab quality on it, GPU and CPU backends"
+    run 120 holdout.log "$BIN/satlab" quality --backend gpu --highlights off,on --cases "$OUT/holdout/cases.json" \
+      --json "$OUT/holdout-gpu.json"
+    run 120 holdout.log "$BIN/satlab" quality --backend cpu --highlights off,on --cases "$OUT/holdout/cases.json" \
+      --json "$OUT/holdout-cpu.json"
+    step "the GPU scores against the CPU backend's, here and committed"
+    python3 - "$OUT/holdout-cpu.json" "$ROOT/docs/quality/holdout-cpu.json" "$OUT/holdout-gpu.json" <<'PY' || status=1
+import json, sys
+def rows(f):
+    return {(r["case"], r["mode"], r.get("highlights", False)): r for r in json.load(open(f))["rows"]}
+gpu = rows(sys.argv[3])
+bad_any = False
+for f in sys.argv[1:3]:
+    cpu = rows(f)
+    both = [k for k in cpu if k in gpu]
+    bad = [k for k in both if any(cpu[k][m] != gpu[k][m] for m in ("whole", "band"))]
+    print(f"{f}: {len(both)} rows in both, {len(bad)} differing: {bad[:8]}")
+    bad_any = bad_any or bool(bad) or not both
+sys.exit(1 if bad_any else 0)
+PY
+    (cd "$OUT/holdout" && sha256sum *.png) > "$OUT/holdout-sha256.txt"
+    rm -f "$OUT"/holdout/*.png
     ;;
   primitives)
     exec "$ROOT/tools/device-primitives.sh" "$BIN"

@@ -6,7 +6,8 @@
 // normalised from the nearest to the farthest visible point); NAME is default unless --scene says.
 //   gen_scene [--scene NAME] [OUT_DIR] [WIDTH HEIGHT]
 // With --truth, writes the thin-lens ground truth of `satlab quality` instead (tools/scene/ground_truth.hpp):
-//   gen_scene --truth OUT_DIR [--scene NAME] [--size W H] [--lens N] [--case NAME]    (default 384 x 216, 16 x 16 samples)
+//   gen_scene --truth OUT_DIR [--scene NAME] [--size W H] [--lens N] [--case NAME] [--holdout]
+// (default 384 x 216, 16 x 16 samples; --holdout: the held-out cases, which no DoF rule was fitted on)
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -37,6 +38,8 @@ int main(int argc, char** argv) try {
       sized = true;
     } else if (a == "--case" && i + 1 < argc) {
       truth.only = argv[++i];
+    } else if (a == "--holdout") {
+      truth.holdout = true;
     } else if (a == "--lens" && i + 1 < argc) {
       truth.lens = std::atoi(argv[++i]);
     } else if (a.size() > 1 && a[0] == '-') {

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Where `spread` loses against the thin-lens ground truth, and what each part of the loss is worth.
 
-  tools/quality_limits.py SATLAB [--assets DIR] [--json FILE]
+  tools/quality_limits.py SATLAB [--assets DIR] [--cases MANIFEST] [--json FILE]
+
+--cases scores another manifest, such as the held-out cases of `gen_scene --truth DIR --holdout`.
 
 Runs `SATLAB quality --backend cpu --modes spread,gather_box --highlights off --images TMP` on the bundled
 cases, then for every case splits spread's squared error (8-bit RGB, as `satlab quality` scores it) over
@@ -170,16 +172,18 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("satlab")
     ap.add_argument("--assets", default=os.environ.get("SATLAB_ASSETS", "assets"))
+    ap.add_argument("--cases", help="ground-truth manifest (default: ASSETS/ground_truth/cases.json)")
     ap.add_argument("--json")
     args = ap.parse_args()
-    truth = os.path.join(args.assets, "ground_truth")
-    manifest = json.load(open(os.path.join(truth, "cases.json")))
+    cases_file = args.cases or os.path.join(args.assets, "ground_truth", "cases.json")
+    truth = os.path.dirname(os.path.abspath(cases_file))
+    manifest = json.load(open(cases_file))
     cases = manifest["cases"] if isinstance(manifest, dict) else manifest
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, SATLAB_ASSETS=os.path.abspath(args.assets))
         cmd = [args.satlab, "quality", "--backend", "cpu", "--modes", "spread,gather_box", "--highlights", "off",
-               "--runs", "1", "--images", tmp, "--cases", os.path.join(truth, "cases.json")]
+               "--runs", "1", "--images", tmp, "--cases", cases_file]
         run = subprocess.run(cmd, env=env, capture_output=True, text=True)
         if run.returncode != 0:
             last = (run.stderr.strip().splitlines() or ["exit status %d" % run.returncode])[-1]

@@ -17,6 +17,7 @@ struct TruthOptions {
   std::string scene;  // "": every scene
   std::string only;   // "": every case; else just the case of this name
   bool quiet = false;
+  bool holdout = false;  // the held-out cases (other views, focus depths and lens radii) instead
 };
 
 // Writes OUT/SCENE.png, OUT/SCENE_depth.png, OUT/CASE.png (references) and OUT/cases.json.
