@@ -30,6 +30,11 @@ CoC within 0.5 px, at any CoC, refiltered from the pinhole view by the thin lens
 (a disc of that radius convolved with the pixel's square, in linear light, per 0.25 px bin): what the lens
 does to a surface of one depth.
 
+And `tent`, `quadratic`, `cubic`: the same pixels, the same way, but each by a separable B-spline kernel of
+order 2, 3 or 4 (a box of real width convolved with itself, what repeated integration of a SAT gives, as in
+Heckbert's filtering by repeated integration) whose second moment is the lens kernel's. They measure whether
+smooth kernels from higher-order SATs would gain where the CoC is smooth.
+
 python3-opencv is this script's tool only, never the app's.
 """
 import argparse
@@ -145,9 +150,33 @@ def lens_kernel(radius, n=32):
     return k / k.sum()
 
 
-def lens_oracle(case, pin, coc, out):
+def box1d(width):
+    """A centred box of real width >= 1, unit mass: the two end taps carry the fractional part."""
+    a = (width - 1.0) / 2.0
+    n = int(np.ceil(a))
+    k = np.ones(2 * n + 1)
+    if n > 0:
+        k[0] = k[-1] = a - (n - 1)
+    return k / k.sum()
+
+
+def spline_kernel(radius, order):
+    """A separable B-spline kernel of `order` (boxes of one real width convolved), with the second moment
+    per axis of lens_kernel(radius): order (w^2 - 1) / 12 = that moment gives the width w."""
+    K = lens_kernel(radius)
+    R = (K.shape[0] - 1) // 2
+    var = float((K.sum(0) * np.arange(-R, R + 1) ** 2).sum())
+    b = box1d(np.sqrt(12.0 * var / order + 1.0))
+    k = np.array([1.0])
+    for _ in range(order):
+        k = np.convolve(k, b)
+    return np.outer(k, k)
+
+
+def lens_oracle(case, pin, coc, out, order=0):
     """Pixels of smooth CoC (any size) refiltered from the pinhole view by the lens's own kernel at their CoC
-    (lens_kernel at the middle of each 0.25 px bin), in linear light: no fit, the reference is not read."""
+    (lens_kernel at the middle of each 0.25 px bin), in linear light: no fit, the reference is not read.
+    order > 0: by spline_kernel of that order instead."""
     s = case.get("response_shoulder", 0.0)
     lin = srgb_to_radiance(pin, s)
     a = np.abs(coc)
@@ -158,7 +187,7 @@ def lens_oracle(case, pin, coc, out):
         m = smooth & (a >= b0) & (a < b0 + 0.25)
         if not m.any():
             continue
-        K = lens_kernel(b0 + 0.125)
+        K = spline_kernel(b0 + 0.125, order) if order else lens_kernel(b0 + 0.125)
         f = np.stack([cv2.filter2D(lin[:, :, i], -1, K, borderType=cv2.BORDER_REPLICATE) for i in range(3)], 2)
         result[m] = radiance_to_srgb(f[m], s)
     return result, smooth
@@ -189,7 +218,8 @@ def main():
             last = (run.stderr.strip().splitlines() or ["exit status %d" % run.returncode])[-1]
             sys.exit("quality_limits.py: satlab quality failed: " + last)
         print("gain over gather_box, whole / band dB (target +8 / +8)")
-        print("case                    spread       thin         lights       border       all          kernel       lens kernel")
+        print("case                    spread       thin         lights       border       all          kernel       lens kernel"
+              "  tent         quadratic    cubic")
         for case in cases:
             name = case["name"]
             read = lambda p: cv2.imread(p, cv2.IMREAD_COLOR)
@@ -227,10 +257,15 @@ def main():
             row["if_perfect"]["kernel"] = gains(se_kern)
             row["lens_kernel"] = gains(se_lens)  # not an oracle: it reads no reference
             row["smooth_share"] = float(smooth.mean())
+            row["spline_kernels"] = {}
+            for order, label in ((2, "tent"), (3, "quadratic"), (4, "cubic")):
+                spl = lens_oracle(case, pin, coc, out, order)[0]
+                row["spline_kernels"][label] = gains(((spl - ref) ** 2).mean(2))
             rows.append(row)
             cell = lambda g: "%+5.2f/%+5.2f" % g
             print("%-23s %s" % (name, " ".join(cell(g) for g in [row["spread_gain"]] + [
-                row["if_perfect"][k] for k in ("thin", "lights", "border", "all", "kernel")] + [row["lens_kernel"]])))
+                row["if_perfect"][k] for k in ("thin", "lights", "border", "all", "kernel")] + [row["lens_kernel"]] + [
+                row["spline_kernels"][k] for k in ("tent", "quadratic", "cubic")])))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)
