@@ -1,10 +1,18 @@
 // The thin-lens ground truth (tools/scene) uses the pipeline's CoC model: a small light out of focus
 // spreads over a disc whose radius is what coc_from_depth gives for the case's parameters
 // (aperture K = focal_px * lens radius, depth normalised between the frame's nearest and farthest).
+#include "tools/scene/ground_truth.hpp"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
 
+#include "app/io/image_io.hpp"
 #include "core/params.hpp"
 #include "core/reference.hpp"
 #include "tools/scene/render.hpp"
@@ -69,6 +77,63 @@ TEST(GroundTruth, FocalLengthInPixelsIsHalfTheHeightOverTanHalfFov) {
   const double v = -sc::dot(q - cam.eye, cam.up) / z * cam.focal_px() + 108;
   EXPECT_NEAR(u, 100.5, 1e-9);
   EXPECT_NEAR(v, 40.5, 1e-9);
+}
+
+nlohmann::json manifest_of(const std::string& dir) {
+  std::ifstream f(dir + "/cases.json");
+  return nlohmann::json::parse(f);
+}
+
+// The held-out set (gen_scene --truth DIR --holdout) is another set of cases: other names, other views of
+// the same scenes (the eye moved), other focus depths and lens radii, every one marked as held out.
+TEST(GroundTruth, HoldoutCasesAreOtherViewsFocusesAndApertures) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(::testing::TempDir()) / ("satlab_truth_" + std::to_string(::getpid()));
+  const std::string tuned = (root / "tuned").string(), held = (root / "held").string();
+  fs::create_directories(tuned);
+  fs::create_directories(held);
+  sc::TruthOptions o;
+  o.width = 32;
+  o.height = 18;
+  o.lens = 1;
+  o.quiet = true;
+  o.out_dir = tuned;
+  sc::write_ground_truth(o);
+  o.out_dir = held;
+  o.holdout = true;
+  sc::write_ground_truth(o);
+  const nlohmann::json a = manifest_of(tuned)["cases"], b = manifest_of(held)["cases"];
+  ASSERT_EQ(a.size(), 12u);
+  ASSERT_EQ(b.size(), 8u);
+  std::set<std::string> names;
+  std::set<double> focus_a, focus_b, lens_a, lens_b;
+  for (const auto& c : a) {
+    names.insert(c["name"].get<std::string>());
+    focus_a.insert(c["focus_depth"].get<double>());
+    lens_a.insert(c["lens_radius"].get<double>());
+    EXPECT_FALSE(c["holdout"].get<bool>());
+    EXPECT_EQ(c["eye_offset"].get<double>(), 0.0);
+  }
+  for (const auto& c : b) {
+    EXPECT_TRUE(names.insert(c["name"].get<std::string>()).second) << c["name"];
+    focus_b.insert(c["focus_depth"].get<double>());
+    lens_b.insert(c["lens_radius"].get<double>());
+    EXPECT_TRUE(c["holdout"].get<bool>());
+    EXPECT_NE(c["eye_offset"].get<double>(), 0.0);
+    EXPECT_TRUE(fs::exists(fs::path(held) / c["reference"].get<std::string>()));
+  }
+  for (double z : focus_b) EXPECT_EQ(focus_a.count(z), 0u) << "focus depth " << z;
+  for (double r : lens_b) EXPECT_EQ(lens_a.count(r), 0u) << "lens radius " << r;
+  // The views differ: the same scene's pinhole image from the moved eye is another picture.
+  for (const char* scene : {"default", "occlusion"}) {
+    const ImageRGBA8 x = io::load_image(tuned + "/" + scene + ".png"),
+                     y = io::load_image(held + "/" + scene + ".png");
+    ASSERT_EQ(x.data.size(), y.data.size());
+    size_t differ = 0;
+    for (size_t i = 0; i < x.data.size(); ++i) differ += x.data[i] != y.data[i];
+    EXPECT_GT(differ, x.data.size() / 4) << scene;
+  }
+  fs::remove_all(root);
 }
 
 }  // namespace
