@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call for the GPU work of the depth-of-field, highlight and depth issues (../shared/DEVICE.md):
 # each part fits one call (< 300 s) and writes its logs and JSON under $OUT.
-#   tools/device-session.sh BIN_DIR tests|bench|sanitize|quality|primitives
+#   tools/device-session.sh BIN_DIR tests|bench|sanitize|quality|holdout|primitives|layers
 # BIN_DIR holds satlab and satlab_gpu_tests (stripped copies of a CUDA build for sm_90). The GL parts (the
 # highlights' GL splat test and bench rows) need the .gl debs unpacked and __EGL_VENDOR_LIBRARY_FILENAMES set,
 # as DEVICE.md says.

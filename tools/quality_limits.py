@@ -31,8 +31,8 @@ CoC within 0.5 px, at any CoC, refiltered from the pinhole view by the thin lens
 does to a surface of one depth.
 
 And `tent`, `quadratic`, `cubic`: the same pixels, the same way, but each by a separable B-spline kernel of
-order 2, 3 or 4 (a box of real width convolved with itself, what repeated integration of a SAT gives, as in
-Heckbert's filtering by repeated integration) whose second moment is the lens kernel's. They measure whether
+order 2, 3 or 4 (2, 3 or 4 boxes of one real width convolved, the kernels that repeated integration of a
+SAT gives, as in Heckbert's filtering by repeated integration) whose second moment is the lens kernel's. They measure whether
 smooth kernels from higher-order SATs would gain where the CoC is smooth.
 
 python3-opencv is this script's tool only, never the app's.
@@ -160,13 +160,27 @@ def box1d(width):
     return k / k.sum()
 
 
+def box_variance(width):
+    k = box1d(width)
+    r = (len(k) - 1) // 2
+    return float((k * np.arange(-r, r + 1) ** 2).sum())
+
+
 def spline_kernel(radius, order):
-    """A separable B-spline kernel of `order` (boxes of one real width convolved), with the second moment
-    per axis of lens_kernel(radius): order (w^2 - 1) / 12 = that moment gives the width w."""
+    """A separable B-spline kernel of `order` (`order` boxes of one real width, convolved) with the second
+    moment per axis of lens_kernel(radius): each box carries 1 / order of it. box1d's variance grows
+    monotonically with the width (its fractional end taps are not a continuous box's (w^2 - 1) / 12), so the
+    width is found by bisection."""
     K = lens_kernel(radius)
     R = (K.shape[0] - 1) // 2
-    var = float((K.sum(0) * np.arange(-R, R + 1) ** 2).sum())
-    b = box1d(np.sqrt(12.0 * var / order + 1.0))
+    target = float((K.sum(0) * np.arange(-R, R + 1) ** 2).sum()) / order
+    lo, hi = 1.0, 3.0
+    while box_variance(hi) < target:
+        hi *= 2.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if box_variance(mid) < target else (lo, mid)
+    b = box1d(0.5 * (lo + hi))
     k = np.array([1.0])
     for _ in range(order):
         k = np.convolve(k, b)
