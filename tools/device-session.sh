@@ -100,7 +100,7 @@ PY
   holdout)
     step "the held-out ground truth, rendered here"
     mkdir -p "$OUT/holdout"
-    run 240 holdout.log "$BIN/gen_scene" --truth "$OUT/holdout" --holdout
+    run 480 holdout.log "$BIN/gen_scene" --truth "$OUT/holdout" --holdout
     step "satlab quality on it, GPU and CPU backends"
     run 120 holdout.log "$BIN/satlab" quality --backend gpu --highlights off,on --cases "$OUT/holdout/cases.json" \
       --json "$OUT/holdout-gpu.json"

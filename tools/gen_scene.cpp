@@ -7,7 +7,7 @@
 //   gen_scene [--scene NAME] [OUT_DIR] [WIDTH HEIGHT]
 // With --truth, writes the thin-lens ground truth of `satlab quality` instead (tools/scene/ground_truth.hpp):
 //   gen_scene --truth OUT_DIR [--scene NAME] [--size W H] [--lens N] [--case NAME] [--holdout]
-// (default 384 x 216, 16 x 16 samples; --holdout: the held-out cases, which no DoF rule was fitted on)
+// (default 384 x 216, 48 x 48 samples; --holdout: the held-out cases, which no DoF rule was fitted on)
 #include <cstdio>
 #include <cstdlib>
 #include <string>

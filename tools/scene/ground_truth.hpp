@@ -13,7 +13,7 @@ namespace satlab::scene {
 struct TruthOptions {
   std::string out_dir;
   int width = 384, height = 216;
-  int lens = 16;      // n x n lens samples per pixel
+  int lens = 48;      // n x n lens samples per pixel
   std::string scene;  // "": every scene
   std::string only;   // "": every case; else just the case of this name
   bool quiet = false;

@@ -27,6 +27,18 @@ double hash01(uint64_t a, uint64_t b, uint64_t c) {
   return double(h >> 11) * (1.0 / 9007199254740992.0);
 }
 
+// Calls row(y) for every y in [0, H) on the default threads, rows interleaved (thread t takes t, t + T, ...):
+// the frame's rows cost very different amounts (sky against objects), so contiguous chunks leave most
+// threads idle. Every pixel's value is independent of the thread that computes it.
+template <typename Row>
+void for_rows(int H, const Row& row) {
+  const long T = std::min<long>(default_threads(), H);
+  parallel_for(0, T, [&](long t0, long t1) {
+    for (long t = t0; t < t1; ++t)
+      for (long y = t; y < H; y += T) row(int(y));
+  });
+}
+
 // Shirley and Chiu's concentric map of [0,1)^2 onto the unit disc (area-preserving, low distortion).
 void concentric(double a, double b, double& x, double& y) {
   const double u = 2 * a - 1, v = 2 * b - 1;
@@ -53,19 +65,18 @@ PinholeView render_pinhole(const Scene& s, const Camera& cam, int ss) {
   PinholeView v;
   v.image = ImageRGBA8(W, H);
   v.depth = ImageF(W, H, 1);
-  parallel_for(0, H, [&](long y0, long y1) {
-    for (int y = int(y0); y < int(y1); ++y)
-      for (int x = 0; x < W; ++x) {
-        V acc;
-        for (int sy = 0; sy < ss; ++sy)
-          for (int sx = 0; sx < ss; ++sx) {
-            const Ray r = cam.pinhole(x + (sx + 0.5) / ss, y + (sy + 0.5) / ss);
-            acc = acc + radiance(s, r.o, r.d);
-          }
-        store(v.image.px(x, y), acc * (1.0 / (ss * ss)));
-        const Ray r = cam.pinhole(x + 0.5, y + 0.5);
-        v.depth.at(x, y) = float(std::min(trace(s, r.o, r.d).t, 1e3) * dot(r.d, cam.forward));
-      }
+  for_rows(H, [&](int y) {
+    for (int x = 0; x < W; ++x) {
+      V acc;
+      for (int sy = 0; sy < ss; ++sy)
+        for (int sx = 0; sx < ss; ++sx) {
+          const Ray r = cam.pinhole(x + (sx + 0.5) / ss, y + (sy + 0.5) / ss);
+          acc = acc + radiance(s, r.o, r.d);
+        }
+      store(v.image.px(x, y), acc * (1.0 / (ss * ss)));
+      const Ray r = cam.pinhole(x + 0.5, y + 0.5);
+      v.depth.at(x, y) = float(std::min(trace(s, r.o, r.d).t, 1e3) * dot(r.d, cam.forward));
+    }
   });
   v.lo = *std::min_element(v.depth.data.begin(), v.depth.data.end());
   v.hi = *std::max_element(v.depth.data.begin(), v.depth.data.end());
@@ -77,29 +88,28 @@ PinholeView render_pinhole(const Scene& s, const Camera& cam, int ss) {
 ImageRGBA8 render_thin_lens(const Scene& s, const Camera& cam, double lens_radius, double focus_z, int n) {
   const int W = cam.width, H = cam.height;
   ImageRGBA8 img(W, H);
-  parallel_for(0, H, [&](long y0, long y1) {
+  for_rows(H, [&](int y) {
     std::vector<int> perm(size_t(n) * size_t(n));
-    for (int y = int(y0); y < int(y1); ++y)
-      for (int x = 0; x < W; ++x) {
-        const uint64_t pixel = uint64_t(y) * uint64_t(W) + uint64_t(x);
-        // Each lens sample gets its own sub-pixel stratum through a per-pixel shuffle (Fisher-Yates
-        // from the hash): lens and pixel positions are each stratified and independent of each other.
-        for (int k = 0; k < n * n; ++k) perm[size_t(k)] = k;
-        for (int k = n * n - 1; k > 0; --k)
-          std::swap(perm[size_t(k)], perm[size_t(std::min(k, int(hash01(pixel, uint64_t(k), 5) * (k + 1))))]);
-        V acc;
-        for (int i = 0; i < n; ++i)
-          for (int j = 0; j < n; ++j) {
-            const uint64_t k = uint64_t(i * n + j);
-            double lu, lv;
-            concentric((i + hash01(pixel, k, 1)) / n, (j + hash01(pixel, k, 2)) / n, lu, lv);
-            const int si = perm[k] % n, sj = perm[k] / n;
-            const double px = x + (si + hash01(pixel, k, 3)) / n, py = y + (sj + hash01(pixel, k, 4)) / n;
-            const Ray r = cam.thin_lens(px, py, lu, lv, lens_radius, focus_z);
-            acc = acc + radiance(s, r.o, r.d);
-          }
-        store(img.px(x, y), acc * (1.0 / (n * n)));
-      }
+    for (int x = 0; x < W; ++x) {
+      const uint64_t pixel = uint64_t(y) * uint64_t(W) + uint64_t(x);
+      // Each lens sample gets its own sub-pixel stratum through a per-pixel shuffle (Fisher-Yates
+      // from the hash): lens and pixel positions are each stratified and independent of each other.
+      for (int k = 0; k < n * n; ++k) perm[size_t(k)] = k;
+      for (int k = n * n - 1; k > 0; --k)
+        std::swap(perm[size_t(k)], perm[size_t(std::min(k, int(hash01(pixel, uint64_t(k), 5) * (k + 1))))]);
+      V acc;
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+          const uint64_t k = uint64_t(i * n + j);
+          double lu, lv;
+          concentric((i + hash01(pixel, k, 1)) / n, (j + hash01(pixel, k, 2)) / n, lu, lv);
+          const int si = perm[k] % n, sj = perm[k] / n;
+          const double px = x + (si + hash01(pixel, k, 3)) / n, py = y + (sj + hash01(pixel, k, 4)) / n;
+          const Ray r = cam.thin_lens(px, py, lu, lv, lens_radius, focus_z);
+          acc = acc + radiance(s, r.o, r.d);
+        }
+      store(img.px(x, y), acc * (1.0 / (n * n)));
+    }
   });
   return img;
 }
