@@ -37,6 +37,21 @@ run() {  # run LIMIT LOG CMD...: a step's output to LOG, its tail shown
   tail -4 "$OUT/$log"
   [ $rc -eq 0 ] || { echo "exit $rc: $*"; status=1; }
 }
+same_rows() {  # same_rows GPU_JSON CPU_JSON...: every row both have scores the same, whole and band
+  python3 - "$@" <<'PY' || status=1
+import json, sys
+def rows(f):
+    return {(r["case"], r["mode"], r.get("highlights", False)): r for r in json.load(open(f))["rows"]}
+gpu, fail = rows(sys.argv[1]), False
+for f in sys.argv[2:]:
+    cpu = rows(f)
+    both = [k for k in cpu if k in gpu]
+    bad = [k for k in both if any(cpu[k][m] != gpu[k][m] for m in ("whole", "band"))]
+    print(f"{f}: {len(both)} rows in both, {len(bad)} differing: {bad[:8]}")
+    fail = fail or bool(bad) or not both
+sys.exit(1 if fail else 0)
+PY
+}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
 case "$PART" in
   tests)
@@ -86,16 +101,7 @@ case "$PART" in
     step "satlab quality, GPU backend, every mode, highlights off and on"
     run 240 quality.log "$BIN/satlab" quality --backend gpu --highlights off,on --json "$OUT/quality-gpu.json"
     step "the GPU scores against the CPU backend's (docs/quality/quality-cpu.json)"
-    python3 - "$ROOT/docs/quality/quality-cpu.json" "$OUT/quality-gpu.json" <<'PY' || status=1
-import json, sys
-def rows(f):
-    return {(r["case"], r["mode"], r.get("highlights", False)): r for r in json.load(open(f))["rows"]}
-cpu, gpu = rows(sys.argv[1]), rows(sys.argv[2])
-both = [k for k in cpu if k in gpu]
-bad = [k for k in both if any(cpu[k][m] != gpu[k][m] for m in ("whole", "band"))]
-print(f"{len(both)} rows in both, {len(bad)} differing: {bad[:8]}")
-sys.exit(1 if bad or not both else 0)
-PY
+    same_rows "$OUT/quality-gpu.json" "$ROOT/docs/quality/quality-cpu.json"
     ;;
   holdout)
     step "the held-out ground truth, rendered here"
@@ -107,21 +113,8 @@ PY
     run 120 holdout.log "$BIN/satlab" quality --backend cpu --highlights off,on --cases "$OUT/holdout/cases.json" \
       --json "$OUT/holdout-cpu.json"
     step "the GPU scores against the CPU backend's, here and committed"
-    python3 - "$OUT/holdout-cpu.json" "$ROOT/docs/quality/holdout-cpu.json" "$OUT/holdout-gpu.json" <<'PY' || status=1
-import json, sys
-def rows(f):
-    return {(r["case"], r["mode"], r.get("highlights", False)): r for r in json.load(open(f))["rows"]}
-gpu = rows(sys.argv[3])
-bad_any = False
-for f in sys.argv[1:3]:
-    cpu = rows(f)
-    both = [k for k in cpu if k in gpu]
-    bad = [k for k in both if any(cpu[k][m] != gpu[k][m] for m in ("whole", "band"))]
-    print(f"{f}: {len(both)} rows in both, {len(bad)} differing: {bad[:8]}")
-    bad_any = bad_any or bool(bad) or not both
-sys.exit(1 if bad_any else 0)
-PY
-    (cd "$OUT/holdout" && sha256sum *.png) > "$OUT/holdout-sha256.txt"
+    same_rows "$OUT/holdout-gpu.json" "$OUT/holdout-cpu.json" "$ROOT/docs/quality/holdout-cpu.json"
+    (cd "$OUT/holdout" && sha256sum *.png | sort -k2) > "$OUT/holdout-sha256.txt"  # as docs/quality/holdout-sha256.txt
     rm -f "$OUT"/holdout/*.png
     ;;
   primitives)
