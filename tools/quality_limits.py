@@ -104,6 +104,12 @@ def band_mask(coc, radius):
     return dist <= radius
 
 
+def smooth_mask(case, coc):
+    """Pixels whose neighbourhood (max_radius) holds one signed CoC within 0.5 px."""
+    k = 2 * int(case["max_radius"]) + 1
+    return (cv2.dilate(coc, np.ones((k, k))) - cv2.erode(coc, np.ones((k, k)))) < 0.5
+
+
 def kernel_oracle(case, pin, ref, coc, out):
     """Pixels of smooth small CoC refiltered by per-bin least-squares 5 x 5 kernels (see the docstring)."""
     s = case.get("response_shoulder", 0.0)
@@ -123,8 +129,7 @@ def kernel_oracle(case, pin, ref, coc, out):
         feats.append(acc)
     F = np.stack(feats, -1)
     a = np.abs(coc)
-    k = 2 * int(case["max_radius"]) + 1
-    smooth = (cv2.dilate(coc, np.ones((k, k))) - cv2.erode(coc, np.ones((k, k)))) < 0.5  # signed CoC
+    smooth = smooth_mask(case, coc)
     result = out.copy()
     for b0 in np.arange(0.0, 2.0, 0.25):
         m = smooth & (a >= b0) & (a < b0 + 0.25)
@@ -187,15 +192,13 @@ def spline_kernel(radius, order):
     return np.outer(k, k)
 
 
-def lens_oracle(case, pin, coc, out, order=0):
-    """Pixels of smooth CoC (any size) refiltered from the pinhole view by the lens's own kernel at their CoC
-    (lens_kernel at the middle of each 0.25 px bin), in linear light: no fit, the reference is not read.
-    order > 0: by spline_kernel of that order instead."""
+def lens_oracle(case, pin, coc, smooth, out, order=0):
+    """`smooth` pixels (smooth_mask, any CoC) refiltered from the pinhole view by the lens's own kernel at
+    their CoC (lens_kernel at the middle of each 0.25 px bin), in linear light: no fit, the reference is not
+    read. order > 0: by spline_kernel of that order instead."""
     s = case.get("response_shoulder", 0.0)
     lin = srgb_to_radiance(pin, s)
     a = np.abs(coc)
-    k = 2 * int(case["max_radius"]) + 1
-    smooth = (cv2.dilate(coc, np.ones((k, k))) - cv2.erode(coc, np.ones((k, k)))) < 0.5  # signed CoC
     result = out.copy()
     for b0 in np.arange(0.0, float(case["max_radius"]) + 0.25, 0.25):
         m = smooth & (a >= b0) & (a < b0 + 0.25)
@@ -204,7 +207,7 @@ def lens_oracle(case, pin, coc, out, order=0):
         K = spline_kernel(b0 + 0.125, order) if order else lens_kernel(b0 + 0.125)
         f = np.stack([cv2.filter2D(lin[:, :, i], -1, K, borderType=cv2.BORDER_REPLICATE) for i in range(3)], 2)
         result[m] = radiance_to_srgb(f[m], s)
-    return result, smooth
+    return result
 
 
 def psnr(se_sum, n):
@@ -256,7 +259,8 @@ def main():
             regions = {"thin": thin, "lights": lights, "border": border, "all": thin | lights | border}
             kern = kernel_oracle(case, pin, ref, coc, out)
             se_kern = ((kern - ref) ** 2).mean(2)
-            lens, smooth = lens_oracle(case, pin, coc, out)
+            smooth = smooth_mask(case, coc)
+            lens = lens_oracle(case, pin, coc, smooth, out)
             se_lens = ((lens - ref) ** 2).mean(2)
 
             def gains(err):
@@ -273,7 +277,7 @@ def main():
             row["smooth_share"] = float(smooth.mean())
             row["spline_kernels"] = {}
             for order, label in ((2, "tent"), (3, "quadratic"), (4, "cubic")):
-                spl = lens_oracle(case, pin, coc, out, order)[0]
+                spl = lens_oracle(case, pin, coc, smooth, out, order)
                 row["spline_kernels"][label] = gains(((spl - ref) ** 2).mean(2))
             rows.append(row)
             cell = lambda g: "%+5.2f/%+5.2f" % g
