@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "app/io/ground_truth.hpp"
 #include "app/io/image_io.hpp"
 #include "core/params.hpp"
 #include "core/reference.hpp"
@@ -122,6 +123,8 @@ TEST(GroundTruth, HoldoutCasesAreOtherViewsFocusesAndApertures) {
     EXPECT_NE(c["eye_offset"].get<double>(), 0.0);
     EXPECT_TRUE(fs::exists(fs::path(held) / c["reference"].get<std::string>()));
   }
+  // `satlab quality --cases` reads the held-out manifest as it reads the committed one.
+  EXPECT_EQ(io::load_truth_cases(held + "/cases.json").size(), 8u);
   for (double z : focus_b) EXPECT_EQ(focus_a.count(z), 0u) << "focus depth " << z;
   for (double r : lens_b) EXPECT_EQ(lens_a.count(r), 0u) << "lens radius " << r;
   // The views differ: the same scene's pinhole image from the moved eye is another picture.

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "app/io/image_io.hpp"
 #include "core/error.hpp"
@@ -29,45 +30,40 @@ struct Focus {
 struct SceneCases {
   const char* scene;
   double eye_offset;  // along the camera's right axis, scene units
-  Focus focus[3];
-  int n_focus;
+  std::vector<Focus> focus;
 };
-const SceneCases kCases[] = {
+const std::vector<SceneCases> kCases = {
     {"default",
      0.0,
      {{"near", 3.6, "halo", 0.31, 0.40},          // the red sphere sharp, the garland blurred behind it
       {"middle", 6.5, "silhouette", 0.45, 0.48},  // the red sphere blurred over the sharp blue one
-      {"far", 21.0, "silhouette", 0.31, 0.40}},   // the red sphere blurred over the sharp garland
-     3},
+      {"far", 21.0, "silhouette", 0.31, 0.40}}},  // the red sphere blurred over the sharp garland
     {"occlusion",
      0.0,
      {{"near", 2.9, "halo", 0.65, 0.30},          // the yellow post sharp before the blurred wall
       {"middle", 7.0, "silhouette", 0.25, 0.34},  // the white post and wire blurred over the ball's depth
-      {"far", 13.0, "silhouette", 0.25, 0.34}},   // the white post and wire blurred over the sharp tiles
-     3},
+      {"far", 13.0, "silhouette", 0.25, 0.34}}},  // the white post and wire blurred over the sharp tiles
 };
 struct Aperture {
   const char* name;
   double radius;
 };
-const Aperture kApertures[] = {{"small", 0.08}, {"large", 0.2}};
+const std::vector<Aperture> kApertures = {{"small", 0.08}, {"large", 0.2}};
 
 // The held-out set (--holdout): no rule or constant of the DoF modes was fitted on it. Each scene seen
 // from an eye moved sideways, so the depth edges fall on other content (other lights behind the wire),
 // focused between the tuned set's depths, through two other lens radii.
-const SceneCases kHoldout[] = {
+const std::vector<SceneCases> kHoldout = {
     {"default",
      0.5,
-     {{"near2", 4.8, "silhouette", 0.36, 0.40},   // the red sphere a little blurred over the blue one
-      {"far2", 12.0, "silhouette", 0.30, 0.40}},  // the near spheres blurred over the sharp middle
-     2},
+     {{"near2", 4.8, "silhouette", 0.36, 0.40},    // the red sphere a little blurred over the blue one
+      {"far2", 12.0, "silhouette", 0.30, 0.40}}},  // the near spheres blurred over the sharp middle
     {"occlusion",
      -0.35,
-     {{"near2", 4.2, "halo", 0.55, 0.30},        // the nearer posts blurred, the wall too
-      {"far2", 9.5, "silhouette", 0.30, 0.34}},  // the posts and wire blurred over the nearly sharp wall
-     2},
+     {{"near2", 4.2, "halo", 0.55, 0.30},         // the nearer posts blurred, the wall too
+      {"far2", 9.5, "silhouette", 0.30, 0.34}}},  // the posts and wire blurred over the nearly sharp wall
 };
-const Aperture kHoldoutApertures[] = {{"medium", 0.13}, {"wide", 0.26}};
+const std::vector<Aperture> kHoldoutApertures = {{"medium", 0.13}, {"wide", 0.26}};
 const double kCropW = 0.2, kCropH = 0.24;  // crop size, fractions of width and height
 
 }  // namespace
@@ -92,9 +88,8 @@ void write_ground_truth(const TruthOptions& o) {
     io::save_png16(o.out_dir + "/" + depth, view.depth);
     // The depth as the pipeline will see it: 16-bit quantised, then normalised by its min/max.
     const ImageF d = normalise_depth(io::load_depth(o.out_dir + "/" + depth));
-    for (int fi = 0; fi < sc.n_focus; ++fi)
+    for (const Focus& f : sc.focus)
       for (const Aperture& a : apertures) {
-        const Focus& f = sc.focus[fi];
         const std::string name = std::string(sc.scene) + "_" + f.name + "_" + a.name;
         if (!o.only.empty() && o.only != name) continue;
         Params p;
