@@ -312,9 +312,10 @@ void add_render_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(0, 2047));
   sub->add_option("--focus", o->params.focus, "Depth in focus, normalised to [0,1]")
       ->check(CLI::Range(0.0, 1.0));
-  sub->add_option("--aperture", o->params.aperture, "Aperture K of c = K |1/z - 1/z_focus| (pixels)")
-      ->check(CLI::NonNegativeNumber);
-  sub->add_option("--max-radius", o->params.max_radius, "Largest blur radius in pixels")
+  sub->add_option("--aperture", o->params.aperture,
+                  "Aperture K of c = K |1/z - 1/z_focus| (pixels; finite, >= 0)");  // validate() names it
+  sub->add_option("--max-radius", o->params.max_radius,
+                  "Largest blur radius in pixels (at most 511 in every dof mode but gather_box)")
       ->check(CLI::Range(0.0, 2047.0));
   sub->add_option("--near", o->params.near_depth, "Scene depth at normalised depth 0");
   sub->add_option("--far", o->params.far_depth, "Scene depth at normalised depth 1");

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -125,10 +126,72 @@ ImageF load_pfm(const std::string& path) {
   return d;
 }
 
-void check_finite(const std::string& path, const ImageF& d) {
-  for (float v : d.data)
-    if (!std::isfinite(v)) fail(path, "depth map contains NaN or infinite values");
+}  // namespace
+
+// Depth maps with holes (NaN: a pixel without depth, as stereo, phones and renderers write them) or
+// infinities (the sky of some exporters): each infinity becomes the map's finite extreme of its sign, each
+// NaN the value of the nearest pixel with depth on its row (the left one of two as near), and a row
+// without any the nearest such row's values; a map without one finite value becomes flat (0). The
+// format's meaning of the values (depth or disparity) is not known here, so the fill prefers neither side.
+int fill_depth_holes(ImageF& d, std::vector<std::string>* notes) {
+  size_t nans = 0, infs = 0;
+  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+  for (float v : d.data) {
+    if (std::isnan(v))
+      ++nans;
+    else if (std::isinf(v))
+      ++infs;
+    else
+      lo = std::min(lo, v), hi = std::max(hi, v);
+  }
+  if (nans + infs == 0) return 0;
+  const bool none = !(lo <= hi);
+  if (none) {
+    std::fill(d.data.begin(), d.data.end(), 0.f);
+  } else {
+    for (float& v : d.data)
+      if (std::isinf(v)) v = v > 0 ? hi : lo;
+    std::vector<int> full_rows;  // rows with depth somewhere
+    for (int y = 0; y < d.height; ++y) {
+      float* row = d.data.data() + size_t(y) * size_t(d.width);
+      int prev = -1;  // the last pixel with depth to the left
+      for (int x = 0; x < d.width; ++x) {
+        if (std::isnan(row[x])) continue;
+        for (int g = prev + 1; g < x; ++g) row[g] = prev < 0 || x - g < g - prev ? row[x] : row[prev];
+        prev = x;
+      }
+      if (prev < 0) continue;  // no depth on this row: from the rows above and below, below
+      for (int g = prev + 1; g < d.width; ++g) row[g] = row[prev];
+      full_rows.push_back(y);
+    }
+    size_t k = 0;
+    for (int y = 0; y < d.height; ++y) {
+      while (k + 1 < full_rows.size() && full_rows[k + 1] <= y) ++k;
+      const int a = full_rows[k], b = k + 1 < full_rows.size() ? full_rows[k + 1] : a;
+      const int from = y <= a || y - a <= b - y ? a : b;  // the nearest row with depth (the upper of two)
+      if (from == y) continue;
+      std::copy_n(d.data.begin() + ptrdiff_t(size_t(from) * size_t(d.width)), d.width,
+                  d.data.begin() + ptrdiff_t(size_t(y) * size_t(d.width)));
+    }
+  }
+  if (notes) {
+    std::string n;
+    if (none)
+      n = "no pixel has a finite depth: the map is taken as flat";
+    else {
+      if (nans)
+        n = std::to_string(nans) + " pixel" + (nans == 1 ? "" : "s") +
+            " without depth (NaN) took the nearest depth on their row";
+      if (infs)
+        n += (n.empty() ? "" : "; ") + std::to_string(infs) + " infinite value" + (infs == 1 ? "" : "s") +
+             " taken as the map's farthest or nearest finite one";
+    }
+    notes->push_back(n);
+  }
+  return int(std::min(nans + infs, size_t(INT32_MAX)));
 }
+
+namespace {
 
 // Writes bytes to path through path.tmp-XXXX + rename, so readers never see a partial file.
 template <typename WriteFn>
@@ -316,8 +379,8 @@ ImageF load_depth_file(const std::string& path, LoadInfo* info) {
   check_file(path);
   if (ext_lower(path) == "pfm") {
     ImageF d = load_pfm(path);
-    check_finite(path, d);
     if (info) info->format = "PFM", info->bits = 32, info->stored_width = d.width, info->stored_height = d.height;
+    fill_depth_holes(d, info ? &info->notes : nullptr);
     return d;
   }
   ImageF d;
@@ -351,7 +414,6 @@ ImageF load_depth_file(const std::string& path, LoadInfo* info) {
       std::unique_ptr<float, StbFree> px(stbi_loadf(path.c_str(), &w, &h, &comp, 0));
       if (!px) fail(path, std::string("cannot decode (") + stbi_failure_reason() + ")");
       for (size_t i = 0; i < d.data.size(); ++i) d.data[i] = px.get()[i * size_t(comp)];
-      check_finite(path, d);
       format = "HDR", bits = 32;
     } else if (stbi_is_16_bit(path.c_str())) {
       std::unique_ptr<uint16_t, StbFree> px(stbi_load_16(path.c_str(), &w, &h, &comp, 0));
@@ -380,6 +442,7 @@ ImageF load_depth_file(const std::string& path, LoadInfo* info) {
     d = apply_orientation(d, orientation);
     if (info) info->notes.push_back("depth map turned upright by its own EXIF orientation " + std::to_string(orientation));
   }
+  fill_depth_holes(d, info ? &info->notes : nullptr);  // a float TIFF, HEIF or HDR may hold NaN or inf
   return d;
 }
 

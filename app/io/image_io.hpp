@@ -44,6 +44,9 @@ ImageRGBA8 load_image(const std::string& path, LoadInfo* info);
 // and .pfm (float). Values are returned raw, scaled to [0,1] for integer formats. A depth file with its own
 // orientation (EXIF, TIFF tag) is turned by it.
 ImageF load_depth(const std::string& path);
+// What every depth loader does with values that are not finite (NaN holes, infinities): see image_io.cpp.
+// Returns how many it replaced; a note for `notes` says so (nothing when there were none).
+int fill_depth_holes(ImageF& depth, std::vector<std::string>* notes);
 // The same for the depth map of an image loaded with `image`: a depth file without an orientation of its
 // own whose size is the image's stored size and not its displayed one (a 90-degree orientation, 5-8) was
 // written in the image's stored frame and is given the image's orientation; otherwise it is taken as

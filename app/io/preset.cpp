@@ -112,15 +112,18 @@ Params read_params(const json& j) {
   }
   try {
     validate(p);
-  } catch (const Error& e) {  // "parameter out of range: focus must be in [0, 1]": name it as a field
-    const std::string msg = e.what();
-    for (const auto& f : kFloatFields)
-      if (msg.find(f.name) != std::string::npos) bad(std::string("params.") + f.name, msg);
-    for (const auto& f : kIntFields)
-      if (msg.find(f.name) != std::string::npos) bad(std::string("params.") + f.name, msg);
-    for (const auto& f : kTextFields)
-      if (msg.find(f.name) != std::string::npos) bad(std::string("params.") + f.name, msg);
-    bad("params", msg);
+  } catch (const Error& e) {  // "parameter out of range: focus (--focus) must be in [0, 1]": name the field
+    const std::string msg = e.what();  // the field the message names first ("far_depth ... > near_depth")
+    std::string field;
+    size_t at = std::string::npos;
+    auto consider = [&](const char* name) {
+      const size_t i = msg.find(name);
+      if (i < at) at = i, field = name;
+    };
+    for (const auto& f : kFloatFields) consider(f.name);
+    for (const auto& f : kIntFields) consider(f.name);
+    for (const auto& f : kTextFields) consider(f.name);
+    bad(field.empty() ? std::string("params") : "params." + field, msg);
   }
   return p;
 }

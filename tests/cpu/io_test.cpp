@@ -6,7 +6,10 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "app/io/assets.hpp"
 #include "app/io/image_io.hpp"
@@ -81,6 +84,54 @@ TEST(Io, PfmDepthIsReadBottomUpInEitherByteOrder) {
     EXPECT_EQ(d.data, (std::vector<float>{3.f, 4.f, 1.f, 2.f})) << scale;
     std::remove(p.c_str());
   }
+}
+
+// Holes and infinities in a depth file: NaN takes the nearest depth on its row (the left of two as near),
+// a row without depth the nearest row's (the upper of two), an infinity the map's finite extreme of its
+// sign; a note says how many. A map without depth becomes flat. Nothing is refused.
+TEST(Io, DepthHolesAndInfinitiesAreFilledWithANote) {
+  const float nan = std::nanf(""), inf = std::numeric_limits<float>::infinity();
+  ImageF d(5, 4, 1);
+  d.data = {nan, 2.f, nan, nan,  5.f,   // row 0: the left edge from 2; the middle pair from 2 and 5
+            nan, nan, nan, nan,  nan,   // row 1: no depth, between rows 0 and 2 (the upper wins the tie)
+            1.f, inf, 3.f, -inf, nan,   // row 2: inf is the largest finite (5), -inf the smallest (1)
+            nan, nan, nan, nan,  nan};  // row 3: from row 2
+  std::vector<std::string> notes;
+  EXPECT_EQ(io::fill_depth_holes(d, &notes), 16);
+  const std::vector<float> want = {2.f, 2.f, 2.f, 5.f, 5.f, 2.f, 2.f, 2.f, 5.f, 5.f,
+                                   1.f, 5.f, 3.f, 1.f, 1.f, 1.f, 5.f, 3.f, 1.f, 1.f};
+  EXPECT_EQ(d.data, want);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("14 pixels without depth (NaN)"), std::string::npos) << notes[0];
+  EXPECT_NE(notes[0].find("2 infinite values"), std::string::npos) << notes[0];
+  ImageF none(3, 2, 1);
+  for (auto& v : none.data) v = nan;
+  notes.clear();
+  EXPECT_EQ(io::fill_depth_holes(none, &notes), 6);
+  EXPECT_EQ(none.data, std::vector<float>(6, 0.f));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("flat"), std::string::npos) << notes[0];
+  ImageF clean(2, 2, 1);
+  clean.data = {0.f, 1.f, 2.f, 3.f};
+  notes.clear();
+  EXPECT_EQ(io::fill_depth_holes(clean, &notes), 0);
+  EXPECT_EQ(clean.data, (std::vector<float>{0.f, 1.f, 2.f, 3.f}));
+  EXPECT_TRUE(notes.empty());
+}
+
+// The same through a PFM file, the format that carries NaN most often.
+TEST(Io, PfmDepthWithNanLoadsFilled) {
+  std::string bytes = "Pf\n3 1\n-1.0\n";
+  for (float v : {4.f, std::nanf(""), 8.f}) bytes.append(reinterpret_cast<const char*>(&v), 4);
+  const std::string p = tmp_path("holes.pfm");
+  write_bytes(p, bytes);
+  io::LoadInfo image, info;
+  image.stored_width = 3, image.stored_height = 1;
+  const ImageF d = io::load_depth(p, image, &info);
+  EXPECT_EQ(d.data, (std::vector<float>{4.f, 4.f, 8.f}));
+  ASSERT_FALSE(info.notes.empty());
+  EXPECT_NE(info.notes.back().find("1 pixel without depth"), std::string::npos) << info.notes.back();
+  std::remove(p.c_str());
 }
 
 TEST(Io, BadFilesGiveOneClearLine) {

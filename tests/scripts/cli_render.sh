@@ -70,11 +70,17 @@ if [ $rc -ne 0 ]; then
 fi
 # DoF modes: out-of-range blades, layers or a max radius past the shaped modes' 511 are usage errors in one
 # line naming the option; every mode renders the bundled scene.
-for args in "--blades 9:--blades" "--layers 1:--layers" "--dof-mode layered --max-radius 600:--max-radius" \
+for args in "--blades 9:--blades" "--blades 4:--blades" "--blades nan:--blades" "--layers 1:--layers" \
+            "--dof-mode layered --max-radius 600:--max-radius" "--max-radius 5000:--max-radius" \
+            "--max-radius -1:--max-radius" "--max-radius nan:--max-radius" "--max-radius inf:--max-radius" \
+            "--aperture -1:--aperture" "--aperture nan:--aperture" "--aperture inf:--aperture" \
+            "--focus nan:--focus" "--blade-rotation nan:--blade-rotation" "--near -1:--near" \
             "--dof-mode bokeh:--dof-mode" "--aperture-shape star:--aperture-shape" \
             "--response-shoulder 0.95:--response-shoulder" "--response-shoulder -0.1:--response-shoulder"; do
   "$bin" render --image "$src/assets/default.png" ${args%%:*} --out "$tmp/x.png" >/dev/null 2>"$tmp/err"
   [ $? -eq 2 ] || fail "'${args%%:*}' is not a usage error (exit 2)"
+  [ "$(wc -l <"$tmp/err")" -eq 1 ] || { cat "$tmp/err"; fail "'${args%%:*}': expected one error line"; }
+  [ "$(wc -c <"$tmp/err")" -le 200 ] || { cat "$tmp/err"; fail "'${args%%:*}': the error line is over 200 characters"; }
   grep -q -- "${args##*:}" "$tmp/err" || { cat "$tmp/err"; fail "the usage error does not name ${args##*:}"; }
 done
 for mode in gather_box gather_shape gather_linear layered spread; do
@@ -113,4 +119,40 @@ cmp -s "$tmp/hl.png" "$tmp/nohl.png" && fail "highlights on gave the picture wit
 grep -q -- --timing "$tmp/err" || { cat "$tmp/err"; fail "the usage error does not name --timing"; }
 "$bin" bench cpu --size 64 --reps 1 >"$tmp/bench" 2>&1 || { cat "$tmp/bench"; fail "bench cpu failed"; }
 grep -q "^64x64 *sat" "$tmp/bench" || { cat "$tmp/bench"; fail "bench cpu printed no sat row"; }
+# A depth map with holes (NaN) and an infinity renders, with a note naming the file, as its filled map does
+# (every mode); one without a single finite value renders flat.
+if command -v python3 >/dev/null; then
+  python3 - "$tmp" <<'PY'
+import struct, sys
+w, h = 64, 36
+def pfm(path, value):
+    with open(path, "wb") as f:
+        f.write(b"Pf\n%d %d\n-1.0\n" % (w, h))
+        for y in range(h):
+            f.write(struct.pack("<%df" % w, *[value(x, y) for x in range(w)]))
+ramp = lambda x, y: 1.0 + 0.1 * x + 0.05 * y
+def holes(x, y):
+    if 10 <= x < 14: return float("nan")          # a column of holes: each from its row's nearer side
+    if (x, y) == (40, 20): return float("inf")    # the largest finite value instead
+    return ramp(x, y)
+def filled(x, y):
+    if 10 <= x < 14: return ramp(9 if x < 12 else 14, y)
+    if (x, y) == (40, 20): return ramp(w - 1, h - 1)
+    return ramp(x, y)
+pfm(sys.argv[1] + "/holes.pfm", holes)
+pfm(sys.argv[1] + "/filled.pfm", filled)
+pfm(sys.argv[1] + "/nodepth.pfm", lambda x, y: float("nan"))
+PY
+  for mode in gather_box spread layered; do
+    "$bin" render --image "$src/assets/default.png" --depth "$tmp/holes.pfm" --dof-mode $mode --backend cpu \
+      --out "$tmp/holes_$mode.png" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "a depth map with NaN failed ($mode)"; }
+    grep -q "holes.pfm: 144 pixels without depth (NaN)" "$tmp/out" || { cat "$tmp/out"; fail "no note of the holes"; }
+    "$bin" render --image "$src/assets/default.png" --depth "$tmp/filled.pfm" --dof-mode $mode --backend cpu \
+      --out "$tmp/filled_$mode.png" >/dev/null 2>&1 || fail "the filled depth map failed ($mode)"
+    cmp -s "$tmp/holes_$mode.png" "$tmp/filled_$mode.png" || fail "NaN holes did not render as their filled map ($mode)"
+  done
+  "$bin" render --image "$src/assets/default.png" --depth "$tmp/nodepth.pfm" --backend cpu --out "$tmp/nodepth.png" \
+    >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "a depth map of NaN alone failed"; }
+  grep -q "flat" "$tmp/out" || { cat "$tmp/out"; fail "no note that the map is flat"; }
+fi
 echo "cli_render: all checks passed"
