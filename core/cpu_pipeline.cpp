@@ -130,13 +130,35 @@ class CpuPipeline final : public Pipeline {
     }
     const ImageRGBA8& gather_in = highlights ? masked_ : image_;
     if (dof && params_.dof_mode != "gather_box") {
-      // The shaped modes build their own (per-layer) tables: one stage, SATs and composite together.
+      // The shaped modes build their own (per-layer) tables: one stage, whose phases (the GPU's names) are
+      // timed by the host clock as the work moves from one to the next; a phase met twice (slice and sat
+      // alternate layer by layer) adds up.
+      std::vector<StageTiming> phases;
+      auto at = std::chrono::steady_clock::now();
+      const auto phase = [&](const char* name) {
+        const auto now = std::chrono::steady_clock::now();
+        if (!phases.empty()) phases.back().ms += std::chrono::duration<double, std::milli>(now - at).count();
+        at = now;
+        auto it =
+            std::find_if(phases.begin(), phases.end(), [&](const StageTiming& t) { return t.name == name; });
+        if (it == phases.end()) {
+          phases.push_back({name, 0.0, 0.0, "dof", false, runs_});
+        } else {  // the phase met again: the one open is now it, at the back
+          StageTiming t = *it;
+          phases.erase(it);
+          phases.push_back(t);
+        }
+      };
       time("dof", 0, [&] {
         if (find_dof_mode(params_.dof_mode) && find_dof_mode(params_.dof_mode)->spread)
-          dof_spread_blur(gather_in, coc_, params_, result_, threads_, hist());
+          dof_spread_blur(gather_in, coc_, params_, result_, threads_, hist(), phase);
         else
-          dof_shaped_blur(gather_in, coc_, params_, result_, threads_, hist());
+          dof_shaped_blur(gather_in, coc_, params_, result_, threads_, hist(), phase);
+        phase("");  // closes the last phase
       });
+      phases.pop_back();  // the closing entry
+      for (StageTiming& t : phases) t.cold = timings_.back().cold;
+      timings_.insert(timings_.end(), phases.begin(), phases.end());
       if (highlights) time("highlights_add", 0,
                          [&] { highlight_add(planes_, coc_, params_.response_shoulder, result_, threads_); });
       return;

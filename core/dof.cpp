@@ -555,10 +555,15 @@ const uint8_t* linear12_to_srgb(float shoulder) {
 }
 
 void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p, ImageRGBA8& out,
-                     int threads, const DepthHistogram* depth) {
+                     int threads, const DepthHistogram* depth,
+                     const std::function<void(const char*)>& phase) {
   if (coc.width != image.width || coc.height != image.height || coc.channels != 1)
     throw Error("dof_shaped_blur: CoC map size does not match the image");
+  const auto to = [&](const char* name) {
+    if (phase) phase(name);
+  };
   const DofSetup setup = dof_setup(p);
+  to(setup.layers > 1 ? "layers" : "slice");
   const int w = image.width, h = image.height, max_r = shaped_max_radius(p);
   const size_t n = image.pixels();
   dof::Layers layers = frame_layers(p, setup.layers, depth);
@@ -574,6 +579,7 @@ void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
   std::vector<std::vector<uint32_t>> tables(size_t(layers.count));
   std::vector<uint16_t> src(n * 4);
   for (int j = 0; j < layers.count; ++j) {
+    to("slice");
     parallel_for(
         0, long(n),
         [&](long b, long e) {
@@ -586,8 +592,10 @@ void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
           }
         },
         threads);
+    to("sat");
     sat_u16(src.data(), w, h, 4, tables[size_t(j)], threads);
   }
+  to(setup.layers > 1 ? "composite+fill" : "composite");
   struct Tap {
     const std::vector<std::vector<uint32_t>>& tables;
     int w;

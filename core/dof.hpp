@@ -3,6 +3,7 @@
 // reference. The per-pixel arithmetic is core/dof_pixel.hpp, compiled for both backends.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/dof_pixel.hpp"
@@ -127,7 +128,10 @@ const uint8_t* linear12_to_srgb(float shoulder = 0.f);
 // The CPU reference of a shaped mode: per layer j, the 4-channel uint32 SAT of (colour, 1) over the pixels
 // of layer j (colour: 12-bit linear or 8-bit sRGB values), then dof::layered_pixel and the encode.
 // `depth` is the histogram of the depth the CoC map came from (frame_layers), or nullptr: fixed edges.
+// `phase`, if set, is called as the work moves to each phase, the GPU's names: "layers" (with layers),
+// "slice", "sat" (the two alternate, layer by layer), "composite+fill" (with layers) or "composite".
 void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p, ImageRGBA8& out,
-                     int threads = 0, const DepthHistogram* depth = nullptr);
+                     int threads = 0, const DepthHistogram* depth = nullptr,
+                     const std::function<void(const char*)>& phase = nullptr);
 
 }  // namespace satlab

@@ -122,14 +122,20 @@ void sat_u32_inplace(uint32_t* d, int w, int h, int channels) {
 }  // namespace
 
 void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p, ImageRGBA8& out,
-                     int threads, const DepthHistogram* depth) {
+                     int threads, const DepthHistogram* depth,
+                     const std::function<void(const char*)>& phase) {
   if (coc.width != image.width || coc.height != image.height || coc.channels != 1)
     throw Error("dof_spread_blur: CoC map size does not match the image");
+  const auto to = [&](const char* name) {
+    if (phase) phase(name);
+  };
+  to("spread");
   const int w = image.width, h = image.height, max_r = shaped_max_radius(p);
   const dof::Layers layers = frame_layers(p, p.dof_layers, depth);
   const ApertureTable ap = aperture_table(p, max_r);
   std::vector<std::vector<uint32_t>> spread;
   spread_deltas(image, coc, layers, ap, p.response_shoulder, spread, threads);
+  to("sat");
   parallel_for(
       0, layers.count,
       [&](long j0, long j1) {
@@ -138,6 +144,7 @@ void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
       threads);
   // The fill tables: table t = (12-bit linear colour, 1) over the pixels of layers 0..t, t < count - 1, each
   // element a block of kFillBlock x kFillBlock pixels (dof::spread_pixel).
+  if (layers.count > 1) to("fill");
   const uint16_t* lin = srgb_to_linear12(p.response_shoulder);
   std::vector<std::vector<uint32_t>> tables(size_t(std::max(layers.count - 1, 0)));
   const int bw = dof::fill_blocks(w), bh = dof::fill_blocks(h);
@@ -164,6 +171,7 @@ void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
     for (int k = 0; k < 4; ++k) s.c[k] = v[k];
     return s;
   };
+  to("composite");
   if (out.width != w || out.height != h) out = ImageRGBA8(w, h);
   const uint8_t* enc = linear12_to_srgb(p.response_shoulder);
   parallel_for(

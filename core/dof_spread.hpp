@@ -29,8 +29,10 @@ ApertureTable merge_bands(const ApertureTable& t);
 // The CPU reference of the spread mode: the deltas, their uint32 SATs (the spread sums), the fill tables
 // (as dof_shaped_blur's: (12-bit linear colour, 1) over layers 0..t), dof::spread_pixel and the encode.
 // `depth`: the histogram of the depth the CoC map came from, for the layers' edges (frame_layers), or
-// nullptr: fixed edges (make_layers).
+// nullptr: fixed edges (make_layers). `phase`, if set, is called as the work moves to each phase, the
+// GPU's names: "spread", "sat", "fill", "composite" (here one after another; the GPU runs "fill" beside).
 void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p, ImageRGBA8& out,
-                     int threads = 0, const DepthHistogram* depth = nullptr);
+                     int threads = 0, const DepthHistogram* depth = nullptr,
+                     const std::function<void(const char*)>& phase = nullptr);
 
 }  // namespace satlab

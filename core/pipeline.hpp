@@ -26,6 +26,9 @@ struct StageTiming {
   // Which run() of the backend this is a timing of (1, 2, ...): a backend that reads its timings late may
   // return one frame's twice, and callers that accumulate count each run once.
   unsigned long run = 0;
+  // A phase that ran on another stream beside its sibling phases (the spread mode's fill tables): it
+  // overlaps them, so it is not a slice of their sum; it still lies within its stage's time.
+  bool concurrent = false;
 };
 
 // The interchangeable implementations of two stages, by name: the SAT builder and the min/max reduction

@@ -66,6 +66,9 @@ struct DofArgs {
   void* workspace = nullptr;
   void* stream = nullptr;
   std::function<void(const char* stage)> stage;  // optional, host-side: called before each stage is enqueued
+  // Optional, host-side: a phase enqueued on another stream (`side`, a cudaStream_t) beside the stages
+  // above, called with begin = true before its work is enqueued there and false after. It overlaps them.
+  std::function<void(const char* phase, void* side, bool begin)> side_phase;
   // Host copy of the histogram of the depth the CoC map came from: the occlusion-aware modes' layer edges
   // (frame_layers); nullptr: fixed edges.
   const DepthHistogram* depth = nullptr;

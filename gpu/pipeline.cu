@@ -63,6 +63,7 @@ struct FrameEvents {
     cudaEvent_t begin, end;
     std::string parent;
     bool cold;
+    bool concurrent = false;  // a phase on a side stream (DofArgs::side_phase)
   };
   std::vector<Stage> stages;
   std::vector<cudaEvent_t> pool;
@@ -315,6 +316,9 @@ class GpuPipeline final : public Pipeline {
         a.image = gather_in, a.coc = coc_.p, a.out = out_.p, a.width = width_, a.height = height_;
         a.params = &params_, a.sat = sat_, a.workspace = &dof_ws_, a.stream = stream_;
         a.stage = [&](const char* name) { phase(f, "dof", name); };
+        a.side_phase = [&](const char* name, void* side, bool begin) {
+          side_phase(f, "dof", name, cudaStream_t(side), begin);
+        };
         a.depth = has_depth_ && hist_valid_ ? &hist_host_ : nullptr;
         mode->dof(a);
       });
@@ -418,8 +422,25 @@ class GpuPipeline final : public Pipeline {
   // A phase of `parent`'s body: from now to the next phase, or to the end of the stage.
   void phase(FrameEvents& f, const char* parent, const char* name) {
     const cudaEvent_t e = record(f);
-    if (!f.stages.back().parent.empty() && !f.stages.back().end) f.stages.back().end = e;
+    for (auto it = f.stages.rbegin(); it != f.stages.rend() && !it->parent.empty(); ++it)
+      if (!it->concurrent && !it->end) it->end = e;  // the open phase of this stream ends here
     f.stages.push_back({name, 0.0, e, nullptr, parent, stage_cold_});
+  }
+
+  // A phase of `parent`'s body on the stream `side`, beside the others: its begin and end are recorded
+  // there (begin = false: its end).
+  void side_phase(FrameEvents& f, const char* parent, const char* name, cudaStream_t side, bool begin) {
+    const cudaEvent_t e = f.next();
+    check(cudaEventRecord(e, side), "event record");
+    if (begin) {
+      f.stages.push_back({name, 0.0, e, nullptr, parent, stage_cold_, true});
+      return;
+    }
+    for (auto it = f.stages.rbegin(); it != f.stages.rend(); ++it)
+      if (it->concurrent && it->name == name && !it->end) {
+        it->end = e;
+        return;
+      }
   }
 
   void collect(FrameEvents& f) {
@@ -430,7 +451,7 @@ class GpuPipeline final : public Pipeline {
       check(cudaEventSynchronize(s.end), "stage '" + s.name + "'");
       float ms = 0;
       check(cudaEventElapsedTime(&ms, s.begin, s.end), "event timing");
-      timings_.push_back({s.name, double(ms), s.bytes, s.parent, s.cold, f.run});
+      timings_.push_back({s.name, double(ms), s.bytes, s.parent, s.cold, f.run, s.concurrent});
     }
     if (f.highlights) {
       check(cudaEventSynchronize(f.last), "highlight stats");

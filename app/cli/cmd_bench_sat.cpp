@@ -120,6 +120,7 @@ std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int
   std::vector<std::string> names;
   std::vector<std::vector<double>> ms;
   std::vector<double> bytes;
+  std::vector<bool> beside;  // a phase on a side stream (StageTiming::concurrent)
   for (int i = 0; i < warmup + runs; ++i) {
     pipe->set_image(img);  // every frame does every stage
     pipe->set_depth(depth);
@@ -136,6 +137,7 @@ std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int
         names.push_back(name);
         ms.emplace_back();
         bytes.push_back(t[s].bytes);
+        beside.push_back(t[s].concurrent);
         it = names.end() - 1;
       }
       ms[size_t(it - names.begin())].push_back(t[s].ms);
@@ -147,8 +149,9 @@ std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int
     const double m = median(ms[s]);
     const size_t dot = names[s].find('.');
     const bool phase = dot != std::string::npos;  // part of its stage's time
-    rows.push_back({prefix + "." + names[s], "rgba8", phase ? "phase of " + names[s].substr(0, dot) : "", w, h, m,
-                    bytes[s]});
+    const std::string of = phase ? "phase of " + names[s].substr(0, dot) : "";
+    rows.push_back({prefix + "." + names[s], "rgba8",
+                    beside[s] ? of + ", on a side stream beside the others" : of, w, h, m, bytes[s]});
     if (names[s] != "upload" && !phase) frame += m, frame_bytes += bytes[s];
   }
   std::string note = std::string("sum of stage medians (") +

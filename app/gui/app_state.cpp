@@ -63,11 +63,20 @@ Compare compare_from_string(const std::string& s, float* split) {
   throw Error("unknown compare mode '" + s + "' (expected off, split, split:F with F in [0,1], or side)");
 }
 
+// A phase's display name starts with its stage's ("sat rows: ...", "dof sat"), so that a phase never shares
+// a row, and a history, with a stage of the same name (the spread's "sat" phase and gather_box's sat stage).
+std::string AppState::stage_key(const StageTiming& t) {
+  if (t.parent.empty() || t.name.rfind(t.parent + " ", 0) == 0) return t.name;
+  return t.parent + " " + t.name;
+}
+
 void AppState::record_stage(const StageTiming& t, const char* clock) {
-  if (std::find(stage_order.begin(), stage_order.end(), t.name) == stage_order.end()) stage_order.push_back(t.name);
-  StageStats& st = stages[t.name];
+  const std::string key = stage_key(t);
+  if (std::find(stage_order.begin(), stage_order.end(), key) == stage_order.end()) stage_order.push_back(key);
+  StageStats& st = stages[key];
   st.bytes = t.bytes;
   st.parent = t.parent;
+  st.concurrent = t.concurrent;
   st.clock = clock;
   st.current = true;
   st.cold = t.cold;
@@ -101,7 +110,8 @@ void AppState::record(const std::vector<StageTiming>& timings) {
   }
   // Phases of a stage that this frame's stage no longer reports (another SAT builder) are dropped.
   auto reported = [&](const std::string& name) {
-    return std::any_of(timings.begin(), timings.end(), [&](const StageTiming& t) { return t.name == name; });
+    return std::any_of(timings.begin(), timings.end(),
+                       [&](const StageTiming& t) { return stage_key(t) == name; });
   };
   for (auto it = stage_order.begin(); it != stage_order.end();) {
     const std::string& parent = stages[*it].parent;
@@ -119,7 +129,7 @@ void AppState::record(const std::vector<StageTiming>& timings) {
   bool cold = false;
   for (const auto& t : timings) {
     record_stage(t, clock);
-    stages[t.name].of_pipeline = true;
+    stages[stage_key(t)].of_pipeline = true;
     if (t.parent.empty()) total += t.ms;
     cold = cold || t.cold;
   }

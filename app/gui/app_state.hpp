@@ -65,6 +65,7 @@ struct StageStats {
   bool cold = false;   // its last run was cold
   double bytes = 0;
   std::string parent;                   // "" for a stage of the frame, else the stage this is a phase of
+  bool concurrent = false;              // a phase on a side stream, beside its siblings (StageTiming)
   std::string clock;                    // how it was timed: "CUDA events", "GL timer query", ...
   std::deque<float> history;            // the last runs' ms, for the plot
   bool of_pipeline = false;             // a pipeline stage (else a display stage: map, write, draw, ...)
@@ -164,6 +165,7 @@ struct AppState {
   // backend's timings every frame.
   void record(const std::vector<StageTiming>& timings);
   void record_stage(const StageTiming& t, const char* clock);  // one display stage
+  static std::string stage_key(const StageTiming& t);          // its row: "dof sat" for dof's phase "sat"
   void clear_timings();  // a new backend: its runs count from 1 again
 };
 

@@ -95,7 +95,9 @@ std::string timings_json(const AppState& s) {
                       {"cold_ms", st.cold_ms},
                       {"warm_runs", st.warm_runs},
                       {"bytes", st.bytes},
-                      {"gb_per_s", st.bytes > 0 && st.ema_ms > 0 ? st.bytes / (st.ema_ms * 1e6) : 0.0}});
+                      {"gb_per_s", st.bytes > 0 && st.ema_ms > 0 ? st.bytes / (st.ema_ms * 1e6) : 0.0},
+                      {"parent", st.parent},            // "" for a stage, else the stage this is a phase of
+                      {"concurrent", st.concurrent}});  // a phase beside its siblings, on a side stream
   }
   const io::Preset preset = preset_of(s);
   const nlohmann::json j = {{"image", s.image_path},

@@ -83,13 +83,18 @@ void stage_row(AppState& s, const std::string& name, double total, bool gpu, std
   if (!st.parent.empty()) ImGui::Indent();
   // A phase shows without its stage's prefix: "tiles: sums" under "sat".
   const bool prefixed = !st.parent.empty() && name.rfind(st.parent + " ", 0) == 0;
-  const std::string shown =
-      std::string(name.c_str() + (prefixed ? st.parent.size() + 1 : 0)) + (state == StageStats::State::Cold ? " (cold)" : "");
+  const std::string shown = std::string(name.c_str() + (prefixed ? st.parent.size() + 1 : 0)) +
+                            (st.concurrent ? " (beside)" : "") +
+                            (state == StageStats::State::Cold ? " (cold)" : "");
   if (ImGui::Selectable(shown.c_str(), plotted == name, ImGuiSelectableFlags_SpanAllColumns)) plotted = name;
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("%s: EMA %.4f ms, last %.4f ms over %d warm runs\ntimed with: %s%s%s", name.c_str(), st.ema_ms,
-                      st.last_ms, st.warm_runs, st.clock.c_str(),
-                      st.parent.empty() ? "" : "\na phase of its stage, included in its time", row_note(st).c_str());
+    ImGui::SetTooltip("%s: EMA %.4f ms, last %.4f ms over %d warm runs\ntimed with: %s%s%s", name.c_str(),
+                      st.ema_ms, st.last_ms, st.warm_runs, st.clock.c_str(),
+                      st.parent.empty() ? ""
+                      : st.concurrent   ? "\na phase of its stage on a side stream: it runs beside the other "
+                                          "phases (overlapping them), within its stage's time"
+                                        : "\na phase of its stage, included in its time",
+                      row_note(st).c_str());
   if (!st.parent.empty()) ImGui::Unindent();
   ImGui::TableNextColumn();
   if (warm) ImGui::Text("%.3f", st.ema_ms);

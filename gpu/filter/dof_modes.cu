@@ -383,7 +383,9 @@ void dof_shaped(const DofArgs& a) {
       tp[j][k] = static_cast<const uint4*>(s.out);
     }
   }
-  stage("composite");
+  // With layers, the composite also fills the background hidden behind near layers, by normalised
+  // convolution from the same tables: one phase.
+  stage(setup.layers > 1 ? "composite+fill" : "composite");
   const auto* rects = static_cast<const dof::Rect*>(ws.rects.p);
   const auto* rect_counts = reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
   auto fill = [&](auto& t) {

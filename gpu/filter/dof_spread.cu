@@ -1067,6 +1067,8 @@ void dof_spread(const DofArgs& a) {
   // split tiles' kernels then queue behind them.
   const cudaStream_t side = cudaStream_t(ws.side.stream);
   SATLAB_CUDA(cudaStreamWaitEvent(side, cudaEvent_t(ws.side.fork), 0), "spread fork");
+  // The fill phase: the side stream's work, from the boxes' read-back to the last fill table.
+  if (fills > 0 && a.side_phase) a.side_phase("fill", side, true);
   unsigned hb[4 * dof::kMaxLayers + 1];
   SATLAB_CUDA(cudaMemcpyAsync(hb, boxes, sizeof(hb), cudaMemcpyDeviceToHost, side), "layer boxes");
   SATLAB_CUDA(cudaStreamSynchronize(side), "layer boxes");
@@ -1193,6 +1195,7 @@ void dof_spread(const DofArgs& a) {
       }
       at += x.area();
     }
+    if (a.side_phase) a.side_phase("fill", side, false);
     SATLAB_CUDA(cudaEventRecord(cudaEvent_t(ws.side.join), side), "spread join");
   }
   stage("sat");

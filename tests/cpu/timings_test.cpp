@@ -98,6 +98,29 @@ TEST(TimingBookkeeping, ColdRunsAreLabelledAndKeptOutOfAveragesHistoryAndFrameTi
   EXPECT_EQ(s.stages["reduce"].warm_runs, 2);
 }
 
+// A phase named like a stage (the spread's "sat" phase of "dof", gather_box's "sat" stage) has a row of its
+// own, "dof sat", so neither's history or average takes the other's times; a phase beside its siblings
+// keeps that mark.
+TEST(TimingBookkeeping, APhaseNamedLikeAStageKeepsItsOwnRow) {
+  AppState s;
+  StageTiming fill = timing("fill", 0.2, 2, false, "dof");
+  fill.concurrent = true;
+  s.record({timing("dof", 5.0, 1, true), timing("sat", 1.0, 1, true, "dof")});
+  s.record({timing("dof", 0.9, 2), timing("sat", 0.3, 2, false, "dof"), fill});
+  s.record({timing("sat", 2.0, 3, true), timing("blur", 0.5, 3, true)});  // gather_box now
+  s.record({timing("sat", 0.05, 4), timing("blur", 0.1, 4)});
+  EXPECT_DOUBLE_EQ(s.stages["dof sat"].ema_ms, 0.3);
+  EXPECT_EQ(s.stages["dof sat"].parent, "dof");
+  EXPECT_DOUBLE_EQ(s.stages["sat"].ema_ms, 0.05);
+  EXPECT_TRUE(s.stages["sat"].parent.empty());
+  EXPECT_EQ(s.stages["sat"].warm_runs, 1);
+  EXPECT_TRUE(s.stages["dof fill"].concurrent);
+  EXPECT_FALSE(s.stages["dof sat"].concurrent);
+  // The frame's time adds only stages: 0.9 for run 2, not its phases.
+  ASSERT_GE(s.frame_ms_history.size(), 1u);
+  EXPECT_NEAR(s.frame_ms_history.front(), 0.9f, 1e-6);
+}
+
 TEST(TimingBookkeeping, SkippedStagesShowAsNotRunAndKeepTheirWarmValue) {
   AppState s;
   s.record({timing("reduce", 5.0, 1, true), timing("sat", 2.0, 1, true), timing("blur", 1.0, 1, true)});

@@ -7,8 +7,10 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "core/pipeline.hpp"
 #include "gpu/device.hpp"
@@ -138,6 +140,55 @@ TEST(GpuDofModes, EveryPixelIsWrittenEveryFrame) {
     ASSERT_EQ(cudaMemset(out, 0xAB, first.data.size()), cudaSuccess);
     pipe->run();
     EXPECT_TRUE(pipe->result().data == first.data) << m.name;
+  }
+}
+
+// The Timings panel's and the bench's phases of the "dof" stage: the names the CPU backend uses too, each
+// within the stage's time; the spread mode's fill tables as a phase of their own, on the side stream beside
+// the others (StageTiming::concurrent), the layered mode's fill within its composite.
+TEST(GpuDofModes, PhasesAreTimedWithTheCpuBackendsNames) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937 rng(5);
+  const Frame f = random_frame(643, 401, rng, false);
+  for (const std::string mode : {"spread", "layered", "gather_shape"}) {
+    auto gpu_pipe = gpu::make_pipeline(), cpu_pipe = make_cpu_pipeline();
+    Params p;
+    p.dof_mode = mode, p.max_radius = 17, p.aperture = 30;
+    for (Pipeline* pipe : {gpu_pipe.get(), cpu_pipe.get()}) {
+      pipe->set_params(p);
+      for (int run = 0; run < 2; ++run) {  // a warm frame
+        pipe->set_image(f.image);
+        pipe->set_depth(f.depth);
+        pipe->run();
+        (void)pipe->result();
+      }
+    }
+    const auto phases = [](const std::vector<StageTiming>& t, bool concurrent) {
+      std::vector<std::string> names;
+      for (const auto& x : t)
+        if (x.parent == "dof" && x.concurrent == concurrent) names.push_back(x.name);
+      return names;
+    };
+    const auto& g = gpu_pipe->timings();
+    std::vector<std::string> all = phases(g, false), beside = phases(g, true);
+    all.insert(all.end(), beside.begin(), beside.end());
+    std::vector<std::string> cpu = phases(cpu_pipe->timings(), false);
+    std::sort(all.begin(), all.end());
+    std::sort(cpu.begin(), cpu.end());
+    EXPECT_EQ(all, cpu) << mode << ": the GPU's phases are not the CPU's";
+    EXPECT_EQ(beside, mode == "spread" ? std::vector<std::string>{"fill"} : std::vector<std::string>{})
+        << mode;
+    const auto dof = std::find_if(g.begin(), g.end(), [](const StageTiming& x) { return x.name == "dof"; });
+    ASSERT_NE(dof, g.end()) << mode;
+    double sum = 0;
+    for (const auto& x : g)
+      if (x.parent == "dof") {
+        EXPECT_GE(x.ms, 0.0) << mode << ": " << x.name;
+        EXPECT_LE(x.ms, dof->ms + 0.002) << mode << ": " << x.name << " outlasts its stage";
+        if (!x.concurrent) sum += x.ms;
+      }
+    EXPECT_LE(sum, dof->ms + 0.002 * 5) << mode;  // event resolution about 0.5 us
+    EXPECT_GE(sum, 0.5 * dof->ms) << mode;
   }
 }
 

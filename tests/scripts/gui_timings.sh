@@ -43,4 +43,29 @@ for name in ("reduce", "coc", "sat", "blur"):
     assert s["cold_ms"] > 0, f"{name}: no cold first run recorded"
 print("timings: every stage warm, the cold first run kept apart")
 PY
+# The default mode (spread) times its tables in one "dof" stage; its phases, each a row of its own ("dof
+# sat" apart from gather_box's "sat" stage), are in the panel and the export, warm like the stages.
+rm -rf "$tmp/export" && mkdir -p "$tmp/export"
+xvfb_run -a -s "-screen 0 1280x800x24" -- "$bin" --size 1200x760 --frames $frames --continuous --backend cpu \
+  --export "$tmp/export" >"$tmp/log" 2>"$tmp/err" || { cat "$tmp/log" "$tmp/err"; fail "spread run failed"; }
+json=$(ls "$tmp"/export/*_timings.json 2>/dev/null | head -1)
+[ -n "$json" ] || { ls -R "$tmp/export"; fail "no exported timings of the spread run"; }
+python3 - "$json" $frames <<'PY' || fail "exported dof phases"
+import json, sys
+j = json.load(open(sys.argv[1]))
+frames = int(sys.argv[2])
+stages = {s["stage"]: s for s in j["stages"]}
+assert stages["dof"]["parent"] == "", stages["dof"]
+order = [s["stage"] for s in j["stages"]]
+phases = ["dof spread", "dof sat", "dof fill", "dof composite"]
+for name in phases:
+    s = stages[name]
+    assert s["parent"] == "dof", f"{name}: parent {s['parent']!r}"
+    assert s["state"] == "warm" and s["warm_runs"] == frames - 1, f"{name}: {s['state']}, {s['warm_runs']} warm runs"
+    assert 0 < s["ema_ms"] <= stages["dof"]["ema_ms"], f"{name}: {s['ema_ms']} ms against dof's {stages['dof']['ema_ms']}"
+assert [o for o in order if o in phases] == phases, order
+assert order.index("dof") < order.index("dof spread"), order
+assert "sat" not in stages, "a phase was recorded as the sat stage"
+print("timings: the spread's phases warm, each in its own row")
+PY
 echo "gui_timings: all checks passed"
