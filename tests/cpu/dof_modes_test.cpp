@@ -150,6 +150,32 @@ TEST(Aperture, SquareIsOneBoxAndPolygonsAreSmallerThanTheirDisc) {
   }
 }
 
+// The blade rotation turns the polygon: a turn by its symmetry's angle (360 / blades) gives the same pixels,
+// half of it other pixels (vertices where edges were). The disc and the square ignore it.
+TEST(Aperture, BladeRotationTurnsThePolygon) {
+  const auto pixels = [](ApertureShape shape, int blades, float rotation, int r) {
+    Params p;
+    p.aperture_shape = shape, p.blades = blades, p.blade_rotation = rotation;
+    const ApertureTable t = aperture_table(p, r);
+    std::vector<bool> in;
+    for (int y = -r; y <= r; ++y)
+      for (int x = -r; x <= r; ++x) in.push_back(contains(t, r, x, y));
+    return in;
+  };
+  for (int blades = 5; blades <= 8; ++blades) {
+    const float period = 360.f / float(blades);
+    for (int r : {12, 30}) {
+      const auto base = pixels(ApertureShape::Polygon, blades, 10.f, r);
+      EXPECT_EQ(pixels(ApertureShape::Polygon, blades, 10.f + period, r), base)
+          << blades << " blades, radius " << r;
+      EXPECT_NE(pixels(ApertureShape::Polygon, blades, 10.f + 0.5f * period, r), base)
+          << blades << " blades, radius " << r;
+    }
+  }
+  for (ApertureShape shape : {ApertureShape::Disc, ApertureShape::Square})
+    EXPECT_EQ(pixels(shape, 6, 0.f, 20), pixels(shape, 6, 25.f, 20)) << to_string(shape);
+}
+
 TEST(TransferTables, EverySrgbValueSurvivesTheLinearRoundTrip) {
   const uint16_t* lin = srgb_to_linear12();
   const uint8_t* enc = linear12_to_srgb();

@@ -116,6 +116,13 @@ TEST(TimingBookkeeping, APhaseNamedLikeAStageKeepsItsOwnRow) {
   EXPECT_EQ(s.stages["sat"].warm_runs, 1);
   EXPECT_TRUE(s.stages["dof fill"].concurrent);
   EXPECT_FALSE(s.stages["dof sat"].concurrent);
+  // Another mode's phases, one of them shared ("sat"), take this frame's order.
+  s.record({timing("dof", 1.0, 5, true), timing("layers", 0.1, 5, true, "dof"),
+            timing("sat", 0.2, 5, true, "dof"), timing("composite", 0.3, 5, true, "dof")});
+  std::vector<std::string> phases;
+  for (const auto& name : s.stage_order)
+    if (s.stages[name].parent == "dof") phases.push_back(name);
+  EXPECT_EQ(phases, (std::vector<std::string>{"dof layers", "dof sat", "dof composite"}));
   // The frame's time adds only stages: 0.9 for run 2, not its phases.
   ASSERT_GE(s.frame_ms_history.size(), 1u);
   EXPECT_NEAR(s.frame_ms_history.front(), 0.9f, 1e-6);
