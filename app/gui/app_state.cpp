@@ -134,17 +134,20 @@ void AppState::record(const std::vector<StageTiming>& timings) {
     cold = cold || t.cold;
   }
   // A phase seen in an earlier frame keeps its row's place (the spread's and the layered mode's "dof sat"):
-  // the rows this frame's phases hold are given to them in this frame's order.
-  std::vector<size_t> rows;
-  std::vector<std::string> keys;
-  for (const auto& t : timings) {
-    if (t.parent.empty() || std::find(keys.begin(), keys.end(), stage_key(t)) != keys.end()) continue;
-    keys.push_back(stage_key(t));
-    rows.push_back(
-        size_t(std::find(stage_order.begin(), stage_order.end(), keys.back()) - stage_order.begin()));
+  // the rows that one stage's phases hold in this frame are given to them in this frame's order.
+  for (const auto& stage : timings) {
+    if (!stage.parent.empty()) continue;
+    std::vector<size_t> rows;
+    std::vector<std::string> keys;
+    for (const auto& t : timings) {
+      if (t.parent != stage.name || std::find(keys.begin(), keys.end(), stage_key(t)) != keys.end()) continue;
+      keys.push_back(stage_key(t));
+      rows.push_back(
+          size_t(std::find(stage_order.begin(), stage_order.end(), keys.back()) - stage_order.begin()));
+    }
+    std::sort(rows.begin(), rows.end());
+    for (size_t i = 0; i < rows.size(); ++i) stage_order[rows[i]] = keys[i];
   }
-  std::sort(rows.begin(), rows.end());
-  for (size_t i = 0; i < rows.size(); ++i) stage_order[rows[i]] = keys[i];
   if (!cold) frame_ms_history.push_back(float(total));  // the frame times of warm frames only
   while (frame_ms_history.size() > 120) frame_ms_history.pop_front();
 }

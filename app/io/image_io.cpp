@@ -181,14 +181,16 @@ int fill_depth_holes(ImageF& d, std::vector<std::string>* notes) {
     else {
       if (nans)
         n = std::to_string(nans) + " pixel" + (nans == 1 ? "" : "s") +
-            " without depth (NaN) took the nearest depth on their row";
+            " without depth (NaN) took the nearest depth on their row (on a row without any, the nearest "
+            "such "
+            "row's)";
       if (infs)
         n += (n.empty() ? "" : "; ") + std::to_string(infs) + " infinite value" + (infs == 1 ? "" : "s") +
              " taken as the map's farthest or nearest finite one";
     }
     notes->push_back(n);
   }
-  return int(std::min(nans + infs, size_t(INT32_MAX)));
+  return int(std::min(nans + infs, size_t(std::numeric_limits<int>::max())));
 }
 
 namespace {
@@ -379,8 +381,8 @@ ImageF load_depth_file(const std::string& path, LoadInfo* info) {
   check_file(path);
   if (ext_lower(path) == "pfm") {
     ImageF d = load_pfm(path);
-    if (info) info->format = "PFM", info->bits = 32, info->stored_width = d.width, info->stored_height = d.height;
-    fill_depth_holes(d, info ? &info->notes : nullptr);
+    if (info)
+      info->format = "PFM", info->bits = 32, info->stored_width = d.width, info->stored_height = d.height;
     return d;
   }
   ImageF d;
@@ -442,7 +444,6 @@ ImageF load_depth_file(const std::string& path, LoadInfo* info) {
     d = apply_orientation(d, orientation);
     if (info) info->notes.push_back("depth map turned upright by its own EXIF orientation " + std::to_string(orientation));
   }
-  fill_depth_holes(d, info ? &info->notes : nullptr);  // a float TIFF, HEIF or HDR may hold NaN or inf
   return d;
 }
 
@@ -456,9 +457,11 @@ ImageRGBA8 load_image(const std::string& path, LoadInfo* info) {
   return img;
 }
 
+// PFM, HDR, float TIFF or HEIF may hold NaN or inf: filled once the map is upright.
 ImageF load_depth(const std::string& path) {
   ImageF d = load_depth_file(path, nullptr);
   inputs().add(path);
+  fill_depth_holes(d, nullptr);
   return d;
 }
 
@@ -472,6 +475,7 @@ ImageF load_depth(const std::string& path, const LoadInfo& image, LoadInfo* info
     d = apply_orientation(d, o);
     own.notes.push_back("depth map has the image's stored size: given the image's orientation " + std::to_string(o));
   }
+  fill_depth_holes(d, &own.notes);  // rows as displayed
   if (info) *info = std::move(own);
   return d;
 }

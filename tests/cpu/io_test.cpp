@@ -134,6 +134,31 @@ TEST(Io, PfmDepthWithNanLoadsFilled) {
   std::remove(p.c_str());
 }
 
+// A depth map given its image's orientation (it has the image's stored size) is filled along its rows as
+// displayed: with orientation 6 a stored row is a displayed column.
+TEST(Io, DepthHolesAreFilledAlongTheDisplayedRows) {
+  const auto write = [](const std::string& path, float hole) {
+    std::string bytes = "Pf\n3 2\n-1.0\n";  // stored rows, bottom first: (4 5 6), (1 hole 3)
+    for (float v : {4.f, 5.f, 6.f, 1.f, hole, 3.f}) bytes.append(reinterpret_cast<const char*>(&v), 4);
+    write_bytes(path, bytes);
+  };
+  const std::string holes = tmp_path("turned_holes.pfm"), marked = tmp_path("turned_marked.pfm");
+  write(holes, std::nanf(""));
+  write(marked, 99.f);
+  io::LoadInfo image;
+  image.orientation = 6, image.stored_width = 3, image.stored_height = 2;
+  const ImageF d = io::load_depth(holes, image, nullptr), m = io::load_depth(marked, image, nullptr);
+  ASSERT_EQ(d.width, 2);
+  ASSERT_EQ(d.height, 3);
+  const size_t at = size_t(std::find(m.data.begin(), m.data.end(), 99.f) - m.data.begin());
+  ASSERT_LT(at, m.data.size());
+  EXPECT_EQ(d.data[at], m.data[at ^ 1u]) << "the hole took a value from another displayed row";
+  for (size_t i = 0; i < d.data.size(); ++i)
+    if (i != at) EXPECT_EQ(d.data[i], m.data[i]) << i;
+  std::remove(holes.c_str());
+  std::remove(marked.c_str());
+}
+
 TEST(Io, BadFilesGiveOneClearLine) {
   const std::string text = tmp_path("text.png"), empty = tmp_path("empty.png"), trunc = tmp_path("trunc.png"),
                     huge = tmp_path("huge.png"), missing = tmp_path("missing.png");

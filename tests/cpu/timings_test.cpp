@@ -123,6 +123,17 @@ TEST(TimingBookkeeping, APhaseNamedLikeAStageKeepsItsOwnRow) {
   for (const auto& name : s.stage_order)
     if (s.stages[name].parent == "dof") phases.push_back(name);
   EXPECT_EQ(phases, (std::vector<std::string>{"dof layers", "dof sat", "dof composite"}));
+  // Another stage's phases, new in this frame, stay behind theirs: each stage's phases are ordered among
+  // their own rows only.
+  s.record({timing("highlights", 0.5, 6), timing("highlights compact", 0.1, 6, false, "highlights"),
+            timing("dof", 1.0, 6), timing("layers", 0.1, 6, false, "dof"),
+            timing("sat", 0.2, 6, false, "dof"), timing("composite", 0.3, 6, false, "dof")});
+  const auto at = [&](const std::string& name) {
+    return std::find(s.stage_order.begin(), s.stage_order.end(), name) - s.stage_order.begin();
+  };
+  EXPECT_LT(at("dof layers"), at("dof sat"));
+  EXPECT_LT(at("dof sat"), at("dof composite"));
+  EXPECT_LT(at("dof composite"), at("highlights compact"));
   // The frame's time adds only stages: 0.9 for run 2, not its phases.
   ASSERT_GE(s.frame_ms_history.size(), 1u);
   EXPECT_NEAR(s.frame_ms_history.front(), 0.9f, 1e-6);

@@ -4,7 +4,8 @@
 # the picture is the one `--preset` with that mode gives, and the Timings export holds that mode's phases.
 # Usage: gui_dof_mode.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 set -u
-bin=$1 src=$2
+bin=${1:-} src=${2:-}
+[ -x "$bin" ] || { echo "SKIP: no satlab binary at '$bin'"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
