@@ -15,12 +15,19 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 frames=12
-mkdir -p "$tmp/export"
+# continuous WHAT ARGS...: a windowed --continuous run on the CPU backend exporting its timings; sets $json
+continuous() {
+  local what=$1
+  shift
+  rm -rf "$tmp/export" && mkdir -p "$tmp/export"
+  xvfb_run -a -s "-screen 0 1280x800x24" -- "$bin" --size 1200x760 --frames $frames --continuous --backend cpu \
+    --export "$tmp/export" "$@" >"$tmp/log" 2>"$tmp/err" || { cat "$tmp/log" "$tmp/err"; fail "$what run failed"; }
+  json=$(ls "$tmp"/export/*_timings.json 2>/dev/null | head -1)
+  [ -n "$json" ] || { ls -R "$tmp/export"; fail "no exported timings of the $what run"; }
+}
 # The box gather, whose stages are reduce, coc, sat and blur (the default mode times its tables in "dof").
 printf '{"satlab_preset": 1, "params": {"dof_mode": "gather_box"}}\n' >"$tmp/box.json"
-xvfb_run -a -s "-screen 0 1280x800x24" -- "$bin" --size 1200x760 --frames $frames --continuous --backend cpu \
-  --preset "$tmp/box.json" --export "$tmp/export" --screenshot "$tmp/shot.png" >"$tmp/log" 2>"$tmp/err" ||
-  { cat "$tmp/log" "$tmp/err"; fail "windowed --continuous run failed"; }
+continuous "gather_box" --preset "$tmp/box.json" --screenshot "$tmp/shot.png"
 line=$(grep "satlab: stages (warm median ms, cold first runs excluded;" "$tmp/log") ||
   { cat "$tmp/log"; fail "no stage summary"; }
 for stage in reduce coc sat blur draw ui; do
@@ -28,8 +35,6 @@ for stage in reduce coc sat blur draw ui; do
 done
 echo "$line" | grep -q "no-warm-run" && { echo "$line"; fail "a stage of a continuous CPU run never ran warm"; }
 [ -s "$tmp/shot.png" ] || fail "no screenshot"
-json=$(ls "$tmp"/export/*_timings.json 2>/dev/null | head -1)
-[ -n "$json" ] || { ls -R "$tmp/export"; fail "no exported timings"; }
 python3 - "$json" $frames <<'PY' || fail "exported timings"
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -45,11 +50,7 @@ print("timings: every stage warm, the cold first run kept apart")
 PY
 # The default mode (spread) times its tables in one "dof" stage; its phases, each a row of its own ("dof
 # sat" apart from gather_box's "sat" stage), are in the panel and the export, warm like the stages.
-rm -rf "$tmp/export" && mkdir -p "$tmp/export"
-xvfb_run -a -s "-screen 0 1280x800x24" -- "$bin" --size 1200x760 --frames $frames --continuous --backend cpu \
-  --export "$tmp/export" >"$tmp/log" 2>"$tmp/err" || { cat "$tmp/log" "$tmp/err"; fail "spread run failed"; }
-json=$(ls "$tmp"/export/*_timings.json 2>/dev/null | head -1)
-[ -n "$json" ] || { ls -R "$tmp/export"; fail "no exported timings of the spread run"; }
+continuous "spread"
 python3 - "$json" $frames <<'PY' || fail "exported dof phases"
 import json, sys
 j = json.load(open(sys.argv[1]))
