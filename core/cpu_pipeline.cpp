@@ -133,30 +133,30 @@ class CpuPipeline final : public Pipeline {
       // The shaped modes build their own (per-layer) tables: one stage, whose phases (the GPU's names) are
       // timed by the host clock as the work moves from one to the next; a phase met twice (slice and sat
       // alternate layer by layer) adds up.
-      std::vector<StageTiming> phases;
+      std::vector<StageTiming> phases;  // in the order first met
+      size_t open = 0;                  // the phase the time since `at` goes to (phases.size(): none)
       auto at = std::chrono::steady_clock::now();
-      const auto phase = [&](const char* name) {
+      const auto phase = [&](const char* name) {  // nullptr: the last phase ends
         const auto now = std::chrono::steady_clock::now();
-        if (!phases.empty()) phases.back().ms += std::chrono::duration<double, std::milli>(now - at).count();
+        if (open < phases.size())
+          phases[open].ms += std::chrono::duration<double, std::milli>(now - at).count();
         at = now;
-        auto it =
-            std::find_if(phases.begin(), phases.end(), [&](const StageTiming& t) { return t.name == name; });
-        if (it == phases.end()) {
-          phases.push_back({name, 0.0, 0.0, "dof", false, runs_});
-        } else {  // the phase met again: the one open is now it, at the back
-          StageTiming t = *it;
-          phases.erase(it);
-          phases.push_back(t);
+        if (!name) {
+          open = phases.size();
+          return;
         }
+        open = size_t(
+            std::find_if(phases.begin(), phases.end(), [&](const StageTiming& t) { return t.name == name; }) -
+            phases.begin());
+        if (open == phases.size()) phases.push_back({name, 0.0, 0.0, "dof", false, runs_});
       };
       time("dof", 0, [&] {
         if (find_dof_mode(params_.dof_mode) && find_dof_mode(params_.dof_mode)->spread)
           dof_spread_blur(gather_in, coc_, params_, result_, threads_, hist(), phase);
         else
           dof_shaped_blur(gather_in, coc_, params_, result_, threads_, hist(), phase);
-        phase("");  // closes the last phase
+        phase(nullptr);
       });
-      phases.pop_back();  // the closing entry
       for (StageTiming& t : phases) t.cold = timings_.back().cold;
       timings_.insert(timings_.end(), phases.begin(), phases.end());
       if (highlights) time("highlights_add", 0,

@@ -182,8 +182,7 @@ int fill_depth_holes(ImageF& d, std::vector<std::string>* notes) {
       if (nans)
         n = std::to_string(nans) + " pixel" + (nans == 1 ? "" : "s") +
             " without depth (NaN) took the nearest depth on their row (on a row without any, the nearest "
-            "such "
-            "row's)";
+            "such row's)";
       if (infs)
         n += (n.empty() ? "" : "; ") + std::to_string(infs) + " infinite value" + (infs == 1 ? "" : "s") +
              " taken as the map's farthest or nearest finite one";
