@@ -6,9 +6,13 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <random>
+#include <utility>
 
+#include "core/dof_modes.hpp"
 #include "core/error.hpp"
+#include "core/pipeline.hpp"
 #include "core/reference.hpp"
 #include "gpu/check.hpp"
 #include "gpu/device.hpp"
@@ -267,6 +271,25 @@ std::vector<uint32_t> sort_keys(size_t n, KeyPattern p, uint64_t seed) {
   return k;
 }
 
+// The first difference between the GPU's and the CPU's result (and CoC map) of one DoF frame, or "".
+std::string check_dof(const ImageRGBA8& gpu_out, const ImageRGBA8& cpu_out, const ImageF& gpu_coc,
+                      const ImageF& cpu_coc) {
+  if (gpu_out.width != cpu_out.width || gpu_out.height != cpu_out.height)
+    return "result " + std::to_string(gpu_out.width) + "x" + std::to_string(gpu_out.height) + ", CPU's " +
+           std::to_string(cpu_out.width) + "x" + std::to_string(cpu_out.height);
+  if (gpu_coc.data.size() != cpu_coc.data.size() ||
+      std::memcmp(gpu_coc.data.data(), cpu_coc.data.data(), gpu_coc.data.size() * sizeof(float)) != 0)
+    return "CoC map differs";
+  size_t bad = 0, first = 0;
+  for (size_t i = 0; i < gpu_out.data.size(); ++i)
+    if (gpu_out.data[i] != cpu_out.data[i] && bad++ == 0) first = i;
+  if (!bad) return "";
+  const size_t px = first / 4;
+  return std::to_string(bad) + " bytes differ, first at (" + std::to_string(px % size_t(gpu_out.width)) +
+         ", " + std::to_string(px / size_t(gpu_out.width)) + ") channel " + std::to_string(first % 4) + ": " +
+         std::to_string(gpu_out.data[first]) + ", CPU " + std::to_string(cpu_out.data[first]);
+}
+
 namespace {
 
 // A SAT builder on awkward image sizes (1x1, single rows and columns, primes, non-multiples of every tile,
@@ -363,6 +386,85 @@ void verify_sort(const Variant& v, const std::vector<size_t>& sizes, std::mt1993
   }
 }
 
+// A DoF mode through the GPU pipeline against the CPU pipeline, bit for bit (result and CoC map): awkward
+// sizes (1x1, single rows and columns, primes, a random size), each with a random image over blocky
+// random depth, an all-255 image with NaN depth holes, flat depth, a near disc over a far plane and large
+// CoCs of both signs along the frame's edges; every aperture shape, blade counts and rotations, 2 to 8
+// layers, the SAT builders in turn, the camera response on and off. The GPU's result is poisoned before
+// each run, and the pipeline first runs on other depth, so a stale or skipped pixel shows.
+void verify_dof(const Variant& v, Pipeline& gpu_pipe, Pipeline& cpu_pipe, std::mt19937_64& rng,
+                VerifyLine& line) {
+  struct Size {
+    int w, h;
+    float max_radius;
+  };
+  std::vector<Size> sizes = {{1, 1, 5.f},     {1, 61, 9.f},     {67, 1, 9.f},    {2, 3, 4.f},
+                             {97, 89, 17.5f}, {263, 131, 40.f}, {509, 257, 25.f}};
+  sizes.push_back({int(1 + rng() % 700), int(1 + rng() % 500), float(2 + rng() % 60)});
+  std::vector<std::string> builders;
+  for (const std::string& b : gpu_pipe.sat_builders())
+    if (b.rfind("sat_", 0) == 0) builders.push_back(b);  // the project's own builders (not NPP's)
+  if (builders.empty()) builders.push_back(gpu_pipe.algorithms().sat_builder);
+  const DofMode* mode = find_dof_mode(v.name);
+  if (!mode) throw Error("verify: " + v.name + " is registered in family dof but is not a DoF mode");
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  int k = 0;
+  for (const Size& s : sizes) {
+    for (int input = 0; input < 5; ++input) {
+      ImageRGBA8 img(s.w, s.h);
+      for (auto& b : img.data) b = input == 1 ? 255 : uint8_t(rng());
+      ImageF depth(s.w, s.h, 1), other(s.w, s.h, 1);
+      const float cx = 0.6f * float(s.w), cy = 0.4f * float(s.h), rr = 0.2f * float(std::min(s.w, s.h)) + 1.f;
+      for (int y = 0; y < s.h; ++y)
+        for (int x = 0; x < s.w; ++x) {
+          const float dx = float(x) - cx, dy = float(y) - cy;
+          const float edge = float(std::min(std::min(x, s.w - 1 - x), std::min(y, s.h - 1 - y)));
+          depth.at(x, y) = input == 2   ? 0.25f
+                           : input == 3 ? (dx * dx + dy * dy < rr * rr ? 0.05f : 1.f)
+                           : input == 4 ? (edge < s.max_radius ? (u(rng) < 0.5f ? 0.02f : 1.f) : 0.4f)
+                                        : float((x / 7 + y / 5) % 4) + 0.5f * u(rng);
+          other.at(x, y) = float((x / 11 + y / 3) % 5) + 0.3f * u(rng);
+        }
+      if (input == 1)
+        for (size_t i = 0; i < depth.data.size(); i += 5) depth.data[i] = std::nanf("");
+      Params p;
+      p.dof_mode = v.name;
+      p.aperture_shape = k % 3 == 0   ? ApertureShape::Disc
+                         : k % 3 == 1 ? ApertureShape::Polygon
+                                      : ApertureShape::Square;
+      p.blades = 5 + k % 4, p.blade_rotation = 13.f * float(k);
+      p.dof_layers = 2 + k % 7;
+      p.max_radius = s.max_radius, p.aperture = 3.f * s.max_radius, p.focus = 0.4f;
+      p.response_shoulder = k % 2 ? 0.4f : 0.f;
+      gpu_pipe.set_algorithms({builders[size_t(k) % builders.size()], ""});
+      ++k;
+      for (Pipeline* pipe : {&gpu_pipe, &cpu_pipe}) {
+        pipe->set_image(img);
+        pipe->set_depth(depth);
+        pipe->set_params(p);
+      }
+      gpu_pipe.set_depth(other);
+      gpu_pipe.run();
+      gpu_pipe.set_depth(depth);
+      void* stream = nullptr;
+      if (void* out = const_cast<void*>(gpu_pipe.device_result(&stream))) {
+        SATLAB_CUDA(cudaStreamSynchronize(cudaStream_t(stream)), "verify " + v.name);
+        SATLAB_CUDA(cudaMemset(out, 0xAB, img.data.size()), "verify " + v.name);
+      }
+      gpu_pipe.run();
+      cpu_pipe.run();
+      ++line.cases;
+      const std::string d = check_dof(gpu_pipe.result(), cpu_pipe.result(), gpu_pipe.coc(), cpu_pipe.coc());
+      if (!d.empty() && line.ok) {
+        line.ok = false;
+        line.detail = std::to_string(s.w) + "x" + std::to_string(s.h) + " input " + std::to_string(input) +
+                      " " + to_string(p.aperture_shape) + " layers " + std::to_string(p.dof_layers) + ": " +
+                      d;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(const VerifyLine&)>& on_line,
@@ -378,15 +480,27 @@ std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(
     return s;
   };
   std::vector<VerifyLine> lines;
+  // A variant no case reached was not checked: it fails rather than reads "ok".
+  const auto finish = [&](VerifyLine& line) {
+    if (line.cases == 0 && line.ok) line.ok = false, line.detail = "no case was run: nothing checked";
+    on_line(line);
+    lines.push_back(line);
+  };
+  std::pair<std::unique_ptr<Pipeline>, std::unique_ptr<Pipeline>> dof_pipes;  // made on the first DoF mode
   for (const Variant& v : variants()) {
     if (!families.empty() && std::find(families.begin(), families.end(), v.family) == families.end()) continue;
     VerifyLine line{v.name, to_string(v.family), true, 0, ""};
-    if (v.family == Family::Sat || v.family == Family::Compact || v.family == Family::Sort) {
+    if (v.family == Family::Sat || v.family == Family::Compact || v.family == Family::Sort ||
+        v.family == Family::Dof) {
       if (v.family == Family::Sat) verify_sat(v, rng, line);
       else if (v.family == Family::Compact) verify_compact(v, awkward(), rng, line);
-      else verify_sort(v, awkward(), rng, line);
-      on_line(line);
-      lines.push_back(line);
+      else if (v.family == Family::Sort)
+        verify_sort(v, awkward(), rng, line);
+      else {
+        if (!dof_pipes.first) dof_pipes = {make_pipeline(), make_cpu_pipeline()};
+        verify_dof(v, *dof_pipes.first, *dof_pipes.second, rng, line);
+      }
+      finish(line);
       continue;
     }
     for (size_t n : awkward()) {
@@ -417,8 +531,7 @@ std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(
         }
       }
     }
-    on_line(line);
-    lines.push_back(line);
+    finish(line);
   }
   return lines;
 }

@@ -1,12 +1,14 @@
 // Running reduction, scan, compaction and sort variants on host data, and `satlab verify`: every registered
-// reduction, scan, SAT builder, compaction and sort against the CPU reference (core/reference.hpp) on fresh random inputs of awkward sizes. Plain
-// C++; without CUDA every function throws satlab::Error saying so.
+// reduction, scan, SAT builder, compaction, sort and DoF mode against the CPU reference (core/reference.hpp,
+// the CPU pipeline) on fresh random inputs of awkward sizes. Plain C++; without CUDA every function throws
+// satlab::Error saying so (check_dof exists only in CUDA builds).
 #pragma once
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "core/image.hpp"
 #include "core/variant.hpp"
 
 namespace satlab::gpu {
@@ -48,6 +50,11 @@ enum class KeyPattern { Random, AllEqual, Sorted, Reversed, FewDistinct };
 const char* to_string(KeyPattern p);
 std::vector<uint32_t> sort_keys(size_t n, KeyPattern p, uint64_t seed);
 
+// The first difference between a DoF frame's GPU result and CoC map and the CPU's, or "" when they are
+// the same bit for bit (the DoF modes' GPU = CPU contract).
+std::string check_dof(const ImageRGBA8& gpu_out, const ImageRGBA8& cpu_out, const ImageF& gpu_coc,
+                      const ImageF& cpu_coc);
+
 struct VerifyLine {
   std::string variant;  // registry name
   std::string family;
@@ -58,9 +65,11 @@ struct VerifyLine {
 
 // Every reduction, scan, compaction and sort variant on fresh random sizes (0, 1, odd, around block and
 // tile sizes, and one of millions; compactions keeping about 10%, half, all and none; sorts of every
-// KeyPattern with values 0..n-1, so any unstable pair shows), every SAT builder on awkward image sizes of each type it takes (random and all-255
-// 8-bit, float with 1, 2, 4 channels); `on_line` is called as each variant finishes. Seeded by `seed`.
-// `families`: only variants of these (empty: all).
+// KeyPattern with values 0..n-1, so any unstable pair shows), every SAT builder on awkward image sizes of
+// each type it takes (random and all-255 8-bit, float with 1, 2, 4 channels), every DoF mode through the GPU
+// pipeline against the CPU pipeline, bit for bit, on awkward sizes and hard depth maps (verify_dof in
+// verify.cpp); `on_line` is called as each variant finishes. A variant no case reached fails ("nothing
+// checked"). Seeded by `seed`. `families`: only variants of these (empty: all).
 std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(const VerifyLine&)>& on_line,
                                         const std::vector<Family>& families = {});
 

@@ -14,6 +14,7 @@
 
 #include "core/pipeline.hpp"
 #include "gpu/device.hpp"
+#include "gpu/verify.hpp"
 #include "variant_test_util.hpp"
 
 namespace {
@@ -117,6 +118,35 @@ TEST(GpuDofModes, BitIdenticalToTheCpuReference) {
       }
     }
   }
+}
+
+// `satlab verify` checks every DoF mode (it once listed them as "ok" with no case run), each on cases of its
+// own, and reports a difference it is shown.
+TEST(GpuDofModes, VerifyChecksEveryModeAgainstTheCpu) {
+  ImageRGBA8 a(3, 2), b(3, 2);
+  for (size_t i = 0; i < a.data.size(); ++i) a.data[i] = b.data[i] = uint8_t(i);
+  ImageF ca(3, 2, 1), cb(3, 2, 1);
+  EXPECT_EQ(gpu::check_dof(a, b, ca, cb), "");
+  b.data[4 * 4 + 2] ^= 1;  // pixel (1, 1), blue
+  EXPECT_NE(gpu::check_dof(a, b, ca, cb).find("(1, 1) channel 2"), std::string::npos)
+      << gpu::check_dof(a, b, ca, cb);
+  b = a;
+  cb.at(2, 1) = 0.5f;
+  EXPECT_EQ(gpu::check_dof(a, b, ca, cb), "CoC map differs");
+  EXPECT_NE(gpu::check_dof(a, ImageRGBA8(2, 3), ca, cb), "");
+
+  SKIP_WITHOUT_GPU();
+  const uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::vector<std::string> seen;
+  for (const gpu::VerifyLine& l : gpu::verify_variants(seed, [](const gpu::VerifyLine&) {}, {Family::Dof})) {
+    EXPECT_EQ(l.family, "dof");
+    EXPECT_TRUE(l.ok) << l.variant << ": " << l.detail;
+    EXPECT_EQ(l.cases, 40) << l.variant;  // 8 sizes x 5 inputs
+    seen.push_back(l.variant);
+  }
+  for (const DofMode& m : dof_modes())
+    EXPECT_NE(std::find(seen.begin(), seen.end(), m.name), seen.end()) << m.name << " not verified";
 }
 
 // The result buffer is poisoned between frames: a mode that skipped a pixel would show it.
