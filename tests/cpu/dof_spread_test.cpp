@@ -738,6 +738,8 @@ TEST(SpreadMode, DegenerateDepthMapsGiveADefinedResult) {
   for (size_t i = 0; i < coc.data.size(); ++i) {
     ASSERT_TRUE(std::isfinite(coc.data[i])) << "pixel " << i;
     EXPECT_LE(std::fabs(coc.data[i]), p.max_radius) << "pixel " << i;
-    if (std::isnan(depth.data[i])) EXPECT_EQ(std::fabs(coc.data[i]), p.max_radius) << "pixel " << i;
+    if (std::isnan(depth.data[i])) {
+      EXPECT_EQ(std::fabs(coc.data[i]), p.max_radius) << "pixel " << i;
+    }
   }
 }

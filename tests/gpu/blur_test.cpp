@@ -51,6 +51,7 @@ TEST(GpuBlur, FractionalRadiusIsBitIdenticalToTheCpuBackend) {
     for (int y = 0; y < h; ++y)
       for (int x = 0; x < w; ++x) ramp.at(x, y) = float(x) + 0.37f * float(y);
     Params p;
+    p.dof_mode = "gather_box";  // the box gather's fractional radius (the shaped modes ignore the option)
     p.fractional_radius = true;
     p.aperture = 70.f, p.max_radius = 31.7f;
     const std::string what = std::to_string(w) + "x" + std::to_string(h);

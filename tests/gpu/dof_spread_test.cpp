@@ -171,6 +171,10 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
         gpu::spread_split_blocks_for_tests = 0;
         cpu_pipe->run();
         ASSERT_EQ(gpu_pipe->coc().data.size(), cpu_pipe->coc().data.size()) << what;
+        EXPECT_EQ(std::memcmp(gpu_pipe->coc().data.data(), cpu_pipe->coc().data.data(),
+                              cpu_pipe->coc().data.size() * sizeof(float)),
+                  0)
+            << what << ": CoC maps differ";
         {  // the frame's split pixels and hidden backgrounds, so that the test cannot pass vacuously
           const ImageF& cc = cpu_pipe->coc();
           const uint16_t* lin = srgb_to_linear12(shoulder);

@@ -167,6 +167,7 @@ TEST(HighlightSplatGl, CudaRecordsEqualTheCpuReferenceThroughBothHandovers) {
   std::mt19937 rng(seed);
   gui::GlHighlightSplat gl;
   GLuint buffer = 0;
+  std::string shared_unavailable;
   for (const Case& c : kCases) {
     ImageRGBA8 img;
     ImageF coc;
@@ -180,10 +181,10 @@ TEST(HighlightSplatGl, CudaRecordsEqualTheCpuReferenceThroughBothHandovers) {
     splat(gl, buffer, c.w, c.h, false);
     const std::vector<float> ref[2] = {gl.read(0), gl.read(1)};
     gpu::HighlightGlFrame frame(img, coc);
-    if (!frame.shared_unavailable().empty())
-      std::printf("shared handover: %s\n", frame.shared_unavailable().c_str());
+    // Without the shared handover, run() takes the mapped one: that is not a test of the shared path.
+    if (!frame.shared_unavailable().empty()) shared_unavailable = frame.shared_unavailable();
     for (const bool mapped : {false, true})
-      for (int run = 0; run < 2; ++run) {  // twice: the planes and buffers are reused
+      for (int run = 0; run < 2 && (mapped || frame.shared_unavailable().empty()); ++run) {  // twice: reused
         frame.run(p, mapped);
         const HighlightStats st = frame.stats();
         EXPECT_EQ(st.found, s.stats.found) << what;
@@ -200,6 +201,9 @@ TEST(HighlightSplatGl, CudaRecordsEqualTheCpuReferenceThroughBothHandovers) {
       }
   }
   glDeleteBuffers(1, &buffer);
+  if (!shared_unavailable.empty())
+    GTEST_SKIP() << "only the mapped handover was tested; the shared one is unavailable: "
+                 << shared_unavailable;
 }
 
 }  // namespace

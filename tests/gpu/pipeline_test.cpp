@@ -144,6 +144,8 @@ TEST(GpuPipeline, EverySelectableSatBuilderAndReductionGivesTheCpuBackendsFrame)
   Scene white = random_scene(capped(1031), capped(517), rng);  // all 255: the wrap-around case
   std::fill(white.image.data.begin(), white.image.data.end(), uint8_t(255));
   Params dof;
+  dof.dof_mode =
+      "gather_box";  // the mode whose SAT is kept between frames (the others build theirs each frame)
   dof.focus = 0.3f, dof.aperture = 120.f, dof.max_radius = 40.f, dof.near_depth = 0.5f, dof.far_depth = 40.f;
   Params box;
   box.filter = FilterKind::Box, box.box_radius = 600;
@@ -154,14 +156,25 @@ TEST(GpuPipeline, EverySelectableSatBuilderAndReductionGivesTheCpuBackendsFrame)
     p.run();
   };
   frame(*cpu_pipe, s, dof);
+  int switches = 0;
   for (const std::string& name : gpu_pipe->sat_builders()) {
     // The image stays; only the builder changes: the next run must rebuild the SAT with it.
     frame(*gpu_pipe, s, dof);
+    const bool switched = gpu_pipe->algorithms().sat_builder != name;
     gpu_pipe->set_algorithms({name, ""});
     EXPECT_EQ(gpu_pipe->algorithms().sat_builder, name);
     gpu_pipe->run();
     expect_same_frame(*gpu_pipe, *cpu_pipe, "SAT builder " + name);
+    // Every builder's table is the same, so the frame alone would not show a stale SAT: the run after the
+    // switch must have built it (a cold "sat" stage), unless the builder did not change.
+    if (!switched) continue;
+    ++switches;
+    const auto& t = gpu_pipe->timings();
+    const auto sat = std::find_if(t.begin(), t.end(), [](const StageTiming& s) { return s.name == "sat"; });
+    ASSERT_NE(sat, t.end()) << "SAT builder " << name << ": the SAT was not rebuilt after the switch";
+    EXPECT_TRUE(sat->cold) << name;
   }
+  EXPECT_EQ(switches, int(gpu_pipe->sat_builders().size()) - 1);  // every builder but the one in use first
   for (const std::string& name : gpu_pipe->reductions()) {
     gpu_pipe->set_algorithms({"", name});
     EXPECT_EQ(gpu_pipe->algorithms().reduction, name);
