@@ -20,8 +20,10 @@ struct StageTiming {
   // A phase's time is part of its parent's: frame totals add only stages without a parent.
   std::string parent;
   // The stage's first run since the backend was made, the image size changed or its variant (SAT builder,
-  // reduction) was switched: it pays allocations, first launches and cold caches, so it is no warm
-  // measurement (the app shows it apart and keeps it out of averages). A phase is cold with its stage.
+  // reduction, DoF mode, layer count) was switched; on the GPU also a run that uploaded new aperture or
+  // transfer tables (another aperture, max radius or camera response) or grew a buffer: it pays
+  // allocations, uploads, first launches and cold caches, so it is no warm measurement (the app shows it
+  // apart and keeps it out of averages). A phase is cold with its stage.
   bool cold = false;
   // Which run() of the backend this is a timing of (1, 2, ...): a backend that reads its timings late may
   // return one frame's twice, and callers that accumulate count each run once.

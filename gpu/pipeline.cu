@@ -202,9 +202,16 @@ class GpuPipeline final : public Pipeline {
   void set_params(const Params& params) override {
     validate(params);
     // Another DoF mode, layer count or aperture: its tables and rectangles are new (the first run is cold).
-    if (params.dof_mode != params_.dof_mode || params.dof_layers != params_.dof_layers ||
-        params.aperture_shape != params_.aperture_shape)
+    // Another aperture (shape, blades, rotation, max radius) or camera response: the first run uploads the
+    // aperture and transfer tables and waits for them (upload_aperture), and a larger radius may grow the
+    // buffers, so that run is cold too, for the DoF modes and the highlights alike.
+    const bool aperture =
+        params.aperture_shape != params_.aperture_shape || params.blades != params_.blades ||
+        params.blade_rotation != params_.blade_rotation || params.max_radius != params_.max_radius ||
+        params.response_shoulder != params_.response_shoulder;
+    if (params.dof_mode != params_.dof_mode || params.dof_layers != params_.dof_layers || aperture)
       warm_.erase("dof");
+    if (aperture) warm_.erase("highlights");
     if (params.highlights != params_.highlights) sat_valid_ = false;  // gather_box's SAT: of the masked image or not
     params_ = params;
     dirty_ = true;
@@ -413,10 +420,14 @@ class GpuPipeline final : public Pipeline {
     const size_t i = f.stages.size();
     stage_cold_ = warm_.insert(name).second;
     f.stages.push_back({name, bytes, record(f), nullptr, "", stage_cold_});
+    const unsigned long growths = buffer_growths();
     body();
     const cudaEvent_t end = record(f);
-    for (size_t j = i; j < f.stages.size(); ++j)
+    const bool grew = buffer_growths() != growths;  // it paid an allocation: no warm measurement
+    for (size_t j = i; j < f.stages.size(); ++j) {
       if (!f.stages[j].end) f.stages[j].end = end;
+      f.stages[j].cold = f.stages[j].cold || grew;
+    }
   }
 
   // A phase of `parent`'s body: from now to the next phase, or to the end of the stage.

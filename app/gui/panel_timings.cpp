@@ -51,14 +51,15 @@ bool combo(const char* label, const std::vector<std::string>& names, std::string
 
 // What the tooltip of a row says about a stage that is not warm this frame.
 std::string row_note(const StageStats& st) {
-  char buf[192];
+  char buf[256];
   switch (st.state()) {
     case StageStats::State::Warm: return "";
     case StageStats::State::Cold:
-      std::snprintf(buf, sizeof(buf),
-                    "\ncold: its first run since a new backend, image size or variant (%.4f ms); not a warm "
-                    "time, in no total or average",
-                    st.cold_ms);
+      std::snprintf(
+          buf, sizeof(buf),
+          "\ncold: its first run since a new backend, image size, variant or aperture, or a run that "
+          "allocated (%.4f ms); not a warm time, in no total or average",
+          st.cold_ms);
       return buf;
     case StageStats::State::NotRun:
       if (st.warm_runs > 0)

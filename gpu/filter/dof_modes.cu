@@ -17,6 +17,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -239,8 +240,17 @@ void launch_composite(const Tables<BOXED, HI>& t, dim3 grid, dim3 block, cudaStr
 
 }  // namespace
 
+namespace {
+std::atomic<unsigned long> growths{0};
+}  // namespace
+
+unsigned long buffer_growths() {
+  return growths.load();
+}
+
 void grow(DofBuffer& b, size_t bytes, const char* what) {
   if (b.bytes >= bytes) return;
+  ++growths;
   b.release();
   SATLAB_CUDA(cudaMalloc(&b.p, bytes), std::string("allocation of ") + std::to_string(bytes >> 20) + " MiB for " + what);
   b.bytes = bytes;

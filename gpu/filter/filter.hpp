@@ -42,6 +42,9 @@ struct DofBuffer {
 
 // Grows `b` to at least `bytes` (what it held is lost); `what` names it in an allocation error.
 void grow(DofBuffer& b, size_t bytes, const char* what);
+// How many times grow() has allocated, process-wide: a stage whose run moved it paid a cudaMalloc, so its
+// timing is no warm measurement (the pipelines mark it cold).
+unsigned long buffer_growths();
 
 // The aperture rectangles (then their counts, after (kMaxShapedRadius + 1) x kMaxRects rectangles) and the
 // camera response's transfer tables (sRGB -> linear 12-bit, then at byte 512 linear 12-bit -> sRGB) in

@@ -173,6 +173,59 @@ TEST(GpuDofModes, EveryPixelIsWrittenEveryFrame) {
   }
 }
 
+// A frame that uploads new aperture or transfer tables (and may grow buffers) is no warm measurement: after a
+// change of max radius, blade count, rotation or camera response the "dof" stage and its phases are cold
+// once; a change that uploads nothing (the aperture's CoC scale, the focus) keeps them warm.
+TEST(GpuDofModes, AnApertureOrResponseChangeMakesOneColdFrame) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937 rng(5);
+  auto pipe = gpu::make_pipeline();
+  const Frame f = random_frame(233, 141, rng, false);
+  pipe->set_image(f.image);
+  pipe->set_depth(f.depth);
+  for (const DofMode& m : dof_modes()) {
+    if (!m.shaped) continue;
+    Params p;
+    p.dof_mode = m.name;
+    p.aperture_shape = ApertureShape::Polygon;
+    const auto dof_cold = [&](const Params& q) {
+      pipe->set_params(q);
+      pipe->run();
+      (void)pipe->result();
+      bool stage = false, any = false, all = true;
+      for (const StageTiming& t : pipe->timings())
+        if (t.name == "dof" || t.parent == "dof") {
+          stage |= t.name == "dof";
+          any |= t.cold, all &= t.cold;
+        }
+      EXPECT_TRUE(stage) << m.name << ": no dof stage";
+      EXPECT_EQ(any, all) << m.name << ": the stage and its phases disagree";
+      return any;
+    };
+    EXPECT_TRUE(dof_cold(p)) << m.name << ": a new mode";
+    EXPECT_FALSE(dof_cold(p)) << m.name;
+    const auto changed = [&](const char* what, auto&& edit, bool cold) {
+      Params q = p;
+      edit(q);
+      EXPECT_EQ(dof_cold(q), cold) << m.name << ": " << what;
+      EXPECT_FALSE(dof_cold(q)) << m.name << ": the frame after " << what;
+      p = q;
+    };
+    changed(
+        "max radius", [](Params& q) { q.max_radius += 3.f; }, true);
+    changed(
+        "blades", [](Params& q) { q.blades = q.blades == 5 ? 6 : 5; }, true);
+    changed(
+        "rotation", [](Params& q) { q.blade_rotation += 7.f; }, true);
+    changed(
+        "response", [](Params& q) { q.response_shoulder = q.response_shoulder > 0.f ? 0.f : 0.4f; }, true);
+    changed(
+        "CoC scale", [](Params& q) { q.aperture *= 1.5f; }, false);
+    changed(
+        "focus", [](Params& q) { q.focus = 0.7f; }, false);
+  }
+}
+
 // The Timings panel's and the bench's phases of the "dof" stage: the names the CPU backend uses too, each
 // within the stage's time; the spread mode's fill tables as a phase of their own, on the side stream beside
 // the others (StageTiming::concurrent), the layered mode's fill within its composite.
