@@ -201,6 +201,10 @@ int write_json(const BenchSatOptions& o, const std::string& device, double c_gbs
 int run_bench_sat(const BenchSatOptions& o) {
   const auto& dev = gpu::probe();
   if (!dev.available) throw Error("bench sat needs a CUDA device: " + dev.reason);
+  std::vector<std::string> sat_names;  // --variants: a name no builder has would give no row and exit 0
+  for (const Variant& v : gpu::variants())
+    if (v.family == Family::Sat) sat_names.push_back(v.name);
+  for (const std::string& name : o.only) check_choice("SAT variant", name, sat_names);
   gpu::set_bench_timing(o.timing == "queued" ? gpu::BenchTiming::Queued : gpu::BenchTiming::Synced);
   const double c_gbs = gpu::copy_bandwidth_gbs(size_t(1) << 30, o.runs);
   std::printf("device %s, copy bandwidth C = %.0f GB/s (1 GiB device-to-device, read + write), %s timing\n",
@@ -326,9 +330,11 @@ void add_bench_sat_command(CLI::App& app, Action& action) {
   sub->add_option("--sizes", o->sizes, "Sizes WIDTHxHEIGHT");
   sub->add_flag("--no-blur", o->no_blur, "Only the SAT rows (no blur or pipeline rows)");
   sub->add_flag("--pipeline-only", o->pipeline_only, "Only the blur and pipeline rows (every DoF mode at 3840x2160, the highlights' GL and CUDA splats)");
-  sub->add_option(
-      "--dof-modes", o->dof_modes,
-      "With --pipeline-only: only these DoF modes' frames (no blur or box rows), for tuning runs");
+  std::vector<std::string> modes;
+  for (const DofMode& m : dof_modes()) modes.push_back(m.name);
+  sub->add_option("--dof-modes", o->dof_modes,
+                  "With --pipeline-only: only these DoF modes' frames (no blur or box rows), for tuning runs")
+      ->check(CLI::IsMember(modes));
   sub->add_flag(
       "--no-scenes", o->no_scenes,
       "No DoF rows on the ground-truth scenes (the default also times every DoF mode on two of them, "

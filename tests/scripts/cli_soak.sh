@@ -14,3 +14,5 @@ fi
 out=$("$bin" soak --frames $frames --resize-every 20 --max-drift-mb $drift --backend cpu 2>&1) || { echo "$out"; echo "FAIL: soak"; exit 1; }
 echo "$out"
 echo "$out" | grep -q "\"frames\": $frames" || { echo "FAIL: no result line"; exit 1; }
+# The CPU backend's timings are of the run just made: every frame's are counted, each once.
+echo "$out" | grep -q "\"timed_frames\": $frames," || { echo "FAIL: not every frame's timings counted once"; exit 1; }
