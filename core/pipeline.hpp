@@ -20,8 +20,9 @@ struct StageTiming {
   // A phase's time is part of its parent's: frame totals add only stages without a parent.
   std::string parent;
   // The stage's first run since the backend was made, the image size changed or its variant (SAT builder,
-  // reduction, DoF mode, layer count) was switched; on the GPU also a run that uploaded new aperture or
-  // transfer tables (another aperture, max radius or camera response) or grew a buffer: it pays
+  // reduction) was switched; on the GPU also its first run after another DoF mode or layer count, a run
+  // that uploaded new aperture or transfer tables (another aperture, max radius or camera response) and
+  // one that grew a DoF or highlight buffer (gpu::grow; not the SAT builders' own scratch): it pays
   // allocations, uploads, first launches and cold caches, so it is no warm measurement (the app shows it
   // apart and keeps it out of averages). A phase is cold with its stage.
   bool cold = false;

@@ -211,7 +211,8 @@ class GpuPipeline final : public Pipeline {
         params.response_shoulder != params_.response_shoulder;
     if (params.dof_mode != params_.dof_mode || params.dof_layers != params_.dof_layers || aperture)
       warm_.erase("dof");
-    if (aperture) warm_.erase("highlights");
+    // The highlights' aperture is square under gather_box, so a switch to or from it re-uploads theirs.
+    if (aperture || params.dof_mode != params_.dof_mode) warm_.erase("highlights");
     if (params.highlights != params_.highlights) sat_valid_ = false;  // gather_box's SAT: of the masked image or not
     params_ = params;
     dirty_ = true;

@@ -310,7 +310,10 @@ void verify_sat(const Variant& v, std::mt19937_64& rng, VerifyLine& line) {
   for (const DType t : v.dtypes) {
     for (const Size& s : sizes) {
       const size_t px = size_t(s.w) * size_t(s.h);
-      if (v.refuses && !v.refuses(px, t).empty()) continue;
+      if (const std::string why = v.refuses ? v.refuses(px, t) : ""; !why.empty()) {
+        line.refused = why;
+        continue;
+      }
       if (t == DType::F32) {
         for (int ch : {1, 2, 4}) {
           std::vector<float> in(px * size_t(ch));
@@ -350,7 +353,10 @@ void verify_sat(const Variant& v, std::mt19937_64& rng, VerifyLine& line) {
 // the int32 inputs in [-1000, 1000].
 void verify_compact(const Variant& v, const std::vector<size_t>& sizes, std::mt19937_64& rng, VerifyLine& line) {
   for (size_t n : sizes) {
-    if (!v.refuses(n, DType::I32).empty()) continue;
+    if (const std::string why = v.refuses(n, DType::I32); !why.empty()) {
+      line.refused = why;
+      continue;
+    }
     const auto bits = random_input(n, DType::I32, rng());
     std::vector<int32_t> in(n), out(n);
     if (n) std::memcpy(in.data(), bits.data(), n * 4);
@@ -369,7 +375,10 @@ void verify_compact(const Variant& v, const std::vector<size_t>& sizes, std::mt1
 // A sort at each size of every key pattern, values 0..n-1.
 void verify_sort(const Variant& v, const std::vector<size_t>& sizes, std::mt19937_64& rng, VerifyLine& line) {
   for (size_t n : sizes) {
-    if (!v.refuses(n, DType::U32).empty()) continue;
+    if (const std::string why = v.refuses(n, DType::U32); !why.empty()) {
+      line.refused = why;
+      continue;
+    }
     std::vector<uint32_t> values(n), keys_out(n), values_out(n);
     for (size_t i = 0; i < n; ++i) values[i] = uint32_t(i);
     for (KeyPattern p : {KeyPattern::Random, KeyPattern::AllEqual, KeyPattern::Sorted, KeyPattern::Reversed,
@@ -449,7 +458,8 @@ void verify_dof(const Variant& v, Pipeline& gpu_pipe, Pipeline& cpu_pipe, std::m
       void* stream = nullptr;
       if (void* out = const_cast<void*>(gpu_pipe.device_result(&stream))) {
         SATLAB_CUDA(cudaStreamSynchronize(cudaStream_t(stream)), "verify " + v.name);
-        SATLAB_CUDA(cudaMemset(out, 0xAB, img.data.size()), "verify " + v.name);
+        SATLAB_CUDA(cudaMemsetAsync(out, 0xAB, img.data.size(), cudaStream_t(stream)),
+                    "verify " + v.name);  // ordered before the run
       }
       gpu_pipe.run();
       cpu_pipe.run();
@@ -480,16 +490,22 @@ std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(
     return s;
   };
   std::vector<VerifyLine> lines;
-  // A variant no case reached was not checked: it fails rather than reads "ok".
+  // A variant no case reached was not checked: skipped with its reason if it refused every input (an
+  // optional baseline whose library is missing), else it fails rather than reads "ok".
   const auto finish = [&](VerifyLine& line) {
-    if (line.cases == 0 && line.ok) line.ok = false, line.detail = "no case was run: nothing checked";
+    if (line.cases == 0 && line.ok) {
+      if (!line.refused.empty())
+        line.skipped = true, line.detail = "not run: it refused every input (" + line.refused + ")";
+      else
+        line.ok = false, line.detail = "no case was run: nothing checked";
+    }
     on_line(line);
     lines.push_back(line);
   };
   std::pair<std::unique_ptr<Pipeline>, std::unique_ptr<Pipeline>> dof_pipes;  // made on the first DoF mode
   for (const Variant& v : variants()) {
     if (!families.empty() && std::find(families.begin(), families.end(), v.family) == families.end()) continue;
-    VerifyLine line{v.name, to_string(v.family), true, 0, ""};
+    VerifyLine line{v.name, to_string(v.family), true, 0, "", "", false};
     if (v.family == Family::Sat || v.family == Family::Compact || v.family == Family::Sort ||
         v.family == Family::Dof) {
       if (v.family == Family::Sat) verify_sat(v, rng, line);
@@ -506,7 +522,10 @@ std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(
     for (size_t n : awkward()) {
       for (DType t : v.dtypes) {
         const std::string why = v.refuses ? v.refuses(n, t) : "";
-        if (!why.empty()) continue;
+        if (!why.empty()) {
+          line.refused = why;
+          continue;
+        }
         const auto in = random_input(n, t, rng());
         std::vector<uint32_t> out(std::max<size_t>(n, 1));
         std::vector<std::string> fails;

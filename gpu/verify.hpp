@@ -61,6 +61,9 @@ struct VerifyLine {
   bool ok = true;
   int cases = 0;        // size/type/op combinations run
   std::string detail;   // first mismatch or refusal notes
+  std::string refused;  // the last reason the variant gave for refusing an input ("" if it refused none)
+  bool skipped =
+      false;  // no case ran because the variant refused every input (e.g. NPP missing): not checked
 };
 
 // Every reduction, scan, compaction and sort variant on fresh random sizes (0, 1, odd, around block and

@@ -43,7 +43,8 @@ struct DofBuffer {
 // Grows `b` to at least `bytes` (what it held is lost); `what` names it in an allocation error.
 void grow(DofBuffer& b, size_t bytes, const char* what);
 // How many times grow() has allocated, process-wide: a stage whose run moved it paid a cudaMalloc, so its
-// timing is no warm measurement (the pipelines mark it cold).
+// timing is no warm measurement (the pipelines mark it cold). Process-wide: a second pipeline growing its
+// buffers on another thread at the same time would mark this one's stage cold too (never the reverse).
 unsigned long buffer_growths();
 
 // The aperture rectangles (then their counts, after (kMaxShapedRadius + 1) x kMaxRects rectangles) and the

@@ -167,7 +167,8 @@ TEST(GpuDofModes, EveryPixelIsWrittenEveryFrame) {
     auto* out = const_cast<void*>(pipe->device_result(&stream));
     ASSERT_NE(out, nullptr);
     ASSERT_EQ(cudaStreamSynchronize(cudaStream_t(stream)), cudaSuccess);
-    ASSERT_EQ(cudaMemset(out, 0xAB, first.data.size()), cudaSuccess);
+    ASSERT_EQ(cudaMemsetAsync(out, 0xAB, first.data.size(), cudaStream_t(stream)),
+              cudaSuccess);  // on its stream: ordered before the run
     pipe->run();
     EXPECT_TRUE(pipe->result().data == first.data) << m.name;
   }

@@ -163,7 +163,8 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
         auto* out = const_cast<void*>(gpu_pipe->device_result(&stream));
         ASSERT_NE(out, nullptr) << what;
         ASSERT_EQ(cudaStreamSynchronize(cudaStream_t(stream)), cudaSuccess);
-        ASSERT_EQ(cudaMemset(out, 0xAB, img.data.size()), cudaSuccess);
+        ASSERT_EQ(cudaMemsetAsync(out, 0xAB, img.data.size(), cudaStream_t(stream)),
+                  cudaSuccess);  // ordered before the run
         // The second run with one block for the splits' pass: it loops over every tile with a CoC step (the
         // default grid, 4 blocks per SM, takes at most one tile per block at these sizes).
         gpu::spread_split_blocks_for_tests = shoulder == 0.f ? 1 : 0;
