@@ -202,7 +202,7 @@ TEST(Highlights, NoHighlightsLeavesTheGatherUnchanged) {
     ImageF depth(w, h, 1);
     for (auto& d : depth.data) d = float(rng() % 1000) / 1000.f;
     if (w * h > 1) depth.data[0] = NAN;
-    for (const char* mode : {"gather_box", "gather_shape", "gather_linear", "layered"}) {
+    for (const char* mode : {"gather_box", "gather_shape", "gather_linear", "layered", "spread"}) {
       Params off;
       off.dof_mode = mode;
       off.max_radius = 7.f;

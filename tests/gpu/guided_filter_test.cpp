@@ -110,9 +110,11 @@ TEST(GpuGuidedFilter, EveryFloatSatBuilderStaysWithinTheBound) {
   SKIP_WITHOUT_GPU();
   std::mt19937 rng(std::random_device{}());
   if (211u * 97u > test::test_max_n()) GTEST_SKIP() << "SATLAB_TEST_MAX_N is below 211 x 97";
+  int builders = 0;
   for (const Variant& v : gpu::variants()) {
     if (v.family != Family::Sat || std::find(v.dtypes.begin(), v.dtypes.end(), DType::F32) == v.dtypes.end())
       continue;
+    ++builders;
     SCOPED_TRACE(v.name);
     for (bool gray : {false, true}) {
       GuidedParams g;
@@ -122,6 +124,7 @@ TEST(GpuGuidedFilter, EveryFloatSatBuilderStaysWithinTheBound) {
           << "bound not informative";
     }
   }
+  EXPECT_GT(builders, 0) << "no float SAT builder: nothing checked";
 }
 
 TEST(GpuGuidedFilter, AdversarialBinaryImagesAndSmallEpsStayWithinTheBound) {
