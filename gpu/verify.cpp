@@ -456,11 +456,11 @@ void verify_dof(const Variant& v, Pipeline& gpu_pipe, Pipeline& cpu_pipe, std::m
       gpu_pipe.run();
       gpu_pipe.set_depth(depth);
       void* stream = nullptr;
-      if (void* out = const_cast<void*>(gpu_pipe.device_result(&stream))) {
-        SATLAB_CUDA(cudaStreamSynchronize(cudaStream_t(stream)), "verify " + v.name);
-        SATLAB_CUDA(cudaMemsetAsync(out, 0xAB, img.data.size(), cudaStream_t(stream)),
-                    "verify " + v.name);  // ordered before the run
-      }
+      void* out = const_cast<void*>(gpu_pipe.device_result(&stream));
+      if (!out) throw Error("verify " + v.name + ": the GPU pipeline has no device result to poison");
+      SATLAB_CUDA(cudaStreamSynchronize(cudaStream_t(stream)), "verify " + v.name);
+      SATLAB_CUDA(cudaMemsetAsync(out, 0xAB, img.data.size(), cudaStream_t(stream)),
+                  "verify " + v.name);  // ordered before the run
       gpu_pipe.run();
       cpu_pipe.run();
       ++line.cases;
