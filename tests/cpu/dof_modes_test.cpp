@@ -343,14 +343,6 @@ TEST(ShapedModes, DegenerateDepthMapsGiveADefinedResult) {
     EXPECT_EQ(pipe->result().data, first.data);
     dof_shaped_blur(img, pipe->coc(), p, ref, 1);
     EXPECT_EQ(first.data, ref.data);
-    // No CoC is NaN: a pixel without depth gets a bound, +-max_radius (coc_from_depth).
-    const ImageF& coc = pipe->coc();
-    for (size_t i = 0; i < coc.data.size(); ++i) {
-      ASSERT_TRUE(std::isfinite(coc.data[i])) << "pixel " << i;
-      EXPECT_LE(std::fabs(coc.data[i]), p.max_radius) << "pixel " << i;
-      if (std::isnan(depth.data[i])) {
-        EXPECT_EQ(std::fabs(coc.data[i]), p.max_radius) << "pixel " << i;
-      }
-    }
+    EXPECT_TRUE(test::coc_is_defined(pipe->coc(), depth, p.max_radius));
   }
 }

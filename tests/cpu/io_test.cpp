@@ -153,8 +153,11 @@ TEST(Io, DepthHolesAreFilledAlongTheDisplayedRows) {
   const size_t at = size_t(std::find(m.data.begin(), m.data.end(), 99.f) - m.data.begin());
   ASSERT_LT(at, m.data.size());
   EXPECT_EQ(d.data[at], m.data[at ^ 1u]) << "the hole took a value from another displayed row";
-  for (size_t i = 0; i < d.data.size(); ++i)
-    if (i != at) EXPECT_EQ(d.data[i], m.data[i]) << i;
+  for (size_t i = 0; i < d.data.size(); ++i) {
+    if (i != at) {
+      EXPECT_EQ(d.data[i], m.data[i]) << i;
+    }
+  }
   std::remove(holes.c_str());
   std::remove(marked.c_str());
 }

@@ -2,8 +2,10 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
 
 #include "core/image.hpp"
 
@@ -19,6 +21,22 @@ inline ImageRGBA8 random_image(int w, int h, uint32_t seed) {
   std::mt19937 rng(seed);
   for (auto& v : img.data) v = uint8_t(rng() & 0xff);
   return img;
+}
+
+// What a "defined" CoC map is for a depth map with NaN holes: no CoC is NaN or infinite, every one lies
+// within max_radius, and a pixel without depth gets the bound itself, +-max_radius (coc_from_depth).
+inline ::testing::AssertionResult coc_is_defined(const ImageF& coc, const ImageF& depth, float max_radius) {
+  for (size_t i = 0; i < coc.data.size(); ++i) {
+    const float c = coc.data[i];
+    if (!std::isfinite(c)) return ::testing::AssertionFailure() << "pixel " << i << ": CoC " << c;
+    if (std::fabs(c) > max_radius)
+      return ::testing::AssertionFailure()
+             << "pixel " << i << ": |CoC| " << c << " > max radius " << max_radius;
+    if (std::isnan(depth.data[i]) && std::fabs(c) != max_radius)
+      return ::testing::AssertionFailure()
+             << "pixel " << i << " has no depth but CoC " << c << ", not +-" << max_radius;
+  }
+  return ::testing::AssertionSuccess();
 }
 
 // Two planes: a red square (near, CoC near_c) on a green-and-blue striped background (CoC far_c), 96 x 64:
