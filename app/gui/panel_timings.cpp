@@ -57,8 +57,8 @@ std::string row_note(const StageStats& st) {
     case StageStats::State::Cold:
       std::snprintf(
           buf, sizeof(buf),
-          "\ncold: its first run since a new backend, image size, variant or aperture, or a run that "
-          "allocated (%.4f ms); not a warm time, in no total or average",
+          "\ncold: its first run since a new backend, image size, variant or aperture,\nor a run that "
+          "allocated (%.4f ms): not a warm time, in no total or average",
           st.cold_ms);
       return buf;
     case StageStats::State::NotRun:
