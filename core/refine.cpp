@@ -1,0 +1,211 @@
+// CPU references of the depth refiners (core/refine.hpp); the sample-based ones share their arithmetic
+// with the GPU through core/refine_pixel.hpp.
+#include "core/refine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/error.hpp"
+#include "core/guided_filter.hpp"
+#include "core/parallel.hpp"
+#include "core/refine_grid.hpp"
+#include "core/refine_pixel.hpp"
+
+namespace satlab {
+
+ImageF resample_bilinear(const ImageF& depth, int width, int height) {
+  if (depth.width == width && depth.height == height) return depth;
+  if (depth.empty() || width <= 0 || height <= 0) throw Error("resample_bilinear: empty size");
+  const int iw = depth.width, ih = depth.height;
+  ImageF out(width, height, 1);
+  const float sx = float(iw) / float(width), sy = float(ih) / float(height);
+  for (int y = 0; y < height; ++y) {
+    const float fy = std::min(std::max((float(y) + 0.5f) * sy - 0.5f, 0.f), float(ih - 1));
+    const int y0 = int(fy), y1 = std::min(y0 + 1, ih - 1);
+    const float ty = fy - float(y0);
+    for (int x = 0; x < width; ++x) {
+      const float fx = std::min(std::max((float(x) + 0.5f) * sx - 0.5f, 0.f), float(iw - 1));
+      const int x0 = int(fx), x1 = std::min(x0 + 1, iw - 1);
+      const float tx = fx - float(x0);
+      const float top = depth.at(x0, y0) * (1 - tx) + depth.at(x1, y0) * tx;
+      const float bot = depth.at(x0, y1) * (1 - tx) + depth.at(x1, y1) * tx;
+      out.at(x, y) = top * (1 - ty) + bot * ty;
+    }
+  }
+  return out;
+}
+
+namespace refine {
+
+void check_input(const RefineInput& in) {
+  if (!in.image || in.image->empty()) throw Error("refine: no image");
+  if (!in.depth || in.depth->empty()) throw Error("refine: no depth");
+  if (in.depth->channels != 1) throw Error("refine: the depth has " + std::to_string(in.depth->channels) + " channels, not 1");
+  if (in.confidence && (in.confidence->width != in.depth->width || in.confidence->height != in.depth->height ||
+                        in.confidence->channels != 1))
+    throw Error("refine: the confidence map (" + std::to_string(in.confidence->width) + "x" +
+                std::to_string(in.confidence->height) + ") is not the depth's size (" +
+                std::to_string(in.depth->width) + "x" + std::to_string(in.depth->height) + ")");
+}
+
+bool needs_regrid(int w, int h, int W, int H) { return 2 * w > W || 2 * h > H; }
+
+Grid make_grid(const RefineInput& in) {
+  check_input(in);
+  const int W = in.image->width, H = in.image->height;
+  Grid g;
+  g.W = W, g.H = H;
+  const ImageF& d = *in.depth;
+  if (!needs_regrid(d.width, d.height, W, H)) {
+    g.gw = d.width, g.gh = d.height;
+    g.depth = d.data;
+    if (in.confidence) g.confidence = in.confidence->data;
+  } else {
+    // Onto the kCell grid: the depth at the image's size first (bilinear where it is not), then each
+    // cell's confidence-weighted mean (float64, row-major) and mean confidence.
+    const ImageF full = resample_bilinear(d, W, H);
+    ImageF conf;
+    if (in.confidence) conf = resample_bilinear(*in.confidence, W, H);
+    g.gw = std::max(1, (W + kCell / 2) / kCell), g.gh = std::max(1, (H + kCell / 2) / kCell);
+    g.depth.assign(size_t(g.gw) * size_t(g.gh), 0.f);
+    if (in.confidence) g.confidence.assign(g.depth.size(), 0.f);
+    parallel_for(0, g.gh, [&](long j0, long j1) {
+      for (int j = int(j0); j < int(j1); ++j)
+        for (int i = 0; i < g.gw; ++i) {
+          const CellSum s = cell_sum(full.data.data(), conf.empty() ? nullptr : conf.data.data(), W, H, g.gw,
+                                     g.gh, i, j);
+          g.depth[size_t(j) * size_t(g.gw) + size_t(i)] = cell_depth(s);
+          if (in.confidence) g.confidence[size_t(j) * size_t(g.gw) + size_t(i)] = cell_confidence(s);
+        }
+    });
+  }
+  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+  for (float v : g.depth)
+    if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  g.lo = lo, g.hi = hi;
+  const float t = kFlatTol * (hi - lo);
+  g.tol = std::isfinite(t) ? t : 0.f;
+  g.polish_tol = std::isfinite(hi - lo) ? kPolishTol * (hi - lo) : 0.f;
+  return g;
+}
+
+std::vector<Sample> make_samples(const Grid& g, const ImageRGBA8& image) {
+  std::vector<Sample> s(size_t(g.gw) * size_t(g.gh));
+  parallel_for(0, g.gh, [&](long j0, long j1) {
+    for (int j = int(j0); j < int(j1); ++j)
+      for (int i = 0; i < g.gw; ++i)
+        s[size_t(j) * size_t(g.gw) + size_t(i)] =
+            make_sample(g.depth.data(), g.confidence.empty() ? nullptr : g.confidence.data(), image.data.data(),
+                        g.gw, g.gh, g.W, g.H, i, j, g.tol);
+  });
+  return s;
+}
+
+ImageF refine_samples(const Grid& g, const std::vector<Sample>& samples, const ImageRGBA8& image, Reduce r,
+                      int threads) {
+  ImageF out(g.W, g.H, 1);
+  parallel_for(
+      0, g.H,
+      [&](long y0, long y1) {
+        Window win;
+        int have_ci = -1, have_cj = -1;
+        for (int y = int(y0); y < int(y1); ++y) {
+          const int v = grid_pos(y, g.gh, g.H), cj = nearest_sample(v, g.gh);
+          for (int x = 0; x < g.W; ++x) {
+            const int u = grid_pos(x, g.gw, g.W), ci = nearest_sample(u, g.gw);
+            if (ci != have_ci || cj != have_cj) {
+              gather_window(samples.data(), g.gw, g.gh, ci, cj, win);
+                            have_ci = ci, have_cj = cj;
+            }
+            out.at(x, y) = refine_pixel(win, ci, cj, u, v, image.px(x, y), r, g.lo, g.hi, g.polish_tol);
+          }
+        }
+      },
+      threads);
+  return out;
+}
+
+}  // namespace refine
+
+namespace {
+
+using namespace refine;
+
+ImageF run_samples(const RefineInput& in, Reduce r, int threads) {
+  const Grid g = make_grid(in);
+  return refine_samples(g, make_samples(g, *in.image), *in.image, r, threads);
+}
+
+ImageF refine_none(const RefineInput& in, int) {
+  check_input(in);
+  return resample_bilinear(*in.depth, in.image->width, in.image->height);
+}
+
+// The guided filter on the bilinearly resampled depth (missing depth: the mean of the rest), clamped to
+// the input's range. Confidence is not used.
+ImageF refine_guided(const RefineInput& in, int threads) {
+  check_input(in);
+  ImageF d = resample_bilinear(*in.depth, in.image->width, in.image->height);
+  double sum = 0;
+  size_t n = 0;
+  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+  for (float v : in.depth->data)
+    if (std::isfinite(v)) sum += v, ++n, lo = std::min(lo, v), hi = std::max(hi, v);
+  if (n == 0) throw Error("refine: the depth has no finite value");
+  for (float& v : d.data)
+    if (!std::isfinite(v)) v = float(sum / double(n));
+  ImageF guide(in.image->width, in.image->height, 3);
+  for (size_t i = 0; i < in.image->pixels(); ++i)
+    for (int c = 0; c < 3; ++c) guide.data[i * 3 + size_t(c)] = float(in.image->data[i * 4 + size_t(c)]) / 255.f;
+  ImageF q = guided_filter(guide, d, GuidedParams{}, threads);
+  for (float& v : q.data) v = std::clamp(v, lo, hi);
+  return q;
+}
+
+ImageF refine_wmedian(const RefineInput& in, int threads) { return run_samples(in, Reduce::Median, threads); }
+ImageF refine_jbu(const RefineInput& in, int threads) { return run_samples(in, Reduce::Mean, threads); }
+ImageF refine_snap(const RefineInput& in, int threads) { return run_samples(in, Reduce::Max, threads); }
+
+}  // namespace
+
+const std::vector<Refiner>& refiners() {
+  static const std::vector<Refiner> table = {
+      {"none", "none (bilinear)", "bilinear resampling", refine_none},
+      {"guided", "guided filter", "He, Sun and Tang, Guided Image Filtering, ECCV 2010", refine_guided},
+      {"wmedian", "weighted median", "after Ma et al. 2013 and Zhang et al. 2014 (weighted median filters)",
+       refine_wmedian},
+      {"jbu", "joint bilateral upsampling", "Kopf, Cohen, Lischinski and Uyttendaele, SIGGRAPH 2007", refine_jbu},
+      {"snap", "edge snap", "satlab: the nearest flat sample in colour and position", refine_snap},
+  };
+  return table;
+}
+
+const Refiner* find_refiner(const std::string& name) {
+  for (const Refiner& r : refiners())
+    if (name == r.name) return &r;
+  return nullptr;
+}
+
+std::string refiner_list() {
+  std::string s;
+  for (const Refiner& r : refiners()) s += (s.empty() ? "" : ", ") + std::string(r.name);
+  return s;
+}
+
+std::string resolve_refiner(const std::string& choice, DepthOrigin origin, bool lower_resolution) {
+  if (choice == "auto") {
+    const bool exact = (origin == DepthOrigin::File && !lower_resolution) || origin == DepthOrigin::Synthetic;
+    return exact ? "none" : kDefaultRefiner;
+  }
+  if (!find_refiner(choice)) throw Error("unknown refiner '" + choice + "' (valid: auto, " + refiner_list() + ")");
+  return choice;
+}
+
+ImageF refine_cpu(const std::string& name, const RefineInput& in, int threads) {
+  const Refiner* r = find_refiner(name);
+  if (!r) throw Error("unknown refiner '" + name + "' (valid: " + refiner_list() + ")");
+  return r->cpu(in, threads);
+}
+
+}  // namespace satlab

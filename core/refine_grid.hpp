@@ -1,0 +1,29 @@
+// The host side of the sample-based refiners (core/refine.cpp), for the CPU reference and the GPU's
+// checks: the sample grid and its tolerances, the samples, and the per-pixel pass.
+#pragma once
+#include <vector>
+
+#include "core/image.hpp"
+#include "core/refine.hpp"
+#include "core/refine_pixel.hpp"
+
+namespace satlab::refine {
+
+struct Grid {
+  int W = 0, H = 0;    // the image
+  int gw = 0, gh = 0;  // the sample grid
+  std::vector<float> depth, confidence;  // gw * gh (confidence empty: all 1)
+  float lo = 0, hi = 0;                  // the finite depths' range (lo > hi: none)
+  float tol = 0, polish_tol = 0;         // kFlatTol * span, kPolishTol * span
+};
+
+// Throws satlab::Error on bad input (sizes, channels).
+void check_input(const RefineInput& in);
+// Whether depth of w x h is regridded onto kCell cells for a W x H image (more than half its size).
+bool needs_regrid(int w, int h, int W, int H);
+Grid make_grid(const RefineInput& in);
+std::vector<Sample> make_samples(const Grid& g, const ImageRGBA8& image);
+ImageF refine_samples(const Grid& g, const std::vector<Sample>& samples, const ImageRGBA8& image, Reduce r,
+                      int threads = 0);
+
+}  // namespace satlab::refine

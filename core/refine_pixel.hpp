@@ -1,0 +1,264 @@
+// The per-sample and per-pixel arithmetic of the sample-based depth refiners (wmedian, jbu, snap; see
+// core/refine.hpp), shared by the CPU reference (core/refine.cpp) and the GPU kernels (gpu/refine/): one
+// source compiled for both, without FMA contraction, so the two agree bit for bit. Weights are integers
+// (exact sums); the only float work is a compare, a subtraction, a product and a division, each
+// correctly rounded on both sides, and the means are float64 sums in a fixed order.
+//
+// The samples lie on a grid of gw x gh over the W x H image: sample (i, j) covers the image pixels
+// [fp(i, gw, W), fp(i + 1, gw, W)) x [fp(j, gh, H), fp(j + 1, gh, H)), fp(i, g, n) = floor(i n / g).
+// Each sample carries its depth, the rounded mean colour of the image over its footprint and a base
+// weight (0..256): its confidence times how unlike a mixture of two depths it looks (`flatness`).
+#pragma once
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define SATLAB_HD __host__ __device__ __forceinline__
+#else
+#define SATLAB_HD inline
+#endif
+
+namespace satlab::refine {
+
+constexpr int kWindow = 4;       // window radius in samples: (2 kWindow + 1)^2 samples
+constexpr int kWindowSamples = (2 * kWindow + 1) * (2 * kWindow + 1);
+constexpr int kCell = 4;         // grid step (pixels) for depth at more than half the image's size
+constexpr int kSubSample = 16;   // pixel positions on the grid in 1/16 of a sample
+constexpr float kFlatTol = 0.02f;   // mixture test tolerance, a fraction of the input's depth span
+constexpr float kPolishTol = 0.03f; // wmedian: samples this close to the median (fraction of the span) are averaged
+constexpr int kSpatialSigma16 = 32;  // spatial scale, 1/16 sample (2 samples)
+constexpr int kColourSigma = 10;     // colour scale, 8-bit units per channel
+
+struct Sample {
+  float d;        // depth (NaN: none; its base is 0)
+  float gx, gy;   // depth per sample along the grid's rows and columns (the sample's own side of any edge)
+  uint8_t rgb[3];
+  uint8_t pad;
+  uint32_t base;  // 0..256
+};
+
+SATLAB_HD long long floor_div(long long a, long long b) {  // b > 0
+  const long long q = a / b;
+  return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+// First image pixel of grid cell i (g cells over n pixels).
+SATLAB_HD int footprint(int i, int g, int n) { return int((long long)i * n / g); }
+// Pixel x's centre on the grid, in 1/kSubSample of a sample: ((x + 0.5) g / n - 0.5) * kSubSample, floored.
+SATLAB_HD int grid_pos(int x, int g, int n) {
+  return int(floor_div(((2LL * x + 1) * g - n) * (kSubSample / 2), n));
+}
+// The sample nearest to a grid position (clamped to the grid).
+SATLAB_HD int nearest_sample(int pos, int g) {
+  const int c = int(floor_div(pos + kSubSample / 2, kSubSample));
+  return c < 0 ? 0 : (c >= g ? g - 1 : c);
+}
+
+// How unlike a mixture sample d is, 0..256: the largest, over the four lines through it (row, column,
+// two diagonals) on which d lies between its two neighbours, of the smaller gap to them. A sample inside
+// a region, or at a depth edge but on one side of it, has a near neighbour on every line; one that
+// straddles the edge (an area average of both depths) lies between, and far from, both neighbours across
+// it. A sample nearer or farther than both (a structure thinner than the grid) is kept. n[8]: the 3 x 3 neighbourhood
+// without the centre, row-major (NaN: outside the grid or no depth: that line does not count).
+// tol2: (kFlatTol * span)^2.
+SATLAB_HD uint32_t flatness(float d, const float n[8], float tol2) {
+  // Opposite pairs of the row-major 3x3 ring: (0,7) (1,6) (2,5) (3,4).
+  float worst = 0.f;
+  for (int k = 0; k < 4; ++k) {
+    const float a = n[k], b = n[7 - k];
+    if (!(a == a) || !(b == b)) continue;
+    if ((a > d) == (b > d)) continue;  // an extremum along this line (a thin structure), not a mixture
+    const float ga = a > d ? a - d : d - a;
+    const float gb = b > d ? b - d : d - b;
+    const float g = ga < gb ? ga : gb;
+    worst = g > worst ? g : worst;
+  }
+  if (!(tol2 > 0.f)) return worst > 0.f ? 0u : 256u;
+  const float w = 256.f * tol2 / (tol2 + worst * worst);
+  return uint32_t(w);
+}
+
+// A window sample's weight for a pixel at grid position (u, v) (1/16 sample) of colour rgb: squared
+// Cauchy kernels of the distance and of the colour difference, times the sample's base. < 2^25.
+SATLAB_HD uint32_t weight(const Sample& s, int i, int j, int u, int v, const uint8_t rgb[3], bool colour) {
+  const int du = u - i * kSubSample, dv = v - j * kSubSample;
+  const long long ds2 = (long long)du * du + (long long)dv * dv;
+  const long long s2 = (long long)kSpatialSigma16 * kSpatialSigma16;
+  const long long ws = (65536LL * s2) / (s2 + ds2);
+  long long w = (ws * ws) >> 16;
+  if (colour) {
+    int dc2 = 0;
+    for (int c = 0; c < 3; ++c) {
+      const int dc = int(rgb[c]) - int(s.rgb[c]);
+      dc2 += dc * dc;
+    }
+    const long long k2 = 3LL * kColourSigma * kColourSigma;
+    const long long wc = (65536LL * k2) / (k2 + dc2);
+    w = (w * ((wc * wc) >> 16)) >> 16;
+  }
+  return uint32_t(w * s.base);
+}
+
+// A regridded cell: its pixels' confidence-weighted depth sum, confidence sum and count (float64, row-major).
+struct CellSum {
+  double cd, c;
+  int n;
+};
+SATLAB_HD CellSum cell_sum(const float* depth, const float* conf, int W, int H, int gw, int gh, int i, int j) {
+  CellSum s{0.0, 0.0, 0};
+  const int x0 = footprint(i, gw, W), x1 = footprint(i + 1, gw, W);
+  const int y0 = footprint(j, gh, H), y1 = footprint(j + 1, gh, H);
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x) {
+      const long long p = (long long)y * W + x;
+      const float d = depth[p];
+      float c = conf ? conf[p] : 1.f;
+      c = c > 0.f ? (c < 1.f ? c : 1.f) : 0.f;  // NaN: 0
+      ++s.n;
+      if (d == d && d - d == 0.f) s.cd += double(c) * double(d), s.c += double(c);
+    }
+  return s;
+}
+SATLAB_HD float cell_depth(const CellSum& s) { return s.c > 0.0 ? float(s.cd / s.c) : __builtin_nanf(""); }
+SATLAB_HD float cell_confidence(const CellSum& s) { return s.n > 0 ? float(s.c / double(s.n)) : 0.f; }
+
+// The slope at a sample along one axis from its neighbours before (a) and after (b) it (NaN: none): the
+// central difference where the two one-sided ones agree within tol, else the smaller one (the other
+// crosses an edge), else 0.
+SATLAB_HD float slope(float a, float d, float b, float tol) {
+  const bool ha = a == a, hb = b == b;
+  const float l = d - a, r = b - d;
+  if (ha && hb) {
+    const float dl = l - r;
+    if ((dl > 0.f ? dl : -dl) <= tol) return (l + r) * 0.5f;
+    const float al = l > 0.f ? l : -l, ar = r > 0.f ? r : -r;
+    return al <= ar ? l : r;
+  }
+  if (ha) return l;
+  if (hb) return r;
+  return 0.f;
+}
+
+// Sample (i, j) of a gw x gh grid of depth (and confidence, or nullptr) over the W x H RGBA8 image.
+SATLAB_HD Sample make_sample(const float* depth, const float* conf, const uint8_t* rgba, int gw, int gh, int W, int H,
+                             int i, int j, float tol) {
+  Sample s;
+  s.pad = 0;
+  s.gx = s.gy = 0.f;
+  const int x0 = footprint(i, gw, W), x1 = footprint(i + 1, gw, W);
+  const int y0 = footprint(j, gh, H), y1 = footprint(j + 1, gh, H);
+  unsigned sum[3] = {0, 0, 0}, n = 0;
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x) {
+      const uint8_t* p = rgba + ((long long)y * W + x) * 4;
+      for (int c = 0; c < 3; ++c) sum[c] += p[c];
+      ++n;
+    }
+  for (int c = 0; c < 3; ++c) s.rgb[c] = uint8_t(n ? (sum[c] + n / 2) / n : 0);
+  const float d = depth[(long long)j * gw + i];
+  s.d = d;
+  if (!(d == d) || !(d - d == 0.f)) {
+    s.d = __builtin_nanf("");
+    s.base = 0;
+    return s;
+  }
+  float nb[8];
+  int k = 0;
+  for (int dj = -1; dj <= 1; ++dj)
+    for (int di = -1; di <= 1; ++di) {
+      if (di == 0 && dj == 0) continue;
+      const int a = i + di, b = j + dj;
+      nb[k++] = (a < 0 || b < 0 || a >= gw || b >= gh) ? __builtin_nanf("") : depth[(long long)b * gw + a];
+    }
+  uint32_t conf256 = 256;
+  if (conf) {
+    const float c = conf[(long long)j * gw + i];
+    conf256 = c > 0.f ? (c < 1.f ? uint32_t(c * 256.f) : 256u) : 0u;
+  }
+  s.gx = slope(nb[3], d, nb[4], tol);
+  s.gy = slope(nb[1], d, nb[6], tol);
+  s.base = (flatness(d, nb, tol * tol) * conf256) >> 8;
+  return s;
+}
+
+// The samples with depth of the window around (ci, cj), row-major, at offsets (i, j) from it.
+struct Window {
+  Sample s[kWindowSamples];
+  int8_t i[kWindowSamples], j[kWindowSamples];
+  int n;
+};
+SATLAB_HD void gather_window(const Sample* samples, int gw, int gh, int ci, int cj, Window& w) {
+  w.n = 0;
+  for (int dj = -kWindow; dj <= kWindow; ++dj)
+    for (int di = -kWindow; di <= kWindow; ++di) {
+      const int a = ci + di, b = cj + dj;
+      if (a < 0 || b < 0 || a >= gw || b >= gh) continue;
+      const Sample& s = samples[(long long)b * gw + a];
+      if (!(s.d == s.d)) continue;
+      w.s[w.n] = s, w.i[w.n] = int8_t(di), w.j[w.n] = int8_t(dj);
+      ++w.n;
+    }
+}
+
+// What a sample says the depth is at grid position (u, v): its own, extended along its slopes, within
+// [lo, hi] (the input's range).
+SATLAB_HD float predict(const Sample& s, int i, int j, int u, int v, float lo, float hi) {
+  const float du = float(u - i * kSubSample) * (1.f / kSubSample);
+  const float dv = float(v - j * kSubSample) * (1.f / kSubSample);
+  const float p = s.d + s.gx * du + s.gy * dv;
+  return p < lo ? lo : (p > hi ? hi : p);
+}
+
+enum class Reduce { Median, Mean, Max };
+
+// One pixel's refined depth from its window. (u, v): the pixel's grid position, (ci, cj) its window's
+// centre, rgb its colour.
+//  - Median (wmedian): each sample predicts the depth at the pixel (predict); the smallest prediction
+//    whose predictions at or below it hold at least half the total weight, then the weighted mean of the
+//    predictions within polish_tol of it. Predictions, not raw depths, so that a sloping surface's samples
+//    agree at the pixel whatever their colour: a textured slope stays smooth.
+//  - Mean (jbu): the weighted mean of the samples' own depths.
+//  - Max (snap): the prediction of the first sample of largest weight.
+// Weights without colour are used where every colour weight vanished; NaN when no sample has weight.
+// Means are float64 sums in row-major window order.
+SATLAB_HD float refine_pixel(const Window& win, int ci, int cj, int u, int v, const uint8_t rgb[3], Reduce r,
+                             float lo, float hi, float polish_tol) {
+  uint32_t w[kWindowSamples];
+  const int n = win.n;
+  unsigned long long total = 0;
+  for (int pass = 0; pass < 2 && total == 0; ++pass) {
+    total = 0;
+    for (int k = 0; k < n; ++k) {
+      w[k] = weight(win.s[k], ci + win.i[k], cj + win.j[k], u, v, rgb, pass == 0);
+      total += w[k];
+    }
+  }
+  if (total == 0) return __builtin_nanf("");
+  if (r == Reduce::Mean) {
+    double acc = 0.0;
+    for (int k = 0; k < n; ++k) acc += double(w[k]) * double(win.s[k].d);
+    return float(acc / double(total));
+  }
+  if (r == Reduce::Max) {
+    int best = 0;
+    for (int k = 1; k < n; ++k)
+      if (w[k] > w[best]) best = k;
+    return predict(win.s[best], ci + win.i[best], cj + win.j[best], u, v, lo, hi);
+  }
+  float p[kWindowSamples];
+  for (int k = 0; k < n; ++k) p[k] = predict(win.s[k], ci + win.i[k], cj + win.j[k], u, v, lo, hi);
+  // The weighted median by value: the smallest p[m] with weight(p <= p[m]) * 2 >= total.
+  float m = hi;
+  for (int k = 0; k < n; ++k) {
+    if (w[k] == 0 || !(p[k] < m)) continue;
+    unsigned long long below = 0;
+    for (int q = 0; q < n; ++q) below += p[q] <= p[k] ? w[q] : 0u;
+    if (2 * below >= total) m = p[k];
+  }
+  double acc = 0.0, sum = 0.0;
+  for (int k = 0; k < n; ++k) {
+    const float g = p[k] > m ? p[k] - m : m - p[k];
+    if (g <= polish_tol && w[k] != 0) acc += double(w[k]) * double(p[k]), sum += double(w[k]);
+  }
+  return float(acc / sum);
+}
+
+}  // namespace satlab::refine

@@ -1,0 +1,220 @@
+// The depth refiners' CPU references (core/refine.hpp): range, flatness, edges, confidence, the auto rule.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "core/error.hpp"
+#include "core/refine.hpp"
+#include "core/refine_grid.hpp"
+#include "test_util.hpp"
+
+namespace satlab {
+namespace {
+
+ImageF random_depth(int w, int h, uint32_t seed, float lo = 0.f, float hi = 1.f) {
+  ImageF d(w, h, 1);
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(lo, hi);
+  for (float& v : d.data) v = u(rng);
+  return d;
+}
+
+// Area-average by k (the last cells take what is left), as a phone's map is made.
+ImageF downsample(const ImageF& d, int k) {
+  const int w = (d.width + k - 1) / k, h = (d.height + k - 1) / k;
+  ImageF o(w, h, 1);
+  for (int j = 0; j < h; ++j)
+    for (int i = 0; i < w; ++i) {
+      double s = 0;
+      int n = 0;
+      for (int y = j * k; y < std::min(d.height, (j + 1) * k); ++y)
+        for (int x = i * k; x < std::min(d.width, (i + 1) * k); ++x) s += d.at(x, y), ++n;
+      o.at(i, j) = float(s / n);
+    }
+  return o;
+}
+
+// A two-plane scene: a disc of depth `near` and its own colour on a background of depth `far`, each
+// region textured (the texture must not reach the depth).
+struct Scene {
+  ImageRGBA8 image;
+  ImageF depth;
+};
+Scene disc_scene(int w, int h, uint32_t seed, float near = 0.2f, float far = 0.8f) {
+  Scene s{ImageRGBA8(w, h), ImageF(w, h, 1)};
+  std::mt19937 rng(seed);
+  const float cx = w * 0.5f, cy = h * 0.5f, r = std::min(w, h) * 0.3f;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const bool in = (x - cx) * (x - cx) + (y - cy) * (y - cy) < r * r;
+      const bool check = ((x / 3) + (y / 3)) % 2;  // a checked texture on both
+      uint8_t* p = s.image.px(x, y);
+      p[0] = uint8_t(in ? 200 + (check ? 40 : 0) : 30 + (check ? 40 : 0));
+      p[1] = uint8_t(in ? 60 : 120 + int(rng() % 8));
+      p[2] = uint8_t(in ? 40 : 180);
+      p[3] = 255;
+      s.depth.at(x, y) = in ? near : far;
+    }
+  return s;
+}
+
+double mean_abs_error(const ImageF& a, const ImageF& b) {
+  double e = 0;
+  for (size_t i = 0; i < a.data.size(); ++i) e += std::fabs(double(a.data[i]) - double(b.data[i]));
+  return e / double(a.data.size());
+}
+
+TEST(Refine, TableNamesEveryRefinerOnce) {
+  EXPECT_EQ(refiner_list(), "none, guided, wmedian, jbu, snap");
+  for (const Refiner& r : refiners()) EXPECT_EQ(find_refiner(r.name), &r);
+  EXPECT_EQ(find_refiner("auto"), nullptr);
+}
+
+TEST(Refine, AutoRefinesEverythingButAnExactFullSizeFile) {
+  EXPECT_EQ(resolve_refiner("auto", DepthOrigin::File, false), "none");
+  EXPECT_EQ(resolve_refiner("auto", DepthOrigin::Synthetic, false), "none");
+  EXPECT_EQ(resolve_refiner("auto", DepthOrigin::File, true), kDefaultRefiner);
+  EXPECT_EQ(resolve_refiner("auto", DepthOrigin::Embedded, true), kDefaultRefiner);
+  EXPECT_EQ(resolve_refiner("auto", DepthOrigin::Stereo, false), kDefaultRefiner);
+  EXPECT_EQ(resolve_refiner("auto", DepthOrigin::Brush, false), kDefaultRefiner);
+  EXPECT_EQ(resolve_refiner("jbu", DepthOrigin::File, false), "jbu");
+  try {
+    resolve_refiner("bilateral", DepthOrigin::File, false);
+    FAIL() << "an unknown refiner was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("valid: auto, none, guided"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Refine, OutputIsTheImageSizeAndWithinTheInputRangeAtOddSizesAndEveryScale) {
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const int sizes[][2] = {{1, 1}, {1, 17}, {23, 1}, {2, 3}, {31, 37}, {61, 29}};
+  for (const auto& sz : sizes)
+    for (int k = 1; k <= 8; ++k) {
+      const int W = sz[0], H = sz[1];
+      const ImageRGBA8 img = test::random_image(W, H, seed + uint32_t(k));
+      const ImageF d = random_depth(std::max(1, W / k), std::max(1, H / k), seed ^ uint32_t(W * 131 + k), 0.25f, 0.75f);
+      float lo = 2, hi = -1;
+      for (float v : d.data) lo = std::min(lo, v), hi = std::max(hi, v);
+      const ImageF conf = random_depth(d.width, d.height, seed + 7);
+      for (const Refiner& r : refiners())
+        for (const bool with_conf : {false, true}) {
+          SCOPED_TRACE(std::string(r.name) + " " + std::to_string(W) + "x" + std::to_string(H) + " /" +
+                       std::to_string(k) + (with_conf ? " with confidence" : ""));
+          const ImageF out = r.cpu({&img, &d, with_conf ? &conf : nullptr}, 0);
+          ASSERT_EQ(out.width, W);
+          ASSERT_EQ(out.height, H);
+          ASSERT_EQ(out.channels, 1);
+          for (float v : out.data) {
+            ASSERT_TRUE(std::isfinite(v));
+            ASSERT_GE(v, lo - 1e-6f);  // bilinear's float blend may round a hair outside
+            ASSERT_LE(v, hi + 1e-6f);
+          }
+        }
+    }
+}
+
+TEST(Refine, FlatDepthStaysFlatOnATexturedImage) {
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const ImageRGBA8 img = test::random_image(67, 41, seed);
+  for (const int k : {1, 2, 4, 8}) {
+    ImageF d(std::max(1, 67 / k), std::max(1, 41 / k), 1);
+    for (float& v : d.data) v = 0.37f;
+    for (const Refiner& r : refiners()) {
+      SCOPED_TRACE(std::string(r.name) + " /" + std::to_string(k));
+      const ImageF out = r.cpu({&img, &d, nullptr}, 0);
+      for (float v : out.data) ASSERT_EQ(v, 0.37f);
+    }
+  }
+}
+
+TEST(Refine, AllWhiteImageAndAllMissingDepthAreHandled) {
+  ImageRGBA8 white(33, 19);
+  for (auto& v : white.data) v = 255;
+  const ImageF d = random_depth(9, 5, 3);
+  for (const Refiner& r : refiners()) EXPECT_EQ(r.cpu({&white, &d, nullptr}, 0).width, 33) << r.name;
+  ImageF none(9, 5, 1);
+  for (float& v : none.data) v = std::numeric_limits<float>::quiet_NaN();
+  for (const char* name : {"wmedian", "jbu", "snap"}) {
+    const ImageF out = refine_cpu(name, {&white, &none, nullptr});
+    for (float v : out.data) ASSERT_TRUE(std::isnan(v)) << name << ": depth made from no depth";
+  }
+  EXPECT_THROW(refine_cpu("guided", {&white, &none, nullptr}), Error);
+}
+
+TEST(Refine, BadInputIsRefusedWithTheSizes) {
+  const ImageRGBA8 img = test::random_image(16, 16, 1);
+  const ImageF d = random_depth(4, 4, 2), conf = random_depth(5, 4, 3);
+  try {
+    refine_cpu("wmedian", {&img, &d, &conf});
+    FAIL() << "a confidence map of the wrong size was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("5x4"), std::string::npos) << e.what();
+  }
+  const ImageF rgb(4, 4, 3);
+  EXPECT_THROW(refine_cpu("jbu", {&img, &rgb, nullptr}), Error);
+  EXPECT_THROW(refine_cpu("auto", {&img, &d, nullptr}), Error);  // auto is resolved first, never run
+}
+
+// The point of the family: a quarter-resolution map of a textured two-plane scene comes back with its
+// edge on the image's edge, far closer to the exact depth than bilinear resampling; the guided filter
+// (texture copied into the depth) is not.
+TEST(Refine, SampleRefinersRecoverTheEdgeFromAQuarterResolutionMap) {
+  const Scene s = disc_scene(160, 120, test::fresh_seed());
+  const ImageF low = downsample(s.depth, 4);
+  const double none = mean_abs_error(refine_cpu("none", {&s.image, &low, nullptr}), s.depth);
+  for (const char* name : {"wmedian", "snap"}) {
+    const double e = mean_abs_error(refine_cpu(name, {&s.image, &low, nullptr}), s.depth);
+    EXPECT_LT(e, none * 0.25) << name << " " << e << " against bilinear's " << none;
+  }
+  const double jbu = mean_abs_error(refine_cpu("jbu", {&s.image, &low, nullptr}), s.depth);
+  EXPECT_LT(jbu, none) << jbu << " against bilinear's " << none;
+}
+
+TEST(Refine, ZeroConfidenceSamplesAreIgnored) {
+  const Scene s = disc_scene(96, 96, 5);
+  ImageF low = downsample(s.depth, 4), conf(low.width, low.height, 1);
+  for (float& v : conf.data) v = 1.f;
+  // Corrupt a block of the background's samples and mark them unconfident.
+  for (int j = 0; j < 4; ++j)
+    for (int i = 0; i < 4; ++i) low.at(i, j) = 0.5f, conf.at(i, j) = 0.f;
+  const ImageF out = refine_cpu("wmedian", {&s.image, &low, &conf});
+  for (int y = 0; y < 12; ++y)
+    for (int x = 0; x < 12; ++x) ASSERT_EQ(out.at(x, y), 0.8f) << x << "," << y;
+  const ImageF blind = refine_cpu("wmedian", {&s.image, &low, nullptr});
+  EXPECT_NE(blind.at(2, 2), 0.8f) << "the corruption did not reach the unconfident run: the test shows nothing";
+}
+
+TEST(Refine, FullSizeDepthWithAMisplacedEdgeIsPulledToTheImagesEdge) {
+  const Scene s = disc_scene(128, 128, 9);
+  ImageF shifted(128, 128, 1);  // the disc's depth 3 px to the right, as a brush stroke would miss it
+  for (int y = 0; y < 128; ++y)
+    for (int x = 0; x < 128; ++x) shifted.at(x, y) = s.depth.at(std::max(0, x - 3), y);
+  const double before = mean_abs_error(shifted, s.depth);
+  const double after = mean_abs_error(refine_cpu("wmedian", {&s.image, &shifted, nullptr}), s.depth);
+  EXPECT_LT(after, before * 0.5) << after << " against " << before;
+}
+
+TEST(Refine, GridPositionsAndFootprintsCoverTheImage) {
+  for (const int n : {1, 2, 7, 64, 97})
+    for (const int g : {1, 2, 3, 16, 25}) {
+      if (g > n) continue;
+      EXPECT_EQ(refine::footprint(0, g, n), 0);
+      EXPECT_EQ(refine::footprint(g, g, n), n);
+      for (int i = 0; i < g; ++i) EXPECT_LT(refine::footprint(i, g, n), refine::footprint(i + 1, g, n));
+      for (int x = 0; x < n; ++x) {
+        const int c = refine::nearest_sample(refine::grid_pos(x, g, n), g);
+        ASSERT_GE(c, 0);
+        ASSERT_LT(c, g);
+        // The nearest sample's footprint holds the pixel, or is next to the one that does.
+        EXPECT_LE(std::abs(refine::footprint(c, g, n) - x), (n + g - 1) / g + 1) << n << " " << g << " " << x;
+      }
+    }
+}
+
+}  // namespace
+}  // namespace satlab
