@@ -209,6 +209,47 @@ SATLAB_HD float predict(const Sample& s, int i, int j, int u, int v, float lo, f
 
 enum class Reduce { Median, Mean, Max };
 
+// The weighted median by value of p[0..n) under weights w (total > 0 their sum): the smallest p[k] such
+// that the samples with p <= p[k] hold at least half of total. A quickselect on copies (expected O(n));
+// the result depends on the values alone, not on the pivots.
+SATLAB_HD float weighted_median(const float* p_in, const uint32_t* w_in, int n, unsigned long long total) {
+  float p[kWindowSamples];
+  uint32_t w[kWindowSamples];
+  for (int k = 0; k < n; ++k) p[k] = p_in[k], w[k] = w_in[k];
+  int lo = 0, hi = n;  // the candidates p[lo..hi)
+  unsigned long long below = 0;  // weight of the values below every candidate
+  while (hi - lo > 1) {
+    const float pivot = p[lo + (hi - lo) / 2];
+    // Three-way partition: [lo, a) < pivot, [a, b) == pivot, [b, hi) > pivot.
+    int a = lo, b = lo, c = hi;
+    unsigned long long wl = 0, we = 0;
+    while (b < c) {
+      if (p[b] < pivot) {
+        const float tp = p[a]; p[a] = p[b]; p[b] = tp;
+        const uint32_t tw = w[a]; w[a] = w[b]; w[b] = tw;
+        wl += w[a];
+        ++a, ++b;
+      } else if (p[b] > pivot) {
+        --c;
+        const float tp = p[c]; p[c] = p[b]; p[b] = tp;
+        const uint32_t tw = w[c]; w[c] = w[b]; w[b] = tw;
+      } else {
+        we += w[b];
+        ++b;
+      }
+    }
+    if (2 * (below + wl) >= total) {
+      hi = a;
+    } else if (2 * (below + wl + we) >= total) {
+      return pivot;
+    } else {
+      below += wl + we;
+      lo = b;
+    }
+  }
+  return p[lo];
+}
+
 // One pixel's refined depth from its window. (u, v): the pixel's grid position, (ci, cj) its window's
 // centre, rgb its colour.
 //  - Median (wmedian): each sample predicts the depth at the pixel (predict); the smallest prediction
@@ -245,14 +286,7 @@ SATLAB_HD float refine_pixel(const Window& win, int ci, int cj, int u, int v, co
   }
   float p[kWindowSamples];
   for (int k = 0; k < n; ++k) p[k] = predict(win.s[k], ci + win.i[k], cj + win.j[k], u, v, lo, hi);
-  // The weighted median by value: the smallest p[m] with weight(p <= p[m]) * 2 >= total.
-  float m = hi;
-  for (int k = 0; k < n; ++k) {
-    if (w[k] == 0 || !(p[k] < m)) continue;
-    unsigned long long below = 0;
-    for (int q = 0; q < n; ++q) below += p[q] <= p[k] ? w[q] : 0u;
-    if (2 * below >= total) m = p[k];
-  }
+  const float m = weighted_median(p, w, n, total);
   double acc = 0.0, sum = 0.0;
   for (int k = 0; k < n; ++k) {
     const float g = p[k] > m ? p[k] - m : m - p[k];
