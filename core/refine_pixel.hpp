@@ -121,19 +121,21 @@ SATLAB_HD float cell_depth(const CellSum& s) { return s.c > 0.0 ? float(s.cd / s
 SATLAB_HD float cell_confidence(const CellSum& s) { return s.n > 0 ? float(s.c / double(s.n)) : 0.f; }
 
 // The slope at a sample along one axis from its neighbours before (a) and after (b) it (NaN: none): the
-// central difference where the two one-sided ones agree within tol, else the smaller one (the other
-// crosses an edge), else 0.
+// central difference where the two one-sided ones agree within tol; else the smaller one (the other
+// crosses an edge) if it is at most 2 tol; else 0 (an extremum, or no neighbour on the sample's side).
 SATLAB_HD float slope(float a, float d, float b, float tol) {
   const bool ha = a == a, hb = b == b;
   const float l = d - a, r = b - d;
+  const float al = l > 0.f ? l : -l, ar = r > 0.f ? r : -r;
   if (ha && hb) {
     const float dl = l - r;
     if ((dl > 0.f ? dl : -dl) <= tol) return (l + r) * 0.5f;
-    const float al = l > 0.f ? l : -l, ar = r > 0.f ? r : -r;
-    return al <= ar ? l : r;
+    if ((l > 0.f) != (r > 0.f)) return 0.f;  // an extremum: no slope along this line
+    const float g = al <= ar ? l : r, ag = al <= ar ? al : ar;
+    return ag <= 2.f * tol ? g : 0.f;
   }
-  if (ha) return l;
-  if (hb) return r;
+  if (ha) return al <= 2.f * tol ? l : 0.f;
+  if (hb) return ar <= 2.f * tol ? r : 0.f;
   return 0.f;
 }
 
