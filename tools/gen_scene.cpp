@@ -8,6 +8,9 @@
 // With --truth, writes the thin-lens ground truth of `satlab quality` instead (tools/scene/ground_truth.hpp):
 //   gen_scene --truth OUT_DIR [--scene NAME] [--size W H] [--lens N] [--case NAME] [--holdout]
 // (default 384 x 216, 48 x 48 samples; --holdout: the held-out cases, which no DoF rule was fitted on)
+// With --truth OUT_DIR --right-views, renders only the stereo right views of OUT_DIR/cases.json's scenes
+// and adds their fields to it (every other file and field stays as it is):
+//   gen_scene --truth OUT_DIR --right-views [--scene NAME]
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -24,7 +27,7 @@ int main(int argc, char** argv) try {
   std::vector<std::string> pos;
   std::string name = "default";
   sc::TruthOptions truth;
-  bool want_truth = false, sized = false;
+  bool want_truth = false, sized = false, right_views = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--scene" && i + 1 < argc) {
@@ -38,6 +41,8 @@ int main(int argc, char** argv) try {
       sized = true;
     } else if (a == "--case" && i + 1 < argc) {
       truth.only = argv[++i];
+    } else if (a == "--right-views") {
+      right_views = true;
     } else if (a == "--holdout") {
       truth.holdout = true;
     } else if (a == "--lens" && i + 1 < argc) {
@@ -47,6 +52,13 @@ int main(int argc, char** argv) try {
     } else {
       pos.push_back(a);
     }
+  }
+  if (right_views) {
+    if (!want_truth || !pos.empty() || sized || truth.holdout || !truth.only.empty())
+      throw satlab::Error("usage: gen_scene --truth OUT_DIR --right-views [--scene NAME]");
+    sc::write_right_views(truth);
+    std::printf("added the right views to %s/cases.json\n", truth.out_dir.c_str());
+    return 0;
   }
   if (want_truth) {
     if (!pos.empty()) throw satlab::Error("--truth takes no positional arguments");

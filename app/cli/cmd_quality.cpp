@@ -5,9 +5,23 @@
 // --images DIR the whole results. --highlights on,off scores each mode with and without bokeh highlights
 // (core/highlights.hpp): one row each. Each case runs under its camera response (the manifest's
 // response_shoulder, 0 where absent) unless --response-shoulder names one for all.
+//
+// --depth SOURCE[,...] runs each case with depth as users have it (core/depth_sources.hpp: exact, phone,
+// phone_noisy, stereo, brush), made from the case's exact depth (and, for stereo, its right view), and
+// --refine LIST (none, auto or refiner names, core/refine.hpp) turns each into full-resolution depth: a
+// row per case, source, refine choice, mode and highlights setting. The occlusion band stays the exact
+// depth's. The pipeline normalises depth by its min/max; so that a source's depth keeps the case's units
+// (a source whose range is [lo, hi] would otherwise be stretched onto [0, 1]), each row runs under the
+// case's Params mapped onto that range: near' = z(lo), far' = z(hi), focus' = (focus - lo) / (hi - lo),
+// which gives every pixel the CoC its depth has under the case's Params. Where focus' falls outside
+// [0, 1] (or the depth is flat) the case's Params run unchanged on the renormalised depth, and the row
+// says so ("units": "renormalised"). A pixel a refiner leaves without depth (NaN) takes the far depth.
 #include <algorithm>
 #include <cmath>
+#include <chrono>
 #include <cstdio>
+#include <limits>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -19,15 +33,19 @@
 #include "app/io/ground_truth.hpp"
 #include "app/io/image_io.hpp"
 #include "app/io/output_names.hpp"
+#include "core/depth_sources.hpp"
 #include "core/dof_modes.hpp"
 #include "core/error.hpp"
 #include "core/quality.hpp"
+#include "core/refine.hpp"
 
 namespace satlab::cli {
 namespace {
 
 struct QualityOptions {
   std::string cases, json, backend = "auto", modes, crops, images, highlights = "off";
+  std::string depth = "exact", refine = "auto";
+  bool save_depth = false;  // each source's depth, raw and refined, into --images
   float highlight_threshold = Params{}.highlight_threshold, highlight_gain = Params{}.highlight_gain;
   int runs = 5;
   int layers = Params{}.dof_layers;  // of the occlusion-aware modes
@@ -36,19 +54,29 @@ struct QualityOptions {
 
 struct LoadedCase {
   io::TruthCase c;
-  ImageRGBA8 image, reference;
+  ImageRGBA8 image, reference, right;  // right: the stereo right view, when a source needs it
   ImageF depth;
   Mask band;
+};
+
+// One source's depth refined for one scene: full resolution, finite, with its range.
+struct SourceDepth {
+  ImageF depth;
+  float lo = 0.f, hi = 0.f;
+  int source_width = 0, source_height = 0;
+  double refine_ms = 0;
+  size_t filled = 0;  // pixels left without depth, set to the far depth
 };
 
 // The frame time of the mode just set: `runs` frames after two warm-up frames, each a full frame of a
 // new image and depth (upload excluded), timed by the backend's own stage timings (CUDA events on the
 // GPU, wall clock on the CPU). Returns the median of the frames' sums of top-level stages.
-double frame_ms(Pipeline& pipe, const LoadedCase& lc, int runs, std::vector<StageTiming>* stages) {
+double frame_ms(Pipeline& pipe, const ImageRGBA8& image, const ImageF& depth, int runs,
+                std::vector<StageTiming>* stages) {
   std::vector<double> totals;
   for (int i = 0; i < runs + 2; ++i) {
-    pipe.set_image(lc.image);
-    pipe.set_depth(lc.depth);
+    pipe.set_image(image);
+    pipe.set_depth(depth);
     pipe.run();
     pipe.result();  // waits for the frame, so timings() are this frame's
     double t = 0;
@@ -124,10 +152,85 @@ std::vector<bool> chosen_highlights(const std::string& list) {
   return r;
 }
 
+std::vector<std::string> split_list(const std::string& list) {
+  std::vector<std::string> r;
+  std::stringstream ss(list);
+  std::string v;
+  while (std::getline(ss, v, ',')) r.push_back(v);
+  return r;
+}
+
+std::vector<std::string> chosen_sources(const std::string& list) {
+  std::vector<std::string> r = split_list(list);
+  for (const std::string& s : r) {
+    if (std::find(depth_source_names().begin(), depth_source_names().end(), s) == depth_source_names().end())
+      throw Error("--depth: unknown depth source '" + s + "' (valid: " + depth_source_list() + ")");
+    if (std::count(r.begin(), r.end(), s) > 1) throw Error("--depth: '" + s + "' named twice");
+  }
+  if (r.empty()) throw Error("--depth: no source named (valid: " + depth_source_list() + ")");
+  return r;
+}
+
+std::vector<std::string> chosen_refiners(const std::string& list) {
+  std::vector<std::string> r = split_list(list);
+  for (const std::string& s : r) {
+    if (s != "auto" && !find_refiner(s))
+      throw Error("--refine: unknown refiner '" + s + "' (valid: auto, " + refiner_list() + ")");
+    if (std::count(r.begin(), r.end(), s) > 1) throw Error("--refine: '" + s + "' named twice");
+  }
+  if (r.empty()) throw Error("--refine: no refiner named (valid: auto, " + refiner_list() + ")");
+  return r;
+}
+
+// The depth of `source` for the case's scene, refined by `refiner` to the image's size; NaN set to 1 (far).
+SourceDepth make_source_depth(const LoadedCase& lc, const DepthSource& src, const std::string& refiner) {
+  SourceDepth r;
+  r.source_width = src.depth.width, r.source_height = src.depth.height;
+  RefineInput in;
+  in.image = &lc.image;
+  in.depth = &src.depth;
+  in.confidence = src.confidence.empty() ? nullptr : &src.confidence;
+  const auto t0 = std::chrono::steady_clock::now();
+  r.depth = refine_cpu(refiner, in);
+  r.refine_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (r.depth.width != lc.image.width || r.depth.height != lc.image.height || r.depth.channels != 1)
+    throw Error("refiner " + refiner + " returned " + std::to_string(r.depth.width) + "x" +
+                std::to_string(r.depth.height) + " depth for a " + std::to_string(lc.image.width) + "x" +
+                std::to_string(lc.image.height) + " image");
+  r.lo = std::numeric_limits<float>::infinity(), r.hi = -r.lo;
+  for (float& v : r.depth.data) {
+    if (!std::isfinite(v)) v = 1.f, ++r.filled;
+    r.lo = std::min(r.lo, v), r.hi = std::max(r.hi, v);
+  }
+  return r;
+}
+
+// The case's Params mapped onto the depth's range [lo, hi] (see the header); false where that cannot be.
+bool keep_units(Params& p, float lo, float hi) {
+  if (!(hi - lo > 1e-6f)) return false;
+  const double range = double(p.far_depth) - p.near_depth;
+  const double focus = (double(p.focus) - lo) / (double(hi) - lo);
+  if (!(focus >= 0 && focus <= 1)) return false;
+  p.near_depth = float(p.near_depth + lo * range);
+  p.far_depth = float(p.near_depth + (double(hi) - lo) * range);
+  p.focus = float(focus);
+  return p.far_depth > p.near_depth;
+}
+
+// A depth map with NaN as 0, for a 16-bit PNG.
+ImageF viewable(ImageF d) {
+  for (float& v : d.data)
+    if (!std::isfinite(v)) v = 0.f;
+  return d;
+}
+
 int run_quality(const QualityOptions& o) {
   const std::string manifest = o.cases.empty() ? io::default_truth_cases() : o.cases;
   const std::vector<const DofMode*> modes = chosen_modes(o.modes);
   const std::vector<bool> highlights = chosen_highlights(o.highlights);
+  const std::vector<std::string> sources = chosen_sources(o.depth), refines = chosen_refiners(o.refine);
+  const bool stereo = std::find(sources.begin(), sources.end(), "stereo") != sources.end();
+  if (o.save_depth && o.images.empty()) throw Error("--save-depth writes into --images DIR: give both");
   if (!o.images.empty() && !io::is_dir(o.images)) throw Error(o.images + ": --images is not an existing folder");
   if (!o.crops.empty() && !io::is_dir(o.crops)) throw Error(o.crops + ": --crops is not an existing folder");
   // Every file is read and checked before anything runs: a bad case costs one line and no work.
@@ -143,6 +246,14 @@ int run_quality(const QualityOptions& o) {
     if (c.crop.w > 0 && (c.crop.h <= 0 || c.crop.x + c.crop.w > w || c.crop.y + c.crop.h > h))
       throw Error(manifest + ": case " + c.name + ": the crop lies outside the image");
     lc.band = occlusion_band(lc.depth, c.params);
+    if (stereo) {
+      if (c.right.empty())
+        throw Error(manifest + ": case " + c.name +
+                    ": no right view for --depth stereo (gen_scene --truth DIR --right-views adds them)");
+      lc.right = io::load_image(c.right);
+      if (lc.right.width != w || lc.right.height != h)
+        throw Error(manifest + ": case " + c.name + ": the right view differs in size from the image");
+    }
     lc.c = std::move(c);
     cases.push_back(std::move(lc));
   }
@@ -163,13 +274,56 @@ int run_quality(const QualityOptions& o) {
     for (float v : seen) list += (list.empty() ? "" : ", ") + fmt(double(v), "%.3g");
     std::printf("camera response shoulder: each case's, from the manifest (%s)\n", list.c_str());
   }
-  std::printf("%-24s %-17s %9s %7s %9s %7s %8s %9s\n", "case", "mode", "PSNR dB", "SSIM", "band dB", "b.SSIM",
-              "band px", gpu ? "GPU ms" : "CPU ms");
+  std::printf("%-24s %-11s %-14s %-17s %9s %7s %9s %7s %8s %9s\n", "case", "depth", "refine", "mode", "PSNR dB",
+              "SSIM", "band dB", "b.SSIM", "band px", gpu ? "GPU ms" : "CPU ms");
   nlohmann::json rows = nlohmann::json::array();
+  // Sources and refined depths depend on the scene (its depth file, depths and right view), not on the
+  // case's focus or lens: made once per scene.
+  std::map<std::string, DepthSource> made;
+  std::map<std::string, SourceDepth> refined;
+  struct Done {
+    Scores s;
+    double ms;
+    nlohmann::json stages;
+  };
+  std::map<std::string, Done> done;  // a refine choice that resolves to one already run reuses its row
   for (const LoadedCase& lc : cases)
-    for (const DofMode* m : modes)
+    for (const std::string& source : sources)
+      for (const std::string& choice : refines) {
+      const DepthSourceOrigin origin = depth_source_origin(source);
+      const std::string refiner = resolve_refiner(choice, origin.origin, origin.lower_resolution);
+      const std::string scene_key = lc.c.depth + "|" + std::to_string(lc.c.params.near_depth) + "|" +
+                                    std::to_string(lc.c.params.far_depth) + "|" + lc.c.right + "|" + source;
+      auto src = made.find(scene_key);
+      if (src == made.end()) {
+        DepthSourceInput in;
+        in.exact = &lc.depth;
+        in.near_depth = lc.c.params.near_depth, in.far_depth = lc.c.params.far_depth;
+        in.left = &lc.image;
+        in.right = &lc.right;
+        in.disparity_scale = lc.c.disparity_scale;
+        src = made.emplace(scene_key, make_depth_source(source, in)).first;
+        if (o.save_depth) {
+          const std::string base = o.images + "/" + lc.c.scene + "_" + source;
+          io::save_png16(base + "_depth.png", viewable(src->second.depth));
+          if (!src->second.confidence.empty()) io::save_png16(base + "_confidence.png", src->second.confidence);
+        }
+      }
+      auto ref = refined.find(scene_key + "|" + refiner);
+      if (ref == refined.end()) {
+        ref = refined.emplace(scene_key + "|" + refiner, make_source_depth(lc, src->second, refiner)).first;
+        if (o.save_depth)
+          io::save_png16(o.images + "/" + lc.c.scene + "_" + source + "_" + refiner + "_depth.png",
+                         ref->second.depth);
+      }
+      const SourceDepth& sd = ref->second;
+      const std::string refine_label = choice == refiner ? refiner : choice + ":" + refiner;
+      const std::string depth_tag = source == "exact" && refiner == "none" ? "" : source + "_" + refiner + "_";
+      for (const DofMode* m : modes)
       for (const bool hl : highlights) {
       Params p = lc.c.params;
+      const bool units = source == "exact" || keep_units(p, sd.lo, sd.hi);
+      if (!units) p = lc.c.params;
       p.dof_mode = m->name;
       p.dof_layers = o.layers;
       p.highlights = hl;
@@ -178,30 +332,48 @@ int run_quality(const QualityOptions& o) {
       validate(p);
       pipe->set_params(p);
       const std::string label = std::string(m->name) + (hl ? "+hl" : "");
-      const std::string file_tag = std::string(m->name) + (hl ? "_highlights" : "");
-      std::vector<StageTiming> stages;
-      const double ms = frame_ms(*pipe, lc, o.runs, &stages);
-      const ImageRGBA8& out = pipe->result();
-      const Scores s = score(lc.reference, out, lc.band);
-      std::printf("%-24s %-17s %9s %7s %9s %7s %8zu %9.3f\n", lc.c.name.c_str(), label.c_str(),
-                  fmt(s.whole.psnr, "%.2f").c_str(), fmt(s.whole.ssim, "%.4f").c_str(),
-                  fmt(s.band.psnr, "%.2f").c_str(), fmt(s.band.ssim, "%.4f").c_str(), s.band.pixels, ms);
-      nlohmann::json st = nlohmann::json::object();
-      for (const StageTiming& t : stages) st[t.parent.empty() ? t.name : t.parent + "/" + t.name] = t.ms;
+      const std::string file_tag = depth_tag + m->name + (hl ? "_highlights" : "");
+      const std::string run_key = lc.c.name + "|" + source + "|" + refiner + "|" + m->name + (hl ? "|hl" : "");
+      auto again = done.find(run_key);
+      const bool fresh = again == done.end();
+      if (fresh) {
+        std::vector<StageTiming> stages;
+        const double ms = frame_ms(*pipe, lc.image, sd.depth, o.runs, &stages);
+        nlohmann::json st = nlohmann::json::object();
+        for (const StageTiming& t : stages) st[t.parent.empty() ? t.name : t.parent + "/" + t.name] = t.ms;
+        again = done.emplace(run_key, Done{score(lc.reference, pipe->result(), lc.band), ms, st}).first;
+      }
+      const Scores& s = again->second.s;
+      const double ms = again->second.ms;
+      std::printf("%-24s %-11s %-14s %-17s %9s %7s %9s %7s %8zu %9.3f\n", lc.c.name.c_str(), source.c_str(),
+                  refine_label.c_str(), label.c_str(), fmt(s.whole.psnr, "%.2f").c_str(),
+                  fmt(s.whole.ssim, "%.4f").c_str(), fmt(s.band.psnr, "%.2f").c_str(),
+                  fmt(s.band.ssim, "%.4f").c_str(), s.band.pixels, ms);
       rows.push_back({{"case", lc.c.name},
                       {"scene", lc.c.scene},
+                      {"depth", source},
+                      {"refine", refiner},
+                      {"refine_choice", choice},
+                      {"depth_size", {sd.source_width, sd.source_height}},
+                      {"depth_range", {sd.lo, sd.hi}},
+                      {"units", units ? "case" : "renormalised"},
+                      {"depth_filled_px", sd.filled},
+                      {"refine_cpu_ms", sd.refine_ms},
                       {"mode", m->name},
                       {"highlights", hl},
                       {"response_shoulder", p.response_shoulder},
                       {"whole", score_json(s.whole)},
                       {"band", score_json(s.band)},
                       {"ms", ms},
-                      {"stages_ms", st}});
+                      {"stages_ms", again->second.stages}});
+      if (!fresh) continue;  // its crops and image are written already
+      const ImageRGBA8& out = pipe->result();
       if (!o.crops.empty() && lc.c.crop.w > 0) {
         const std::string f = o.crops + "/" + lc.c.name + "_" + file_tag + ".png";
         io::save_png(f, crop_pair(lc.reference, out, lc.c.crop));
       }
       if (!o.images.empty()) io::save_png(o.images + "/" + lc.c.name + "_" + file_tag + ".png", out);
+    }
     }
   if (!o.json.empty()) {
     nlohmann::json j = {
@@ -215,7 +387,12 @@ int run_quality(const QualityOptions& o) {
          "PSNR over R,G,B (\"inf\": equal images; null: no pixels); SSIM per R,G,B channel, Gaussian 11x11 "
          "sigma "
          "1.5, K1 0.01, K2 0.03, averaged; band: pixels within max_radius of a depth edge (a CoC jump over "
-         "1 px between 4-neighbours); ms: median full-frame time, upload excluded"},
+         "1 px between 4-neighbours, of the exact depth); ms: median full-frame time, upload excluded; depth: "
+         "the depth source (core/depth_sources.hpp), refine: the refiner that ran (refine_choice: as asked), "
+         "depth_size: the source's resolution, depth_range: the refined depth's [min, max], units: case "
+         "(Params mapped onto that range so every depth keeps its CoC) or renormalised (the case's Params on "
+         "the min/max-normalised depth), depth_filled_px: pixels without depth set to the far depth, "
+         "refine_cpu_ms: the refiner's CPU time"},
         {"edge_jump_px", kDepthEdgeJump},
         {"rows", rows}};
     io::save_text(o.json, j.dump(1) + "\n");
@@ -237,6 +414,15 @@ void add_quality_command(CLI::App& app, Action& action) {
   sub->add_option("--crops", o->crops, "Write reference | mode crops of each case into this folder");
   sub->add_option("--images", o->images, "Write each case's whole result into this folder");
   sub->add_option("--highlights", o->highlights, "Bokeh highlights: on, off or on,off (a row each)");
+  sub->add_option("--depth", o->depth,
+                  "Depth sources, comma-separated (a row each): exact, phone, phone_noisy, stereo, brush "
+                  "(default exact)");
+  sub->add_option("--refine", o->refine,
+                  "Refiners for each source's depth, comma-separated (a row each): auto, none or a refiner "
+                  "(default auto)");
+  sub->add_flag("--save-depth", o->save_depth,
+                "Write each scene's source depth (SCENE_SOURCE_depth.png, its own size, 16-bit), its confidence "
+                "and its refined depth (SCENE_SOURCE_REFINER_depth.png) into --images");
   sub->add_option("--highlight-threshold", o->highlight_threshold, "Linear luminance of a highlight")
       ->check(CLI::Range(0.0, 1.0));
   sub->add_option("--highlight-gain", o->highlight_gain, "Gain on clipped highlights")->check(CLI::Range(1.0, 16.0));

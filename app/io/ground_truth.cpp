@@ -79,6 +79,12 @@ std::vector<TruthCase> load_truth_cases(const std::string& manifest) {
     } catch (const Error& e) {
       throw Error(where + " (" + t.name + "): " + e.what());
     }
+    // The stereo right view (gen_scene --truth; older manifests: none).
+    if (c.contains("right")) {
+      t.right = path("right");
+      t.disparity_scale = number("disparity_scale");
+      if (!(t.disparity_scale > 0)) throw Error(where + ": \"disparity_scale\" must be > 0");
+    }
     if (c.contains("crop")) {
       const nlohmann::json& r = c["crop"];
       auto side = [&](const char* key) {

@@ -17,6 +17,10 @@ struct TruthCase {
     std::string label;  // the artifact it shows: "silhouette" or "halo"
     int x = 0, y = 0, w = 0, h = 0;
   } crop;  // w == 0: none
+  // The stereo right view ("": none): the pinhole camera moved right, a point at scene depth z lying
+  // disparity_scale / z px further left in it.
+  std::string right;
+  double disparity_scale = 0;
 };
 
 // Parses a manifest; throws satlab::Error "FILE: ..." naming the first bad case and field (files are

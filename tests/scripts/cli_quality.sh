@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # satlab quality on tiny ground-truth cases rendered on the fly by gen_scene --truth: the JSON's
-# structure, the crops, the equal-images path (PSNR "inf", SSIM 1), --modes, and bad manifests (exit 1
-# with one line).
+# structure, the crops, the equal-images path (PSNR "inf", SSIM 1), --modes, the depth sources and
+# refiners (--depth, --refine, --save-depth), and bad manifests (exit 1 with one line).
 set -u
 bin=$1 src=$2
 gen=$(dirname "$bin")/../tools/gen_scene
@@ -104,6 +104,70 @@ for case, s in by.items():
     assert s[True] == s[False], (case, s)
 PY
 
+# Depth sources and refiners (--depth, --refine): on the bundled cases, spread with the exact and the
+# phone depth, each unrefined and with `auto`: a row per case, source and choice, finite scores; `auto`
+# leaves the exact depth alone and refines the phone's; the exact rows score as without --depth.
+"$bin" quality --json "$tmp/src.json" --backend cpu --runs 1 --modes spread --depth exact,phone \
+  --refine none,auto >"$tmp/src_table" 2>&1 || { cat "$tmp/src_table"; fail "quality --depth exact,phone"; }
+"$bin" quality --json "$tmp/plain.json" --backend cpu --runs 1 --modes spread >/dev/null 2>&1 ||
+  fail "quality on the bundled cases"
+python3 - "$tmp" <<'PY' || fail "--depth rows"
+import json, math, sys
+tmp = sys.argv[1]
+rows = json.load(open(f"{tmp}/src.json"))["rows"]
+plain = {r["case"]: r for r in json.load(open(f"{tmp}/plain.json"))["rows"]}
+assert len(plain) == 12, plain.keys()
+seen = {}
+for r in rows:
+    key = (r["depth"], r["refine_choice"])
+    seen.setdefault(r["case"], set()).add(key)
+    for part in ("whole", "band"):
+        assert isinstance(r[part]["psnr"], (int, float)) and math.isfinite(r[part]["psnr"]), r
+        assert 0 < r[part]["ssim"] <= 1, r
+    lo, hi = r["depth_range"]
+    assert 0 <= lo < hi <= 1, r
+    if r["depth"] == "exact":
+        assert r["refine"] == "none" and r["depth_size"] == [384, 216], r
+        assert r["whole"] == plain[r["case"]]["whole"] and r["band"] == plain[r["case"]]["band"], r
+    else:
+        assert r["depth_size"] == [96, 54] and r["units"] == "case", r
+        assert r["refine"] == ("none" if r["refine_choice"] == "none" else r["refine"]) and r["refine"] != "auto", r
+        if r["refine_choice"] == "auto":
+            assert r["refine"] != "none", r
+assert set(seen) == set(plain), seen.keys()
+want = {(d, c) for d in ("exact", "phone") for c in ("none", "auto")}
+assert all(s == want for s in seen.values()), seen
+assert len(rows) == 12 * 4, len(rows)
+# The phone's depth costs something somewhere.
+by = {(r["case"], r["depth"], r["refine_choice"]): r["whole"]["psnr"] for r in rows}
+assert any(by[(c, "phone", "none")] < by[(c, "exact", "none")] for c in plain), by
+PY
+
+# Every source on the tiny cases (their right views come from gen_scene --truth), crops and saved depths
+# named by source and refiner.
+mkdir "$tmp/src_crops" "$tmp/src_images"
+"$bin" quality --cases "$tmp/cases.json" --json "$tmp/all.json" --backend cpu --runs 1 --modes spread \
+  --depth exact,phone,phone_noisy,stereo,brush --refine none,wmedian --crops "$tmp/src_crops" \
+  --images "$tmp/src_images" --save-depth >"$tmp/all_table" 2>&1 || { cat "$tmp/all_table"; fail "every source"; }
+python3 - "$tmp" <<'PY' || fail "every source's rows"
+import json, math, os, sys
+tmp = sys.argv[1]
+rows = json.load(open(f"{tmp}/all.json"))["rows"]
+sources = ("exact", "phone", "phone_noisy", "stereo", "brush")
+assert len(rows) == 6 * 5 * 2, len(rows)
+assert {(r["depth"], r["refine"]) for r in rows} == {(s, f) for s in sources for f in ("none", "wmedian")}
+for r in rows:
+    assert all(math.isfinite(r[p]["psnr"]) for p in ("whole", "band") if r[p]["pixels"]), r
+    tag = "" if (r["depth"], r["refine"]) == ("exact", "none") else f"{r['depth']}_{r['refine']}_"
+    assert os.path.getsize(f"{tmp}/src_crops/{r['case']}_{tag}spread.png") > 0, r
+    assert os.path.getsize(f"{tmp}/src_images/{r['case']}_{tag}spread.png") > 0, r
+    assert os.path.getsize(f"{tmp}/src_images/occlusion_{r['depth']}_depth.png") > 0, r
+    assert os.path.getsize(f"{tmp}/src_images/occlusion_{r['depth']}_{r['refine']}_depth.png") > 0, r
+for s in ("stereo", "brush"):
+    assert os.path.getsize(f"{tmp}/src_images/occlusion_{s}_confidence.png") > 0, s
+assert [r["depth_size"] for r in rows if r["depth"] == "phone"][0] == [10, 6]
+PY
+
 # Bad input: one line on stderr, exit 1, nothing on stdout.
 bad() {
   local what=$1
@@ -128,4 +192,8 @@ sed 's/"reference": "occlusion.png"/"reference": "gone.png"/' "$tmp/same.json" >
 bad "missing reference" --cases "$tmp/gone.json"
 bad "unknown mode" --cases "$tmp/same.json" --modes gather_box,nosuch
 bad "bad highlights list" --cases "$tmp/same.json" --highlights on,maybe
+bad "unknown depth source" --cases "$tmp/same.json" --depth exact,lidar
+bad "unknown refiner" --cases "$tmp/same.json" --refine none,magic
+bad "stereo without a right view" --cases "$tmp/same.json" --depth stereo
+bad "--save-depth without --images" --cases "$tmp/same.json" --save-depth
 echo "PASS"

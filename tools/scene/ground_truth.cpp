@@ -4,7 +4,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <vector>
 
 #include "app/io/image_io.hpp"
@@ -66,6 +68,20 @@ const std::vector<SceneCases> kHoldout = {
 const std::vector<Aperture> kHoldoutApertures = {{"medium", 0.13}, {"wide", 0.26}};
 const double kCropW = 0.2, kCropH = 0.24;  // crop size, fractions of width and height
 
+struct RightView {
+  ImageRGBA8 image;
+  double baseline = 0, disparity_scale = 0;
+};
+// near_depth as the manifest stores it (float), so that write_right_views reproduces write_ground_truth.
+RightView render_right(const Scene& s, int width, int height, double eye_offset, float near_depth, int lens) {
+  const Camera left = Camera::of(s, width, height, eye_offset);
+  RightView r;
+  r.baseline = kRightDisparityFraction * width * double(near_depth) / left.focal_px();
+  r.disparity_scale = left.focal_px() * r.baseline;
+  r.image = render_pinhole(s, Camera::of(s, width, height, eye_offset + r.baseline), lens).image;
+  return r;
+}
+
 }  // namespace
 
 void write_ground_truth(const TruthOptions& o) {
@@ -88,6 +104,9 @@ void write_ground_truth(const TruthOptions& o) {
     io::save_png16(o.out_dir + "/" + depth, view.depth);
     // The depth as the pipeline will see it: 16-bit quantised, then normalised by its min/max.
     const ImageF d = normalise_depth(io::load_depth(o.out_dir + "/" + depth));
+    const std::string right = std::string(sc.scene) + "_right.png";
+    const RightView rv = render_right(s, o.width, o.height, sc.eye_offset, float(view.lo), o.lens);
+    io::save_png(o.out_dir + "/" + right, rv.image);
     for (const Focus& f : sc.focus)
       for (const Aperture& a : apertures) {
         const std::string name = std::string(sc.scene) + "_" + f.name + "_" + a.name;
@@ -128,7 +147,10 @@ void write_ground_truth(const TruthOptions& o) {
                          {"focal_px", cam.focal_px()},
                          {"lens_samples", o.lens * o.lens},
                          {"largest_coc", largest},
-                         {"crop", {{"label", f.crop_label}, {"x", cx}, {"y", cy}, {"w", cw}, {"h", ch}}}});
+                         {"crop", {{"label", f.crop_label}, {"x", cx}, {"y", cy}, {"w", cw}, {"h", ch}}},
+                         {"right", right},
+                         {"baseline", rv.baseline},
+                         {"disparity_scale", rv.disparity_scale}});
         if (!o.quiet)
           std::printf("%-24s focus %.3f (z %.1f)  K %.2f px  largest CoC %.2f px  (%.1f s)\n", name.c_str(),
                       p.focus, f.z, p.aperture, largest, secs);
@@ -145,6 +167,53 @@ void write_ground_truth(const TruthOptions& o) {
        "response_shoulder is the camera's (tone(): radiance v stored as sRGB(min(v / (1 + s v), 1)))"},
       {"cases", cases}};
   io::save_text(o.out_dir + "/cases.json", manifest.dump(1) + "\n");
+}
+
+void write_right_views(const TruthOptions& o) {
+  const std::string path = o.out_dir + "/cases.json";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open (gen_scene --truth writes it)");
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json manifest;
+  try {
+    manifest = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(path + ": " + e.what());
+  }
+  if (!manifest.contains("cases") || !manifest["cases"].is_array()) throw Error(path + ": no cases");
+  struct Done {
+    std::string key, file;
+    RightView view;
+  };
+  std::vector<Done> done;  // one right view per scene, size and eye
+  for (nlohmann::json& c : manifest["cases"]) {
+    const std::string name = c.value("scene", std::string());
+    if (!o.scene.empty() && name != o.scene) continue;
+    const Scene* s = find_scene(name);
+    if (!s) throw Error(path + ": unknown scene '" + name + "'");
+    const int w = c.at("width").get<int>(), h = c.at("height").get<int>();
+    const int lens = int(std::lround(std::sqrt(c.at("lens_samples").get<double>())));
+    const double eye = c.value("eye_offset", 0.0);
+    const float near_depth = c.at("near_depth").get<float>();
+    const std::string file = c.at("image").get<std::string>();
+    const std::string right = file.substr(0, file.rfind('.')) + "_right.png";
+    const std::string key = file + " " + std::to_string(w) + "x" + std::to_string(h);
+    auto it = std::find_if(done.begin(), done.end(), [&](const Done& d) { return d.key == key; });
+    if (it == done.end()) {
+      done.push_back({key, right, render_right(*s, w, h, eye, near_depth, lens)});
+      io::save_png(o.out_dir + "/" + right, done.back().view.image);
+      if (!o.quiet)
+        std::printf("%s: baseline %.4f, disparity %.2f px at the nearest depth\n", right.c_str(),
+                    done.back().view.baseline, done.back().view.disparity_scale / near_depth);
+      it = done.end() - 1;
+    }
+    c["right"] = it->file;
+    c["baseline"] = it->view.baseline;
+    c["disparity_scale"] = it->view.disparity_scale;
+  }
+  if (done.empty()) throw Error(path + ": no case of scene '" + o.scene + "'");
+  io::save_text(path, manifest.dump(1) + "\n");
 }
 
 }  // namespace satlab::scene

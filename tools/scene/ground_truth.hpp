@@ -20,8 +20,19 @@ struct TruthOptions {
   bool holdout = false;  // the held-out cases (other views, focus depths and lens radii) instead
 };
 
-// Writes OUT/SCENE.png, OUT/SCENE_depth.png, OUT/CASE.png (references) and OUT/cases.json.
-// Throws satlab::Error on bad options or a failed write.
+// Writes OUT/SCENE.png, OUT/SCENE_depth.png, OUT/SCENE_right.png (the stereo right view), OUT/CASE.png
+// (references) and OUT/cases.json. Throws satlab::Error on bad options or a failed write.
 void write_ground_truth(const TruthOptions& o);
+
+// The right view of a rectified stereo pair with the pinhole view as the left (for `satlab quality
+// --depth stereo`): the same camera, its eye moved right by a baseline B chosen so that the nearest
+// visible depth (the manifest's near_depth) has a disparity of kRightDisparityFraction of the width; a
+// point at depth z then lies disparity_scale / z px further left in it (disparity_scale = focal_px * B).
+// Rendered with the pinhole view's lens x lens sub-pixel samples.
+constexpr double kRightDisparityFraction = 1.0 / 16;
+// Renders OUT/SCENE_right.png for every scene of OUT/cases.json and adds each case's "right",
+// "baseline" and "disparity_scale" fields, leaving every other file and field as it is (the manifest
+// is rewritten with the same formatting). o.scene limits it to one scene.
+void write_right_views(const TruthOptions& o);
 
 }  // namespace satlab::scene
