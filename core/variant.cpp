@@ -10,6 +10,7 @@ const char* to_string(Family f) {
     case Family::Dof: return "dof";
     case Family::Compact: return "compact";
     case Family::Sort: return "sort";
+    case Family::Refine: return "refine";
   }
   return "?";
 }

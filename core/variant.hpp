@@ -1,5 +1,5 @@
 // The variant registry's types. A variant is one GPU algorithm (a reduction, a scan, a SAT builder, a
-// stream compaction, a radix sort) with
+// stream compaction, a radix sort, a DoF mode, a depth refiner) with
 // its name, where it comes from, its bytes-moved model and its launch function. The UI, `satlab bench`,
 // `satlab verify`, `satlab variants` and the tests all iterate the registry (gpu/registry), so adding a
 // variant is one file and one line in the table. Plain C++: device pointers travel as void*.
@@ -12,7 +12,7 @@
 
 namespace satlab {
 
-enum class Family { Reduce, Scan, Sat, Dof, Compact, Sort };
+enum class Family { Reduce, Scan, Sat, Dof, Compact, Sort, Refine };
 enum class DType { I32, U32, F32, U8, RGBA8, RGBA16 };  // RGBA16: 4 x uint16 per pixel
 enum class ReduceOp { Sum, Min, Max };
 
@@ -98,6 +98,24 @@ struct SortArgs {
   void* stream = nullptr;
 };
 
+// A depth refiner (core/refine.hpp): the image's RGBA8 and a depth map of any size (plus optional
+// confidence) in, depth at the image's size out. Scratch comes from the device's stream-ordered pool
+// (warm calls allocate nothing from the driver).
+struct RefineArgs {
+  const void* image = nullptr;         // RGBA8, width*height (alpha ignored)
+  const float* depth = nullptr;        // depth_width*depth_height; NaN: no sample
+  const float* confidence = nullptr;   // nullptr (all 1), or depth_width*depth_height in [0,1]
+  float* out = nullptr;                // width*height
+  int width = 0, height = 0;           // the image's
+  int depth_width = 0, depth_height = 0;
+  void* stream = nullptr;
+  std::function<void(const char* phase)> phase;  // optional, host-side: called before each phase is enqueued
+  // guided only, optional: a device float[5] that receives the centring offsets the guided filter used
+  // (guide R, G, B, depth) and the value that filled missing depth, so that a check can rebuild the
+  // reference with them (core/guided_filter.hpp).
+  float* guided_offsets = nullptr;
+};
+
 struct Variant {
   std::string name;          // stable id used on the command line: "harris7", "blelloch_padded", ...
   Family family = Family::Reduce;
@@ -120,6 +138,7 @@ struct Variant {
   std::function<void(const DofArgs&)> dof;
   std::function<void(const CompactArgs&)> compact;
   std::function<void(const SortArgs&)> sort;
+  std::function<void(const RefineArgs&)> refine;
 };
 
 }  // namespace satlab

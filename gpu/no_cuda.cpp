@@ -5,6 +5,7 @@
 #include "gpu/depth/guided_filter.hpp"
 #include "gpu/depth/stereo.hpp"
 #include "gpu/device.hpp"
+#include "gpu/refine/refine.hpp"
 #include "gpu/sat/sat_host.hpp"
 #include "gpu/verify.hpp"
 
@@ -77,5 +78,12 @@ StereoResult stereo_match(const ImageRGBA8&, const ImageRGBA8&, const StereoPara
 }
 StereoTiming time_stereo(int, int, const StereoParams&, int, int, const std::string&) { throw Error(probe().reason); }
 void set_stereo_stack_pixels_for_testing(size_t) {}
+
+std::vector<Variant> refine_variants() { return {}; }
+ImageF refine_gpu(const std::string&, const RefineInput&) { throw Error(probe().reason); }
+std::string check_refine(const std::string&, const RefineInput&, std::string*) { throw Error(probe().reason); }
+std::vector<RefineCase> refine_cases(uint64_t) { throw Error(probe().reason); }
+std::string check_refine_weights() { throw Error(probe().reason); }
+RefineTiming time_refine(const std::string&, int, int, int, int, int, int) { throw Error(probe().reason); }
 
 }  // namespace satlab::gpu

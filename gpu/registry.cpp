@@ -5,6 +5,7 @@
 #include "gpu/device.hpp"
 #include "gpu/filter/filter.hpp"
 #include "gpu/npp_baseline.hpp"
+#include "gpu/refine/refine.hpp"
 #include "gpu/reduce/reduce.hpp"
 #include "gpu/sat/sat.hpp"
 #include "gpu/scan/scan.hpp"
@@ -61,6 +62,7 @@ const std::vector<Variant>& variants() {
       sort::cub_sort_variant(),
     };
     for (Variant& v : dof_variants()) t.push_back(std::move(v));
+    for (Variant& v : refine_variants()) t.push_back(std::move(v));
     return t;
   }();
   return table;

@@ -16,6 +16,7 @@
 #include "core/reference.hpp"
 #include "gpu/check.hpp"
 #include "gpu/device.hpp"
+#include "gpu/refine/refine.hpp"
 #include "gpu/sat/sat_host.hpp"
 
 namespace satlab::gpu {
@@ -475,6 +476,29 @@ void verify_dof(const Variant& v, Pipeline& gpu_pipe, Pipeline& cpu_pipe, std::m
   }
 }
 
+// A refiner against core's reference on refine_cases (awkward sizes, depth at 1/1..1/8, 2/3 and 3/2 of the
+// image, NaN holes, all-255 images, flat depth, no depth, with and without confidence; outputs poisoned):
+// bit for bit, guided within core's bound; the sample-based ones first check the GPU's weight arithmetic.
+void verify_refine(const Variant& v, std::mt19937_64& rng, VerifyLine& line) {
+  auto fail = [&](const std::string& what, const std::string& d) {
+    if (d.empty() || !line.ok) return;
+    line.ok = false;
+    line.detail = what + ": " + d;
+  };
+  if (v.name == "wmedian" || v.name == "jbu" || v.name == "snap") {
+    ++line.cases;
+    fail("weights", check_refine_weights());
+  }
+  std::string note;
+  for (const RefineCase& c : refine_cases(rng())) {
+    std::string n;
+    ++line.cases;
+    fail(c.what, check_refine(v.name, c.input(), &n));
+    if (!n.empty()) note = "last case: " + n;  // guided: its worst difference and its bound
+  }
+  if (line.ok && !note.empty()) line.detail = note;
+}
+
 }  // namespace
 
 std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(const VerifyLine&)>& on_line,
@@ -507,8 +531,9 @@ std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(
     if (!families.empty() && std::find(families.begin(), families.end(), v.family) == families.end()) continue;
     VerifyLine line{v.name, to_string(v.family), true, 0, "", "", false};
     if (v.family == Family::Sat || v.family == Family::Compact || v.family == Family::Sort ||
-        v.family == Family::Dof) {
+        v.family == Family::Dof || v.family == Family::Refine) {
       if (v.family == Family::Sat) verify_sat(v, rng, line);
+      else if (v.family == Family::Refine) verify_refine(v, rng, line);
       else if (v.family == Family::Compact) verify_compact(v, awkward(), rng, line);
       else if (v.family == Family::Sort)
         verify_sort(v, awkward(), rng, line);

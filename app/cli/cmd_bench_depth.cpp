@@ -1,6 +1,9 @@
 // satlab bench depth: the GPU guided filter (gpu/depth/guided_filter) at 3840x2160 (or --sizes), colour
-// and gray, at radii 8 and 32 (or --radii): the cost should not depend on the radius. Medians of
-// CUDA-event-timed runs after warm-up, whole runs and per stage. --cpu adds the CPU reference (wall time).
+// and gray, at radii 8 and 32 (or --radii): the cost should not depend on the radius. Then every depth
+// refiner (gpu/refine, or --refiners) from a depth map a quarter of each side (or --depth-scales) to the
+// image's size, with its phases, and against the copy bandwidth C measured in the same run on its minimum
+// bytes (image read, depth read, output written). Medians of CUDA-event-timed runs after warm-up, whole
+// runs and per stage. --cpu adds the CPU references (wall time).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -14,8 +17,11 @@
 #include "app/cli/commands.hpp"
 #include "core/error.hpp"
 #include "core/guided_filter.hpp"
+#include "core/refine.hpp"
 #include "gpu/depth/guided_filter.hpp"
 #include "gpu/device.hpp"
+#include "gpu/refine/refine.hpp"
+#include "gpu/sat/sat_host.hpp"
 
 namespace satlab::cli {
 namespace {
@@ -24,6 +30,9 @@ struct BenchDepthOptions {
   std::string json, sat;
   std::vector<std::string> sizes = {"3840x2160"};
   std::vector<int> radii = {8, 32};
+  std::vector<std::string> refiners;  // empty: all
+  std::vector<int> depth_scales = {4};
+  bool no_refine = false;
   float eps = 1e-3f;
   int runs = 20, warmup = 5;
   bool cpu = false;
@@ -82,8 +91,69 @@ int run_bench_depth(const BenchDepthOptions& o) {
         }
       }
   }
+  // The refiners: W x H from (W / k) x (H / k), against C.
+  double c_gbs = 0;
+  if (dev.available && !o.no_refine) {
+    c_gbs = gpu::copy_bandwidth_gbs(size_t(1) << 30, o.runs);
+    std::printf("copy bandwidth C = %.0f GB/s (1 GiB device-to-device, read + write)\n", c_gbs);
+  }
+  auto refine_row = [&](const std::string& name, const std::string& backend, int w, int h, int dw, int dh,
+                        double ms, double bytes, const std::string& note) {
+    const double gbs = bytes > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
+    std::printf("%-34s %-4s %5dx%-5d from %4dx%-5d %9.4f ms %8.1f Mpx/s", name.c_str(), backend.c_str(), w, h, dw,
+                dh, ms, double(w) * h / (ms * 1e-3) / 1e6);
+    if (gbs > 0 && c_gbs > 0) std::printf(" %7.1f GB/s %5.3f of C", gbs, gbs / c_gbs);
+    std::printf("  %s\n", note.c_str());
+    std::fflush(stdout);
+    nlohmann::json r = {{"family", "refine"}, {"variant", name},       {"backend", backend},
+                        {"width", w},         {"height", h},           {"depth_width", dw},
+                        {"depth_height", dh}, {"ms", ms},              {"median_ms", ms},
+                        {"note", note}};
+    if (bytes > 0) {
+      r["min_bytes"] = bytes, r["gbs"] = gbs;
+      if (c_gbs > 0) r["of_c"] = gbs / c_gbs;
+    }
+    rows.push_back(r);
+  };
+  for (const std::string& size : o.no_refine ? std::vector<std::string>{} : o.sizes) {
+    int w = 0, h = 0;
+    if (std::sscanf(size.c_str(), "%dx%d", &w, &h) != 2 || w <= 0 || h <= 0) throw Error("bad size " + size);
+    for (int k : o.depth_scales) {
+      const int dw = std::max(1, w / k), dh = std::max(1, h / k);
+      for (const Refiner& f : satlab::refiners()) {
+        if (!o.refiners.empty() && std::find(o.refiners.begin(), o.refiners.end(), f.name) == o.refiners.end())
+          continue;
+        const std::string name = std::string("refine.") + f.name;
+        if (dev.available) {
+          const gpu::RefineTiming t = gpu::time_refine(f.name, w, h, dw, dh, o.warmup, o.runs);
+          refine_row(name, "gpu", w, h, dw, dh, t.median_ms, t.min_bytes,
+                     "median of " + std::to_string(o.runs) + "; bytes: image + depth read, output written");
+          for (const auto& [phase, ms] : t.phases) refine_row(name + " / " + phase, "gpu", w, h, dw, dh, ms, 0, "phase");
+        }
+        if (o.cpu) {
+          ImageRGBA8 img(w, h);
+          ImageF depth(dw, dh, 1);
+          std::mt19937 rng(5);
+          for (auto& b : img.data) b = uint8_t(rng());
+          for (int y = 0; y < dh; ++y)
+            for (int x = 0; x < dw; ++x) depth.at(x, y) = float((x / 37 + y / 23) % 4) * 0.25f + 0.1f;
+          std::vector<double> ms;
+          for (int i = 0; i < std::max(1, std::min(o.runs, 3)); ++i) {
+            const auto t0 = std::chrono::steady_clock::now();
+            refine_cpu(f.name, {&img, &depth, nullptr});
+            ms.push_back(
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+          }
+          std::sort(ms.begin(), ms.end());
+          refine_row(name, "cpu", w, h, dw, dh, ms[ms.size() / 2], 0,
+                     "reference, wall time, median of " + std::to_string(ms.size()));
+        }
+      }
+    }
+  }
   if (!o.json.empty()) {
     nlohmann::json j;
+    if (c_gbs > 0) j["copy_gbs"] = c_gbs;
     j["device"] = dev.available ? dev.name : "none";
     j["git_rev"] = git_rev();
     j["runs"] = o.runs;
@@ -102,7 +172,8 @@ int run_bench_depth(const BenchDepthOptions& o) {
 void add_bench_depth_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<BenchDepthOptions>();
   CLI::App& bench = command_group(app, "bench", "Benchmarks (medians, against copy bandwidth C)");
-  CLI::App* sub = bench.add_subcommand("depth", "The guided filter (GPU; --cpu: the CPU reference too)");
+  CLI::App* sub = bench.add_subcommand(
+      "depth", "The guided filter and the depth refiners (GPU; --cpu: the CPU references too)");
   sub->add_option("--json", o->json, "Also write the rows as JSON to this file");
   sub->add_option("--sizes", o->sizes, "Sizes WIDTHxHEIGHT (default 3840x2160)");
   sub->add_option("--radii", o->radii, "Guided filter radii (default 8 32)")
@@ -111,7 +182,15 @@ void add_bench_depth_command(CLI::App& app, Action& action) {
   sub->add_option("--sat-builder", o->sat, "SAT builder by registry name (default sat_lookback_2d)");
   sub->add_option("--runs", o->runs, "Timed runs")->check(CLI::Range(1, 10000));
   sub->add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::Range(0, 10000));
-  sub->add_flag("--cpu", o->cpu, "Also time the CPU reference");
+  sub->add_flag("--cpu", o->cpu, "Also time the CPU references");
+  std::vector<std::string> names;
+  for (const Refiner& f : refiners()) names.push_back(f.name);
+  sub->add_option("--refiners", o->refiners, "Only these refiners (default all: " + refiner_list() + ")")
+      ->check(CLI::IsMember(names));
+  sub->add_option("--depth-scales", o->depth_scales,
+                  "Refiners' depth maps at the image's size over each K per side (default 4)")
+      ->check(CLI::Range(1, 64));
+  sub->add_flag("--no-refine", o->no_refine, "Only the guided filter rows");
   sub->callback([o, &action] { action = [o] { return run_bench_depth(*o); }; });
 }
 
