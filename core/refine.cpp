@@ -97,7 +97,7 @@ std::vector<Sample> make_samples(const Grid& g, const ImageRGBA8& image) {
       for (int i = 0; i < g.gw; ++i)
         s[size_t(j) * size_t(g.gw) + size_t(i)] =
             make_sample(g.depth.data(), g.confidence.empty() ? nullptr : g.confidence.data(), image.data.data(),
-                        g.gw, g.gh, g.W, g.H, i, j, g.tol);
+                        g.gw, g.gh, g.W, g.H, i, j, g.tol, g.lo, g.hi);
   });
   return s;
 }

@@ -19,20 +19,20 @@
 
 namespace satlab::refine {
 
-constexpr int kWindow = 4;       // window radius in samples: (2 kWindow + 1)^2 samples
+constexpr int kWindow = 2;       // window radius in samples: (2 kWindow + 1)^2 samples (9 x 9 scored the same)
 constexpr int kWindowSamples = (2 * kWindow + 1) * (2 * kWindow + 1);
 constexpr int kCell = 4;         // grid step (pixels) for depth at more than half the image's size
 constexpr int kSubSample = 16;   // pixel positions on the grid in 1/16 of a sample
 constexpr float kFlatTol = 0.02f;   // mixture test tolerance, a fraction of the input's depth span
 constexpr float kPolishTol = 0.03f; // wmedian: samples this close to the median (fraction of the span) are averaged
-constexpr int kSpatialSigma16 = 32;  // spatial scale, 1/16 sample (2 samples)
-constexpr int kColourSigma = 10;     // colour scale, 8-bit units per channel
+constexpr int kSpatialSigma16 = 8;   // spatial scale, 1/16 sample (half a sample)
+constexpr int kColourSigma = 20;     // colour scale, 8-bit units per channel
 
 struct Sample {
   float d;        // depth (NaN: none; its base is 0)
   float gx, gy;   // depth per sample along the grid's rows and columns (the sample's own side of any edge)
-  uint8_t rgb[3];
-  uint8_t pad;
+  uint8_t rgb[2][3];  // its footprint's colours: the means of its darker and brighter pixels
+  uint8_t pad[2];
   uint32_t base;  // 0..256
 };
 
@@ -86,9 +86,13 @@ SATLAB_HD uint32_t weight(const Sample& s, int i, int j, int u, int v, const uin
   long long w = (ws * ws) >> 16;
   if (colour) {
     int dc2 = 0;
-    for (int c = 0; c < 3; ++c) {
-      const int dc = int(rgb[c]) - int(s.rgb[c]);
-      dc2 += dc * dc;
+    for (int t = 0; t < 2; ++t) {
+      int e = 0;
+      for (int c = 0; c < 3; ++c) {
+        const int dc = int(rgb[c]) - int(s.rgb[t][c]);
+        e += dc * dc;
+      }
+      dc2 = (t == 0 || e < dc2) ? e : dc2;
     }
     const long long k2 = 3LL * kColourSigma * kColourSigma;
     const long long wc = (65536LL * k2) / (k2 + dc2);
@@ -139,12 +143,8 @@ SATLAB_HD float slope(float a, float d, float b, float tol) {
   return 0.f;
 }
 
-// Sample (i, j) of a gw x gh grid of depth (and confidence, or nullptr) over the W x H RGBA8 image.
-SATLAB_HD Sample make_sample(const float* depth, const float* conf, const uint8_t* rgba, int gw, int gh, int W, int H,
-                             int i, int j, float tol) {
-  Sample s;
-  s.pad = 0;
-  s.gx = s.gy = 0.f;
+// The rounded mean colour of grid cell (i, j)'s footprint; its pixel count.
+SATLAB_HD unsigned mean_colour(const uint8_t* rgba, int gw, int gh, int W, int H, int i, int j, uint8_t out[3]) {
   const int x0 = footprint(i, gw, W), x1 = footprint(i + 1, gw, W);
   const int y0 = footprint(j, gh, H), y1 = footprint(j + 1, gh, H);
   unsigned sum[3] = {0, 0, 0}, n = 0;
@@ -154,7 +154,100 @@ SATLAB_HD Sample make_sample(const float* depth, const float* conf, const uint8_
       for (int c = 0; c < 3; ++c) sum[c] += p[c];
       ++n;
     }
-  for (int c = 0; c < 3; ++c) s.rgb[c] = uint8_t(n ? (sum[c] + n / 2) / n : 0);
+  for (int c = 0; c < 3; ++c) out[c] = uint8_t(n ? (sum[c] + n / 2) / n : 0);
+  return n;
+}
+
+// The two colours of grid cell (i, j)'s footprint: the rounded means of its pixels at or below, and
+// above, the footprint's mean of R + G + B (both the mean where all are equal).
+SATLAB_HD void palette(const uint8_t* rgba, int gw, int gh, int W, int H, int i, int j, uint8_t out[2][3]) {
+  const int x0 = footprint(i, gw, W), x1 = footprint(i + 1, gw, W);
+  const int y0 = footprint(j, gh, H), y1 = footprint(j + 1, gh, H);
+  unsigned total = 0, n = 0;
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x) {
+      const uint8_t* p = rgba + ((long long)y * W + x) * 4;
+      total += unsigned(p[0]) + p[1] + p[2];
+      ++n;
+    }
+  unsigned sum[2][3] = {{0, 0, 0}, {0, 0, 0}}, m[2] = {0, 0};
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x) {
+      const uint8_t* p = rgba + ((long long)y * W + x) * 4;
+      const int t = (unsigned(p[0]) + p[1] + p[2]) * n > total ? 1 : 0;
+      for (int c = 0; c < 3; ++c) sum[t][c] += p[c];
+      ++m[t];
+    }
+  for (int t = 0; t < 2; ++t) {
+    const int u = m[t] ? t : 1 - t;
+    for (int c = 0; c < 3; ++c) out[t][c] = uint8_t(m[u] ? (sum[u][c] + m[u] / 2) / m[u] : 0);
+  }
+}
+
+// A structure thinner than the grid (a post, a wire, a small light): a sample nearer, or farther, than
+// both neighbours by more than tol on some line. Its depth mixes the structure's with its surroundings'
+// (the neighbours on the other side of tol, depth d_bg, colour c_bg). The fraction alpha of its
+// footprint's pixels whose colour is unlike c_bg (squared distance over kUnmixColour2) gives the
+// structure's own depth, d_bg + (d - d_bg) / alpha within [lo, hi], and colour (their mean). Unchanged
+// where no pixel differs or the sample is no extremum.
+constexpr int kUnmixColour2 = 3 * 10 * 10;
+SATLAB_HD void unmix(Sample& s, const float nb[8], const uint8_t* rgba, int gw, int gh, int W, int H, int i, int j,
+                     float tol, float lo, float hi) {
+  const float d = s.d;
+  int sign = 0;  // -1: nearer (smaller) than both neighbours on a line, +1: farther
+  for (int k = 0; k < 4; ++k) {
+    const float a = nb[k], b = nb[7 - k];
+    if (!(a == a) || !(b == b)) continue;
+    const int e = (a - d > tol && b - d > tol) ? -1 : ((d - a > tol && d - b > tol) ? 1 : 0);
+    if (e == 0) continue;
+    if (sign != 0 && e != sign) return;
+    sign = e;
+  }
+  if (sign == 0) return;
+  float dsum = 0.f;
+  unsigned csum[3] = {0, 0, 0}, m = 0;
+  int k = 0;
+  for (int dj = -1; dj <= 1; ++dj)
+    for (int di = -1; di <= 1; ++di) {
+      if (di == 0 && dj == 0) continue;
+      const float v = nb[k++];
+      if (!(v == v) || !(sign < 0 ? v - d > tol : d - v > tol)) continue;
+      uint8_t c[3];
+      mean_colour(rgba, gw, gh, W, H, i + di, j + dj, c);
+      dsum += v;
+      for (int q = 0; q < 3; ++q) csum[q] += c[q];
+      ++m;
+    }
+  if (m == 0) return;
+  const float d_bg = dsum / float(m);
+  int bg[3];
+  for (int q = 0; q < 3; ++q) bg[q] = int((csum[q] + m / 2) / m);
+  const int x0 = footprint(i, gw, W), x1 = footprint(i + 1, gw, W);
+  const int y0 = footprint(j, gh, H), y1 = footprint(j + 1, gh, H);
+  unsigned fg[3] = {0, 0, 0}, nf = 0, n = 0;
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x) {
+      const uint8_t* p = rgba + ((long long)y * W + x) * 4;
+      int dc2 = 0;
+      for (int q = 0; q < 3; ++q) dc2 += (int(p[q]) - bg[q]) * (int(p[q]) - bg[q]);
+      ++n;
+      if (dc2 <= kUnmixColour2) continue;
+      for (int q = 0; q < 3; ++q) fg[q] += p[q];
+      ++nf;
+    }
+  if (nf == 0) return;
+  const float v = d_bg + (d - d_bg) * float(n) / float(nf);
+  s.d = v < lo ? lo : (v > hi ? hi : v);
+  for (int q = 0; q < 3; ++q) s.rgb[0][q] = s.rgb[1][q] = uint8_t((fg[q] + nf / 2) / nf);
+}
+
+// Sample (i, j) of a gw x gh grid of depth (and confidence, or nullptr) over the W x H RGBA8 image.
+SATLAB_HD Sample make_sample(const float* depth, const float* conf, const uint8_t* rgba, int gw, int gh, int W, int H,
+                             int i, int j, float tol, float lo, float hi) {
+  Sample s;
+  s.pad[0] = s.pad[1] = 0;
+  s.gx = s.gy = 0.f;
+  palette(rgba, gw, gh, W, H, i, j, s.rgb);
   const float d = depth[(long long)j * gw + i];
   s.d = d;
   if (!(d == d) || !(d - d == 0.f)) {
@@ -178,6 +271,7 @@ SATLAB_HD Sample make_sample(const float* depth, const float* conf, const uint8_
   s.gx = slope(nb[3], d, nb[4], tol);
   s.gy = slope(nb[1], d, nb[6], tol);
   s.base = (flatness(d, nb, tol * tol) * conf256) >> 8;
+  unmix(s, nb, rgba, gw, gh, W, H, i, j, tol, lo, hi);
   return s;
 }
 
