@@ -67,17 +67,18 @@ __device__ __forceinline__ uint32_t square16(uint32_t q) {
   return uint32_t((uint64_t(q) * q) >> 16);
 }
 
-// core's colour kernel ((wc * wc) >> 16, wc = 65536 k2 / (k2 + dc2)) for two RGB words.
-__device__ __forceinline__ uint32_t colour_weight(uint32_t prgb, uint32_t srgb) {
-  const uint32_t a = __vabsdiffu4(prgb, srgb);
-  const uint32_t dc2 = __dp4a(a, a, 0u);
+// core's colour kernel ((wc * wc) >> 16, wc = 65536 k2 / (k2 + dc2)), dc2 the squared distance from the
+// pixel's RGB word to the nearer of the sample's two (its palette).
+__device__ __forceinline__ uint32_t colour_weight(uint32_t prgb, uint2 srgb) {
+  const uint32_t a = __vabsdiffu4(prgb, srgb.x), b = __vabsdiffu4(prgb, srgb.y);
+  const uint32_t dc2 = min(__dp4a(a, a, 0u), __dp4a(b, b, 0u));
   constexpr uint32_t k2 = 3u * refine::kColourSigma * refine::kColourSigma;
   return square16(div_floor(65536u * k2, k2 + dc2));
 }
 
 // weight() of a window sample from its spatial part (the table) and colour: the same products and shifts.
-__device__ __forceinline__ uint32_t sample_weight(uint32_t spatial, uint32_t prgb, uint32_t srgb,
-                                                  uint32_t base, bool colour) {
+__device__ __forceinline__ uint32_t sample_weight(uint32_t spatial, uint32_t prgb, uint2 srgb, uint32_t base,
+                                                  bool colour) {
   const uint32_t w = colour ? uint32_t((uint64_t(spatial) * colour_weight(prgb, srgb)) >> 16) : spatial;
   return w * base;
 }
@@ -90,8 +91,11 @@ __device__ __forceinline__ float predict(const TileSample& t, int i, int j, int 
   return refine::predict(s, i, j, u, v, lo, hi);
 }
 
-__device__ __forceinline__ uint32_t rgb_word(const Sample& s) {
-  return uint32_t(s.rgb[0]) | uint32_t(s.rgb[1]) << 8 | uint32_t(s.rgb[2]) << 16;
+__device__ __forceinline__ uint32_t rgb_word(const uint8_t rgb[3]) {
+  return uint32_t(rgb[0]) | uint32_t(rgb[1]) << 8 | uint32_t(rgb[2]) << 16;
+}
+__device__ __forceinline__ uint2 palette_words(const Sample& s) {
+  return make_uint2(rgb_word(s.rgb[0]), rgb_word(s.rgb[1]));
 }
 
 __global__ void cells_kernel(const float* __restrict__ full, const float* __restrict__ full_conf, int W,
@@ -141,7 +145,7 @@ __device__ int first_pixel(int c, int g, int n) {
 // One pixel at grid position (u, v), centre sample (ci, cj). win / wrgb: its window's top-left sample in
 // the tile (row stride kTileSide); sp: its spatial weights (stride kOffsets).
 template <Reduce R>
-__device__ __forceinline__ float refine_one(const TileSample* win, const uint32_t* wrgb,
+__device__ __forceinline__ float refine_one(const TileSample* win, const uint2* wrgb,
                                             const uint32_t* __restrict__ sp, uint32_t prgb, int ci, int cj,
                                             int u, int v, const Span& span) {
   constexpr bool kMedian = R == Reduce::Median;
@@ -220,15 +224,14 @@ __device__ __forceinline__ float refine_one(const TileSample* win, const uint32_
   return float(acc / double(wsum));
 }
 
-// wmedian holds 2 x 81 values per thread in registers (about 255: 2 blocks per SM); jbu and snap are capped
-// at 128 registers (4 blocks), which their unrolled loops would otherwise exceed by hoisting every load.
+// At most 128 registers (4 blocks per SM): the unrolled window loops would otherwise hoist every load.
 template <Reduce R>
-__global__ void __launch_bounds__(kPixThreads, R == Reduce::Median ? 2 : 4)
+__global__ void __launch_bounds__(kPixThreads, 4)
     pixels_kernel(const uint32_t* __restrict__ image, const Sample* __restrict__ samples, int gw, int gh,
                   int W, int H, const Span* __restrict__ span_in, const uint32_t* __restrict__ spatial,
                   float* __restrict__ out, int splits) {
   __shared__ TileSample tile[kTileSamples];
-  __shared__ uint32_t tile_rgb[kTileSamples];
+  __shared__ uint2 tile_rgb[kTileSamples];
   __shared__ int range[4];
   const int tid = int(threadIdx.x);
   const int cx0 = int(blockIdx.x) * kTileCells, cy0 = int(blockIdx.y) * kTileCells;
@@ -239,10 +242,10 @@ __global__ void __launch_bounds__(kPixThreads, R == Reduce::Median ? 2 : 4)
   for (int t = tid; t < kTileSamples; t += kPixThreads) {
     const int gx = cx0 - kWin + t % kTileSide, gy = cy0 - kWin + t / kTileSide;
     TileSample s{__int_as_float(0x7fc00000), 0.f, 0.f, 0u};
-    uint32_t rgb = 0;
+    uint2 rgb = make_uint2(0u, 0u);
     if (gx >= 0 && gy >= 0 && gx < gw && gy < gh) {
       const Sample g = samples[size_t(gy) * size_t(gw) + size_t(gx)];
-      s.d = g.d, s.gx = g.gx, s.gy = g.gy, s.base = g.base, rgb = rgb_word(g);
+      s.d = g.d, s.gx = g.gx, s.gy = g.gy, s.base = g.base, rgb = palette_words(g);
     }
     tile[t] = s;
     tile_rgb[t] = rgb;
@@ -292,30 +295,33 @@ __global__ void colour_check_kernel(unsigned long long* bad) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= (1u << 24)) return;
   const uint8_t rgb[3] = {uint8_t(t), uint8_t(t >> 8), uint8_t(t >> 16)};
-  Sample s{};
+  Sample s{};  // both palette colours black
   s.base = 1;
   const uint32_t want = refine::weight(s, 0, 0, 0, 0, rgb, true);  // the spatial part is 65536 at the centre
-  const uint32_t got = uint32_t((uint64_t(65536u) * colour_weight(t, 0u)) >> 16);
+  const uint32_t got = uint32_t((uint64_t(65536u) * colour_weight(t, make_uint2(0u, 0u))) >> 16);
   if (got != want && atomicAdd(bad, 1ull) == 0) bad[1] = t;
 }
 
 __global__ void weight_check_kernel(const uint32_t* __restrict__ spatial, unsigned long long* bad) {
   const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-  uint32_t h = t * 2654435761u;
-  h ^= h >> 15, h *= 2246822519u, h ^= h >> 13, h *= 3266489917u, h ^= h >> 16;
-  uint32_t g = (t + 0x9e3779b9u) * 2246822519u;
-  g ^= g >> 15, g *= 2654435761u, g ^= g >> 13;
+  auto mix = [](uint32_t h) {
+    h ^= h >> 16, h *= 0x7feb352du, h ^= h >> 15, h *= 0x846ca68bu, h ^= h >> 16;
+    return h;
+  };
+  const uint32_t h = mix(t), g0 = mix(t ^ 0x9e3779b9u), g1 = mix(t + 0x632be5abu), p = mix(t * 3u + 1u);
   const int k = int(h % kWinSamples), du = int((h >> 8) % kSub) - kSub / 2,
             dv = int((h >> 12) % kSub) - kSub / 2;
   const uint32_t base = (h >> 16) % 257;
+  // Palette colours near the pixel's as often as far: g1 is p with small changes every other case.
+  const uint32_t c1 = (t & 2) ? (p ^ (g1 & 0x070707u)) : g1;
   Sample s{};
-  s.rgb[0] = uint8_t(g), s.rgb[1] = uint8_t(g >> 8), s.rgb[2] = uint8_t(g >> 16), s.base = base;
-  const uint32_t p = h ^ (g >> 7);
+  for (int c = 0; c < 3; ++c) s.rgb[0][c] = uint8_t(g0 >> (8 * c)), s.rgb[1][c] = uint8_t(c1 >> (8 * c));
+  s.base = base;
   const uint8_t rgb[3] = {uint8_t(p), uint8_t(p >> 8), uint8_t(p >> 16)};
   const bool colour = (t & 7) != 0;
   const uint32_t want = refine::weight(s, k % kWinSide - kWin, k / kWinSide - kWin, du, dv, rgb, colour);
   const uint32_t got = sample_weight(spatial[k * kOffsets + (dv + kSub / 2) * kSub + du + kSub / 2],
-                                     p & 0xFFFFFFu, g & 0xFFFFFFu, base, colour);
+                                     p & 0xFFFFFFu, palette_words(s), base, colour);
   if (got != want && atomicAdd(bad, 1ull) == 0) bad[1] = t;
 }
 
