@@ -312,14 +312,14 @@ namespace {
 struct LayersMemo {
   bool valid = false;
   std::vector<uint32_t> count;
-  float aperture = 0, max_radius = 0, near_depth = 0, far_depth = 0, focus = 0;
+  float aperture = 0, max_radius = 0, near_depth = 0, far_depth = 0, focus = 0, focus_range = 0;
   bool disparity = false;
   int layers = 0;
   dof::Layers result;
   bool same(const Params& p, int n, const DepthHistogram& h) const {
     return valid && layers == n && aperture == p.aperture && max_radius == p.max_radius &&
            near_depth == p.near_depth && far_depth == p.far_depth && focus == p.focus &&
-           disparity == p.disparity && count == h.count;
+           focus_range == p.focus_range && disparity == p.disparity && count == h.count;
   }
 };
 
@@ -332,7 +332,8 @@ dof::Layers frame_layers(const Params& p, int count, const DepthHistogram* h) {
   memo.result = histogram_layers(p, count, *h);
   memo.count = h->count;
   memo.aperture = p.aperture, memo.max_radius = p.max_radius, memo.near_depth = p.near_depth;
-  memo.far_depth = p.far_depth, memo.focus = p.focus, memo.disparity = p.disparity, memo.layers = count;
+  memo.far_depth = p.far_depth, memo.focus = p.focus, memo.focus_range = p.focus_range;
+  memo.disparity = p.disparity, memo.layers = count;
   memo.valid = true;
   return memo.result;
 }

@@ -29,6 +29,8 @@ void validate(const Params& p) {
   auto bad = [](const std::string& what) { throw Error("parameter out of range: " + what); };
   if (p.box_radius < 0 || p.box_radius > 2047) bad("box_radius (--radius) must be in [0, 2047]");
   if (!(p.focus >= 0.f && p.focus <= 1.f)) bad("focus (--focus) must be in [0, 1]");
+  if (!(p.focus_range >= 0.f && p.focus_range <= 0.5f))
+    bad("focus_range (--focus-range) must be in [0, 0.5]");
   if (!(p.aperture >= 0.f && std::isfinite(p.aperture))) bad("aperture (--aperture) must be finite and >= 0");
   if (!(p.max_radius >= 0.f && p.max_radius <= 2047.f)) bad("max_radius (--max-radius) must be in [0, 2047]");
   if (!(p.near_depth > 0.f && std::isfinite(p.near_depth))) bad("near_depth (--near) must be finite and > 0");

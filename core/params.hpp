@@ -17,7 +17,11 @@ struct Params {
   // depth z = near + d * (far - near) (or, with `disparity`, 1/z = 1/far + d * (1/near - 1/far)).
   // Thin-lens circle of confusion, signed (> 0 in front of the focus plane, < 0 behind):
   //   c = aperture * (1/z - 1/z_focus)   in pixels, radius = min(|c|, max_radius).
+  // With a focus range t > 0, every d in [focus - t, focus + t] is sharp and the CoC grows from the nearer
+  // edge of that band instead, c = aperture * (1/z - 1/z_edge) (continuous; core/coc_pixel.hpp): depth
+  // noise near the focus plane no longer blurs the subject.
   float focus = 0.2f;        // normalised depth in [0,1] that is in focus
+  float focus_range = 0.0f;  // t, normalised depth in [0, 0.5]
   float aperture = 40.0f;    // K, pixels * depth units
   float max_radius = 24.0f;  // pixels
   float near_depth = 1.0f;   // scene depth at d = 0

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/coc_pixel.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 
@@ -157,33 +158,24 @@ ImageF normalise_depth(const ImageF& raw, int threads) {
   return d;
 }
 
-static float inverse_depth(float d, const Params& p) {
-  if (p.disparity) {
-    const float a = 1.0f / p.far_depth, b = 1.0f / p.near_depth;
-    const float span = b - a;
-    const float t = d * span;
-    return a + t;
-  }
-  const float span = p.far_depth - p.near_depth;
-  const float t = d * span;
-  const float z = p.near_depth + t;
-  return 1.0f / z;
+static dof::Lens lens_of(const Params& p) {
+  return dof::Lens{p.aperture, p.max_radius, p.near_depth, p.far_depth, p.disparity};
 }
 
 float coc_from_depth(float d, const Params& p) {
-  const float diff = inverse_depth(d, p) - inverse_depth(p.focus, p);
-  const float c = p.aperture * diff;
-  // fmaxf/fminf semantics: a NaN input gives the bound, never a NaN radius.
-  const float lo = std::fmax(c, -p.max_radius);
-  return std::fmin(lo, p.max_radius);
+  const dof::Lens lens = lens_of(p);
+  return dof::coc_of(d, lens, dof::focus_band(p.focus, p.focus_range, lens));
 }
 
 void coc_map(const ImageF& depth_normalised, const Params& p, ImageF& c, int threads) {
   fit(c, depth_normalised.width, depth_normalised.height);
+  const dof::Lens lens = lens_of(p);
+  const dof::FocusBand band = dof::focus_band(p.focus, p.focus_range, lens);
   parallel_for(
       0, long(c.data.size()),
       [&](long b, long e) {
-        for (long i = b; i < e; ++i) c.data[size_t(i)] = coc_from_depth(depth_normalised.data[size_t(i)], p);
+        for (long i = b; i < e; ++i)
+          c.data[size_t(i)] = dof::coc_of(depth_normalised.data[size_t(i)], lens, band);
       },
       threads);
 }

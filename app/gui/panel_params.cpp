@@ -18,6 +18,11 @@ void draw_params_panel(AppState& s) {
   } else {
     c |= ImGui::SliderFloat("focus", &p.focus, 0.f, 1.f, "%.3f");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("normalised depth in focus; or click on the image");
+    c |= ImGui::SliderFloat("focus range", &p.focus_range, 0.f, 0.5f, "+-%.3f", ImGuiSliderFlags_AlwaysClamp);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "every depth within +- this of the focus stays sharp; the blur grows from the band's\n"
+          "edges, so depth noise near the focus plane no longer blurs the subject");
     c |= ImGui::SliderFloat("aperture", &p.aperture, 0.f, 200.f, "%.1f");
     c |= ImGui::SliderFloat("max radius", &p.max_radius, 0.f, 64.f, "%.1f px");
     c |= ImGui::DragFloatRange2("near / far", &p.near_depth, &p.far_depth, 0.05f, 0.05f, 1000.f, "%.2f");

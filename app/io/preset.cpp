@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -11,6 +12,7 @@
 
 #include "app/io/image_io.hpp"
 #include "core/error.hpp"
+#include "core/refine.hpp"
 
 namespace satlab::io {
 namespace {
@@ -25,6 +27,7 @@ struct Field {
   T Params::*member;
 };
 constexpr Field<float> kFloatFields[] = {{"focus", &Params::focus},
+                                         {"focus_range", &Params::focus_range},
                                          {"aperture", &Params::aperture},
                                          {"max_radius", &Params::max_radius},
                                          {"near_depth", &Params::near_depth},
@@ -117,8 +120,9 @@ Params read_params(const json& j) {
     std::string field;
     size_t at = std::string::npos;
     auto consider = [&](const char* name) {
-      const size_t i = msg.find(name);
-      if (i < at) at = i, field = name;
+      const size_t i = msg.find(name);  // at one place, the longer name ("focus_range", not "focus")
+      if (i < at || (i == at && i != std::string::npos && field.size() < std::strlen(name)))
+        at = i, field = name;
     };
     for (const auto& f : kFloatFields) consider(f.name);
     for (const auto& f : kIntFields) consider(f.name);
@@ -183,6 +187,10 @@ Preset parse_preset(std::string_view text) {
       preset.compare = read_string(v, key);
     } else if (key == "compare_view") {
       preset.compare_view = read_string(v, key);
+    } else if (key == "refine") {
+      preset.refine = read_string(v, key);
+      if (preset.refine != "auto" && !find_refiner(preset.refine))
+        bad(key, "unknown refiner '" + preset.refine + "' (expected auto, " + refiner_list() + ")");
     } else {
       bad(key, "unknown field");
     }
@@ -203,6 +211,7 @@ std::string preset_to_json(const Preset& preset) {
   if (!preset.view.empty()) j["view"] = preset.view;
   if (!preset.compare.empty()) j["compare"] = preset.compare;
   if (!preset.compare_view.empty()) j["compare_view"] = preset.compare_view;
+  if (!preset.refine.empty()) j["refine"] = preset.refine;
   return j.dump(2) + "\n";
 }
 

@@ -2,7 +2,7 @@
 //   {"satlab_preset": 1,
 //    "params": {"filter": "dof", "box_radius": 4, "focus": 0.2, ...},
 //    "synthetic_depth": "gradient:angle=90,pos=0.5,width=1",
-//    "view": "result", "compare": "split:0.5", "compare_view": "input"}
+//    "view": "result", "compare": "split:0.5", "compare_view": "input", "refine": "auto"}
 // Parsing is strict: an unknown field, a wrong type or an out-of-range value throws satlab::Error naming
 // the field, and nothing is applied. Fields left out keep their defaults (Params{}, SyntheticDepth{}).
 #pragma once
@@ -20,6 +20,8 @@ struct Preset {
   // The front end's view settings by name (view, compare mode such as "split:0.5", the compare's left
   // view); checked by the front end, which knows its views. Empty: unchanged.
   std::string view, compare, compare_view;
+  // The depth refiner (core/refine.hpp): "auto", "none" or a refiner's name (checked). Empty: unchanged.
+  std::string refine;
 };
 
 // The number of Params fields a preset reads and writes; a test compares it with the number of fields

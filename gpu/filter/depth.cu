@@ -1,7 +1,8 @@
 // Depth normalisation ((raw - min) / range; the min and max come from the selected reduction variant, see
 // gpu/pipeline.cu) and the thin-lens circle of confusion, bit-identical to core's normalise_depth /
-// coc_from_depth: every float operation is an explicitly rounded intrinsic, so nothing is contracted
-// into a fused multiply-add.
+// coc_from_depth: the normalisation's float operations are explicitly rounded intrinsics, and the CoC is
+// core/coc_pixel.hpp's per-pixel code, compiled with -fmad=false (gpu/CMakeLists.txt) as core is without
+// contraction.
 // Bytes: normalise reads 4 and writes 4; CoC reads 4 and writes 4 (as float4).
 #include <cuda_runtime.h>
 
@@ -9,6 +10,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/coc_pixel.hpp"
 #include "core/dof.hpp"
 #include "core/error.hpp"
 #include "gpu/filter/filter.hpp"
@@ -66,41 +68,22 @@ __global__ void fill_kernel(float* __restrict__ d, size_t n, float value) {
   for (size_t i = blockIdx.x * size_t(kThreads) + threadIdx.x; i < n; i += size_t(gridDim.x) * kThreads) d[i] = value;
 }
 
-struct Lens {
-  float aperture, max_radius, near_depth, far_depth;
-  bool disparity;
-};
-
-__device__ __forceinline__ float inverse_depth(float d, const Lens& p) {
-  if (p.disparity) {
-    const float a = __fdiv_rn(1.0f, p.far_depth), b = __fdiv_rn(1.0f, p.near_depth);
-    return __fadd_rn(a, __fmul_rn(d, __fsub_rn(b, a)));
-  }
-  const float z = __fadd_rn(p.near_depth, __fmul_rn(d, __fsub_rn(p.far_depth, p.near_depth)));
-  return __fdiv_rn(1.0f, z);
-}
-
-__device__ __forceinline__ float coc_of(float d, const Lens& p, float inv_focus) {
-  const float c = __fmul_rn(p.aperture, __fsub_rn(inverse_depth(d, p), inv_focus));
-  return fminf(fmaxf(c, -p.max_radius), p.max_radius);  // a NaN gives the bound, as on the CPU
-}
-
 // 4 pixels per thread as one float4 load and store (both pointers 16-byte aligned, as the pipeline's buffers
 // are): a pixel per thread kept too few loads in flight (33 us at 4K, half the copy bandwidth, measured); the
 // tail of n mod 4 pixels by the first threads.
-__global__ void coc_kernel(const float4* __restrict__ d, float4* __restrict__ coc, size_t n, Lens p,
-                           float focus) {
-  const float inv_focus = inverse_depth(focus, p);
+__global__ void coc_kernel(const float4* __restrict__ d, float4* __restrict__ coc, size_t n, dof::Lens p,
+                           float focus, float range) {
+  const dof::FocusBand band = dof::focus_band(focus, range, p);
   const size_t quads = n / 4, stride = size_t(gridDim.x) * kThreads;
   for (size_t i = blockIdx.x * size_t(kThreads) + threadIdx.x; i < quads; i += stride) {
     const float4 v = d[i];
-    coc[i] = make_float4(coc_of(v.x, p, inv_focus), coc_of(v.y, p, inv_focus), coc_of(v.z, p, inv_focus),
-                         coc_of(v.w, p, inv_focus));
+    coc[i] = make_float4(dof::coc_of(v.x, p, band), dof::coc_of(v.y, p, band), dof::coc_of(v.z, p, band),
+                         dof::coc_of(v.w, p, band));
   }
   const size_t t = blockIdx.x * size_t(kThreads) + threadIdx.x;
   if (t < n % 4) {
     const size_t i = quads * 4 + t;
-    reinterpret_cast<float*>(coc)[i] = coc_of(reinterpret_cast<const float*>(d)[i], p, inv_focus);
+    reinterpret_cast<float*>(coc)[i] = dof::coc_of(reinterpret_cast<const float*>(d)[i], p, band);
   }
 }
 
@@ -129,11 +112,11 @@ void fill(float* d, size_t n, float value, void* stream) {
 }
 
 void coc_map(const float* d, float* coc, size_t n, const Params& p, void* stream) {
-  const Lens lens{p.aperture, p.max_radius, p.near_depth, p.far_depth, p.disparity};
+  const dof::Lens lens{p.aperture, p.max_radius, p.near_depth, p.far_depth, p.disparity};
   if ((reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(coc)) % 16 != 0)
     throw Error("CoC map: the depth and CoC buffers must be 16-byte aligned");
   coc_kernel<<<blocks_for(std::max<size_t>(n / 4, 1)), kThreads, 0, cudaStream_t(stream)>>>(
-      reinterpret_cast<const float4*>(d), reinterpret_cast<float4*>(coc), n, lens, p.focus);
+      reinterpret_cast<const float4*>(d), reinterpret_cast<float4*>(coc), n, lens, p.focus, p.focus_range);
   check("CoC map");
 }
 

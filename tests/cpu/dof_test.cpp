@@ -43,6 +43,83 @@ TEST(Coc, DisparityMapsBrightToNear) {
   EXPECT_NEAR(coc_from_depth(1.f, p), 3.f, 1e-6f);
 }
 
+// Focus range t: every depth in [focus - t, focus + t] is sharp; outside, c = K (1/z - 1/z_edge) from the
+// nearer edge, continuous there, with the thin lens's sign; t = 0 is the plain thin lens bit for bit.
+TEST(Coc, FocusRangeKeepsTheBandSharpAndGrowsFromItsEdges) {
+  for (const bool disparity : {false, true}) {
+    SCOPED_TRACE(disparity ? "disparity" : "depth");
+    Params p;
+    p.disparity = disparity;
+    p.focus = 0.4f, p.focus_range = 0.15f, p.aperture = 40.f, p.max_radius = 500.f;
+    const float lo = p.focus - p.focus_range, hi = p.focus + p.focus_range;
+    for (int i = 0; i <= 1000; ++i) {
+      const float d = lo + (hi - lo) * float(i) / 1000.f;
+      if (d >= lo && d <= hi) {
+        ASSERT_EQ(coc_from_depth(d, p), 0.f) << "d " << d;
+      }
+    }
+    EXPECT_EQ(coc_from_depth(lo, p), 0.f);
+    EXPECT_EQ(coc_from_depth(hi, p), 0.f);
+    // Just outside the band the CoC is tiny (continuous), and signed like the thin lens's: > 0 nearer than
+    // the band (depth: smaller d; disparity: larger d).
+    const float near = disparity ? -1.f : 1.f;
+    const float before = lo - 1e-4f, after = hi + 1e-4f;
+    EXPECT_GT(near * coc_from_depth(before, p), 0.f);
+    EXPECT_LT(near * coc_from_depth(before, p), 0.01f);
+    EXPECT_LT(near * coc_from_depth(after, p), 0.f);
+    EXPECT_GT(near * coc_from_depth(after, p), -0.01f);
+    for (const float step : {1e-3f, 1e-2f}) {  // |c| grows with the distance from the edge: Lipschitz there
+      EXPECT_LT(std::fabs(coc_from_depth(lo - step, p)), 40.f * step);
+      EXPECT_LT(std::fabs(coc_from_depth(hi + step, p)), 40.f * step);
+    }
+    // Outside: the thin lens focused on the nearer edge, exactly.
+    for (const float d : {0.f, 0.1f, 0.2499f, 0.5501f, 0.8f, 1.f}) {
+      Params edge = p;
+      edge.focus_range = 0.f;
+      edge.focus = d < p.focus ? lo : hi;
+      EXPECT_EQ(coc_from_depth(d, p), coc_from_depth(d, edge)) << "d " << d;
+      EXPECT_NE(coc_from_depth(d, p), 0.f) << "d " << d;
+      Params plain = p;
+      plain.focus_range = 0.f;  // the band takes some blur off every depth, never adds any
+      EXPECT_LT(std::fabs(coc_from_depth(d, p)), std::fabs(coc_from_depth(d, plain))) << "d " << d;
+    }
+    // The CoC map applies the same band; a NaN depth still gives the bound.
+    ImageF depth(5, 1, 1);
+    depth.data = {0.f, lo, p.focus, hi, std::nanf("")};
+    const ImageF c = coc_map(depth, p);
+    EXPECT_EQ(c.data[0], coc_from_depth(0.f, p));
+    EXPECT_EQ(c.data[1], 0.f);
+    EXPECT_EQ(c.data[2], 0.f);
+    EXPECT_EQ(c.data[3], 0.f);
+    EXPECT_EQ(c.data[4], -p.max_radius);
+  }
+}
+
+TEST(Coc, FocusRangeOfZeroIsThePlainThinLens) {
+  Params p;
+  p.focus = 0.3f, p.aperture = 40.f;
+  EXPECT_EQ(p.focus_range, 0.f);  // the default
+  for (int i = 0; i <= 100; ++i) {
+    const float d = float(i) / 100.f;
+    // Params' documented formula (FollowsTheDocumentedFloatOperationOrderBitForBit checks every bit).
+    const float z = p.near_depth + d * (p.far_depth - p.near_depth);
+    const float zf = p.near_depth + p.focus * (p.far_depth - p.near_depth);
+    EXPECT_NEAR(coc_from_depth(d, p),
+                std::fmax(-p.max_radius, std::fmin(p.max_radius, p.aperture * (1.f / z - 1.f / zf))), 1e-4f);
+  }
+  EXPECT_GT(coc_from_depth(0.29f, p), 0.f);  // no band: just off focus is blurred
+}
+
+TEST(Coc, FocusRangeOutsideZeroToHalfIsRefused) {
+  Params p;
+  for (const float t : {-0.01f, 0.51f, std::nanf("")}) {
+    p.focus_range = t;
+    EXPECT_THROW(validate(p), Error) << t;
+  }
+  p.focus_range = 0.5f;
+  EXPECT_NO_THROW(validate(p));
+}
+
 TEST(Reduce, MinMaxWithNegativeValues) {
   std::vector<float> v(10007);
   std::mt19937 rng(test::fresh_seed());

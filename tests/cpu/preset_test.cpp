@@ -53,6 +53,7 @@ Preset unusual_preset() {
   p.params.filter = satlab::FilterKind::Box;
   p.params.box_radius = 17;
   p.params.focus = 0.731f;
+  p.params.focus_range = 0.125f;
   p.params.aperture = 123.25f;
   p.params.max_radius = 31.5f;
   p.params.near_depth = 0.3f;
@@ -73,6 +74,7 @@ Preset unusual_preset() {
   p.view = "coc";
   p.compare = "split:0.25";
   p.compare_view = "depth";
+  p.refine = "snap";
   return p;
 }
 
@@ -80,6 +82,7 @@ void expect_same(const Preset& a, const Preset& b) {
   EXPECT_EQ(a.params.filter, b.params.filter);
   EXPECT_EQ(a.params.box_radius, b.params.box_radius);
   EXPECT_EQ(a.params.focus, b.params.focus);
+  EXPECT_EQ(a.params.focus_range, b.params.focus_range);
   EXPECT_EQ(a.params.aperture, b.params.aperture);
   EXPECT_EQ(a.params.max_radius, b.params.max_radius);
   EXPECT_EQ(a.params.near_depth, b.params.near_depth);
@@ -100,6 +103,7 @@ void expect_same(const Preset& a, const Preset& b) {
   EXPECT_EQ(a.view, b.view);
   EXPECT_EQ(a.compare, b.compare);
   EXPECT_EQ(a.compare_view, b.compare_view);
+  EXPECT_EQ(a.refine, b.refine);
 }
 
 }  // namespace
@@ -116,10 +120,11 @@ TEST(Preset, RoundTripKeepsEveryValueExactly) {
   const std::string json = satlab::io::preset_to_json(p);
   expect_same(satlab::io::parse_preset(json), p);
   // Every Params field is spelled out in the file.
-  for (const char* name : {"filter", "box_radius", "focus", "aperture", "max_radius", "near_depth",
-                           "far_depth", "disparity", "fractional_radius", "dof_mode", "aperture_shape", "blades",
-                           "blade_rotation", "dof_layers", "highlights", "highlight_threshold", "highlight_gain",
-                           "highlight_cap", "response_shoulder"})
+  for (const char* name :
+       {"filter",     "box_radius",          "focus",          "focus_range",    "aperture",
+        "max_radius", "near_depth",          "far_depth",      "disparity",      "fractional_radius",
+        "dof_mode",   "aperture_shape",      "blades",         "blade_rotation", "dof_layers",
+        "highlights", "highlight_threshold", "highlight_gain", "highlight_cap",  "response_shoulder"})
     EXPECT_NE(json.find(std::string("\"") + name + "\""), std::string::npos) << name << " missing in\n"
                                                                              << json;
   EXPECT_NE(json.find("\"focus\": 0.731"), std::string::npos) << "floats written in their shortest form:\n"
@@ -173,6 +178,12 @@ TEST(Preset, WrongTypesAreNamed) {
 
 TEST(Preset, OutOfRangeValuesAreNamed) {
   EXPECT_NE(error_of(R"({"satlab_preset": 1, "params": {"focus": 1.5}})").find("'params.focus'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"satlab_preset": 1, "params": {"focus_range": 0.6}})").find("'params.focus_range'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"satlab_preset": 1, "params": {"focus_range": -0.1}})").find("'params.focus_range'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"satlab_preset": 1, "refine": "sharpest"})").find("'refine': unknown refiner"),
             std::string::npos);
   EXPECT_NE(error_of(R"({"satlab_preset": 1, "params": {"box_radius": -1}})").find("'params.box_radius'"),
             std::string::npos);

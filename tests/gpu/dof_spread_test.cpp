@@ -263,8 +263,9 @@ TEST(GpuDofSpread, DepthHistogramEqualsTheCpus) {
 }
 
 // The CoC map (4 pixels per thread, the n mod 4 tail by the first threads) against core's coc_map: the same
-// bits at every tail length, with NaN depths (the clamp's bound), depth and disparity, the output poisoned
-// before the run; a buffer off 16-byte alignment is refused.
+// bits at every tail length, with NaN depths (the clamp's bound), depth and disparity, without and with a
+// focus range (depths on its edges included), the output poisoned before the run; a buffer off 16-byte
+// alignment is refused.
 TEST(GpuDofSpread, CocMapEqualsTheCpusAtEveryTail) {
   SKIP_WITHOUT_GPU();
   const uint32_t seed = std::random_device{}();
@@ -273,13 +274,17 @@ TEST(GpuDofSpread, CocMapEqualsTheCpusAtEveryTail) {
   std::uniform_real_distribution<float> u(0.f, 1.f);
   for (const int n : {1, 2, 3, 4, 5, 61, 4098, 4099, 1 << 20, 3840 * 2160 + 7}) {
     if (size_t(n) > test::test_max_n()) continue;
-    for (const bool disparity : {false, true}) {
+    for (const int variant : {0, 1, 2, 3}) {
+      const bool disparity = variant & 1, range = variant & 2;
       ImageF d(n, 1, 1);
       for (auto& v : d.data) v = rng() % 13 == 0 ? std::nanf("") : u(rng);
       Params p;
       p.disparity = disparity, p.focus = u(rng), p.aperture = 5.f + 60.f * u(rng),
       p.max_radius = 3.f + 20.f * u(rng);
       p.near_depth = 0.5f, p.far_depth = 30.f;
+      p.focus_range = range ? 0.5f * u(rng) : 0.f;
+      d.data[0] = p.focus - p.focus_range;  // the band's edges
+      if (n > 1) d.data[1] = p.focus + p.focus_range;
       const ImageF want = coc_map(d, p);
       float *dd = nullptr, *dc = nullptr;
       ASSERT_EQ(cudaMalloc(&dd, size_t(n) * 4 + 16), cudaSuccess);
@@ -293,7 +298,7 @@ TEST(GpuDofSpread, CocMapEqualsTheCpusAtEveryTail) {
       EXPECT_THROW(gpu::coc_map(dd, dc + 1, size_t(n), p, nullptr), Error);
       cudaFree(dd), cudaFree(dc);
       EXPECT_EQ(std::memcmp(got.data(), want.data.data(), size_t(n) * 4), 0)
-          << n << (disparity ? " disparity" : "");
+          << n << (disparity ? " disparity" : "") << " focus range " << p.focus_range;
       uint32_t past[4];  // nothing written beyond n
       std::memcpy(past, got.data() + n, 16);
       for (const uint32_t v : past) EXPECT_EQ(v, 0xABABABABu) << n;

@@ -1,0 +1,56 @@
+// The thin-lens circle of confusion of one pixel, shared by the CPU reference (core/reference.cpp,
+// coc_from_depth) and the GPU kernel (gpu/filter/depth.cu): one source compiled for both without FMA
+// contraction (-ffp-contract=off, nvcc -fmad=false; division and the rest IEEE round-to-nearest on both),
+// so the two agree bit for bit.
+//
+// Focus range t (Params::focus_range): every normalised depth within [focus - t, focus + t] is sharp;
+// outside, the CoC grows from the nearer edge of that band, c = K (1/z - 1/z_edge), so it is continuous at
+// the edges. t = 0 is the plain thin lens, c = K (1/z - 1/z_focus).
+#pragma once
+#include <cmath>
+
+#include "core/dof_pixel.hpp"  // SATLAB_HD
+
+namespace satlab::dof {
+
+struct Lens {
+  float aperture, max_radius, near_depth, far_depth;
+  bool disparity;
+};
+
+// 1/z of normalised depth d (Params: z = near + d (far - near), or disparity 1/z = 1/far + d (1/near -
+// 1/far)).
+SATLAB_HD float inverse_depth(float d, const Lens& p) {
+  if (p.disparity) {
+    const float a = 1.0f / p.far_depth, b = 1.0f / p.near_depth;
+    const float span = b - a;
+    const float t = d * span;
+    return a + t;
+  }
+  const float span = p.far_depth - p.near_depth;
+  const float t = d * span;
+  const float z = p.near_depth + t;
+  return 1.0f / z;
+}
+
+// The sharp band's edges and their inverse depths, once per frame.
+struct FocusBand {
+  float lo, hi;          // focus - t, focus + t (normalised depth)
+  float inv_lo, inv_hi;  // inverse_depth of each
+};
+SATLAB_HD FocusBand focus_band(float focus, float range, const Lens& p) {
+  const float lo = focus - range, hi = focus + range;
+  return FocusBand{lo, hi, inverse_depth(lo, p), inverse_depth(hi, p)};
+}
+
+// Signed CoC in pixels (> 0 in front of the band), clamped to +-max_radius; 0 inside the band. fmaxf/fminf
+// semantics: a NaN depth gives the bound -max_radius, never a NaN radius.
+SATLAB_HD float coc_of(float d, const Lens& p, const FocusBand& band) {
+  const float inv = inverse_depth(d, p);
+  // Inside the band (and for NaN) the edge is d itself: inv - inv is 0 (NaN stays NaN).
+  const float edge = d < band.lo ? band.inv_lo : (d > band.hi ? band.inv_hi : inv);
+  const float c = p.aperture * (inv - edge);
+  return fminf(fmaxf(c, -p.max_radius), p.max_radius);
+}
+
+}  // namespace satlab::dof
