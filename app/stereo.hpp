@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 
+#include "app/depth_refine.hpp"
 #include "core/guided_filter.hpp"
 #include "core/stereo.hpp"
 
@@ -15,12 +16,14 @@ StereoResult match_stereo(const ImageRGBA8& left, const ImageRGBA8& right, const
                           const std::string& backend = "auto", const std::string& sat_builder = "",
                           std::string* note = nullptr);
 
-// Guided-filter refinement of a disparity map (app/depth_refine.hpp's refine_depth), the left image as the
-// guide: disparities in [0, disparities - 1] scaled to [0,1] and back; pixels at kNoDisparity go in as 0
-// and stay kNoDisparity. `note` as for match_stereo.
-ImageF refine_disparity(const ImageRGBA8& left, const ImageF& disparity, int disparities,
-                        const GuidedParams& g, const std::string& backend = "auto",
-                        std::string* note = nullptr);
+// The matcher's checks as a refiner's confidence: 1 where raw holds a disparity, 0 where it was rejected.
+ImageF stereo_confidence(const StereoResult& r);
+
+// The disparity refined by `choice` (app/depth_refine.hpp's refine_for_image, origin Stereo), the left image
+// as the guide and stereo_confidence as the confidence: pixels at kNoDisparity go in as no sample and stay
+// kNoDisparity. `guided`: the guided filter's parameters where it runs (nullptr: its defaults).
+RefinedDepth refine_disparity(const ImageRGBA8& left, const StereoResult& r, const std::string& choice,
+                              const std::string& backend = "auto", const GuidedParams* guided = nullptr);
 
 // The disparity as a depth map for Params::disparity: disparities, 0 where none survived (the pipeline
 // normalises it by its min/max).

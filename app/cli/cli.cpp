@@ -21,6 +21,7 @@
 #include "app/io/image_io.hpp"
 #include "app/version.hpp"
 #include "core/error.hpp"
+#include "core/refine.hpp"
 #include "core/synthetic_depth.hpp"
 
 namespace satlab::cli {
@@ -70,6 +71,19 @@ CLI::Validator synthetic_depth_spec() {
       "SPEC");
 }
 
+CLI::Validator refine_choice() {
+  return CLI::Validator(
+      [](std::string& choice) {
+        try {
+          resolve_refiner(choice, DepthOrigin::File, false);
+          return std::string();
+        } catch (const Error& e) {
+          return std::string(e.what());
+        }
+      },
+      "auto|none|NAME");
+}
+
 CLI::App& command_group(CLI::App& parent, const std::string& name, const std::string& description) {
   for (CLI::App* sub : parent.get_subcommands({}))
     if (sub->get_name() == name) return *sub;
@@ -96,6 +110,10 @@ int run(int argc, char** argv) {
   app.add_flag("--headless", gui.headless, "Render offscreen through EGL (no window, no display needed)");
   app.add_option("--size", size, "Window or offscreen size, WIDTHxHEIGHT (default 1600x900)");
   app.add_option("--backend", gui.backend, "Pipeline backend")->check(CLI::IsMember({"auto", "cpu", "gpu"}));
+  app.add_option("--refine", gui.refine,
+                 "Depth refiner: auto (the best one wherever the depth is not exact), none, or one of " +
+                     refiner_list() + " (the depth section's method)")
+      ->check(refine_choice());
   app.add_option("--sat-builder", gui.sat_builder, "SAT builder by registry name (see `satlab variants`)");
   app.add_option("--reduce", gui.reduction, "Min/max reduction of the depth normalisation by registry name");
   app.add_flag("--compare-all", gui.compare_all,

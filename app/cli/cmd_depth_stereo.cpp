@@ -1,6 +1,6 @@
 // satlab depth stereo LEFT RIGHT --out D.png: the left image's disparity from a rectified pair
 // (core/stereo.hpp; on the GPU where there is one), written as a KITTI 16-bit PNG (pixels x 256, 0 where
-// no match survived).
+// no match survived), refined by default (app/depth_refine.hpp: the checks' rejections as the confidence).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -11,6 +11,7 @@
 #include "app/depth_refine.hpp"
 #include "app/io/image_io.hpp"
 #include "app/stereo.hpp"
+#include "core/refine.hpp"
 
 namespace satlab::cli {
 namespace {
@@ -20,8 +21,9 @@ struct StereoOptions {
   int max_disparity = 64;
   int wide = -1;  // -1: the default, lowered to what fits beside a larger --window
   StereoParams params;
-  bool refine = false;
+  std::string refine = "auto";
   GuidedParams guided;
+  bool guided_given = false;  // --refine-radius or --refine-eps
 };
 
 int run_depth_stereo(StereoOptions& o) {
@@ -33,23 +35,22 @@ int run_depth_stereo(StereoOptions& o) {
   std::string note;
   const auto t0 = std::chrono::steady_clock::now();
   const StereoResult r = match_stereo(left, right, o.params, o.backend, o.sat_builder, &note);
-  ImageF disparity = r.disparity;
-  std::string refine_note;
-  if (o.refine)
-    disparity = refine_disparity(left, disparity, o.params.disparities, o.guided, o.backend, &refine_note);
+  const RefinedDepth refined =
+      refine_disparity(left, r, o.refine, o.backend, o.guided_given ? &o.guided : nullptr);
+  const ImageF& disparity = refined.depth;
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  for (const std::string& n : {note, refine_note})
+  for (const std::string& n : {note, refined.note})
     if (!n.empty()) std::fprintf(stderr, "satlab: note: %s\n", n.c_str());
   io::save_disparity_png(o.out, disparity);
   size_t kept = 0;
   for (float d : r.raw.data) kept += d != kNoDisparity;
   std::printf(
-      "%s: %dx%d, disparities 0..%d, window %d, wide window %dx%d, %.1f%% kept by the checks%s%s, %.0f ms "
+      "%s: %dx%d, disparities 0..%d, window %d, wide window %dx%d, %.1f%% kept by the checks%s, %s, %.0f ms "
       "(with uploads)\n",
       o.out.c_str(), left.width, left.height, o.max_disparity, 2 * o.params.window_radius + 1,
       2 * o.params.wide_radius + 1, 2 * o.params.window_radius + 1,
       100.0 * double(kept) / double(r.raw.data.size()), o.params.fill_holes ? ", holes filled" : "",
-      o.refine ? ", guided-filter refined" : "", ms);
+      refined.summary().c_str(), ms);
   return 0;
 }
 
@@ -84,18 +85,30 @@ void add_depth_stereo_command(CLI::App& app, Action& action) {
   sub->add_flag(
       "--no-fill", [o](int64_t) { o->params.fill_holes = false; },
       "Leave pixels the left-right check rejects at 0 instead of filling them");
-  sub->add_flag("--refine", o->refine,
-                "Refine by the guided filter, the left image as the guide (smooths along image edges; "
-                "docs/quality.md: it raises the bad-pixel rate on thin structures)");
-  sub->add_option("--refine-radius", o->guided.radius, "Guided filter radius (default 8)")
+  sub->add_option(
+         "--refine", o->refine,
+         "Refiner of the disparity, the left image as the guide and the checks as confidence: auto (" +
+             std::string(kDefaultRefiner) + "), none, or one of " + refiner_list() +
+             " (a bare --refine: guided, as before refiners existed)")
+      ->expected(0, 1);
+  sub->add_option("--refine-radius", o->guided.radius, "Guided filter radius (--refine guided; default 8)")
       ->check(CLI::Range(0, kMaxGuidedRadius));
-  sub->add_option("--refine-eps", o->guided.eps, "Guided filter eps, guide in [0,1] (default 1e-3)")
+  sub->add_option("--refine-eps", o->guided.eps,
+                  "Guided filter eps, guide in [0,1] (--refine guided; default 1e-3)")
       ->check(CLI::PositiveNumber);
   sub->add_option("--backend", o->backend, "auto, cpu or gpu")->check(CLI::IsMember({"auto", "cpu", "gpu"}));
   sub->add_option(
       "--sat-builder", o->sat_builder,
       "GPU: the cost slices' table: box_rows (the default) or an 8-bit SAT builder's registry name");
-  sub->callback([o, &action] { action = [o] { return run_depth_stereo(*o); }; });
+  sub->callback([o, sub, &action] {
+    if (o->refine.empty() || o->refine == "true") o->refine = "guided";  // the bare flag of old scripts
+    if (const std::string why = refine_choice()(o->refine); !why.empty())
+      throw CLI::ValidationError("--refine", why);
+    o->guided_given = sub->get_option("--refine-radius")->count() || sub->get_option("--refine-eps")->count();
+    if (o->guided_given && o->refine != "guided")
+      throw CLI::ValidationError("--refine-radius and --refine-eps tune --refine guided, not " + o->refine);
+    action = [o] { return run_depth_stereo(*o); };
+  });
 }
 
 }  // namespace satlab::cli

@@ -2,8 +2,9 @@
 // several, and folders of them (--out-dir DIR, names derived from the inputs and the parameters). Each
 // image takes the depth map --depth names (one image only), else NAME.depth.png / NAME_depth.png beside
 // it, else the depth embedded in the image (GDepth, Dynamic Depth, HEIC: app/io/embedded_depth.hpp), else a
-// synthetic depth map (--synthetic-depth). Parameters come from the defaults, then --preset,
-// then the options given on the command line.
+// synthetic depth map (--synthetic-depth), brought to the image's size by a depth refiner (--refine;
+// app/depth_refine.hpp). Parameters come from the defaults, then --preset, then the options given on the
+// command line.
 #include <unistd.h>
 
 #include <cstdio>
@@ -15,6 +16,7 @@
 
 #include "app/backend.hpp"
 #include "app/cli/commands.hpp"
+#include "app/depth_refine.hpp"
 #include "app/io/assets.hpp"
 #include "app/io/embedded_depth.hpp"
 #include "app/io/image_io.hpp"
@@ -22,6 +24,7 @@
 #include "app/io/preset.hpp"
 #include "core/dof_modes.hpp"
 #include "core/error.hpp"
+#include "core/refine.hpp"
 #include "core/synthetic_depth.hpp"
 
 namespace satlab::cli {
@@ -32,6 +35,7 @@ struct RenderOptions {
   std::string depth, out, out_dir, filter = "dof", backend = "auto", preset, synthetic = "gradient";
   std::string aperture_shape = "disc";
   std::string highlights = "off";
+  std::string refine = "auto";  // the depth refiner: auto | none | NAME (app/depth_refine.hpp)
   Params params;
   std::set<std::string> given;  // the parameter options named on the command line (they beat --preset)
   Algorithms algorithms;        // SAT builder and reduction by name; empty: the backend's defaults
@@ -46,6 +50,7 @@ const ParamOption kParamOptions[] = {
     {"--filter", [](const Params& f, Params& t) { t.filter = f.filter; }},
     {"--radius", [](const Params& f, Params& t) { t.box_radius = f.box_radius; }},
     {"--focus", [](const Params& f, Params& t) { t.focus = f.focus; }},
+    {"--focus-range", [](const Params& f, Params& t) { t.focus_range = f.focus_range; }},
     {"--aperture", [](const Params& f, Params& t) { t.aperture = f.aperture; }},
     {"--max-radius", [](const Params& f, Params& t) { t.max_radius = f.max_radius; }},
     {"--near", [](const Params& f, Params& t) { t.near_depth = f.near_depth; }},
@@ -78,6 +83,7 @@ struct Backend {
   std::unique_ptr<Pipeline> pipe;
   bool has_depth = false;
   bool noted = false;  // its note (why the CPU was chosen) printed once
+  bool noted_refine = false;  // the same for the depth refiner
 };
 
 // Renders one image into job.output; throws satlab::Error (inputs are read before the backend is used, so
@@ -91,19 +97,15 @@ std::string render_one(const RenderOptions& o, Params p, const SyntheticDepth& s
   std::string depth_from = "no depth";
   const std::string depth_path = !depth_option.empty() ? depth_option : io::depth_beside(job.input);
   if (p.filter == FilterKind::Dof) {
+    DepthOrigin origin = DepthOrigin::File;
     if (!depth_path.empty()) {
       io::LoadInfo dinfo;
       depth = io::load_depth(depth_path, info, &dinfo);
       for (const auto& n : dinfo.notes) note(depth_path + ": " + n);
-      if (depth.width != img.width || depth.height != img.height) {
-        note("depth map " + depth_path + " (" + std::to_string(depth.width) + "x" +
-             std::to_string(depth.height) + ") resampled to the image's " + std::to_string(img.width) + "x" +
-             std::to_string(img.height));
-        depth = io::resample_depth(depth, img.width, img.height);
-      }
       depth_from = "depth " + io::file_stem(depth_path);
-    } else if (io::DepthForImage e = io::embedded_depth_for(job.input, img.width, img.height, p); e.used) {
+    } else if (io::DepthForImage e = io::embedded_depth_for(job.input, p); e.used) {
       depth = std::move(e.depth);
+      origin = DepthOrigin::Embedded;
       depth_from = "depth: " + e.summary;
       if (o.given.count("--near") || o.given.count("--far") || o.given.count("--disparity")) {
         note("--near/--far/--disparity given: the embedded depth's own range is not applied");
@@ -115,8 +117,18 @@ std::string render_one(const RenderOptions& o, Params p, const SyntheticDepth& s
     } else {
       if (!e.summary.empty()) note(job.input + ": " + e.summary);
       depth = make_synthetic_depth(synthetic, img.width, img.height);
+      origin = DepthOrigin::Synthetic;
       depth_from = "synthetic depth " + to_spec(synthetic);
       if (depth.empty()) note("no depth map for " + job.input + ": the dof filter keeps the image sharp");
+    }
+    if (!depth.empty()) {  // to the image's size by the refiner chosen (auto: the best one, unless exact)
+      const bool resized = depth.width != img.width || depth.height != img.height;
+      const std::string size = std::to_string(depth.width) + "x" + std::to_string(depth.height);
+      RefinedDepth r = refine_for_image(img, depth, nullptr, o.refine, origin, o.backend);
+      if (!r.note.empty() && !backend.noted_refine) note("refine " + r.refiner + " on the CPU: " + r.note);
+      backend.noted_refine = backend.noted_refine || !r.note.empty();
+      depth_from += ", " + (resized ? size + " " : "") + r.summary();
+      depth = std::move(r.depth);
     }
   }
   if (!backend.pipe || (backend.has_depth && depth.empty())) {
@@ -238,6 +250,7 @@ int run_render(RenderOptions o) {
     const io::Preset preset = io::load_preset(o.preset);
     p = preset.params;
     synthetic = preset.synthetic;
+    if (!preset.refine.empty() && !o.given.count("--refine")) o.refine = preset.refine;
     for (const auto& opt : kParamOptions)
       if (o.given.count(opt.option)) opt.copy(o.params, p);
     try {
@@ -292,8 +305,14 @@ void add_render_command(CLI::App& app, Action& action) {
   sub->option_defaults()->always_capture_default();  // --help shows every default
   sub->add_option("--image,image", o->inputs,
                   "Input images or folders of them (repeat --image, or list them); none: the bundled scene");
-  sub->add_option("--depth", o->depth,
-                  "Depth map for a single image (resampled to the image if its size differs)");
+  sub->add_option("--depth", o->depth, "Depth map for a single image (any size: refined to the image's)");
+  sub->add_option(
+         "--refine", o->refine,
+         "Depth refiner: auto (" + std::string(kDefaultRefiner) +
+             " wherever the depth is not exact: smaller than the image, embedded; none for a full-size "
+             "file or synthetic depth), none (bilinear), or one of " +
+             refiner_list())
+      ->check(refine_choice());
   sub->add_option("--out,-o", o->out,
                   "Output image for a single image, its format from the extension: .png .jpg .webp .tif "
                   "(written through a temporary file and rename)");
@@ -312,6 +331,10 @@ void add_render_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(0, 2047));
   sub->add_option("--focus", o->params.focus, "Depth in focus, normalised to [0,1]")
       ->check(CLI::Range(0.0, 1.0));
+  sub->add_option("--focus-range", o->params.focus_range,
+                  "Depths within +-T of --focus are all sharp; the blur grows from the band's edges "
+                  "(forgives depth noise)")
+      ->check(CLI::Range(0.0, 0.5));
   sub->add_option("--aperture", o->params.aperture,
                   "Aperture K of c = K |1/z - 1/z_focus| (pixels; finite, >= 0)");  // validate() names it
   sub->add_option("--max-radius", o->params.max_radius,
@@ -361,6 +384,7 @@ void add_render_command(CLI::App& app, Action& action) {
     for (const auto& opt : kParamOptions)
       if (sub->get_option(opt.option)->count()) o->given.insert(opt.option);
     if (sub->get_option("--synthetic-depth")->count()) o->given.insert("--synthetic-depth");
+    if (sub->get_option("--refine")->count()) o->given.insert("--refine");
     try {
       o->params.filter = filter_from_string(o->filter);
       o->params.aperture_shape = aperture_from_string(o->aperture_shape);

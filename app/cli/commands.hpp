@@ -18,6 +18,9 @@ CLI::App& command_group(CLI::App& parent, const std::string& name, const std::st
 
 // Checks a --synthetic-depth spec (core/synthetic_depth.hpp) while parsing: a bad one is a usage error.
 CLI::Validator synthetic_depth_spec();
+// Checks a --refine choice: auto or a refiner's name (core/refine.hpp); another is a usage error whose one
+// line names the valid ones.
+CLI::Validator refine_choice();
 
 // The commit a benchmark record comes from: SATLAB_GIT_REV, else the revision baked in at build time
 // (app/version.hpp: "unknown" where the tree had no git).

@@ -4,13 +4,25 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 
 #include "core/error.hpp"
 #include "gpu/depth/guided_filter.hpp"
 #include "gpu/device.hpp"
+#include "gpu/refine/refine.hpp"
 
 namespace satlab {
+namespace {
 
+void check_backend(const std::string& backend) {
+  if (backend != "auto" && backend != "cpu" && backend != "gpu")
+    throw Error("unknown backend '" + backend + "' (expected auto, cpu or gpu)");
+  if (backend == "gpu" && !gpu::probe().available)
+    throw Error("the GPU backend is not available: " + gpu::probe().reason);
+}
+
+// The guide: the image's RGB as floats in [0,1] (sRGB values as stored), 3 channels.
 ImageF guide_from_rgba8(const ImageRGBA8& image) {
   ImageF g(image.width, image.height, 3);
   for (size_t i = 0; i < image.pixels(); ++i)
@@ -19,24 +31,68 @@ ImageF guide_from_rgba8(const ImageRGBA8& image) {
   return g;
 }
 
-RefineResult refine_depth(const ImageF& guide, const ImageF& depth, const GuidedParams& g,
-                          const std::string& backend) {
-  if (backend != "auto" && backend != "cpu" && backend != "gpu") throw Error("unknown backend " + backend);
-  RefineResult r;
+// The guided filter with parameters `g` on the depth resampled bilinearly to the image (missing samples:
+// the mean of the rest), clamped to the input's range, as core's `guided` does with its defaults; on the
+// GPU where `gpu`.
+ImageF guided_refine(const ImageRGBA8& image, const ImageF& depth, const GuidedParams& g, bool gpu) {
+  validate(g);
+  ImageF d = resample_bilinear(depth, image.width, image.height);
+  double sum = 0;
+  size_t n = 0;
+  float lo = std::numeric_limits<float>::infinity(), hi = -lo;
+  for (float v : depth.data)
+    if (std::isfinite(v)) sum += v, ++n, lo = std::min(lo, v), hi = std::max(hi, v);
+  if (n == 0) throw Error("refine: the depth has no finite value");
+  for (float& v : d.data)
+    if (!std::isfinite(v)) v = float(sum / double(n));
+  const ImageF guide = guide_from_rgba8(image);
+  ImageF q = gpu ? gpu::guided_filter_gpu(guide, d, g).q : guided_filter(guide, d, g);
+  for (float& v : q.data) {
+    if (!std::isfinite(v)) throw Error("guided filter: a non-finite output");
+    v = std::clamp(v, lo, hi);
+  }
+  return q;
+}
+
+}  // namespace
+
+std::string RefinedDepth::summary() const {
+  if (backend.empty()) return "refine " + refiner;
+  char buf[160];
+  std::snprintf(buf, sizeof(buf), "refine %s (%s, %.1f ms)", refiner.c_str(), backend.c_str(), ms);
+  return buf;
+}
+
+std::string resolved_refiner(const std::string& choice, DepthOrigin origin, const ImageRGBA8& image,
+                             const ImageF& depth) {
+  const bool lower = depth.width < image.width || depth.height < image.height;
+  return resolve_refiner(choice, origin, lower);
+}
+
+RefinedDepth refine_for_image(const ImageRGBA8& image, const ImageF& depth, const ImageF* confidence,
+                              const std::string& choice, DepthOrigin origin, const std::string& backend,
+                              const GuidedParams* guided) {
+  check_backend(backend);
+  if (image.empty() || depth.empty()) throw Error("refine: no image or no depth");
+  RefinedDepth r;
+  r.refiner = resolved_refiner(choice, origin, image, depth);
+  if (r.refiner == "none" && depth.width == image.width && depth.height == image.height) {
+    r.depth = depth;  // nothing to do
+    return r;
+  }
   const auto t0 = std::chrono::steady_clock::now();
-  const bool gpu_ok = gpu::probe().available;
-  if (backend == "gpu" && !gpu_ok) throw Error("the GPU backend is not available: " + gpu::probe().reason);
-  if (backend != "cpu" && gpu_ok) {
-    r.depth = gpu::guided_filter_gpu(guide, depth, g).q;
+  const bool gpu_ok = backend != "cpu" && gpu::probe().available;
+  const RefineInput in{&image, &depth, confidence};
+  if (r.refiner == "guided" && guided) {  // parameters of its own: the guided filter itself
+    r.depth = guided_refine(image, depth, *guided, gpu_ok);
+    r.backend = gpu_ok ? "gpu" : "cpu";
+  } else if (gpu_ok && r.refiner != "none") {  // none is a bilinear resampling: not worth the transfers
+    r.depth = gpu::refine_gpu(r.refiner, in);
     r.backend = "gpu";
   } else {
-    if (backend == "auto") r.note = gpu::probe().reason;
-    r.depth = guided_filter(guide, depth, g);
+    r.depth = refine_cpu(r.refiner, in);
     r.backend = "cpu";
-  }
-  for (float& v : r.depth.data) {
-    if (!std::isfinite(v)) throw Error("guided filter: a non-finite output (is the depth finite?)");
-    v = std::clamp(v, 0.f, 1.f);
+    if (backend == "auto" && !gpu_ok && r.refiner != "none") r.note = gpu::probe().reason;
   }
   r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return r;

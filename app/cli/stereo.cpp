@@ -1,6 +1,7 @@
 #include "app/stereo.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "app/depth_refine.hpp"
 #include "app/io/image_io.hpp"
@@ -22,17 +23,31 @@ StereoResult match_stereo(const ImageRGBA8& left, const ImageRGBA8& right, const
   return stereo_match(left, right, p);
 }
 
-ImageF refine_disparity(const ImageRGBA8& left, const ImageF& disparity, int disparities,
-                        const GuidedParams& g, const std::string& backend, std::string* note) {
-  if (disparities < 2) return disparity;
-  const float scale = float(disparities - 1);
-  ImageF p(disparity.width, disparity.height);
-  for (size_t i = 0; i < p.data.size(); ++i) p.data[i] = std::max(disparity.data[i], 0.f) / scale;
-  const RefineResult r = refine_depth(guide_from_rgba8(left), p, g, backend);
-  if (note && !r.note.empty()) *note = "guided filter on the CPU: " + r.note;
-  ImageF out = disparity;
-  for (size_t i = 0; i < out.data.size(); ++i)
-    if (disparity.data[i] != kNoDisparity) out.data[i] = r.depth.data[i] * scale;
+ImageF stereo_confidence(const StereoResult& r) {
+  ImageF c(r.raw.width, r.raw.height, 1);
+  for (size_t i = 0; i < c.data.size(); ++i) c.data[i] = r.raw.data[i] != kNoDisparity ? 1.f : 0.f;
+  return c;
+}
+
+RefinedDepth refine_disparity(const ImageRGBA8& left, const StereoResult& r, const std::string& choice,
+                              const std::string& backend, const GuidedParams* guided) {
+  ImageF d = r.disparity;
+  bool any = false;
+  for (float& v : d.data)
+    if (v == kNoDisparity)
+      v = std::nanf("");
+    else
+      any = true;
+  if (!any) {  // nothing survived the checks: nothing to refine
+    RefinedDepth none;
+    none.depth = r.disparity, none.refiner = "none";
+    return none;
+  }
+  const ImageF confidence = stereo_confidence(r);
+  RefinedDepth out = refine_for_image(left, d, &confidence, choice, DepthOrigin::Stereo, backend, guided);
+  for (size_t i = 0; i < out.depth.data.size(); ++i)
+    if (r.disparity.data[i] == kNoDisparity || !std::isfinite(out.depth.data[i]))
+      out.depth.data[i] = kNoDisparity;
   return out;
 }
 

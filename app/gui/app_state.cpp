@@ -39,6 +39,18 @@ const char* to_string(DepthSource s) {
   return "none";
 }
 
+DepthOrigin origin_of(DepthSource s) {
+  switch (s) {
+    case DepthSource::File: return DepthOrigin::File;
+    case DepthSource::Embedded: return DepthOrigin::Embedded;
+    case DepthSource::Painted: return DepthOrigin::Brush;
+    case DepthSource::Stereo: return DepthOrigin::Stereo;
+    case DepthSource::None:
+    case DepthSource::Synthetic: return DepthOrigin::Synthetic;
+  }
+  return DepthOrigin::Synthetic;
+}
+
 const char* to_string(Compare c) {
   switch (c) {
     case Compare::Off: return "off";

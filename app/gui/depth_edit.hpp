@@ -1,10 +1,11 @@
 // The depth section's state (panel_depth.cpp, panel_brush.cpp; the session acts on it): where the raw
-// depth came from, the guided-filter refinement and the depth brush.
+// depth came from, its refinement (a refiner of core/refine.hpp) and the depth brush.
 #pragma once
 #include <string>
 
 #include "core/depth_brush.hpp"
 #include "core/guided_filter.hpp"
+#include "core/refine.hpp"
 
 namespace satlab::gui {
 
@@ -12,15 +13,20 @@ namespace satlab::gui {
 // stored in the image file; stereo: disparity from a rectified pair).
 enum class DepthSource { None, File, Embedded, Synthetic, Painted, Stereo };
 const char* to_string(DepthSource s);
+// The refiners' name for where depth came from (Painted: Brush; None: Synthetic, nothing to refine).
+DepthOrigin origin_of(DepthSource s);
 
 struct DepthEditState {
   DepthSource source = DepthSource::Synthetic;
   std::string source_detail;  // the file, or how it was made
 
-  // Refinement of the (painted) depth by the guided filter, the image as its guide.
-  bool refine = false;
-  GuidedParams guided;
-  std::string refine_note;  // the last refine: backend and its measured wall time
+  // Refinement of the raw (or painted) depth to the image's size along its edges, the image as the guide:
+  // "auto" (the best refiner wherever the depth is not exact: smaller than the image, embedded, stereo,
+  // painted), "none" (bilinear) or a refiner's name (app/depth_refine.hpp).
+  std::string refine = "auto";
+  std::string resolved;     // what `refine` resolves to for the depth in use (set by the session)
+  GuidedParams guided;      // the guided refiner's parameters
+  std::string refine_note;  // the last refine: refiner, backend and its measured wall time
 
   // The brush: while `brush`, a drag on the image paints (no pan) and a click with `eyedropper` picks.
   bool brush = false;

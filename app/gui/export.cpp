@@ -55,7 +55,7 @@ io::Preset preset_of(const AppState& s) {
     std::snprintf(buf, sizeof(buf), "split:%.3g", double(s.split));
     compare = buf;
   }
-  return {s.params, s.synthetic, to_string(s.view), compare, to_string(s.compare_view)};
+  return {s.params, s.synthetic, to_string(s.view), compare, to_string(s.compare_view), s.depth_edit.refine};
 }
 
 // warm: ema_ms is of warm runs and the last frame ran it; cold: its last run was a first run after a
@@ -187,6 +187,8 @@ void apply_preset_file(AppState& s, const std::string& path) {
   s.split = split;
   if (to_spec(p.synthetic) != to_spec(s.synthetic)) s.synthetic_changed = true;
   s.synthetic = p.synthetic;
+  if (!p.refine.empty() && p.refine != s.depth_edit.refine)
+    s.depth_edit.refine = p.refine, s.depth_edit.changed = true;
   s.params_changed = true;
 }
 

@@ -90,6 +90,7 @@ int run(const Options& o) {
   Surface& surface = *fe.surface;
   AppState s;
   s.backend = o.backend;
+  s.depth_edit.refine = o.refine;
   s.view = view_from_string(o.view);
   s.compare = compare_from_string(o.compare, &s.split);
   s.compare_view = view_from_string(o.compare_view);
@@ -240,8 +241,10 @@ int run(const Options& o) {
   }
   if (!s.lab_table.empty()) std::printf("%s", s.lab_table.c_str());  // --lab, whatever the frame count
   if (o.frames > 0 && !s.depth_edit.saved.empty())  // scripted runs: what the brush panel or Ctrl+S saved
-    std::printf("satlab: depth brush: %zu stroke(s), refine %s, last saved %s\n", s.depth_edit.history.strokes().size(),
-                s.depth_edit.refine ? s.depth_edit.refine_note.c_str() : "off", s.depth_edit.saved.c_str());
+    std::printf("satlab: depth brush: %zu stroke(s), refine %s, last saved %s\n",
+                s.depth_edit.history.strokes().size(),
+                s.depth_edit.refine_note.empty() ? "none" : s.depth_edit.refine_note.c_str(),
+                s.depth_edit.saved.c_str());
   if (o.frames > 0 && s.error.empty()) try {  // scripted exports of the final state
       if (!o.export_dir.empty())
         for (const auto& f : export_next_free(s, session, o.export_dir)) std::printf("satlab: exported %s\n", f.c_str());

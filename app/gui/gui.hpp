@@ -14,6 +14,7 @@ struct Options {
   int width = 1600;            // window / offscreen framebuffer size in pixels
   int height = 900;
   std::string backend = "auto";  // auto | cpu | gpu
+  std::string refine = "auto";   // the depth refiner: auto | none | a refiner's name (core/refine.hpp)
   std::string preset;            // a preset JSON file applied at start (after view and synthetic depth)
   std::string synthetic_depth;   // depth of images without a depth map (parse_synthetic_depth); empty: default
   std::string save_preset;       // scripted runs: save the final state as a preset here

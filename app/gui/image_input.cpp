@@ -39,11 +39,7 @@ void handle_keys(AppState& s, Viewer& viewer) {
     if (ImGui::IsKeyPressed('S')) s.depth_edit.save = true;
   }
   if (io.WantCaptureKeyboard || io.KeyCtrl) return;
-  if (ImGui::IsKeyPressed('B')) {
-    DepthEditState& e = s.depth_edit;
-    e.brush = !e.brush;
-    if (e.brush && !e.refine) e.refine = true, e.changed = true;
-  }
+  if (ImGui::IsKeyPressed('B')) s.depth_edit.brush = !s.depth_edit.brush;
   if (ImGui::IsKeyPressed('E') && s.depth_edit.brush) s.depth_edit.eyedropper = !s.depth_edit.eyedropper;
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Tab))) s.show_ui = !s.show_ui;
   if (ImGui::IsKeyPressed('R')) viewer.reset_view();

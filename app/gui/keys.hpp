@@ -27,7 +27,7 @@ inline constexpr KeyBinding kKeyBindings[] = {
     {"`F`", "sweep the focus near to far and back (any key or click stops it)"},
     {"`V`", "vsync on or off"},
     {"`Ctrl+O`", "file browser (open an image or a depth map, recent files)"},
-    {"`B`", "depth brush on or off (a drag paints depth instead of panning; refinement turns on)"},
+    {"`B`", "depth brush on or off (a drag paints depth instead of panning; strokes are refined)"},
     {"`E`", "with the depth brush on: eyedropper (the next click takes the depth there as the brush's)"},
     {"`Ctrl+Z` / `Ctrl+Y`", "undo / redo a depth brush stroke"},
     {"`Ctrl+S`", "save the depth in use as a 16-bit PNG (NAME.depth.png beside the image, or the brush panel's path)"},

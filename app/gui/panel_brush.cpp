@@ -1,16 +1,20 @@
 // The depth brush: paint near/far strokes over the image (while "paint" is on, a drag paints instead of
-// panning), refined live by the guided filter when refinement is on; undo, redo, save.
+// panning), refined live by the depth section's refiner (auto: the best one); undo, redo, save.
 #include <imgui.h>
 
 #include "app/gui/panels.hpp"
+#include "core/refine.hpp"
 
 namespace satlab::gui {
 
 void draw_brush_panel(AppState& s) {
   DepthEditState& e = s.depth_edit;
-  if (ImGui::Checkbox("paint depth (B)", &e.brush) && e.brush && !e.refine) e.refine = true, e.changed = true;
+  ImGui::Checkbox("paint depth (B)", &e.brush);
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("drag on the image to paint; turning it on also turns on the guided-filter refinement");
+    ImGui::SetTooltip(
+        "drag on the image to paint; strokes are refined live along the image's edges by the\n"
+        "depth section's refiner (auto: %s)",
+        kDefaultRefiner);
   ImGui::SliderFloat("size", &e.size, 1.f, 256.f, "%.0f px radius",
                      ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic);
   ImGui::SliderFloat("depth", &e.value, 0.f, 1.f, "%.3f (0 near, 1 far)", ImGuiSliderFlags_AlwaysClamp);

@@ -1,8 +1,10 @@
 #include <imgui.h>
 
 #include <cmath>
+#include <string>
 
 #include "app/gui/panels.hpp"
+#include "core/refine.hpp"
 
 namespace satlab::gui {
 namespace {
@@ -47,12 +49,29 @@ void synthetic_section(AppState& s) {
   if (c) s.synthetic_changed = true;
 }
 
-// The guided filter's switch and parameters, and the side-by-side view of raw and refined depth.
+// The refiner (auto, none or one of core/refine.hpp's), the guided filter's parameters where it runs, and
+// the side-by-side view of raw and refined depth.
 void refine_section(AppState& s) {
   DepthEditState& e = s.depth_edit;
-  bool c = ImGui::Checkbox("refine (guided filter)", &e.refine);
-  tip("edge-aware refinement: depth edges follow the image's edges (He, Sun and Tang 2010)");
-  if (e.refine) {
+  bool c = false;
+  const std::string auto_label = "auto" + (e.resolved.empty() ? std::string() : " (" + e.resolved + ")");
+  const Refiner* chosen = find_refiner(e.refine);
+  const std::string preview = e.refine == "auto" ? auto_label : chosen ? chosen->label : e.refine;
+  if (ImGui::BeginCombo("refine", preview.c_str())) {
+    if (ImGui::Selectable(auto_label.c_str(), e.refine == "auto")) c |= e.refine != "auto", e.refine = "auto";
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "the best refiner (%s) wherever the depth is not exact: smaller than the image,\n"
+          "embedded in a photo, from stereo, painted; none for a full-size file or synthetic depth",
+          kDefaultRefiner);
+    for (const Refiner& r : refiners()) {
+      if (ImGui::Selectable(r.label, e.refine == r.name)) c |= e.refine != r.name, e.refine = r.name;
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s: %s", r.name, r.source);
+    }
+    ImGui::EndCombo();
+  }
+  tip("depth at the image's size along its edges, the image as the guide");
+  if (e.resolved == "guided") {
     c |= ImGui::SliderInt("radius##guided", &e.guided.radius, 0, 64, "%d px", ImGuiSliderFlags_AlwaysClamp);
     float lg = std::log10(e.guided.eps);
     if (ImGui::SliderFloat("eps##guided", &lg, -6.f, 0.f, "1e%.1f", ImGuiSliderFlags_AlwaysClamp)) {
@@ -62,15 +81,17 @@ void refine_section(AppState& s) {
     tip("regularisation: larger smooths across weaker image edges");
     c |= ImGui::Checkbox("gray guide", &e.guided.gray);
     tip("the luma as the guide instead of the colour covariance");
-    if (!e.refine_note.empty()) ImGui::TextDisabled("last refine: %s", e.refine_note.c_str());
   }
+  if (!e.refine_note.empty()) ImGui::TextDisabled("last refine: %s", e.refine_note.c_str());
   if (c) e.changed = true;
   if (ImGui::Button("raw | refined side by side")) {
     s.compare = Compare::SideBySide;
     s.compare_view = View::RawDepth;
     s.view = View::Depth;
   }
-  tip("left: the depth before refinement (strokes included), right: the depth the filter uses");
+  tip("left: the raw depth resampled bilinearly to the image (strokes included), right: the depth the "
+      "filter\n"
+      "uses (refined)");
 }
 
 }  // namespace

@@ -77,13 +77,16 @@ void Session::open(AppState& s, const std::string& image_path, const std::string
                                           : io::depth_beside(path);
   io::LoadInfo info, dinfo;
   ImageRGBA8 image = io::load_image(path, &info);
-  ImageF depth;
+  ImageF raw;  // at its own size: refined to the image's by the depth edit (apply_edit)
   io::DepthForImage embedded;
-  if (dpath.empty()) embedded = io::embedded_depth_for(path, image.width, image.height, s.params);
-  if (!dpath.empty()) depth = io::resample_depth(io::load_depth(dpath, info, &dinfo), image.width, image.height);
-  else if (embedded.used) depth = std::move(embedded.depth);
-  else depth = make_synthetic_depth(s.synthetic, image.width, image.height);  // empty for mode none
+  if (dpath.empty()) embedded = io::embedded_depth_for(path, s.params);
+  if (!dpath.empty()) raw = io::load_depth(dpath, info, &dinfo);
+  else if (embedded.used) raw = std::move(embedded.depth);
+  else raw = make_synthetic_depth(s.synthetic, image.width, image.height);  // empty for mode none
+  ImageF depth = raw.empty() ? ImageF() : io::resample_depth(raw, image.width, image.height);
   load(s, std::move(image), std::move(depth));
+  raw_ = std::move(raw);
+  raw_confidence_ = ImageF();
   s.image_path = path;
   s.depth_source = embedded.summary + embedded.fitted;
   restore_range(s);
@@ -98,7 +101,6 @@ void Session::open(AppState& s, const std::string& image_path, const std::string
   image_info_ = std::move(info);
   s.load_notes = image_info_.notes;
   for (const auto& n : dinfo.notes) s.load_notes.push_back(n);
-  guide_ = ImageF();
   reset_edit(s, embedded.used ? DepthSource::Embedded : !dpath.empty() ? DepthSource::File : depth_.empty() ? DepthSource::None : DepthSource::Synthetic,
              dpath.empty() ? to_spec(s.synthetic) : dpath);
   truth_ = ImageRGBA8();
@@ -148,11 +150,14 @@ void Session::score_against_truth(AppState& s) {
 
 void Session::open_depth(AppState& s, const std::string& depth_path) {
   io::LoadInfo dinfo;
-  ImageF depth = io::resample_depth(io::load_depth(depth_path, image_info_, &dinfo), image_.width, image_.height);
+  ImageF raw = io::load_depth(depth_path, image_info_, &dinfo);
+  ImageF depth = io::resample_depth(raw, image_.width, image_.height);
   s.load_notes = image_info_.notes;
   for (const auto& n : dinfo.notes) s.load_notes.push_back(n);
   pipeline_->set_depth(depth);
   depth_ = std::move(depth);
+  raw_ = std::move(raw);
+  raw_confidence_ = ImageF();
   s.depth_path = depth_path;
   s.depth_source.clear();
   restore_range(s);
@@ -166,10 +171,13 @@ void Session::apply_synthetic_depth(AppState& s) {
   ImageF depth = make_synthetic_depth(s.synthetic, image_.width, image_.height);
   if (depth.empty()) {  // mode none: a fresh backend, which has no depth map
     load(s, image_, ImageF());
+    raw_ = raw_confidence_ = ImageF();
     reset_edit(s, DepthSource::None, "none");
     return;
   }
   pipeline_->set_depth(depth);
+  raw_ = depth;
+  raw_confidence_ = ImageF();
   depth_ = std::move(depth);
   s.params_changed = true;
   reset_edit(s, DepthSource::Synthetic, to_spec(s.synthetic));
@@ -286,7 +294,8 @@ ImageF Session::difference_to_reference(AppState& s) {
   const auto t0 = std::chrono::steady_clock::now();
   auto reference = make_cpu_pipeline();
   reference->set_image(image_);
-  if (!depth_.empty()) reference->set_depth(depth_);
+  const ImageF& depth = used_.empty() ? depth_ : used_;  // what the backend was given
+  if (!depth.empty()) reference->set_depth(depth);
   reference->set_params(s.params);
   reference->run();
   Difference d = gui::difference(result(), reference->result());

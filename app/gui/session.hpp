@@ -44,14 +44,17 @@ class Session {
   // The Diff view's per-pixel difference (levels) as last shown; empty before.
   const ImageF& difference() const { return difference_; }
 
-  // Depth from another source (embedded in the image file, stereo): replaces the raw depth map, drops
-  // the strokes, refines when asked (s.depth_edit). Throws satlab::Error on a size mismatch.
-  void set_depth(AppState& s, ImageF raw, DepthSource source, const std::string& detail);
+  // Depth from another source (embedded in the image file, stereo): replaces the raw depth map (any size;
+  // `confidence`: empty, or its size in [0,1]), drops the strokes, refines as s.depth_edit.refine says.
+  // Throws satlab::Error on a bad confidence size.
+  void set_depth(AppState& s, ImageF raw, DepthSource source, const std::string& detail,
+                 ImageF confidence = ImageF());
   // Depth from a rectified pair: the open image is the left view, `right_path` the right one; the
   // disparity (app/stereo.hpp) becomes the raw depth with Params::disparity on. Throws satlab::Error.
   void open_stereo(AppState& s, const std::string& right_path);
   // The depth in the edit domain [0,1]: what the pipeline was given while strokes or refinement apply,
-  // else the raw depth normalised; and the depth before refinement (the raw-depth view). Empty: none.
+  // else the raw depth normalised; and the depth before refinement (the raw-depth view: the raw depth
+  // resampled bilinearly to the image, strokes included). Empty: none.
   const ImageF& edit_depth() const { return used_.empty() ? base01_ : used_; }
   const ImageF& depth_before_refine() const { return painted_.empty() ? base01_ : painted_; }
   // edit_depth() as a 16-bit PNG: to s.depth_edit.save_field, else NAME.depth.png beside the image.
@@ -61,7 +64,9 @@ class Session {
   void load(AppState& s, ImageRGBA8 image, ImageF depth);  // throws satlab::Error, state unchanged
   bool fall_back_to_cpu(AppState& s, const std::string& why);  // after a GPU error in update()
   ImageRGBA8 image_;
-  ImageF depth_;  // raw, resampled to the image
+  ImageF raw_;               // the raw depth at its own size (a phone's or a small file's is smaller)
+  ImageF raw_confidence_;    // of raw_ (stereo: its checks); empty: all 1
+  ImageF depth_;             // raw_ resampled bilinearly to the image: the pipeline's depth without an edit
   io::LoadInfo image_info_;  // how image_ was loaded (orientation, for its depth map)
   std::unique_ptr<Pipeline> pipeline_;
   std::string backend_;  // what pipeline_ was made for: auto | cpu | gpu
@@ -74,8 +79,8 @@ class Session {
   void handle_edit_requests(AppState& s);
   void apply_edit(AppState& s);  // throws satlab::Error
   void reset_edit(AppState& s, DepthSource source, const std::string& detail);  // a new raw depth
-  ImageF guide_;      // the image as the guided filter's guide (made on first use per image)
-  ImageF base01_;     // the raw depth normalised to [0,1] (zeros where there is none and strokes are painted)
+  ImageF base01_;  // depth_ normalised to [0,1] (zeros where there is none and strokes are painted)
+  ImageF raw01_;   // raw_ normalised to [0,1] as base01_ is: what a refiner gets where no stroke is painted
   ImageF committed_;  // base01_ with the finished strokes
   ImageF painted_;    // committed_ with the stroke being drawn
   ImageF used_;       // what the pipeline was given by the edit (refined or painted); empty: the raw depth

@@ -1,6 +1,7 @@
-// The session's depth edit (depth_edit.hpp): strokes painted over the raw depth (CPU rasterisation,
-// core/depth_brush), refined by the guided filter (GPU where available, else CPU), given to the pipeline;
-// saving what the pipeline was given as a 16-bit PNG.
+// The session's depth edit (depth_edit.hpp): the raw depth, or strokes painted over it (CPU rasterisation,
+// core/depth_brush), refined to the image's size by the refiner chosen (app/depth_refine.hpp: auto is the
+// best one wherever the depth is not exact; GPU where available, else CPU), given to the pipeline; saving
+// what the pipeline was given as a 16-bit PNG.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -10,6 +11,7 @@
 #include "app/io/image_io.hpp"
 #include "core/error.hpp"
 #include "core/reference.hpp"
+#include "core/refine.hpp"
 
 namespace satlab::gui {
 namespace {
@@ -41,18 +43,24 @@ void Session::reset_edit(AppState& s, DepthSource source, const std::string& det
   e.source = source;
   e.source_detail = detail;
   base01_ = depth_.empty() ? ImageF() : to_unit(depth_);
+  raw01_ = raw_.empty() ? ImageF() : to_unit(raw_);
   committed_ = painted_ = ImageF();
   strokes_dirty_ = edit_dirty_ = true;
   // used_ stays until apply_edit: it tells whether the pipeline holds an edit to take back.
 }
 
-void Session::set_depth(AppState& s, ImageF raw, DepthSource source, const std::string& detail) {
-  if (raw.width != image_.width || raw.height != image_.height || raw.channels != 1)
-    throw Error("depth " + std::to_string(raw.width) + "x" + std::to_string(raw.height) +
-                " does not fit the image " + std::to_string(image_.width) + "x" +
-                std::to_string(image_.height));
-  pipeline_->set_depth(raw);
-  depth_ = std::move(raw);
+void Session::set_depth(AppState& s, ImageF raw, DepthSource source, const std::string& detail,
+                        ImageF confidence) {
+  if (raw.empty() || raw.channels != 1) throw Error("depth: not a depth map (1 channel)");
+  if (!confidence.empty() && (confidence.width != raw.width || confidence.height != raw.height))
+    throw Error("depth confidence " + std::to_string(confidence.width) + "x" +
+                std::to_string(confidence.height) + " does not fit the depth " + std::to_string(raw.width) +
+                "x" + std::to_string(raw.height));
+  ImageF depth = io::resample_depth(raw, image_.width, image_.height);
+  pipeline_->set_depth(depth);
+  depth_ = std::move(depth);
+  raw_ = std::move(raw);
+  raw_confidence_ = std::move(confidence);
   s.depth_path.clear();
   s.params_changed = true;
   used_ = ImageF();
@@ -82,7 +90,14 @@ void Session::apply_edit(AppState& s) {
   edit_dirty_ = false;
   DepthEditState& e = s.depth_edit;
   const bool strokes = !e.history.strokes().empty() || e.painting;
-  if (!strokes && !e.refine) {  // no edit: the pipeline has (or gets back) the raw depth
+  // Strokes are painted at the image's size over the raw depth; without them the refiner takes the raw
+  // depth at its own size (a phone's map: a fraction of the image's).
+  e.resolved.clear();
+  if (strokes || !raw_.empty())
+    e.resolved = strokes ? resolve_refiner(e.refine, DepthOrigin::Brush, false)
+                         : resolved_refiner(e.refine, origin_of(e.source), image_, raw_);
+  const bool refine = !e.resolved.empty() && e.resolved != "none";
+  if (!strokes && !refine) {  // no edit: the pipeline has (or gets back) the raw depth, resampled
     painted_ = committed_ = ImageF();
     e.refine_note.clear();
     if (used_.empty()) return;
@@ -95,16 +110,27 @@ void Session::apply_edit(AppState& s) {
     s.params_changed = true;
     return;
   }
-  if (!strokes && base01_.empty()) return;                                // refine, but nothing to refine
-  if (base01_.empty()) base01_ = ImageF(image_.width, image_.height, 1);  // strokes on no depth: all near
-  if (strokes_dirty_ || committed_.empty()) committed_ = e.history.paint(base01_), strokes_dirty_ = false;
-  painted_ = committed_;
-  if (e.painting) paint_stroke(painted_, e.current);
-  if (e.refine) {
-    if (guide_.empty()) guide_ = guide_from_rgba8(image_);
-    RefineResult r = refine_depth(guide_, painted_, e.guided, s.backend == "cpu" ? "cpu" : "auto");
-    char note[128];
-    std::snprintf(note, sizeof(note), "%s, %.1f ms wall (transfers included)", r.backend.c_str(), r.ms);
+  const ImageF* input = &raw01_;
+  const ImageF* confidence = raw_confidence_.empty() ? nullptr : &raw_confidence_;
+  if (strokes) {
+    if (base01_.empty()) base01_ = ImageF(image_.width, image_.height, 1);  // strokes on no depth: all near
+    if (strokes_dirty_ || committed_.empty()) committed_ = e.history.paint(base01_), strokes_dirty_ = false;
+    painted_ = committed_;
+    if (e.painting) paint_stroke(painted_, e.current);
+    input = &painted_, confidence = nullptr;
+  } else {
+    painted_ = committed_ = ImageF();
+  }
+  if (refine) {
+    // The guided filter's own parameters only where they were changed: else core's `guided` as it is.
+    const GuidedParams d;
+    const bool tuned = e.guided.radius != d.radius || e.guided.eps != d.eps || e.guided.gray != d.gray;
+    RefinedDepth r = refine_for_image(image_, *input, confidence, e.resolved,
+                                      strokes ? DepthOrigin::Brush : origin_of(e.source),
+                                      s.backend == "cpu" ? "cpu" : "auto", tuned ? &e.guided : nullptr);
+    char note[160];
+    std::snprintf(note, sizeof(note), "%s on %s, %.1f ms wall (transfers included)", r.refiner.c_str(),
+                  r.backend.c_str(), r.ms);
     e.refine_note = note;
     s.record_stage({"depth refine", r.ms, 0, ""},
                    r.backend == "gpu" ? "wall clock (GPU, transfers included)" : "wall clock (CPU)");

@@ -1,5 +1,6 @@
 // The session's stereo depth source (`satlab IMAGE --right RIGHT`): the disparity of the open image as the
-// left view, matched on the GPU where there is one (app/stereo.hpp), given to the pipeline as disparity.
+// left view, matched on the GPU where there is one (app/stereo.hpp), given to the pipeline as disparity,
+// refined as the depth section says (the matcher's checks as the refiner's confidence).
 #include <algorithm>
 #include <string>
 
@@ -21,7 +22,8 @@ void Session::open_stereo(AppState& s, const std::string& right_path) {
   s.params.disparity = true;
   const std::string name = right_path.substr(right_path.find_last_of('/') + 1);
   set_depth(s, disparity_depth(r.disparity), DepthSource::Stereo,
-            "stereo with " + name + ", disparities 0.." + std::to_string(p.disparities - 1));
+            "stereo with " + name + ", disparities 0.." + std::to_string(p.disparities - 1),
+            stereo_confidence(r));  // the checks' rejections: no weight in the refiner
   if (!note.empty()) s.backend_note = note;
 }
 

@@ -560,16 +560,14 @@ std::string describe(const EmbeddedDepth& e) {
 
 namespace satlab::io {
 
-DepthForImage embedded_depth_for(const std::string& image_path, int width, int height, const Params& p) {
+DepthForImage embedded_depth_for(const std::string& image_path, const Params& p) {
   DepthForImage r;
   r.params = p;
   try {
     EmbeddedDepth e = load_embedded_depth(image_path);
     if (!e.found()) return r;
     r.summary = describe(e);
-    if (e.depth.width != width || e.depth.height != height)
-      r.summary += " " + std::to_string(e.depth.width) + "x" + std::to_string(e.depth.height) + " resampled";
-    r.depth = resample_depth(e.depth, width, height);
+    r.depth = std::move(e.depth);
     r.params = fit_embedded_range(e, r.depth, p);
     if (e.near_depth > 0) {
       char buf[96];

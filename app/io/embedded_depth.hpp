@@ -58,16 +58,17 @@ std::string describe(const EmbeddedDepth& e);
 namespace satlab::io {
 
 // The hook of the app and `satlab render` for an image opened without a depth map file: the depth
-// embedded in `image_path`, resampled to width x height, and `p` with the file's near/far/disparity
-// fitted (fit_embedded_range). Never throws: a file without depth gives used == false and an empty
-// summary; a broken one gives used == false and a summary saying why ("embedded depth not used: ...").
+// embedded in `image_path` at its own size (a phone's is a fraction of the photo's: the caller refines it
+// to the image's, app/depth_refine.hpp), and `p` with the file's near/far/disparity fitted
+// (fit_embedded_range). Never throws: a file without depth gives used == false and an empty summary; a
+// broken one gives used == false and a summary saying why ("embedded depth not used: ...").
 struct DepthForImage {
   bool used = false;
   ImageF depth;
   Params params;
-  std::string summary;  // "embedded GDepth RangeInverse near 0.3 far 4.1 (... resampled ...)"
+  std::string summary;  // "embedded GDepth RangeInverse near 0.3 far 4.1"
   std::string fitted;   // "; the map spans 0.5..3.04 (near/far set to that)" where the file gives a range
 };
-DepthForImage embedded_depth_for(const std::string& image_path, int width, int height, const Params& p);
+DepthForImage embedded_depth_for(const std::string& image_path, const Params& p);
 
 }  // namespace satlab::io

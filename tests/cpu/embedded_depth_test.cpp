@@ -207,7 +207,7 @@ void expect_unusable(const std::vector<uint8_t>& bytes, const std::string& name,
   }
   const ImageRGBA8 img = io::load_image(path);
   EXPECT_EQ(img.width, 24);
-  const io::DepthForImage d = io::embedded_depth_for(path, img.width, img.height, Params{});
+  const io::DepthForImage d = io::embedded_depth_for(path, Params{});
   EXPECT_FALSE(d.used);
   EXPECT_TRUE(d.depth.empty());
   EXPECT_EQ(d.summary.rfind("embedded depth not used: ", 0), 0u) << d.summary;

@@ -14,7 +14,9 @@ check() {  # FILE EXPECTED-SUMMARY-PART
   "$bin" render --image "$data/$1" --backend cpu --out "$tmp/out.png" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "$1 did not render"; }
   grep -qF "$2" "$tmp/log" || { cat "$tmp/log"; fail "$1: summary lacks '$2'"; }
 }
-check gd_standard_xmp.jpg "depth: embedded GDepth RangeInverse near 0.3 far 4.1 12x8 resampled; the map spans"
+check gd_standard_xmp.jpg "depth: embedded GDepth RangeInverse near 0.3 far 4.1; the map spans"
+# The phone's map is smaller than the photo: refined by the default refiner, unless --refine says otherwise.
+grep -qE ", 12x8 refine wmedian \((cpu|gpu), [0-9.]+ ms\)" "$tmp/log" || { cat "$tmp/log"; fail "the embedded map was not refined"; }
 check gd_extended_xmp.jpg "depth: embedded GDepth RangeLinear near 0.3 far 4.1"
 check dd_container.jpg "depth: embedded Dynamic Depth RangeInverse near 0.3 far 4.1 (ignored: confidence map"
 

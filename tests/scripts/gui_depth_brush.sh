@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The depth brush driven by --input-script in the GLFW window under Xvfb: B turns the brush on (and the
-# guided-filter refinement), two strokes are painted near (value 0) over the synthetic gradient, the
-# second is undone (Ctrl+Z), Ctrl+S saves NAME.depth.png beside the image; a second run opens the image,
+# The depth brush driven by --input-script in the GLFW window under Xvfb: B turns the brush on (strokes are
+# refined by the default refiner, auto), two strokes are painted near (value 0) over the synthetic gradient,
+# the second is undone (Ctrl+Z), Ctrl+S saves NAME.depth.png beside the image; a second run opens the image,
 # which loads that depth map from beside it, and saves the depth in use again: the two files are the same
 # (loading gives the same depth). A third run redoes (Ctrl+Y) the undone stroke; a fourth picks a depth with
-# the eyedropper (E) and paints with it. A screenshot of the raw
-# and refined depth side by side is kept where SATLAB_SCREENSHOT_DIR says.
+# the eyedropper (E) and paints with it. A screenshot of the raw and refined depth side by side is kept
+# where SATLAB_SCREENSHOT_DIR says.
 # Usage: gui_depth_brush.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 set -u
 bin=$1 src=$2
@@ -39,7 +39,8 @@ strokes=("2 key B" "4 move 50 200" "5 down" "6 move 80 200" "7 move 150 201" "8 
 printf '%s\n' "${strokes[@]}" "19 ctrl S" "20 move -1000 -1000" >"$tmp/paint.txt"
 run paint 24 photo.png --input-script "$tmp/paint.txt"
 [ -f photo.depth.png ] || { cat "$tmp/paint.log"; fail "Ctrl+S wrote no photo.depth.png"; }
-grep -q "depth brush: 1 stroke(s), refine cpu" "$tmp/paint.log" || { cat "$tmp/paint.log"; fail "not 1 stroke refined on the CPU"; }
+grep -q "depth brush: 1 stroke(s), refine wmedian on cpu" "$tmp/paint.log" ||
+  { cat "$tmp/paint.log"; fail "not 1 stroke refined by the default refiner on the CPU"; }
 mv photo.depth.png "$tmp/painted.png"
 
 cat >"$tmp/read16.py" <<'PY'
