@@ -14,8 +14,9 @@
 // (a source whose range is [lo, hi] would otherwise be stretched onto [0, 1]), each row runs under the
 // case's Params mapped onto that range: near' = z(lo), far' = z(hi), focus' = (focus - lo) / (hi - lo),
 // which gives every pixel the CoC its depth has under the case's Params. Where focus' falls outside
-// [0, 1] (or the depth is flat) the case's Params run unchanged on the renormalised depth, and the row
-// says so ("units": "renormalised"). A pixel a refiner leaves without depth (NaN) takes the far depth.
+// [0, 1] (the focus plane beyond every depth of the source) it is clamped there and the row says so
+// ("units": "case_focus_clamped"); where the depth is flat the case's Params run unchanged on the
+// renormalised depth ("renormalised"). A pixel a refiner leaves without depth (NaN) takes the far depth.
 #include <algorithm>
 #include <cmath>
 #include <chrono>
@@ -205,16 +206,18 @@ SourceDepth make_source_depth(const LoadedCase& lc, const DepthSource& src, cons
   return r;
 }
 
-// The case's Params mapped onto the depth's range [lo, hi] (see the header); false where that cannot be.
-bool keep_units(Params& p, float lo, float hi) {
-  if (!(hi - lo > 1e-6f)) return false;
+// The case's Params mapped onto the depth's range [lo, hi] (see the header): "case", "case_focus_clamped",
+// or "renormalised" where that cannot be (p unchanged then).
+const char* keep_units(Params& p, float lo, float hi) {
   const double range = double(p.far_depth) - p.near_depth;
   const double focus = (double(p.focus) - lo) / (double(hi) - lo);
-  if (!(focus >= 0 && focus <= 1)) return false;
-  p.near_depth = float(p.near_depth + lo * range);
-  p.far_depth = float(p.near_depth + (double(hi) - lo) * range);
-  p.focus = float(focus);
-  return p.far_depth > p.near_depth;
+  Params q = p;
+  q.near_depth = float(p.near_depth + lo * range);
+  q.far_depth = float(p.near_depth + hi * range);
+  q.focus = float(std::clamp(focus, 0.0, 1.0));
+  if (!(hi - lo > 1e-6f) || !(q.far_depth > q.near_depth)) return "renormalised";
+  p = q;
+  return focus >= 0 && focus <= 1 ? "case" : "case_focus_clamped";
 }
 
 // A depth map with NaN as 0, for a 16-bit PNG.
@@ -322,8 +325,7 @@ int run_quality(const QualityOptions& o) {
       for (const DofMode* m : modes)
       for (const bool hl : highlights) {
       Params p = lc.c.params;
-      const bool units = source == "exact" || keep_units(p, sd.lo, sd.hi);
-      if (!units) p = lc.c.params;
+      const char* units = source == "exact" ? "case" : keep_units(p, sd.lo, sd.hi);
       p.dof_mode = m->name;
       p.dof_layers = o.layers;
       p.highlights = hl;
@@ -356,7 +358,7 @@ int run_quality(const QualityOptions& o) {
                       {"refine_choice", choice},
                       {"depth_size", {sd.source_width, sd.source_height}},
                       {"depth_range", {sd.lo, sd.hi}},
-                      {"units", units ? "case" : "renormalised"},
+                      {"units", units},
                       {"depth_filled_px", sd.filled},
                       {"refine_cpu_ms", sd.refine_ms},
                       {"mode", m->name},
@@ -390,8 +392,8 @@ int run_quality(const QualityOptions& o) {
          "1 px between 4-neighbours, of the exact depth); ms: median full-frame time, upload excluded; depth: "
          "the depth source (core/depth_sources.hpp), refine: the refiner that ran (refine_choice: as asked), "
          "depth_size: the source's resolution, depth_range: the refined depth's [min, max], units: case "
-         "(Params mapped onto that range so every depth keeps its CoC) or renormalised (the case's Params on "
-         "the min/max-normalised depth), depth_filled_px: pixels without depth set to the far depth, "
+         "(Params mapped onto that range so every depth keeps its CoC), case_focus_clamped (the same with the "
+         "focus clamped to the range) or renormalised (a flat depth: the case's Params), depth_filled_px: pixels without depth set to the far depth, "
          "refine_cpu_ms: the refiner's CPU time"},
         {"edge_jump_px", kDepthEdgeJump},
         {"rows", rows}};
