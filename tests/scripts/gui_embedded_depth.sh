@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Scripted GUI run (headless EGL) on a photo with embedded depth (GDepth RangeInverse): the app takes the
 # depth and its fitted range (disparity on, near/far = the range the map covers) and its exported result is
-# what `satlab render` makes of the same file, byte for byte.
+# what `satlab render` makes of the same file, byte for byte (refined by default, and with --refine none).
 # Usage: gui_embedded_depth.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 set -u
 bin=$1 src=$2
@@ -29,4 +29,13 @@ result=$(ls "$tmp/export"/*.png | grep -v -e _depth.png -e _coc.png | head -1)
 "$bin" render --image "$img" --backend cpu --out "$tmp/render_plain.png" >/dev/null 2>&1 || fail "render failed"
 cmp -s "$tmp/render.png" "$result" || fail "the GUI's result differs from render with its preset"
 cmp -s "$tmp/render_plain.png" "$result" || fail "the GUI's result differs from a plain render of the file"
+# The map is smaller than the photo: the app refines it as render does; with --refine none (bilinear) both
+# give another result, again byte for byte the same.
+mkdir -p "$tmp/export_none"
+(cd "$tmp" && env -u DISPLAY -u WAYLAND_DISPLAY "$bin" --headless --size 960x540 --backend cpu "$img" --refine none \
+  --frames 4 --export "$tmp/export_none") >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "scripted run with --refine none failed"; }
+none=$(ls "$tmp/export_none"/*.png | grep -v -e _depth.png -e _coc.png | head -1)
+"$bin" render --image "$img" --refine none --backend cpu --out "$tmp/render_none.png" >/dev/null 2>&1 || fail "render --refine none failed"
+cmp -s "$tmp/render_none.png" "$none" || fail "the GUI's result with --refine none differs from render --refine none"
+cmp -s "$none" "$result" && fail "--refine none gave the refined result"
 echo "ok: embedded depth in the app"
