@@ -5,17 +5,19 @@
 //            (skipped at the same size), then each kCell cell's mean (cell_sum, one thread per cell); then
 //            the finite depths' range and the tolerances (two-pass reduction, refine_common.cuh)
 //   samples  make_sample per grid sample, and the spatial weights of every (pixel offset, window sample)
-//            pair: a table of 16 x 16 x 81 (core's weight() without colour)
-//   pixels   a block per 8 x 8 centre cells: their 16 x 16 window samples in shared memory, then each pixel
-//            whose nearest sample lies in the tile computes its 81 weights in row-major window order
+//            pair: a table of 16 x 16 x kWindowSamples (core's weight() without colour)
+//   pixels   a block per 8 x 8 centre cells: their window samples (12 x 12) in shared memory, then each pixel
+//            whose nearest sample lies in the tile computes its window's weights in row-major order
 //            (refine_pixel's loop, restructured: the spatial part from the table, the colour part through a
 //            32-bit division by reciprocal corrected to the exact quotient) and reduces them. wmedian keeps
-//            its 81 predictions and weights in registers and finds their weighted median by value with
+//            its predictions and weights in registers and finds their weighted median by value with
 //            passes that split the candidate values at their mean (no data moves; the value is the one
-//            core's quickselect finds), then polishes in row-major order.
-// Cost per pixel: 81 weights (~25 instructions each); wmedian adds 81 predictions and a few selection
-// passes of 81 compares. Bytes: the image read twice (samples, pixels: 8 B/px), the depth read (and at the
-// image's size, the grid written and read), the output written (4 B/px).
+//            core's quickselect finds), stopping once the polish cannot depend on the rest; then polishes
+//            in row-major order.
+// Cost per pixel: kWindowSamples (25) weights (~25 instructions each); wmedian adds as many predictions
+// and a few selection passes (2.3 on average on verify-like inputs, in a host emulation). Bytes: the
+// image read twice (samples, pixels: 8 B/px), the depth read (and at the image's size, the grid written
+// and read), the output written (4 B/px).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -35,16 +37,20 @@ namespace {
 using refine::Reduce;
 using refine::Sample;
 
-constexpr int kWin = refine::kWindow;                // 4
-constexpr int kWinSide = 2 * kWin + 1;               // 9
-constexpr int kWinSamples = refine::kWindowSamples;  // 81
-constexpr int kSub = refine::kSubSample;             // 16
-constexpr int kTileCells = 8;                        // a block's centre cells per axis
-constexpr int kTileSide = kTileCells + 2 * kWin;     // its window samples per axis
-constexpr int kTileSamples = kTileSide * kTileSide;  // 256
-constexpr int kOffsets = kSub * kSub;                // a pixel's (u, v) offset from its centre sample
+constexpr int kWin = refine::kWindow;
+constexpr int kWinSide = 2 * kWin + 1;
+constexpr int kWinSamples = refine::kWindowSamples;
+constexpr int kSub = refine::kSubSample;          // 16
+constexpr int kTileCells = 8;                     // a block's centre cells per axis
+constexpr int kTileSide = kTileCells + 2 * kWin;  // its window samples per axis
+constexpr int kTileSamples = kTileSide * kTileSide;
+constexpr int kOffsets = kSub * kSub;  // a pixel's (u, v) offset from its centre sample
 constexpr int kPixThreads = 128;
 constexpr int kBlockPixels = 8192;  // more pixels per tile are split over blocks
+// The colour weight's division by reciprocal (div_floor) holds for num < 2^27 and den < 2^20.
+static_assert(65536ull * 3 * refine::kColourSigma * refine::kColourSigma < (1ull << 27) &&
+                  3 * refine::kColourSigma * refine::kColourSigma + 3 * 255 * 255 < (1 << 20),
+              "kColourSigma too large for div_floor");
 
 // One sample in the tile (its colour apart): depth (NaN: none, or outside the grid), slopes, base weight.
 struct __align__(16) TileSample {
@@ -185,14 +191,34 @@ __device__ __forceinline__ float refine_one(const TileSample* win, const uint2* 
   // The weighted median by value of the predictions of positive weight: the smallest m whose predictions at
   // or below it hold half the total. The candidates [lo, hi] (values of the set) hold m; `below` weighs
   // those under lo. Each pass splits them at their mean t (lo <= t < hi: both parts keep a value) and
-  // keeps the part that holds m, until one value is left.
+  // keeps the part that holds m, until one value is left, or until the polish no longer depends on where m
+  // lies in [lo, hi]: {m : |p - m| <= polish_tol} is an interval for every p (the rounded differences are
+  // monotone in m), every candidate tests true at both ends once hi - lo <= polish_tol, and a sample
+  // outside [lo, hi] whose test agrees at both ends agrees everywhere between. Then the polish at lo is the
+  // polish at m, in the same order.
   float lo = INFINITY, hi = -INFINITY, sum = 0.f;
   int count = 0;
 #pragma unroll
   for (int k = 0; k < kWinSamples; ++k)
     if (w[kMedian ? k : 0] != 0) lo = fminf(lo, p[k]), hi = fmaxf(hi, p[k]), sum += p[k], ++count;
+  const float tol = span.polish_tol;
   uint32_t below = 0;
-  while (lo < hi) {
+  while (true) {
+    if (!(lo < hi) || hi - lo <= tol) {
+      const float m = lo;
+      double a = 0.0;
+      uint32_t wsum = 0;  // integers below 2^31: the CPU's float64 sum of them is exact
+      bool same = true;
+#pragma unroll
+      for (int k = 0; k < kWinSamples; ++k) {
+        const float q = p[k];
+        const uint32_t wk = w[kMedian ? k : 0];
+        const bool in = (q > m ? q - m : m - q) <= tol, in_hi = (q > hi ? q - hi : hi - q) <= tol;
+        same = same && (in == in_hi || wk == 0);
+        if (in && wk != 0) a += double(wk) * double(q), wsum += wk;
+      }
+      if (same || !(lo < hi)) return float(a / double(wsum));
+    }
     float t = sum / float(count);
     if (!(t >= lo && t < hi)) t = lo;
     uint32_t wl = 0;
@@ -212,16 +238,6 @@ __device__ __forceinline__ float refine_one(const TileSample* win, const uint2* 
     else
       below += wl, lo = min_r, sum = sum_r, count = count_r;
   }
-  const float m = lo;
-  uint32_t wsum = 0;  // integers below 2^31: the CPU's float64 sum of them is exact
-#pragma unroll
-  for (int k = 0; k < kWinSamples; ++k) {
-    const float q = p[k];
-    const float g = q > m ? q - m : m - q;
-    if (g <= span.polish_tol && w[kMedian ? k : 0] != 0)
-      acc += double(w[kMedian ? k : 0]) * double(q), wsum += w[kMedian ? k : 0];
-  }
-  return float(acc / double(wsum));
 }
 
 // At most 128 registers (4 blocks per SM): the unrolled window loops would otherwise hoist every load.
