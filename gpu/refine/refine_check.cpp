@@ -105,10 +105,8 @@ std::string check_refine(const std::string& name, const RefineInput& in, std::st
     gpu_error = e.what();
   }
   try {
-    if (name != "guided")
-      want = refine_cpu(name, in);
-    else
-      refine_cpu(name, {in.image, in.depth, nullptr}, 1);  // only whether it refuses: the check rebuilds it
+    // guided: only whether it refuses; compare_guided rebuilds it with the GPU's offsets and fill.
+    want = refine_cpu(name, in);
   } catch (const Error& e) {
     cpu_error = e.what();
   }
