@@ -4,8 +4,9 @@
 //   grid     where the depth is near the image's size (needs_regrid): its bilinear resampling to the image
 //            (skipped at the same size), then each kCell cell's mean (cell_sum, one thread per cell); then
 //            the finite depths' range and the tolerances (two-pass reduction, refine_common.cuh)
-//   samples  make_sample per grid sample, and the spatial weights of every (pixel offset, window sample)
-//            pair: a table of 16 x 16 x kWindowSamples (core's weight() without colour)
+//   samples  make_sample per grid sample; tables of the spatial weights of every (pixel offset, window
+//            sample) pair, 16 x 16 x kWindowSamples (core's weight() without colour), and of every
+//            column's and row's grid position
 //   pixels   a block per 8 x 8 centre cells: their window samples (12 x 12) in shared memory, then each pixel
 //            whose nearest sample lies in the tile computes its window's weights in row-major order
 //            (refine_pixel's loop, restructured: the spatial part from the table, the colour part through a
@@ -123,24 +124,35 @@ __global__ void samples_kernel(const float* __restrict__ gd, const float* __rest
       refine::make_sample(gd, gc, rgba, gw, gh, W, H, i, j, span->tol, span->lo, span->hi);
 }
 
-// table[k][dv + 8][du + 8]: weight() without colour, base 1, of window sample k (row-major) for a pixel
-// (du, dv) sixteenths of a sample from its centre sample (nearest_sample keeps both in [-8, 8)).
-__global__ void spatial_kernel(uint32_t* __restrict__ table) {
+// The per-launch tables, one thread per entry: first spatial[k][dv + 8][du + 8], weight() without colour,
+// base 1, of window sample k (row-major) for a pixel (du, dv) sixteenths of a sample from its centre
+// sample (nearest_sample keeps both in [-8, 8)); then each column's and each row's grid position (pos[x],
+// x < W, then pos[W + y]: grid_pos's int64 division once per column and row, not per pixel).
+__global__ void tables_kernel(uint32_t* __restrict__ spatial, int* __restrict__ pos, int gw, int gh, int W,
+                              int H) {
   const int t = int(blockIdx.x * blockDim.x + threadIdx.x);
-  if (t >= kWinSamples * kOffsets) return;
-  const int k = t / kOffsets, dv = (t / kSub) % kSub - kSub / 2, du = t % kSub - kSub / 2;
-  Sample s{};
-  s.base = 1;
-  const uint8_t rgb[3] = {0, 0, 0};
-  table[t] = refine::weight(s, k % kWinSide - kWin, k / kWinSide - kWin, du, dv, rgb, false);
+  if (t < kWinSamples * kOffsets) {
+    const int k = t / kOffsets, dv = (t / kSub) % kSub - kSub / 2, du = t % kSub - kSub / 2;
+    Sample s{};
+    s.base = 1;
+    const uint8_t rgb[3] = {0, 0, 0};
+    spatial[t] = refine::weight(s, k % kWinSide - kWin, k / kWinSide - kWin, du, dv, rgb, false);
+    return;
+  }
+  const int x = t - kWinSamples * kOffsets;
+  if (x < W)
+    pos[x] = refine::grid_pos(x, gw, W);
+  else if (x < W + H)
+    pos[x] = refine::grid_pos(x - W, gh, H);
 }
+constexpr int kSpatialEntries = kWinSamples * kOffsets;
 
-// The first pixel (of n) whose centre sample (of g) is c or later; n when none is.
-__device__ int first_pixel(int c, int g, int n) {
+// The first pixel (of n, at grid positions pos) whose centre sample (of g) is c or later; n when none is.
+__device__ int first_pixel(int c, int g, const int* __restrict__ pos, int n) {
   int lo = 0, hi = n;
   while (lo < hi) {
     const int mid = lo + (hi - lo) / 2;
-    if (refine::nearest_sample(refine::grid_pos(mid, g, n), g) >= c)
+    if (refine::nearest_sample(pos[mid], g) >= c)
       hi = mid;
     else
       lo = mid + 1;
@@ -245,7 +257,7 @@ template <Reduce R>
 __global__ void __launch_bounds__(kPixThreads, 4)
     pixels_kernel(const uint32_t* __restrict__ image, const Sample* __restrict__ samples, int gw, int gh,
                   int W, int H, const Span* __restrict__ span_in, const uint32_t* __restrict__ spatial,
-                  float* __restrict__ out, int splits) {
+                  const int* __restrict__ pos, float* __restrict__ out, int splits) {
   __shared__ TileSample tile[kTileSamples];
   __shared__ uint2 tile_rgb[kTileSamples];
   __shared__ int range[4];
@@ -253,7 +265,8 @@ __global__ void __launch_bounds__(kPixThreads, 4)
   const int cx0 = int(blockIdx.x) * kTileCells, cy0 = int(blockIdx.y) * kTileCells;
   if (tid < 4) {
     const bool y = tid >= 2;
-    range[tid] = first_pixel((y ? cy0 : cx0) + (tid & 1) * kTileCells, y ? gh : gw, y ? H : W);
+    range[tid] =
+        first_pixel((y ? cy0 : cx0) + (tid & 1) * kTileCells, y ? gh : gw, y ? pos + W : pos, y ? H : W);
   }
   for (int t = tid; t < kTileSamples; t += kPixThreads) {
     const int gx = cx0 - kWin + t % kTileSide, gy = cy0 - kWin + t / kTileSide;
@@ -273,7 +286,7 @@ __global__ void __launch_bounds__(kPixThreads, 4)
   const int p0 = int(blockIdx.z) * chunk, p1 = min(total, p0 + chunk);
   for (int p = p0 + tid; p < p1; p += kPixThreads) {
     const int x = x0 + p % npx, y = range[2] + p / npx;
-    const int u = refine::grid_pos(x, gw, W), v = refine::grid_pos(y, gh, H);
+    const int u = pos[x], v = pos[W + y];
     const int ci = refine::nearest_sample(u, gw), cj = refine::nearest_sample(v, gh);
     const int corner = (cj - cy0) * kTileSide + (ci - cx0);
     const size_t at = size_t(y) * size_t(W) + size_t(x);
@@ -293,16 +306,16 @@ const char* reduce_name(Reduce r) {
 
 template <Reduce R>
 void launch_pixels(const RefineArgs& a, const Sample* samples, int gw, int gh, const Span* span,
-                   const uint32_t* spatial, const std::string& ctx) {
+                   const uint32_t* tables, const std::string& ctx) {
   // Pixels of a tile, at most: 8 cells' worth (each n / g pixels, rounded up, plus one) per axis.
   const long tile_w = long(kTileCells) * ((a.width + gw - 1) / gw) + 2;
   const long tile_h = long(kTileCells) * ((a.height + gh - 1) / gh) + 2;
   const long splits = std::clamp((tile_w * tile_h + kBlockPixels - 1) / kBlockPixels, 1L, 65535L);
   const dim3 grid(unsigned((gw + kTileCells - 1) / kTileCells), unsigned((gh + kTileCells - 1) / kTileCells),
                   unsigned(splits));
-  pixels_kernel<R><<<grid, kPixThreads, 0, cudaStream_t(a.stream)>>>(static_cast<const uint32_t*>(a.image),
-                                                                     samples, gw, gh, a.width, a.height, span,
-                                                                     spatial, a.out, int(splits));
+  pixels_kernel<R><<<grid, kPixThreads, 0, cudaStream_t(a.stream)>>>(
+      static_cast<const uint32_t*>(a.image), samples, gw, gh, a.width, a.height, span, tables,
+      reinterpret_cast<const int*>(tables + kSpatialEntries), a.out, int(splits));
   SATLAB_LAUNCHED(std::string("refine ") + reduce_name(R) + " pixels", ctx);
 }
 
@@ -378,22 +391,23 @@ void refine_samples(const RefineArgs& a, Reduce r) {
   depth_stats(gd, cells, span.as<Span>(), nullptr, st, ctx);
 
   if (a.phase) a.phase("samples");
-  Scratch samples(cells * sizeof(Sample), st), spatial(size_t(kWinSamples) * kOffsets * sizeof(uint32_t), st);
-  spatial_kernel<<<blocks_for(size_t(kWinSamples) * kOffsets), kThreads, 0, st>>>(spatial.as<uint32_t>());
-  SATLAB_LAUNCHED("refine spatial weights", ctx);
+  const size_t entries = size_t(kSpatialEntries) + size_t(W) + size_t(H);
+  Scratch samples(cells * sizeof(Sample), st), tables(entries * sizeof(uint32_t), st);
+  tables_kernel<<<blocks_for(entries, size_t(1) << 31), kThreads, 0, st>>>(
+      tables.as<uint32_t>(), reinterpret_cast<int*>(tables.as<uint32_t>() + kSpatialEntries), gw, gh, W, H);
+  SATLAB_LAUNCHED("refine tables", ctx);
   samples_kernel<<<grid2d(gw, gh, block), block, 0, st>>>(gd, gc, static_cast<const uint8_t*>(a.image), gw,
                                                           gh, W, H, span.as<Span>(), samples.as<Sample>());
   SATLAB_LAUNCHED("refine samples", ctx);
 
   if (a.phase) a.phase("pixels");
   if (r == Reduce::Median)
-    launch_pixels<Reduce::Median>(a, samples.as<Sample>(), gw, gh, span.as<Span>(), spatial.as<uint32_t>(),
+    launch_pixels<Reduce::Median>(a, samples.as<Sample>(), gw, gh, span.as<Span>(), tables.as<uint32_t>(),
                                   ctx);
   else if (r == Reduce::Mean)
-    launch_pixels<Reduce::Mean>(a, samples.as<Sample>(), gw, gh, span.as<Span>(), spatial.as<uint32_t>(),
-                                ctx);
+    launch_pixels<Reduce::Mean>(a, samples.as<Sample>(), gw, gh, span.as<Span>(), tables.as<uint32_t>(), ctx);
   else
-    launch_pixels<Reduce::Max>(a, samples.as<Sample>(), gw, gh, span.as<Span>(), spatial.as<uint32_t>(), ctx);
+    launch_pixels<Reduce::Max>(a, samples.as<Sample>(), gw, gh, span.as<Span>(), tables.as<uint32_t>(), ctx);
 }
 
 }  // namespace satlab::gpu::refine_detail
@@ -406,7 +420,8 @@ std::string check_refine_weights() {
   Scratch bad(2 * sizeof(unsigned long long), st),
       spatial(size_t(kWinSamples) * kOffsets * sizeof(uint32_t), st);
   SATLAB_CUDA(cudaMemsetAsync(bad.as<void>(), 0, 2 * sizeof(unsigned long long), st), "refine weight check");
-  spatial_kernel<<<blocks_for(size_t(kWinSamples) * kOffsets), kThreads, 0, st>>>(spatial.as<uint32_t>());
+  tables_kernel<<<blocks_for(size_t(kSpatialEntries)), kThreads, 0, st>>>(spatial.as<uint32_t>(), nullptr, 1,
+                                                                          1, 0, 0);
   SATLAB_LAUNCHED("refine spatial weights", "check");
   colour_check_kernel<<<(1u << 24) / kThreads, kThreads, 0, st>>>(bad.as<unsigned long long>());
   SATLAB_LAUNCHED("refine colour check", "");
