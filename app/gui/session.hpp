@@ -85,6 +85,7 @@ class Session {
   ImageF painted_;    // committed_ with the stroke being drawn
   ImageF used_;       // what the pipeline was given by the edit (refined or painted); empty: the raw depth
   bool edit_dirty_ = false, strokes_dirty_ = false;
+  double last_refine_ms_ = 0;  // a refine slower than kLiveRefineMs waits for the end of a stroke
   ImageF difference_;
   void open_truth_case(AppState& s);  // s.truth.open; throws satlab::Error, state unchanged
   void score_against_truth(AppState& s);

@@ -16,6 +16,10 @@
 namespace satlab::gui {
 namespace {
 
+// While a stroke is drawn it is refined at every change if a refine takes at most this long (the GPU, small
+// images); else the stroke shows unrefined until it ends (a CPU refiner on a large image takes seconds).
+constexpr double kLiveRefineMs = 100;
+
 // The raw depth in [0,1]: as it is when it lies there already (a saved depth map reloads unchanged), else
 // normalised by its min and max.
 ImageF to_unit(const ImageF& raw) {
@@ -44,6 +48,7 @@ void Session::reset_edit(AppState& s, DepthSource source, const std::string& det
   e.source_detail = detail;
   base01_ = depth_.empty() ? ImageF() : to_unit(depth_);
   raw01_ = raw_.empty() ? ImageF() : to_unit(raw_);
+  last_refine_ms_ = 0;
   committed_ = painted_ = ImageF();
   strokes_dirty_ = edit_dirty_ = true;
   // used_ stays until apply_edit: it tells whether the pipeline holds an edit to take back.
@@ -121,7 +126,11 @@ void Session::apply_edit(AppState& s) {
   } else {
     painted_ = committed_ = ImageF();
   }
-  if (refine) {
+  if (refine && e.painting && last_refine_ms_ > kLiveRefineMs) {  // too slow to follow the hand
+    used_ = painted_;
+    e.refine_note = e.resolved + ": after the stroke (the last refine took " +
+                    std::to_string(int(last_refine_ms_)) + " ms)";
+  } else if (refine) {
     // The guided filter's own parameters only where they were changed: else core's `guided` as it is.
     const GuidedParams d;
     const bool tuned = e.guided.radius != d.radius || e.guided.eps != d.eps || e.guided.gray != d.gray;
@@ -135,6 +144,7 @@ void Session::apply_edit(AppState& s) {
     s.record_stage({"depth refine", r.ms, 0, ""},
                    r.backend == "gpu" ? "wall clock (GPU, transfers included)" : "wall clock (CPU)");
     used_ = std::move(r.depth);
+    last_refine_ms_ = r.ms;
   } else {
     used_ = painted_;
     e.refine_note.clear();
