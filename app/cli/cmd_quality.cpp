@@ -16,7 +16,8 @@
 // which gives every pixel the CoC its depth has under the case's Params. Where focus' falls outside
 // [0, 1] (the focus plane beyond every depth of the source) it is clamped there and the row says so
 // ("units": "case_focus_clamped"); where the depth is flat the case's Params run unchanged on the
-// renormalised depth ("renormalised"). A pixel a refiner leaves without depth (NaN) takes the far depth.
+// renormalised depth ("renormalised"). Pixels a refiner leaves without depth (NaN) are filled as the
+// app fills a depth map's holes (io::fill_depth_holes).
 #include <algorithm>
 #include <cmath>
 #include <chrono>
@@ -66,7 +67,7 @@ struct SourceDepth {
   float lo = 0.f, hi = 0.f;
   int source_width = 0, source_height = 0;
   double refine_ms = 0;
-  size_t filled = 0;  // pixels left without depth, set to the far depth
+  size_t filled = 0;  // pixels left without depth, filled by io::fill_depth_holes
 };
 
 // The frame time of the mode just set: `runs` frames after two warm-up frames, each a full frame of a
@@ -183,7 +184,7 @@ std::vector<std::string> chosen_refiners(const std::string& list) {
   return r;
 }
 
-// The depth of `source` for the case's scene, refined by `refiner` to the image's size; NaN set to 1 (far).
+// The depth of `source` for the case's scene, refined by `refiner` to the image's size, holes filled.
 SourceDepth make_source_depth(const LoadedCase& lc, const DepthSource& src, const std::string& refiner) {
   SourceDepth r;
   r.source_width = src.depth.width, r.source_height = src.depth.height;
@@ -198,11 +199,9 @@ SourceDepth make_source_depth(const LoadedCase& lc, const DepthSource& src, cons
     throw Error("refiner " + refiner + " returned " + std::to_string(r.depth.width) + "x" +
                 std::to_string(r.depth.height) + " depth for a " + std::to_string(lc.image.width) + "x" +
                 std::to_string(lc.image.height) + " image");
+  r.filled = size_t(io::fill_depth_holes(r.depth, nullptr));
   r.lo = std::numeric_limits<float>::infinity(), r.hi = -r.lo;
-  for (float& v : r.depth.data) {
-    if (!std::isfinite(v)) v = 1.f, ++r.filled;
-    r.lo = std::min(r.lo, v), r.hi = std::max(r.hi, v);
-  }
+  for (float v : r.depth.data) r.lo = std::min(r.lo, v), r.hi = std::max(r.hi, v);
   return r;
 }
 
@@ -393,8 +392,9 @@ int run_quality(const QualityOptions& o) {
          "the depth source (core/depth_sources.hpp), refine: the refiner that ran (refine_choice: as asked), "
          "depth_size: the source's resolution, depth_range: the refined depth's [min, max], units: case "
          "(Params mapped onto that range so every depth keeps its CoC), case_focus_clamped (the same with the "
-         "focus clamped to the range) or renormalised (a flat depth: the case's Params), depth_filled_px: pixels without depth set to the far depth, "
-         "refine_cpu_ms: the refiner's CPU time"},
+         "focus clamped to the range) or renormalised (a flat depth: the case's Params), depth_filled_px: "
+         "pixels the refiner left without depth, filled as the app fills depth holes, refine_cpu_ms: the "
+         "refiner's CPU time"},
         {"edge_jump_px", kDepthEdgeJump},
         {"rows", rows}};
     io::save_text(o.json, j.dump(1) + "\n");
