@@ -4,7 +4,7 @@
 # `--refine none` (bilinear) gives another result; a full-size depth file is not refined under auto; a
 # preset's refine choice applies; an unknown refiner is a usage error of one line naming the valid ones
 # (render, depth refine, depth stereo, the app). `--focus-range 0.5` at focus 0.5 keeps everything sharp
-# (the identity); out of [0, 0.5] it is a usage error.
+# (the identity); out of [0, 0.5] it is a usage error. On a GPU both give the CPU's bytes.
 # Usage: cli_refine.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 set -u
 bin=${1:-} src=${2:-}
@@ -90,4 +90,15 @@ one_line 2 "focus-range" render --image "$scene" --focus-range 0.6 --out "$tmp/o
 printf '{"satlab_preset": 1, "params": {"focus": 0.5, "focus_range": 0.5}}\n' >"$tmp/band.json"
 render band_preset --depth "$depth" --preset "$tmp/band.json"
 cmp -s "$tmp/sharp.png" "$tmp/band_preset.png" || fail "the preset's focus_range was not applied"
+# On a GPU: the refiner and the focus range run there and give the CPU's bytes (both are bit-exact).
+if "$bin" render --image "$scene" --depth "$tmp/low.png" --backend gpu --out "$tmp/gpu.png" >"$tmp/gpu.log" 2>&1; then
+  grep -q "refine wmedian (gpu" "$tmp/gpu.log" || { cat "$tmp/gpu.log"; fail "the GPU run did not refine on the GPU"; }
+  cmp -s "$tmp/auto.png" "$tmp/gpu.png" || fail "refined and rendered on the GPU, not the CPU's bytes"
+  "$bin" render --image "$scene" --depth "$depth" --focus 0.5 --focus-range 0.1 --backend gpu --out "$tmp/gpu_band.png" \
+    >/dev/null 2>&1 || fail "--focus-range on the GPU failed"
+  cmp -s "$tmp/narrow.png" "$tmp/gpu_band.png" || fail "--focus-range 0.1 on the GPU, not the CPU's bytes"
+  echo "GPU: wmedian refine and focus range equal the CPU's"
+else
+  echo "no GPU ($(tail -1 "$tmp/gpu.log")): the GPU comparison is left out"
+fi
 echo "ok: refiners (auto on a 320x180 depth file: $(grep -oE 'refine wmedian \([^)]*\)' "$tmp/auto.log")), none differs, presets, one-line usage errors; focus range"
