@@ -66,7 +66,10 @@ Grid make_grid(const RefineInput& in) {
     // cell's confidence-weighted mean (float64, row-major) and mean confidence.
     const ImageF full = resample_bilinear(d, W, H);
     ImageF conf;
-    if (in.confidence) conf = resample_bilinear(*in.confidence, W, H);
+    if (in.confidence) {
+      conf = resample_bilinear(*in.confidence, W, H);
+      g.full_depth = full.data, g.full_confidence = conf.data;
+    }
     g.gw = std::max(1, (W + kCell / 2) / kCell), g.gh = std::max(1, (H + kCell / 2) / kCell);
     g.depth.assign(size_t(g.gw) * size_t(g.gh), 0.f);
     if (in.confidence) g.confidence.assign(g.depth.size(), 0.f);
@@ -116,9 +119,11 @@ ImageF refine_samples(const Grid& g, const std::vector<Sample>& samples, const I
             const int u = grid_pos(x, g.gw, g.W), ci = nearest_sample(u, g.gw);
             if (ci != have_ci || cj != have_cj) {
               gather_window(samples.data(), g.gw, g.gh, ci, cj, win);
-                            have_ci = ci, have_cj = cj;
+              have_ci = ci, have_cj = cj;
             }
-            out.at(x, y) = refine_pixel(win, ci, cj, u, v, image.px(x, y), r, g.lo, g.hi, g.polish_tol);
+            const float q = refine_pixel(win, ci, cj, u, v, image.px(x, y), r, g.lo, g.hi, g.polish_tol);
+            const size_t p = size_t(y) * size_t(g.W) + size_t(x);
+            out.data[p] = g.full_confidence.empty() ? q : keep_confident(g.full_depth[p], g.full_confidence[p], q);
           }
         }
       },

@@ -19,7 +19,8 @@
 //
 // Input depth at the image's size, or at under half of it in neither axis, is first area-averaged onto a
 // grid of kRefineCell x kRefineCell cells (confidence-weighted), so that a misplaced edge of a few pixels
-// (brush strokes, stereo at occlusions) is a minority of every window.
+// (brush strokes, stereo at occlusions) is a minority of every window. Such depth with a confidence map
+// keeps its confident values: the result is c * input + (1 - c) * refined (refine::keep_confident).
 #pragma once
 #include <string>
 #include <vector>

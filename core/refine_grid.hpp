@@ -13,6 +13,8 @@ struct Grid {
   int W = 0, H = 0;    // the image
   int gw = 0, gh = 0;  // the sample grid
   std::vector<float> depth, confidence;  // gw * gh (confidence empty: all 1)
+  // Regridded input with a confidence map: the input and its confidence at W x H (keep_confident).
+  std::vector<float> full_depth, full_confidence;
   float lo = 0, hi = 0;                  // the finite depths' range (lo > hi: none)
   float tol = 0, polish_tol = 0;         // kFlatTol * span, kPolishTol * span
 };

@@ -391,4 +391,14 @@ SATLAB_HD float refine_pixel(const Window& win, int ci, int cj, int u, int v, co
   return float(acc / sum);
 }
 
+// Depth at (or above half) the image's size with a confidence map (stereo's checks, a brush's strokes):
+// the input where it is confident, the refined depth where it is not, in proportion c in [0,1] between.
+// A missing value on one side gives the other.
+SATLAB_HD float keep_confident(float in, float c, float refined) {
+  if (!(in == in)) return refined;
+  if (!(refined == refined)) return in;
+  c = c > 0.f ? (c < 1.f ? c : 1.f) : 0.f;
+  return c * in + (1.f - c) * refined;
+}
+
 }  // namespace satlab::refine
