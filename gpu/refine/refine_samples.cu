@@ -14,7 +14,8 @@
 //            its predictions and weights in registers and finds their weighted median by value with
 //            passes that split the candidate values at their mean (no data moves; the value is the one
 //            core's quickselect finds), stopping once the polish cannot depend on the rest; then polishes
-//            in row-major order.
+//            in row-major order. Regridded depth with confidence then keeps its confident values
+//            (keep_confident with the input and confidence at the image's size).
 // Cost per pixel: kWindowSamples (25) weights (~25 instructions each); wmedian adds as many predictions
 // and a few selection passes (2.3 on average on verify-like inputs, in a host emulation). Bytes: the
 // image read twice (samples, pixels: 8 B/px), the depth read (and at the image's size, the grid written
@@ -124,40 +125,62 @@ __global__ void samples_kernel(const float* __restrict__ gd, const float* __rest
       refine::make_sample(gd, gc, rgba, gw, gh, W, H, i, j, span->tol, span->lo, span->hi);
 }
 
-// The per-launch tables, one thread per entry: first spatial[k][dv + 8][du + 8], weight() without colour,
-// base 1, of window sample k (row-major) for a pixel (du, dv) sixteenths of a sample from its centre
-// sample (nearest_sample keeps both in [-8, 8)); then each column's and each row's grid position (pos[x],
-// x < W, then pos[W + y]: grid_pos's int64 division once per column and row, not per pixel).
-__global__ void tables_kernel(uint32_t* __restrict__ spatial, int* __restrict__ pos, int gw, int gh, int W,
-                              int H) {
-  const int t = int(blockIdx.x * blockDim.x + threadIdx.x);
-  if (t < kWinSamples * kOffsets) {
-    const int k = t / kOffsets, dv = (t / kSub) % kSub - kSub / 2, du = t % kSub - kSub / 2;
-    Sample s{};
-    s.base = 1;
-    const uint8_t rgb[3] = {0, 0, 0};
-    spatial[t] = refine::weight(s, k % kWinSide - kWin, k / kWinSide - kWin, du, dv, rgb, false);
-    return;
-  }
-  const int x = t - kWinSamples * kOffsets;
-  if (x < W)
-    pos[x] = refine::grid_pos(x, gw, W);
-  else if (x < W + H)
-    pos[x] = refine::grid_pos(x - W, gh, H);
-}
-constexpr int kSpatialEntries = kWinSamples * kOffsets;
-
-// The first pixel (of n, at grid positions pos) whose centre sample (of g) is c or later; n when none is.
-__device__ int first_pixel(int c, int g, const int* __restrict__ pos, int n) {
+// The first pixel (of n) whose centre sample (of g) is c or later; n when none is.
+__device__ int first_pixel(int c, int g, int n) {
   int lo = 0, hi = n;
   while (lo < hi) {
     const int mid = lo + (hi - lo) / 2;
-    if (refine::nearest_sample(pos[mid], g) >= c)
+    if (refine::nearest_sample(refine::grid_pos(mid, g, n), g) >= c)
       hi = mid;
     else
       lo = mid + 1;
   }
   return lo;
+}
+
+// The per-launch tables, one thread per entry: spatial[k][dv + 8][du + 8], weight() without colour, base
+// 1, of window sample k (row-major) for a pixel (du, dv) sixteenths of a sample from its centre sample
+// (nearest_sample keeps both in [-8, 8)); each column's and row's grid position, pos[x] then pos[W + y]
+// (grid_pos's int64 division once per column and row, not per pixel); and the first column and row of
+// each centre sample, first[c] (c <= gw) then first[gw + 1 + c] (c <= gh), for the tiles' pixel ranges.
+struct Tables {
+  uint32_t* spatial;
+  int *pos, *first;
+};
+constexpr int kSpatialEntries = kWinSamples * kOffsets;
+inline size_t table_entries(int gw, int gh, int W, int H) {
+  return size_t(kSpatialEntries) + size_t(W) + size_t(H) + size_t(gw) + size_t(gh) + 2;
+}
+inline Tables tables_in(uint32_t* p, int W, int H) {
+  int* pos = reinterpret_cast<int*>(p + kSpatialEntries);
+  return Tables{p, pos, pos + size_t(W) + size_t(H)};
+}
+__global__ void tables_kernel(Tables t, int gw, int gh, int W, int H) {
+  int e = int(blockIdx.x * blockDim.x + threadIdx.x);
+  if (e < kSpatialEntries) {
+    const int k = e / kOffsets, dv = (e / kSub) % kSub - kSub / 2, du = e % kSub - kSub / 2;
+    Sample s{};
+    s.base = 1;
+    const uint8_t rgb[3] = {0, 0, 0};
+    t.spatial[e] = refine::weight(s, k % kWinSide - kWin, k / kWinSide - kWin, du, dv, rgb, false);
+    return;
+  }
+  e -= kSpatialEntries;
+  if (!t.pos) return;  // the spatial weights alone
+  if (e < W) {
+    t.pos[e] = refine::grid_pos(e, gw, W);
+    return;
+  }
+  e -= W;
+  if (e < H) {
+    t.pos[W + e] = refine::grid_pos(e, gh, H);
+    return;
+  }
+  e -= H;
+  if (e <= gw)
+    t.first[e] = first_pixel(e, gw, W);
+  else if (e <= gw + 1 + gh)
+    t.first[e] = first_pixel(e - gw - 1, gh, H);
 }
 
 // One pixel at grid position (u, v), centre sample (ci, cj). win / wrgb: its window's top-left sample in
@@ -256,17 +279,18 @@ __device__ __forceinline__ float refine_one(const TileSample* win, const uint2* 
 template <Reduce R>
 __global__ void __launch_bounds__(kPixThreads, 4)
     pixels_kernel(const uint32_t* __restrict__ image, const Sample* __restrict__ samples, int gw, int gh,
-                  int W, int H, const Span* __restrict__ span_in, const uint32_t* __restrict__ spatial,
-                  const int* __restrict__ pos, float* __restrict__ out, int splits) {
+                  int W, int H, const Span* __restrict__ span_in, Tables tables,
+                  const float* __restrict__ keep_d, const float* __restrict__ keep_c, float* __restrict__ out,
+                  int splits) {
   __shared__ TileSample tile[kTileSamples];
   __shared__ uint2 tile_rgb[kTileSamples];
   __shared__ int range[4];
   const int tid = int(threadIdx.x);
   const int cx0 = int(blockIdx.x) * kTileCells, cy0 = int(blockIdx.y) * kTileCells;
-  if (tid < 4) {
+  if (tid < 4) {  // the tile's pixels: [range[0], range[1]) x [range[2], range[3])
     const bool y = tid >= 2;
-    range[tid] =
-        first_pixel((y ? cy0 : cx0) + (tid & 1) * kTileCells, y ? gh : gw, y ? pos + W : pos, y ? H : W);
+    const int c = min((y ? cy0 : cx0) + (tid & 1) * kTileCells, y ? gh : gw);
+    range[tid] = tables.first[(y ? gw + 1 : 0) + c];
   }
   for (int t = tid; t < kTileSamples; t += kPixThreads) {
     const int gx = cx0 - kWin + t % kTileSide, gy = cy0 - kWin + t / kTileSide;
@@ -286,12 +310,14 @@ __global__ void __launch_bounds__(kPixThreads, 4)
   const int p0 = int(blockIdx.z) * chunk, p1 = min(total, p0 + chunk);
   for (int p = p0 + tid; p < p1; p += kPixThreads) {
     const int x = x0 + p % npx, y = range[2] + p / npx;
-    const int u = pos[x], v = pos[W + y];
+    const int u = tables.pos[x], v = tables.pos[W + y];
     const int ci = refine::nearest_sample(u, gw), cj = refine::nearest_sample(v, gh);
     const int corner = (cj - cy0) * kTileSide + (ci - cx0);
     const size_t at = size_t(y) * size_t(W) + size_t(x);
-    const uint32_t* sp = spatial + (v - kSub * cj + kSub / 2) * kSub + (u - kSub * ci + kSub / 2);
-    out[at] = refine_one<R>(tile + corner, tile_rgb + corner, sp, image[at] & 0xFFFFFFu, ci, cj, u, v, span);
+    const uint32_t* sp = tables.spatial + (v - kSub * cj + kSub / 2) * kSub + (u - kSub * ci + kSub / 2);
+    const float q =
+        refine_one<R>(tile + corner, tile_rgb + corner, sp, image[at] & 0xFFFFFFu, ci, cj, u, v, span);
+    out[at] = keep_d ? refine::keep_confident(keep_d[at], keep_c[at], q) : q;
   }
 }
 
@@ -306,7 +332,7 @@ const char* reduce_name(Reduce r) {
 
 template <Reduce R>
 void launch_pixels(const RefineArgs& a, const Sample* samples, int gw, int gh, const Span* span,
-                   const uint32_t* tables, const std::string& ctx) {
+                   const Tables& tables, const float* keep_d, const float* keep_c, const std::string& ctx) {
   // Pixels of a tile, at most: 8 cells' worth (each n / g pixels, rounded up, plus one) per axis.
   const long tile_w = long(kTileCells) * ((a.width + gw - 1) / gw) + 2;
   const long tile_h = long(kTileCells) * ((a.height + gh - 1) / gh) + 2;
@@ -314,8 +340,8 @@ void launch_pixels(const RefineArgs& a, const Sample* samples, int gw, int gh, c
   const dim3 grid(unsigned((gw + kTileCells - 1) / kTileCells), unsigned((gh + kTileCells - 1) / kTileCells),
                   unsigned(splits));
   pixels_kernel<R><<<grid, kPixThreads, 0, cudaStream_t(a.stream)>>>(
-      static_cast<const uint32_t*>(a.image), samples, gw, gh, a.width, a.height, span, tables,
-      reinterpret_cast<const int*>(tables + kSpatialEntries), a.out, int(splits));
+      static_cast<const uint32_t*>(a.image), samples, gw, gh, a.width, a.height, span, tables, keep_d, keep_c,
+      a.out, int(splits));
   SATLAB_LAUNCHED(std::string("refine ") + reduce_name(R) + " pixels", ctx);
 }
 
@@ -389,12 +415,15 @@ void refine_samples(const RefineArgs& a, Reduce r) {
     gd = grid.as<float>(), gc = conf ? grid_conf.as<float>() : nullptr;
   }
   depth_stats(gd, cells, span.as<Span>(), nullptr, st, ctx);
+  // Regridded depth with confidence keeps its confident values (keep_confident) at the image's size.
+  const float* keep_d = regrid && conf ? (resampled ? full.as<float>() : a.depth) : nullptr;
+  const float* keep_c = regrid && conf ? (resampled ? full_conf.as<float>() : a.confidence) : nullptr;
 
   if (a.phase) a.phase("samples");
-  const size_t entries = size_t(kSpatialEntries) + size_t(W) + size_t(H);
-  Scratch samples(cells * sizeof(Sample), st), tables(entries * sizeof(uint32_t), st);
-  tables_kernel<<<blocks_for(entries, size_t(1) << 31), kThreads, 0, st>>>(
-      tables.as<uint32_t>(), reinterpret_cast<int*>(tables.as<uint32_t>() + kSpatialEntries), gw, gh, W, H);
+  const size_t entries = table_entries(gw, gh, W, H);
+  Scratch samples(cells * sizeof(Sample), st), table_mem(entries * sizeof(uint32_t), st);
+  const Tables tables = tables_in(table_mem.as<uint32_t>(), W, H);
+  tables_kernel<<<blocks_for(entries, size_t(1) << 31), kThreads, 0, st>>>(tables, gw, gh, W, H);
   SATLAB_LAUNCHED("refine tables", ctx);
   samples_kernel<<<grid2d(gw, gh, block), block, 0, st>>>(gd, gc, static_cast<const uint8_t*>(a.image), gw,
                                                           gh, W, H, span.as<Span>(), samples.as<Sample>());
@@ -402,12 +431,13 @@ void refine_samples(const RefineArgs& a, Reduce r) {
 
   if (a.phase) a.phase("pixels");
   if (r == Reduce::Median)
-    launch_pixels<Reduce::Median>(a, samples.as<Sample>(), gw, gh, span.as<Span>(), tables.as<uint32_t>(),
+    launch_pixels<Reduce::Median>(a, samples.as<Sample>(), gw, gh, span.as<Span>(), tables, keep_d, keep_c,
                                   ctx);
   else if (r == Reduce::Mean)
-    launch_pixels<Reduce::Mean>(a, samples.as<Sample>(), gw, gh, span.as<Span>(), tables.as<uint32_t>(), ctx);
+    launch_pixels<Reduce::Mean>(a, samples.as<Sample>(), gw, gh, span.as<Span>(), tables, keep_d, keep_c,
+                                ctx);
   else
-    launch_pixels<Reduce::Max>(a, samples.as<Sample>(), gw, gh, span.as<Span>(), tables.as<uint32_t>(), ctx);
+    launch_pixels<Reduce::Max>(a, samples.as<Sample>(), gw, gh, span.as<Span>(), tables, keep_d, keep_c, ctx);
 }
 
 }  // namespace satlab::gpu::refine_detail
@@ -420,8 +450,8 @@ std::string check_refine_weights() {
   Scratch bad(2 * sizeof(unsigned long long), st),
       spatial(size_t(kWinSamples) * kOffsets * sizeof(uint32_t), st);
   SATLAB_CUDA(cudaMemsetAsync(bad.as<void>(), 0, 2 * sizeof(unsigned long long), st), "refine weight check");
-  tables_kernel<<<blocks_for(size_t(kSpatialEntries)), kThreads, 0, st>>>(spatial.as<uint32_t>(), nullptr, 1,
-                                                                          1, 0, 0);
+  tables_kernel<<<blocks_for(size_t(kSpatialEntries)), kThreads, 0, st>>>(
+      Tables{spatial.as<uint32_t>(), nullptr, nullptr}, 1, 1, 0, 0);
   SATLAB_LAUNCHED("refine spatial weights", "check");
   colour_check_kernel<<<(1u << 24) / kThreads, kThreads, 0, st>>>(bad.as<unsigned long long>());
   SATLAB_LAUNCHED("refine colour check", "");
