@@ -254,7 +254,7 @@ __device__ __forceinline__ float refine_one(const TileSample* win, const uint2* 
       }
       if (same || !(lo < hi)) return float(a / double(wsum));
     }
-    float t = sum / float(count);
+    float t = __fdividef(sum, float(count));  // any t in [lo, hi) would do: the fast quotient
     if (!(t >= lo && t < hi)) t = lo;
     uint32_t wl = 0;
     float max_l = -INFINITY, min_r = INFINITY, sum_l = 0.f, sum_r = 0.f;
