@@ -106,6 +106,11 @@ void pixel_tooltip(const AppState& s, Session& session, int px, int py, bool has
     ImGui::Text("result  RGB %3d %3d %3d", r[0], r[1], r[2]);
   }
   if (has_depth) ImGui::Text("depth   %.4f (normalised)", session.depth_normalised().at(px, py));
+  const ImageF& raw = session.raw_depth_view();
+  const bool raw_shown =
+      s.view == View::RawDepth || (s.compare != Compare::Off && s.compare_view == View::RawDepth);
+  if (raw_shown && raw.width == s.image_width && raw.height == s.image_height)
+    ImGui::Text("raw     %.4f (on the same scale)", raw.at(px, py));
   const ImageF& coc = session.coc();
   if (s.params.filter == FilterKind::Dof && coc.width == s.image_width && coc.height == s.image_height) {
     const float c = coc.at(px, py);

@@ -324,7 +324,12 @@ void Session::show(AppState& s, Viewer& viewer, View view) try {
       break;
     case View::Input: t.upload(image_); break;
     case View::Depth: t.upload(depth_normalised()); break;
-    case View::RawDepth: t.upload(depth_before_refine().empty() ? depth_normalised() : depth_before_refine()); break;
+    case View::RawDepth:  // on the depth view's scale: the same depth, the same colour on either side
+      raw_depth_view_ = depth_before_refine().empty() || edit_depth().empty()
+                            ? ImageF()
+                            : depth_on_scale_of(depth_before_refine(), edit_depth());
+      t.upload(raw_depth_view_.empty() ? depth_normalised() : raw_depth_view_);
+      break;
     case View::Coc: t.upload(coc()); break;
     case View::Sat:  // depends on the image alone: made once per image and mode
       if (sat_view_mode_ != int(s.sat_luminance)) {

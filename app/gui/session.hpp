@@ -57,6 +57,9 @@ class Session {
   // resampled bilinearly to the image, strokes included). Empty: none.
   const ImageF& edit_depth() const { return used_.empty() ? base01_ : used_; }
   const ImageF& depth_before_refine() const { return painted_.empty() ? base01_ : painted_; }
+  // What the raw-depth view showed last: depth_before_refine() on the depth view's scale (edit_depth()'s
+  // min and max map to 0 and 1 as the pipeline maps them; view_images.hpp). Empty: not shown yet, or none.
+  const ImageF& raw_depth_view() const { return raw_depth_view_; }
   // edit_depth() as a 16-bit PNG: to s.depth_edit.save_field, else NAME.depth.png beside the image.
   void save_depth(AppState& s);  // throws satlab::Error
 
@@ -87,6 +90,7 @@ class Session {
   bool edit_dirty_ = false, strokes_dirty_ = false;
   double last_refine_ms_ = 0;  // a refine slower than kLiveRefineMs waits for the end of a stroke
   ImageF difference_;
+  ImageF raw_depth_view_;             // of the last show(RawDepth)
   void open_truth_case(AppState& s);  // s.truth.open; throws satlab::Error, state unchanged
   void score_against_truth(AppState& s);
   ImageRGBA8 truth_;  // the loaded case's lens reference; empty: none

@@ -72,4 +72,19 @@ Difference difference(const ImageRGBA8& a, const ImageRGBA8& b) {
   return d;
 }
 
+ImageF depth_on_scale_of(const ImageF& depth, const ImageF& scale) {
+  if (scale.empty()) throw Error("depth_on_scale_of: no depth to take the scale from");
+  if (depth.channels != 1 || scale.channels != 1) throw Error("depth_on_scale_of: depth must have 1 channel");
+  const MinMax mm = minmax_reduce(scale.data.data(), scale.data.size());
+  const float lo = mm.min, range = mm.max - mm.min;
+  ImageF out(depth.width, depth.height);
+  parallel_for(0, long(depth.data.size()), [&](long b, long e) {
+    for (size_t i = size_t(b); i < size_t(e); ++i) {  // the same float expression as normalise_depth's
+      const float d = range > 0.f ? (depth.data[i] - lo) / range : 0.f;
+      out.data[i] = std::min(std::max(d, 0.f), 1.f);  // NaN (a hole) stays NaN, as in the depth view
+    }
+  });
+  return out;
+}
+
 }  // namespace satlab::gui

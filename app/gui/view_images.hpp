@@ -1,4 +1,4 @@
-// The host images behind the SAT and difference views (plain C++; the viewer colour-maps them).
+// The host images behind the SAT, difference and raw-depth views (plain C++; the viewer colour-maps them).
 #pragma once
 #include <cstddef>
 
@@ -20,5 +20,11 @@ struct Difference {
   size_t differing = 0;  // pixels that differ at all
 };
 Difference difference(const ImageRGBA8& a, const ImageRGBA8& b);
+
+// `depth` (1 channel) on the colour scale of the depth view: mapped as normalise_depth maps `scale` (the
+// depth the pipeline was given, any size), d = (depth - min) / (max - min) with min and max of `scale`,
+// clamped to [0,1]; all 0 where `scale` is flat. Equal depths get equal colours in the raw-depth and depth
+// views. Throws satlab::Error on an empty `scale` or a depth of several channels.
+ImageF depth_on_scale_of(const ImageF& depth, const ImageF& scale);
 
 }  // namespace satlab::gui

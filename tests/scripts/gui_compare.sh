@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Views and compare modes in the GLFW window under Xvfb, checked on screenshots: a split compare shows
 # the input left of the divider and the result right of it, pixel for pixel as the single views do;
-# side by side of one view twice gives two identical halves (zoom and pan are shared); the SAT view
+# side by side of one view twice gives two identical halves (zoom and pan are shared); raw | refined side by
+# side shows equal depth in equal colour on both panes (one scale); the SAT view
 # never decreases left to right; the difference against the CPU reference is black with the CPU backend;
 # the key overlay, the file browser and the pixel tooltip draw; the focus sweep moves the focus. Also: an
 # image opened by path lands in the recent-files list of $XDG_CONFIG_HOME, `--keys` prints the README's
@@ -39,6 +40,20 @@ mkdir -p "$tmp/folder/sub"
 cp "$tmp/photo.png" "$tmp/folder/a.png"
 shot browser --view result --browse "$tmp/folder"
 FRAMES=12 shot sweep --view result --sweep
+# Raw | refined side by side on a quarter-size depth of two flat halves, 0.31 and 0.63 (8-bit 80 and 160): the
+# refined depth (auto: a refiner) spans them, so the depth view shows them as 0 and 1; the raw-depth view
+# must use that scale too (equal depth, equal colour), not its raw values.
+python3 - "$tmp/two_depths.png" <<'PNG'
+import struct, sys, zlib
+w, h = 320, 180
+rows = [bytes(80 if x < w // 2 else 160 for x in range(w)) for y in range(h)]
+def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
+  + chunk(b"IDAT", zlib.compress(b"".join(b"\0" + r for r in rows))) + chunk(b"IEND", b""))
+PNG
+xvfb_run -a -s "-screen 0 3000x2000x24" -- "$bin" "$tmp/photo.png" --depth "$tmp/two_depths.png" --backend cpu \
+  --size ${W}x${H} --frames 4 --screenshot "$tmp/rawside.png" --view depth --compare side --compare-view raw-depth \
+  >"$tmp/rawside.log" 2>&1 || { cat "$tmp/rawside.log"; fail "window run of raw | refined side by side failed"; }
 # A screen of the window's size puts the pointer over the image: the pixel tooltip shows.
 xvfb_run -a -s "-screen 0 ${W}x${H}x24" -- "$bin" "$tmp/photo.png" --depth "$tmp/photo_depth.png" --backend cpu \
   --size ${W}x${H} --frames 4 --screenshot "$tmp/hover.png" >"$tmp/hover.log" 2>&1 ||
@@ -50,7 +65,7 @@ sys.path.insert(0, sys.argv[1])
 from check_screenshot import mean_abs_diff, pixel, read_png
 tmp, W, H = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 shots = {n: read_png(f"{tmp}/{n}.png") for n in
-         ["result", "input", "split", "side", "sat", "satl", "diff", "keys", "browser", "sweep", "hover"]}
+         ["result", "input", "split", "side", "sat", "satl", "diff", "keys", "browser", "sweep", "hover", "rawside"]}
 for n, (w, h, _, _) in shots.items():
     assert (w, h) == (W, H), f"{n}: {w}x{h}, expected {W}x{H}"
 iw = W - min(430, 0.45 * W)  # the image area, left of the sidebar (scale 1 under Xvfb)
@@ -77,6 +92,18 @@ d = mean_diff("side", "side", xs, ys, shift=half)
 assert d < 0.5, f"side by side of one view: the halves differ ({d:.2f}), zoom/pan not shared"
 assert mean_diff("side", "result", xs, ys) > 1.0, "side by side looks like the single view"
 print("side by side: both halves identical")
+
+# Raw | refined: inside each flat half of the depth (a pane's image spans its full width), the raw-depth
+# pane (left) and the depth pane (right) show one colour; the near and far halves differ.
+ys_mid = range(int(H * 0.45), int(H * 0.55), 3)
+near = range(int(half * 0.1), int(half * 0.35), 3)
+far = range(int(half * 0.65), int(half * 0.9), 3)
+for name, xs in (("near", near), ("far", far)):
+    d = mean_diff("rawside", "rawside", xs, ys_mid, shift=half)
+    assert d < 1.0, f"raw | refined: the {name} half differs in colour between the panes ({d:.2f}): two scales"
+d = mean_abs_diff(shots["rawside"], shots["rawside"], near, ys_mid, int(half * 0.55))
+assert d > 30, f"raw | refined: the near and far halves look alike ({d:.2f}): the check would prove nothing"
+print("raw | refined side by side: one colour scale on both panes")
 
 bg = (23, 23, 26)  # the viewer's background around the letterboxed image
 y = int(H * 0.6)
