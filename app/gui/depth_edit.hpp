@@ -27,6 +27,7 @@ struct DepthEditState {
   std::string resolved;     // what `refine` resolves to for the depth in use (set by the session)
   GuidedParams guided;      // the guided refiner's parameters
   std::string refine_note;  // the last refine: refiner, backend and its measured wall time
+  std::string refine_summary;  // the same, short enough for the panel's line ("wmedian, cpu, 284.6 ms")
 
   // The brush: while `brush`, a drag on the image paints (no pan) and a click with `eyedropper` picks.
   bool brush = false;

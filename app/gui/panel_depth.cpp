@@ -82,7 +82,12 @@ void refine_section(AppState& s) {
     c |= ImGui::Checkbox("gray guide", &e.guided.gray);
     tip("the luma as the guide instead of the colour covariance");
   }
-  if (!e.refine_note.empty()) ImGui::TextDisabled("last refine: %s", e.refine_note.c_str());
+  if (!e.refine_summary.empty()) {  // short, and wrapped all the same: the sidebar may be narrow
+    ImGui::PushTextWrapPos(0.f);
+    ImGui::TextDisabled("last refine: %s", e.refine_summary.c_str());
+    ImGui::PopTextWrapPos();
+    tip(e.refine_note.c_str());  // the backend and what the time includes
+  }
   if (c) e.changed = true;
   if (ImGui::Button("raw | refined side by side")) {
     s.compare = Compare::SideBySide;
@@ -91,7 +96,7 @@ void refine_section(AppState& s) {
   }
   tip("left: the raw depth resampled bilinearly to the image (strokes included), right: the depth the "
       "filter\n"
-      "uses (refined)");
+      "uses (refined); both on the right's scale (0 its nearest, 1 its farthest): equal depth, equal colour");
 }
 
 }  // namespace

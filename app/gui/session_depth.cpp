@@ -104,7 +104,7 @@ void Session::apply_edit(AppState& s) {
   const bool refine = !e.resolved.empty() && e.resolved != "none";
   if (!strokes && !refine) {  // no edit: the pipeline has (or gets back) the raw depth, resampled
     painted_ = committed_ = ImageF();
-    e.refine_note.clear();
+    e.refine_note.clear(), e.refine_summary.clear();
     if (used_.empty()) return;
     used_ = ImageF();
     if (depth_.empty())
@@ -130,6 +130,7 @@ void Session::apply_edit(AppState& s) {
     used_ = painted_;
     e.refine_note = e.resolved + ": after the stroke (the last refine took " +
                     std::to_string(int(last_refine_ms_)) + " ms)";
+    e.refine_summary = e.resolved + ", after the stroke";
   } else if (refine) {
     // The guided filter's own parameters only where they were changed: else core's `guided` as it is.
     const GuidedParams d;
@@ -141,13 +142,15 @@ void Session::apply_edit(AppState& s) {
     std::snprintf(note, sizeof(note), "%s on %s, %.1f ms wall (transfers included)", r.refiner.c_str(),
                   r.backend.c_str(), r.ms);
     e.refine_note = note;
+    std::snprintf(note, sizeof(note), "%s, %s, %.1f ms", r.refiner.c_str(), r.backend.c_str(), r.ms);
+    e.refine_summary = note;
     s.record_stage({"depth refine", r.ms, 0, ""},
                    r.backend == "gpu" ? "wall clock (GPU, transfers included)" : "wall clock (CPU)");
     used_ = std::move(r.depth);
     last_refine_ms_ = r.ms;
   } else {
     used_ = painted_;
-    e.refine_note.clear();
+    e.refine_note.clear(), e.refine_summary.clear();
   }
   pipeline_->set_depth(used_);
   s.params_changed = true;
