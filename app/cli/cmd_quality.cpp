@@ -52,6 +52,7 @@ struct QualityOptions {
   int runs = 5;
   int layers = Params{}.dof_layers;  // of the occlusion-aware modes
   float response_shoulder = -1.f;    // < 0: each case's camera response, from the manifest
+  float focus_range = 0.f;           // in the case's normalised depth units, mapped like the focus
 };
 
 struct LoadedCase {
@@ -214,6 +215,7 @@ const char* keep_units(Params& p, float lo, float hi) {
   q.near_depth = float(p.near_depth + lo * range);
   q.far_depth = float(p.near_depth + hi * range);
   q.focus = float(std::clamp(focus, 0.0, 1.0));
+  q.focus_range = float(std::min(double(p.focus_range) / (double(hi) - lo), 0.5));
   if (!(hi - lo > 1e-6f) || !(q.far_depth > q.near_depth)) return "renormalised";
   p = q;
   return focus >= 0 && focus <= 1 ? "case" : "case_focus_clamped";
@@ -324,6 +326,7 @@ int run_quality(const QualityOptions& o) {
       for (const DofMode* m : modes)
       for (const bool hl : highlights) {
       Params p = lc.c.params;
+      p.focus_range = o.focus_range;
       const char* units = source == "exact" ? "case" : keep_units(p, sd.lo, sd.hi);
       p.dof_mode = m->name;
       p.dof_layers = o.layers;
@@ -363,6 +366,7 @@ int run_quality(const QualityOptions& o) {
                       {"mode", m->name},
                       {"highlights", hl},
                       {"response_shoulder", p.response_shoulder},
+                      {"focus_range", o.focus_range},
                       {"whole", score_json(s.whole)},
                       {"band", score_json(s.band)},
                       {"ms", ms},
@@ -432,6 +436,9 @@ void add_quality_command(CLI::App& app, Action& action) {
   sub->add_option("--response-shoulder", o->response_shoulder,
                   "Camera response shoulder for every case, overriding the manifest's (0: plain sRGB)")
       ->check(CLI::Range(0.0, 0.9));
+  sub->add_option("--focus-range", o->focus_range,
+                  "Keep depths within +-T of each case's focus sharp (T in the case's normalised depth, 0-0.5)")
+      ->check(CLI::Range(0.0, 0.5));
   sub->add_option("--runs", o->runs, "Timed frames per mode and case (median)")->check(CLI::Range(1, 1000));
   sub->callback([o, &action] { action = [o] { return run_quality(*o); }; });
 }
