@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/bilinear.hpp"
 #include "core/error.hpp"
 #include "core/guided_filter.hpp"
 #include "core/parallel.hpp"
@@ -17,22 +18,10 @@ namespace satlab {
 ImageF resample_bilinear(const ImageF& depth, int width, int height) {
   if (depth.width == width && depth.height == height) return depth;
   if (depth.empty() || width <= 0 || height <= 0) throw Error("resample_bilinear: empty size");
-  const int iw = depth.width, ih = depth.height;
   ImageF out(width, height, 1);
-  const float sx = float(iw) / float(width), sy = float(ih) / float(height);
-  for (int y = 0; y < height; ++y) {
-    const float fy = std::min(std::max((float(y) + 0.5f) * sy - 0.5f, 0.f), float(ih - 1));
-    const int y0 = int(fy), y1 = std::min(y0 + 1, ih - 1);
-    const float ty = fy - float(y0);
-    for (int x = 0; x < width; ++x) {
-      const float fx = std::min(std::max((float(x) + 0.5f) * sx - 0.5f, 0.f), float(iw - 1));
-      const int x0 = int(fx), x1 = std::min(x0 + 1, iw - 1);
-      const float tx = fx - float(x0);
-      const float top = depth.at(x0, y0) * (1 - tx) + depth.at(x1, y0) * tx;
-      const float bot = depth.at(x0, y1) * (1 - tx) + depth.at(x1, y1) * tx;
-      out.at(x, y) = top * (1 - ty) + bot * ty;
-    }
-  }
+  bilinear(depth.width, depth.height, width, height, [&](int x, int y, const auto& sample) {
+    out.at(x, y) = sample([&](int sx, int sy) { return depth.at(sx, sy); });
+  });
   return out;
 }
 

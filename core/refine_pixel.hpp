@@ -11,11 +11,7 @@
 #pragma once
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define SATLAB_HD __host__ __device__ __forceinline__
-#else
-#define SATLAB_HD inline
-#endif
+#include "core/hd.hpp"
 
 namespace satlab::refine {
 

@@ -29,7 +29,9 @@
 #include "app/io/jpeg.hpp"
 #include "app/io/tiff.hpp"
 #include "app/io/webp.hpp"
+#include "core/bilinear.hpp"
 #include "core/error.hpp"
+#include "core/refine.hpp"
 
 namespace satlab::io {
 
@@ -479,40 +481,8 @@ ImageF load_depth(const std::string& path, const LoadInfo& image, LoadInfo* info
   return d;
 }
 
-namespace {
-
-// Bilinear resampling of a width x height grid from an iw x ih one (pixel centres aligned, edges clamped):
-// put(x, y, sample) for every output pixel, sample(get) mixing get(sx, sy) at the four source pixels.
-template <class Put>
-void bilinear(int iw, int ih, int width, int height, const Put& put) {
-  const float sx = float(iw) / float(width), sy = float(ih) / float(height);
-  for (int y = 0; y < height; ++y) {
-    const float fy = std::min(std::max((float(y) + 0.5f) * sy - 0.5f, 0.f), float(ih - 1));
-    const int y0 = int(fy), y1 = std::min(y0 + 1, ih - 1);
-    const float ty = fy - float(y0);
-    for (int x = 0; x < width; ++x) {
-      const float fx = std::min(std::max((float(x) + 0.5f) * sx - 0.5f, 0.f), float(iw - 1));
-      const int x0 = int(fx), x1 = std::min(x0 + 1, iw - 1);
-      const float tx = fx - float(x0);
-      put(x, y, [&](const auto& get) {
-        const float top = get(x0, y0) * (1 - tx) + get(x1, y0) * tx;
-        const float bot = get(x0, y1) * (1 - tx) + get(x1, y1) * tx;
-        return top * (1 - ty) + bot * ty;
-      });
-    }
-  }
-}
-
-}  // namespace
-
 ImageF resample_depth(const ImageF& depth, int width, int height) {
-  if (depth.width == width && depth.height == height) return depth;
-  if (depth.empty() || width <= 0 || height <= 0) throw Error("resample_depth: empty size");
-  ImageF out(width, height, 1);
-  bilinear(depth.width, depth.height, width, height, [&](int x, int y, const auto& sample) {
-    out.at(x, y) = sample([&](int sx, int sy) { return depth.at(sx, sy); });
-  });
-  return out;
+  return resample_bilinear(depth, width, height);
 }
 
 ImageRGBA8 resample_image(const ImageRGBA8& image, int width, int height) {

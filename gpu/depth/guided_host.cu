@@ -10,45 +10,15 @@
 
 #include "core/error.hpp"
 #include "gpu/check.hpp"
+#include "gpu/host_timing.hpp"
 #include "gpu/depth/guided_filter.hpp"
 
 namespace satlab::gpu {
 namespace {
 
-struct Buffer {  // device memory, freed on every path out
-  void* p = nullptr;
-  explicit Buffer(size_t bytes) {
-    SATLAB_CUDA(cudaMalloc(&p, std::max<size_t>(bytes, 1)), std::to_string(bytes) + " bytes");
-  }
-  ~Buffer() { cudaFree(p); }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  float* f() const { return static_cast<float*>(p); }
+struct Buffer : DeviceBuffer {
+  explicit Buffer(size_t bytes) : DeviceBuffer(bytes, "the guided filter") {}
 };
-
-struct Events {
-  std::vector<cudaEvent_t> ev;
-  cudaEvent_t add() {
-    ev.emplace_back();
-    SATLAB_CUDA(cudaEventCreate(&ev.back()), "event");
-    return ev.back();
-  }
-  ~Events() {
-    for (cudaEvent_t e : ev) cudaEventDestroy(e);
-  }
-};
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-float elapsed(cudaEvent_t a, cudaEvent_t b) {
-  float ms = 0;
-  SATLAB_CUDA(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
-  return ms;
-}
 
 }  // namespace
 
@@ -115,7 +85,7 @@ GuidedTiming time_guided(int w, int h, const GuidedParams& g, int warmup, int ru
   SATLAB_CUDA(cudaDeviceSynchronize(), "guided warm-up");
   // Whole runs, issued back to back (the host runs ahead; each time is the GPU's span of one run).
   {
-    Events e;
+    EventSet e;
     std::vector<std::pair<cudaEvent_t, cudaEvent_t>> span;
     for (int i = 0; i < std::max(runs, 1); ++i) {
       cudaEvent_t b = e.add(), en = e.add();
@@ -126,14 +96,14 @@ GuidedTiming time_guided(int w, int h, const GuidedParams& g, int warmup, int ru
     }
     SATLAB_CUDA(cudaDeviceSynchronize(), "guided timed runs");
     std::vector<double> ms;
-    for (auto& [b, en] : span) ms.push_back(elapsed(b, en));
-    t.median_ms = median(ms);
+    for (auto& [b, en] : span) ms.push_back(elapsed_ms(b, en));
+    t.median_ms = median_of(ms);
   }
   // Per stage: an event before each stage's launches.
   std::vector<std::string> names;
   std::vector<std::vector<double>> ms;
   for (int i = 0; i < std::max(runs, 1); ++i) {
-    Events e;
+    EventSet e;
     std::vector<std::string> seen;
     a.phase = [&](const char* s) {
       SATLAB_CUDA(cudaEventRecord(e.add()), "record");
@@ -143,9 +113,9 @@ GuidedTiming time_guided(int w, int h, const GuidedParams& g, int warmup, int ru
     SATLAB_CUDA(cudaEventRecord(e.add()), "record");
     SATLAB_CUDA(cudaDeviceSynchronize(), "guided stage-timed run");
     if (names.empty()) names = seen, ms.resize(seen.size());
-    for (size_t s = 0; s < seen.size() && s < ms.size(); ++s) ms[s].push_back(elapsed(e.ev[s], e.ev[s + 1]));
+    for (size_t s = 0; s < seen.size() && s < ms.size(); ++s) ms[s].push_back(elapsed_ms(e.ev[s], e.ev[s + 1]));
   }
-  for (size_t s = 0; s < names.size(); ++s) t.stages.emplace_back(names[s], median(ms[s]));
+  for (size_t s = 0; s < names.size(); ++s) t.stages.emplace_back(names[s], median_of(ms[s]));
   return t;
 }
 

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/refine_grid.hpp"
 #include "gpu/check.hpp"
+#include "gpu/host_timing.hpp"
 #include "gpu/device.hpp"
 #include "gpu/refine/refine.hpp"
 #include "gpu/refine/refine_common.cuh"
@@ -23,40 +24,9 @@ namespace {
 
 using namespace refine_detail;
 
-struct Buffer {  // device memory, freed on every path out
-  void* p = nullptr;
-  explicit Buffer(size_t bytes) {
-    SATLAB_CUDA(cudaMalloc(&p, std::max<size_t>(bytes, 1)), std::to_string(bytes) + " bytes for a refiner");
-  }
-  ~Buffer() { cudaFree(p); }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  float* f() const { return static_cast<float*>(p); }
+struct Buffer : DeviceBuffer {
+  explicit Buffer(size_t bytes) : DeviceBuffer(bytes, "a refiner") {}
 };
-
-struct Events {
-  std::vector<cudaEvent_t> ev;
-  cudaEvent_t add() {
-    ev.emplace_back();
-    SATLAB_CUDA(cudaEventCreate(&ev.back()), "event");
-    return ev.back();
-  }
-  ~Events() {
-    for (cudaEvent_t e : ev) cudaEventDestroy(e);
-  }
-};
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-float elapsed(cudaEvent_t a, cudaEvent_t b) {
-  float ms = 0;
-  SATLAB_CUDA(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
-  return ms;
-}
 
 std::function<void(const RefineArgs&)> launch_of(const std::string& name) {
   if (name == "none") return refine_none;
@@ -205,7 +175,7 @@ RefineTiming time_refine(const std::string& name, int W, int H, int w, int h, in
   RefineTiming t;
   t.min_bytes = double(n) * 8.0 + double(m) * 4.0;
   {  // whole runs, issued back to back: each time is the GPU's span of one run
-    Events e;
+    EventSet e;
     std::vector<std::pair<cudaEvent_t, cudaEvent_t>> span;
     for (int i = 0; i < std::max(runs, 1); ++i) {
       cudaEvent_t b = e.add(), en = e.add();
@@ -217,15 +187,15 @@ RefineTiming time_refine(const std::string& name, int W, int H, int w, int h, in
     }
     SATLAB_CUDA(cudaDeviceSynchronize(), ctx + " timed runs");
     std::vector<double> ms;
-    for (auto& [b, en] : span) ms.push_back(elapsed(b, en));
-    t.median_ms = median(ms);
+    for (auto& [b, en] : span) ms.push_back(elapsed_ms(b, en));
+    t.median_ms = median_of(ms);
   }
   // Per phase: an event before each phase's launches (apart from the whole runs, so that the hook's host
   // work never enters their times).
   std::vector<std::string> names;
   std::vector<std::vector<double>> ms;
   for (int i = 0; i < std::max(runs, 1); ++i) {
-    Events e;
+    EventSet e;
     std::vector<std::string> seen;
     a.phase = [&](const char* s) {
       SATLAB_CUDA(cudaEventRecord(e.add()), "record");
@@ -236,10 +206,10 @@ RefineTiming time_refine(const std::string& name, int W, int H, int w, int h, in
     SATLAB_CUDA(cudaEventRecord(e.add()), "record");
     SATLAB_CUDA(cudaDeviceSynchronize(), ctx + " phase-timed run");
     if (names.empty()) names = seen, ms.resize(seen.size());
-    for (size_t s = 0; s < seen.size() && s < ms.size(); ++s) ms[s].push_back(elapsed(e.ev[s], e.ev[s + 1]));
+    for (size_t s = 0; s < seen.size() && s < ms.size(); ++s) ms[s].push_back(elapsed_ms(e.ev[s], e.ev[s + 1]));
   }
   a.phase = nullptr;
-  for (size_t s = 0; s < names.size(); ++s) t.phases.emplace_back(names[s], median(ms[s]));
+  for (size_t s = 0; s < names.size(); ++s) t.phases.emplace_back(names[s], median_of(ms[s]));
   return t;
 }
 

@@ -8,15 +8,11 @@
 #include "core/pipeline.hpp"
 #include "gpu/device.hpp"
 #include "variant_test_util.hpp"
+#include "gpu_skip.hpp"
 
 namespace {
 
 using namespace satlab;
-
-#define SKIP_WITHOUT_GPU()                                            \
-  do {                                                                \
-    if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason; \
-  } while (0)
 
 // Runs both backends on the same inputs and returns how many result bytes differ.
 size_t gpu_cpu_difference(const ImageRGBA8& image, const ImageF& depth, const Params& p) {

@@ -10,15 +10,11 @@
 #include "core/error.hpp"
 #include "gpu/compare.hpp"
 #include "gpu/device.hpp"
+#include "gpu_skip.hpp"
 
 namespace {
 
 using namespace satlab;
-
-#define SKIP_WITHOUT_GPU()                                            \
-  do {                                                                \
-    if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason; \
-  } while (0)
 
 ImageRGBA8 random_image(int w, int h, uint32_t seed) {
   ImageRGBA8 img(w, h);

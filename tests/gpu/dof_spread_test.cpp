@@ -25,15 +25,11 @@
 #include "gpu/device.hpp"
 #include "gpu/filter/filter.hpp"
 #include "variant_test_util.hpp"
+#include "gpu_skip.hpp"
 
 namespace {
 
 using namespace satlab;
-
-#define SKIP_WITHOUT_GPU()                                            \
-  do {                                                                \
-    if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason; \
-  } while (0)
 
 TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
   SKIP_WITHOUT_GPU();

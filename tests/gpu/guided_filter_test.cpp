@@ -19,15 +19,11 @@
 #include "gpu/device.hpp"
 #include "gpu/sat/sat_host.hpp"
 #include "variant_test_util.hpp"
+#include "gpu_skip.hpp"
 
 namespace {
 
 using namespace satlab;
-
-#define SKIP_WITHOUT_GPU()                                            \
-  do {                                                                \
-    if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason; \
-  } while (0)
 
 ImageF random_float(int w, int h, int c, std::mt19937& rng, bool adversarial = false) {
   ImageF im(w, h, c);

@@ -15,15 +15,11 @@
 #include "core/pipeline.hpp"
 #include "gpu/device.hpp"
 #include "variant_test_util.hpp"
+#include "gpu_skip.hpp"
 
 namespace {
 
 using namespace satlab;
-
-#define SKIP_WITHOUT_GPU()                                            \
-  do {                                                                \
-    if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason; \
-  } while (0)
 
 struct Frame {
   ImageRGBA8 image;

@@ -14,15 +14,11 @@
 
 #include "core/refine.hpp"
 #include "gpu/device.hpp"
+#include "gpu_skip.hpp"
 
 namespace {
 
 using namespace satlab;
-
-#define SKIP_WITHOUT_GPU()                                            \
-  do {                                                                \
-    if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason; \
-  } while (0)
 
 struct Input {
   ImageRGBA8 image;

@@ -13,17 +13,13 @@
 #include "gpu/device.hpp"
 #include "gpu/sat/sat_host.hpp"
 #include "variant_test_util.hpp"
+#include "gpu_skip.hpp"
 
 namespace {
 
 using satlab::DType;
 using satlab::Family;
 using satlab::Variant;
-
-#define SKIP_WITHOUT_GPU()                                                              \
-  do {                                                                                  \
-    if (!satlab::gpu::probe().available) GTEST_SKIP() << satlab::gpu::probe().reason; \
-  } while (0)
 
 // SATLAB_TEST_OWN_SAT_ONLY=1 leaves out the external baselines (NPP): tools/gpu-sanitize.sh sets it for
 // racecheck, whose reports inside NPP's kernels are not satlab's and whose slowness there cut the run short.

@@ -16,15 +16,11 @@
 #include "gpu/device.hpp"
 #include "tests/stereo_pair.hpp"
 #include "variant_test_util.hpp"
+#include "gpu_skip.hpp"
 
 namespace {
 
 using namespace satlab;
-
-#define SKIP_WITHOUT_GPU()                                            \
-  do {                                                                \
-    if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason; \
-  } while (0)
 
 ImageRGBA8 random_image(int w, int h, std::mt19937& rng) {
   ImageRGBA8 img(w, h);
