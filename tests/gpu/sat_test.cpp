@@ -21,7 +21,7 @@ using satlab::DType;
 using satlab::Family;
 using satlab::Variant;
 
-// SATLAB_TEST_OWN_SAT_ONLY=1 leaves out the external baselines (NPP): tools/gpu-sanitize.sh sets it for
+// SATLAB_TEST_OWN_SAT_ONLY=1 leaves out the external baselines (NPP): tools/device.sh sanitize-all sets it for
 // racecheck, whose reports inside NPP's kernels are not satlab's and whose slowness there cut the run short.
 // SATLAB_TEST_SAT_ONLY=NAME keeps that one builder (sanitizer runs of a single builder).
 std::vector<const Variant*> sat_variants(DType t) {

@@ -14,7 +14,7 @@
 namespace satlab::test {
 
 // The largest element (or pixel) count a GPU test may use: SATLAB_TEST_MAX_N, unlimited when unset. The
-// sanitizer runs (tools/gpu-sanitize.sh) set it; the SAT and pipeline tests skip larger cases too.
+// sanitizer runs (tools/device.sh sanitize-all) set it; the SAT and pipeline tests skip larger cases too.
 inline size_t test_max_n() {
   const char* e = std::getenv("SATLAB_TEST_MAX_N");
   return e && *e ? std::strtoull(e, nullptr, 10) : ~size_t(0);

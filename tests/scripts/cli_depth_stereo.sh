@@ -9,7 +9,7 @@ command -v python3 >/dev/null || { echo "SKIP: no python3 to make the pair"; exi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-backend=${SATLAB_STEREO_BACKEND:-cpu}  # tools/device-stereo.sh: gpu
+backend=${SATLAB_STEREO_BACKEND:-cpu}  # tools/device.sh stereo: gpu
 
 python3 "$src/tests/scripts/stereo_png.py" pair "$tmp/l.png" "$tmp/r.png" || fail "could not write the pair"
 "$bin" depth stereo "$tmp/l.png" "$tmp/r.png" --out "$tmp/d.png" --max-disparity 16 --backend "$backend" >"$tmp/log" 2>&1 ||

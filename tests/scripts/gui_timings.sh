@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Truthful timings in a window (Xvfb): `--frames N --continuous` prints a warm median for every pipeline
 # stage (reduce, coc, sat, blur on the CPU backend; the GPU's every-stage runs are checked by the GPU
-# tests and tools/device-install.sh), the first, cold run is kept out (each stage has N-1 warm runs in the
+# tests and tools/device.sh timings), the first, cold run is kept out (each stage has N-1 warm runs in the
 # exported timings), and the Timings panel's screenshot is a real frame.
 # Usage: gui_timings.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 set -u
