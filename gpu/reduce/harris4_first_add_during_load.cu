@@ -1,43 +1,25 @@
-// Harris #4: first add during load: each block covers 2 * blockDim elements and every thread folds two
-// of them while loading, so no thread idles in the first step (Harris 2007, kernel 4: seed 003; seeds 000-001).
-// Bytes: reads n.
-#include "gpu/reduce/reduce.hpp"
-#include "gpu/reduce/reduce_common.cuh"
+
+#include "gpu/reduce/block_variants.cuh"
 
 namespace satlab::gpu::reduce {
-namespace {
 
-constexpr int kBlock = 256;
-
-template <typename T, typename Op>
-__global__ void kernel(const T* in, T* out, size_t n) {
-  __shared__ T s[kBlock];
-  const unsigned tid = threadIdx.x;
-  const size_t i = size_t(blockIdx.x) * (2 * kBlock) + tid;
-  T v = i < n ? in[i] : Op::identity();
-  if (i + kBlock < n) v = Op()(v, in[i + kBlock]);
-  s[tid] = v;
-  __syncthreads();
-  for (unsigned k = kBlock / 2; k > 0; k >>= 1) {
-    if (tid < k) s[tid] = Op()(s[tid], s[tid + k]);
+struct FirstAddDuringLoad {
+  template <unsigned BLOCK, typename T, typename Op>
+  __device__ static void reduce_tile(T* s, unsigned tid, const T* in, T* out, size_t n) {
+    // first_add_during_load in block_variants.cuh, for #5 and #6
+    const size_t i = size_t(blockIdx.x) * (2 * BLOCK) + tid;
+    T v = i < n ? in[i] : Op::identity();
+    if (i + BLOCK < n) v = Op()(v, in[i + BLOCK]);
+    s[tid] = v;
     __syncthreads();
-  }
-  if (tid == 0) out[blockIdx.x] = s[0];
-}
-
-struct Impl {
-  template <typename T, typename Op>
-  static void run(const T* in, T* out, size_t n, cudaStream_t st) {
-    multipass<T, Op>(in, out, n, 2 * kBlock, st, [](const T* i, T* o, size_t m, size_t blocks, cudaStream_t s) {
-      kernel<T, Op><<<unsigned(blocks), kBlock, 0, s>>>(i, o, m);
-    });
+    sequential_tree<BLOCK, 1, T, Op>(s, tid);
+    if (tid == 0) out[blockIdx.x] = s[0];
   }
 };
 
-}  // namespace
-
 Variant harris4_variant() {
-  return make_variant<Impl>("harris4", "#4 first add during load", "Harris 2007 kernel 4; seeds 003, 000-001");
+  return tile_variant<FirstAddDuringLoad, 256, 2>("harris4", "#4 first add during load",
+                                                  harris_source(4));
 }
 
 }  // namespace satlab::gpu::reduce

@@ -1,15 +1,8 @@
-// Harris #5: unroll the last warp. Once 32 or fewer threads are active the loop and its block-wide
-// barriers are dropped (Harris 2007, kernel 5: seed 003; seeds 000-001). The original relies on implicit warp
-// synchrony through `volatile` shared memory, a data race since Volta's independent thread
-// scheduling: here every unrolled step reads, then __syncwarp(), writes, then __syncwarp().
-// Bytes: reads n.
-#include "gpu/reduce/reduce.hpp"
-#include "gpu/reduce/reduce_common.cuh"
+
+#include "gpu/reduce/block_variants.cuh"
 
 namespace satlab::gpu::reduce {
 namespace {
-
-constexpr int kBlock = 256;
 
 template <typename T, typename Op>
 __device__ __forceinline__ void last_warp(volatile T* s, unsigned tid) {
@@ -23,36 +16,21 @@ __device__ __forceinline__ void last_warp(volatile T* s, unsigned tid) {
   }
 }
 
-template <typename T, typename Op>
-__global__ void kernel(const T* in, T* out, size_t n) {
-  __shared__ T s[kBlock];
-  const unsigned tid = threadIdx.x;
-  const size_t i = size_t(blockIdx.x) * (2 * kBlock) + tid;
-  T v = i < n ? in[i] : Op::identity();
-  if (i + kBlock < n) v = Op()(v, in[i + kBlock]);
-  s[tid] = v;
-  __syncthreads();
-  for (unsigned k = kBlock / 2; k > 32; k >>= 1) {
-    if (tid < k) s[tid] = Op()(s[tid], s[tid + k]);
-    __syncthreads();
-  }
-  if (tid < 32) last_warp<T, Op>(s, tid);
-  if (tid == 0) out[blockIdx.x] = s[0];
-}
+}  // namespace
 
-struct Impl {
-  template <typename T, typename Op>
-  static void run(const T* in, T* out, size_t n, cudaStream_t st) {
-    multipass<T, Op>(in, out, n, 2 * kBlock, st, [](const T* i, T* o, size_t m, size_t blocks, cudaStream_t s) {
-      kernel<T, Op><<<unsigned(blocks), kBlock, 0, s>>>(i, o, m);
-    });
+struct UnrollLastWarp {
+  template <unsigned BLOCK, typename T, typename Op>
+  __device__ static void reduce_tile(T* s, unsigned tid, const T* in, T* out, size_t n) {
+    first_add_during_load<BLOCK, T, Op>(s, tid, in, n);
+    sequential_tree<BLOCK, 64, T, Op>(s, tid);
+    if (tid < 32) last_warp<T, Op>(s, tid);
+    if (tid == 0) out[blockIdx.x] = s[0];
   }
 };
 
-}  // namespace
-
 Variant harris5_variant() {
-  return make_variant<Impl>("harris5", "#5 unroll the last warp (__syncwarp)", "Harris 2007 kernel 5; seeds 003, 000-001");
+  return tile_variant<UnrollLastWarp, 256, 2>("harris5", "#5 unroll the last warp (__syncwarp)",
+                                              harris_source(5));
 }
 
 }  // namespace satlab::gpu::reduce
