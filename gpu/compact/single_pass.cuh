@@ -6,10 +6,10 @@
 // warp row is 128 consecutive elements. Per element one ballot of the predicate gives each row its kept
 // count and every lane its kept elements on lower lanes; the thread keeps one bit per element. Warp 0
 // scans the row counts (64 by default) and publishes the tile's aggregate; every warp then stages its
-// kept elements in shared memory at their tile rank while warp 0 looks back for the tile's prefix (the
-// status words of gpu/scan/lookback.cuh, after a pause of kFirstPollNs when the launch has at least 4
-// rounds of tiles, as CUB's sm90 selection does); the staged elements go out contiguously. Stable: the
-// output keeps the input order. The last tile writes the count. Kernels are built for 32 warps per SM
+// kept elements in shared memory at their tile rank while warp 0 looks back for the tile's prefix
+// (lookback::Word64 words and look_back_warp of gpu/common/lookback.cuh, after a pause of kFirstPollNs
+// when the launch has at least 4 rounds of tiles, as CUB's sm90 selection does); the staged elements go
+// out contiguously. Stable: the output keeps the input order. The last tile writes the count. Kernels are built for 32 warps per SM
 // (4 blocks of 256 threads at <= 64 registers; docs/performance.md has the shapes measured).
 //
 //   size_t single_pass_temp_bytes(size_t n);                  (<kBlock * kItems>(n) for other shapes)
@@ -28,6 +28,8 @@
 #include <type_traits>
 
 #include "gpu/check.hpp"
+#include "gpu/common/lookback.cuh"
+#include "gpu/common/warp.cuh"
 #include "gpu/scan/lookback.cuh"
 
 namespace satlab::gpu::compact {
@@ -96,6 +98,7 @@ __global__ void __launch_bounds__(kBlock, kWarpsPerSm * 32 / kBlock)
   __shared__ unsigned s_row_offset[kRowsAll];  // kept count of row (r, warp), then its exclusive prefix
   __shared__ T s_kept[kTile];
   const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5;
+  const lookback::Word64<unsigned> word;  // the status words' codec
   if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
   __syncthreads();
   const unsigned tile = s_tile;
@@ -132,12 +135,7 @@ __global__ void __launch_bounds__(kBlock, kWarpsPerSm * 32 / kBlock)
       const int row = lane * kPer + j;
       sum += v[j] = row < kRowsAll ? s_row_offset[row] : 0u;
     }
-    unsigned incl = sum;
-#pragma unroll
-    for (int off = 1; off < 32; off <<= 1) {
-      const unsigned t = __shfl_up_sync(0xffffffffu, incl, off);
-      if (lane >= off) incl += t;
-    }
+    const unsigned incl = warp::inclusive_scan(sum);
     unsigned run = incl - sum;
 #pragma unroll
     for (int j = 0; j < kPer; ++j) {
@@ -145,10 +143,10 @@ __global__ void __launch_bounds__(kBlock, kWarpsPerSm * 32 / kBlock)
       if (row < kRowsAll) s_row_offset[row] = run;
       run += v[j];
     }
-    aggregate = __shfl_sync(0xffffffffu, incl, 31);
+    aggregate = warp::broadcast(incl, 31);
     if (lane == 0) {
-      scan::lookback::publish(status + tile, tile == 0 ? scan::lookback::kFlagP : scan::lookback::kFlagA,
-                              aggregate);
+      lookback::publish(status + tile, tile == 0 ? lookback::kInclusive : lookback::kAggregate, aggregate,
+                        word);
       s_aggregate = aggregate;
     }
   }
@@ -164,8 +162,8 @@ __global__ void __launch_bounds__(kBlock, kWarpsPerSm * 32 / kBlock)
   if (warp == 0) {
     unsigned prefix = 0;
     if (tile > 0) {
-      prefix = scan::lookback::look_back<unsigned>(status, tile, first_poll_ns);
-      if (lane == 0) scan::lookback::publish(status + tile, scan::lookback::kFlagP, prefix + aggregate);
+      prefix = lookback::look_back_warp(status, tile, word, first_poll_ns);
+      if (lane == 0) lookback::publish_inclusive(status + tile, prefix + aggregate, word);
     }
     if (lane == 0) {
       s_prefix = prefix;

@@ -11,6 +11,7 @@
 
 #include "core/variant.hpp"
 #include "gpu/check.hpp"
+#include "gpu/common/warp.cuh"
 
 namespace satlab::gpu::reduce {
 
@@ -165,25 +166,18 @@ __device__ __forceinline__ T thread_fold_vec4(const T* __restrict__ in, size_t n
   return v;
 }
 
-// Warp-level reduction with shuffles (no shared memory, no volatile, no race).
-template <typename T, typename Op>
-__device__ __forceinline__ T warp_reduce(T v) {
-  for (int o = 16; o > 0; o >>= 1) v = Op()(v, __shfl_down_sync(0xffffffffu, v, o));
-  return v;
-}
-
-// Block-level reduction through shuffles: lane 0 of every warp holds its warp's value, warp 0 folds
-// them. The result is valid in thread 0.
+// Block-level reduction through shuffles (warp::reduce: no shared memory, no volatile, no race inside a
+// warp): lane 0 of every warp holds its warp's value, warp 0 folds them. The result is valid in thread 0.
 template <typename T, typename Op, int BLOCK>
 __device__ __forceinline__ T block_reduce_shfl(T v) {
   __shared__ T warp_vals[BLOCK / 32];
-  v = warp_reduce<T, Op>(v);
+  v = warp::reduce(v, Op());
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   if (lane == 0) warp_vals[warp] = v;
   __syncthreads();
   if (warp == 0) {
     v = lane < BLOCK / 32 ? warp_vals[lane] : Op::identity();
-    v = warp_reduce<T, Op>(v);
+    v = warp::reduce(v, Op());
   }
   return v;
 }

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 
+#include "gpu/common/warp.cuh"
+
 namespace satlab::gpu::tile_detail {
 
 constexpr int kThreads = 256;
@@ -114,25 +116,17 @@ __device__ __forceinline__ uint4x2 load_row(const uint16_t* in, const Geometry& 
 template <int CH>
 __device__ __forceinline__ void row_reduce(uint32_t (&t)[CH]) {
 #pragma unroll
-  for (int c = 0; c < CH; ++c)
-#pragma unroll
-    for (int m = kLanes / 2; m > 0; m >>= 1) t[c] += __shfl_xor_sync(0xffffffffu, t[c], m);
+  for (int c = 0; c < CH; ++c) t[c] = warp::all_reduce<kLanes>(t[c]);
 }
 
 // Per-channel exclusive scan over the W threads of a tile row (8, or 16 / 32 for sat_lookback_2d's float
 // tiles; uint32, or float64 for float tiles).
 template <int CH, typename T, int W = kLanes>
 __device__ __forceinline__ void row_exclusive(T (&t)[CH]) {
-  const int lane = threadIdx.x & (W - 1);
 #pragma unroll
   for (int c = 0; c < CH; ++c) {
     const T own = t[c];
-#pragma unroll
-    for (int d = 1; d < W; d <<= 1) {
-      const T n = __shfl_up_sync(0xffffffffu, t[c], d, W);
-      if (lane >= d) t[c] += n;
-    }
-    t[c] -= own;
+    t[c] = warp::inclusive_scan<W>(t[c]) - own;
   }
 }
 

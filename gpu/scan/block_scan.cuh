@@ -19,7 +19,7 @@
 //   HillisSteeleBlockScan      double-buffered Hillis-Steele: log2(B) steps, O(B log B) adds
 //   BlellochBlockScan<PADDED>  work-efficient up-sweep/down-sweep, O(B) adds, 2 log2(B) barriers;
 //                              PADDED inserts one word every 32 against bank conflicts (GPU Gems 3 ch. 39)
-//   ShuffleBlockScan           __shfl_up_sync inside warps, then a shuffle scan of the warp totals
+//   ShuffleBlockScan           shuffle scans inside warps, then one of the warp totals (gpu/common/warp.cuh)
 //   CubBlockScan<ALGO>         cub::BlockScan with BLOCK_SCAN_RAKING or BLOCK_SCAN_WARP_SCANS
 // Sources: seed 004_e8f3d016c5b30542.txt (Hillis-Steele and Blelloch scans), Harris/Sengupta/Owens,
 // "Parallel Prefix Sum (Scan) with CUDA", GPU Gems 3 ch. 39; CUB (CCCL) BlockScan.
@@ -30,6 +30,8 @@
 
 #include <cub/block/block_scan.cuh>
 #include <cstdint>
+
+#include "gpu/common/warp.cuh"
 
 namespace satlab::gpu::scan {
 
@@ -147,18 +149,6 @@ using BlellochPaddedBlockScan = BlellochBlockScan<T, B, IPT, true>;
 template <typename T, int B, int IPT>
 using BlellochUnpaddedBlockScan = BlellochBlockScan<T, B, IPT, false>;
 
-// Inclusive warp scan by __shfl_up_sync (Kogge-Stone inside a warp; registers only).
-template <typename T>
-__device__ __forceinline__ T warp_inclusive_sum(T v) {
-  const int lane = threadIdx.x & 31;
-#pragma unroll
-  for (int off = 1; off < 32; off *= 2) {
-    const T y = __shfl_up_sync(0xffffffffu, v, off);
-    if (lane >= off) v = v + y;
-  }
-  return v;
-}
-
 template <typename T, int BLOCK_THREADS, int ITEMS_PER_THREAD>
 struct ShuffleBlockScan : ThreadTotalsScan<ShuffleBlockScan<T, BLOCK_THREADS, ITEMS_PER_THREAD>, T, ITEMS_PER_THREAD> {
   static_assert(BLOCK_THREADS % 32 == 0 && BLOCK_THREADS <= 1024, "whole warps, at most 32 of them");
@@ -171,16 +161,14 @@ struct ShuffleBlockScan : ThreadTotalsScan<ShuffleBlockScan<T, BLOCK_THREADS, IT
 
   __device__ T exclusive_of_totals(T x, T& aggregate) {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const T incl = warp_inclusive_sum(x);
-    T excl = __shfl_up_sync(0xffffffffu, incl, 1);
-    if (lane == 0) excl = T(0);
+    const T incl = warp::inclusive_scan(x);
+    const T excl = warp::shift_up(incl, 1, T(0));
     if (lane == 31) t_.warp_prefix[warp] = incl;
     __syncthreads();
     if (warp == 0) {
       const T w = lane < kWarps ? t_.warp_prefix[lane] : T(0);
-      const T wi = warp_inclusive_sum(w);
-      T we = __shfl_up_sync(0xffffffffu, wi, 1);
-      if (lane == 0) we = T(0);
+      const T wi = warp::inclusive_scan(w);
+      const T we = warp::shift_up(wi, 1, T(0));
       __syncwarp();
       if (lane < kWarps) t_.warp_prefix[lane] = we;
       if (lane == 31) t_.aggregate = wi;

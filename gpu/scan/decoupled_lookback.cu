@@ -2,9 +2,10 @@
 // Each block takes the next tile id from an atomic counter (so every predecessor is already running),
 // scans its tile (B threads x IPT items; three shapes are registered) with ShuffleBlockScan, publishes its aggregate (flag A), then warp 0 walks
 // back over the predecessors 32 at a time, adding aggregates until it meets an inclusive prefix (flag
-// P), and publishes its own inclusive prefix (the status protocol of gpu/scan/lookback.cuh; Merrill &
+// P), and publishes its own inclusive prefix (lookback::tile_prefix of gpu/common/lookback.cuh; Merrill &
 // Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016).
 // Bytes: reads n, writes n (+ 8 bytes of status per 4096 elements).
+#include "gpu/common/lookback.cuh"
 #include "gpu/scan/device_scan.cuh"
 #include "gpu/scan/lookback.cuh"
 #include "gpu/scan/scan.hpp"
@@ -13,10 +14,8 @@
 namespace satlab::gpu::scan {
 namespace {
 
-using lookback::kFlagA;
-using lookback::kFlagP;
-using lookback::look_back;
-using lookback::publish;
+using gpu::lookback::tile_prefix;
+using gpu::lookback::Word64;
 
 // Striped global loads of one tile into registers (element k*kBlock + threadIdx.x in items[k]).
 template <typename T, int kBlock, int kItems>
@@ -66,18 +65,9 @@ __global__ void __launch_bounds__(kBlock) kernel(const T* __restrict__ in, T* __
   Scan scan(temp.scan);
   if (inclusive) scan.InclusiveSum(items, aggregate);
   else scan.ExclusiveSum(items, aggregate);
-  if (tile == 0) {
-    if (threadIdx.x == 0) {
-      publish(status, kFlagP, aggregate);
-      s_prefix = T(0);
-    }
-  } else if (threadIdx.x < 32) {
-    if (threadIdx.x == 0) publish(status + tile, kFlagA, aggregate);
-    const T prefix = look_back<T>(status, tile, first_poll_ns);
-    if (threadIdx.x == 0) {
-      publish(status + tile, kFlagP, prefix + aggregate);
-      s_prefix = prefix;
-    }
+  if (threadIdx.x < 32) {
+    const T prefix = tile_prefix(status, tile, aggregate, Word64<T>{}, first_poll_ns);
+    if (threadIdx.x == 0) s_prefix = prefix;
   }
   __syncthreads();
   const T p = s_prefix;

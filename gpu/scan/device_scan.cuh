@@ -24,6 +24,7 @@
 #include <string>
 
 #include "gpu/check.hpp"
+#include "gpu/common/warp.cuh"
 #include "gpu/scan/block_scan.cuh"
 
 namespace satlab::gpu::scan {
@@ -103,7 +104,7 @@ __global__ void __launch_bounds__(B) scan_tiles(const InT* __restrict__ in, size
   Exchange::store(temp.exchange, out + row * out_pitch + first, valid, items);
 }
 
-// Step 1 of ReduceThenScan: the total of every tile (thread sums, then a shuffle reduction).
+// Step 1 of ReduceThenScan: the total of every tile (thread sums, then warp reductions).
 template <int B, int IPT, typename InT, typename T>
 __global__ void __launch_bounds__(B) reduce_tiles(const InT* __restrict__ in, size_t in_pitch, size_t width,
                                                   unsigned tiles_per_row, T* __restrict__ tile_total) {
@@ -118,14 +119,12 @@ __global__ void __launch_bounds__(B) reduce_tiles(const InT* __restrict__ in, si
     const int i = k * B + int(threadIdx.x);
     if (i < valid) s = s + T(p[i]);
   }
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1) s = s + __shfl_down_sync(0xffffffffu, s, off);
+  s = warp::reduce(s);
   if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = s;
   __syncthreads();
   if (threadIdx.x < 32) {
     s = threadIdx.x < B / 32 ? warp_sums[threadIdx.x] : T(0);
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) s = s + __shfl_down_sync(0xffffffffu, s, off);
+    s = warp::reduce(s);
     if (threadIdx.x == 0) tile_total[blockIdx.x] = s;
   }
 }

@@ -6,11 +6,13 @@
 // lane l of a warp holds the 16-byte chunks l, l + 32, ... of its warp's segment, so loads and (streaming)
 // stores are coalesced 16-byte accesses with no shared-memory transpose; the warp scans each column of
 // chunk totals with shuffles. Two barriers per tile (warp totals; tile prefix). The tile status and the
-// look-back are gpu/scan/lookback.cuh's (Merrill & Garland 2016). Tiles go round-robin, not from an atomic
+// look-back are gpu/common/lookback.cuh's (Merrill & Garland 2016). Tiles go round-robin, not from an atomic
 // counter: with a counter, a tile a block holds as its prefetch publishes nothing until the block's
 // current tile is done, and its successors wait on it (measured: the blocks serialise, ~1 us per tile);
 // round-robin, every predecessor of a tile is some block's current tile of the same or an earlier round.
 // Bytes: reads n, writes n (+ 8 bytes of status per tile).
+#include "gpu/common/lookback.cuh"
+#include "gpu/common/warp.cuh"
 #include "gpu/scan/block_scan.cuh"
 #include "gpu/scan/lookback.cuh"
 #include "gpu/scan/scan.hpp"
@@ -19,17 +21,13 @@
 namespace satlab::gpu::scan {
 namespace {
 
-using lookback::from_bits;
-using lookback::kFlagA;
-using lookback::kFlagP;
-using lookback::to_bits;
-
 // One tile: kBlock threads x kVec chunks of 4 elements, warp-striped.
 template <typename T, int kBlock, int kVec>
 struct Tile {
   static constexpr int kWarps = kBlock / 32;
   static constexpr int kSize = kBlock * 4 * kVec;
   using Items = T[kVec][4];
+  using Word = gpu::lookback::Word64<T>;  // the status words; also the elements' bits for 16-byte accesses
 
   // Element offset (within the tile) of this thread's chunk 0; chunk j is 128 * j further.
   __device__ static int base() {
@@ -43,8 +41,8 @@ struct Tile {
 #pragma unroll
       for (int j = 0; j < kVec; ++j) {
         const uint4 r = __ldg(p + 32 * j);
-        x[j][0] = from_bits<T>(r.x), x[j][1] = from_bits<T>(r.y), x[j][2] = from_bits<T>(r.z);
-        x[j][3] = from_bits<T>(r.w);
+        x[j][0] = Word::from_bits(r.x), x[j][1] = Word::from_bits(r.y), x[j][2] = Word::from_bits(r.z);
+        x[j][3] = Word::from_bits(r.w);
       }
     } else {
 #pragma unroll
@@ -60,7 +58,8 @@ struct Tile {
       uint4* p = reinterpret_cast<uint4*>(out + b);
 #pragma unroll
       for (int j = 0; j < kVec; ++j) {
-        const uint4 r = make_uint4(to_bits(x[j][0]), to_bits(x[j][1]), to_bits(x[j][2]), to_bits(x[j][3]));
+        const uint4 r = make_uint4(Word::to_bits(x[j][0]), Word::to_bits(x[j][1]), Word::to_bits(x[j][2]),
+                                   Word::to_bits(x[j][3]));
         __stcs(p + 32 * j, r);  // streaming: the output is not read again
       }
     } else {
@@ -102,32 +101,20 @@ struct Pipeline {
 #pragma unroll
     for (int j = 0; j < kVec; ++j) {
       const T t = (cur[j][0] + cur[j][1]) + (cur[j][2] + cur[j][3]);
-      const T incl = warp_inclusive_sum(t);
-      const T excl = __shfl_up_sync(0xffffffffu, incl, 1);
-      off[j] = carry + (lane ? excl : T(0));
-      carry = carry + __shfl_sync(0xffffffffu, incl, 31);
+      const T incl = warp::inclusive_scan(t);
+      off[j] = carry + warp::shift_up(incl, 1, T(0));
+      carry = carry + warp::broadcast(incl, 31);
     }
     if (lane == 31) s_warp[warp] = carry;
     __syncthreads();
     // Block level: every warp scans the warp totals itself (no second round through shared memory).
-    const T wi = warp_inclusive_sum(lane < Tl::kWarps ? s_warp[lane] : T(0));
-    const T before = __shfl_sync(0xffffffffu, wi, (warp + 31) & 31);
+    const T wi = warp::inclusive_scan(lane < Tl::kWarps ? s_warp[lane] : T(0));
+    const T before = warp::broadcast(wi, (warp + 31) & 31);
     const T warp_prefix = warp ? before : T(0);
-    const T aggregate = __shfl_sync(0xffffffffu, wi, Tl::kWarps - 1);
+    const T aggregate = warp::broadcast(wi, Tl::kWarps - 1);
     if (warp == 0) {
-      if (tile == 0) {
-        if (lane == 0) {
-          lookback::publish(status, kFlagP, aggregate);
-          *s_prefix = T(0);
-        }
-      } else {
-        if (lane == 0) lookback::publish(status + tile, kFlagA, aggregate);
-        const T prefix = lookback::look_back<T>(status, tile, first_poll_ns);
-        if (lane == 0) {
-          lookback::publish(status + tile, kFlagP, prefix + aggregate);
-          *s_prefix = prefix;
-        }
-      }
+      const T prefix = gpu::lookback::tile_prefix(status, tile, aggregate, typename Tl::Word{}, first_poll_ns);
+      if (lane == 0) *s_prefix = prefix;
     }
     __syncthreads();
     const T base = *s_prefix + warp_prefix;

@@ -13,9 +13,10 @@
 //      back over the predecessors' words of digit d, 8 words at a time (a chained scan per digit, the
 //      decoupled look-back of Merrill & Garland 2016), for how many elements of digit d come before
 //      the tile; the pairs go through shared memory to their final places of the pass.
-// Status words: 32 bits, flag and value in one word (bit 31: inclusive prefix P, bit 30: tile count A,
-// bits 0-29 the value, so n < 2^30), written and read whole, so no reader sees a flag without its
-// value; cleared by a memset on the stream before every sort. A tile waits only on tiles with smaller
+// Status words: lookback::Word32 of gpu/common/lookback.cuh, 32 bits with flag and value in one word (bit
+// 31: inclusive prefix P, bit 30: tile count A, bits 0-29 the value, so n < 2^30), written and read whole,
+// so no reader sees a flag without its value; cleared by a memset on the stream before every sort; the
+// look-back is its look_back_chain, SpinOnWord. A tile waits only on tiles with smaller
 // ids, which were all started before it (they took their ids first) and publish their counts without
 // waiting on anyone: forward progress needs nothing else of the scheduler.
 // Bytes: 4 bytes a key for the histogram, then 16 bytes a pair per pass (read and write key and value),
@@ -25,13 +26,15 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "gpu/common/lookback.cuh"
+#include "gpu/common/warp.cuh"
 #include "gpu/sort/radix_tile.cuh"
 #include "gpu/sort/sort.hpp"
 
 namespace satlab::gpu::sort {
 namespace {
 
-constexpr unsigned kFlagA = 1u << 30, kFlagP = 1u << 31, kValueMask = kFlagA - 1u, kMaxPasses = 4;
+constexpr unsigned kMaxPasses = 4;
 constexpr int kLookBackWindow = 8;  // predecessors' words a thread reads at once
 constexpr int kHistBlocksPerSm = 8;
 using tile::kBlock;
@@ -106,28 +109,6 @@ struct TileTemp {
   typename tile::DigitScan::TempStorage scan;
 };
 
-// Thread d of tile `tile` (> 0): how many elements of digit d the tiles before it hold. Reads the
-// predecessors' words of digit d kLookBackWindow at a time (nearest first), adding counts (A) up to the
-// nearest inclusive prefix (P); waits, backing off, only on a word it needs that is not yet published.
-__device__ __forceinline__ unsigned look_back_digit(const unsigned* status_d, unsigned tile) {
-  unsigned excl = 0;
-  for (long long j = (long long)tile - 1;; j -= kLookBackWindow) {
-    unsigned w[kLookBackWindow];
-#pragma unroll
-    for (int m = 0; m < kLookBackWindow; ++m)
-      w[m] = j - m >= 0 ? *reinterpret_cast<const volatile unsigned*>(status_d + size_t(j - m) * kDigits) : kFlagP;
-#pragma unroll
-    for (int m = 0; m < kLookBackWindow; ++m) {
-      for (unsigned delay = 32; !(w[m] & (kFlagA | kFlagP)); delay = delay < 512 ? 2 * delay : delay) {
-        __nanosleep(delay);
-        w[m] = *reinterpret_cast<const volatile unsigned*>(status_d + size_t(j - m) * kDigits);
-      }
-      excl += w[m] & kValueMask;
-      if (w[m] & kFlagP) return excl;
-    }
-  }
-}
-
 __global__ void __launch_bounds__(kBlock, tile::kMinBlocksPerSm)
     onesweep_pass(const uint32_t* __restrict__ keys_in, const uint32_t* __restrict__ values_in,
                   uint32_t* __restrict__ keys_out, uint32_t* __restrict__ values_out, size_t n, int shift,
@@ -161,8 +142,9 @@ __global__ void __launch_bounds__(kBlock, tile::kMinBlocksPerSm)
     t.warp_offset[w][d] = count;
     count += c;
   }
+  const lookback::Word32 codec;
   unsigned* word = status + size_t(id) * kDigits + d;
-  *reinterpret_cast<volatile unsigned*>(word) = (id == 0 ? kFlagP : kFlagA) | count;
+  lookback::publish(word, id == 0 ? lookback::kInclusive : lookback::kAggregate, count, codec);
   unsigned digit_start[1] = {count}, all;
   tile::DigitScan(t.scan).ExclusiveSum(digit_start, all);  // barriers inside
 #pragma unroll
@@ -186,13 +168,16 @@ __global__ void __launch_bounds__(kBlock, tile::kMinBlocksPerSm)
     const int leader = peers ? 31 - __clz(peers) : lane;
     unsigned before = 0;
     if (ok && lane == leader) before = atomicAdd(&offset[dk], __popc(peers));
-    before = __shfl_sync(kLanesAll, before, leader);
+    before = warp::broadcast(before, leader);
     ranks[k] = before + __popc(peers & lanes_below);
   }
   unsigned prior = 0;
   if (id > 0) {
-    prior = look_back_digit(status + d, id);
-    *reinterpret_cast<volatile unsigned*>(word) = kFlagP | (prior + count);
+    // Thread d: how many elements of digit d the tiles before this one hold, from the predecessors' words
+    // of digit d (a chain kDigits words apart), kLookBackWindow at a time.
+    prior = lookback::look_back_chain<kLookBackWindow, lookback::SpinOnWord>(
+        status + d, kDigits, (long long)id, kLookBackWindow, kLookBackWindow, codec);
+    lookback::publish_inclusive(word, prior + count, codec);
   }
   t.base[d] = start[d] + prior - digit_start[0];  // wraps around below zero, exact modulo 2^32
   __syncthreads();  // every warp's ranking done: the counters' memory becomes the exchange

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 
+#include "gpu/common/warp.cuh"
 #include "gpu/scan/block_scan.cuh"
 #include "gpu/sort/sort_common.cuh"
 
@@ -76,7 +77,7 @@ __device__ __forceinline__ unsigned rank(TempStorage& t, const uint32_t (&keys)[
       const unsigned peers = __match_any_sync(active, d);
       const int leader = __ffs(peers) - 1;
       unsigned before = lane == leader ? count[d] : 0u;
-      before = __shfl_sync(active, before, leader);
+      before = warp::broadcast(before, leader, active);
       ranks[k] = before + __popc(peers & below);
       if (lane == leader) count[d] = before + __popc(peers);
     }
