@@ -1,5 +1,5 @@
 // satlab depth refine: a rough, noisy or low-resolution depth map -> depth at the image's size along its
-// edges, by one of the refiners of core/refine.hpp (app/depth_refine.hpp; default: the best one) or the
+// edges, by one of the refiners of core/refine.hpp (app/ops/depth_refine.hpp; default: the best one) or the
 // guided filter with chosen parameters, the image as the guide, the depth normalised to [0,1], written as a
 // 16-bit PNG. The `depth` group takes further leaves (depth stereo) through command_group().
 #include <algorithm>
@@ -8,8 +8,8 @@
 #include <string>
 
 #include "app/cli/commands.hpp"
-#include "app/depth_refine.hpp"
 #include "app/io/image_io.hpp"
+#include "app/ops/depth_refine.hpp"
 #include "core/error.hpp"
 #include "core/reference.hpp"
 #include "core/refine.hpp"

@@ -1,6 +1,6 @@
 // satlab depth stereo LEFT RIGHT --out D.png: the left image's disparity from a rectified pair
 // (core/stereo.hpp; on the GPU where there is one), written as a KITTI 16-bit PNG (pixels x 256, 0 where
-// no match survived), refined by default (app/depth_refine.hpp: the checks' rejections as the confidence).
+// no match survived), refined by default (app/ops/depth_refine.hpp: the checks' rejections as the confidence).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -8,9 +8,9 @@
 #include <string>
 
 #include "app/cli/commands.hpp"
-#include "app/depth_refine.hpp"
 #include "app/io/image_io.hpp"
-#include "app/stereo.hpp"
+#include "app/ops/depth_refine.hpp"
+#include "app/ops/stereo_matching.hpp"
 #include "core/refine.hpp"
 
 namespace satlab::cli {

@@ -30,11 +30,11 @@
 #include <string>
 #include <vector>
 
-#include "app/backend.hpp"
 #include "app/cli/commands.hpp"
 #include "app/io/ground_truth.hpp"
 #include "app/io/image_io.hpp"
 #include "app/io/output_names.hpp"
+#include "app/ops/backend_choice.hpp"
 #include "core/depth_sources.hpp"
 #include "core/dof_modes.hpp"
 #include "core/error.hpp"

@@ -3,7 +3,7 @@
 // image takes the depth map --depth names (one image only), else NAME.depth.png / NAME_depth.png beside
 // it, else the depth embedded in the image (GDepth, Dynamic Depth, HEIC: app/io/embedded_depth.hpp), else a
 // synthetic depth map (--synthetic-depth), brought to the image's size by a depth refiner (--refine;
-// app/depth_refine.hpp). Parameters come from the defaults, then --preset, then the options given on the
+// app/ops/depth_refine.hpp). Parameters come from the defaults, then --preset, then the options given on the
 // command line.
 #include <unistd.h>
 
@@ -14,14 +14,14 @@
 #include <string>
 #include <vector>
 
-#include "app/backend.hpp"
 #include "app/cli/commands.hpp"
-#include "app/depth_refine.hpp"
 #include "app/io/assets.hpp"
 #include "app/io/embedded_depth.hpp"
 #include "app/io/image_io.hpp"
 #include "app/io/output_names.hpp"
 #include "app/io/preset.hpp"
+#include "app/ops/backend_choice.hpp"
+#include "app/ops/depth_refine.hpp"
 #include "core/dof_modes.hpp"
 #include "core/error.hpp"
 #include "core/refine.hpp"
@@ -35,7 +35,7 @@ struct RenderOptions {
   std::string depth, out, out_dir, filter = "dof", backend = "auto", preset, synthetic = "gradient";
   std::string aperture_shape = "disc";
   std::string highlights = "off";
-  std::string refine = "auto";  // the depth refiner: auto | none | NAME (app/depth_refine.hpp)
+  std::string refine = "auto";  // the depth refiner: auto | none | NAME (app/ops/depth_refine.hpp)
   Params params;
   std::set<std::string> given;  // the parameter options named on the command line (they beat --preset)
   Algorithms algorithms;        // SAT builder and reduction by name; empty: the backend's defaults

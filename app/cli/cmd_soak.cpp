@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "app/backend.hpp"
 #include "app/cli/commands.hpp"
 #include "app/io/assets.hpp"
 #include "app/io/image_io.hpp"
+#include "app/ops/backend_choice.hpp"
 #include "core/error.hpp"
 #include "gpu/device.hpp"
 

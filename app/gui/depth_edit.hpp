@@ -22,7 +22,7 @@ struct DepthEditState {
 
   // Refinement of the raw (or painted) depth to the image's size along its edges, the image as the guide:
   // "auto" (the best refiner wherever the depth is not exact: smaller than the image, embedded, stereo,
-  // painted), "none" (bilinear) or a refiner's name (app/depth_refine.hpp).
+  // painted), "none" (bilinear) or a refiner's name (app/ops/depth_refine.hpp).
   std::string refine = "auto";
   std::string resolved;     // what `refine` resolves to for the depth in use (set by the session)
   GuidedParams guided;      // the guided refiner's parameters

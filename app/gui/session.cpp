@@ -4,12 +4,12 @@
 #include <chrono>
 #include <cstdio>
 
-#include "app/backend.hpp"
 #include "app/gui/view_images.hpp"
 #include "app/io/assets.hpp"
 #include "app/io/embedded_depth.hpp"
 #include "app/io/image_io.hpp"
 #include "app/io/output_names.hpp"
+#include "app/ops/backend_choice.hpp"
 #include "core/error.hpp"
 #include "core/quality.hpp"
 

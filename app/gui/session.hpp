@@ -50,7 +50,7 @@ class Session {
   void set_depth(AppState& s, ImageF raw, DepthSource source, const std::string& detail,
                  ImageF confidence = ImageF());
   // Depth from a rectified pair: the open image is the left view, `right_path` the right one; the
-  // disparity (app/stereo.hpp) becomes the raw depth with Params::disparity on. Throws satlab::Error.
+  // disparity (app/ops/stereo_matching.hpp) becomes the raw depth with Params::disparity on. Throws satlab::Error.
   void open_stereo(AppState& s, const std::string& right_path);
   // The depth in the edit domain [0,1]: what the pipeline was given while strokes or refinement apply,
   // else the raw depth normalised; and the depth before refinement (the raw-depth view: the raw depth

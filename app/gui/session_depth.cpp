@@ -1,14 +1,14 @@
 // The session's depth edit (depth_edit.hpp): the raw depth, or strokes painted over it (CPU rasterisation,
-// core/depth_brush), refined to the image's size by the refiner chosen (app/depth_refine.hpp: auto is the
+// core/depth_brush), refined to the image's size by the refiner chosen (app/ops/depth_refine.hpp: auto is the
 // best one wherever the depth is not exact; GPU where available, else CPU), given to the pipeline; saving
 // what the pipeline was given as a 16-bit PNG.
 #include <algorithm>
 #include <cstdio>
 #include <string>
 
-#include "app/depth_refine.hpp"
 #include "app/gui/session.hpp"
 #include "app/io/image_io.hpp"
+#include "app/ops/depth_refine.hpp"
 #include "core/error.hpp"
 #include "core/reference.hpp"
 #include "core/refine.hpp"

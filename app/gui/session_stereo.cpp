@@ -1,12 +1,12 @@
 // The session's stereo depth source (`satlab IMAGE --right RIGHT`): the disparity of the open image as the
-// left view, matched on the GPU where there is one (app/stereo.hpp), given to the pipeline as disparity,
+// left view, matched on the GPU where there is one (app/ops/stereo_matching.hpp), given to the pipeline as disparity,
 // refined as the depth section says (the matcher's checks as the refiner's confidence).
 #include <algorithm>
 #include <string>
 
 #include "app/gui/session.hpp"
 #include "app/io/image_io.hpp"
-#include "app/stereo.hpp"
+#include "app/ops/stereo_matching.hpp"
 #include "core/error.hpp"
 
 namespace satlab::gui {

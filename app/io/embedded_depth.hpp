@@ -59,7 +59,7 @@ namespace satlab::io {
 
 // The hook of the app and `satlab render` for an image opened without a depth map file: the depth
 // embedded in `image_path` at its own size (a phone's is a fraction of the photo's: the caller refines it
-// to the image's, app/depth_refine.hpp), and `p` with the file's near/far/disparity fitted
+// to the image's, app/ops/depth_refine.hpp), and `p` with the file's near/far/disparity fitted
 // (fit_embedded_range). Never throws: a file without depth gives used == false and an empty summary; a
 // broken one gives used == false and a summary saying why ("embedded depth not used: ...").
 struct DepthForImage {

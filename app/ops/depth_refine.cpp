@@ -1,5 +1,4 @@
-// app/depth_refine.hpp (built with the CLI sources; the GUI links them too).
-#include "app/depth_refine.hpp"
+#include "app/ops/depth_refine.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -7,20 +6,13 @@
 #include <cstdio>
 #include <limits>
 
+#include "app/ops/backend_choice.hpp"
 #include "core/error.hpp"
 #include "gpu/depth/guided_filter.hpp"
-#include "gpu/device.hpp"
 #include "gpu/refine/refine.hpp"
 
 namespace satlab {
 namespace {
-
-void check_backend(const std::string& backend) {
-  if (backend != "auto" && backend != "cpu" && backend != "gpu")
-    throw Error("unknown backend '" + backend + "' (expected auto, cpu or gpu)");
-  if (backend == "gpu" && !gpu::probe().available)
-    throw Error("the GPU backend is not available: " + gpu::probe().reason);
-}
 
 // The guide: the image's RGB as floats in [0,1] (sRGB values as stored), 3 channels.
 ImageF guide_from_rgba8(const ImageRGBA8& image) {
@@ -72,7 +64,7 @@ std::string resolved_refiner(const std::string& choice, DepthOrigin origin, cons
 RefinedDepth refine_for_image(const ImageRGBA8& image, const ImageF& depth, const ImageF* confidence,
                               const std::string& choice, DepthOrigin origin, const std::string& backend,
                               const GuidedParams* guided) {
-  check_backend(backend);
+  const BackendChoice where = choose_backend(backend);
   if (image.empty() || depth.empty()) throw Error("refine: no image or no depth");
   RefinedDepth r;
   r.refiner = resolved_refiner(choice, origin, image, depth);
@@ -81,7 +73,7 @@ RefinedDepth refine_for_image(const ImageRGBA8& image, const ImageF& depth, cons
     return r;
   }
   const auto t0 = std::chrono::steady_clock::now();
-  const bool gpu_ok = backend != "cpu" && gpu::probe().available;
+  const bool gpu_ok = where.gpu;
   const RefineInput in{&image, &depth, confidence};
   if (r.refiner == "guided" && guided) {  // parameters of its own: the guided filter itself
     r.depth = guided_refine(image, depth, *guided, gpu_ok);
@@ -92,7 +84,7 @@ RefinedDepth refine_for_image(const ImageRGBA8& image, const ImageF& depth, cons
   } else {
     r.depth = refine_cpu(r.refiner, in);
     r.backend = "cpu";
-    if (backend == "auto" && !gpu_ok && r.refiner != "none") r.note = gpu::probe().reason;
+    if (r.refiner != "none") r.note = where.why_cpu;
   }
   r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return r;

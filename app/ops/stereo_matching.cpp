@@ -1,25 +1,21 @@
-#include "app/stereo.hpp"
+#include "app/ops/stereo_matching.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "app/depth_refine.hpp"
 #include "app/io/image_io.hpp"
+#include "app/ops/backend_choice.hpp"
+#include "app/ops/depth_refine.hpp"
 #include "core/error.hpp"
 #include "gpu/depth/stereo.hpp"
-#include "gpu/device.hpp"
 
 namespace satlab {
 
 StereoResult match_stereo(const ImageRGBA8& left, const ImageRGBA8& right, const StereoParams& p,
                           const std::string& backend, const std::string& sat_builder, std::string* note) {
-  if (backend == "cpu") return stereo_match(left, right, p);
-  if (backend != "gpu" && backend != "auto")
-    throw Error("unknown backend '" + backend + "' (expected auto, cpu or gpu)");
-  const auto& dev = gpu::probe();
-  if (dev.available) return gpu::stereo_match(left, right, p, sat_builder);
-  if (backend == "gpu") throw Error("GPU backend unavailable: " + dev.reason);
-  if (note) *note = "stereo on the CPU: " + dev.reason;
+  const BackendChoice c = choose_backend(backend);
+  if (c.gpu) return gpu::stereo_match(left, right, p, sat_builder);
+  if (note && !c.why_cpu.empty()) *note = "stereo on the CPU: " + c.why_cpu;
   return stereo_match(left, right, p);
 }
 

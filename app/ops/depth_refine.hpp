@@ -27,7 +27,7 @@ std::string resolved_refiner(const std::string& choice, DepthOrigin origin, cons
 
 // `depth`: any size (1 channel; NaN: no sample), `confidence`: nullptr or the depth's size, in [0,1].
 // Runs the refiner `choice` resolves to and returns depth at the image's size. `backend`: "auto", "cpu"
-// or "gpu" (throws satlab::Error when the GPU cannot be had). `guided`: parameters of the guided filter
+// or "gpu" (app/ops/backend_choice.hpp: throws satlab::Error when the GPU cannot be had). `guided`: parameters of the guided filter
 // where it runs (nullptr: its defaults, core's `guided`).
 RefinedDepth refine_for_image(const ImageRGBA8& image, const ImageF& depth, const ImageF* confidence,
                               const std::string& choice, DepthOrigin origin,

@@ -3,13 +3,14 @@
 #pragma once
 #include <string>
 
-#include "app/depth_refine.hpp"
+#include "app/ops/depth_refine.hpp"
 #include "core/guided_filter.hpp"
 #include "core/stereo.hpp"
 
 namespace satlab {
 
-// `backend`: "auto", "cpu" or "gpu" (throws satlab::Error for an unknown name, or "gpu" without a device).
+// `backend`: "auto", "cpu" or "gpu" (app/ops/backend_choice.hpp: throws satlab::Error for an unknown name,
+// or "gpu" without a device).
 // With "auto", `note` says why the CPU ran when it did. `sat_builder`: a registry name for the GPU ("" =
 // its default).
 StereoResult match_stereo(const ImageRGBA8& left, const ImageRGBA8& right, const StereoParams& p,
@@ -19,7 +20,7 @@ StereoResult match_stereo(const ImageRGBA8& left, const ImageRGBA8& right, const
 // The matcher's checks as a refiner's confidence: 1 where raw holds a disparity, 0 where it was rejected.
 ImageF stereo_confidence(const StereoResult& r);
 
-// The disparity refined by `choice` (app/depth_refine.hpp's refine_for_image, origin Stereo), the left image
+// The disparity refined by `choice` (app/ops/depth_refine.hpp's refine_for_image, origin Stereo), the left image
 // as the guide and stereo_confidence as the confidence: pixels at kNoDisparity go in as no sample and stay
 // kNoDisparity. `guided`: the guided filter's parameters where it runs (nullptr: its defaults).
 RefinedDepth refine_disparity(const ImageRGBA8& left, const StereoResult& r, const std::string& choice,
