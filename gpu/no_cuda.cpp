@@ -50,6 +50,7 @@ std::vector<VerifyLine> verify_variants(uint64_t, const std::function<void(const
   throw Error("verify needs a CUDA device: satlab was built without CUDA");
 }
 Bandwidth measure_bandwidth(size_t, int) { throw Error("built without CUDA"); }
+void force_first_poll_ns(long) {}
 
 struct SatComparer::Impl {};
 SatComparer::SatComparer() { throw Error(probe().reason); }  // nothing else can be reached

@@ -324,9 +324,9 @@ PY
   # (several tiles of every shape); the compaction's first-poll pause forced on so its sleeps are covered.
   local own="${SAN_FILTER:-$filter-*cub_*}"
   step "compute-sanitizer memcheck, n <= 20000"
-  SATLAB_SCAN_FIRST_POLL_NS=500 sanitizer memcheck 20000 "${SAN_MEMCHECK_S:-60}" sanitizer-memcheck.log "$own"
+  SATLAB_TEST_FIRST_POLL_NS=500 sanitizer memcheck 20000 "${SAN_MEMCHECK_S:-60}" sanitizer-memcheck.log "$own"
   step "compute-sanitizer racecheck, n <= 9000"
-  SATLAB_SCAN_FIRST_POLL_NS=500 sanitizer racecheck 9000 "${SAN_RACECHECK_S:-90}" sanitizer-racecheck.log "$own"
+  SATLAB_TEST_FIRST_POLL_NS=500 sanitizer racecheck 9000 "${SAN_RACECHECK_S:-90}" sanitizer-racecheck.log "$own"
   if [ "${SATLAB_NCU:-1}" = 0 ] || [ ! -x "$NCU" ]; then
     step "ncu: not run ($NCU missing or SATLAB_NCU=0)"
     return

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -26,6 +27,7 @@ struct Options {
   std::vector<std::string> families = {"reduce", "scan"};
   std::vector<std::string> dtypes = {"i32"};
   std::vector<std::string> only;
+  std::vector<long> first_poll_ns;  // --first-poll-ns: a sweep of the look-back's first-poll pause
   int runs = 20, warmup = 5;
 };
 
@@ -70,7 +72,14 @@ int run_bench(const Options& o) {
                       {"bytes", (base[0] == 'c' ? 2.0 : 1.0) * double(n) * 4}, {"gbps", g},
                       {"fraction_of_copy", g / bw.copy_gbps}, {"correct", nullptr}});  // nothing to check
     }
-    for (const std::string& fam : o.families) {
+    // One pass with each variant's tuned first-poll pause, or one per --first-poll-ns value (rows
+    // VARIANT@pollNS: the pause forced at every size, gpu::force_first_poll_ns).
+    std::vector<std::pair<long, std::string>> passes;  // (pause, family)
+    for (const long poll : o.first_poll_ns.empty() ? std::vector<long>{-1} : o.first_poll_ns)
+      for (const std::string& fam : o.families) passes.emplace_back(poll, fam);
+    for (const auto& [poll, fam] : passes) {
+      gpu::force_first_poll_ns(poll);
+      const std::string suffix = poll >= 0 ? "@poll" + std::to_string(poll) : "";
       // Compactions take int32 and sorts uint32 keys whatever --dtypes says.
       const std::vector<std::string> dtypes = fam == "compact" ? std::vector<std::string>{"i32"}
                                               : fam == "sort"  ? std::vector<std::string>{"u32"}
@@ -97,10 +106,11 @@ int run_bench(const Options& o) {
                     "correct");
         double first = 0, prev = 0;
         gpu::bench_primitives(b, [&](const gpu::PrimitiveResult& r) {
-          nlohmann::json j = {{"family", r.family}, {"variant", r.variant}, {"dtype", r.dtype}, {"n", r.n},
+          const std::string variant = r.variant + suffix;
+          nlohmann::json j = {{"family", r.family}, {"variant", variant}, {"dtype", r.dtype}, {"n", r.n},
                               {"bytes", r.bytes}, {"correct", r.correct}};
           if (r.median_ms <= 0) {
-            std::printf("  %-18s %10s  (%s)\n", r.variant.c_str(), "-", r.note.c_str());
+            std::printf("  %-18s %10s  (%s)\n", variant.c_str(), "-", r.note.c_str());
             j["median_ms"] = nullptr, j["gbps"] = nullptr, j["fraction_of_copy"] = nullptr, j["note"] = r.note;
             j["correct"] = nullptr;  // refused: not run, so neither right nor wrong
             rows.push_back(j);
@@ -109,7 +119,7 @@ int run_bench(const Options& o) {
           if (first == 0) first = r.median_ms;
           const double step = prev > 0 ? prev / r.median_ms : 1.0, cumul = first / r.median_ms;
           prev = r.median_ms;
-          std::printf("  %-18s %10.4f %9.1f %7.3f %6.2fx %6.2fx  %s\n", r.variant.c_str(), r.median_ms, r.gbps,
+          std::printf("  %-18s %10.4f %9.1f %7.3f %6.2fx %6.2fx  %s\n", variant.c_str(), r.median_ms, r.gbps,
                       r.gbps / bw.copy_gbps, step, cumul, r.correct ? "yes" : ("NO: " + r.note).c_str());
           std::fflush(stdout);
           j["median_ms"] = r.median_ms, j["gbps"] = r.gbps, j["fraction_of_copy"] = r.gbps / bw.copy_gbps;
@@ -120,6 +130,7 @@ int run_bench(const Options& o) {
       }
     }
   }
+  gpu::force_first_poll_ns(-1);
   bool all_correct = true;
   for (const auto& r : rows)  // null: a baseline or a refused variant, which nothing checked
     all_correct = all_correct && (r["correct"].is_null() || r["correct"].get<bool>());
@@ -155,6 +166,11 @@ void add_bench_primitives_command(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"reduce", "scan", "compact", "sort"}));
   sub->add_option("--dtypes", o->dtypes, "Element types: i32, u32, f32 (default i32)");
   sub->add_option("--only", o->only, "Only these variant names");
+  sub->add_option("--first-poll-ns", o->first_poll_ns,
+                  "Sweep: the look-back scans' and compaction's pause before their first look-back read forced "
+                  "to each of these nanoseconds at every size (rows VARIANT@pollNS; default: each variant's "
+                  "tuned pause)")
+      ->check(CLI::Range(0L, 100000L));
   sub->add_option("--runs", o->runs, "Timed runs per measurement (>= 20)");
   sub->add_option("--warmup", o->warmup, "Untimed warm-up runs")->check(CLI::NonNegativeNumber);
   sub->callback([o, &action] { action = [o] { return run_bench(*o); }; });

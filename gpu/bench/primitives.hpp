@@ -42,6 +42,13 @@ struct PrimitiveBenchOptions {
   std::vector<std::string> only;  // variant names; empty: all of the family
 };
 
+// The look-back scans' and the single-pass compaction's pause before their first look-back read
+// (gpu/scan/lookback.cuh), forced to `ns` nanoseconds at every size for the launches that follow (`satlab
+// bench primitives --first-poll-ns` sweeps; tests, to cover the pause at small sizes); -1 restores each
+// variant's tuned pause (a compile-time constant of the variant, taken where a launch has at least 4
+// rounds of tiles).
+void force_first_poll_ns(long ns);
+
 // Every variant of the family in registry order; `on_result` is called as each one finishes.
 std::vector<PrimitiveResult> bench_primitives(const PrimitiveBenchOptions& o,
                                               const std::function<void(const PrimitiveResult&)>& on_result = {});

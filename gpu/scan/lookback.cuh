@@ -39,13 +39,12 @@ __device__ __forceinline__ void publish(unsigned long long* status, unsigned lon
 // lookback_pipelined 0.71 C without, 0.81 C at 2600-3500 ns, 0.73 C at 4500 ns and beyond;
 // lookback_speculative 0.72 -> 0.76 C at 1800-2600 ns; at 2^22 (one or two rounds of tiles) any pause
 // costs. So: `tuned` when the launch has at least 4 rounds of tiles (tiles >= 4x the blocks resident at
-// once), else 0. SATLAB_SCAN_FIRST_POLL_NS, when set, overrides it at every size (for sweeps and for
-// the sanitizers to cover the pause at small sizes). Host side.
+// once), else 0. gpu::force_first_poll_ns (gpu/bench/primitives.hpp) overrides it at every size, for
+// `satlab bench primitives --first-poll-ns` sweeps and for the sanitizer runs to cover the pause at small
+// sizes. Host side.
+long& forced_first_poll_ns();  // -1: not forced (gpu/scan/first_poll.cpp)
 inline unsigned first_poll_ns(size_t tiles, size_t resident_blocks, unsigned tuned) {
-  static const long forced = [] {
-    const char* e = std::getenv("SATLAB_SCAN_FIRST_POLL_NS");
-    return e && *e ? long(std::strtoul(e, nullptr, 10)) : -1L;
-  }();
+  const long forced = forced_first_poll_ns();
   if (forced >= 0) return unsigned(forced);
   return tiles >= 4 * resident_blocks ? tuned : 0;
 }

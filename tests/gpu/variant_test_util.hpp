@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/image.hpp"
+#include "gpu/bench/primitives.hpp"
 #include "gpu/device.hpp"
 
 namespace satlab::test {
@@ -19,6 +20,16 @@ inline size_t test_max_n() {
   const char* e = std::getenv("SATLAB_TEST_MAX_N");
   return e && *e ? std::strtoull(e, nullptr, 10) : ~size_t(0);
 }
+
+// SATLAB_TEST_FIRST_POLL_NS=NS forces the look-back scans' and the compaction's first-poll pause to NS at
+// every size (gpu::force_first_poll_ns), so that the sanitizer runs (tools/device.sh primitives), which
+// take small sizes only, cover the pause too. Applied once, before any test runs.
+inline const bool kFirstPollForced = [] {
+  const char* e = std::getenv("SATLAB_TEST_FIRST_POLL_NS");
+  if (!e || !*e) return false;
+  gpu::force_first_poll_ns(long(std::strtoul(e, nullptr, 10)));
+  return true;
+}();
 
 inline std::vector<size_t> variant_test_sizes() {
   const size_t all[] = {0, 1, 31, 32, 33, 1023, 1024, 1025, (size_t(1) << 20) + 7, size_t(1) << 26};
