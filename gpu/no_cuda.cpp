@@ -38,6 +38,10 @@ SatTiming time_blur(int, int, const std::string&, bool, int, int, int) { throw E
 double copy_bandwidth_gbs(size_t, int) { throw Error("built without CUDA"); }
 void set_lookback_epochs_left_for_testing(unsigned) {}
 void set_bench_timing(BenchTiming) {}
+void set_sat_trace_file(const std::string& path) {
+  if (!path.empty()) throw Error("built without CUDA");
+}
+std::vector<Variant> sat_policy_variants() { return {}; }
 
 void run_reduce(const Variant&, const void*, size_t, DType, ReduceOp, void*) { throw Error("built without CUDA"); }
 void run_scan(const Variant&, const void*, size_t, DType, bool, void*) { throw Error("built without CUDA"); }
@@ -66,7 +70,7 @@ std::vector<PrimitiveResult> bench_primitives(const PrimitiveBenchOptions&,
   throw Error("bench needs a CUDA device: satlab was built without CUDA");
 }
 
-const Variant& guided_sat_builder(const std::string&) { throw Error("built without CUDA"); }
+const Variant* guided_sat_builder(const std::string&) { throw Error("built without CUDA"); }
 void guided_filter(const GuidedDeviceArgs&) { throw Error("built without CUDA"); }
 GuidedResult guided_filter_gpu(const ImageF&, const ImageF&, const GuidedParams&, const std::string&) {
   throw Error("built without CUDA");

@@ -33,9 +33,9 @@
 #                 own hazards not counted), then `bench sat`: every size (bench), three (quick) or none
 #   sat variant NAME         the same tests, the sanitizers on builder NAME alone, `render --sat-builder NAME`
 #                 against the CPU backend, NAME's bench rows beside sat_tiled, CUB and NPP
-#   sat-ab "VARIANT..." "SIZE..." SETTING...   `bench sat --phases` once per SETTING (environment
-#                 assignments or "default"), each in its own process, the order repeated reversed so that
-#                 drift shows; BENCH_ARGS adds options
+#   sat-ab "VARIANT..." "SIZE..." SETTING...   `bench sat --phases` once per SETTING (bench policies
+#                 BUILDER@POLICY benched beside VARIANT, e.g. "sat_tiled@rows8", or "default": none), each
+#                 in its own process, the order repeated reversed so that drift shows; BENCH_ARGS adds options
 #   ncu KERNEL_REGEX [bench sat options...]    Nsight Compute on one launch of the kernels matching the
 #                 demangled name inside `satlab bench sat`, with the stall summary
 #   guided        the guided filter: GPU tests (4K worst difference printed), sanitizers, `depth refine` GPU
@@ -394,17 +394,17 @@ part_sat_ab() {
   [ $# -ge 2 ] || { echo "sat-ab: \"VARIANT...\" \"SIZE...\" SETTING... (tools/device.sh help)" >&2; exit 2; }
   local variants=$1 sizelist=$2
   shift 2
-  local settings=("$@") order=() i s pass=0 env_args
+  local settings=("$@") order=() i s pass=0 policies
   for ((i = 0; i < ${#settings[@]}; ++i)); do order+=("$i"); done
   for ((i = ${#settings[@]} - 1; i >= 0; --i)); do order+=("$i"); done
   for i in "${order[@]}"; do
     s=${settings[$i]}
     pass=$((pass + 1))
     step "[$pass] $s"
-    env_args=()
-    [ "$s" = default ] || read -r -a env_args <<<"$s"
+    policies=()
+    [ "$s" = default ] || read -r -a policies <<<"$s"
     # shellcheck disable=SC2086
-    env "${env_args[@]}" "$SATLAB" bench sat --no-blur --phases --variants $variants --sizes $sizelist ${BENCH_ARGS:-} \
+    "$SATLAB" bench sat --no-blur --phases --variants $variants "${policies[@]}" --sizes $sizelist ${BENCH_ARGS:-} \
       --json "$OUT/ab-$pass.json" >"$OUT/ab-$pass.log" 2>&1 || echo "bench failed: exit $?"
     grep -vE '^(device|variant|wrote)' "$OUT/ab-$pass.log"
   done

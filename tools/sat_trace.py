@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Summarise sat_lookback_2d's float-tile timeline (a -DSATLAB_SAT_TRACE=ON build, run as
-`SATLAB_SAT_TRACE=FILE satlab bench sat --variants sat_lookback_2d --sizes WxH --no-check`): per tile the
+`satlab bench sat --trace FILE --variants sat_lookback_2d --sizes WxH --no-check --no-blur`): per tile the
 time to load, to the first barrier, each look-back, the rebuild, its life; how many tiles are in each
 phase over the kernel; and the look-backs by tile column (the row chain's front). Needs numpy
 (/usr/bin/python3 on Debian).
@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-# Event slots written by the kernel (gpu/sat/sat_lookback_2d.cu, SAT_TRACE).
+# Event slots written by the kernel (gpu/sat/sat_lookback_2d_f32.cuh, SAT_TRACE).
 START, LOADED, B1, COL, CORNER, ROW, B3, END = 0, 1, 2, 3, 4, 5, 8, 9
 
 

@@ -179,7 +179,9 @@ void add_bench_depth_command(CLI::App& app, Action& action) {
   sub->add_option("--radii", o->radii, "Guided filter radii (default 8 32)")
       ->check(CLI::Range(0, kMaxGuidedRadius));
   sub->add_option("--eps", o->eps, "Guided filter eps")->check(CLI::PositiveNumber);
-  sub->add_option("--sat-builder", o->sat, "SAT builder by registry name (default sat_lookback_2d)");
+  sub->add_option("--sat-builder", o->sat,
+                  "SAT builder by registry name, run over the stored stack (default: sat_lookback_2d's tiles "
+                  "forming the stack as they load)");
   sub->add_option("--runs", o->runs, "Timed runs")->check(CLI::Range(1, 10000));
   sub->add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::Range(0, 10000));
   sub->add_flag("--cpu", o->cpu, "Also time the CPU references");

@@ -32,6 +32,8 @@ struct BenchSatOptions {
   int runs = 20, warmup = 5;
   int layers = Params{}.dof_layers;  // --layers: the occlusion-aware modes' depth layers
   bool no_blur = false, phases = false, no_check = false, pipeline_only = false, no_scenes = false;
+  bool policies = false;  // --policies: also every builder's bench policies (gpu::sat_policy_variants)
+  std::string trace;      // --trace: sat_lookback_2d's float-tile timeline (tuning builds)
   std::string timing = "queued";  // gpu::BenchTiming
 };
 
@@ -201,10 +203,19 @@ int write_json(const BenchSatOptions& o, const std::string& device, double c_gbs
 int run_bench_sat(const BenchSatOptions& o) {
   const auto& dev = gpu::probe();
   if (!dev.available) throw Error("bench sat needs a CUDA device: " + dev.reason);
+  // The registered builders, then their bench policies (BUILDER@POLICY) where asked for: --policies, or
+  // named in --variants.
+  const std::vector<Variant> policies = gpu::sat_policy_variants();
+  std::vector<const Variant*> builders;
   std::vector<std::string> sat_names;  // --variants: a name no builder has would give no row and exit 0
   for (const Variant& v : gpu::variants())
-    if (v.family == Family::Sat) sat_names.push_back(v.name);
+    if (v.family == Family::Sat) builders.push_back(&v), sat_names.push_back(v.name);
+  for (const Variant& v : policies) {
+    sat_names.push_back(v.name);
+    if (o.policies || std::find(o.only.begin(), o.only.end(), v.name) != o.only.end()) builders.push_back(&v);
+  }
   for (const std::string& name : o.only) check_choice("SAT variant", name, sat_names);
+  gpu::set_sat_trace_file(o.trace);
   gpu::set_bench_timing(o.timing == "queued" ? gpu::BenchTiming::Queued : gpu::BenchTiming::Synced);
   const double c_gbs = gpu::copy_bandwidth_gbs(size_t(1) << 30, o.runs);
   std::printf("device %s, copy bandwidth C = %.0f GB/s (1 GiB device-to-device, read + write), %s timing\n",
@@ -228,9 +239,12 @@ int run_bench_sat(const BenchSatOptions& o) {
     for (DType t : {DType::U8, DType::RGBA8, DType::RGBA16, DType::F32}) {
       const int ch = t == DType::RGBA8 || t == DType::RGBA16 ? 4 : 1;
       if (n * ch * 5 > dev.total_memory * 3 / 4) continue;
-      for (const Variant& v : gpu::variants()) {
-        if (v.family != Family::Sat) continue;
-        if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), v.name) == o.only.end()) continue;
+      for (const Variant* vp : builders) {
+        const Variant& v = *vp;
+        const std::string base = v.name.substr(0, v.name.find('@'));  // a policy's builder
+        if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), v.name) == o.only.end() &&
+            !(o.policies && std::find(o.only.begin(), o.only.end(), base) != o.only.end()))
+          continue;
         const std::string why = v.refuses ? v.refuses(n, t) : "";
         if (!why.empty()) continue;
         const gpu::SatTiming tm = gpu::time_sat(v, t, ch, w, h, o.warmup, o.runs, o.phases, !o.no_check);
@@ -342,7 +356,13 @@ void add_bench_sat_command(CLI::App& app, Action& action) {
   sub->add_option("--layers", o->layers, "Depth layers of the occlusion-aware DoF modes' pipeline rows")
       ->check(CLI::Range(2, 8));
   sub->add_flag("--phases", o->phases, "Also time each phase of every SAT builder (rows named VARIANT / PHASE)");
-  sub->add_option("--variants", o->only, "Only these SAT variants");
+  sub->add_option("--variants", o->only, "Only these SAT variants (registered builders or BUILDER@POLICY)");
+  sub->add_flag("--policies", o->policies,
+                "Also the builders' bench policies, BUILDER@POLICY rows (the tuning sweeps: rows per thread, "
+                "bands, blocks per SM, staged stores); with --variants, those of the builders named");
+  sub->add_option("--trace", o->trace,
+                  "Write sat_lookback_2d's float-tile timeline to this file (tools/sat_trace.py; builds configured "
+                  "with -DSATLAB_SAT_TRACE=ON)");
   sub->add_flag("--no-check", o->no_check,
                 "Skip the check of each builder's output against core's reference (one poisoned run per row)");
   sub->add_option("--runs", o->runs, "Timed runs per row (median)")->check(CLI::Range(20, 100000));

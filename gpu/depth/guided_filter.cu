@@ -1,9 +1,10 @@
 // Guided filter on the GPU (He, Sun and Tang 2010; reference core/guided_filter.cpp), five stages:
 //   stack         centred guide and p, their products (colour: 13 floats in groups of 4+4+4+1; gray: 4),
-//                 from the offsets (the mean of every 8th row); under sat_lookback_2d the groups are
-//                 formed in its tiles' loads (sat_lookback_2d_stack) and never stored, so this stage is
-//                 the offsets alone
-//   sat stack     the registered builder's float SAT of each group (F32, 4 or 1 channels)
+//                 from the offsets (the mean of every 8th row); by default the groups are formed in
+//                 the loads of sat_lookback_2d's float tiles (guided_stack_sat.cu) and never stored, so
+//                 this stage is the offsets alone
+//   sat stack     the float SAT of each group (F32, 4 or 1 channels): by default sat_lookback_2d's
+//                 tiles with the stack load policy; with GuidedDeviceArgs::sat, that builder
 //   coefficients  per pixel the window means (4 taps, float64 differences times the reciprocal of the
 //                 clipped count), the 3x3 solve (Sigma + eps U) a = cov in float64 by the adjugate, b;
 //                 stored as float (4 or 2 channels)
@@ -222,18 +223,13 @@ __global__ void write_offsets(const double* __restrict__ acc, double count, int 
 
 }  // namespace
 
-const Variant& guided_sat_builder(const std::string& name) {
-  const std::string want = name.empty() ? "sat_lookback_2d" : name;
-  const Variant* first = nullptr;
-  for (const Variant& v : variants()) {
-    if (v.family != Family::Sat || std::find(v.dtypes.begin(), v.dtypes.end(), DType::F32) == v.dtypes.end())
-      continue;
-    if (v.name == want) return v;
-    if (!first) first = &v;
-  }
-  if (!name.empty()) throw Error("guided filter: no registered SAT builder named " + name + " takes float");
-  if (!first) throw Error("guided filter: no registered SAT builder takes float");
-  return *first;
+const Variant* guided_sat_builder(const std::string& name) {
+  if (name.empty()) return nullptr;
+  for (const Variant& v : variants())
+    if (v.family == Family::Sat && v.name == name &&
+        std::find(v.dtypes.begin(), v.dtypes.end(), DType::F32) != v.dtypes.end())
+      return &v;
+  throw Error("guided filter: no registered SAT builder named " + name + " takes float");
 }
 
 void guided_filter(const GuidedDeviceArgs& a) {
@@ -241,12 +237,11 @@ void guided_filter(const GuidedDeviceArgs& a) {
   const int w = a.width, h = a.height, gc = a.guide_channels;
   if (w <= 0 || h <= 0) throw Error("guided filter: empty image");
   if (gc != 1 && gc != 3 && gc != 4) throw Error("guided filter: guide must have 1, 3 or 4 channels");
-  const Variant& sat = a.sat ? *a.sat : guided_sat_builder();
   const size_t n = size_t(w) * size_t(h);
-  if (sat.refuses) {
-    const std::string why = sat.refuses(n, DType::F32);
+  if (a.sat && a.sat->refuses) {
+    const std::string why = a.sat->refuses(n, DType::F32);
     if (!why.empty())
-      throw Error("guided filter: " + sat.name + " refuses " + std::to_string(w) + "x" + std::to_string(h) +
+      throw Error("guided filter: " + a.sat->name + " refuses " + std::to_string(w) + "x" + std::to_string(h) +
                   ": " + why);
   }
   const int nc = (a.params.gray || gc == 1) ? 1 : 3;
@@ -261,8 +256,8 @@ void guided_filter(const GuidedDeviceArgs& a) {
   const size_t pad = (n + 63) / 64 * 64;
   const size_t group[4] = {0, 4 * pad, 8 * pad, 12 * pad};
   const size_t stack_floats = nc == 1 ? 4 * pad : 13 * pad, ab_floats = nc == 1 ? 2 : 4;
-  // sat_lookback_2d forms the stack in its tile loads (sat_lookback_2d_stack): never stored.
-  const bool fused = sat.name == "sat_lookback_2d";
+  // By default the stack is formed in the SAT's tile loads (stack_group_sat): never stored.
+  const bool fused = !a.sat;
   Scratch acc(4 * sizeof(double), st);
   Scratch stack(fused ? 0 : stack_floats * sizeof(float), st), stack_sat(stack_floats * sizeof(float), st);
   Scratch ab(n * ab_floats * sizeof(float), st), ab_sat(n * ab_floats * sizeof(float), st);
@@ -313,7 +308,10 @@ void guided_filter(const GuidedDeviceArgs& a) {
     s.channels = channels;
     s.dtype = DType::F32;
     s.stream = a.stream;
-    sat.sat(s);
+    if (a.sat)
+      a.sat->sat(s);
+    else
+      sat_lookback_2d(s);
   };
   auto build_group = [&](int k, int channels) {
     if (!fused) return build(sf + group[k], ss + group[k], channels);
@@ -328,7 +326,7 @@ void guided_filter(const GuidedDeviceArgs& a) {
     StackSource src{a.guide, gc, nc, a.p, acc.as<double>(), cnt, k};
     src.raw = raw && channels == 4;
     if (k == 0 && side) src.side = i22.as<float>();
-    sat_lookback_2d_stack(s, src);
+    stack_group_sat(s, src);
   };
   build_group(0, 4);
   if (side) build(i22.as<float>(), ss + group[3], 1);

@@ -13,9 +13,12 @@
 
 namespace satlab::gpu {
 
-// The registered SAT builder the filter uses: `name` ("" : sat_lookback_2d, else the first registered
-// builder that takes F32) or throws satlab::Error naming why it cannot.
-const Variant& guided_sat_builder(const std::string& name = "");
+// The filter's SAT builder by registry name: nullptr for "" (the filter's own: sat_lookback_2d's float
+// tiles forming the stack groups as they load, kGuidedOwnSat), else the registered builder of that name
+// that takes F32 (run over the stored stack), or throws satlab::Error.
+const Variant* guided_sat_builder(const std::string& name = "");
+// How results and bench rows name the filter's own SAT builder.
+constexpr const char* kGuidedOwnSat = "sat_lookback_2d (stack formed in its tile loads)";
 
 // Device level: guide (w*h*guide_channels floats, 1, 3 or 4 interleaved channels, [0,1]) and p (w*h)
 // in device memory -> q (w*h). Offsets: the mean of every 8th row of each used guide channel and of p
@@ -29,7 +32,7 @@ struct GuidedDeviceArgs {
   float* q = nullptr;
   int width = 0, height = 0;
   GuidedParams params;
-  const Variant* sat = nullptr;  // nullptr: guided_sat_builder()
+  const Variant* sat = nullptr;  // nullptr: the filter's own (guided_sat_builder(""))
   void* stream = nullptr;
   float* offsets_out = nullptr;
   std::function<void(const char* stage)> phase;

@@ -29,8 +29,8 @@ GuidedResult guided_filter_gpu(const ImageF& guide, const ImageF& p, const Guide
     throw Error("guided filter: the guide and p must be non-empty, of one size, p with 1 channel");
   const size_t n = p.pixels();
   GuidedResult r;
-  const Variant& v = guided_sat_builder(sat);
-  r.builder = v.name;
+  const Variant* v = guided_sat_builder(sat);
+  r.builder = v ? v->name : kGuidedOwnSat;
   Buffer dg(guide.data.size() * sizeof(float)), dp(n * sizeof(float)), dq(n * sizeof(float)),
       doff(4 * sizeof(float));
   SATLAB_CUDA(cudaMemcpy(dg.p, guide.data.data(), guide.data.size() * sizeof(float), cudaMemcpyHostToDevice),
@@ -45,7 +45,7 @@ GuidedResult guided_filter_gpu(const ImageF& guide, const ImageF& p, const Guide
   a.width = p.width;
   a.height = p.height;
   a.params = g;
-  a.sat = &v;
+  a.sat = v;
   a.offsets_out = doff.f();
   guided_filter(a);
   SATLAB_CUDA(cudaDeviceSynchronize(),
@@ -70,8 +70,8 @@ GuidedTiming time_guided(int w, int h, const GuidedParams& g, int warmup, int ru
   SATLAB_CUDA(cudaMemcpy(dg.p, host.data(), n * 3 * sizeof(float), cudaMemcpyHostToDevice), "guide");
   SATLAB_CUDA(cudaMemcpy(dp.p, host.data() + n * 3, n * sizeof(float), cudaMemcpyHostToDevice), "p");
   GuidedTiming t;
-  const Variant& v = guided_sat_builder(sat);
-  t.builder = v.name;
+  const Variant* v = guided_sat_builder(sat);
+  t.builder = v ? v->name : kGuidedOwnSat;
   GuidedDeviceArgs a;
   a.guide = dg.f();
   a.guide_channels = 3;
@@ -80,7 +80,7 @@ GuidedTiming time_guided(int w, int h, const GuidedParams& g, int warmup, int ru
   a.width = w;
   a.height = h;
   a.params = g;
-  a.sat = &v;
+  a.sat = v;
   for (int i = 0; i < warmup; ++i) guided_filter(a);
   SATLAB_CUDA(cudaDeviceSynchronize(), "guided warm-up");
   // Whole runs, issued back to back (the host runs ahead; each time is the GPU's span of one run).

@@ -1,12 +1,14 @@
 // The guided filter's stack values (gpu/depth/guided_filter.cu), shared by its stack kernel and by the
-// float tiles of sat_lookback_2d that form them in their tile load (gpu/sat/sat_lookback_2d.cu): centred
-// guide and p and their products, every operation an explicitly rounded intrinsic (no contraction), so
-// that both equal core's stack bit for bit. Stack groups (colour): 0 = I0 I1 I2 p, 1 = I0p I1p I2p I00,
+// load policy through which sat_lookback_2d's float tiles form them as they load
+// (gpu/depth/guided_stack_sat.cu): centred guide and p and their products, every operation an explicitly
+// rounded intrinsic (no contraction), so that both equal core's stack bit for bit. Stack groups (colour): 0 = I0 I1 I2 p, 1 = I0p I1p I2p I00,
 // 2 = I01 I02 I11 I12, 3 = I22; gray: 0 = I p Ip II.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstddef>
+
+#include "core/variant.hpp"
 
 namespace satlab::gpu::guided_detail {
 
@@ -45,7 +47,7 @@ __device__ __forceinline__ float4 stack4(const float (&I)[3], float pc, int grou
 }
 
 // A stack group as a float SAT builder's input, formed where the builder loads it (sat_lookback_2d's
-// float tiles): `group` 0..2 (4 channels) or 3 (colour only: 1 channel, I22).
+// float tiles, stack_group_sat): `group` 0..2 (4 channels) or 3 (colour only: 1 channel, I22).
 struct StackSource {
   const float* guide;
   int gc;  // guide channels (1, 3, 4)
@@ -55,8 +57,13 @@ struct StackSource {
   double count;       // over this many pixels
   int group;
   bool raw = false;  // 4-channel groups: guide and p copied to the tile as they are, then formed there
-                     // (gc 3, width a multiple of 4, 16-byte aligned; sat_lookback_2d_stack checks)
+                     // (gc 3, width a multiple of 4, 16-byte aligned; stack_group_sat checks)
   float* side = nullptr;  // group 0, raw: also writes I22 (colour) here, w * h floats (group 3's input)
 };
+
+// The float SAT of stack group s.group (a.channels 4, or 1 for group 3) by sat_lookback_2d's float tiles,
+// the group formed from the guide and p as each tile loads (gpu/depth/guided_stack_sat.cu); a.in is not
+// read. Host side; throws satlab::Error.
+void stack_group_sat(const SatArgs& a, const StackSource& s);
 
 }  // namespace satlab::gpu::guided_detail

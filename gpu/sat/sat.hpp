@@ -28,13 +28,14 @@ void sat_single_pass(const SatArgs& args);
 // 8-bit (1 or 4 channels) and float.
 Variant sat_lookback_2d_variant();
 void sat_lookback_2d(const SatArgs& args);
-// sat_lookback_2d's float tiles on a stack group of the guided filter, formed from the guide and p as
-// each tile loads (gpu/depth/guided_stack.cuh); args.in is not read (it must still be a device pointer:
-// p will do). The group's SAT equals sat_lookback_2d's of the stored group bit for bit.
-namespace guided_detail {
-struct StackSource;
-}
-void sat_lookback_2d_stack(const SatArgs& args, const guided_detail::StackSource& s);
+// Its float tiles take a load policy (gpu/sat/sat_lookback_2d_f32.cuh) for users that form the input as
+// the tiles load.
+
+// Each builder's tuning policies other than its default, as bench rows (sat_host.hpp, sat_policy_variants).
+std::vector<Variant> sat_tiled_policy_variants();
+std::vector<Variant> sat_rows_columns_policy_variants();
+std::vector<Variant> sat_single_pass_policy_variants();
+std::vector<Variant> sat_lookback_2d_policy_variants();
 
 // Minimum bytes of a SAT over n pixels: each input element read once, each output element written once.
 double sat_min_bytes(size_t n, DType t);

@@ -58,6 +58,16 @@ SatTiming time_sat(const Variant& v, DType dtype, int channels, int width, int h
 SatTiming time_blur(int width, int height, const std::string& coc, bool fractional, int radius, int warmup,
                     int runs);
 
+// The SAT builders instantiated with tuning policies other than their defaults (`satlab bench sat
+// --policies`, and the GPU tests, which check each like a registered builder): named BUILDER@POLICY,
+// family Sat, not in the registry (the UI and `satlab verify` list the defaults only).
+std::vector<Variant> sat_policy_variants();
+
+// `satlab bench sat --trace FILE`: sat_lookback_2d's float launches write their tiles' timeline to FILE
+// (tools/sat_trace.py reads it; each launch replaces the last one's); "" turns it off. Builds configured
+// with -DSATLAB_SAT_TRACE=ON only: elsewhere a non-empty FILE throws satlab::Error.
+void set_sat_trace_file(const std::string& path);
+
 // Tests: the single-pass builders' look-back words (gpu/sat/sat_lookback.cuh) of every stream that has
 // them continue with `left` epochs left before they are zeroed and the epochs restart.
 void set_lookback_epochs_left_for_testing(unsigned left);

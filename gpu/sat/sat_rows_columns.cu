@@ -243,23 +243,16 @@ void run_rows_columns(const SatArgs& a) {
 }
 
 // Rows per warp: the row pass has one block per 8 K rows, so short images take K = 1 to keep every SM
-// busy; tall ones K = 2 or 4 (fewer block sums, more loads in flight per lane).
-// SATLAB_SAT_RC_ROWS (1, 2 or 4) forces K, for tuning.
-int forced_rows() {
-  static const int k = [] {
-    const char* e = std::getenv("SATLAB_SAT_RC_ROWS");
-    return e ? std::atoi(e) : 0;
-  }();
-  return k;
-}
-
-template <typename In, int CH, bool VEC>
+// busy; tall ones K = 2 or 4 (fewer block sums, more loads in flight per lane). ROWS 0 picks so; 1, 2
+// or 4 force K (bench policies: sat_rows_columns_policy_variants).
+template <int ROWS, typename In, int CH, bool VEC>
 void pick_rows(const SatArgs& a) {
-  const size_t sms = size_t(std::max(1, probe().sm_count));
-  int k = forced_rows();
-  if (k != 1 && k != 2 && k != 4) {
+  static_assert(ROWS == 0 || ROWS == 1 || ROWS == 2 || ROWS == 4, "rows per warp: 0 (by the image), 1, 2 or 4");
+  int k = ROWS;
+  if constexpr (ROWS == 0) {
     // Measured on the H100 (132 SMs) at 4096^2 and 8192^2: 8-bit input is fastest with K = 4 down to
     // half a row-pass block per SM; float (float64 sums: twice the registers) with K = 2 there.
+    const size_t sms = size_t(std::max(1, probe().sm_count));
     const size_t blocks4 = ceil_div(size_t(a.height), kWarps * 4),
                  blocks2 = ceil_div(size_t(a.height), kWarps * 2);
     if (std::is_same_v<In, float>)
@@ -272,32 +265,33 @@ void pick_rows(const SatArgs& a) {
             : run_rows_columns<In, CH, 1, VEC>)(a);
 }
 
-template <typename In, int CH>
+template <int ROWS, typename In, int CH>
 void pick_vec(const SatArgs& a) {
   const bool vec = (size_t(a.width) * CH * sizeof(In)) % 16 == 0 && (size_t(a.width) * CH) % 4 == 0 &&
                    reinterpret_cast<uintptr_t>(a.in) % 16 == 0 &&
                    reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
   if (vec)
-    pick_rows<In, CH, true>(a);
+    pick_rows<ROWS, In, CH, true>(a);
   else
-    pick_rows<In, CH, false>(a);
+    pick_rows<ROWS, In, CH, false>(a);
 }
 
-void sat_rows_columns(const SatArgs& a) {
+template <int ROWS>
+void build(const SatArgs& a) {
   if (a.height > 65535 * kWarps)
     throw Error("sat_rows_columns: image taller than " + std::to_string(65535 * kWarps));
   if (a.dtype == DType::F32) {
     check_args(a, false);
-    if (a.channels == 1) return pick_vec<float, 1>(a);
-    if (a.channels == 2) return pick_vec<float, 2>(a);
-    if (a.channels == 4) return pick_vec<float, 4>(a);
+    if (a.channels == 1) return pick_vec<ROWS, float, 1>(a);
+    if (a.channels == 2) return pick_vec<ROWS, float, 2>(a);
+    if (a.channels == 4) return pick_vec<ROWS, float, 4>(a);
     throw Error("sat_rows_columns: float input with 3 channels (a lane's 4 floats must hold whole pixels)");
   }
   check_args(a, true);
   if (a.channels == 1)
-    pick_vec<uint8_t, 1>(a);
+    pick_vec<ROWS, uint8_t, 1>(a);
   else
-    pick_vec<uint8_t, 4>(a);
+    pick_vec<ROWS, uint8_t, 4>(a);
 }
 
 }  // namespace
@@ -306,7 +300,15 @@ Variant sat_rows_columns_variant() {
   return sat_builder_variant(
       "sat_rows_columns", "rows | columns (coalesced column strips, three-phase down the columns)",
       "three-phase scan scheme (per-block scan | block-sum scan | add), columns scanned along rows",
-      {DType::U8, DType::RGBA8, DType::F32}, sat_rows_columns);
+      {DType::U8, DType::RGBA8, DType::F32}, build<0>);
+}
+
+std::vector<Variant> sat_rows_columns_policy_variants() {
+  const std::vector<DType> types = {DType::U8, DType::RGBA8, DType::F32};
+  const char* src = "bench policy: K forced (docs/performance.md, SAT tuning log 4)";
+  return {sat_builder_variant("sat_rows_columns@rows1", "sat_rows_columns, K = 1 row per warp", src, types, build<1>),
+          sat_builder_variant("sat_rows_columns@rows2", "sat_rows_columns, K = 2 rows per warp", src, types, build<2>),
+          sat_builder_variant("sat_rows_columns@rows4", "sat_rows_columns, K = 4 rows per warp", src, types, build<4>)};
 }
 
 }  // namespace satlab::gpu

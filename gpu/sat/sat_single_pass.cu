@@ -303,15 +303,10 @@ __global__ void __launch_bounds__(Config<In, TALL>::kThreads, Config<In, TALL>::
   }
 }
 
-// SATLAB_SAT_SP_WINDOW=FIRST,NEXT (1..8): words of a column the look-back reads at once, for tuning.
-std::pair<int, int> windows() {
-  static const std::pair<int, int> w = [] {
-    int a = 8, b = 8;
-    if (const char* e = std::getenv("SATLAB_SAT_SP_WINDOW")) std::sscanf(e, "%d,%d", &a, &b);
-    return std::make_pair(std::clamp(a, 1, kMaxWindow), std::clamp(b, 1, kMaxWindow));
-  }();
-  return w;
-}
+// Words of a column the look-back reads at once: first, and after a window without P (1, 2, 4, 8 and 16
+// measured alike, tuning log 15).
+constexpr int kFirstWindow = 8, kNextWindow = 8;
+static_assert(kFirstWindow <= kMaxWindow && kNextWindow <= kMaxWindow, "windows held in registers");
 
 template <typename In, bool TALL, int CH>
 void run_single_pass(const SatArgs& a) {
@@ -321,8 +316,7 @@ void run_single_pass(const SatArgs& a) {
   const int Es = nTx * S::kTileW;
   phase(a, "sat single pass: bands");
   const LookbackWords lw = lookback_words(size_t(nBands) * Es, a);
-  const auto [first, next] = windows();
-  Status st{lw.words, lw.counter, Es, first, next, lw.epoch};
+  Status st{lw.words, lw.counter, Es, kFirstWindow, kNextWindow, lw.epoch};
   cudaStream_t stream = cudaStream_t(a.stream);
   const auto* in = static_cast<const In*>(a.in);
   auto* out = static_cast<typename Traits<In>::Out*>(a.out);
@@ -335,20 +329,27 @@ void run_single_pass(const SatArgs& a) {
   launch_check("sat_single_pass", a);
 }
 
-// 8-bit input: 64-row bands where they still give about one block per SM (SATLAB_SAT_SP_TALL=0|1 forces
-// the choice, for tuning), else 32-row ones.
-template <int CH>
+// 8-bit input: BANDS-row bands. 0 (the default): 64-row bands where they still give about one block per
+// SM, else 32-row ones (tuning log 15); 32 or 64 force them (bench policies).
+template <int BANDS, int CH>
 void run_u8(const SatArgs& a) {
-  static const int forced = [] {
-    const char* e = std::getenv("SATLAB_SAT_SP_TALL");
-    return e && *e ? std::atoi(e) : -1;
-  }();
+  static_assert(BANDS == 0 || BANDS == 32 || BANDS == 64, "8-bit bands: 0 (by the image), 32 or 64 rows");
   const size_t tall_bands = ceil_div(size_t(a.height), Shape<uint8_t, true>::kBandH);
-  const bool tall = forced >= 0 ? forced != 0 : tall_bands * 4 >= size_t(3 * std::max(1, probe().sm_count));
+  const bool tall = BANDS ? BANDS == 64 : tall_bands * 4 >= size_t(3 * std::max(1, probe().sm_count));
   if (tall)
     run_single_pass<uint8_t, true, CH>(a);
   else
     run_single_pass<uint8_t, false, CH>(a);
+}
+
+// A bench policy: 8-bit input only, its bands forced.
+template <int BANDS>
+void run_u8_bands(const SatArgs& a) {
+  check_args(a, true);
+  if (a.dtype == DType::U8)
+    run_u8<BANDS, 1>(a);
+  else
+    run_u8<BANDS, 4>(a);
 }
 
 }  // namespace
@@ -356,9 +357,9 @@ void run_u8(const SatArgs& a) {
 void sat_single_pass(const SatArgs& a) {
   check_args(a, a.dtype != DType::F32);
   if (a.dtype == DType::U8)
-    run_u8<1>(a);
+    run_u8<0, 1>(a);
   else if (a.dtype == DType::RGBA8)
-    run_u8<4>(a);
+    run_u8<0, 4>(a);
   else if (a.channels == 1)
     run_single_pass<float, false, 1>(a);
   else if (a.channels == 2)
@@ -373,6 +374,14 @@ Variant sat_single_pass_variant() {
   return sat_builder_variant("sat_single_pass", "single pass (bands, column look-back)",
                              "decoupled look-back (Merrill & Garland 2016) down bands of tiles",
                              {DType::U8, DType::RGBA8, DType::F32}, sat_single_pass);
+}
+
+std::vector<Variant> sat_single_pass_policy_variants() {
+  const char* src = "bench policy: 8-bit bands forced (docs/performance.md, SAT tuning log 15)";
+  return {sat_builder_variant("sat_single_pass@bands32", "sat_single_pass, 32-row bands at every size", src,
+                              {DType::U8, DType::RGBA8}, run_u8_bands<32>),
+          sat_builder_variant("sat_single_pass@bands64", "sat_single_pass, 64-row bands at every size", src,
+                              {DType::U8, DType::RGBA8}, run_u8_bands<64>)};
 }
 
 }  // namespace satlab::gpu

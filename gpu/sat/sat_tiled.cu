@@ -10,9 +10,9 @@
 // groups from shared memory. Bytes: input read twice, output written once: 6 B per element (plus the
 // carry tables, ~1/32 of that); the minimum is 5 B.
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "gpu/device.hpp"
 #include "gpu/sat/sat.hpp"
@@ -30,34 +30,20 @@ using namespace tile_detail;
 template <int K>
 constexpr int kRebuildBlocksPerSm = K >= 8 ? 2 : 3;
 
-// SATLAB_SAT_TILED_DIRECT=1: each thread stores its own 64 bytes (no staging), for comparison.
-bool direct_stores() {
-  static const bool d = std::getenv("SATLAB_SAT_TILED_DIRECT") != nullptr;
-  return d;
-}
-
-// Tile sums: resident blocks walking the tiles, the next tile's loads in flight (default), or one block
-// per tile (SATLAB_SAT_TILED_SUMS=grid), for comparison (tuning log 19).
-bool sums_per_tile() {
-  static const bool g = [] {
-    const char* e = std::getenv("SATLAB_SAT_TILED_SUMS");
-    return e && std::string(e) == "grid";
-  }();
-  return g;
-}
-
-// Rows per thread: SATLAB_SAT_TILED_ROWS (1, 4 or 8) forces it, for tuning.
-int forced_rows() {
-  static const int k = [] {
-    const char* e = std::getenv("SATLAB_SAT_TILED_ROWS");
-    return e ? std::atoi(e) : 0;
-  }();
-  return k;
-}
+// Tuning policy: ROWS per thread (0: by the image, pick_rows; else 1, 4 or 8 forced), the rebuild's stores
+// STAGED through shared memory (else each thread stores its own 64 bytes: 38% slower, tuning log 3), and
+// the tile sums by RESIDENT blocks walking the tiles (else a block per tile: tuning log 19). The default
+// is the first; the others are bench rows (sat_tiled_policy_variants).
+template <int ROWS, bool STAGED, bool RESIDENT>
+struct TiledPolicy {
+  static constexpr int kRows = ROWS;
+  static constexpr bool kStaged = STAGED, kResidentSums = RESIDENT;
+};
+using TiledDefault = TiledPolicy<0, true, true>;
 
 // Pass 1: column sums C[i][x], row sums R[j][y][c], tile totals T[i][j][c]. Each block walks tiles
 // t = blockIdx.x, + gridDim.x, ... in row-major order, the next tile's loads in flight while it adds up the
-// current one (a grid of one block per tile reads each tile with no overlap: SATLAB_SAT_TILED_SUMS=grid).
+// current one (a grid of one block per tile reads each tile with no overlap: TiledPolicy's RESIDENT off).
 template <int CH, int K, bool VEC, typename E>
 __global__ void __launch_bounds__(kThreads)
     tile_sums(const E* __restrict__ in, Geometry g, uint32_t* __restrict__ C, uint32_t* __restrict__ R,
@@ -209,7 +195,7 @@ __global__ void __launch_bounds__(kThreads, kRebuildBlocksPerSm<K>)
       v, [&](int y, int c) { return Lj[size_t(y) * CH + c]; }, start, out, g, j, y0, x0, staged);
 }
 
-template <int CH, int K, bool VEC, typename E>
+template <class P, int CH, int K, bool VEC, typename E>
 void run_tiled(const SatArgs& a, const Geometry& g) {
   const size_t nC = size_t(g.nTy) * g.E, nR = size_t(g.nTx) * g.H * CH, nT = size_t(g.nTx) * g.nTy * CH;
   Scratch s((nC + nR + nT) * sizeof(uint32_t), a);
@@ -224,7 +210,7 @@ void run_tiled(const SatArgs& a, const Geometry& g) {
                "sat_tiled occupancy", a);
     return std::max(1, per_sm) * std::max(1, probe().sm_count);
   }();
-  const int nTiles = g.nTx * g.nTy, sums_grid = sums_per_tile() ? nTiles : std::min(nTiles, resident);
+  const int nTiles = g.nTx * g.nTy, sums_grid = P::kResidentSums ? std::min(nTiles, resident) : nTiles;
   phase(a, "sat tiles: sums");
   tile_sums<CH, K, VEC, E><<<sums_grid, kThreads, 0, st>>>(in, g, C, R, T);
   launch_check("sat_tiled tile_sums", a);
@@ -235,59 +221,88 @@ void run_tiled(const SatArgs& a, const Geometry& g) {
   launch_check("sat_tiled carries", a);
   phase(a, "sat tiles: rebuild");
   rebuild<CH, K, VEC, E>
-      <<<grid, kThreads, 0, st>>>(in, g, C, R, T, static_cast<uint32_t*>(a.out), !direct_stores());
+      <<<grid, kThreads, 0, st>>>(in, g, C, R, T, static_cast<uint32_t*>(a.out), P::kStaged);
   launch_check("sat_tiled rebuild", a);
 }
 
-template <int CH, bool VEC, typename E>
+template <class P, int CH, bool VEC, typename E>
 void pick_rows(const SatArgs& a) {
   Geometry g{a.width * CH, a.height, 0, 0};
   g.nTx = int(ceil_div(size_t(g.E), kTileE));
   auto go = [&](auto k) {
     constexpr int K = decltype(k)::value;
     g.nTy = int(ceil_div(size_t(g.H), kGroups * K));
-    run_tiled<CH, K, VEC, E>(a, g);
+    run_tiled<P, CH, K, VEC, E>(a, g);
   };
-  // Tall tiles (K = 4 measured faster than 8 on the H100) where they still give every SM several
-  // blocks, else short ones.
-  const int sms = std::max(1, probe().sm_count), forced = forced_rows();
-  const size_t tall_blocks = size_t(g.nTx) * ceil_div(size_t(g.H), kGroups * 4);
-  if (forced == 8)
+  if constexpr (P::kRows == 8) {
     go(std::integral_constant<int, 8>());
-  else if (forced == 4 || (forced == 0 && tall_blocks >= size_t(4 * sms)))
+  } else if constexpr (P::kRows == 4) {
     go(std::integral_constant<int, 4>());
-  else
+  } else if constexpr (P::kRows == 1) {
     go(std::integral_constant<int, 1>());
+  } else {
+    static_assert(P::kRows == 0, "rows per thread: 0 (by the image), 1, 4 or 8");
+    // Tall tiles (K = 4 measured faster than 8 on the H100) where they still give every SM several
+    // blocks, else short ones.
+    const int sms = std::max(1, probe().sm_count);
+    const size_t tall_blocks = size_t(g.nTx) * ceil_div(size_t(g.H), kGroups * 4);
+    if (tall_blocks >= size_t(4 * sms))
+      go(std::integral_constant<int, 4>());
+    else
+      go(std::integral_constant<int, 1>());
+  }
 }
 
-template <int CH, typename E>
+template <class P, int CH, typename E>
 void pick_vec(const SatArgs& a) {
   const bool vec = (size_t(a.width) * CH) % 16 == 0 && reinterpret_cast<uintptr_t>(a.in) % 16 == 0 &&
                    reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
   if (vec)
-    pick_rows<CH, true, E>(a);
+    pick_rows<P, CH, true, E>(a);
   else
-    pick_rows<CH, false, E>(a);
+    pick_rows<P, CH, false, E>(a);
+}
+
+template <class P>
+void build(const SatArgs& a) {
+  check_args(a, true, true);
+  if (a.height > 65535 * kGroups)
+    throw Error("sat_tiled: image taller than " + std::to_string(65535 * kGroups));
+  if (a.dtype == DType::RGBA16)
+    pick_vec<P, 4, uint16_t>(a);
+  else if (a.channels == 1)
+    pick_vec<P, 1, uint8_t>(a);
+  else
+    pick_vec<P, 4, uint8_t>(a);
 }
 
 }  // namespace
 
 void sat_tiled(const SatArgs& a) {
-  check_args(a, true, true);
-  if (a.height > 65535 * kGroups)
-    throw Error("sat_tiled: image taller than " + std::to_string(65535 * kGroups));
-  if (a.dtype == DType::RGBA16)
-    pick_vec<4, uint16_t>(a);
-  else if (a.channels == 1)
-    pick_vec<1, uint8_t>(a);
-  else
-    pick_vec<4, uint8_t>(a);
+  build<TiledDefault>(a);
 }
 
 Variant sat_tiled_variant() {
   return sat_builder_variant("sat_tiled", "tiled 2D (tile sums | carries | rebuild)",
                              "Nehab et al. 2011, GPU-Efficient Recursive Filtering and Summed-Area Tables",
                              {DType::U8, DType::RGBA8, DType::RGBA16}, sat_tiled);
+}
+
+std::vector<Variant> sat_tiled_policy_variants() {
+  const std::vector<DType> types = {DType::U8, DType::RGBA8, DType::RGBA16};
+  const char* src = "bench policy (docs/performance.md, SAT tuning log)";
+  return {
+    sat_builder_variant("sat_tiled@rows1", "sat_tiled, 1 row per thread at every size", src, types,
+                        build<TiledPolicy<1, true, true>>),
+    sat_builder_variant("sat_tiled@rows4", "sat_tiled, 4 rows per thread at every size", src, types,
+                        build<TiledPolicy<4, true, true>>),
+    sat_builder_variant("sat_tiled@rows8", "sat_tiled, 8 rows per thread (2 blocks per SM)", src, types,
+                        build<TiledPolicy<8, true, true>>),
+    sat_builder_variant("sat_tiled@direct_stores", "sat_tiled, rebuild stores not staged", src, types,
+                        build<TiledPolicy<0, false, true>>),
+    sat_builder_variant("sat_tiled@sums_per_tile", "sat_tiled, tile sums by a block per tile", src, types,
+                        build<TiledPolicy<0, true, false>>),
+  };
 }
 
 }  // namespace satlab::gpu

@@ -1,9 +1,11 @@
 // What every SAT builder's registry entry shares: the minimum-bytes model and the refusal of input types
-// the builder does not take (derived from its dtypes, so the two cannot disagree).
+// the builder does not take (derived from its dtypes, so the two cannot disagree); and the list of the
+// builders' tuning policies for the bench.
 #include <algorithm>
 #include <string>
 
 #include "gpu/sat/sat.hpp"
+#include "gpu/sat/sat_host.hpp"
 
 namespace satlab::gpu {
 
@@ -34,6 +36,14 @@ Variant sat_builder_variant(std::string name, std::string label, std::string sou
   };
   v.sat = build;
   return v;
+}
+
+std::vector<Variant> sat_policy_variants() {
+  std::vector<Variant> out;
+  for (auto* list : {sat_tiled_policy_variants, sat_rows_columns_policy_variants, sat_single_pass_policy_variants,
+                     sat_lookback_2d_policy_variants})
+    for (Variant& v : list()) out.push_back(std::move(v));
+  return out;
 }
 
 }  // namespace satlab::gpu

@@ -2,6 +2,7 @@
 // uint32) on random images of awkward sizes and on an all-255 16384x16384; float within its stated bound.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -21,10 +22,13 @@ using satlab::DType;
 using satlab::Family;
 using satlab::Variant;
 
+// Every registered builder and every builder's bench policies (gpu::sat_policy_variants: each must be as
+// exact as its default).
 // SATLAB_TEST_OWN_SAT_ONLY=1 leaves out the external baselines (NPP): tools/device.sh sanitize-all sets it for
 // racecheck, whose reports inside NPP's kernels are not satlab's and whose slowness there cut the run short.
 // SATLAB_TEST_SAT_ONLY=NAME keeps that one builder (sanitizer runs of a single builder).
 std::vector<const Variant*> sat_variants(DType t) {
+  static const std::vector<Variant> policies = satlab::gpu::sat_policy_variants();
   static const bool own_only = [] {
     const char* e = std::getenv("SATLAB_TEST_OWN_SAT_ONLY");
     return e && *e && *e != '0';
@@ -34,11 +38,34 @@ std::vector<const Variant*> sat_variants(DType t) {
     return std::string(e ? e : "");
   }();
   std::vector<const Variant*> out;
-  for (const auto& v : satlab::gpu::variants())
-    if (v.family == Family::Sat && v.refuses && v.refuses(1, t).empty() &&
-        (!own_only || v.name.rfind("sat_", 0) == 0) && (only.empty() || v.name == only))
-      out.push_back(&v);
+  for (const auto* list : {&satlab::gpu::variants(), &policies})
+    for (const auto& v : *list)
+      if (v.family == Family::Sat && v.refuses && v.refuses(1, t).empty() &&
+          (!own_only || v.name.rfind("sat_", 0) == 0) && (only.empty() || v.name == only))
+        out.push_back(&v);
   return out;
+}
+
+// A bench policy is BUILDER@POLICY of a registered builder, takes only types its builder takes, and is
+// not itself in the registry (the UI and `satlab verify` list the defaults).
+TEST(SatPolicies, EachNamesARegisteredBuilderAndStaysOutOfTheRegistry) {
+  const auto policies = satlab::gpu::sat_policy_variants();
+  if (satlab::gpu::variants().empty()) GTEST_SKIP() << "built without CUDA: no builders";
+  EXPECT_GE(policies.size(), 4u);
+  for (const Variant& p : policies) {
+    const size_t at = p.name.find('@');
+    ASSERT_NE(at, std::string::npos) << p.name;
+    const Variant* base = nullptr;
+    for (const Variant& v : satlab::gpu::variants()) {
+      EXPECT_NE(v.name, p.name) << "a policy in the registry";
+      if (v.name == p.name.substr(0, at)) base = &v;
+    }
+    ASSERT_NE(base, nullptr) << p.name << ": no registered builder " << p.name.substr(0, at);
+    EXPECT_EQ(p.family, Family::Sat) << p.name;
+    for (DType t : p.dtypes)
+      EXPECT_NE(std::find(base->dtypes.begin(), base->dtypes.end(), t), base->dtypes.end())
+          << p.name << " takes " << satlab::to_string(t) << ", its builder does not";
+  }
 }
 
 struct Size {
