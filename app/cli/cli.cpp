@@ -118,6 +118,10 @@ int run(int argc, char** argv) {
   app.add_option("--reduce", gui.reduction, "Min/max reduction of the depth normalisation by registry name");
   app.add_flag("--compare-all", gui.compare_all,
                "Start with every SAT builder compared on the image (scripted runs print the table at the end)");
+  app.add_option("--viewer-pass", gui.viewer_pass,
+                 "auto (default: on a GPU, a compute pass writes the framebuffer texture) or fragment (the "
+                 "fragment pass everywhere: for a driver whose compute pass misdraws, and to compare the two)")
+      ->check(CLI::IsMember({"auto", "fragment"}));
   app.add_option("--lab", gui.lab,
                  "Open the Lab and run every variant once: reduce|scan|compact|sort[:LOG2N[:TYPE]] (default 22, "
                  "int32; sort uint32) (scripted runs print its table)")

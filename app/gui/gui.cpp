@@ -112,7 +112,7 @@ int run(const Options& o) {
     const std::string r = renderer ? renderer : "";
     const bool software = r.find("llvmpipe") != std::string::npos || r.find("softpipe") != std::string::npos ||
                           r.find("SwiftShader") != std::string::npos || r.find("Software") != std::string::npos;
-    viewer.allow_compute_pass(!software);
+    viewer.allow_compute_pass(!software && o.viewer_pass != "fragment");
   }
   ResultWriter result_writer(s, session, viewer);
   if (!o.synthetic_depth.empty()) s.synthetic = parse_synthetic_depth(o.synthetic_depth);

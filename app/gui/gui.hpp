@@ -34,6 +34,7 @@ struct Options {
   std::string reduction;
   bool compare_all = false;      // open "compare all SAT builders" running; scripted runs print its table
   std::string lab;               // reduce|scan|compact|sort[:LOG2N[:TYPE]]: open the Lab and run it once
+  std::string viewer_pass = "auto";  // auto (compute pass into a framebuffer texture on GPUs) | fragment
 };
 
 // Runs the app; returns the process exit code. Without a display (and not headless) it prints one line

@@ -185,13 +185,9 @@ Viewer::Rect Viewer::visible_rect() const {
 }
 
 unsigned Viewer::target_texture() const {
-  static const bool fragment_only = [] {  // SATLAB_VIEWER_PASS=fragment: measure the fragment pass instead
-    const char* e = std::getenv("SATLAB_VIEWER_PASS");
-    return e && std::string(e) == "fragment";
-  }();
   GLint fbo = 0;
   glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &fbo);
-  if (!allow_compute_ || fragment_only || fbo == 0) return 0;
+  if (!allow_compute_ || fbo == 0) return 0;
   GLint type = 0, name = 0, format = 0;
   glGetNamedFramebufferAttachmentParameteriv(GLuint(fbo), GL_COLOR_ATTACHMENT0,
                                              GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &type);

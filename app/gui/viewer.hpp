@@ -45,7 +45,7 @@ class Viewer {
   void draw(const AppState& s, const std::vector<Pane>& panes, float height, float fb_scale, int fb_width,
             int fb_height);
   // Whether a framebuffer texture may be written by the compute pass (default yes); the app turns it off
-  // on software GL, where the compute pass is the slow one.
+  // on software GL, where the compute pass is the slow one, and with --viewer-pass fragment.
   void allow_compute_pass(bool allow) { allow_compute_ = allow; }
   // How the last draw reached the framebuffer, for the backend panel: "compute pass" or "fragment pass".
   const char* pass_name() const {
