@@ -13,7 +13,8 @@ namespace satlab::gui {
 #ifdef SATLAB_HAVE_INTEROP
 namespace {
 
-// SATLAB_INTEROP=texture skips the shared buffer (to measure the mapped-texture path against it).
+// SATLAB_INTEROP=texture skips the shared buffer: the user's switch (README) for a driver that accepts it
+// but draws it wrong, and a way to measure the mapped-texture path against it.
 bool buffer_allowed() {
   const char* e = std::getenv("SATLAB_INTEROP");
   return !(e && std::string(e) == "texture");
