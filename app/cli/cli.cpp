@@ -18,6 +18,7 @@
 #include "app/cli/commands.hpp"
 #include "app/gui/gui.hpp"
 #include "app/gui/keys.hpp"
+#include "app/io/file_formats.hpp"
 #include "app/io/image_io.hpp"
 #include "app/version.hpp"
 #include "core/error.hpp"
@@ -100,8 +101,9 @@ int run(int argc, char** argv) {
   gui::Options gui;
   std::string size;
   app.add_option("image", gui.image_path,
-                 "Image to open (PNG, JPEG, BMP, TGA, HDR); default: the bundled scene");
-  app.add_option("--depth", gui.depth_path, "Depth map for the image (8/16-bit PNG, .hdr, .pfm)");
+                 "Image to open: " + io::image_formats_text() + "; default: the bundled scene");
+  app.add_option("--depth", gui.depth_path,
+                 "Depth map for the image, any size (refined to the image's): " + io::depth_formats_text());
   app.add_option("--right", gui.right_path,
                  "Right view of a rectified pair (IMAGE is the left one): depth from stereo (satlab depth stereo)");
   app.add_option("--frames", gui.frames, "Render this many frames, then exit")->check(CLI::NonNegativeNumber);
@@ -158,7 +160,8 @@ int run(int argc, char** argv) {
   app.add_option("--save-depth", gui.save_depth,
                  "With --frames: save the depth in use at the end (16-bit PNG in [0,1], the depth brush's format)");
   app.add_option("--export", gui.export_dir,
-                 "With --frames: export result, depth, CoC and timings into this folder (never overwriting)");
+                 "With --frames: export result (PNG), depth (16-bit PNG), CoC (PNG) and timings (CSV, JSON) into "
+                 "this folder (never overwriting)");
 
   Action action;
   for (AddCommand add : kCommands) add(app, action);

@@ -1,5 +1,6 @@
-// satlab render: filter images without a window and write the results as PNG. One image (--out FILE) or
-// several, and folders of them (--out-dir DIR, names derived from the inputs and the parameters). Each
+// satlab render: filter images without a window and write the results (app/io/file_formats.hpp: PNG, JPEG,
+// WebP or TIFF by --out's extension; PNG in --out-dir). One image (--out FILE) or several, and folders of
+// them (--out-dir DIR, names derived from the inputs and the parameters). Each
 // image takes the depth map --depth names (one image only), else NAME.depth.png / NAME_depth.png beside
 // it, else the depth embedded in the image (GDepth, Dynamic Depth, HEIC: app/io/embedded_depth.hpp), else a
 // synthetic depth map (--synthetic-depth), brought to the image's size by a depth refiner (--refine;
@@ -17,6 +18,7 @@
 #include "app/cli/commands.hpp"
 #include "app/io/assets.hpp"
 #include "app/io/embedded_depth.hpp"
+#include "app/io/file_formats.hpp"
 #include "app/io/image_io.hpp"
 #include "app/io/output_names.hpp"
 #include "app/io/preset.hpp"
@@ -181,7 +183,7 @@ std::vector<Job> plan(const RenderOptions& o, bool* batch) {
   for (const auto& in : o.inputs) {
     if (io::is_dir(in)) {
       std::vector<std::string> found = io::images_in_dir(in);
-      if (found.empty()) throw Error(in + ": no image files in this folder (png, jpg, jpeg, bmp, tga, hdr)");
+      if (found.empty()) throw Error(in + ": no image files in this folder (" + io::image_formats_text() + ")");
       files.insert(files.end(), found.begin(), found.end());
       *batch = true;
     } else {
@@ -301,11 +303,14 @@ int run_render(RenderOptions o) {
 
 void add_render_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<RenderOptions>();
-  CLI::App* sub = app.add_subcommand("render", "Filter images headless and write the results as PNG");
+  CLI::App* sub = app.add_subcommand(
+      "render", "Filter images headless and write the results (" + io::written_formats_text() + "; --out-dir: PNG)");
   sub->option_defaults()->always_capture_default();  // --help shows every default
   sub->add_option("--image,image", o->inputs,
-                  "Input images or folders of them (repeat --image, or list them); none: the bundled scene");
-  sub->add_option("--depth", o->depth, "Depth map for a single image (any size: refined to the image's)");
+                  "Input images or folders of them (repeat --image, or list them); none: the bundled scene. "
+                  "Read: " + io::image_formats_text());
+  sub->add_option("--depth", o->depth,
+                  "Depth map for a single image (any size: refined to the image's): " + io::depth_formats_text());
   sub->add_option(
          "--refine", o->refine,
          "Depth refiner: auto (" + std::string(kDefaultRefiner) +
@@ -314,8 +319,8 @@ void add_render_command(CLI::App& app, Action& action) {
              refiner_list())
       ->check(refine_choice());
   sub->add_option("--out,-o", o->out,
-                  "Output image for a single image, its format from the extension: .png .jpg .webp .tif "
-                  "(written through a temporary file and rename)");
+                  "Output image for a single image, its format from the extension: " + io::written_formats_text() +
+                      " (written through a temporary file and rename)");
   sub->add_option(
       "--out-dir", o->out_dir,
       "Folder for the results of several images: NAME_<filter and parameters>.png (never an input)");

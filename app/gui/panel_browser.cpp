@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <tuple>
 
 #include "app/gui/panels.hpp"
@@ -152,8 +153,10 @@ void draw_file_browser(AppState& s, float display_w, float display_h) {
 
   int filter = int(b.filter);
   ImGui::SetNextItemWidth(18 * em);
-  if (ImGui::Combo("##filter", &filter,
-                   "images (png jpg jpeg webp tif tiff heic heif avif bmp tga hdr)\0depth maps (png tif tiff webp hdr pfm)\0all files\0")) {
+  static const std::string filters = std::string(io::to_string(io::FileFilter::Images)) + '\0' +
+                                     io::to_string(io::FileFilter::Depth) + '\0' +
+                                     io::to_string(io::FileFilter::All) + '\0';
+  if (ImGui::Combo("##filter", &filter, filters.c_str())) {
     b.filter = io::FileFilter(filter);
     b.stale = true;
   }

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "app/io/file_formats.hpp"
+
 namespace satlab::io {
 namespace fs = std::filesystem;
 namespace {
@@ -30,12 +32,25 @@ bool exists(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+// "png jpg jpeg ..." of the formats that pass `want` (app/io/file_formats.hpp).
+std::string extension_list(bool FileFormat::*want) {
+  std::string out;
+  for (const std::string& e : format_extensions(want)) out += (out.empty() ? "" : " ") + e;
+  return out;
+}
+
+}  // namespace
+
 const char* to_string(FileFilter f) {
+  static const std::string images = "images (" + extension_list(&FileFormat::image) + ")";
+  static const std::string depth = "depth maps (" + extension_list(&FileFormat::depth_listed) + ")";
   switch (f) {
     case FileFilter::Images:
-      return "images (png jpg jpeg webp tif tiff heic heif avif bmp tga hdr)";
+      return images.c_str();
     case FileFilter::Depth:
-      return "depth maps (png tif tiff webp hdr pfm)";
+      return depth.c_str();
     case FileFilter::All:
       return "all files";
   }
@@ -47,11 +62,10 @@ bool passes(FileFilter f, const std::string& file_name) {
   const size_t dot = file_name.find_last_of('.');
   if (dot == std::string::npos || dot == 0) return false;
   const std::string ext = lower(file_name.substr(dot + 1));
-  static const char* const kImages[] = {"png", "jpg", "jpeg", "webp", "tif", "tiff", "heic", "heif", "avif", "bmp", "tga", "hdr"};
-  static const char* const kDepth[] = {"png", "tif", "tiff", "webp", "hdr", "pfm"};
-  if (f == FileFilter::Images)
-    return std::find(std::begin(kImages), std::end(kImages), ext) != std::end(kImages);
-  return std::find(std::begin(kDepth), std::end(kDepth), ext) != std::end(kDepth);
+  static const std::vector<std::string> images = format_extensions(&FileFormat::image);
+  static const std::vector<std::string> depth = format_extensions(&FileFormat::depth_listed);
+  const std::vector<std::string>& listed = f == FileFilter::Images ? images : depth;
+  return std::find(listed.begin(), listed.end(), ext) != listed.end();
 }
 
 std::string absolute_dir(const std::string& dir) {

@@ -8,9 +8,9 @@
 
 namespace satlab::io {
 
-// Which files a listing shows; folders are always shown.
+// Which files a listing shows (by the extensions of app/io/file_formats.hpp); folders are always shown.
 enum class FileFilter { Images, Depth, All };
-const char* to_string(FileFilter f);                      // "images (png jpg jpeg bmp tga hdr)", ...
+const char* to_string(FileFilter f);                      // "images (png jpg jpeg ...)", ...
 bool passes(FileFilter f, const std::string& file_name);  // by extension, case-insensitive
 
 struct DirEntry {
