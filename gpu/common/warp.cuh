@@ -49,49 +49,42 @@ constexpr bool kNative =
     std::is_same_v<T, unsigned long> || std::is_same_v<T, long long> ||
     std::is_same_v<T, unsigned long long> || std::is_same_v<T, float> || std::is_same_v<T, double>;
 
-// One shuffle per 32-bit word of v.
+// v through `shuffle` (a generic lambda around one intrinsic): at once where CUDA shuffles T, else one
+// 32-bit word at a time.
 template <typename T, typename Shuffle>
-__device__ __forceinline__ T by_words(const T& v, Shuffle shuffle) {
-  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) % 4 == 0, "whole 32-bit words");
-  constexpr int kWords = int(sizeof(T) / 4);
-  unsigned w[kWords];
-  memcpy(w, &v, sizeof(T));
+__device__ __forceinline__ T shuffled(const T& v, Shuffle shuffle) {
+  if constexpr (kNative<T>) {
+    return shuffle(v);
+  } else {
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) % 4 == 0, "whole 32-bit words");
+    constexpr int kWords = int(sizeof(T) / 4);
+    unsigned w[kWords];
+    memcpy(w, &v, sizeof(T));
 #pragma unroll
-  for (int i = 0; i < kWords; ++i) w[i] = shuffle(w[i]);
-  T r;
-  memcpy(&r, w, sizeof(T));
-  return r;
+    for (int i = 0; i < kWords; ++i) w[i] = shuffle(w[i]);
+    T r;
+    memcpy(&r, w, sizeof(T));
+    return r;
+  }
 }
 
 }  // namespace detail
 
 template <int kWidth = 32, typename T>
 __device__ __forceinline__ T shfl(const T& v, int src, unsigned mask = kAllLanes) {
-  if constexpr (detail::kNative<T>)
-    return __shfl_sync(mask, v, src, kWidth);
-  else
-    return detail::by_words(v, [&](unsigned w) { return __shfl_sync(mask, w, src, kWidth); });
+  return detail::shuffled(v, [&](auto x) { return __shfl_sync(mask, x, src, kWidth); });
 }
 template <int kWidth = 32, typename T>
 __device__ __forceinline__ T shfl_up(const T& v, unsigned d) {
-  if constexpr (detail::kNative<T>)
-    return __shfl_up_sync(kAllLanes, v, d, kWidth);
-  else
-    return detail::by_words(v, [&](unsigned w) { return __shfl_up_sync(kAllLanes, w, d, kWidth); });
+  return detail::shuffled(v, [&](auto x) { return __shfl_up_sync(kAllLanes, x, d, kWidth); });
 }
 template <int kWidth = 32, typename T>
 __device__ __forceinline__ T shfl_down(const T& v, unsigned d) {
-  if constexpr (detail::kNative<T>)
-    return __shfl_down_sync(kAllLanes, v, d, kWidth);
-  else
-    return detail::by_words(v, [&](unsigned w) { return __shfl_down_sync(kAllLanes, w, d, kWidth); });
+  return detail::shuffled(v, [&](auto x) { return __shfl_down_sync(kAllLanes, x, d, kWidth); });
 }
 template <int kWidth = 32, typename T>
 __device__ __forceinline__ T shfl_xor(const T& v, int m) {
-  if constexpr (detail::kNative<T>)
-    return __shfl_xor_sync(kAllLanes, v, m, kWidth);
-  else
-    return detail::by_words(v, [&](unsigned w) { return __shfl_xor_sync(kAllLanes, w, m, kWidth); });
+  return detail::shuffled(v, [&](auto x) { return __shfl_xor_sync(kAllLanes, x, m, kWidth); });
 }
 
 // Lane src's v (src counted within the segment), in every lane of the segment.
