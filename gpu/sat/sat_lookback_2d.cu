@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/common/warp.cuh"
 #include "gpu/device.hpp"
 #include "gpu/sat/sat.hpp"
 #include "gpu/sat/sat_host.hpp"
@@ -49,6 +50,7 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
   const int lane = threadIdx.x & (kLanes - 1), grp = threadIdx.x / kLanes, t = threadIdx.x;
   const int i = blockIdx.x / g.nTx, j = blockIdx.x % g.nTx;
   const int x0 = j * kTileE + lane * 16, y0 = i * kTileH + grp * K;
+  const lookback::EpochWord<uint32_t> word{w.epoch};  // the look-back words' codec
 
   uint4 v[K];
 #pragma unroll
@@ -81,15 +83,15 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
     const int x = j * kTileE + t, idx = (t / 16) * kPad + t % 16;
     uint32_t s = 0;
     for (int q = 0; q < kGroups; ++q) s += start[q][idx];
-    if (x < g.E) mine = chain_step<uint32_t, kWin>(w.col + size_t(x), size_t(g.E), i, s, w.window, w.epoch);
+    if (x < g.E) mine = lookback::chain_step<kWin>(w.col + size_t(x), size_t(g.E), i, s, w.window, word);
   } else {
     for (int e = t - kTileE; e < kTileH * CH; e += kThreads - kTileE) {
       const int y = i * kTileH + e / CH;
       const uint32_t s = rows[e];
       uint32_t left = 0;
       if (y < g.H)
-        left = chain_step<uint32_t, kWin>(w.row + size_t(y) * CH + e % CH, size_t(g.H) * CH, j, s, w.window,
-                                          w.epoch);
+        left = lookback::chain_step<kWin>(w.row + size_t(y) * CH + e % CH, size_t(g.H) * CH, j, s, w.window,
+                                          word);
       rows[e] = left;  // this thread alone reads and writes rows[e] between the barriers
       mine = left;
     }
@@ -99,11 +101,7 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
   // warp totals to shared memory.
   const int wl = t & 31, warp = t >> 5;
   if (CH == 1 || t < kTileE) {  // whole warps
-#pragma unroll
-    for (int d = CH; d < 32; d <<= 1) {
-      const uint32_t n = __shfl_up_sync(0xffffffffu, mine, d);
-      if (wl >= d) mine += n;
-    }
+    mine = warp::inclusive_scan<32, CH>(mine);
     if (wl >= 32 - CH) warp_sum[warp][wl % CH] = mine;
   }
   __syncthreads();
@@ -117,8 +115,8 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
       for (int q = kTileE / 32; q < kThreads / 32; ++q) left += warp_sum[q][0];
     else
       for (int r = 0; r < kTileH; ++r) left += rows[r * CH + c];
-    corner_s[c] = chain_step<uint32_t, kWin>(w.corner + size_t(j) * CH + c, size_t(g.nTx) * CH, i, left,
-                                             w.window, w.epoch);
+    corner_s[c] = lookback::chain_step<kWin>(w.corner + size_t(j) * CH + c, size_t(g.nTx) * CH, i, left,
+                                             w.window, word);
   }
   {
     uint32_t lsum[CH] = {};

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "core/variant.hpp"
+#include "gpu/common/warp.cuh"
 #include "gpu/sat/sat_common.cuh"
 #include "gpu/sat/sat_lookback.cuh"
 #include "gpu/sat/sat_tile_common.cuh"
@@ -67,7 +68,7 @@ constexpr int kTraceSlots = 16;
 // are numbered row by row (down the tile columns, or row by row inside strips of tile columns, measured
 // slower: tuning log 30); 128-wide tiles halve the row chains in flight at once against 64 x 128 ones
 // (tuning log 32). A row thread's CH chains (one per channel) are looked back together
-// (look_back_multi: CH x 1 words in flight per window at 4 channels, 2 x 2 at 2), not one after the
+// (look_back_chains: CH x 1 words in flight per window at 4 channels, 2 x 2 at 2), not one after the
 // other: 4-channel tiles at 3840x2160 0.21 -> 0.15 ms (docs/performance.md, guided filter second pass).
 // The tile's input comes through a load policy (below): the image (ImageLoad), or values that a user of
 // the builder forms as the tile loads (the guided filter's stack groups, gpu/depth/guided_stack_sat.cu).
@@ -80,7 +81,6 @@ constexpr int kTileW = 128, kLanesF = kTileW / V, kGroupsF = kThreads / kLanesF,
 constexpr int kRowWarps = kTileHF / 32;  // a thread per tile row: these warps
 constexpr int kBlocks = 5;               // per SM: 48 registers, 5 x ~38 KB of shared memory
 constexpr size_t kTileBytes = size_t(kThreads) * KR * V * sizeof(float);
-constexpr unsigned kFull = 0xffffffffu;
 constexpr int kWinF = 8;  // most look-back words read at once (the 8-bit tiles' kWin: registers)
 
 // 4 floats of row y from element x0 where rows are not 16-byte aligned (one load each), zeros past the
@@ -105,31 +105,12 @@ __device__ __forceinline__ void unpack4(const float4& q, float (&f)[V]) {
 // terms only: shifted by one lane, then an inclusive scan, so no difference ever rounds.
 template <int CH, int L>
 __device__ __forceinline__ void row_scan(const float (&part)[CH], float (&left)[CH], float (&total)[CH]) {
-  const int lane = threadIdx.x % L;
 #pragma unroll
   for (int c = 0; c < CH; ++c) {
-    float s = __shfl_up_sync(kFull, part[c], 1, L);
-    if (lane == 0) s = 0.f;
-#pragma unroll
-    for (int d = 1; d < L; d <<= 1) {
-      const float n = __shfl_up_sync(kFull, s, d, L);
-      if (lane >= d) s += n;
-    }
+    const float s = warp::inclusive_scan<L>(warp::shift_up<L>(part[c], 1, 0.f));
     left[c] = s;
     total[c] = s + part[c];  // the row's total in lane L - 1
   }
-}
-
-// Inclusive prefix along the warp per channel (lanes CH apart share a channel), float64.
-template <int CH>
-__device__ __forceinline__ double warp_inclusive(double v) {
-  const int wl = threadIdx.x & 31;
-#pragma unroll
-  for (int d = CH; d < 32; d <<= 1) {
-    const double n = __shfl_up_sync(kFull, v, d);
-    if (wl >= d) v += n;
-  }
-  return v;
 }
 
 // A load policy puts this thread's KR rows of V floats, from element x0 of rows y0 .., into the tile (row r
@@ -192,6 +173,7 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
   const int i = blockIdx.x / g.nTx, j = blockIdx.x % g.nTx;
   const int x0 = j * TW + lane * V, y0 = i * kTileH + grp * KR;
   float* const mine_rows = tile + grp * KR * TW + lane * V;
+  const lookback::EpochWord<double> word{w.epoch};  // the look-back words' codec
   SAT_TRACE(0, 0)  // start
   load.template load<CH, VEC>(in, g, x0, y0, mine_rows);
   SAT_TRACE(0, 1)  // thread 0's loads in
@@ -258,34 +240,32 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
       s += double(v);
     }
     double above = 0;
-    if (x < g.E) above = chain_step<double, kWinF>(w.col + size_t(x), size_t(g.E), i, s, w.window, w.epoch);
+    if (x < g.E) above = lookback::chain_step<kWinF>(w.col + size_t(x), size_t(g.E), i, s, w.window, word);
     SAT_TRACE(0, 3)  // column look-back done
-    pre[0] = warp_inclusive<CH>(above);
+    pre[0] = warp::inclusive_scan<32, CH>(above);  // per channel: lanes CH apart share one
     if ((t & 31) >= 32 - CH) wtot[warp][t % CH] = pre[0];
   } else if (t < kCornerT + kRW * CH) {
     const int r = (t - kCornerT) / CH, c = (t - kCornerT) % CH;
     double corner = 0;
     if (j > 0) {
       unsigned long long* chain = w.corner + (size_t(j) * kRW + r) * g.nTy * CH + c;
-      corner = look_back<double, kWinF>(chain, CH, i, w.window, w.window, w.epoch);
+      corner = lookback::look_back_chain<kWinF>(chain, CH, i, w.window, w.window, word);
       // Element i's inclusive prefix, where its aggregate is there already (no wait: readers may also add
       // the aggregate and go on).
       unsigned long long* own = chain + size_t(i) * CH;
-      const unsigned long long v = *reinterpret_cast<const volatile unsigned long long*>(own);
-      if (flag_of<double>(v, w.epoch) == kFlagA)
-        publish(own, pack(corner + value_of<double>(v), kFlagP, w.epoch));
+      const unsigned long long v = lookback::load(own);
+      if (word.flag(v) == lookback::kAggregate)
+        lookback::publish_inclusive(own, corner + word.value(v), word);
     }
     corner_s[r][c] = corner;
     SAT_TRACE(kCornerT, 4)  // corner done
   } else if (t >= kRowT && MW > 0 && CH > 1) {
-    // The row's CH chains looked back together (look_back_multi: one set of round trips, not CH in a
+    // The row's CH chains looked back together (look_back_chains: one set of round trips, not CH in a
     // row); the rows' own sums read again from rowv after it (not held in registers through it).
     const int u = t - kRowT, y = i * kTileH + u, rw = warp - kRowT / 32;
 #pragma unroll
     for (int c = 0; c < CH; ++c) {
-      double sum = double(rowv[u * CH + c]);
-#pragma unroll
-      for (int m = 16; m > 0; m >>= 1) sum += __shfl_xor_sync(kFull, sum, m);
+      const double sum = warp::all_reduce(double(rowv[u * CH + c]));
       if ((t & 31) == 31) wown[rw][c] = sum;
     }
     double lft[CH];
@@ -297,22 +277,22 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
       if (j > 0) {
 #pragma unroll
         for (int c = 0; c < CH; ++c)
-          publish(chain + size_t(j) * stride + c, pack(double(rowv[u * CH + c]), kFlagA, w.epoch));
-        look_back_multi<double, CH, (MW > 0 ? MW : 1)>(chain, stride, j, min(w.window, MW), w.epoch, lft);
+          lookback::publish_aggregate(chain + size_t(j) * stride + c, double(rowv[u * CH + c]), word);
+        lookback::look_back_chains<CH, (MW > 0 ? MW : 1)>(chain, stride, j, min(w.window, MW), word, lft);
       }
 #pragma unroll
       for (int c = 0; c < CH; ++c)
-        publish(chain + size_t(j) * stride + c, pack(lft[c] + double(rowv[u * CH + c]), kFlagP, w.epoch));
+        lookback::publish_inclusive(chain + size_t(j) * stride + c, lft[c] + double(rowv[u * CH + c]), word);
     }
     SAT_TRACE(kRowT, 5)  // first row warp's look-backs done
 #pragma unroll
     for (int c = 0; c < CH; ++c) {
-      pre[c] = warp_inclusive<1>(lft[c]);
+      pre[c] = warp::inclusive_scan(lft[c]);
       if ((t & 31) == 31) {
         wtot[warp][c] = pre[c];
         if (j + 1 < g.nTx)  // this warp's aggregate in the corner chain of tile column j + 1
-          publish(w.corner + ((size_t(j + 1) * kRW + rw) * g.nTy + i) * CH + c,
-                  pack(pre[c] + wown[rw][c], kFlagA, w.epoch));
+          lookback::publish_aggregate(w.corner + ((size_t(j + 1) * kRW + rw) * g.nTy + i) * CH + c,
+                                      pre[c] + wown[rw][c], word);
       }
     }
   } else if (t >= kRowT) {
@@ -320,21 +300,21 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
 #pragma unroll
     for (int c = 0; c < CH; ++c) {
       const double own = double(rowv[u * CH + c]);
-      double sum = own;  // the rows' own sums over the warp (before the look-back holds its registers)
-#pragma unroll
-      for (int m = 16; m > 0; m >>= 1) sum += __shfl_xor_sync(kFull, sum, m);
+      // The rows' own sums over the warp (before the look-back holds its registers).
+      const double sum = warp::all_reduce(own);
       if ((t & 31) == 31) wown[warp - kRowT / 32][c] = sum;  // read back by this thread: no registers held
       double lft = 0;
       if (y < g.H)
-        lft = chain_step<double, kWinF>(w.row + size_t(y) * CH + c, size_t(g.H) * CH, j, own, w.window,
-                                        w.epoch);
+        lft = lookback::chain_step<kWinF>(w.row + size_t(y) * CH + c, size_t(g.H) * CH, j, own, w.window,
+                                          word);
       SAT_TRACE(kRowT, 5)  // first row warp's look-backs done
-      pre[c] = warp_inclusive<1>(lft);
+      pre[c] = warp::inclusive_scan(lft);
       if ((t & 31) == 31) {
         wtot[warp][c] = pre[c];
+        const int rw = warp - kRowT / 32;
         if (j + 1 < g.nTx)  // this warp's aggregate in the corner chain of tile column j + 1
-          publish(w.corner + ((size_t(j + 1) * kRW + (warp - kRowT / 32)) * g.nTy + i) * CH + c,
-                  pack(pre[c] + wown[warp - kRowT / 32][c], kFlagA, w.epoch));
+          lookback::publish_aggregate(w.corner + ((size_t(j + 1) * kRW + rw) * g.nTy + i) * CH + c,
+                                      pre[c] + wown[rw][c], word);
       }
     }
   }

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <type_traits>
 
+#include "gpu/common/warp.cuh"
 #include "gpu/device.hpp"
 #include "gpu/sat/sat.hpp"
 #include "gpu/sat/sat_common.cuh"
@@ -109,14 +110,9 @@ __global__ void __launch_bounds__(kThreads)
       Sum ex[CH];
 #pragma unroll
       for (int c = 0; c < CH; ++c) {
-        Sum t = run[c];
-#pragma unroll
-        for (int d = 1; d < 32; d <<= 1) {
-          const Sum n = __shfl_up_sync(0xffffffffu, t, d);
-          if (lane >= d) t += n;
-        }
+        const Sum t = warp::inclusive_scan(run[c]);
         ex[c] = t - run[c] + carry[r][c];
-        carry[r][c] += __shfl_sync(0xffffffffu, t, 31);
+        carry[r][c] += warp::broadcast(t, 31);
       }
       Out o[V];
 #pragma unroll

@@ -26,6 +26,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "gpu/common/warp.cuh"
 #include "gpu/device.hpp"
 #include "gpu/sat/sat.hpp"
 #include "gpu/sat/sat_common.cuh"
@@ -102,15 +103,10 @@ __device__ __forceinline__ uint4 load16(const In* __restrict__ in, int E, int H,
 // Per-channel inclusive scan across the `W` lanes of a segment; returns the segment's total.
 template <int CH, int W, typename T>
 __device__ __forceinline__ void segment_scan(T (&t)[CH], T (&total)[CH]) {
-  const int lane = threadIdx.x & (W - 1);
 #pragma unroll
   for (int c = 0; c < CH; ++c) {
-#pragma unroll
-    for (int d = 1; d < W; d <<= 1) {
-      const T n = __shfl_up_sync(0xffffffffu, t[c], d, W);
-      if (lane >= d) t[c] += n;
-    }
-    total[c] = __shfl_sync(0xffffffffu, t[c], W - 1, W);
+    t[c] = warp::inclusive_scan<W>(t[c]);
+    total[c] = warp::broadcast<W>(t[c], W - 1);
   }
 }
 
@@ -232,20 +228,15 @@ __global__ void __launch_bounds__(Config<In, TALL>::kThreads, Config<In, TALL>::
       const int c = threadIdx.x, lane = c & 31, warp = c >> 5;
       unsigned long long* col = st.words + size_t(xt) + c;
       const Acc tot = coltot[c];
+      const lookback::EpochWord<Acc> word{st.epoch};
       Acc above = Acc(0);
       if (band > 0) {
-        *reinterpret_cast<volatile unsigned long long*>(col + size_t(band) * Es) =
-            pack(tot, kFlagA, st.epoch);
-        above = look_back<Acc>(col, Es, band, st.first_window, st.window, st.epoch);
+        lookback::publish_aggregate(col + size_t(band) * Es, tot, word);
+        above = lookback::look_back_chain<kMaxWindow>(col, Es, band, st.first_window, st.window, word);
       }
-      *reinterpret_cast<volatile unsigned long long*>(col + size_t(band) * Es) =
-          pack(Acc(above + tot), kFlagP, st.epoch);
+      lookback::publish_inclusive(col + size_t(band) * Es, Acc(above + tot), word);
       // Inclusive prefix of `above` along the tile, per channel (lanes CH apart share one).
-#pragma unroll
-      for (int d = CH; d < 32; d <<= 1) {
-        const Acc n = __shfl_up_sync(0xffffffffu, above, d);
-        if (lane >= d) above += n;
-      }
+      above = warp::inclusive_scan<32, CH>(above);
       if (lane >= 32 - CH) warp_sum[warp][lane % CH] = above;
       __syncthreads();
       Acc before = run_top[c % CH];

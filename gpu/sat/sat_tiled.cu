@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "gpu/common/warp.cuh"
 #include "gpu/device.hpp"
 #include "gpu/sat/sat.hpp"
 #include "gpu/sat/sat_common.cuh"
@@ -95,8 +96,7 @@ __global__ void __launch_bounds__(kThreads)
       const int x = j * kTileE + t;
       if (x < g.E) C[size_t(i) * g.E + x] = s;
         // Tile total per channel: lanes t, t+CH, ... share a channel.
-#pragma unroll
-      for (int m = 16; m >= CH; m >>= 1) s += __shfl_xor_sync(0xffffffffu, s, m);
+      s = warp::all_reduce<32, CH>(s);
       if ((t & 31) < CH) warp_tot[t >> 5][t & 31] = s;
     }
     __syncthreads();
@@ -162,11 +162,7 @@ __global__ void __launch_bounds__(kThreads, kRebuildBlocksPerSm<K>)
     const int t = threadIdx.x, x = j * kTileE + t;
     top = x < g.E ? C[size_t(i) * g.E + x] : 0u;
     const int wl = t & 31;
-#pragma unroll
-    for (int d = CH; d < 32; d <<= 1) {
-      const uint32_t n = __shfl_up_sync(0xffffffffu, top, d);
-      if (wl >= d) top += n;
-    }
+    top = warp::inclusive_scan<32, CH>(top);
     if (wl >= 32 - CH) warp_tot[t >> 5][wl % CH] = top;
   } else if (threadIdx.x < kTileE + 32) {
     // The next warp adds up the tile totals above and left of the tile (T holds them summed down).
@@ -177,8 +173,7 @@ __global__ void __launch_bounds__(kThreads, kRebuildBlocksPerSm<K>)
       for (int c = 0; c < CH; ++c) s[c] += T[(size_t(i) * g.nTx + jj) * CH + c];
 #pragma unroll
     for (int c = 0; c < CH; ++c) {
-#pragma unroll
-      for (int m = 16; m > 0; m >>= 1) s[c] += __shfl_xor_sync(0xffffffffu, s[c], m);
+      s[c] = warp::all_reduce(s[c]);
       if (wl == 0) corner[c] = s[c];
     }
   }
