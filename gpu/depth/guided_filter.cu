@@ -27,6 +27,7 @@
 
 #include "core/error.hpp"
 #include "gpu/check.hpp"
+#include "gpu/common/warp.cuh"
 #include "gpu/depth/guided_filter.hpp"
 #include "gpu/depth/guided_stack.cuh"
 #include "gpu/device.hpp"
@@ -63,8 +64,7 @@ __global__ void offset_sums(const float* __restrict__ guide, int gc, bool gray, 
   // Warp sums, then the block's: 4 atomics per block (not per warp: same-address float64 atomics queue).
   __shared__ double part[kThreads / 32][4];
   for (int c = 0; c < 4; ++c) {
-    double v = s[c];
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    const double v = warp::reduce(s[c]);
     if ((threadIdx.x & 31) == 0) part[threadIdx.x / 32][c] = v;
   }
   __syncthreads();

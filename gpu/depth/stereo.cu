@@ -16,6 +16,7 @@
 
 #include "core/error.hpp"
 #include "gpu/check.hpp"
+#include "gpu/common/warp.cuh"
 #include "gpu/depth/stereo.hpp"
 #include "gpu/depth/stereo_internal.hpp"
 #include "gpu/device.hpp"
@@ -280,12 +281,7 @@ __global__ void box_rows_kernel(const uint8_t* __restrict__ stack, int w, int h,
       run += p[2 * j] >> 16, e[4 * j + 2] = run;
       run += p[2 * j + 1] >> 16, e[4 * j + 3] = run;
     }
-    uint32_t incl = run;  // the warp's inclusive scan of the thread totals
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-      const uint32_t n = __shfl_up_sync(0xffffffffu, incl, o);
-      if (lane >= o) incl += n;
-    }
+    const uint32_t incl = warp::inclusive_scan(run);  // the warp's inclusive scan of the thread totals
     const int buf = (y - y0) & 1;
     if (lane == 31) warp_total[buf][warp] = incl;
     __syncthreads();
@@ -348,10 +344,10 @@ __global__ void fill_kernel(const float* __restrict__ raw, int w, int h, float* 
     const float v = x < w ? in[x] : kNoDisparity;
     const unsigned kept = __ballot_sync(0xffffffffu, v != kNoDisparity);
     const unsigned upto = kept & (lane == 31 ? 0xffffffffu : (2u << lane) - 1u);
-    const float from = __shfl_sync(0xffffffffu, v, upto ? 31 - __clz(upto) : 0);
+    const float from = warp::broadcast(v, upto ? 31 - __clz(upto) : 0);
     const float left = upto ? from : carry;
     if (x < w) o[x] = left;
-    carry = __shfl_sync(0xffffffffu, left, 31);
+    carry = warp::broadcast(left, 31);
   }
   __syncwarp();
   carry = kNoDisparity;
@@ -360,13 +356,13 @@ __global__ void fill_kernel(const float* __restrict__ raw, int w, int h, float* 
     const float v = x < w ? in[x] : kNoDisparity;
     const unsigned kept = __ballot_sync(0xffffffffu, v != kNoDisparity);
     const unsigned from_lane = kept & ~((1u << lane) - 1u);
-    const float from = __shfl_sync(0xffffffffu, v, from_lane ? __ffs(from_lane) - 1 : 0);
+    const float from = warp::broadcast(v, from_lane ? __ffs(from_lane) - 1 : 0);
     const float right = from_lane ? from : carry;
     if (x < w && v == kNoDisparity && right != kNoDisparity) {
       const float l = o[x];
       if (l == kNoDisparity || right < l) o[x] = right;
     }
-    carry = __shfl_sync(0xffffffffu, right, 0);
+    carry = warp::broadcast(right, 0);
   }
 }
 

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/guided_filter.hpp"
 #include "gpu/check.hpp"
+#include "gpu/common/warp.cuh"
 #include "gpu/depth/guided_filter.hpp"
 #include "gpu/refine/refine_common.cuh"
 
@@ -45,16 +46,7 @@ __device__ __forceinline__ Partial empty_partial() {
 // Block reduction of one Partial per thread (fixed order: the same sum every run).
 __device__ Partial block_merge(Partial p) {
   __shared__ Partial part[kThreads / 32];
-  for (int o = 16; o > 0; o >>= 1) {
-    Partial q;
-    q.sum = __shfl_down_sync(0xffffffffu, p.sum, o);
-    q.count = __shfl_down_sync(0xffffffffu, p.count, o);
-    q.lo = __shfl_down_sync(0xffffffffu, p.lo, o);
-    q.hi = __shfl_down_sync(0xffffffffu, p.hi, o);
-    q.lo_at = __shfl_down_sync(0xffffffffu, p.lo_at, o);
-    q.hi_at = __shfl_down_sync(0xffffffffu, p.hi_at, o);
-    p = merge(p, q);
-  }
+  p = warp::reduce(p, [](const Partial& a, const Partial& b) { return merge(a, b); });
   if ((threadIdx.x & 31) == 0) part[threadIdx.x / 32] = p;
   __syncthreads();
   if (threadIdx.x == 0)
