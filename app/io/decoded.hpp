@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/io/stream_io.hpp"
 #include "core/image.hpp"
 
 namespace satlab::io {
@@ -23,13 +24,30 @@ struct Decoded {
 // Each throws satlab::Error naming `path` with one line, after the format guards (format_guard.hpp).
 // `bytes` is the whole file.
 Decoded decode_webp(const std::string& path, const std::vector<uint8_t>& bytes);
-// `want_high`: fill Decoded::high for deep files (else only the 8-bit image is made).
-Decoded decode_tiff(const std::string& path, const std::vector<uint8_t>& bytes, bool want_high);
+// The pixel limit (format_guard.hpp) from the first bytes of a WebP file, before the rest is read; a
+// header it cannot parse is left to decode_webp.
+void check_webp_header(const std::string& path, const std::vector<uint8_t>& head);
+// `want_high`: fill Decoded::high for deep files (else only the 8-bit image is made). Reads the file by
+// strips or tiles (open_tiff_reader), after checking its header.
+Decoded decode_tiff(const std::string& path, bool want_high);
 Decoded decode_heif(const std::string& path, const std::vector<uint8_t>& bytes, bool want_high);
 
 bool is_webp(const std::vector<uint8_t>& b);
 bool is_tiff(const std::vector<uint8_t>& b);
 bool is_heif(const std::vector<uint8_t>& b);  // an ISO-BMFF ftyp of HEIF or AVIF
+
+// The readers and writers of stream_io.hpp, one per format.
+std::unique_ptr<ImageReader> open_tiff_reader(const std::string& path);
+std::unique_ptr<ImageReader> open_png_reader(const std::string& path);
+std::unique_ptr<ImageReader> open_jpeg_reader(const std::string& path);
+std::unique_ptr<ImageWriter> open_tiff_writer(const std::string& path, const StreamSpec& spec);
+std::unique_ptr<ImageWriter> open_png_writer(const std::string& path, const StreamSpec& spec);
+std::unique_ptr<ImageWriter> open_jpeg_writer(const std::string& path, const StreamSpec& spec);
+
+// `n` pixels of stored samples (`channels` 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA; `deep`: native-endian
+// uint16, else bytes) to RGBA8 (16 bits rounded to the nearest 8-bit code) and, where `rgba16` is not
+// null, to RGBA16 (8 bits: v * 257). Missing alpha is opaque.
+void samples_to_rgba(const void* samples, size_t n, int channels, bool deep, uint8_t* rgba8, uint16_t* rgba16);
 
 // PNG metadata stb does not return: the eXIf chunk's orientation and the iCCP profile (inflated, at most
 // 16 MiB). Walks the chunks before the first IDAT with every length checked.

@@ -22,6 +22,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "app/io/atomic_file.hpp"
 #include "app/io/decoded.hpp"
 #include "app/io/exif.hpp"
 #include "app/io/format_guard.hpp"
@@ -196,20 +197,14 @@ int fill_depth_holes(ImageF& d, std::vector<std::string>* notes) {
 
 namespace {
 
-// Writes bytes to path through path.tmp-XXXX + rename, so readers never see a partial file.
+// Writes bytes to path through a temporary file and rename (atomic_file.hpp), so readers never see a
+// partial file.
 template <typename WriteFn>
 void write_atomically(const std::string& path, WriteFn&& write) {
-  refuse_overwriting_inputs(path);
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  if (!write(tmp)) {
-    std::remove(tmp.c_str());
-    fail(path, "cannot write (" + std::string(std::strerror(errno ? errno : EIO)) + ")");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    std::remove(tmp.c_str());
-    fail(path, "cannot write: " + std::string(std::strerror(e)));
-  }
+  TempFile file(path);
+  errno = 0;
+  if (!write(file.tmp())) fail(path, "cannot write (" + std::string(std::strerror(errno ? errno : EIO)) + ")");
+  file.commit();
 }
 
 // Every file loaded as an image or depth map, so that no writer replaces one.
@@ -265,14 +260,22 @@ void refuse_overwriting_inputs(const std::string& path) {
 
 namespace {
 
-std::vector<uint8_t> read_all(const std::string& path) {
+// The whole file; `check_head`, where given, first sees its first 4 KiB (a header to check before the
+// rest is read).
+std::vector<uint8_t> read_all(const std::string& path,
+                              void (*check_head)(const std::string&, const std::vector<uint8_t>&) = nullptr) {
   std::ifstream f(path, std::ios::binary | std::ios::ate);
   if (!f) fail(path, std::strerror(errno));
   const std::streamoff n = f.tellg();
   if (n < 0) fail(path, "cannot read");
-  std::vector<uint8_t> b(size_t(n), 0);
   f.seekg(0);
-  if (!f.read(reinterpret_cast<char*>(b.data()), n)) fail(path, "cannot read");
+  std::vector<uint8_t> b(size_t(std::min<std::streamoff>(n, check_head ? 4096 : n)), 0);
+  if (!f.read(reinterpret_cast<char*>(b.data()), std::streamsize(b.size()))) fail(path, "cannot read");
+  if (check_head) {
+    check_head(path, b);
+    b.resize(size_t(n));
+    if (n > 4096 && !f.read(reinterpret_cast<char*>(b.data()) + 4096, n - 4096)) fail(path, "cannot read");
+  }
   return b;
 }
 
@@ -342,8 +345,8 @@ Decoded decode_file(const std::string& path, bool want_high) {
     return d;
   }
   const std::vector<uint8_t> head = read_head(path);
-  if (is_webp(head)) return decode_webp(path, read_all(path));
-  if (is_tiff(head)) return decode_tiff(path, read_all(path), want_high);
+  if (is_webp(head)) return decode_webp(path, read_all(path, check_webp_header));
+  if (is_tiff(head)) return decode_tiff(path, want_high);
   if (is_heif(head)) return decode_heif(path, read_all(path), want_high);
   return decode_stb(path, want_high);
 }
@@ -399,8 +402,9 @@ ImageF load_depth_file(const std::string& path, LoadInfo* info) {
     orientation = meta.orientation;
     format = "JPEG";
   } else if (const std::vector<uint8_t> head = read_head(path); is_webp(head) || is_tiff(head) || is_heif(head)) {
-    const std::vector<uint8_t> bytes = read_all(path);
-    Decoded dec = is_webp(head) ? decode_webp(path, bytes) : is_tiff(head) ? decode_tiff(path, bytes, true) : decode_heif(path, bytes, true);
+    Decoded dec = is_webp(head)   ? decode_webp(path, read_all(path, check_webp_header))
+                  : is_tiff(head) ? decode_tiff(path, true)
+                                  : decode_heif(path, read_all(path), true);
     d = ImageF(dec.rgba.width, dec.rgba.height, 1);
     for (size_t i = 0; i < d.data.size(); ++i)
       d.data[i] = dec.high.empty() ? float(dec.rgba.data[i * 4]) / 255.f : dec.high.data[i * 4];

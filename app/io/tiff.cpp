@@ -1,16 +1,22 @@
-// TIFF through libtiff (linked statically with the codecs Debian builds it with). 16-bit greyscale and
-// RGB(A) files keep their 16 bits (Decoded::high); every other layout libtiff knows is read at 8 bits
-// through its RGBA interface. The Orientation tag is returned, not applied (image_io.cpp applies it).
+// TIFF through libtiff (linked statically with the codecs Debian builds it with), read from the file a strip
+// or a row of tiles at a time (stream_io.hpp); the whole-image loader is that reader over all rows.
+// 16-bit greyscale and RGB(A) files keep their 16 bits (Decoded::high); every other layout libtiff knows is
+// read at 8 bits through its RGBA interface. The Orientation tag is returned, not applied (image_io.cpp
+// applies it).
+#include <sys/stat.h>
 #include <tiffio.h>
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 
+#include "app/io/atomic_file.hpp"
 #include "app/io/decoded.hpp"
 #include "app/io/format_guard.hpp"
 #include "app/io/image_io.hpp"
+#include "app/io/stream_io.hpp"
 #include "app/io/tiff.hpp"
 #include "core/error.hpp"
 
@@ -48,31 +54,6 @@ struct Close {
   void operator()(TIFF* t) const { TIFFClose(t); }
 };
 
-// A read-only file in memory for TIFFClientOpen.
-struct Memory {
-  const std::vector<uint8_t>* b;
-  uint64_t at = 0;
-};
-tmsize_t mem_read(thandle_t h, void* buf, tmsize_t n) {
-  auto* m = static_cast<Memory*>(h);
-  if (n < 0 || m->at >= m->b->size()) return 0;
-  const uint64_t k = std::min<uint64_t>(uint64_t(n), m->b->size() - m->at);
-  std::memcpy(buf, m->b->data() + m->at, size_t(k));
-  m->at += k;
-  return tmsize_t(k);
-}
-tmsize_t mem_write(thandle_t, void*, tmsize_t) { return 0; }
-toff_t mem_seek(thandle_t h, toff_t off, int whence) {
-  auto* m = static_cast<Memory*>(h);
-  const uint64_t base = whence == SEEK_CUR ? m->at : whence == SEEK_END ? m->b->size() : 0;
-  m->at = base + off;
-  return m->at;
-}
-int mem_close(thandle_t) { return 0; }
-toff_t mem_size(thandle_t h) { return static_cast<Memory*>(h)->b->size(); }
-int mem_map(thandle_t, void**, toff_t*) { return 0; }
-void mem_unmap(thandle_t, void*, toff_t) {}
-
 // The most pixels one byte of the file can hold under `compression`, for `bits` bits per pixel.
 uint64_t max_pixels_per_byte(uint16_t compression, uint32_t bits) {
   uint64_t ratio;  // decoded bytes per stored byte, at best
@@ -95,104 +76,171 @@ bool is_tiff(const std::vector<uint8_t>& b) {
                            (b[0] == 'M' && b[1] == 'M' && b[2] == 0 && (b[3] == 42 || b[3] == 43)));
 }
 
-Decoded decode_tiff(const std::string& path, const std::vector<uint8_t>& bytes, bool want_high) {
-  Messages msg;
-  Options opts(&msg);
-  Memory mem{&bytes};
-  std::unique_ptr<TIFF, Close> tif(TIFFClientOpenExt(path.c_str(), "rm", &mem, mem_read, mem_write, mem_seek, mem_close,
-                                                     mem_size, mem_map, mem_unmap, opts.o));
-  auto fail = [&](const std::string& why) -> Error {
-    return Error(path + ": " + why + (msg.error.empty() ? "" : " (" + msg.error + ")"));
-  };
-  if (!tif) throw fail("not a readable TIFF image");
-  uint32_t w = 0, h = 0;
-  uint16_t bps = 1, spp = 1, photometric = 0, planar = PLANARCONFIG_CONTIG, compression = COMPRESSION_NONE,
-           orientation = ORIENTATION_TOPLEFT, sample_format = SAMPLEFORMAT_UINT;
-  TIFFGetField(tif.get(), TIFFTAG_IMAGEWIDTH, &w);
-  TIFFGetField(tif.get(), TIFFTAG_IMAGELENGTH, &h);
-  TIFFGetFieldDefaulted(tif.get(), TIFFTAG_BITSPERSAMPLE, &bps);
-  TIFFGetFieldDefaulted(tif.get(), TIFFTAG_SAMPLESPERPIXEL, &spp);
-  TIFFGetFieldDefaulted(tif.get(), TIFFTAG_PLANARCONFIG, &planar);
-  TIFFGetFieldDefaulted(tif.get(), TIFFTAG_COMPRESSION, &compression);
-  TIFFGetFieldDefaulted(tif.get(), TIFFTAG_ORIENTATION, &orientation);
-  TIFFGetFieldDefaulted(tif.get(), TIFFTAG_SAMPLEFORMAT, &sample_format);
-  const bool has_photometric = TIFFGetField(tif.get(), TIFFTAG_PHOTOMETRIC, &photometric) != 0;
-  if (w == 0 || h == 0) throw fail("image has zero size");
-  check_image_limits(path, w, h);
-  check_declared_size(path, bytes.size(), uint64_t(w) * h, max_pixels_per_byte(compression, uint32_t(bps) * spp), "TIFF");
 
-  Decoded d;
-  d.format = "TIFF";
-  d.bits = bps;
-  d.orientation = orientation >= 1 && orientation <= 8 ? orientation : 1;
-  uint32_t icc_len = 0;
-  void* icc = nullptr;
-  if (TIFFGetField(tif.get(), TIFFTAG_ICCPROFILE, &icc_len, &icc) && icc && icc_len > 0)
-    d.icc.assign(static_cast<uint8_t*>(icc), static_cast<uint8_t*>(icc) + icc_len);
-  d.rgba = ImageRGBA8(int(w), int(h));
+namespace {
 
-  const bool grey_or_rgb = has_photometric && ((photometric == PHOTOMETRIC_MINISBLACK && spp <= 2) ||
-                                               (photometric == PHOTOMETRIC_RGB && spp >= 3 && spp <= 4));
-  if ((bps == 8 || bps == 16) && sample_format == SAMPLEFORMAT_UINT && planar == PLANARCONFIG_CONTIG && grey_or_rgb &&
-      !TIFFIsTiled(tif.get())) {
-    // Read here rather than through TIFFRGBAImage, which premultiplies unassociated alpha and drops 16 bits.
-    const bool deep = bps == 16;
-    const tmsize_t line = TIFFScanlineSize(tif.get());
-    if (line < tmsize_t(size_t(w) * spp * (deep ? 2 : 1))) throw fail("bad scanline size");
-    std::vector<uint16_t> row(size_t(line) / 2 + 1);
-    std::vector<uint8_t> row8(deep ? 0 : size_t(line));
-    if (deep && want_high) d.high = ImageF(int(w), int(h), 4);
-    const bool grey = photometric == PHOTOMETRIC_MINISBLACK;
-    const bool alpha = spp == 2 || spp == 4;
-    for (uint32_t y = 0; y < h; ++y) {
-      if (TIFFReadScanline(tif.get(), deep ? static_cast<void*>(row.data()) : row8.data(), y, 0) < 0)
-        throw fail("cannot decode TIFF (corrupt or truncated data)");
-      for (uint32_t x = 0; x < w; ++x) {
-        if (!deep) {
-          const uint8_t* s = row8.data() + size_t(x) * spp;
-          uint8_t* p = d.rgba.px(int(x), int(y));
-          p[0] = s[0], p[1] = grey ? s[0] : s[1], p[2] = grey ? s[0] : s[2], p[3] = alpha ? s[spp - 1] : 255;
-          continue;
-        }
-        const uint16_t* s = row.data() + size_t(x) * spp;
-        const uint16_t v[4] = {s[0], grey ? s[0] : s[1], grey ? s[0] : s[2], alpha ? s[spp - 1] : uint16_t(65535)};
-        uint8_t* p = d.rgba.px(int(x), int(y));
-        for (int c = 0; c < 4; ++c) p[c] = uint8_t((uint32_t(v[c]) * 255u + 32767u) / 65535u);
-        if (want_high)
-          for (int c = 0; c < 4; ++c) d.high.at(int(x), int(y), c) = float(v[c]) / 65535.f;
-      }
-    }
-    return d;
-  }
-  if (bps > 8) d.notes.push_back("this " + std::to_string(bps) + "-bit TIFF layout is read at 8 bits");
-  char emsg[1024] = "";
-  TIFFRGBAImage img;
-  if (!TIFFRGBAImageOK(tif.get(), emsg) || !TIFFRGBAImageBegin(&img, tif.get(), 0, emsg))
-    throw Error(path + ": unsupported TIFF layout (" + std::string(emsg) + ")");
-  img.req_orientation = img.orientation;  // rows as stored: the orientation is applied for all 8 values later
-  std::vector<uint32_t> raster(size_t(w) * h);
-  const int ok = TIFFRGBAImageGet(&img, raster.data(), w, h);
-  TIFFRGBAImageEnd(&img);
-  if (!ok) throw fail("cannot decode TIFF (corrupt or truncated data)");
-  for (size_t i = 0; i < raster.size(); ++i) {
-    const uint32_t p = raster[i];
-    d.rgba.data[i * 4 + 0] = uint8_t(TIFFGetR(p));
-    d.rgba.data[i * 4 + 1] = uint8_t(TIFFGetG(p));
-    d.rgba.data[i * 4 + 2] = uint8_t(TIFFGetB(p));
-    d.rgba.data[i * 4 + 3] = uint8_t(TIFFGetA(p));
-  }
-  return d;
+uint64_t file_size(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? uint64_t(st.st_size) : 0;
 }
 
-bool write_tiff(const std::string& path, int width, int height, int channels, int bits, const void* samples,
-                int orientation) {
-  Messages msg;
-  Options opts(&msg);
-  std::unique_ptr<TIFF, Close> tif(TIFFOpenExt(path.c_str(), "w", opts.o));
-  if (!tif) return false;
-  TIFF* t = tif.get();
-  TIFFSetField(t, TIFFTAG_IMAGEWIDTH, uint32_t(width));
-  TIFFSetField(t, TIFFTAG_IMAGELENGTH, uint32_t(height));
+// Rows are decoded a block at a time and the last block kept: a strip, or a row of tiles. Grey and RGB(A)
+// of 8 or 16 bits are read here from the decoded samples (not through TIFFRGBAImage, which premultiplies
+// unassociated alpha and drops 16 bits); every other layout libtiff knows goes through its RGBA interface
+// one block at a time, at 8 bits.
+class TiffReader final : public ImageReader {
+ public:
+  // `check_limits`: the pixel limit and host memory too (format_guard.hpp), before anything else.
+  TiffReader(const std::string& path, bool check_limits) : path_(path), opts_(&msg_) {
+    tif_.reset(TIFFOpenExt(path.c_str(), "rm", opts_.o));  // m: read, not mapped (no file-sized RSS)
+    if (!tif_) throw fail("not a readable TIFF image");
+    TIFF* t = tif_.get();
+    uint32_t w = 0, h = 0;
+    uint16_t bps = 1, spp = 1, photometric = 0, planar = PLANARCONFIG_CONTIG, compression = COMPRESSION_NONE,
+             orientation = ORIENTATION_TOPLEFT, sample_format = SAMPLEFORMAT_UINT;
+    TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &w);
+    TIFFGetField(t, TIFFTAG_IMAGELENGTH, &h);
+    TIFFGetFieldDefaulted(t, TIFFTAG_BITSPERSAMPLE, &bps);
+    TIFFGetFieldDefaulted(t, TIFFTAG_SAMPLESPERPIXEL, &spp);
+    TIFFGetFieldDefaulted(t, TIFFTAG_PLANARCONFIG, &planar);
+    TIFFGetFieldDefaulted(t, TIFFTAG_COMPRESSION, &compression);
+    TIFFGetFieldDefaulted(t, TIFFTAG_ORIENTATION, &orientation);
+    TIFFGetFieldDefaulted(t, TIFFTAG_SAMPLEFORMAT, &sample_format);
+    const bool has_photometric = TIFFGetField(t, TIFFTAG_PHOTOMETRIC, &photometric) != 0;
+    if (w == 0 || h == 0) throw fail("image has zero size");
+    if (check_limits) check_image_limits(path, w, h);
+    check_declared_size(path, file_size(path), uint64_t(w) * h, max_pixels_per_byte(compression, uint32_t(bps) * spp),
+                        "TIFF");
+    StreamHeader& hd = header_;
+    hd.format = "TIFF";
+    hd.width = w, hd.height = h;
+    hd.channels = spp;
+    hd.bits = bps;
+    hd.bigtiff = TIFFIsBigTIFF(t) != 0;
+    hd.orientation = orientation >= 1 && orientation <= 8 ? orientation : 1;
+    uint32_t icc_len = 0;
+    void* icc = nullptr;
+    if (TIFFGetField(t, TIFFTAG_ICCPROFILE, &icc_len, &icc) && icc && icc_len > 0)
+      hd.icc.assign(static_cast<uint8_t*>(icc), static_cast<uint8_t*>(icc) + icc_len);
+    tiled_ = TIFFIsTiled(t) != 0;
+    if (tiled_) {
+      TIFFGetField(t, TIFFTAG_TILEWIDTH, &hd.tile_width);
+      TIFFGetField(t, TIFFTAG_TILELENGTH, &hd.tile_height);
+      if (hd.tile_width == 0 || hd.tile_height == 0) throw fail("tiled TIFF without a tile size");
+      block_rows_ = hd.tile_height;
+    } else {
+      uint32_t rps = h;
+      TIFFGetFieldDefaulted(t, TIFFTAG_ROWSPERSTRIP, &rps);
+      hd.rows_per_strip = std::min(std::max<uint32_t>(rps, 1), h);
+      block_rows_ = hd.rows_per_strip;
+    }
+    const bool grey_or_rgb = has_photometric && ((photometric == PHOTOMETRIC_MINISBLACK && spp <= 2) ||
+                                                 (photometric == PHOTOMETRIC_RGB && spp >= 3 && spp <= 4));
+    samples_ = (bps == 8 || bps == 16) && sample_format == SAMPLEFORMAT_UINT && planar == PLANARCONFIG_CONTIG &&
+               grey_or_rgb;
+    if (samples_) return;
+    if (bps > 8) notes_.push_back("this " + std::to_string(bps) + "-bit TIFF layout is read at 8 bits");
+    char emsg[1024] = "";
+    if (!TIFFRGBAImageOK(t, emsg) || !TIFFRGBAImageBegin(&rgba_, t, 0, emsg))
+      throw Error(path + ": unsupported TIFF layout (" + std::string(emsg) + ")");
+    rgba_begun_ = true;
+    rgba_.req_orientation = rgba_.orientation;  // rows as stored: the orientation is applied for all 8 values later
+  }
+
+  ~TiffReader() override {
+    if (rgba_begun_) TIFFRGBAImageEnd(&rgba_);
+  }
+
+  void read_rows(uint32_t y0, uint32_t y1, uint8_t* rgba8, size_t stride, uint16_t* rgba16,
+                 size_t stride16) override {
+    const StreamHeader& hd = header_;
+    if (y0 > y1 || y1 > hd.height) throw Error(path_ + ": rows " + std::to_string(y0) + "-" + std::to_string(y1) +
+                                               " are outside the image's " + std::to_string(hd.height));
+    const size_t w = hd.width;
+    const bool deep = hd.bits == 16;
+    for (uint32_t y = y0; y < y1; ++y) {
+      const uint8_t* row = block_row(y);
+      uint8_t* out8 = rgba8 + size_t(y - y0) * stride;
+      uint16_t* out16 = rgba16 ? rgba16 + size_t(y - y0) * stride16 : nullptr;
+      if (samples_) {
+        samples_to_rgba(row, w, hd.channels, deep, out8, out16);
+        continue;
+      }
+      const uint32_t* px = reinterpret_cast<const uint32_t*>(row);
+      for (size_t x = 0; x < w; ++x) {
+        const uint32_t p = px[x];
+        const uint8_t v[4] = {uint8_t(TIFFGetR(p)), uint8_t(TIFFGetG(p)), uint8_t(TIFFGetB(p)), uint8_t(TIFFGetA(p))};
+        for (int c = 0; c < 4; ++c) {
+          out8[x * 4 + c] = v[c];
+          if (out16) out16[x * 4 + c] = uint16_t(v[c] * 257);
+        }
+      }
+    }
+  }
+
+ private:
+  Error fail(const std::string& why) const {
+    return Error(path_ + ": " + why + (msg_.error.empty() ? "" : " (" + msg_.error + ")"));
+  }
+
+  // Row y of the block that holds it, decoded now unless it is the one kept: samples as stored, or (the
+  // RGBA interface) one uint32 ABGR a pixel.
+  const uint8_t* block_row(uint32_t y) {
+    const StreamHeader& hd = header_;
+    const uint32_t b = y / block_rows_, first = b * block_rows_;
+    const uint32_t rows = std::min(block_rows_, hd.height - first);
+    const size_t w = hd.width;
+    const size_t pixel = samples_ ? size_t(hd.channels) * size_t(hd.bits / 8) : 4;
+    if (b != block_) {
+      block_ = UINT32_MAX;  // nothing kept while a decode fails half way
+      TIFF* t = tif_.get();
+      block_data_.resize(w * rows * pixel);
+      if (!samples_) {
+        rgba_.row_offset = int(first);
+        rgba_.col_offset = 0;
+        if (!TIFFRGBAImageGet(&rgba_, reinterpret_cast<uint32_t*>(block_data_.data()), hd.width, rows))
+          throw fail("cannot decode TIFF (corrupt or truncated data)");
+      } else if (!tiled_) {
+        const tmsize_t need = tmsize_t(w * rows * pixel);
+        if (TIFFScanlineSize(t) < tmsize_t(w * pixel)) throw fail("bad scanline size");
+        if (TIFFReadEncodedStrip(t, TIFFComputeStrip(t, first, 0), block_data_.data(), need) < need)
+          throw fail("cannot decode TIFF (corrupt or truncated data)");
+      } else {  // every tile of this row of tiles, each copied to its columns
+        const size_t tw = hd.tile_width, th = hd.tile_height;
+        const tmsize_t tile_bytes = tmsize_t(tw * th * pixel);
+        if (TIFFTileSize(t) < tile_bytes) throw fail("bad tile size");
+        tile_.resize(size_t(tile_bytes));
+        for (size_t x0 = 0; x0 < w; x0 += tw) {
+          if (TIFFReadEncodedTile(t, TIFFComputeTile(t, uint32_t(x0), first, 0, 0), tile_.data(), tile_bytes) < tile_bytes)
+            throw fail("cannot decode TIFF (corrupt or truncated data)");
+          const size_t cols = std::min(tw, w - x0);
+          for (uint32_t r = 0; r < rows; ++r)
+            std::memcpy(block_data_.data() + (size_t(r) * w + x0) * pixel, tile_.data() + size_t(r) * tw * pixel,
+                        cols * pixel);
+        }
+      }
+      block_ = b;
+    }
+    return block_data_.data() + size_t(y - first) * w * pixel;
+  }
+
+  std::string path_;
+  Messages msg_;
+  Options opts_;
+  std::unique_ptr<TIFF, Close> tif_;
+  bool tiled_ = false;
+  bool samples_ = false;  // grey or RGB(A) samples read as stored; else TIFFRGBAImage
+  TIFFRGBAImage rgba_{};
+  bool rgba_begun_ = false;
+  uint32_t block_rows_ = 1;
+  uint32_t block_ = UINT32_MAX;  // the block kept in block_data_
+  std::vector<uint8_t> block_data_, tile_;
+};
+
+// The fields of every file satlab writes: contiguous grey or RGB(A) samples, deflate, unassociated alpha.
+void set_fields(TIFF* t, uint32_t width, uint32_t height, int channels, int bits, int orientation) {
+  TIFFSetField(t, TIFFTAG_IMAGEWIDTH, width);
+  TIFFSetField(t, TIFFTAG_IMAGELENGTH, height);
   TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, uint16_t(bits));
   TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, uint16_t(channels));
   TIFFSetField(t, TIFFTAG_PHOTOMETRIC, channels >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
@@ -203,6 +251,120 @@ bool write_tiff(const std::string& path, int width, int height, int channels, in
     const uint16_t extra = EXTRASAMPLE_UNASSALPHA;
     TIFFSetField(t, TIFFTAG_EXTRASAMPLES, uint16_t(1), &extra);
   }
+}
+
+// Strips of TIFFDefaultStripSize rows, or tiles gathered from a row of tiles' rows.
+class TiffWriter final : public ImageWriter {
+ public:
+  TiffWriter(const std::string& path, const StreamSpec& spec) : file_(path), opts_(&msg_) {
+    spec_ = spec;
+    const uint64_t raw = uint64_t(spec.width) * spec.height * uint64_t(spec.channels) * uint64_t(spec.bits / 8);
+    // Deflate may not shrink the data at all: classic TIFF's 32-bit offsets need headroom below 4 GiB.
+    const bool big = spec.bigtiff || raw > (uint64_t(1) << 32) - (uint64_t(1) << 28);
+    tif_.reset(TIFFOpenExt(file_.tmp().c_str(), big ? "w8" : "w", opts_.o));
+    if (!tif_) throw fail();
+    TIFF* t = tif_.get();
+    set_fields(t, spec.width, spec.height, spec.channels, spec.bits, 1);
+    row_bytes_ = size_t(spec.width) * size_t(spec.channels) * size_t(spec.bits / 8);
+    if (spec.tile) {
+      TIFFSetField(t, TIFFTAG_TILEWIDTH, spec.tile);
+      TIFFSetField(t, TIFFTAG_TILELENGTH, spec.tile);
+      band_.assign(row_bytes_ * spec.tile, 0);
+      tile_.resize(size_t(spec.tile) * spec.tile * size_t(spec.channels) * size_t(spec.bits / 8));
+    } else {
+      TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(t, 0));
+    }
+  }
+
+  void write_rows(uint32_t n, const void* rows, size_t stride) override {
+    take_rows(file_.path(), n);
+    for (uint32_t i = 0, y = rows_ - n; i < n; ++i, ++y) {
+      const uint8_t* row = static_cast<const uint8_t*>(rows) + size_t(i) * stride;
+      if (!spec_.tile) {
+        if (TIFFWriteScanline(tif_.get(), const_cast<uint8_t*>(row), y, 0) < 0) throw fail();
+        continue;
+      }
+      std::memcpy(band_.data() + size_t(y % spec_.tile) * row_bytes_, row, row_bytes_);
+      if (y % spec_.tile == spec_.tile - 1 || y + 1 == spec_.height) write_tiles(y - y % spec_.tile);
+    }
+  }
+
+  void finish() override {
+    check_all_rows(file_.path());
+    if (!TIFFFlush(tif_.get()) || !msg_.error.empty()) throw fail();
+    tif_.reset();
+    file_.commit();
+  }
+
+ private:
+  Error fail() const {
+    return Error(file_.path() + ": cannot write TIFF" + (msg_.error.empty() ? "" : " (" + msg_.error + ")"));
+  }
+
+  // The tiles of the row of tiles starting at row `first`, padded with zeros past the image's edges.
+  void write_tiles(uint32_t first) {
+    const size_t tile = spec_.tile, pixel = row_bytes_ / spec_.width;
+    const size_t rows = std::min<size_t>(tile, spec_.height - first);
+    for (size_t x0 = 0; x0 < spec_.width; x0 += tile) {
+      std::fill(tile_.begin(), tile_.end(), uint8_t(0));
+      const size_t cols = std::min<size_t>(tile, spec_.width - x0);
+      for (size_t r = 0; r < rows; ++r)
+        std::memcpy(tile_.data() + r * tile * pixel, band_.data() + r * row_bytes_ + x0 * pixel, cols * pixel);
+      if (TIFFWriteTile(tif_.get(), tile_.data(), uint32_t(x0), first, 0, 0) < 0) throw fail();
+    }
+  }
+
+  TempFile file_;
+  Messages msg_;
+  Options opts_;
+  std::unique_ptr<TIFF, Close> tif_;
+  size_t row_bytes_ = 0;
+  std::vector<uint8_t> band_, tile_;
+};
+
+}  // namespace
+
+std::unique_ptr<ImageReader> open_tiff_reader(const std::string& path) { return std::make_unique<TiffReader>(path, false); }
+
+std::unique_ptr<ImageWriter> open_tiff_writer(const std::string& path, const StreamSpec& spec) {
+  return std::make_unique<TiffWriter>(path, spec);
+}
+
+Decoded decode_tiff(const std::string& path, bool want_high) {
+  TiffReader r(path, true);
+  const StreamHeader& hd = r.header();
+  Decoded d;
+  d.format = "TIFF";
+  d.bits = hd.bits;
+  d.orientation = hd.orientation;
+  d.icc = hd.icc;
+  d.rgba = ImageRGBA8(int(hd.width), int(hd.height));
+  const bool high = want_high && hd.bits == 16 && hd.channels <= 4;
+  if (!high) {
+    r.read_rows(0, hd.height, d.rgba.data.data(), size_t(hd.width) * 4, nullptr, 0);
+  } else {  // by bands, so that the 16-bit samples never exist for the whole image beside the floats
+    d.high = ImageF(int(hd.width), int(hd.height), 4);
+    const uint32_t band = 64;
+    std::vector<uint16_t> deep(size_t(hd.width) * 4 * band);
+    for (uint32_t y = 0; y < hd.height; y += band) {
+      const uint32_t y1 = std::min(hd.height, y + band);
+      r.read_rows(y, y1, d.rgba.px(0, int(y)), size_t(hd.width) * 4, deep.data(), size_t(hd.width) * 4);
+      float* f = d.high.data.data() + size_t(y) * hd.width * 4;
+      for (size_t i = 0; i < size_t(y1 - y) * hd.width * 4; ++i) f[i] = float(deep[i]) / 65535.f;
+    }
+  }
+  d.notes = r.notes();
+  return d;
+}
+
+bool write_tiff(const std::string& path, int width, int height, int channels, int bits, const void* samples,
+                int orientation) {
+  Messages msg;
+  Options opts(&msg);
+  std::unique_ptr<TIFF, Close> tif(TIFFOpenExt(path.c_str(), "w", opts.o));
+  if (!tif) return false;
+  TIFF* t = tif.get();
+  set_fields(t, uint32_t(width), uint32_t(height), channels, bits, orientation);
   TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(t, 0));
   const size_t row = size_t(width) * size_t(channels) * size_t(bits / 8);
   std::vector<uint8_t> line(row);

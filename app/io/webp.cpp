@@ -46,6 +46,12 @@ bool is_webp(const std::vector<uint8_t>& b) {
   return b.size() >= 12 && std::memcmp(b.data(), "RIFF", 4) == 0 && std::memcmp(b.data() + 8, "WEBP", 4) == 0;
 }
 
+void check_webp_header(const std::string& path, const std::vector<uint8_t>& head) {
+  WebPBitstreamFeatures f;
+  if (WebPGetFeatures(head.data(), head.size(), &f) == VP8_STATUS_OK && f.width > 0 && f.height > 0)
+    check_image_limits(path, uint64_t(f.width), uint64_t(f.height));
+}
+
 Decoded decode_webp(const std::string& path, const std::vector<uint8_t>& bytes) {
   WebPBitstreamFeatures f;
   if (WebPGetFeatures(bytes.data(), bytes.size(), &f) != VP8_STATUS_OK)

@@ -1,0 +1,214 @@
+// PNG through libpng's row interface (stream_io.hpp): the header and the chunks before the image data
+// first, then one row at a time. Like stb_image, which the whole-image loader uses, CRCs are not checked
+// and a broken ancillary chunk is skipped, so both read the same pixels from the same files.
+#include <png.h>
+
+#include <cerrno>
+#include <csetjmp>
+#include <cstdio>
+#include <cstring>
+#include <sys/stat.h>
+
+#include "app/io/atomic_file.hpp"
+#include "app/io/decoded.hpp"
+#include "app/io/exif.hpp"
+#include "app/io/format_guard.hpp"
+#include "core/error.hpp"
+
+namespace satlab::io {
+namespace {
+
+// libpng's first error message, then a longjmp back to the member that called libpng.
+struct Messages {
+  char error[256] = "";
+};
+void on_error(png_structp png, png_const_charp msg) {
+  auto* m = static_cast<Messages*>(png_get_error_ptr(png));
+  if (m && !m->error[0]) std::snprintf(m->error, sizeof(m->error), "%s", msg);
+  png_longjmp(png, 1);
+}
+void on_warning(png_structp, png_const_charp) {}
+
+struct File {
+  FILE* f = nullptr;
+  ~File() {
+    if (f) std::fclose(f);
+  }
+};
+
+bool little_endian() {
+  const uint16_t probe = 1;
+  return *reinterpret_cast<const uint8_t*>(&probe) == 1;
+}
+
+class PngReader final : public ImageReader {
+ public:
+  explicit PngReader(const std::string& path) : path_(path) {
+    file_.f = std::fopen(path.c_str(), "rb");
+    if (!file_.f) throw Error(path + ": " + std::strerror(errno));
+    struct stat st {};
+    const uint64_t size = ::fstat(fileno(file_.f), &st) == 0 ? uint64_t(st.st_size) : 0;
+    s_.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &msg_, on_error, on_warning);
+    if (s_.png) s_.info = png_create_info_struct(s_.png);
+    if (!s_.png || !s_.info) throw Error(path + ": out of memory for the PNG reader");
+    if (!start()) throw fail("not a readable PNG image");
+    if (header_.width == 0 || header_.height == 0) throw fail("image has zero size");
+    // Deflate cannot beat 1032:1 and every pixel costs at least one bit before compression.
+    check_declared_size(path, size, uint64_t(header_.width) * header_.height, 1032 * 8, "PNG");
+    row_.resize(png_get_rowbytes(s_.png, s_.info));
+  }
+
+  void read_rows(uint32_t y0, uint32_t y1, uint8_t* rgba8, size_t stride, uint16_t* rgba16,
+                 size_t stride16) override {
+    if (y0 < next_ || y1 > header_.height || y0 > y1)
+      throw Error(path_ + ": PNG rows are read forward only (asked for " + std::to_string(y0) + "-" +
+                  std::to_string(y1) + " after " + std::to_string(next_) + ")");
+    for (uint32_t y = y0; y < y1; ++y) {
+      const uint8_t* row = next_row(y);
+      if (!row) throw fail("cannot decode PNG (corrupt or truncated data)");
+      samples_to_rgba(row, header_.width, channels_, deep_, rgba8 + size_t(y - y0) * stride,
+                      rgba16 ? rgba16 + size_t(y - y0) * stride16 : nullptr);
+    }
+  }
+
+ private:
+  Error fail(const std::string& why) const {
+    return Error(path_ + ": " + why + (msg_.error[0] ? " (" + std::string(msg_.error) + ")" : ""));
+  }
+
+  bool start() {
+    if (setjmp(png_jmpbuf(s_.png))) return false;
+    png_init_io(s_.png, file_.f);
+    png_set_crc_action(s_.png, PNG_CRC_QUIET_USE, PNG_CRC_QUIET_USE);
+    png_set_benign_errors(s_.png, 1);
+    png_set_user_limits(s_.png, 0x7fffffff, 0x7fffffff);  // sizes are the caller's to limit
+    png_read_info(s_.png, s_.info);
+    png_uint_32 w = 0, h = 0;
+    int depth = 0, colour = 0, interlace = 0;
+    png_get_IHDR(s_.png, s_.info, &w, &h, &depth, &colour, &interlace, nullptr, nullptr);
+    png_set_expand(s_.png);  // palette to RGB, grey below 8 bits to 8, tRNS to alpha
+    if (depth == 16 && little_endian()) png_set_swap(s_.png);
+    if (interlace != PNG_INTERLACE_NONE) passes_ = png_set_interlace_handling(s_.png);
+    png_read_update_info(s_.png, s_.info);
+    header_.format = "PNG";
+    header_.width = w, header_.height = h;
+    header_.bits = depth;
+    channels_ = header_.channels = png_get_channels(s_.png, s_.info);
+    deep_ = png_get_bit_depth(s_.png, s_.info) == 16;
+    png_charp name = nullptr;
+    int compression = 0;
+    png_bytep profile = nullptr;
+    png_uint_32 profile_len = 0;
+    if (png_get_iCCP(s_.png, s_.info, &name, &compression, &profile, &profile_len) && profile)
+      header_.icc.assign(profile, profile + profile_len);
+    png_uint_32 exif_len = 0;
+    png_bytep exif = nullptr;
+    if (png_get_eXIf_1(s_.png, s_.info, &exif_len, &exif) && exif) {
+      const int o = exif_orientation(exif, exif_len);
+      header_.orientation = o >= 1 && o <= 8 ? o : 1;
+    }
+    return true;
+  }
+
+  // Row y, the rows before it read past; null where libpng failed. An interlaced file is read whole at
+  // the first row (its passes cover the whole image).
+  const uint8_t* next_row(uint32_t y) {
+    if (setjmp(png_jmpbuf(s_.png))) return nullptr;
+    if (passes_ > 1) {
+      if (whole_.empty()) {
+        whole_.resize(row_.size() * header_.height);
+        std::vector<png_bytep> rows(header_.height);
+        for (uint32_t r = 0; r < header_.height; ++r) rows[r] = whole_.data() + size_t(r) * row_.size();
+        png_read_image(s_.png, rows.data());
+        png_read_end(s_.png, nullptr);
+      }
+      next_ = y + 1;
+      return whole_.data() + size_t(y) * row_.size();
+    }
+    for (; next_ <= y; ++next_) png_read_row(s_.png, row_.data(), nullptr);
+    if (next_ == header_.height) png_read_end(s_.png, nullptr);
+    return row_.data();
+  }
+
+  std::string path_;
+  File file_;
+  Messages msg_;
+  struct Structs {  // destroyed also when the constructor throws
+    png_structp png = nullptr;
+    png_infop info = nullptr;
+    ~Structs() { png_destroy_read_struct(&png, &info, nullptr); }
+  } s_;
+  int channels_ = 4, passes_ = 1;
+  bool deep_ = false;
+  uint32_t next_ = 0;  // the next row libpng gives
+  std::vector<uint8_t> row_, whole_;
+};
+
+class PngWriter final : public ImageWriter {
+ public:
+  PngWriter(const std::string& path, const StreamSpec& spec) : file_(path) {
+    spec_ = spec;
+    if ((spec.bits != 8 && spec.bits != 16) || spec.channels < 1 || spec.channels > 4)
+      throw Error(path + ": PNG takes 8- or 16-bit rows of 1 to 4 channels");
+    out_.f = std::fopen(file_.tmp().c_str(), "wb");
+    if (!out_.f) throw Error(path + ": cannot write (" + std::strerror(errno) + ")");
+    s_.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &msg_, on_error, on_warning);
+    if (s_.png) s_.info = png_create_info_struct(s_.png);
+    if (!s_.png || !s_.info || !start()) throw fail();
+  }
+
+  void write_rows(uint32_t n, const void* rows, size_t stride) override {
+    take_rows(file_.path(), n);
+    if (!rows_out(n, static_cast<const uint8_t*>(rows), stride)) throw fail();
+  }
+
+  void finish() override {
+    check_all_rows(file_.path());
+    if (!end() || !file_.close_and_commit(out_.f)) throw fail();
+  }
+
+ private:
+  Error fail() const {
+    return Error(file_.path() + ": cannot write PNG" + (msg_.error[0] ? " (" + std::string(msg_.error) + ")" : ""));
+  }
+  bool start() {
+    if (setjmp(png_jmpbuf(s_.png))) return false;
+    png_init_io(s_.png, out_.f);
+    static const int kColour[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
+                                   PNG_COLOR_TYPE_RGB_ALPHA};
+    png_set_IHDR(s_.png, s_.info, spec_.width, spec_.height, spec_.bits, kColour[spec_.channels], PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(s_.png, s_.info);
+    if (spec_.bits == 16 && little_endian()) png_set_swap(s_.png);
+    return true;
+  }
+  bool rows_out(uint32_t n, const uint8_t* rows, size_t stride) {
+    if (setjmp(png_jmpbuf(s_.png))) return false;
+    for (uint32_t i = 0; i < n; ++i) png_write_row(s_.png, rows + size_t(i) * stride);
+    return true;
+  }
+  bool end() {
+    if (setjmp(png_jmpbuf(s_.png))) return false;
+    png_write_end(s_.png, nullptr);
+    return true;
+  }
+
+  TempFile file_;
+  File out_;
+  Messages msg_;
+  struct Structs {
+    png_structp png = nullptr;
+    png_infop info = nullptr;
+    ~Structs() { png_destroy_write_struct(&png, &info); }
+  } s_;
+};
+
+}  // namespace
+
+std::unique_ptr<ImageReader> open_png_reader(const std::string& path) { return std::make_unique<PngReader>(path); }
+
+std::unique_ptr<ImageWriter> open_png_writer(const std::string& path, const StreamSpec& spec) {
+  return std::make_unique<PngWriter>(path, spec);
+}
+
+}  // namespace satlab::io
