@@ -10,7 +10,6 @@
 
 #include "core/dof.hpp"
 #include "core/dof_modes.hpp"
-#include "core/dof_spread.hpp"
 #include "core/error.hpp"
 #include "core/highlights.hpp"
 #include "core/parallel.hpp"
@@ -56,11 +55,12 @@ class CpuPipeline final : public Pipeline {
 
   void set_params(const Params& params) override {
     validate(params);
+    mode_ = &dof_mode_of(params);
     params_ = params;
   }
 
   // Every stage of the chosen filter runs (and is timed) on every call, so the timings list depends
-  // only on the filter: dof = reduce, coc, sat, blur; box = sat, blur.
+  // only on the filter: dof = reduce, coc, dof (with its mode's phases); box = sat, blur.
   void run() override {
     if (image_.empty()) throw Error("no image set");
     ++runs_;
@@ -120,7 +120,7 @@ class CpuPipeline final : public Pipeline {
         highlight_mask(image_, s, masked_);
       });
       time("sort", 0, [&] { highlight_sort(coc_, s); });
-      time("splat", 0, [&] { highlight_splat(image_, coc_, s, params_, planes_); });
+      time("splat", 0, [&] { highlight_splat(image_, coc_, s, params_, planes_, mode_); });
       for (size_t i = stage + 1; i < timings_.size(); ++i) {
         timings_[i].parent = "highlights";
         timings_[stage].ms += timings_[i].ms;
@@ -129,10 +129,9 @@ class CpuPipeline final : public Pipeline {
       stats_ = s.stats;
     }
     const ImageRGBA8& gather_in = highlights ? masked_ : image_;
-    if (dof && params_.dof_mode != "gather_box") {
-      // The shaped modes build their own (per-layer) tables: one stage, whose phases (the GPU's names) are
-      // timed by the host clock as the work moves from one to the next; a phase met twice (slice and sat
-      // alternate layer by layer) adds up.
+    if (dof) {
+      // The mode's one stage, whose phases (the GPU's names) are timed by the host clock as the work moves
+      // from one to the next; a phase met twice (slice and sat alternate layer by layer) adds up.
       std::vector<StageTiming> phases;  // in the order first met
       size_t open = 0;                  // the phase the time since `at` goes to (phases.size(): none)
       auto at = std::chrono::steady_clock::now();
@@ -150,32 +149,23 @@ class CpuPipeline final : public Pipeline {
             phases.begin());
         if (open == phases.size()) phases.push_back({name, 0.0, 0.0, "dof", false, runs_});
       };
-      time("dof", 0, [&] {
-        if (find_dof_mode(params_.dof_mode) && find_dof_mode(params_.dof_mode)->spread)
-          dof_spread_blur(gather_in, coc_, params_, result_, threads_, hist(), phase);
-        else
-          dof_shaped_blur(gather_in, coc_, params_, result_, threads_, hist(), phase);
+      DofCpuArgs a;
+      a.image = &gather_in, a.coc = &coc_, a.params = &params_, a.out = &result_, a.threads = threads_;
+      a.depth = hist(), a.phase = phase, a.workspace = &dof_ws_;
+      // No cache size known here: every table counts.
+      time("dof", mode_->dram_bytes(image_.width, image_.height, params_, 0), [&] {
+        mode_->run_cpu(a);
         phase(nullptr);
       });
       for (StageTiming& t : phases) t.cold = timings_.back().cold;
       timings_.insert(timings_.end(), phases.begin(), phases.end());
-      if (highlights) time("highlights_add", 0,
-                         [&] { highlight_add(planes_, coc_, params_.response_shoulder, result_, threads_); });
-      return;
+    } else {
+      time("sat", 20 * n, [&] { sat_rgba8(image_, sat_, threads_); });  // read 4 B, write 16 B
+      // Minimum traffic: the SAT read once (16 B), the result written (4 B).
+      time("blur", 20 * n, [&] { box_blur(image_, sat_, params_.box_radius, result_, threads_); });
     }
-    time("sat", 20 * n, [&] { sat_rgba8(gather_in, sat_, threads_); });  // read 4 B, write 16 B
-    // Minimum traffic: the SAT read once (16 B), the result written (4 B), dof also reads the CoC.
-    time("blur", (dof ? 24 : 20) * n, [&] {
-      if (dof)
-        if (params_.fractional_radius)
-          dof_blur_fractional(gather_in, sat_, coc_, result_, threads_);
-        else
-          dof_blur(gather_in, sat_, coc_, result_, threads_);
-      else
-        box_blur(image_, sat_, params_.box_radius, result_, threads_);
-    });
     if (highlights) time("highlights_add", 0,
-                         [&] { highlight_add(planes_, coc_, params_.response_shoulder, result_, threads_); });
+                       [&] { highlight_add(planes_, coc_, params_.response_shoulder, result_, threads_); });
   }
 
   // Allocation failures become satlab::Error naming what did not fit (the state stays usable).
@@ -203,11 +193,13 @@ class CpuPipeline final : public Pipeline {
   const DepthHistogram* hist() const { return hist_.count.empty() ? nullptr : &hist_; }
   ImageF depth_raw_, depth_norm_, coc_;
   DepthHistogram hist_;
-  std::vector<uint32_t> sat_;
+  std::vector<uint32_t> sat_;     // the box filter's SAT
+  DofCpuWorkspace dof_ws_;        // the DoF mode's buffers
   ImageRGBA8 masked_;             // the gather's input with the highlight sprites taken out
   std::vector<uint32_t> planes_;  // the sprites' row-delta planes
   HighlightStats stats_;
   Params params_;
+  const DofMode* mode_ = &dof_mode_of(Params{});  // params_'s, resolved in set_params
   std::vector<StageTiming> timings_;
   std::set<std::string> warm_;  // stages run since the image size last changed
   unsigned long runs_ = 0;

@@ -13,10 +13,12 @@
 
 namespace satlab {
 
+DofSetup dof_setup(const DofMode& m, const Params& p) {
+  return {m.linear_light, m.occlusion ? p.dof_layers : 1};
+}
+
 DofSetup dof_setup(const Params& p) {
-  const DofMode* m = find_dof_mode(p.dof_mode);
-  if (!m) throw Error("unknown dof mode '" + p.dof_mode + "' (valid: " + dof_mode_list() + ")");
-  return {m->linear_light, m->occlusion ? p.dof_layers : 1};
+  return dof_setup(dof_mode_of(p), p);
 }
 
 int shaped_max_radius(const Params& p) {
@@ -555,15 +557,16 @@ const uint8_t* linear12_to_srgb(float shoulder) {
   return response_tables(shoulder).to_srgb;
 }
 
-void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p, ImageRGBA8& out,
-                     int threads, const DepthHistogram* depth,
-                     const std::function<void(const char*)>& phase) {
+namespace {
+
+void shaped_blur(const DofSetup& setup, const ImageRGBA8& image, const ImageF& coc, const Params& p,
+                 ImageRGBA8& out, int threads, const DepthHistogram* depth,
+                 const std::function<void(const char*)>& phase) {
   if (coc.width != image.width || coc.height != image.height || coc.channels != 1)
     throw Error("dof_shaped_blur: CoC map size does not match the image");
   const auto to = [&](const char* name) {
     if (phase) phase(name);
   };
-  const DofSetup setup = dof_setup(p);
   to(setup.layers > 1 ? "layers" : "slice");
   const int w = image.width, h = image.height, max_r = shaped_max_radius(p);
   const size_t n = image.pixels();
@@ -630,6 +633,18 @@ void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
           }
       },
       threads);
+}
+
+}  // namespace
+
+void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p, ImageRGBA8& out,
+                     int threads, const DepthHistogram* depth,
+                     const std::function<void(const char*)>& phase) {
+  shaped_blur(dof_setup(p), image, coc, p, out, threads, depth, phase);
+}
+
+void dof_shaped_cpu(const DofMode& m, const DofCpuArgs& a) {
+  shaped_blur(dof_setup(m, *a.params), *a.image, *a.coc, *a.params, *a.out, a.threads, a.depth, a.phase);
 }
 
 }  // namespace satlab

@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/dof_modes.hpp"
 #include "core/dof_pixel.hpp"
 #include "core/image.hpp"
 #include "core/params.hpp"
@@ -17,7 +18,9 @@ struct DofSetup {
   bool linear = false;
   int layers = 1;
 };
-// The setup of Params::dof_mode (which must not be gather_box).
+// The setup of a shaped mode (not gather_box) under `p`: linear light and layers from its capabilities.
+DofSetup dof_setup(const DofMode& m, const Params& p);
+// The setup of Params::dof_mode.
 DofSetup dof_setup(const Params& p);
 
 // The aperture as rectangles of rows for every integer radius 0..max_r: kMaxRects slots per radius in
@@ -133,5 +136,8 @@ const uint8_t* linear12_to_srgb(float shoulder = 0.f);
 void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p, ImageRGBA8& out,
                      int threads = 0, const DepthHistogram* depth = nullptr,
                      const std::function<void(const char*)>& phase = nullptr);
+// The CPU entry point of the shaped, linear and layered modes (core/dof_modes.hpp): dof_shaped_blur with
+// the setup of `m`.
+void dof_shaped_cpu(const DofMode& m, const DofCpuArgs& a);
 
 }  // namespace satlab

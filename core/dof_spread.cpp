@@ -195,4 +195,8 @@ void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
       threads);
 }
 
+void dof_spread_cpu(const DofMode&, const DofCpuArgs& a) {
+  dof_spread_blur(*a.image, *a.coc, *a.params, *a.out, a.threads, a.depth, a.phase);
+}
+
 }  // namespace satlab

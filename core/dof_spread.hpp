@@ -34,5 +34,7 @@ ApertureTable merge_bands(const ApertureTable& t);
 void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p, ImageRGBA8& out,
                      int threads = 0, const DepthHistogram* depth = nullptr,
                      const std::function<void(const char*)>& phase = nullptr);
+// The spread mode's CPU entry point (core/dof_modes.hpp): dof_spread_blur.
+void dof_spread_cpu(const DofMode& m, const DofCpuArgs& a);
 
 }  // namespace satlab

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/dof_modes.hpp"
 #include "core/error.hpp"
 #include "core/highlights_pixel.hpp"
 
@@ -9,7 +10,7 @@ namespace satlab {
 
 ApertureTable highlight_aperture(const Params& p) {
   Params shape = p;
-  if (p.dof_mode == "gather_box") shape.aperture_shape = ApertureShape::Square;
+  shape.aperture_shape = dof_mode_of(p).aperture(p);
   return aperture_table(shape, shaped_max_radius(p));
 }
 

@@ -9,7 +9,7 @@
 
 namespace satlab {
 
-// The aperture the highlights are splatted with (gather_box: square; else Params::aperture_shape).
+// The aperture the highlights are splatted with: Params::dof_mode's (DofMode::aperture).
 ApertureTable highlight_aperture(const Params& p);
 
 // The header (two draw commands) and one record per kept sprite, in sorted order: 1 + kept records.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/dof_modes.hpp"
 #include "core/error.hpp"
 #include "core/highlights_pixel.hpp"
 #include "core/parallel.hpp"
@@ -66,13 +67,12 @@ void highlight_mask(const ImageRGBA8& image, const HighlightSprites& s, ImageRGB
 }
 
 void highlight_splat(const ImageRGBA8& image, const ImageF& coc, const HighlightSprites& s, const Params& p,
-                     std::vector<uint32_t>& planes) {
+                     std::vector<uint32_t>& planes, const DofMode* mode) {
   const int w = image.width, h = image.height, max_r = shaped_max_radius(p);
   const size_t n = image.pixels();
   planes.assign(n * kHighlightPlanes, 0u);
-  // gather_box's aperture is square; the shaped modes use Params::aperture_shape.
   Params shape = p;
-  if (p.dof_mode == "gather_box") shape.aperture_shape = ApertureShape::Square;
+  shape.aperture_shape = (mode ? *mode : dof_mode_of(p)).aperture(p);
   const ApertureTable ap = aperture_table(shape, max_r);
   const uint16_t* lin = srgb_to_linear12(p.response_shoulder);
   const double clip_boost = highlight_clip_boost(p);

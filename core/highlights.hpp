@@ -54,9 +54,10 @@ HighlightSprites highlight_compact(const ImageRGBA8& image, const ImageF& coc, c
 void highlight_sort(const ImageF& coc, HighlightSprites& s);
 // The gather's input: the image with the sprites' colour zeroed (alpha kept).
 void highlight_mask(const ImageRGBA8& image, const HighlightSprites& s, ImageRGBA8& masked);
-// The row-delta planes of the sprites (kHighlightPlanes * w * h values, overwritten).
+// The row-delta planes of the sprites (kHighlightPlanes * w * h values, overwritten), each splatted with
+// the aperture of the frame's DoF mode (DofMode::aperture): `mode`, or nullptr: Params::dof_mode's.
 void highlight_splat(const ImageRGBA8& image, const ImageF& coc, const HighlightSprites& s, const Params& p,
-                     std::vector<uint32_t>& planes);
+                     std::vector<uint32_t>& planes, const DofMode* mode = nullptr);
 // Integrates the planes' rows into per-pixel splat values (kScale units) for slice 0 (far) and 1 (near):
 // splat[(slice * 3 + k) * n + i]. For tests and the energy check.
 void highlight_integrate(const std::vector<uint32_t>& planes, int w, int h, std::vector<uint32_t>& splat);

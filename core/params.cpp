@@ -36,12 +36,13 @@ void validate(const Params& p) {
   if (!(p.near_depth > 0.f && std::isfinite(p.near_depth))) bad("near_depth (--near) must be finite and > 0");
   if (!(p.far_depth > p.near_depth && std::isfinite(p.far_depth)))
     bad("far_depth (--far) must be finite and > near_depth (--near)");
-  if (!find_dof_mode(p.dof_mode))
-    bad("dof_mode (--dof-mode) '" + p.dof_mode + "' is not one of " + dof_mode_list());
+  const DofMode* mode = find_dof_mode(p.dof_mode);
+  if (!mode) bad("dof_mode (--dof-mode) '" + p.dof_mode + "' is not one of " + dof_mode_list());
   if (p.blades < 5 || p.blades > 8) bad("blades (--blades) must be in [5, 8]");
   if (p.dof_layers < 2 || p.dof_layers > 8) bad("dof_layers (--layers) must be in [2, 8]");
-  if (p.dof_mode != "gather_box" && p.max_radius > 511.f)
-    bad("max_radius (--max-radius) must be in [0, 511] for dof_mode " + p.dof_mode + " (exact 12-bit box sums)");
+  if (p.max_radius > mode->max_radius)
+    bad("max_radius (--max-radius) must be in [0, " + std::to_string(int(mode->max_radius)) + "] for dof_mode " +
+        p.dof_mode + " (exact 12-bit box sums)");
   if (!(p.response_shoulder >= 0.f && p.response_shoulder <= 0.9f))
     bad("response_shoulder (--response-shoulder) must be in [0, 0.9]");
   if (!std::isfinite(p.blade_rotation)) bad("blade_rotation (--blade-rotation) must be finite");

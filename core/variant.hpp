@@ -72,6 +72,9 @@ struct DofArgs {
   // Host copy of the histogram of the depth the CoC map came from: the occlusion-aware modes' layer edges
   // (frame_layers); nullptr: fixed edges.
   const DepthHistogram* depth = nullptr;
+  // Names the pixels at `image`: two calls with the same non-zero id had the same input, so a mode may keep
+  // what it built from it (gather_box its SAT); 0: new pixels.
+  unsigned long long input_id = 0;
 };
 // Stream compaction: the elements x of `in` with x >= threshold, in input order (stable), into `out`;
 // their count into *count (one uint32). Element type I32 (signed compare).

@@ -1,10 +1,12 @@
 // The GPU backend of the Pipeline interface: upload -> reduce (depth min and max through the selected
-// registry reduction) -> normalise -> coc -> sat (the selected registry SAT builder) -> blur, all on one
-// stream. Each stage is bracketed by CUDA events, and the SAT builder's phases (SatArgs::phase) get events
-// of their own; a frame's events are read at the next run() (one frame late, so timing never stalls the
-// pipeline), or when timings() finds them complete. CUDA errors become satlab::Error.
-// The normalised depth and the SAT are kept while their inputs do not change, unless set_every_stage(true)
-// asks for every stage in every run. A stage's first run after new buffers or a variant switch is cold.
+// registry reduction) -> normalise -> coc -> [highlights] -> dof (the DoF mode's GPU entry point, building
+// its tables with the selected registry SAT builder) -> [highlights_add]; the box filter: sat -> blur. All on
+// one stream. Each stage is bracketed by CUDA events, and its phases (SatArgs::phase, DofArgs::stage) get
+// events of their own; a frame's events are read at the next run() (one frame late, so timing never stalls
+// the pipeline), or when timings() finds them complete. CUDA errors become satlab::Error.
+// The normalised depth and the SAT (the box filter's here, gather_box's in its workspace) are kept while
+// their inputs do not change, unless set_every_stage(true) asks for every stage in every run. A stage's
+// first run after new buffers or a variant switch is cold.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "core/dof.hpp"
+#include "core/dof_modes.hpp"
 #include "core/error.hpp"
 #include "core/pipeline.hpp"
 #include "core/reference.hpp"
@@ -107,12 +110,6 @@ std::vector<std::string> names(const std::vector<const Variant*>& vs) {
   return r;
 }
 
-const Variant* dof_variant(const std::string& name) {
-  for (const Variant& v : variants())
-    if (v.family == Family::Dof && v.name == name) return &v;
-  throw Error("the GPU registry has no dof mode '" + name + "'");
-}
-
 const Variant* by_name(Family family, const std::string& name) {
   for (const Variant* v : usable(family))
     if (v->name == name) return v;
@@ -132,6 +129,7 @@ class GpuPipeline final : public Pipeline {
   GpuPipeline() {
     check(cudaSetDevice(0), "cudaSetDevice");
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream creation");
+    dof_ = &dof_variant(*mode_);
     sat_ = by_name(Family::Sat, kDefaultSat);
     reduce_ = by_name(Family::Reduce, kDefaultReduce);
     if (!sat_ || !reduce_) throw Error("GPU backend: the registry lacks its default SAT builder or reduction");
@@ -179,6 +177,7 @@ class GpuPipeline final : public Pipeline {
     }
     width_ = image.width, height_ = image.height;
     pending_upload_ = std::move(upload);
+    ++image_id_;  // new pixels (DofArgs::input_id)
     sat_valid_ = false;
     dirty_ = true;
   }
@@ -201,6 +200,7 @@ class GpuPipeline final : public Pipeline {
 
   void set_params(const Params& params) override {
     validate(params);
+    const DofMode* mode = &dof_mode_of(params);
     // Another DoF mode, layer count or aperture: its tables and rectangles are new (the first run is cold).
     // Another aperture (shape, blades, rotation, max radius) or camera response: the first run uploads the
     // aperture and transfer tables and waits for them (upload_aperture), and a larger radius may grow the
@@ -209,11 +209,11 @@ class GpuPipeline final : public Pipeline {
         params.aperture_shape != params_.aperture_shape || params.blades != params_.blades ||
         params.blade_rotation != params_.blade_rotation || params.max_radius != params_.max_radius ||
         params.response_shoulder != params_.response_shoulder;
-    if (params.dof_mode != params_.dof_mode || params.dof_layers != params_.dof_layers || aperture)
-      warm_.erase("dof");
-    // The highlights' aperture is square under gather_box, so a switch to or from it re-uploads theirs.
-    if (aperture || params.dof_mode != params_.dof_mode) warm_.erase("highlights");
-    if (params.highlights != params_.highlights) sat_valid_ = false;  // gather_box's SAT: of the masked image or not
+    if (mode != mode_ || params.dof_layers != params_.dof_layers || aperture) warm_.erase("dof");
+    // The highlights' aperture is the mode's (DofMode::aperture), so a switch of mode may re-upload theirs.
+    if (aperture || mode != mode_) warm_.erase("highlights");
+    dof_ = &dof_variant(*mode);
+    mode_ = mode;
     params_ = params;
     dirty_ = true;
   }
@@ -302,12 +302,12 @@ class GpuPipeline final : public Pipeline {
     HighlightArgs hl;
     if (highlights) {
       hl.image = img_.p, hl.coc = coc_.as<float>(), hl.width = width_, hl.height = height_, hl.params = &params_;
+      hl.mode = mode_;
       hl.ws = &hl_ws_, hl.stream = stream_;
       hl.phase = [&](const char* name) { phase(f, "highlights", name); };
       // Minimum bytes: the compaction reads the image and the CoC, the gather's copy reads and writes the image.
       stage(f, "highlights", 16 * dn, [&] { gather_in = highlights_prepare(hl); });
       f.highlights = true, f.hl_cap = uint32_t(params_.highlight_cap);
-      sat_valid_ = false;  // gather_box: the SAT is of this frame's masked image
     }
     const auto add_highlights = [&] {
       if (!highlights) return;
@@ -316,10 +316,9 @@ class GpuPipeline final : public Pipeline {
                             stream_), "highlight stats");
       record(f);  // the frame's last event comes after the stats' copy
     };
-    if (params_.filter == FilterKind::Dof && params_.dof_mode != "gather_box") {
-      // A shaped mode builds its own tables every frame; its stages are phases of "dof".
-      const Variant* mode = dof_variant(params_.dof_mode);
-      stage(f, "dof", mode->bytes(n, DType::RGBA8), [&] {
+    if (params_.filter == FilterKind::Dof) {
+      // The mode's stage; its phases are its entry point's (DofArgs::stage, side_phase).
+      stage(f, "dof", mode_->dram_bytes(width_, height_, params_, probe().l2_bytes), [&] {
         DofArgs a;
         a.image = gather_in, a.coc = coc_.p, a.out = out_.p, a.width = width_, a.height = height_;
         a.params = &params_, a.sat = sat_, a.workspace = &dof_ws_, a.stream = stream_;
@@ -328,28 +327,28 @@ class GpuPipeline final : public Pipeline {
           side_phase(f, "dof", name, cudaStream_t(side), begin);
         };
         a.depth = has_depth_ && hist_valid_ ? &hist_host_ : nullptr;
-        mode->dof(a);
+        // The image as uploaded, unless this frame masks its highlights or must redo every stage.
+        a.input_id = highlights || every_stage_ ? 0 : image_id_;
+        dof_->dof(a);
       });
       add_highlights();
       finish_frame(f);
       return;
     }
+    // The box filter: one radius over the image's SAT, kept while the image and the builder stay.
     if (!sat_valid_ || every_stage_) {
       stage(f, "sat", 20 * dn, [&] {
         SatArgs a;
-        a.in = gather_in, a.out = table_.p, a.width = width_, a.height = height_, a.channels = 4;
+        a.in = img_.p, a.out = table_.p, a.width = width_, a.height = height_, a.channels = 4;
         a.dtype = DType::RGBA8, a.stream = stream_;
         a.phase = [&](const char* name) { phase(f, "sat", name); };
         sat_->sat(a);
       });
       sat_valid_ = true;
     }
-    stage(f, "blur", (params_.filter == FilterKind::Dof ? 24 : 20) * dn, [&] {
-      blur_rgba8(table_.as<uint32_t>(), params_.filter == FilterKind::Dof ? coc_.as<float>() : nullptr,
-                 params_.box_radius, width_, height_, out_.as<uint8_t>(), stream_, params_.fractional_radius);
+    stage(f, "blur", 20 * dn, [&] {
+      blur_rgba8(table_.as<uint32_t>(), nullptr, params_.box_radius, width_, height_, out_.as<uint8_t>(), stream_);
     });
-    add_highlights();
-    if (highlights) sat_valid_ = false;
     finish_frame(f);
   }
 
@@ -482,11 +481,14 @@ class GpuPipeline final : public Pipeline {
   int width_ = 0, height_ = 0;
   DeviceMemory img_, table_, out_, raw_, dnorm_, coc_, mm_, hist_;
   DepthHistogram hist_host_;  // hist_'s copy, read back once per depth map
-  DofWorkspace dof_ws_;  // the shaped DoF modes' layer images and tables
+  DofWorkspace dof_ws_;  // the DoF modes' buffers (gather_box's SAT among them)
   HighlightWorkspace hl_ws_;  // the highlight pass's buffers
   HighlightStats hl_stats_;   // of the last collected frame with highlights on
   const Variant* sat_ = nullptr;     // the selected SAT builder (registry entry)
   const Variant* reduce_ = nullptr;  // the selected min/max reduction
+  const DofMode* mode_ = &dof_mode_of(Params{});  // params_'s DoF mode, resolved in set_params
+  const Variant* dof_ = nullptr;                   // its registry entry (GPU entry point), set with it
+  unsigned long long image_id_ = 0;                // counts set_image calls: names the uploaded pixels
   ImageRGBA8 pending_upload_, result_;
   ImageF depth_host_, coc_host_;
   bool has_depth_ = false, depth_valid_ = false, hist_valid_ = false, sat_valid_ = false, dirty_ = true;

@@ -550,13 +550,14 @@ j = json.load(open(sorted(glob.glob(sys.argv[1] + "/*_timings.json"))[-1]))
 for s in j["stages"]:
     print(f'{s["stage"]:>24} {s["state"]:>8} ema {s["ema_ms"]:.4f} ms  cold {s["cold_ms"]:.4f} ms  warm runs {s["warm_runs"]}')
 st = {s["stage"]: s for s in j["stages"]}
-for name in ("reduce", "sat"):
+for name in ("reduce", "dof sat"):
     assert st[name]["state"] == sys.argv[2], f'{name}: {st[name]["state"]}, expected {sys.argv[2]}'
 PY
   }
   step "headless, GPU backend, run every frame"
-  # The box gather: its depth normalisation and SAT are the stages kept between frames (the shaped DoF
-  # modes rebuild their tables in every frame). Exports go to a scratch folder: $OUT keeps logs and shots.
+  # The box gather: its depth normalisation and SAT (the dof stage's sat phase) are kept between frames
+  # (the shaped DoF modes rebuild their tables in every frame). Exports go to a scratch folder: $OUT keeps
+  # logs and shots.
   local exp=${TMPDIR:-/tmp}/device-timings-export
   mkdir -p "$exp/export-continuous" "$exp/export-on-change"
   printf '{"satlab_preset": 1, "params": {"dof_mode": "gather_box"}}\n' >"$exp/box.json"

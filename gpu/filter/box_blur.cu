@@ -8,6 +8,8 @@
 // Bytes (minimum): SAT 16 B + CoC 4 B read, 4 B written per pixel. The taps are served by L1/L2: a
 // smooth CoC gives each warp 4 (8) runs of contiguous 16-byte taps; a per-pixel random CoC scatters them,
 // one 32-byte sector per tap (128 B/px through L2).
+// dof_gather_box, the gather_box DoF mode: the SAT of its input through the registry's builder (kept in its
+// workspace while the input stays), then this blur.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -104,6 +106,28 @@ void blur_rgba8(const uint32_t* sat, const float* coc, int radius, int w, int h,
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess)
     throw Error("blur of " + std::to_string(w) + "x" + std::to_string(h) + ": " + cudaGetErrorString(e));
+}
+
+void dof_gather_box(const DofMode&, const DofArgs& a) {
+  BoxSatCache& c = static_cast<DofWorkspace*>(a.workspace)->box;
+  const auto phase = [&](const char* name) {
+    if (a.stage) a.stage(name);
+  };
+  if (a.input_id == 0 || a.input_id != c.input || a.width != c.width || a.height != c.height ||
+      a.sat != c.builder) {
+    const size_t n = size_t(a.width) * size_t(a.height);
+    c.input = 0;  // until this one is built
+    grow(c.sat, n * 16, "the gather_box SAT");
+    phase("sat");
+    SatArgs s;
+    s.in = a.image, s.out = c.sat.p, s.width = a.width, s.height = a.height, s.channels = 4;
+    s.dtype = DType::RGBA8, s.stream = a.stream;
+    a.sat->sat(s);
+    c.input = a.input_id, c.width = a.width, c.height = a.height, c.builder = a.sat;
+  }
+  phase("blur");
+  blur_rgba8(static_cast<const uint32_t*>(c.sat.p), static_cast<const float*>(a.coc), 0, a.width, a.height,
+             static_cast<uint8_t*>(a.out), a.stream, a.params->fractional_radius);
 }
 
 }  // namespace satlab::gpu

@@ -285,12 +285,12 @@ void DofBuffer::release() {
 }
 
 DofWorkspace::~DofWorkspace() {
-  for (DofBuffer* b : {&images, &tables, &stats, &rects, &luts}) b->release();
+  for (DofBuffer* b : {&images, &tables, &stats, &rects, &luts, &box.sat}) b->release();
 }
 
-void dof_shaped(const DofArgs& a) {
+void dof_shaped(const DofMode& m, const DofArgs& a) {
   const Params& p = *a.params;
-  const DofSetup setup = dof_setup(p);
+  const DofSetup setup = dof_setup(m, p);
   auto& ws = *static_cast<DofWorkspace*>(a.workspace);
   const cudaStream_t st = cudaStream_t(a.stream);
   const int w = a.width, h = a.height, max_r = shaped_max_radius(p);

@@ -915,7 +915,7 @@ void make_side_stream(DofSideStream& s) {
 // the tiles' layer sets, the layers' tile boxes and tile lists, the pixels' splits and the corner tables.
 int spread_split_blocks_for_tests = 0;
 
-void dof_spread(const DofArgs& a) {
+void dof_spread(const DofMode&, const DofArgs& a) {
   const Params& p = *a.params;
   auto& ws = *static_cast<DofWorkspace*>(a.workspace);
   const cudaStream_t st = cudaStream_t(a.stream);

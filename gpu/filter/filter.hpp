@@ -12,6 +12,7 @@
 
 namespace satlab {
 struct ApertureTable;  // core/dof.hpp
+struct DofMode;        // core/dof_modes.hpp
 }
 
 namespace satlab::gpu {
@@ -62,25 +63,42 @@ struct DofSideStream {
   ~DofSideStream();
 };
 
-// What the shaped DoF modes keep from frame to frame (DofArgs::workspace): layer images and tables, the
-// aperture rectangles and transfer tables (re-uploaded when the shape changes), the layer sums.
+// gather_box's SAT of its input, kept while DofArgs::input_id, the size and the SAT builder stay.
+struct BoxSatCache {
+  DofBuffer sat;
+  unsigned long long input = 0;  // 0: none kept
+  int width = 0, height = 0;
+  const Variant* builder = nullptr;
+};
+
+// What the DoF modes keep from frame to frame (DofArgs::workspace): the shaped modes' layer images and
+// tables, the aperture rectangles and transfer tables (re-uploaded when the shape changes), the layer sums;
+// gather_box's SAT.
 struct DofWorkspace {
   DofBuffer images, tables, stats, rects, luts;
   DofSideStream side;
   DofSideStream layer[8];  // the spread mode's tiles, a stream per depth layer (dof::kMaxLayers)
   std::string shape_key;
+  BoxSatCache box;
   ~DofWorkspace();
 };
 
+// The GPU entry points of the DoF modes (core/dof_modes.hpp; gpu/filter/dof_variants.cpp binds them), each
+// matching the mode's CPU entry bit for bit.
+// gather_box (core's dof_blur or dof_blur_fractional over sat_rgba8; gpu/filter/box_blur.cu): phases "sat"
+// (only where the kept SAT is not of this input) and "blur".
+void dof_gather_box(const DofMode& mode, const DofArgs& args);
 // The shaped, linear and layered modes (core/dof.cpp's dof_shaped_blur on the GPU; gpu/filter/dof_modes.cu).
-void dof_shaped(const DofArgs& args);
+void dof_shaped(const DofMode& mode, const DofArgs& args);
 // The spread mode (core/dof_spread.cpp's dof_spread_blur on the GPU; gpu/filter/dof_spread.cu).
-void dof_spread(const DofArgs& args);
+void dof_spread(const DofMode& mode, const DofArgs& args);
 // Tests only: the most blocks of the spread's splits' pass (0: 4 per SM, the default). Each block takes every
 // n-th tile of the list of tiles with a CoC step; a small count makes the blocks loop at any frame size.
 extern int spread_split_blocks_for_tests;
 
 // Registry entries of family dof, one per core/dof_modes.hpp mode, in its order.
 std::vector<Variant> dof_variants();
+// The registered variant of a mode (its GPU entry point is Variant::dof).
+const Variant& dof_variant(const DofMode& mode);
 
 }  // namespace satlab::gpu

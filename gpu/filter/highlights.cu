@@ -221,8 +221,9 @@ const void* highlights_prepare(const HighlightArgs& a) {
     SATLAB_CUDA(cudaMemsetAsync(ws.rows.p, 0, size_t(h) * 4, st), "highlight row flags");
     ws.pixels = n;
   }
+  if (!a.mode) throw Error("highlights_prepare: no DoF mode");
   Params shape = p;
-  if (p.dof_mode == "gather_box") shape.aperture_shape = ApertureShape::Square;
+  shape.aperture_shape = a.mode->aperture(p);
   const std::string key = std::string(to_string(shape.aperture_shape)) + "/" + std::to_string(p.blades) +
                           "/" + std::to_string(p.blade_rotation) + "/" + std::to_string(max_r);
   upload_aperture(ws.rects, ws.luts, ws.shape_key, key, p.response_shoulder, a.stream,

@@ -26,6 +26,7 @@ struct HighlightArgs {
   const float* coc = nullptr;   // signed CoC
   int width = 0, height = 0;
   const Params* params = nullptr;
+  const DofMode* mode = nullptr;  // the frame's DoF mode (the sprites' aperture, DofMode::aperture); required
   HighlightWorkspace* ws = nullptr;
   void* stream = nullptr;                  // cudaStream_t
   std::function<void(const char*)> phase;  // called with "compact", "sort", "splat"

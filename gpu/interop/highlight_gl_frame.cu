@@ -8,6 +8,7 @@
 #include <chrono>
 #include <string>
 
+#include "core/dof_modes.hpp"
 #include "gpu/check.hpp"
 #include "gpu/filter/highlight_records.hpp"
 #include "gpu/filter/highlights.hpp"
@@ -89,7 +90,7 @@ HighlightGlFrame::Times HighlightGlFrame::run(const Params& p, bool mapped) {
   }
   HighlightArgs a;
   a.image = d.image, a.coc = static_cast<const float*>(d.coc), a.width = d.w, a.height = d.h;
-  a.params = &p, a.ws = &d.ws, a.stream = d.stream;
+  a.params = &p, a.mode = &dof_mode_of(p), a.ws = &d.ws, a.stream = d.stream;
   hold_kernel<<<1, 1, 0, d.stream>>>(300000ull);  // 0.3 ms: longer than queuing the run takes
   SATLAB_LAUNCHED("highlight hold_kernel", "");
   int e = 0;

@@ -46,10 +46,10 @@ TEST(Algorithms, TheCpuBackendHasOneFixedBuilderAndReduction) {
   EXPECT_EQ(pipe->algorithms().reduction, "cpu");
 }
 
-TEST(Algorithms, CpuBoxGatherTimingsHaveNoPhases) {
+TEST(Algorithms, CpuBoxFilterTimingsHaveNoPhases) {
   auto pipe = make_cpu_pipeline(1);
   Params p;
-  p.dof_mode = "gather_box";  // one SAT, no phases on the CPU
+  p.filter = FilterKind::Box;  // sat and blur, one stage each
   pipe->set_params(p);
   pipe->set_image(ImageRGBA8(17, 9));
   pipe->run();
@@ -57,7 +57,7 @@ TEST(Algorithms, CpuBoxGatherTimingsHaveNoPhases) {
   for (const auto& t : pipe->timings()) EXPECT_TRUE(t.parent.empty()) << t.name;
 }
 
-// The shaped modes' one "dof" stage lists its phases (the GPU's names) right after it, each timed by the
+// Every DoF mode's one "dof" stage lists its phases (the GPU's names) right after it, each timed by the
 // host clock and within the stage's time, in the order the work first met them.
 TEST(Algorithms, CpuDofModesTimeTheirPhases) {
   std::mt19937 rng(11);
@@ -69,7 +69,8 @@ TEST(Algorithms, CpuDofModesTimeTheirPhases) {
       {"spread", {"spread", "sat", "fill", "composite"}},
       {"layered", {"layers", "slice", "sat", "composite+fill"}},
       {"gather_shape", {"slice", "sat", "composite"}},
-      {"gather_linear", {"slice", "sat", "composite"}}};
+      {"gather_linear", {"slice", "sat", "composite"}},
+      {"gather_box", {"sat", "blur"}}};
   for (const auto& [mode, phases] : expected) {
     auto pipe = make_cpu_pipeline(2);
     Params p;

@@ -8,6 +8,7 @@
 
 #include "core/dof.hpp"
 #include "core/dof_modes.hpp"
+#include "core/dof_spread.hpp"
 #include "core/error.hpp"
 #include "core/pipeline.hpp"
 #include "core/reference.hpp"
@@ -51,6 +52,77 @@ TEST(DofModes, ListedOnceWithGatherBoxFirst) {
   EXPECT_STREQ(dof_modes()[0].name, "gather_box");
   for (const char* m : kShapedModes) EXPECT_NE(find_dof_mode(m), nullptr) << m;
   EXPECT_EQ(find_dof_mode("nope"), nullptr);
+}
+
+// A mode is its registry entry: found at its id, with its CPU entry point, its capabilities and its bytes
+// model; only gather_box gathers a square whatever Params::aperture_shape says.
+TEST(DofModes, EachEntrySitsAtItsIdWithItsEntryPointAndCapabilities) {
+  ASSERT_EQ(dof_modes().size(), size_t(kDofModes));
+  Params disc;
+  disc.aperture_shape = ApertureShape::Disc;
+  for (size_t i = 0; i < dof_modes().size(); ++i) {
+    const DofMode& m = dof_modes()[i];
+    EXPECT_EQ(size_t(m.id), i) << m.name;
+    EXPECT_EQ(&dof_mode(m.id), &m) << m.name;
+    EXPECT_EQ(find_dof_mode(m.name), &m) << m.name;
+    EXPECT_NE(m.cpu, nullptr) << m.name;
+    EXPECT_NE(m.dram_bytes, nullptr) << m.name;
+    EXPECT_TRUE(m.highlights) << m.name;
+    EXPECT_EQ(m.aperture(disc), m.id == DofModeId::GatherBox ? ApertureShape::Square : ApertureShape::Disc)
+        << m.name;
+    EXPECT_EQ(m.max_radius, m.id == DofModeId::GatherBox ? float(kMaxBlurRadius) : float(dof::kMaxShapedRadius))
+        << m.name;
+  }
+  Params p;
+  p.dof_mode = "layered";
+  EXPECT_EQ(&dof_mode_of(p), &dof_mode(DofModeId::Layered));
+  p.dof_mode = "nope";
+  EXPECT_THROW(dof_mode_of(p), Error);
+}
+
+// The bytes model counts what must cross DRAM: image and CoC read, result written (12 B per pixel), and the
+// 16 B per pixel of tables written and read once only where they exceed the cache.
+TEST(DofModes, BytesModelCountsTheTablesOnlyWhereTheyExceedTheCache) {
+  const size_t l2 = size_t(50) << 20;
+  for (const DofMode& m : dof_modes()) {
+    const Params p;
+    EXPECT_EQ(m.dram_bytes(3840, 2160, p, l2), 44.0 * 3840 * 2160) << m.name;  // 133 MB of tables
+    EXPECT_EQ(m.dram_bytes(640, 480, p, l2), 12.0 * 640 * 480) << m.name;      // 4.9 MB: they stay in L2
+    EXPECT_EQ(m.dram_bytes(640, 480, p, 0), 44.0 * 640 * 480) << m.name;
+  }
+}
+
+// Each mode's CPU entry point is its reference: gather_box's the box blur over the image's SAT (fractional
+// or not), the others' dof_shaped_blur and dof_spread_blur; its phases are the GPU's.
+TEST(DofModes, CpuEntryPointsAreTheReferences) {
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const ImageRGBA8 img = test::random_image(53, 29, seed);
+  const ImageF coc = random_coc(53, 29, 7.f, seed + 1);
+  for (const DofMode& m : dof_modes())
+    for (const bool fractional : {false, true}) {
+      Params p;
+      p.dof_mode = m.name, p.max_radius = 7.f, p.dof_layers = 3, p.fractional_radius = fractional;
+      DofCpuWorkspace ws;
+      ImageRGBA8 got, want;
+      std::vector<std::string> phases;
+      DofCpuArgs a;
+      a.image = &img, a.coc = &coc, a.params = &p, a.out = &got, a.threads = 2, a.workspace = &ws;
+      a.phase = [&](const char* name) { phases.push_back(name); };
+      m.run_cpu(a);
+      if (m.id == DofModeId::GatherBox) {
+        std::vector<uint32_t> sat;
+        sat_rgba8(img, sat);
+        want = fractional ? dof_blur_fractional(img, sat, coc) : dof_blur(img, sat, coc);
+        EXPECT_EQ(phases, (std::vector<std::string>{"sat", "blur"}));
+      } else if (m.spread) {
+        dof_spread_blur(img, coc, p, want, 2);
+      } else {
+        dof_shaped_blur(img, coc, p, want, 2);
+      }
+      EXPECT_EQ(got.data, want.data) << m.name << (fractional ? " fractional" : "");
+      EXPECT_FALSE(phases.empty()) << m.name;
+    }
 }
 
 // Apertures r and r + 1 blended by the fractional CoC f should spread as the lens does: the same second

@@ -181,7 +181,7 @@ TEST(CpuPipeline, DofFrameEqualsTheReferenceStages) {
   EXPECT_NE(pipe->result().data, img.data);
   std::vector<std::string> names;
   for (const auto& t : pipe->timings()) names.push_back(t.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"reduce", "coc", "sat", "blur"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"reduce", "coc", "dof", "sat", "blur"}));
 }
 
 TEST(CpuPipeline, BadInputsAreRefusedAndStateKept) {

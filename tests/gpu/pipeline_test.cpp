@@ -211,7 +211,7 @@ TEST(GpuPipeline, SatPhasesAreTimedInsideTheSatStage) {
   auto pipe = gpu::make_pipeline();
   const Scene s = random_scene(capped(1920), capped(1080), rng);
   Params box;
-  box.dof_mode = "gather_box";  // the box gather's sat stage (the shaped modes build theirs inside dof)
+  box.filter = FilterKind::Box;  // the box filter's sat stage (the DoF modes build theirs inside dof)
   pipe->set_params(box);
   for (const std::string& name : pipe->sat_builders()) {
     pipe->set_algorithms({name, ""});
@@ -261,15 +261,23 @@ std::vector<std::string> stage_names(const std::vector<StageTiming>& t, bool* an
   return names;
 }
 
+// The names of `parent`'s phases in one run's timings.
+std::vector<std::string> phase_names(const std::vector<StageTiming>& t, const char* parent) {
+  std::vector<std::string> names;
+  for (const auto& x : t)
+    if (x.parent == parent) names.push_back(x.name);
+  return names;
+}
+
 bool has(const std::vector<std::string>& v, const char* name) {
   return std::find(v.begin(), v.end(), name) != v.end();
 }
 
 }  // namespace
 
-// "Run every frame": with set_every_stage(true) every run reports reduce, normalise and sat (the stages the
-// backend otherwise keeps), each run after the first warm; without it the next run skips them. The first
-// run after a new size, and a stage's first run after a variant switch, are labelled cold.
+// "Run every frame": with set_every_stage(true) every run reports reduce, normalise and gather_box's sat
+// phase (what the backend otherwise keeps), each run after the first warm; without it the next run skips
+// them. The first run after a new size, and a stage's first run after a variant switch, are labelled cold.
 TEST(GpuPipeline, EveryStageRunsReduceAndSatInEveryFrameWarmAfterTheFirst) {
   SKIP_WITHOUT_GPU();
   std::mt19937 rng(11);
@@ -278,7 +286,7 @@ TEST(GpuPipeline, EveryStageRunsReduceAndSatInEveryFrameWarmAfterTheFirst) {
   pipe->set_image(s.image);
   pipe->set_depth(s.depth);
   Params p;
-  p.dof_mode = "gather_box";  // its reduce and sat stages are the ones cached between frames
+  p.dof_mode = "gather_box";  // its reduce stage and sat phase are the ones cached between frames
   pipe->set_params(p);
   pipe->set_every_stage(true);
   bool cold = false;
@@ -288,8 +296,10 @@ TEST(GpuPipeline, EveryStageRunsReduceAndSatInEveryFrameWarmAfterTheFirst) {
     (void)pipe->result();  // waits for the frame, so timings() has this run's events
     const auto names = stage_names(pipe->timings(), &cold, &run);
     EXPECT_EQ(run, i);
-    for (const char* stage : {"reduce", "normalise", "coc", "sat", "blur"})
+    for (const char* stage : {"reduce", "normalise", "coc", "dof"})
       EXPECT_TRUE(has(names, stage)) << "run " << i << " lacks " << stage;
+    for (const char* phase : {"sat", "blur"})
+      EXPECT_TRUE(has(phase_names(pipe->timings(), "dof"), phase)) << "run " << i << " lacks " << phase;
     EXPECT_EQ(cold, i == 1) << "run " << i;
     if (i == 1) {
       for (const auto& t : pipe->timings()) EXPECT_TRUE(t.cold) << t.name << " of the first run is not cold";
@@ -300,10 +310,12 @@ TEST(GpuPipeline, EveryStageRunsReduceAndSatInEveryFrameWarmAfterTheFirst) {
   (void)pipe->result();
   auto names = stage_names(pipe->timings(), &cold, &run);
   EXPECT_FALSE(has(names, "reduce"));
-  EXPECT_FALSE(has(names, "sat"));
-  EXPECT_TRUE(has(names, "blur"));
+  EXPECT_TRUE(has(names, "dof"));
+  EXPECT_FALSE(has(phase_names(pipe->timings(), "dof"), "sat"));
+  EXPECT_TRUE(has(phase_names(pipe->timings(), "dof"), "blur"));
   EXPECT_FALSE(cold);
-  // Another SAT builder: its first sat is cold (with its phases), the other stages stay warm.
+  // Another SAT builder: the first dof stage that builds with it is cold (with its phases), the other
+  // stages stay warm.
   const auto builders = pipe->sat_builders();
   const auto other = std::find_if(builders.begin(), builders.end(),
                                   [&](const std::string& b) { return b != pipe->algorithms().sat_builder; });
@@ -313,7 +325,7 @@ TEST(GpuPipeline, EveryStageRunsReduceAndSatInEveryFrameWarmAfterTheFirst) {
     pipe->run();
     (void)pipe->result();
     for (const auto& t : pipe->timings())
-      EXPECT_EQ(t.cold, t.name == "sat" || t.parent == "sat") << *other << ": " << t.name;
+      EXPECT_EQ(t.cold, t.name == "dof" || t.parent == "dof") << *other << ": " << t.name;
   }
   // A new size: every stage cold again.
   const Scene small = random_scene(capped(301), capped(97), rng);

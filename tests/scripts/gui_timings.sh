@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Truthful timings in a window (Xvfb): `--frames N --continuous` prints a warm median for every pipeline
-# stage (reduce, coc, sat, blur on the CPU backend; the GPU's every-stage runs are checked by the GPU
+# stage (reduce, coc, dof and its phases on the CPU backend; the GPU's every-stage runs are checked by the GPU
 # tests and tools/device.sh timings), the first, cold run is kept out (each stage has N-1 warm runs in the
 # exported timings), and the Timings panel's screenshot is a real frame.
 # Usage: gui_timings.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
@@ -25,7 +25,7 @@ continuous() {
   json=$(ls "$tmp"/export/*_timings.json 2>/dev/null | head -1)
   [ -n "$json" ] || { ls -R "$tmp/export"; fail "no exported timings of the $what run"; }
 }
-# The box gather, whose stages are reduce, coc, sat and blur (the default mode times its tables in "dof").
+# The box gather, whose stages are reduce, coc and dof with its phases sat and blur (rows "dof sat", "dof blur").
 printf '{"satlab_preset": 1, "params": {"dof_mode": "gather_box"}}\n' >"$tmp/box.json"
 continuous "gather_box" --preset "$tmp/box.json" --screenshot "$tmp/shot.png"
 line=$(grep "satlab: stages (warm median ms, cold first runs excluded;" "$tmp/log") ||
@@ -40,7 +40,7 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 frames = int(sys.argv[2])
 stages = {s["stage"]: s for s in j["stages"]}
-for name in ("reduce", "coc", "sat", "blur"):
+for name in ("reduce", "coc", "dof", "dof sat", "dof blur"):
     s = stages[name]
     assert s["state"] == "warm", f"{name}: {s['state']}"
     # Every run of a continuous run, less the first (cold, kept apart in cold_ms).
@@ -49,7 +49,7 @@ for name in ("reduce", "coc", "sat", "blur"):
 print("timings: every stage warm, the cold first run kept apart")
 PY
 # The default mode (spread) times its tables in one "dof" stage; its phases, each a row of its own ("dof
-# sat" apart from gather_box's "sat" stage), are in the panel and the export, warm like the stages.
+# sat" apart from the box filter's "sat" stage), are in the panel and the export, warm like the stages.
 continuous "spread"
 python3 - "$json" $frames <<'PY' || fail "exported dof phases"
 import json, sys
