@@ -16,6 +16,7 @@
 #include <regex>
 
 #include "app/cli/commands.hpp"
+#include "app/cli/filter_options.hpp"
 #include "app/gui/gui.hpp"
 #include "app/gui/keys.hpp"
 #include "app/io/file_formats.hpp"
@@ -151,7 +152,11 @@ int run(int argc, char** argv) {
   bool keys = false;
   app.add_flag("--keys", keys, "Print every key and mouse action of the app (the README's table) and exit");
 
-  app.add_option("--preset", gui.preset, "Start with the parameters, synthetic depth and view of a preset (JSON)");
+  app.add_option("--preset", gui.preset,
+                 "Start with the parameters, synthetic depth and view of a preset (JSON); the filter parameters "
+                 "given here override it");
+  FilterOptions filter;
+  add_filter_options(app, filter);
   app.add_option("--synthetic-depth", gui.synthetic_depth,
                  "Depth for images without a depth map: none | gradient[:angle=DEG,pos=P,width=W] | "
                  "radial[:x=X,y=Y,radius=R] (default gradient)")
@@ -171,6 +176,14 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
     if (!size.empty()) parse_size(size, &gui.width, &gui.height);
+    if (!action) {  // the app: its filter parameters, checked here unless a preset is laid under them
+      gui.params = filter_overlay(app, filter);
+      try {
+        if (gui.preset.empty()) validate(gui.params.over(Params{}));
+      } catch (const Error& e) {
+        throw CLI::ValidationError(e.what());
+      }
+    }
     if (!gui.screenshot.empty() && gui.frames == 0) gui.frames = 30;
     if (max_megapixels > 0) io::set_max_megapixels(max_megapixels);
   } catch (const CLI::ParseError& e) {

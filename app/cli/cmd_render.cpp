@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "app/cli/commands.hpp"
+#include "app/cli/filter_options.hpp"
 #include "app/io/assets.hpp"
 #include "app/io/embedded_depth.hpp"
 #include "app/io/file_formats.hpp"
@@ -24,7 +25,6 @@
 #include "app/io/preset.hpp"
 #include "app/ops/backend_choice.hpp"
 #include "app/ops/depth_refine.hpp"
-#include "core/dof_modes.hpp"
 #include "core/error.hpp"
 #include "core/refine.hpp"
 #include "core/synthetic_depth.hpp"
@@ -34,41 +34,13 @@ namespace {
 
 struct RenderOptions {
   std::vector<std::string> inputs;
-  std::string depth, out, out_dir, filter = "dof", backend = "auto", preset, synthetic = "gradient";
-  std::string aperture_shape = "disc";
-  std::string highlights = "off";
+  std::string depth, out, out_dir, backend = "auto", preset, synthetic = "gradient";
   std::string refine = "auto";  // the depth refiner: auto | none | NAME (app/ops/depth_refine.hpp)
-  Params params;
-  std::set<std::string> given;  // the parameter options named on the command line (they beat --preset)
+  FilterOptions filter;         // the filter parameter flags as parsed
+  ParamOverlay overlay;         // the parameter options named on the command line (they beat --preset)
+  Params params;                // the parameters used: the defaults or --preset, under `overlay`
+  std::set<std::string> given;  // --synthetic-depth and --refine, when named (they beat --preset too)
   Algorithms algorithms;        // SAT builder and reduction by name; empty: the backend's defaults
-};
-
-// Parameter options and the Params field each sets, for the --preset overlay.
-struct ParamOption {
-  const char* option;
-  void (*copy)(const Params& from, Params& to);
-};
-const ParamOption kParamOptions[] = {
-    {"--filter", [](const Params& f, Params& t) { t.filter = f.filter; }},
-    {"--radius", [](const Params& f, Params& t) { t.box_radius = f.box_radius; }},
-    {"--focus", [](const Params& f, Params& t) { t.focus = f.focus; }},
-    {"--focus-range", [](const Params& f, Params& t) { t.focus_range = f.focus_range; }},
-    {"--aperture", [](const Params& f, Params& t) { t.aperture = f.aperture; }},
-    {"--max-radius", [](const Params& f, Params& t) { t.max_radius = f.max_radius; }},
-    {"--near", [](const Params& f, Params& t) { t.near_depth = f.near_depth; }},
-    {"--far", [](const Params& f, Params& t) { t.far_depth = f.far_depth; }},
-    {"--disparity", [](const Params& f, Params& t) { t.disparity = f.disparity; }},
-    {"--fractional-radius", [](const Params& f, Params& t) { t.fractional_radius = f.fractional_radius; }},
-    {"--dof-mode", [](const Params& f, Params& t) { t.dof_mode = f.dof_mode; }},
-    {"--aperture-shape", [](const Params& f, Params& t) { t.aperture_shape = f.aperture_shape; }},
-    {"--blades", [](const Params& f, Params& t) { t.blades = f.blades; }},
-    {"--blade-rotation", [](const Params& f, Params& t) { t.blade_rotation = f.blade_rotation; }},
-    {"--layers", [](const Params& f, Params& t) { t.dof_layers = f.dof_layers; }},
-    {"--highlights", [](const Params& f, Params& t) { t.highlights = f.highlights; }},
-    {"--highlight-threshold", [](const Params& f, Params& t) { t.highlight_threshold = f.highlight_threshold; }},
-    {"--highlight-gain", [](const Params& f, Params& t) { t.highlight_gain = f.highlight_gain; }},
-    {"--highlight-cap", [](const Params& f, Params& t) { t.highlight_cap = f.highlight_cap; }},
-    {"--response-shoulder", [](const Params& f, Params& t) { t.response_shoulder = f.response_shoulder; }},
 };
 
 struct Job {
@@ -109,7 +81,7 @@ std::string render_one(const RenderOptions& o, Params p, const SyntheticDepth& s
       depth = std::move(e.depth);
       origin = DepthOrigin::Embedded;
       depth_from = "depth: " + e.summary;
-      if (o.given.count("--near") || o.given.count("--far") || o.given.count("--disparity")) {
+      if (o.overlay.has("--near") || o.overlay.has("--far") || o.overlay.has("--disparity")) {
         note("--near/--far/--disparity given: the embedded depth's own range is not applied");
       } else {
         p.near_depth = e.params.near_depth, p.far_depth = e.params.far_depth;
@@ -246,15 +218,13 @@ class Progress {
 
 int run_render(RenderOptions o) {
   // Defaults, then the preset, then what the command line named.
-  Params p = o.params;
+  Params p = o.overlay.over(Params{});
   SyntheticDepth synthetic;
   if (!o.preset.empty()) {
     const io::Preset preset = io::load_preset(o.preset);
-    p = preset.params;
+    p = o.overlay.over(preset.params);
     synthetic = preset.synthetic;
     if (!preset.refine.empty() && !o.given.count("--refine")) o.refine = preset.refine;
-    for (const auto& opt : kParamOptions)
-      if (o.given.count(opt.option)) opt.copy(o.params, p);
     try {
       validate(p);
     } catch (const Error& e) {
@@ -330,51 +300,7 @@ void add_render_command(CLI::App& app, Action& action) {
                   "Depth for images without a depth map: none | gradient[:angle=DEG,pos=P,width=W] | "
                   "radial[:x=X,y=Y,radius=R]")
       ->check(synthetic_depth_spec());
-  sub->add_option("--filter", o->filter, "box: one radius; dof: radius from the depth map")
-      ->check(CLI::IsMember({"box", "dof"}));
-  sub->add_option("--radius", o->params.box_radius, "Box filter radius in pixels")
-      ->check(CLI::Range(0, 2047));
-  sub->add_option("--focus", o->params.focus, "Depth in focus, normalised to [0,1]")
-      ->check(CLI::Range(0.0, 1.0));
-  sub->add_option("--focus-range", o->params.focus_range,
-                  "Depths within +-T of --focus are all sharp; the blur grows from the band's edges "
-                  "(forgives depth noise)")
-      ->check(CLI::Range(0.0, 0.5));
-  sub->add_option("--aperture", o->params.aperture,
-                  "Aperture K of c = K |1/z - 1/z_focus| (pixels; finite, >= 0)");  // validate() names it
-  sub->add_option("--max-radius", o->params.max_radius,
-                  "Largest blur radius in pixels (at most 511 in every dof mode but gather_box)")
-      ->check(CLI::Range(0.0, 2047.0));
-  sub->add_option("--near", o->params.near_depth, "Scene depth at normalised depth 0");
-  sub->add_option("--far", o->params.far_depth, "Scene depth at normalised depth 1");
-  sub->add_flag("--disparity", o->params.disparity, "The depth map stores inverse depth (bright = near)");
-  sub->add_flag("--fractional-radius", o->params.fractional_radius,
-                "Blend the two nearest integer boxes by the fractional radius (no banding)");
-  std::vector<std::string> modes;
-  for (const DofMode& m : dof_modes()) modes.push_back(m.name);
-  sub->add_option("--dof-mode", o->params.dof_mode, "Depth-of-field mode (see `satlab variants`)")
-      ->check(CLI::IsMember(modes));
-  sub->add_option("--aperture-shape", o->aperture_shape, "Aperture of the shaped dof modes")
-      ->check(CLI::IsMember({"disc", "polygon", "square"}));
-  sub->add_option("--blades", o->params.blades, "Blades of the polygon aperture")->check(CLI::Range(5, 8));
-  sub->add_option("--blade-rotation", o->params.blade_rotation, "Rotation of the polygon aperture (degrees)");
-  sub->add_option("--layers", o->params.dof_layers, "Depth layers of the layered dof mode")
-      ->check(CLI::Range(2, 8));
-  sub->add_option("--highlights", o->highlights,
-                  "Bokeh highlights of the dof filter: bright pixels splatted as aperture-shaped sprites")
-      ->check(CLI::IsMember({"on", "off"}));
-  sub->add_option("--highlight-threshold", o->params.highlight_threshold,
-                  "Linear luminance a pixel needs to become a highlight sprite")
-      ->check(CLI::Range(0.0, 1.0));
-  sub->add_option("--highlight-gain", o->params.highlight_gain,
-                  "Gain on clipped highlights (they carry gain times the largest radiance the response decodes)")
-      ->check(CLI::Range(1.0, 16.0));
-  sub->add_option("--highlight-cap", o->params.highlight_cap, "Most highlight sprites a frame")
-      ->check(CLI::Range(1, 1 << 20));
-  sub->add_option("--response-shoulder", o->params.response_shoulder,
-                  "Camera response: radiance v was stored as sRGB(min(v / (1 + S v), 1)); the linear-light dof "
-                  "modes blur radiance (0: plain sRGB)")
-      ->check(CLI::Range(0.0, 0.9));
+  add_filter_options(*sub, o->filter);
   sub->add_option("--backend", o->backend, "Pipeline backend")->check(CLI::IsMember({"auto", "cpu", "gpu"}));
   sub->add_option("--sat-builder", o->algorithms.sat_builder,
                   "SAT builder by registry name (see `satlab variants`; the CPU backend has one: cpu)");
@@ -386,15 +312,11 @@ void add_render_command(CLI::App& app, Action& action) {
     if (o->out.empty() && o->out_dir.empty()) throw CLI::ValidationError("give --out FILE, or --out-dir DIR");
     if (!o->out.empty() && !o->out_dir.empty())
       throw CLI::ValidationError("give --out or --out-dir, not both");
-    for (const auto& opt : kParamOptions)
-      if (sub->get_option(opt.option)->count()) o->given.insert(opt.option);
+    o->overlay = filter_overlay(*sub, o->filter);
     if (sub->get_option("--synthetic-depth")->count()) o->given.insert("--synthetic-depth");
     if (sub->get_option("--refine")->count()) o->given.insert("--refine");
     try {
-      o->params.filter = filter_from_string(o->filter);
-      o->params.aperture_shape = aperture_from_string(o->aperture_shape);
-      o->params.highlights = o->highlights == "on";
-      if (o->preset.empty()) validate(o->params);
+      if (o->preset.empty()) validate(o->overlay.over(Params{}));
     } catch (const Error& e) {
       throw CLI::ValidationError(e.what());
     }

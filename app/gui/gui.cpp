@@ -121,6 +121,13 @@ int run(const Options& o) {
     } catch (const Error& e) {
       s.error = e.what();
     }
+  if (!o.params.empty()) try {  // the command line's parameters over the preset's (checked alone by the CLI)
+      const Params p = o.params.over(s.params);
+      validate(p);
+      s.params = p;
+    } catch (const Error& e) {
+      s.error = std::string(e.what()) + " (after applying " + o.preset + " and the command line)";
+    }
   open_initial(s, session, o);
   // Builders named on the command line are applied (or refused with a popup) by the first frame's requests.
   s.algorithms = {o.sat_builder, o.reduction};

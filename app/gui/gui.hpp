@@ -2,6 +2,8 @@
 #pragma once
 #include <string>
 
+#include "app/ops/param_overlay.hpp"
+
 namespace satlab::gui {
 
 struct Options {
@@ -16,6 +18,7 @@ struct Options {
   std::string backend = "auto";  // auto | cpu | gpu
   std::string refine = "auto";   // the depth refiner: auto | none | a refiner's name (core/refine.hpp)
   std::string preset;            // a preset JSON file applied at start (after view and synthetic depth)
+  ParamOverlay params;           // filter parameters from the command line, over the defaults or the preset
   std::string synthetic_depth;   // depth of images without a depth map (parse_synthetic_depth); empty: default
   std::string save_preset;       // scripted runs: save the final state as a preset here
   std::string export_dir;        // scripted runs: export result, depth, CoC, timings here (next free names)

@@ -1,0 +1,75 @@
+#include "app/cli/filter_options.hpp"
+
+#include <vector>
+
+#include "core/dof_modes.hpp"
+#include "core/error.hpp"
+
+namespace satlab::cli {
+
+void add_filter_options(CLI::App& app, FilterOptions& o) {
+  Params& p = o.params;
+  std::vector<CLI::Option*> added;
+  auto add = [&](CLI::Option* opt) { return added.push_back(opt), opt; };
+  add(app.add_option("--filter", o.filter, "box: one radius; dof: radius from the depth map"))
+      ->check(CLI::IsMember({"box", "dof"}));
+  add(app.add_option("--radius", p.box_radius, "Box filter radius in pixels"))->check(CLI::Range(0, 2047));
+  add(app.add_option("--focus", p.focus, "Depth in focus, normalised to [0,1]"))->check(CLI::Range(0.0, 1.0));
+  add(app.add_option("--focus-range", p.focus_range,
+                     "Depths within +-T of --focus are all sharp; the blur grows from the band's edges "
+                     "(forgives depth noise)"))
+      ->check(CLI::Range(0.0, 0.5));
+  add(app.add_option("--aperture", p.aperture,
+                     "Aperture K of c = K |1/z - 1/z_focus| (pixels; finite, >= 0)"));  // validate() names it
+  add(app.add_option("--max-radius", p.max_radius,
+                     "Largest blur radius in pixels (at most 511 in every dof mode but gather_box)"))
+      ->check(CLI::Range(0.0, 2047.0));
+  add(app.add_option("--near", p.near_depth, "Scene depth at normalised depth 0"));
+  add(app.add_option("--far", p.far_depth, "Scene depth at normalised depth 1"));
+  add(app.add_flag("--disparity", p.disparity, "The depth map stores inverse depth (bright = near)"));
+  add(app.add_flag("--fractional-radius", p.fractional_radius,
+                   "Blend the two nearest integer boxes by the fractional radius (no banding)"));
+  std::vector<std::string> modes;
+  for (const DofMode& m : dof_modes()) modes.push_back(m.name);
+  add(app.add_option("--dof-mode", p.dof_mode, "Depth-of-field mode (see `satlab variants`)"))
+      ->check(CLI::IsMember(modes));
+  add(app.add_option("--aperture-shape", o.aperture_shape, "Aperture of the shaped dof modes"))
+      ->check(CLI::IsMember({"disc", "polygon", "square"}));
+  add(app.add_option("--blades", p.blades, "Blades of the polygon aperture"))->check(CLI::Range(5, 8));
+  add(app.add_option("--blade-rotation", p.blade_rotation, "Rotation of the polygon aperture (degrees)"));
+  add(app.add_option("--layers", p.dof_layers, "Depth layers of the layered dof mode"))->check(CLI::Range(2, 8));
+  add(app.add_option("--highlights", o.highlights,
+                     "Bokeh highlights of the dof filter: bright pixels splatted as aperture-shaped sprites"))
+      ->check(CLI::IsMember({"on", "off"}));
+  add(app.add_option("--highlight-threshold", p.highlight_threshold,
+                     "Linear luminance a pixel needs to become a highlight sprite"))
+      ->check(CLI::Range(0.0, 1.0));
+  add(app.add_option("--highlight-gain", p.highlight_gain,
+                     "Gain on clipped highlights (they carry gain times the largest radiance the response "
+                     "decodes)"))
+      ->check(CLI::Range(1.0, 16.0));
+  add(app.add_option("--highlight-cap", p.highlight_cap, "Most highlight sprites a frame"))
+      ->check(CLI::Range(1, 1 << 20));
+  add(app.add_option("--response-shoulder", p.response_shoulder,
+                     "Camera response: radiance v was stored as sRGB(min(v / (1 + S v), 1)); the linear-light "
+                     "dof modes blur radiance (0: plain sRGB)"))
+      ->check(CLI::Range(0.0, 0.9));
+  for (CLI::Option* opt : added) opt->capture_default_str()->group("Filter parameters");
+}
+
+ParamOverlay filter_overlay(const CLI::App& app, const FilterOptions& o) {
+  ParamOverlay overlay;
+  overlay.values = o.params;
+  try {
+    overlay.values.filter = filter_from_string(o.filter);
+    overlay.values.aperture_shape = aperture_from_string(o.aperture_shape);
+    overlay.values.highlights = o.highlights == "on";
+  } catch (const Error& e) {
+    throw CLI::ValidationError(e.what());
+  }
+  for (const std::string& name : param_option_names())
+    if (app.get_option(name)->count()) overlay.give(name);
+  return overlay;
+}
+
+}  // namespace satlab::cli
