@@ -1,6 +1,6 @@
 // The spread DoF mode on the GPU (core/dof_spread.hpp; CPU reference dof_spread_blur, per-pixel arithmetic
 // shared through core/dof_spread_pixel.hpp, this file built without FMA contraction so that both agree bit
-// for bit). Stages, each reported through DofArgs::stage:
+// for bit). Phases, a function each below, reported through DofArgs::stage (fill: DofArgs::side_phase):
 //   spread     each pixel's split where it mixes a nearer neighbour's colour (dof::mixed_of: the nearer share
 //              and the rest splat as two fragments) and its hidden background where it is a thin near
 //              object's (dof::hidden_of: a third fragment), each 32 x 32 tile's set of layers present, each
@@ -908,26 +908,57 @@ void make_side_stream(DofSideStream& s) {
 
 }  // namespace
 
-// The workspace's buffers as the shaped modes lay them out (aperture rectangles then their counts; the sRGB
-// -> linear table then the linear -> sRGB one), the rectangles merged (merge_bands) under a key of their own,
-// so that the shaped modes upload theirs again after the spread mode and the other way round; `images` holds
-// the layers' spread images and the fill slices, `tables` the fill tables, the band sums of the SAT pass,
-// the tiles' layer sets, the layers' tile boxes and tile lists, the pixels' splits and the corner tables.
-int spread_split_blocks_for_tests = 0;
+namespace {
 
-void dof_spread(const DofMode&, const DofArgs& a) {
+// One frame of the spread in the workspace: what every phase reads. The workspace's buffers as the shaped
+// modes lay them out (aperture rectangles then their counts; the sRGB -> linear table then the linear ->
+// sRGB one), the rectangles merged (merge_bands) under a key of their own, so that the shaped modes upload
+// theirs again after the spread mode and the other way round; `images` holds the layers' spread images and
+// the fill slices, `tables` the fill tables, the band sums of the SAT pass, the tiles' layer sets, the
+// layers' tile boxes and tile lists, the pixels' splits and the corner tables.
+struct SpreadFrame {
+  SpreadFrame(const DofArgs& args, DofWorkspace& workspace) : a(args), ws(workspace) {}
+  const DofArgs& a;
+  DofWorkspace& ws;
+  cudaStream_t st;
+  int w, h, max_r;
+  size_t n;
+  dof::Layers layers;
+  int L, fills, bands, tx, ty;
+  size_t tile_count, spread_bytes;
+  std::string size;
+  const dof::Rect* rects;
+  const uint8_t* rect_counts;
+  const uint16_t* lin;
+  const float* coc;
+  const uchar4* img;
+  uint32_t* spread;
+  uchar4* slices;
+  uint4* band_sums;
+  uint8_t *present, *cover, *splits;
+  unsigned *boxes, *split_count, *split_list, *step_count, *step_list;
+  uint32_t* mixed;
+  char* corner_table;
+  dim3 block, grid, tiles;
+  unsigned global_layers = 0;  // the layers whose windows do not fit in shared memory
+  Reach reach{};
+  WindowRadii radii{};
+};
+
+// The aperture uploaded and the buffers grown and laid out (no work enqueued but the upload).
+SpreadFrame spread_frame(const DofArgs& a) {
   const Params& p = *a.params;
   auto& ws = *static_cast<DofWorkspace*>(a.workspace);
-  const cudaStream_t st = cudaStream_t(a.stream);
   const int w = a.width, h = a.height, max_r = shaped_max_radius(p);
-  const size_t n = size_t(w) * size_t(h);
   const dof::Layers layers = frame_layers(p, p.dof_layers, a.depth);
   const int L = layers.count, fills = L - 1, bands = (h + kBand - 1) / kBand;
   const int tx = (w + kTile - 1) / kTile, ty = (h + kTile - 1) / kTile;
-  const std::string size = std::to_string(w) + "x" + std::to_string(h);
-  auto stage = [&](const char* s) {
-    if (a.stage) a.stage(s);
-  };
+  SpreadFrame f(a, ws);
+  f.st = cudaStream_t(a.stream);
+  f.w = w, f.h = h, f.max_r = max_r, f.n = size_t(w) * size_t(h), f.layers = layers;
+  f.L = L, f.fills = fills, f.bands = bands, f.tx = tx, f.ty = ty;
+  const size_t n = f.n;
+  f.size = std::to_string(w) + "x" + std::to_string(h);
 
   // The spread kernels take the aperture table with equal adjacent bands merged (merge_bands: the same
   // deltas, fewer corners), under a key of its own.
@@ -947,6 +978,7 @@ void dof_spread(const DofMode&, const DofArgs& a) {
   const size_t fill_n = size_t(dof::fill_blocks(w)) * size_t(dof::fill_blocks(h));
   const size_t spread_bytes = n * 16 * size_t(L), fill_bytes = fill_n * 32 * size_t(fills),
                sums_bytes = size_t(w) * size_t(bands) * size_t(L) * 16, tile_count = size_t(tx) * size_t(ty);
+  f.tile_count = tile_count, f.spread_bytes = spread_bytes;
   grow(ws.images, spread_bytes + fill_n * 8 * size_t(fills), "spread images and fill slices");
   // boxes: 4 kMaxLayers words, then the count of tiles holding a split and their list, then the count of
   // tiles with a CoC step and their list.
@@ -954,274 +986,317 @@ void dof_spread(const DofMode&, const DofArgs& a) {
                mixed_at = boxes_at + (4 * dof::kMaxLayers + 2 + 2 * tile_count) * 4;
   const size_t corners_at = (mixed_at + (n + 2 * size_t(w) + 2 * size_t(h)) * 4 + 15) / 16 * 16;
   grow(ws.tables, corners_at + kCornerTable * dof::kMaxLayers, "spread tables");
-  const auto* rects = static_cast<const dof::Rect*>(ws.rects.p);
-  const auto* rect_counts =
-      reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
-  const auto* lin = static_cast<const uint16_t*>(ws.luts.p);
-  const auto* coc = static_cast<const float*>(a.coc);
-  const auto* img = static_cast<const uchar4*>(a.image);
-  auto* spread = static_cast<uint32_t*>(ws.images.p);
-  auto* slices = reinterpret_cast<uchar4*>(static_cast<char*>(ws.images.p) + spread_bytes);
-  auto* band_sums = reinterpret_cast<uint4*>(static_cast<char*>(ws.tables.p) + fill_bytes);
-  auto* present = reinterpret_cast<uint8_t*>(static_cast<char*>(ws.tables.p) + fill_bytes + sums_bytes);
-  auto* cover = present + tile_count;
-  auto* splits = cover + tile_count;
-  auto* boxes = reinterpret_cast<unsigned*>(static_cast<char*>(ws.tables.p) + boxes_at);
-  auto* split_count = boxes + 4 * dof::kMaxLayers;
-  auto* split_list = split_count + 1;
-  auto* step_count = split_list + tile_count;
-  auto* step_list = step_count + 1;
-  auto* mixed = reinterpret_cast<uint32_t*>(static_cast<char*>(ws.tables.p) + mixed_at);
-  char* corner_table = static_cast<char*>(ws.tables.p) + corners_at;
-  const dim3 block(32, 8), grid((unsigned(w) + 31) / 32, (unsigned(h) + 7) / 8),
-      tiles{unsigned(tx), unsigned(ty)};
+  f.rects = static_cast<const dof::Rect*>(ws.rects.p);
+  f.rect_counts = reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
+  f.lin = static_cast<const uint16_t*>(ws.luts.p);
+  f.coc = static_cast<const float*>(a.coc);
+  f.img = static_cast<const uchar4*>(a.image);
+  f.spread = static_cast<uint32_t*>(ws.images.p);
+  f.slices = reinterpret_cast<uchar4*>(static_cast<char*>(ws.images.p) + spread_bytes);
+  f.band_sums = reinterpret_cast<uint4*>(static_cast<char*>(ws.tables.p) + fill_bytes);
+  f.present = reinterpret_cast<uint8_t*>(static_cast<char*>(ws.tables.p) + fill_bytes + sums_bytes);
+  f.cover = f.present + tile_count;
+  f.splits = f.cover + tile_count;
+  f.boxes = reinterpret_cast<unsigned*>(static_cast<char*>(ws.tables.p) + boxes_at);
+  f.split_count = f.boxes + 4 * dof::kMaxLayers;
+  f.split_list = f.split_count + 1;
+  f.step_count = f.split_list + tile_count;
+  f.step_list = f.step_count + 1;
+  f.mixed = reinterpret_cast<uint32_t*>(static_cast<char*>(ws.tables.p) + mixed_at);
+  f.corner_table = static_cast<char*>(ws.tables.p) + corners_at;
+  f.block = dim3(32, 8), f.grid = dim3((unsigned(w) + 31) / 32, (unsigned(h) + 7) / 8);
+  f.tiles = dim3(unsigned(tx), unsigned(ty));
+  return f;
+}
 
-  stage("spread");
-  // Each layer's radius bound, whether its window fits in shared memory, and its reach in tiles.
+// The layers' tiles without a split pixel (mixed_tiles false: every tile of the grid) or with one (the
+// `count` tiles of the split list), each layer whose window fits on its own stream.
+void tile_pass(const SpreadFrame& f, bool mixed_tiles, unsigned count) {
+  for (int j = 0; j < f.L; ++j) {
+    if ((f.global_layers >> j) & 1u) continue;
+    const int R = layer_radius(f.layers, j, f.max_r);
+    const size_t bytes = Window(R).bytes();
+    const auto kernel = mixed_tiles ? spread_tile_kernel<true> : spread_tile_kernel<false>;
+    SATLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+                "spread_tile_kernel shared memory");
+    kernel<<<mixed_tiles ? dim3(count) : f.tiles, f.block, bytes, cudaStream_t(f.ws.layer[j].stream)>>>(
+        f.img, f.coc, f.mixed, f.w, f.h, f.layers, j, R, f.max_r, f.rects, f.rect_counts, f.lin, f.present,
+        f.splits, f.split_list, f.corner_table, f.spread + size_t(j) * f.n * 4);
+    SATLAB_LAUNCHED("spread_tile_kernel", f.size + " layer " + std::to_string(j));
+  }
+}
+
+// Phase "spread", up to the tiles that hold a split pixel: each layer's radius bound, whether its window
+// fits in shared memory, and its reach in tiles; the tiles' layer sets, the pixels' splits, the layers'
+// tile boxes (read back on the side stream while the spread runs), the cover sets, the spread images'
+// covered tiles cleared, the corner tables; then the tiles without a split, a stream per layer (each adds
+// to its own spread image only, so that one layer's blocks fill the SMs that another's last wave, or a few
+// split tiles, leave idle), and the layers whose windows do not fit, straight into global memory.
+void spread_tiles(SpreadFrame& f) {
+  const cudaStream_t st = f.st;
   int dev = 0, optin = 0;
   SATLAB_CUDA(cudaGetDevice(&dev), "spread tiles");
   SATLAB_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "spread tiles");
-  unsigned global_layers = 0;  // the layers whose windows do not fit in shared memory
-  Reach reach{};
-  WindowRadii radii{};
-  for (int j = 0; j < dof::kMaxLayers; ++j) radii.R[j] = -1;
-  for (int j = 0; j < L; ++j) {
-    const int R = layer_radius(layers, j, max_r);
-    reach.tiles[j] = 1 + R / kTile;
+  for (int j = 0; j < dof::kMaxLayers; ++j) f.radii.R[j] = -1;
+  for (int j = 0; j < f.L; ++j) {
+    const int R = layer_radius(f.layers, j, f.max_r);
+    f.reach.tiles[j] = 1 + R / kTile;
     if (R > kMaxWindowR || Window(R).bytes() > size_t(optin))
-      global_layers |= 1u << j;
+      f.global_layers |= 1u << j;
     else
-      radii.R[j] = R;
+      f.radii.R[j] = R;
   }
   int sms = 0;
   SATLAB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "spread tiles");
-  SATLAB_CUDA(cudaMemsetAsync(split_count, 0, sizeof(unsigned), st), "split tiles");
-  SATLAB_CUDA(cudaMemsetAsync(step_count, 0, sizeof(unsigned), st), "step tiles");
-  const unsigned tile_blocks = unsigned((tile_count + kBlock - 1) / kBlock);
-  tile_layers_kernel<<<tiles, block, 0, st>>>(coc, w, h, layers, present, splits, step_count, step_list);
-  SATLAB_LAUNCHED("tile_layers_kernel", size);
-  size_t split_blocks = std::min(tile_count, size_t(4) * size_t(std::max(sms, 1)));
+  SATLAB_CUDA(cudaMemsetAsync(f.split_count, 0, sizeof(unsigned), st), "split tiles");
+  SATLAB_CUDA(cudaMemsetAsync(f.step_count, 0, sizeof(unsigned), st), "step tiles");
+  const unsigned tile_blocks = unsigned((f.tile_count + kBlock - 1) / kBlock);
+  tile_layers_kernel<<<f.tiles, f.block, 0, st>>>(f.coc, f.w, f.h, f.layers, f.present, f.splits, f.step_count,
+                                                  f.step_list);
+  SATLAB_LAUNCHED("tile_layers_kernel", f.size);
+  size_t split_blocks = std::min(f.tile_count, size_t(4) * size_t(std::max(sms, 1)));
   if (spread_split_blocks_for_tests > 0)
     split_blocks = std::min(split_blocks, size_t(spread_split_blocks_for_tests));
-  tile_splits_kernel<<<unsigned(split_blocks), block, 0, st>>>(
-      img, coc, w, h, layers, lin, mixed, step_count, step_list, present, splits, split_count, split_list);
-  SATLAB_LAUNCHED("tile_splits_kernel", size);
-  if (fills > 0) {
-    // The layers' tile boxes, read back on the side stream (below) while the spread runs.
-    SATLAB_CUDA(cudaMemsetAsync(boxes, 0xff, 2 * dof::kMaxLayers * sizeof(unsigned), st), "layer boxes");
-    SATLAB_CUDA(cudaMemsetAsync(boxes + 2 * dof::kMaxLayers, 0, 2 * dof::kMaxLayers * sizeof(unsigned), st),
+  tile_splits_kernel<<<unsigned(split_blocks), f.block, 0, st>>>(f.img, f.coc, f.w, f.h, f.layers, f.lin, f.mixed,
+                                                                 f.step_count, f.step_list, f.present, f.splits,
+                                                                 f.split_count, f.split_list);
+  SATLAB_LAUNCHED("tile_splits_kernel", f.size);
+  if (f.fills > 0) {
+    // The layers' tile boxes, read back on the side stream (read_layer_boxes) while the spread runs.
+    SATLAB_CUDA(cudaMemsetAsync(f.boxes, 0xff, 2 * dof::kMaxLayers * sizeof(unsigned), st), "layer boxes");
+    SATLAB_CUDA(cudaMemsetAsync(f.boxes + 2 * dof::kMaxLayers, 0, 2 * dof::kMaxLayers * sizeof(unsigned), st),
                 "layer boxes");
-    layer_boxes_kernel<<<tile_blocks, kBlock, 0, st>>>(present, tx, ty, boxes);
-    SATLAB_LAUNCHED("layer_boxes_kernel", size);
+    layer_boxes_kernel<<<tile_blocks, kBlock, 0, st>>>(f.present, f.tx, f.ty, f.boxes);
+    SATLAB_LAUNCHED("layer_boxes_kernel", f.size);
   }
-  make_side_stream(ws.side);
-  SATLAB_CUDA(cudaEventRecord(cudaEvent_t(ws.side.fork), st), "spread fork");
-  cover_kernel<<<tile_blocks, kBlock, 0, st>>>(present, tx, ty, L, reach, global_layers, cover);
-  SATLAB_LAUNCHED("cover_kernel", size);
-  clear_kernel<<<dim3(unsigned(tx), unsigned(ty), unsigned(L)), block, 0, st>>>(
-      cover, w, h, reinterpret_cast<uint4*>(spread));
-  SATLAB_LAUNCHED("clear_kernel", size);
-  corner_table_kernel<<<unsigned(L), kBlock, 0, st>>>(rects, rect_counts, radii, corner_table);
-  SATLAB_LAUNCHED("corner_table_kernel", size);
-  // The layers' tiles run on a stream per layer (each adds to its own spread image only), so that one
-  // layer's blocks fill the SMs that another's last wave, or a few split tiles, leave idle.
-  static_assert(sizeof(ws.layer) / sizeof(ws.layer[0]) >= size_t(dof::kMaxLayers), "a stream per layer");
+  make_side_stream(f.ws.side);
+  SATLAB_CUDA(cudaEventRecord(cudaEvent_t(f.ws.side.fork), st), "spread fork");
+  cover_kernel<<<tile_blocks, kBlock, 0, st>>>(f.present, f.tx, f.ty, f.L, f.reach, f.global_layers, f.cover);
+  SATLAB_LAUNCHED("cover_kernel", f.size);
+  clear_kernel<<<dim3(unsigned(f.tx), unsigned(f.ty), unsigned(f.L)), f.block, 0, st>>>(
+      f.cover, f.w, f.h, reinterpret_cast<uint4*>(f.spread));
+  SATLAB_LAUNCHED("clear_kernel", f.size);
+  corner_table_kernel<<<unsigned(f.L), kBlock, 0, st>>>(f.rects, f.rect_counts, f.radii, f.corner_table);
+  SATLAB_LAUNCHED("corner_table_kernel", f.size);
+  static_assert(sizeof(f.ws.layer) / sizeof(f.ws.layer[0]) >= size_t(dof::kMaxLayers), "a stream per layer");
   const cudaEvent_t cleared = [&] {
-    make_side_stream(ws.layer[0]);
-    return cudaEvent_t(ws.layer[0].fork);
+    make_side_stream(f.ws.layer[0]);
+    return cudaEvent_t(f.ws.layer[0].fork);
   }();
   SATLAB_CUDA(cudaEventRecord(cleared, st), "spread layers fork");
-  for (int j = 0; j < L; ++j) {
-    if ((global_layers >> j) & 1u) continue;
-    make_side_stream(ws.layer[j]);
-    SATLAB_CUDA(cudaStreamWaitEvent(cudaStream_t(ws.layer[j].stream), cleared, 0), "spread layers fork");
+  for (int j = 0; j < f.L; ++j) {
+    if ((f.global_layers >> j) & 1u) continue;
+    make_side_stream(f.ws.layer[j]);
+    SATLAB_CUDA(cudaStreamWaitEvent(cudaStream_t(f.ws.layer[j].stream), cleared, 0), "spread layers fork");
   }
-  // The tiles without a split pixel; those with one below, once their count is back on the host.
-  const auto tile_pass = [&](bool mixed_tiles, unsigned count) {
-    for (int j = 0; j < L; ++j) {
-      if ((global_layers >> j) & 1u) continue;
-      const int R = layer_radius(layers, j, max_r);
-      const size_t bytes = Window(R).bytes();
-      const auto kernel = mixed_tiles ? spread_tile_kernel<true> : spread_tile_kernel<false>;
-      SATLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
-                  "spread_tile_kernel shared memory");
-      kernel<<<mixed_tiles ? dim3(count) : tiles, block, bytes, cudaStream_t(ws.layer[j].stream)>>>(
-          img, coc, mixed, w, h, layers, j, R, max_r, rects, rect_counts, lin, present, splits, split_list,
-          corner_table, spread + size_t(j) * n * 4);
-      SATLAB_LAUNCHED("spread_tile_kernel", size + " layer " + std::to_string(j));
+  tile_pass(f, false, 0);
+  if (f.global_layers) {
+    const dim3 plane((unsigned(f.w + 2 * f.max_r) + 31) / 32, (unsigned(f.h + 2 * f.max_r) + 7) / 8);
+    spread_kernel<<<plane, f.block, 0, st>>>(f.img, f.coc, f.mixed, f.splits, f.w, f.h, f.layers, f.global_layers,
+                                             f.max_r, f.rects, f.rect_counts, f.lin, f.spread);
+    SATLAB_LAUNCHED("spread_kernel", f.size);
+  }
+}
+
+// The side stream joins the spread (phase "fill" begins there when there are fill tables) and reads back
+// the layers' tile boxes and the split tiles' count into hb (4 kMaxLayers + 1 words), waiting for them.
+void read_layer_boxes(const SpreadFrame& f, unsigned* hb, size_t hb_bytes) {
+  const cudaStream_t side = cudaStream_t(f.ws.side.stream);
+  SATLAB_CUDA(cudaStreamWaitEvent(side, cudaEvent_t(f.ws.side.fork), 0), "spread fork");
+  if (f.fills > 0 && f.a.side_phase) f.a.side_phase("fill", side, true);
+  SATLAB_CUDA(cudaMemcpyAsync(hb, f.boxes, hb_bytes, cudaMemcpyDeviceToHost, side), "layer boxes");
+  SATLAB_CUDA(cudaStreamSynchronize(side), "layer boxes");
+}
+
+// The rest of phase "spread": the tiles that hold a split pixel (`count`, read back), then every layer's
+// stream joins the main one.
+void spread_split_tiles(const SpreadFrame& f, unsigned count) {
+  if (count > 0) tile_pass(f, true, count);
+  for (int j = 0; j < f.L; ++j) {
+    if ((f.global_layers >> j) & 1u) continue;
+    SATLAB_CUDA(cudaEventRecord(cudaEvent_t(f.ws.layer[j].join), cudaStream_t(f.ws.layer[j].stream)),
+                "spread layers join");
+    SATLAB_CUDA(cudaStreamWaitEvent(f.st, cudaEvent_t(f.ws.layer[j].join), 0), "spread layers join");
+  }
+}
+
+// Phase "fill", on the side stream beside the spread (the spread's tiles are bound by shared-memory
+// atomics, the tables by memory bandwidth): fill table t (layers 0..t) is built over the box of those
+// layers' tiles (hb, read_layer_boxes), or, where the layers t + 1..count - 1 reach fewer pixels, as the
+// table of every layer less theirs (one table of every layer shared by all such t). Slices, then their SATs
+// through the registry's SAT builder. The phase ends, and the side stream's join event is recorded, after
+// the last table. Fills `tables`' fill tables.
+void fill_tables(const SpreadFrame& f, const unsigned* hb, SpreadTables& tables) {
+  const cudaStream_t side = cudaStream_t(f.ws.side.stream);
+  const int L = f.L, fills = f.fills;
+  struct Box {
+    int x0 = 1, y0 = 1, x1 = 0, y1 = 0;  // tiles; x0 > x1: empty
+    void add(const Box& b) {
+      if (b.x0 > b.x1) return;
+      if (x0 > x1) {
+        *this = b;
+        return;
+      }
+      x0 = std::min(x0, b.x0), y0 = std::min(y0, b.y0), x1 = std::max(x1, b.x1), y1 = std::max(y1, b.y1);
     }
   };
-  tile_pass(false, 0);
-  if (global_layers) {
-    const dim3 plane((unsigned(w + 2 * max_r) + 31) / 32, (unsigned(h + 2 * max_r) + 7) / 8);
-    spread_kernel<<<plane, block, 0, st>>>(img, coc, mixed, splits, w, h, layers, global_layers, max_r, rects,
-                                           rect_counts, lin, spread);
-    SATLAB_LAUNCHED("spread_kernel", size);
+  Box layer_box[dof::kMaxLayers];
+  for (int j = 0; j < L; ++j)
+    if (hb[j] <= hb[2 * dof::kMaxLayers + j])
+      layer_box[j] = {int(hb[j]), int(hb[dof::kMaxLayers + j]), int(hb[2 * dof::kMaxLayers + j]),
+                      int(hb[3 * dof::kMaxLayers + j])};
+  // In the fill tables' blocks (dof::kFillBlock pixels square, kTile / kFillBlock per tile), widths a
+  // multiple of 4 where the frame allows (the SAT builder's 16-byte loads and stores; a wider box is exact:
+  // its slices hold 0 for other layers' pixels).
+  static_assert(kTile % dof::kFillBlock == 0, "a tile is whole blocks");
+  constexpr int kTileBlocks = kTile / dof::kFillBlock;
+  const int fw = dof::fill_blocks(f.w), fh = dof::fill_blocks(f.h);
+  struct PixelBox {
+    int x0, y0, bw, bh;
+    size_t area() const { return size_t(bw) * size_t(bh); }
+  };
+  const auto pixels = [&](const Box& b) {
+    if (b.x0 > b.x1) return PixelBox{0, 0, 0, 0};
+    int x0 = b.x0 * kTileBlocks, y0 = b.y0 * kTileBlocks;
+    const int x1 = std::min(fw - 1, b.x1 * kTileBlocks + kTileBlocks - 1),
+              y1 = std::min(fh - 1, b.y1 * kTileBlocks + kTileBlocks - 1);
+    const int bw = std::min(fw, (x1 - x0 + 4) / 4 * 4);
+    x0 = std::min(x0, fw - bw);
+    return PixelBox{x0, y0, bw, y1 - y0 + 1};
+  };
+  PixelBox far_box[dof::kMaxLayers], near_box[dof::kMaxLayers], all;
+  {
+    Box fb, nr, u;
+    for (int t = 0; t < fills; ++t) fb.add(layer_box[t]), far_box[t] = pixels(fb);
+    for (int t = fills - 1; t >= 0; --t) nr.add(layer_box[t + 1]), near_box[t] = pixels(nr);
+    for (int j = 0; j < L; ++j) u.add(layer_box[j]);
+    all = pixels(u);
   }
-  // The fill tables on the side stream, beside the spread (the spread's tiles are bound by shared-memory
-  // atomics, the tables by memory bandwidth): fill table t (layers 0..t) is built over the box of those
-  // layers' tiles, or, where the layers t + 1..count - 1 reach fewer pixels, as the table of every layer
-  // less theirs (one table of every layer shared by all such t). Slices, then their SATs through the
-  // registry's SAT builder.
-  // The layers' boxes and the split tiles' count come back on the side stream while the tiles run; the
-  // split tiles' kernels then queue behind them.
-  const cudaStream_t side = cudaStream_t(ws.side.stream);
-  SATLAB_CUDA(cudaStreamWaitEvent(side, cudaEvent_t(ws.side.fork), 0), "spread fork");
-  // The fill phase: the side stream's work, from the boxes' read-back to the last fill table.
-  if (fills > 0 && a.side_phase) a.side_phase("fill", side, true);
+  size_t direct = 0, subtract = all.area();
+  for (int t = 0; t < fills; ++t)
+    direct += far_box[t].area(), subtract += std::min(far_box[t].area(), near_box[t].area());
+  const bool sub = subtract < direct;
+  // The tables to build: (box, layers j0..j1); built[0] is every layer's when subtracting.
+  struct Build {
+    PixelBox box;
+    int j0, j1;
+  };
+  Build build[dof::kMaxLayers + 1];
+  int nb = 0;
+  if (sub) build[nb++] = {all, 0, L - 1};
+  for (int t = 0; t < fills; ++t) {
+    tables.minus[t] = -1;
+    if (sub && near_box[t].area() < far_box[t].area()) {
+      tables.plus[t] = 0;
+      if (near_box[t].area() > 0) tables.minus[t] = nb, build[nb++] = {near_box[t], t + 1, L - 1};
+    } else {
+      tables.plus[t] = nb, build[nb++] = {far_box[t], 0, t};
+    }
+  }
+  // One RGBA16 slice and table per fill table where the SAT builder takes 16-bit input (sat_tiled, the
+  // default), else two RGBA8 ones (the same sums mod 2^32, fill_slices_kernel).
+  const bool wide = f.a.sat->refuses && f.a.sat->refuses(f.n, DType::RGBA16).empty();
+  FillSlices fs{};
+  size_t at = 0;  // blocks of the slices and tables so far
+  for (int b = 0; b < nb; ++b) {
+    const PixelBox& x = build[b].box;
+    FillTable& t = tables.built[b];
+    t = {nullptr, nullptr, x.x0, x.y0, x.x0 + x.bw - 1, x.y0 + x.bh - 1, x.bw};
+    if (x.area() == 0) continue;  // no pixel of its layers: lo stays null
+    const float inf = INFINITY;
+    const int k = fs.n++;
+    fs.ox[k] = x.x0, fs.oy[k] = x.y0, fs.bw[k] = x.bw, fs.bh[k] = x.bh;
+    fs.lo[k] = build[b].j0 > 0 ? f.layers.edge[build[b].j0] : -inf;
+    fs.hi[k] = build[b].j1 < L - 1 ? f.layers.edge[build[b].j1 + 1] : inf;
+    fs.out[k] = f.slices + 2 * at;  // 8 B per block either way
+    at += x.area();
+  }
+  if (fs.n > 0) {
+    // Over the union of the slices' boxes (each rounded to its own width: not always within `all`'s).
+    int ux0 = fs.ox[0], uy0 = fs.oy[0], ux1 = ux0 + fs.bw[0], uy1 = uy0 + fs.bh[0];
+    for (int k = 1; k < fs.n; ++k)
+      ux0 = std::min(ux0, fs.ox[k]), uy0 = std::min(uy0, fs.oy[k]), ux1 = std::max(ux1, fs.ox[k] + fs.bw[k]),
+      uy1 = std::max(uy1, fs.oy[k] + fs.bh[k]);
+    const dim3 g((unsigned(ux1 - ux0) + 31) / 32, (unsigned(uy1 - uy0) + 7) / 8);
+    if (wide)
+      fill_slices_kernel<true>
+          <<<g, f.block, 0, side>>>(f.img, f.coc, f.w, f.h, ux0, uy0, ux1 - ux0, uy1 - uy0, f.lin, fs);
+    else
+      fill_slices_kernel<false>
+          <<<g, f.block, 0, side>>>(f.img, f.coc, f.w, f.h, ux0, uy0, ux1 - ux0, uy1 - uy0, f.lin, fs);
+    SATLAB_LAUNCHED("fill_slices_kernel", f.size);
+  }
+  at = 0;
+  for (int b = 0; b < nb; ++b) {
+    const PixelBox& x = build[b].box;
+    FillTable& t = tables.built[b];
+    if (x.area() == 0) continue;
+    const uchar4* lo = f.slices + 2 * at;
+    for (int k = 0; k < (wide ? 1 : 2); ++k) {
+      SatArgs s;
+      s.in = lo + size_t(k) * x.area();
+      s.out = static_cast<uint4*>(f.ws.tables.p) + 2 * at + size_t(k) * x.area();
+      s.width = x.bw, s.height = x.bh, s.channels = 4, s.dtype = wide ? DType::RGBA16 : DType::RGBA8;
+      s.stream = side;
+      f.a.sat->sat(s);
+      (k == 0 ? t.lo : t.hi) = static_cast<const uint4*>(s.out);
+    }
+    at += x.area();
+  }
+  if (f.a.side_phase) f.a.side_phase("fill", side, false);
+  SATLAB_CUDA(cudaEventRecord(cudaEvent_t(f.ws.side.join), side), "spread join");
+}
+
+// Phase "sat": the SATs of the layers that went to global memory (the others' spread images are their
+// SATs), then the wait for the fill tables (it counts in this phase).
+void global_layer_sats(const SpreadFrame& f) {
+  for (int j = 0; j < f.L; ++j) {
+    if (!((f.global_layers >> j) & 1u)) continue;
+    auto* d4 = reinterpret_cast<uint4*>(f.spread) + size_t(j) * f.n;
+    auto* sums = f.band_sums + size_t(j) * size_t(f.bands) * size_t(f.w);
+    const unsigned cols = (unsigned(f.w) + kBlock - 1) / kBlock;
+    sat_rows_kernel<<<dim3((unsigned(f.h) + 7) / 8, 1), kBlock, 0, f.st>>>(d4, f.w, f.h);
+    SATLAB_LAUNCHED("sat_rows_kernel", f.size);
+    sat_band_sums_kernel<<<dim3(cols, unsigned(f.bands), 1), kBlock, 0, f.st>>>(d4, f.w, f.h, f.bands, sums);
+    SATLAB_LAUNCHED("sat_band_sums_kernel", f.size);
+    sat_band_prefix_kernel<<<dim3(cols, 1), kBlock, 0, f.st>>>(sums, f.w, f.bands);
+    SATLAB_LAUNCHED("sat_band_prefix_kernel", f.size);
+    sat_columns_kernel<<<dim3(cols, unsigned(f.bands), 1), kBlock, 0, f.st>>>(d4, f.w, f.h, f.bands, sums);
+    SATLAB_LAUNCHED("sat_columns_kernel", f.size);
+  }
+  if (f.fills > 0) SATLAB_CUDA(cudaStreamWaitEvent(f.st, cudaEvent_t(f.ws.side.join), 0), "spread join");
+}
+
+// Phase "composite": dof::spread_pixel per pixel from the spread sums and the fill tables.
+void composite(const SpreadFrame& f, SpreadTables& tables) {
+  tables.cover = f.cover;
+  for (int j = 0; j < f.L; ++j) tables.spread[j] = reinterpret_cast<const uint4*>(f.spread) + size_t(j) * f.n;
+  spread_composite_kernel<<<f.grid, f.block, 0, f.st>>>(tables, f.layers,
+                                                        static_cast<const uint8_t*>(f.ws.luts.p) + 512, f.img,
+                                                        f.w, f.h, static_cast<uchar4*>(f.a.out));
+  SATLAB_LAUNCHED("spread_composite_kernel", f.size);
+}
+
+}  // namespace
+
+int spread_split_blocks_for_tests = 0;
+
+void dof_spread(const DofMode&, const DofArgs& a) {
+  const auto phase = [&](const char* s) {
+    if (a.stage) a.stage(s);
+  };
+  SpreadFrame f = spread_frame(a);
+  phase("spread");
+  spread_tiles(f);
   unsigned hb[4 * dof::kMaxLayers + 1];
-  SATLAB_CUDA(cudaMemcpyAsync(hb, boxes, sizeof(hb), cudaMemcpyDeviceToHost, side), "layer boxes");
-  SATLAB_CUDA(cudaStreamSynchronize(side), "layer boxes");
-  if (hb[4 * dof::kMaxLayers] > 0) tile_pass(true, hb[4 * dof::kMaxLayers]);
-  for (int j = 0; j < L; ++j) {
-    if ((global_layers >> j) & 1u) continue;
-    SATLAB_CUDA(cudaEventRecord(cudaEvent_t(ws.layer[j].join), cudaStream_t(ws.layer[j].stream)),
-                "spread layers join");
-    SATLAB_CUDA(cudaStreamWaitEvent(st, cudaEvent_t(ws.layer[j].join), 0), "spread layers join");
-  }
+  read_layer_boxes(f, hb, sizeof(hb));
+  spread_split_tiles(f, hb[4 * dof::kMaxLayers]);
   SpreadTables tables{};
-  if (fills > 0) {
-    struct Box {
-      int x0 = 1, y0 = 1, x1 = 0, y1 = 0;  // tiles; x0 > x1: empty
-      void add(const Box& b) {
-        if (b.x0 > b.x1) return;
-        if (x0 > x1) {
-          *this = b;
-          return;
-        }
-        x0 = std::min(x0, b.x0), y0 = std::min(y0, b.y0), x1 = std::max(x1, b.x1), y1 = std::max(y1, b.y1);
-      }
-    };
-    Box layer_box[dof::kMaxLayers];
-    for (int j = 0; j < L; ++j)
-      if (hb[j] <= hb[2 * dof::kMaxLayers + j])
-        layer_box[j] = {int(hb[j]), int(hb[dof::kMaxLayers + j]), int(hb[2 * dof::kMaxLayers + j]),
-                        int(hb[3 * dof::kMaxLayers + j])};
-    // In the fill tables' blocks (dof::kFillBlock pixels square, kTile / kFillBlock per tile), widths a
-    // multiple of 4 where the frame allows (the SAT builder's 16-byte loads and stores; a wider box is exact:
-    // its slices hold 0 for other layers' pixels).
-    static_assert(kTile % dof::kFillBlock == 0, "a tile is whole blocks");
-    constexpr int kTileBlocks = kTile / dof::kFillBlock;
-    const int fw = dof::fill_blocks(w), fh = dof::fill_blocks(h);
-    struct PixelBox {
-      int x0, y0, bw, bh;
-      size_t area() const { return size_t(bw) * size_t(bh); }
-    };
-    const auto pixels = [&](const Box& b) {
-      if (b.x0 > b.x1) return PixelBox{0, 0, 0, 0};
-      int x0 = b.x0 * kTileBlocks, y0 = b.y0 * kTileBlocks;
-      const int x1 = std::min(fw - 1, b.x1 * kTileBlocks + kTileBlocks - 1),
-                y1 = std::min(fh - 1, b.y1 * kTileBlocks + kTileBlocks - 1);
-      const int bw = std::min(fw, (x1 - x0 + 4) / 4 * 4);
-      x0 = std::min(x0, fw - bw);
-      return PixelBox{x0, y0, bw, y1 - y0 + 1};
-    };
-    PixelBox far_box[dof::kMaxLayers], near_box[dof::kMaxLayers], all;
-    {
-      Box f, nr, u;
-      for (int t = 0; t < fills; ++t) f.add(layer_box[t]), far_box[t] = pixels(f);
-      for (int t = fills - 1; t >= 0; --t) nr.add(layer_box[t + 1]), near_box[t] = pixels(nr);
-      for (int j = 0; j < L; ++j) u.add(layer_box[j]);
-      all = pixels(u);
-    }
-    size_t direct = 0, subtract = all.area();
-    for (int t = 0; t < fills; ++t)
-      direct += far_box[t].area(), subtract += std::min(far_box[t].area(), near_box[t].area());
-    const bool sub = subtract < direct;
-    // The tables to build: (box, layers j0..j1); built[0] is every layer's when subtracting.
-    struct Build {
-      PixelBox box;
-      int j0, j1;
-    };
-    Build build[dof::kMaxLayers + 1];
-    int nb = 0;
-    if (sub) build[nb++] = {all, 0, L - 1};
-    for (int t = 0; t < fills; ++t) {
-      tables.minus[t] = -1;
-      if (sub && near_box[t].area() < far_box[t].area()) {
-        tables.plus[t] = 0;
-        if (near_box[t].area() > 0) tables.minus[t] = nb, build[nb++] = {near_box[t], t + 1, L - 1};
-      } else {
-        tables.plus[t] = nb, build[nb++] = {far_box[t], 0, t};
-      }
-    }
-    // One RGBA16 slice and table per fill table where the SAT builder takes 16-bit input (sat_tiled, the
-    // default), else two RGBA8 ones (the same sums mod 2^32, fill_slices_kernel).
-    const bool wide = a.sat->refuses && a.sat->refuses(n, DType::RGBA16).empty();
-    FillSlices fs{};
-    size_t at = 0;  // blocks of the slices and tables so far
-    for (int b = 0; b < nb; ++b) {
-      const PixelBox& x = build[b].box;
-      FillTable& f = tables.built[b];
-      f = {nullptr, nullptr, x.x0, x.y0, x.x0 + x.bw - 1, x.y0 + x.bh - 1, x.bw};
-      if (x.area() == 0) continue;  // no pixel of its layers: lo stays null
-      const float inf = INFINITY;
-      const int k = fs.n++;
-      fs.ox[k] = x.x0, fs.oy[k] = x.y0, fs.bw[k] = x.bw, fs.bh[k] = x.bh;
-      fs.lo[k] = build[b].j0 > 0 ? layers.edge[build[b].j0] : -inf;
-      fs.hi[k] = build[b].j1 < L - 1 ? layers.edge[build[b].j1 + 1] : inf;
-      fs.out[k] = slices + 2 * at;  // 8 B per block either way
-      at += x.area();
-    }
-    if (fs.n > 0) {
-      // Over the union of the slices' boxes (each rounded to its own width: not always within `all`'s).
-      int ux0 = fs.ox[0], uy0 = fs.oy[0], ux1 = ux0 + fs.bw[0], uy1 = uy0 + fs.bh[0];
-      for (int k = 1; k < fs.n; ++k)
-        ux0 = std::min(ux0, fs.ox[k]), uy0 = std::min(uy0, fs.oy[k]),
-        ux1 = std::max(ux1, fs.ox[k] + fs.bw[k]), uy1 = std::max(uy1, fs.oy[k] + fs.bh[k]);
-      const dim3 g((unsigned(ux1 - ux0) + 31) / 32, (unsigned(uy1 - uy0) + 7) / 8);
-      if (wide)
-        fill_slices_kernel<true>
-            <<<g, block, 0, side>>>(img, coc, w, h, ux0, uy0, ux1 - ux0, uy1 - uy0, lin, fs);
-      else
-        fill_slices_kernel<false>
-            <<<g, block, 0, side>>>(img, coc, w, h, ux0, uy0, ux1 - ux0, uy1 - uy0, lin, fs);
-      SATLAB_LAUNCHED("fill_slices_kernel", size);
-    }
-    at = 0;
-    for (int b = 0; b < nb; ++b) {
-      const PixelBox& x = build[b].box;
-      FillTable& f = tables.built[b];
-      if (x.area() == 0) continue;
-      const uchar4* lo = slices + 2 * at;
-      for (int k = 0; k < (wide ? 1 : 2); ++k) {
-        SatArgs s;
-        s.in = lo + size_t(k) * x.area();
-        s.out = static_cast<uint4*>(ws.tables.p) + 2 * at + size_t(k) * x.area();
-        s.width = x.bw, s.height = x.bh, s.channels = 4, s.dtype = wide ? DType::RGBA16 : DType::RGBA8;
-        s.stream = side;
-        a.sat->sat(s);
-        (k == 0 ? f.lo : f.hi) = static_cast<const uint4*>(s.out);
-      }
-      at += x.area();
-    }
-    if (a.side_phase) a.side_phase("fill", side, false);
-    SATLAB_CUDA(cudaEventRecord(cudaEvent_t(ws.side.join), side), "spread join");
-  }
-  stage("sat");
-  // The SATs of the layers that went to global memory (the others' spread images are their SATs).
-  for (int j = 0; j < L; ++j) {
-    if (!((global_layers >> j) & 1u)) continue;
-    auto* d4 = reinterpret_cast<uint4*>(spread) + size_t(j) * n;
-    auto* sums = band_sums + size_t(j) * size_t(bands) * size_t(w);
-    const unsigned cols = (unsigned(w) + kBlock - 1) / kBlock;
-    sat_rows_kernel<<<dim3((unsigned(h) + 7) / 8, 1), kBlock, 0, st>>>(d4, w, h);
-    SATLAB_LAUNCHED("sat_rows_kernel", size);
-    sat_band_sums_kernel<<<dim3(cols, unsigned(bands), 1), kBlock, 0, st>>>(d4, w, h, bands, sums);
-    SATLAB_LAUNCHED("sat_band_sums_kernel", size);
-    sat_band_prefix_kernel<<<dim3(cols, 1), kBlock, 0, st>>>(sums, w, bands);
-    SATLAB_LAUNCHED("sat_band_prefix_kernel", size);
-    sat_columns_kernel<<<dim3(cols, unsigned(bands), 1), kBlock, 0, st>>>(d4, w, h, bands, sums);
-    SATLAB_LAUNCHED("sat_columns_kernel", size);
-  }
-  // The composite waits for the fill tables (the wait counts in the sat stage).
-  if (fills > 0) SATLAB_CUDA(cudaStreamWaitEvent(st, cudaEvent_t(ws.side.join), 0), "spread join");
-  tables.cover = cover;
-  for (int j = 0; j < L; ++j) tables.spread[j] = reinterpret_cast<const uint4*>(spread) + size_t(j) * n;
-  stage("composite");
-  spread_composite_kernel<<<grid, block, 0, st>>>(
-      tables, layers, static_cast<const uint8_t*>(ws.luts.p) + 512, img, w, h, static_cast<uchar4*>(a.out));
-  SATLAB_LAUNCHED("spread_composite_kernel", size);
+  if (f.fills > 0) fill_tables(f, hb, tables);
+  phase("sat");
+  global_layer_sats(f);
+  phase("composite");
+  composite(f, tables);
 }
 
 }  // namespace satlab::gpu
