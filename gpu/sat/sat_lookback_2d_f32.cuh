@@ -1,7 +1,7 @@
 // sat_lookback_2d's float tiles (gpu/sat/sat_lookback_2d.cu), templated on how a tile's input is loaded
 // (a load policy), so that a user of the builder can form its input as the tile loads without the builder
-// knowing that user: sat_lookback_2d instantiates ImageLoad, the guided filter its stack groups
-// (gpu/depth/guided_stack_sat.cu). build_f32 is the whole float launch for one channel count.
+// knowing that user: sat_lookback_2d instantiates ImageLoad, a user its own policy. build_f32 is the whole
+// float launch for one channel count.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -71,7 +71,7 @@ constexpr int kTraceSlots = 16;
 // (look_back_chains: CH x 1 words in flight per window at 4 channels, 2 x 2 at 2), not one after the
 // other: 4-channel tiles at 3840x2160 0.21 -> 0.15 ms (docs/performance.md, guided filter second pass).
 // The tile's input comes through a load policy (below): the image (ImageLoad), or values that a user of
-// the builder forms as the tile loads (the guided filter's stack groups, gpu/depth/guided_stack_sat.cu).
+// the builder forms as the tile loads.
 namespace f32 {
 
 constexpr int V = 4;   // floats per thread and row
