@@ -80,14 +80,14 @@ std::vector<BenchScene> bench_scenes(int w, int h) {
 
 // Median per-stage times of a pipeline over `runs` frames (the SAT stage runs once per image, so it is
 // re-armed each frame by setting the image again: upload is then timed too and reported apart).
-// A DoF mode other than gather_box is named pipeline.dof_MODE.* and its stages' phases (slice, per-layer
-// SATs, composite) get rows of their own, pipeline.dof_MODE.dof.PHASE.
+// A DoF mode's rows are named pipeline.dof_MODE.* and its stage's phases (sat, blur; slice, per-layer SATs,
+// composite, ...) get rows of their own, pipeline.dof_MODE.dof.PHASE; the box filter's pipeline.box.*.
 // With `lights` > 0 (bokeh highlights on, core/highlights.hpp), the image's colours stay below the
 // highlight threshold except at `lights` random pixels (a third of them clipped), and the rows are named
 // pipeline.dof_MODE_highlights.*, the highlight stage's phases (compact, sort, splat) with rows of their own.
 // With a scene, its image, depth and lens instead of the ramp's (rows named as above, then @CASE).
 std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int runs,
-                                const std::string& dof_mode = "gather_box", int lights = 0,
+                                const DofMode& mode = dof_mode(DofModeId::GatherBox), int lights = 0,
                                 bool highlights = true, int layers = Params{}.dof_layers,
                                 const BenchScene* scene = nullptr) {
   auto pipe = gpu::make_pipeline();
@@ -109,11 +109,11 @@ std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int
   if (scene) img = scene->image, depth = scene->depth, p = scene->params;
   p.filter = filter;
   p.box_radius = 12;
-  p.dof_mode = dof_mode;
+  p.dof_mode = mode.name;
   p.dof_layers = layers;
   p.highlights = lights > 0 && highlights;
   const std::string prefix = std::string("pipeline.") + to_string(filter) +
-                             (filter == FilterKind::Dof && dof_mode != "gather_box" ? "_" + dof_mode : "") +
+                             (filter == FilterKind::Dof ? std::string("_") + mode.name : "") +
                              (lights > 0 ? highlights ? "_highlights" : "_lights_highlights_off" : "") +
                              (scene ? "@" + scene->name : "");
   pipe->set_image(img);
@@ -161,8 +161,7 @@ std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int
                                   std::to_string(int(p.max_radius)) + " px"
                             : std::string("depth: a diagonal ramp")) +
                      "); interop and draw are timed in the app";
-  const DofMode* mode = filter == FilterKind::Dof ? find_dof_mode(dof_mode) : nullptr;
-  if (mode && mode->occlusion) note += "; " + std::to_string(layers) + " depth layers";
+  if (filter == FilterKind::Dof && mode.occlusion) note += "; " + std::to_string(layers) + " depth layers";
   if (p.highlights) {
     const HighlightStats hs = pipe->highlight_stats();
     note += "; " + std::to_string(lights) + " lights placed, " + std::to_string(hs.found) + " highlights found, " +
@@ -278,15 +277,16 @@ int run_bench_sat(const BenchSatOptions& o) {
   const auto scene_rows = [&] {
     for (const BenchScene& s : scenes)
       for (const DofMode& m : dof_modes())
-        if (wanted(m.name) && (m.shaped || m.name == std::string("gather_box")))
+        if (wanted(m.name))
           for (const Row& r :
-               bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, m.name, 0, true, o.layers, &s))
+               bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, m, 0, true, o.layers, &s))
             print(r);
   };
   if (!o.dof_modes.empty()) {  // the named modes' frames alone (tuning runs)
     for (const DofMode& m : dof_modes())
-      if (wanted(m.name) && (m.shaped || m.name == std::string("gather_box")))
-        for (const Row& r : bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, m.name, 0, true, o.layers))
+      if (wanted(m.name))
+        for (const Row& r :
+             bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, m, 0, true, o.layers))
           print(r);
     scene_rows();
     return finish();
@@ -306,21 +306,20 @@ int run_bench_sat(const BenchSatOptions& o) {
            std::string("CoC ") + b.coc + (std::string(b.coc) == "random" ? " per pixel: scattered taps (L2-bound)" : ""),
            3840, 2160, tm.median_ms, (dof ? 24.0 : 20.0) * 3840.0 * 2160.0});
   }
-  for (FilterKind f : {FilterKind::Dof, FilterKind::Box})
-    for (const Row& r : bench_pipeline(3840, 2160, f, o.warmup, o.runs)) print(r);
+  for (const Row& r : bench_pipeline(3840, 2160, FilterKind::Box, o.warmup, o.runs)) print(r);
   for (const DofMode& m : dof_modes())
-    if (m.shaped)
-      for (const Row& r : bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, m.name, 0, true, o.layers))
-        print(r);
+    for (const Row& r : bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, m, 0, true, o.layers))
+      print(r);
   scene_rows();
   // Bokeh highlights: gather_linear's frame (the default mode when they were added) with up to 64k sprites against the same frame without them
   // (same image, same run).
   {
     for (const int lights : {65536, 16384}) {
+      const DofMode& linear = dof_mode(DofModeId::GatherLinear);
       const std::vector<Row> off =
-          bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, "gather_linear", lights, false);
+          bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, linear, lights, false);
       print(off.back());
-      const std::vector<Row> on = bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, "gather_linear", lights);
+      const std::vector<Row> on = bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, linear, lights);
       for (const Row& r : on) print(r);
       print({"pipeline.dof_gather_linear_highlights.added_" + std::to_string(lights / 1024) + "k", "rgba8",
              "frame with highlights minus the same frame without (same image, same run): " +
