@@ -72,9 +72,7 @@ struct Word64 {
     else
       return T(b);
   }
-  __device__ __forceinline__ Word pack(unsigned long long flag, T v) const {
-    return (flag << 32) | to_bits(v);
-  }
+  __device__ __forceinline__ Word pack(unsigned flag, T v) const { return (Word(flag) << 32) | to_bits(v); }
   __device__ __forceinline__ unsigned flag(Word w) const { return unsigned(w >> 32); }
   __device__ __forceinline__ bool published(Word w) const { return (w >> 32) != 0; }
   __device__ __forceinline__ bool inclusive(Word w) const { return (w >> 32) == kInclusive; }
@@ -118,9 +116,8 @@ struct Word32 {
   using Word = unsigned;
   using Value = unsigned;
   static constexpr unsigned kA = kAggregate << 30, kP = kInclusive << 30, kValueMask = kA - 1u;
-  __device__ __forceinline__ Word pack(unsigned flag, unsigned v) const {
-    return (flag << 30) | v;
-  }  // v < 2^30
+  // v < 2^30
+  __device__ __forceinline__ Word pack(unsigned flag, unsigned v) const { return (flag << 30) | v; }
   __device__ __forceinline__ unsigned flag(Word w) const { return w >> 30; }
   __device__ __forceinline__ bool published(Word w) const { return (w & (kA | kP)) != 0; }
   __device__ __forceinline__ bool inclusive(Word w) const { return (w & kP) != 0; }
