@@ -27,6 +27,7 @@
 #include "core/dof_modes.hpp"
 #include "core/error.hpp"
 #include "gpu/check.hpp"
+#include "gpu/common/warp.cuh"
 #include "gpu/filter/filter.hpp"
 
 namespace satlab::gpu {
@@ -70,9 +71,8 @@ __global__ void __launch_bounds__(kBlock)
     }
 #pragma unroll
   for (int k = 0; k < dof::kMaxLayers; ++k) {
-    long long sk = sum[k];
-    unsigned ck = count[k];
-    for (int o = 16; o > 0; o >>= 1) sk += __shfl_down_sync(0xffffffffu, sk, o), ck += __shfl_down_sync(0xffffffffu, ck, o);
+    const long long sk = warp::reduce(sum[k]);
+    const unsigned ck = warp::reduce(count[k]);
     if (box) {
       const unsigned seen = count[k] ? unsigned(x) : 0xffffffffu;
       const unsigned x0 = __reduce_min_sync(0xffffffffu, seen), y0 = __reduce_min_sync(0xffffffffu, first[k]),

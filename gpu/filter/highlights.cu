@@ -23,6 +23,7 @@
 #include "core/highlights.hpp"
 #include "core/highlights_pixel.hpp"
 #include "gpu/check.hpp"
+#include "gpu/common/warp.cuh"
 #include "gpu/compact/single_pass.cuh"
 #include "gpu/filter/highlights.hpp"
 #include "gpu/sort/onesweep.hpp"
@@ -139,11 +140,7 @@ __global__ void __launch_bounds__(kBlock)
 #pragma unroll
     for (int q = 0; q < kPlanes; ++q) v[q] = raw[q] = in ? planes[size_t(q) * n + i] : 0u;
 #pragma unroll
-    for (int q = 0; q < kPlanes; ++q)
-      for (int off = 1; off < 32; off <<= 1) {
-        const uint32_t t = __shfl_up_sync(0xffffffffu, v[q], off);
-        if (lane >= off) v[q] += t;
-      }
+    for (int q = 0; q < kPlanes; ++q) v[q] = warp::inclusive_scan(v[q]);
     if (lane == 31)
       for (int q = 0; q < kPlanes; ++q) s_warp[warp][q] = v[q];
     __syncthreads();
