@@ -1,4 +1,4 @@
-// Writes the seed corpora of the per-format fuzz targets (tests/fuzz/corpus/{exif,jpeg,webp,tiff,heif})
+// Writes the seed corpora of the per-format fuzz targets (tests/fuzz/corpus/{exif,jpeg,webp,tiff,heif,stream})
 // with the project's own writers (jpeg.cpp, webp.cpp, tiff.cpp) and libheif's encoder: tiny images with
 // EXIF orientation, ICC profiles, CMYK/YCCK, 8 and 16 bits, and truncated copies. Run from the repo root:
 //   build/ci/tools/make_format_seeds tests/fuzz/corpus
@@ -18,6 +18,7 @@
 #include "app/io/heif.hpp"
 #include "app/io/icc.hpp"
 #include "app/io/jpeg.hpp"
+#include "app/io/stream_io.hpp"
 #include "app/io/tiff.hpp"
 #include "app/io/webp.hpp"
 
@@ -121,6 +122,31 @@ int main(int argc, char** argv) {
     if (compress2(z.data(), &zn, p3.data(), uLong(p3.size()), 9) == Z_OK) iccp.insert(iccp.end(), z.begin(), z.begin() + long(zn));
     write_file(pp, with_png_chunk(with_png_chunk(read_file(pp), "iCCP", iccp, true), "eXIf", io::make_exif_orientation(6, false)));
     ++n;
+  }
+  // The row reader (fuzz_stream_reader): striped, tiled (a tile and one pixel over) and BigTIFF TIFF, PNG of
+  // 1-4 channels at 8 and 16 bits, grey and RGB JPEG; the JPEG and PNG seeds above serve it too.
+  const std::string sd = root + "/stream/";
+  std::vector<uint8_t> samples(17 * 9 * 4 * 2);
+  for (size_t i = 0; i < samples.size(); ++i) samples[i] = uint8_t(i * 29 + i / 7);
+  struct Seed {
+    const char* name;
+    int channels, bits;
+    uint32_t tile;
+    bool bigtiff;
+  };
+  for (const Seed& e : {Seed{"strips_rgba8.tif", 4, 8, 0, false}, Seed{"tiles_rgb8.tif", 3, 8, 16, false},
+                        Seed{"tiles_grey16.tif", 1, 16, 16, false}, Seed{"big_ga16.tif", 2, 16, 0, true},
+                        Seed{"big_tiles_rgba8.tif", 4, 8, 16, true}, Seed{"grey8.png", 1, 8, 0, false},
+                        Seed{"ga16.png", 2, 16, 0, false}, Seed{"rgb16.png", 3, 16, 0, false},
+                        Seed{"rgba8.png", 4, 8, 0, false}, Seed{"grey.jpg", 1, 8, 0, false},
+                        Seed{"rgb.jpg", 3, 8, 0, false}}) {
+    io::StreamSpec spec;
+    spec.width = 17, spec.height = 9;
+    spec.channels = e.channels, spec.bits = e.bits, spec.tile = e.tile, spec.bigtiff = e.bigtiff;
+    auto w = io::open_image_writer(sd + e.name, spec);
+    w->write_rows(spec.height, samples.data(), size_t(spec.width) * size_t(e.channels) * size_t(e.bits / 8));
+    w->finish();
+    add_truncated(sd + e.name), n += 2;
   }
   std::printf("wrote %d seeds under %s\n", n, root.c_str());
   return 0;
