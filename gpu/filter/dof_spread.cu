@@ -45,6 +45,7 @@
 #include "core/dof_spread.hpp"
 #include "core/error.hpp"
 #include "gpu/check.hpp"
+#include "gpu/common/warp.cuh"
 #include "gpu/filter/filter.hpp"
 
 namespace satlab::gpu {
@@ -685,19 +686,12 @@ __global__ void __launch_bounds__(kBlock) sat_rows_kernel(uint4* __restrict__ d,
     uint4 v[4];
     for (int i = 0; i < 4; ++i) v[i] = xl + i < w ? row[xl + i] : make_uint4(0u, 0u, 0u, 0u);
     for (int i = 1; i < 4; ++i) v[i] = add4(v[i], v[i - 1]);
-    uint4 incl = v[3];
-    for (int o = 1; o < 32; o *= 2) {
-      uint4 t;
-      t.x = __shfl_up_sync(0xffffffffu, incl.x, o), t.y = __shfl_up_sync(0xffffffffu, incl.y, o);
-      t.z = __shfl_up_sync(0xffffffffu, incl.z, o), t.w = __shfl_up_sync(0xffffffffu, incl.w, o);
-      if (lane >= o) incl = add4(incl, t);
-    }
+    const uint4 incl = warp::inclusive_scan(v[3], [](uint4 a, uint4 b) { return add4(a, b); });
     const uint4 base =
         add4(carry, make_uint4(incl.x - v[3].x, incl.y - v[3].y, incl.z - v[3].z, incl.w - v[3].w));
     for (int i = 0; i < 4; ++i)
       if (xl + i < w) row[xl + i] = add4(v[i], base);
-    carry.x += __shfl_sync(0xffffffffu, incl.x, 31), carry.y += __shfl_sync(0xffffffffu, incl.y, 31);
-    carry.z += __shfl_sync(0xffffffffu, incl.z, 31), carry.w += __shfl_sync(0xffffffffu, incl.w, 31);
+    carry = add4(carry, warp::broadcast(incl, 31));
   }
 }
 
