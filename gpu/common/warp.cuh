@@ -1,6 +1,7 @@
 // The warp layer (thread -> warp -> block -> device, as CUB's WarpScan / WarpReduce): every exchange of
-// values between the lanes of a warp in the library goes through these functions; only the teaching
-// variants whose lesson is the shuffle itself spell __shfl_*_sync out.
+// values between the lanes of a warp in the library goes through these functions, the shuffle teaching
+// variants' too (gpu/scan/shuffle.cu and gpu/reduce/warp_shuffle.cu, through ShuffleBlockScan and
+// block_reduce_shfl); __shfl_*_sync is spelt out here only.
 //
 //   shfl / shfl_up / shfl_down / shfl_xor   the shuffles, for any value type: the types CUDA shuffles
 //                                           natively go to the intrinsic, any other trivially copyable
@@ -8,7 +9,7 @@
 //   broadcast(v, src)                       lane src's v in every lane
 //   shift_up(v, d, fill)                    lane (lane - d)'s v, `fill` in the first d lanes
 //   inclusive_scan(v, op)                   Kogge-Stone with shfl_up: log2(width / stride) steps
-//   reduce(v, op)                           tree with shfl_down: the result in lane 0 (of each segment)
+//   reduce(v, op)                           tree with shfl_down: the warp's result in lane 0
 //   all_reduce(v, op)                       butterfly with shfl_xor: the result in every lane
 //
 // kWidth (a power of two up to 32): the functions work on independent segments of kWidth consecutive
