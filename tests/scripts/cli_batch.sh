@@ -1,13 +1,8 @@
 #!/usr/bin/env bash
 # `satlab render` on several images and folders (--out-dir), with --preset and --synthetic-depth: every
 # good image is written, a bad one gets one clear line, the exit code says whether any failed.
-set -u
-bin=${1:-} src=${2:-}
-[ -x "$bin" ] || { echo "SKIP: no satlab binary at '$bin'"; exit 77; }
-[ -f "$src/assets/default.png" ] || { echo "SKIP: no bundled scene under '$src/assets'"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib/common.sh"
+need_scene
 mkdir -p "$tmp/in" "$tmp/out"
 cp "$src/assets/coffee.png" "$src/assets/coffee.depth.png" "$tmp/in/"
 cp "$src/assets/default.png" "$tmp/in/scene.png"

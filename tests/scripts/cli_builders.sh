@@ -1,13 +1,8 @@
 #!/usr/bin/env bash
 # `satlab render --sat-builder/--reduce`: a name the backend does not have exits 1 with one line that
 # lists the valid names; the CPU backend's own names work and are reported.
-set -u
-bin=${1:-} src=${2:-}
-[ -x "$bin" ] || { echo "SKIP: no satlab binary at '$bin'"; exit 77; }
-[ -f "$src/assets/default.png" ] || { echo "SKIP: no bundled scene under '$src/assets'"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib/common.sh"
+need_scene
 img="$src/assets/default.png" depth="$src/assets/default_depth.png"
 
 "$bin" render --image "$img" --depth "$depth" --backend cpu --sat-builder no_such_builder --out "$tmp/a.png" \

@@ -3,13 +3,8 @@
 # PNG out, depth in [0,1]); colour and gray; bad arguments exit 2 with one line; a missing file exits 1
 # with one line naming it, nothing written.
 # Usage: cli_depth_refine.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
-set -u
-bin=${1:-} src=${2:-}
-[ -x "$bin" ] || { echo "SKIP: no satlab binary at '$bin'"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 is needed to write and read the tiny PNGs"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib/common.sh"
+need_python3 "to write and read the tiny PNGs"
 
 # A 37x11 image, dark left of x = 18 and bright from there on; a rough depth whose step is at x = 20.
 python3 - "$tmp" <<'PY'
@@ -24,27 +19,7 @@ png(sys.argv[1] + "/image.png", w, h, [bytes(v for x in range(w) for v in ((30, 
 png(sys.argv[1] + "/rough.png", w, h, [b"".join(struct.pack(">H", 0 if x < 20 else 65535) for x in range(w)) for y in range(h)], 16, 0)
 PY
 
-read16() {  # read16 FILE X Y: the 16-bit grey value at (X, Y)
-  python3 - "$@" <<'PY'
-import struct, sys, zlib
-data = open(sys.argv[1], "rb").read()
-assert data[:8] == b"\x89PNG\r\n\x1a\n"
-pos, idat, w = 8, b"", 0
-while pos < len(data):
-    n, t = struct.unpack(">I4s", data[pos:pos + 8])
-    body = data[pos + 8:pos + 8 + n]
-    if t == b"IHDR":
-        w, h, bd, ct = struct.unpack(">IIBB", body[:10])
-        assert bd == 16 and ct == 0, "not a 16-bit grey PNG"
-    if t == b"IDAT": idat += body
-    pos += 12 + n
-raw = zlib.decompress(idat)
-x, y = int(sys.argv[2]), int(sys.argv[3])
-row = raw[y * (2 * w + 1):(y + 1) * (2 * w + 1)]
-assert row[0] == 0, "a filtered row"
-print(struct.unpack(">H", row[1 + 2 * x:3 + 2 * x])[0])
-PY
-}
+read16() { python3 "$src/tests/scripts/stereo_png.py" grey16 "$@"; }  # read16 FILE X Y: the 16-bit grey value
 
 for mode in colour gray; do
   flag=""; [ $mode = gray ] && flag=--gray

@@ -2,13 +2,8 @@
 # `satlab depth stereo` end to end on a tiny generated pair (random texture: background at disparity 4, a
 # rectangle in front at 12): the output is a 16-bit PNG whose values / 256 are the disparities; bad
 # arguments exit 2 with one line, bad files exit 1 with one line, nothing written.
-set -u
-bin=${1:-} src=${2:-}
-[ -x "$bin" ] || { echo "SKIP: no satlab binary at '$bin'"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: no python3 to make the pair"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib/common.sh"
+need_python3 "to make the pair"
 backend=${SATLAB_STEREO_BACKEND:-cpu}  # tools/device.sh stereo: gpu
 
 python3 "$src/tests/scripts/stereo_png.py" pair "$tmp/l.png" "$tmp/r.png" || fail "could not write the pair"

@@ -1,14 +1,9 @@
 #!/usr/bin/env bash
 # `satlab render` on photos with embedded depth: the summary names the source; a depth map beside the
 # image wins over it; a broken embedded depth is one note line and the image renders with synthetic depth.
-set -u
-bin=${1:-} src=${2:-}
+. "$(dirname "$0")/lib/common.sh"
 data="$src/tests/data/embedded_depth"
-[ -x "$bin" ] || { echo "SKIP: no satlab binary at '$bin'"; exit 77; }
-[ -f "$data/gd_standard_xmp.jpg" ] || { echo "SKIP: no samples under '$data'"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+[ -f "$data/gd_standard_xmp.jpg" ] || skip "no samples under '$data'"
 
 check() {  # FILE EXPECTED-SUMMARY-PART
   "$bin" render --image "$data/$1" --backend cpu --out "$tmp/out.png" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "$1 did not render"; }

@@ -5,13 +5,8 @@
 # nothing but --out appears, the working directory stays clean; without a CUDA device `--backend auto`
 # says why and renders on the CPU.
 # Usage: cli_limits_files.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
-set -u
-bin=${1:-} src=${2:-}
-[ -x "$bin" ] || { echo "SKIP: no satlab binary at '$bin'"; exit 77; }
-[ -f "$src/assets/default.png" ] || { echo "SKIP: no bundled scene under '$src/assets'"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib/common.sh"
+need_scene
 mkdir "$tmp/cwd" "$tmp/in"
 cp "$src/assets/default.png" "$tmp/in/image.png"          # 1280x720, 0.9 Mpx
 cp "$src/assets/default_depth.png" "$tmp/in/depth.png"

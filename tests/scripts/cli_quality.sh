@@ -2,14 +2,9 @@
 # satlab quality on tiny ground-truth cases rendered on the fly by gen_scene --truth: the JSON's
 # structure, the crops, the equal-images path (PSNR "inf", SSIM 1), --modes, the depth sources and
 # refiners (--depth, --refine, --save-depth), and bad manifests (exit 1 with one line).
-set -u
-bin=$1 src=$2
-gen=$(dirname "$bin")/../tools/gen_scene
-[ -x "$bin" ] && [ -x "$gen" ] || { echo "SKIP: no satlab or gen_scene binary"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib/common.sh"
+need_gen_scene
+need_python3 "to read the JSON and crops"
 
 "$gen" --truth "$tmp" --size 40 24 --lens 3 --scene occlusion >/dev/null || fail "gen_scene --truth"
 mkdir "$tmp/crops"
@@ -109,7 +104,7 @@ PY
 # leaves the exact depth alone and refines the phone's; the exact rows score as without --depth.
 # Under the sanitizers (SATLAB_SANITIZED) this full-size block is left to the plain build: it alone took
 # 3 minutes there; the tiny cases below still run every source and refiner.
-if [ -z "${SATLAB_SANITIZED:-}" ]; then
+if ! sanitized; then
 "$bin" quality --json "$tmp/src.json" --backend cpu --runs 1 --modes spread --depth exact,phone \
   --refine none,auto >"$tmp/src_table" 2>&1 || { cat "$tmp/src_table"; fail "quality --depth exact,phone"; }
 "$bin" quality --json "$tmp/plain.json" --backend cpu --runs 1 --modes spread >/dev/null 2>&1 ||

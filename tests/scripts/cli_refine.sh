@@ -6,14 +6,9 @@
 # (render, depth refine, depth stereo, the app). `--focus-range 0.5` at focus 0.5 keeps everything sharp
 # (the identity); out of [0, 0.5] it is a usage error. On a GPU both give the CPU's bytes.
 # Usage: cli_refine.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
-set -u
-bin=${1:-} src=${2:-}
-[ -x "$bin" ] || { echo "SKIP: no satlab binary at '$bin'"; exit 77; }
-[ -f "$src/assets/default.png" ] || { echo "SKIP: no bundled scene under '$src/assets'"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 is needed to write a small guide image"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib/common.sh"
+need_scene
+need_python3 "to write a small guide image"
 scene=$src/assets/default.png depth=$src/assets/default_depth.png  # 1280x720, its depth beside it
 
 # The phone-like depth: the bundled depth at 320x180 (a quarter of each side), made by satlab itself:

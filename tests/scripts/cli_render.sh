@@ -1,13 +1,7 @@
 #!/usr/bin/env bash
 # `satlab render` end to end: good inputs write a filtered PNG; bad ones exit non-zero with one line.
-set -u
-bin=${1:-} src=${2:-}
-# Exit 77 (skipped) when there is nothing to test against.
-[ -x "$bin" ] || { echo "SKIP: no satlab binary at '$bin'"; exit 77; }
-[ -f "$src/assets/default.png" ] || { echo "SKIP: no bundled scene under '$src/assets'"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib/common.sh"
+need_scene
 
 "$bin" --help >"$tmp/help" 2>&1 || fail "--help exited non-zero"
 grep -q render "$tmp/help" || fail "--help does not mention render"

@@ -1,18 +1,17 @@
 #!/usr/bin/env bash
 # A short soak on the CPU backend: frames with changing filters, parameters and image sizes (seven
 # sizes, each seen before measuring starts) must not grow host memory by more than a few MB.
-set -u
-bin=$1 src=$2
-[ -x "$bin" ] && [ -f "$src/assets/default.png" ] || { echo "SKIP: no binary or bundled scene"; exit 77; }
+. "$(dirname "$0")/lib/common.sh"
+need_scene
 frames=560 drift=8
-if [ -n "${SATLAB_SANITIZED:-}" ]; then
+if sanitized; then
   # ASan keeps freed blocks in quarantine and its allocator caches by design, so RSS drift says nothing
   # there: the sanitizer build runs fewer frames for memory errors and leaks; the ci build checks drift.
   frames=140 drift=100000
   echo "NOTE: sanitizer build: memory drift not checked here (ASan quarantine), only errors and leaks"
 fi
-out=$("$bin" soak --frames $frames --resize-every 20 --max-drift-mb $drift --backend cpu 2>&1) || { echo "$out"; echo "FAIL: soak"; exit 1; }
+out=$("$bin" soak --frames $frames --resize-every 20 --max-drift-mb $drift --backend cpu 2>&1) || { echo "$out"; fail soak; }
 echo "$out"
-echo "$out" | grep -q "\"frames\": $frames" || { echo "FAIL: no result line"; exit 1; }
+echo "$out" | grep -q "\"frames\": $frames" || fail "no result line"
 # The CPU backend's timings are of the run just made: every frame's are counted, each once.
-echo "$out" | grep -q "\"timed_frames\": $frames," || { echo "FAIL: not every frame's timings counted once"; exit 1; }
+echo "$out" | grep -q "\"timed_frames\": $frames," || fail "not every frame's timings counted once"

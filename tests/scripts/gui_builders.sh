@@ -2,12 +2,7 @@
 # The GUI's --sat-builder/--reduce and the timings table, headless (EGL; Mesa in CI): a bad name makes a
 # scripted run fail with the popup's line listing the valid names; a good run reports its stages, the
 # display's draw and ui stages (GL timer queries) among them; --compare-all and --lab print their tables.
-set -u
-bin=${1:-} src=${2:-}
-[ -x "$bin" ] || { echo "SKIP: no satlab binary at '$bin'"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib/common.sh"
 
 "$bin" --headless --size 640x360 --frames 3 --backend cpu --sat-builder no_such_builder >"$tmp/log" 2>"$tmp/err"
 rc=$?

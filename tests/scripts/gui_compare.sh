@@ -9,15 +9,9 @@
 # rows, a bad --compare is refused in one line.
 # The screen is larger than the window, so the pointer (at its centre) hovers nothing.
 # Usage: gui_compare.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
-set -u
-bin=$1 src=$2
-tmp=$(mktemp -d)
-trap "rm -rf $tmp" EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-command -v xvfb-run >/dev/null || { echo "SKIP: xvfb-run is not installed (Debian package xvfb)"; exit 77; }
-. "$(dirname "$0")/xvfb_run.bash"
-command -v python3 >/dev/null || { echo "SKIP: python3 is needed to check the screenshots"; exit 77; }
-export XDG_CONFIG_HOME="$tmp/config"
+. "$(dirname "$0")/lib/common.sh"
+need_xvfb
+need_python3 "to check the screenshots"
 W=960 H=540
 cp "$src/assets/default.png" "$tmp/photo.png"
 cp "$src/assets/default_depth.png" "$tmp/photo_depth.png"

@@ -7,15 +7,9 @@
 # the eyedropper (E) and paints with it. A screenshot of the raw and refined depth side by side is kept
 # where SATLAB_SCREENSHOT_DIR says.
 # Usage: gui_depth_brush.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
-set -u
-bin=$1 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-command -v xvfb-run >/dev/null || { echo "SKIP: xvfb-run is not installed (Debian package xvfb)"; exit 77; }
-. "$(dirname "$0")/xvfb_run.bash"
-command -v python3 >/dev/null || { echo "SKIP: python3 is needed to write the image and read the depth"; exit 77; }
-export XDG_CONFIG_HOME="$tmp/config"
+. "$(dirname "$0")/lib/common.sh"
+need_xvfb
+need_python3 "to write the image and read the depth"
 W=960 H=540
 mkdir -p "$tmp/cwd" && cd "$tmp/cwd" || exit 1
 # A 160x90 image (the area shows it at 3.3125 px per pixel from y = 121): dark top half, bright bottom.

@@ -3,18 +3,13 @@
 # opens the list, a click on its fourth entry chooses the layered mode. The saved state names the mode,
 # the picture is the one `--preset` with that mode gives, and the Timings export holds that mode's phases.
 # Usage: gui_dof_mode.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
-set -u
-bin=${1:-} src=${2:-}
-[ -x "$bin" ] || { echo "SKIP: no satlab binary at '$bin'"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-command -v python3 >/dev/null || { echo "SKIP: python3 is needed to read the saved state"; exit 77; }
-export XDG_CONFIG_HOME="$tmp/config" SATLAB_ASSETS="$src/assets"
+. "$(dirname "$0")/lib/common.sh"
+need_python3 "to read the saved state"
+export SATLAB_ASSETS="$src/assets"
 run() {  # run NAME FRAMES ARGS...: a headless run on the CPU backend at 1280x720
   local name=$1 frames=$2
   shift 2
-  env -u DISPLAY -u WAYLAND_DISPLAY "$bin" --headless --backend cpu --size 1280x720 --frames "$frames" \
+  headless --backend cpu --size 1280x720 --frames "$frames" \
     --screenshot "$tmp/$name.png" "$@" >"$tmp/$name.log" 2>&1 || { cat "$tmp/$name.log"; fail "run '$name' ($*) failed"; }
 }
 # At 1280x720 the sidebar's "dof mode" box is at (990, 452); its list opens below it, entries 21 px apart

@@ -3,17 +3,12 @@
 # depth and its fitted range (disparity on, near/far = the range the map covers) and its exported result is
 # what `satlab render` makes of the same file, byte for byte (refined by default, and with --refine none).
 # Usage: gui_embedded_depth.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
-set -u
-bin=$1 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-command -v python3 >/dev/null || { echo "SKIP: python3 is needed to read the JSON files"; exit 77; }
-export XDG_CONFIG_HOME="$tmp/config"
+. "$(dirname "$0")/lib/common.sh"
+need_python3 "to read the JSON files"
 img="$src/tests/data/embedded_depth/gd_standard_xmp.jpg"
-[ -f "$img" ] || { echo "SKIP: no sample at $img"; exit 77; }
+[ -f "$img" ] || skip "no sample at $img"
 mkdir -p "$tmp/export"
-(cd "$tmp" && env -u DISPLAY -u WAYLAND_DISPLAY "$bin" --headless --size 960x540 --backend cpu "$img" --frames 4 \
+(cd "$tmp" && headless --size 960x540 --backend cpu "$img" --frames 4 \
   --export "$tmp/export" --save-preset "$tmp/saved.json") >"$tmp/log" 2>&1 ||
   { cat "$tmp/log"; fail "scripted run on the embedded-depth sample failed"; }
 python3 - "$tmp/saved.json" <<'PY' || fail "the embedded range is not in the app's parameters"
@@ -32,7 +27,7 @@ cmp -s "$tmp/render_plain.png" "$result" || fail "the GUI's result differs from 
 # The map is smaller than the photo: the app refines it as render does; with --refine none (bilinear) both
 # give another result, again byte for byte the same.
 mkdir -p "$tmp/export_none"
-(cd "$tmp" && env -u DISPLAY -u WAYLAND_DISPLAY "$bin" --headless --size 960x540 --backend cpu "$img" --refine none \
+(cd "$tmp" && headless --size 960x540 --backend cpu "$img" --refine none \
   --frames 4 --export "$tmp/export_none") >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "scripted run with --refine none failed"; }
 none=$(ls "$tmp/export_none"/*.png | grep -v -e _depth.png -e _coc.png | head -1)
 "$bin" render --image "$img" --refine none --backend cpu --out "$tmp/render_none.png" >/dev/null 2>&1 || fail "render --refine none failed"

@@ -4,21 +4,17 @@
 # with the same preset byte for byte, a second export never overwrites the first, a bad preset fails in
 # one line naming the field, and scripted runs write no imgui.ini anywhere.
 # Usage: gui_files.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
-set -u
-bin=$1 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-command -v python3 >/dev/null || { echo "SKIP: python3 is needed to read the JSON files"; exit 77; }
-export XDG_CONFIG_HOME="$tmp/config"
-headless() { (cd "$tmp" && env -u DISPLAY -u WAYLAND_DISPLAY "$bin" --headless --size 960x540 --backend cpu "$@"); }
+. "$(dirname "$0")/lib/common.sh"
+need_python3 "to read the JSON files"
+# In $tmp, whose listing shows whether a run wrote imgui.ini.
+headless_in_tmp() { (cd "$tmp" && headless --size 960x540 --backend cpu "$@"); }
 mkdir -p "$tmp/export"
 cat >"$tmp/preset.json" <<'JSON'
 {"satlab_preset": 1, "params": {"filter": "dof", "focus": 0.27, "aperture": 60, "max_radius": 10, "dof_mode": "gather_box"},
  "synthetic_depth": "radial:x=0.4,y=0.6,radius=0.5", "view": "coc", "compare": "split:0.3", "compare_view": "depth"}
 JSON
 img="$src/assets/coffee.png"
-headless "$img" --frames 6 --preset "$tmp/preset.json" --export "$tmp/export" --save-preset "$tmp/saved.json" \
+headless_in_tmp "$img" --frames 6 --preset "$tmp/preset.json" --export "$tmp/export" --save-preset "$tmp/saved.json" \
   >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "scripted run with preset and export failed"; }
 base="$tmp/export/coffee_dof_f0.27_a60_r10"
 for f in .png _depth.png _coc.png _timings.csv _timings.json; do
@@ -49,7 +45,7 @@ assert t["preset"]["params"]["focus"] == b["params"]["focus"]
 PY
 # An image without a depth map takes the preset's synthetic depth, the same as satlab render's.
 cp "$img" "$tmp/photo.png"
-headless "$tmp/photo.png" --frames 3 --preset "$tmp/preset.json" --export "$tmp/export" >"$tmp/log" 2>&1 ||
+headless_in_tmp "$tmp/photo.png" --frames 3 --preset "$tmp/preset.json" --export "$tmp/export" >"$tmp/log" 2>&1 ||
   { cat "$tmp/log"; fail "export of an image without depth failed"; }
 "$bin" render "$tmp/photo.png" --preset "$tmp/preset.json" --backend cpu --out "$tmp/render_photo.png" >/dev/null 2>&1 ||
   fail "render of an image without depth failed"
@@ -58,16 +54,16 @@ cmp -s "$tmp/render_photo.png" "$tmp/export/photo_dof_f0.27_a60_r10.png" ||
 cmp -s "$tmp/render_photo.png" "$tmp/render.png" && fail "the synthetic depth gave the same result as the depth map"
 # A second export with the same parameters picks the next free name; the first files stay as they were.
 sum1=$(cat "$base".png | cksum)
-headless "$img" --frames 3 --preset "$tmp/saved.json" --export "$tmp/export" >"$tmp/log" 2>&1 ||
+headless_in_tmp "$img" --frames 3 --preset "$tmp/saved.json" --export "$tmp/export" >"$tmp/log" 2>&1 ||
   { cat "$tmp/log"; fail "second export failed"; }
 [ -s "${base}-2.png" ] && [ -s "${base}-2_depth.png" ] || { ls "$tmp/export"; fail "second export not under the next free name"; }
 [ "$(cat "$base".png | cksum)" = "$sum1" ] || fail "the first export was overwritten"
 # A preset with a bad field: exit 1, the field named, nothing exported.
 printf '{"satlab_preset": 1, "params": {"aperture": -3}}\n' >"$tmp/bad.json"
 printf '{"satlab_preset": 1, "compare": "diagonal"}\n' >"$tmp/bad_compare.json"
-headless "$img" --frames 2 --preset "$tmp/bad_compare.json" >"$tmp/log" 2>"$tmp/err"
+headless_in_tmp "$img" --frames 2 --preset "$tmp/bad_compare.json" >"$tmp/log" 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q "'compare'" "$tmp/err" || { cat "$tmp/err"; fail "bad compare mode not refused naming the field"; }
-headless "$img" --frames 3 --preset "$tmp/bad.json" --export "$tmp/export2" >"$tmp/log" 2>"$tmp/err"
+headless_in_tmp "$img" --frames 3 --preset "$tmp/bad.json" --export "$tmp/export2" >"$tmp/log" 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q "params.aperture" "$tmp/err" || { cat "$tmp/log" "$tmp/err"; fail "bad preset not refused naming the field"; }
 [ ! -e "$tmp/export2" ] || fail "exported despite the bad preset"
 # Scripted runs keep no ImGui layout: no imgui.ini in the working folder or the config folder.

@@ -4,14 +4,10 @@
 # headless GUI a failing frame switches the session to the CPU backend, the run goes on to its last
 # frame there and reports the switch. Needs a CUDA device (skipped otherwise).
 # Usage: gui_gpu_fault.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
-set -u
-bin=$1 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib/common.sh"
 img=$src/assets/default.png
 "$bin" render --image "$img" --filter box --backend gpu --out "$tmp/gpu.png" >/dev/null 2>"$tmp/err" ||
-  { echo "SKIP: no GPU backend here: $(cat "$tmp/err")"; exit 77; }
+  skip "no GPU backend here: $(cat "$tmp/err")"
 
 for fault in launch:1 alloc:1 alloc:4; do
   SATLAB_FAULT=$fault "$bin" render --image "$img" --depth "$src/assets/default_depth.png" --backend gpu \
@@ -25,7 +21,7 @@ for fault in launch:1 alloc:1 alloc:4; do
 done
 
 # Frame 4 of a continuous run fails on the GPU: the run switches to the CPU and finishes all 20 frames.
-SATLAB_FAULT=launch:4 env -u DISPLAY -u WAYLAND_DISPLAY "$bin" --headless --size 640x360 --frames 20 \
+SATLAB_FAULT=launch:4 headless --size 640x360 --frames 20 \
   --continuous --backend gpu >"$tmp/out" 2>"$tmp/err"
 rc=$?
 cat "$tmp/out" "$tmp/err"

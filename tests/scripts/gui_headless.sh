@@ -3,13 +3,8 @@
 # on the GPU machine) with no X server at all; the same screenshot checks as gui_smoke.sh. Also: a bad
 # image on the command line is reported by name, the bundled scene opens instead, the exit is non-zero.
 # Usage: gui_headless.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
-set -u
-bin=$1 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-command -v python3 >/dev/null || { echo "SKIP: python3 is needed to check the screenshots"; exit 77; }
-headless() { env -u DISPLAY -u WAYLAND_DISPLAY "$bin" --headless "$@"; }
+. "$(dirname "$0")/lib/common.sh"
+need_python3 "to check the screenshots"
 
 for view in result input; do
   headless --size 1280x720 --frames 5 --view $view --backend cpu --screenshot "$tmp/$view.png" >"$tmp/log" 2>&1 ||

@@ -8,13 +8,8 @@
 # zoomed in, pixels are sampled nearest; R resets the view; Tab hides the panels.
 # A bad script is refused naming its line.
 # Usage: gui_input.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
-set -u
-bin=$1 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-command -v python3 >/dev/null || { echo "SKIP: python3 is needed to check the screenshots"; exit 77; }
-export XDG_CONFIG_HOME="$tmp/config"
+. "$(dirname "$0")/lib/common.sh"
+need_python3 "to check the screenshots"
 W=960 H=540
 mkdir -p "$tmp/cwd/folder" && cp "$src/assets/default.png" "$tmp/cwd/photo.png" &&
   cp "$src/assets/default_depth.png" "$tmp/cwd/photo_depth.png"
@@ -22,7 +17,7 @@ cd "$tmp/cwd" || exit 1  # what Ctrl+O lists (the bundled scene is open: the wor
 shot() {  # shot NAME FRAMES ARGS...: a headless screenshot on the CPU backend
   local name=$1 frames=$2
   shift 2
-  env -u DISPLAY -u WAYLAND_DISPLAY "$bin" --headless --backend cpu --size ${W}x${H} --frames "$frames" \
+  headless --backend cpu --size ${W}x${H} --frames "$frames" \
     --screenshot "$tmp/$name.png" "$@" >"$tmp/$name.log" 2>&1 || { cat "$tmp/$name.log"; fail "run '$name' ($*) failed"; }
 }
 script() {  # script NAME EVENT...: writes NAME.txt, one event a line
@@ -139,7 +134,7 @@ different("sweep50", "result", image, "the sweep moved the focus")
 PY
 
 printf '3 key F13\n' >"$tmp/bad.txt"
-env -u DISPLAY -u WAYLAND_DISPLAY "$bin" --headless --size 320x240 --frames 2 --input-script "$tmp/bad.txt" \
+headless --size 320x240 --frames 2 --input-script "$tmp/bad.txt" \
   >"$tmp/out" 2>"$tmp/err" && fail "a bad input script was accepted"
 grep -q "bad.txt:1" "$tmp/err" || { cat "$tmp/err"; fail "the bad script's line is not named"; }
 echo "gui_input: all checks passed"

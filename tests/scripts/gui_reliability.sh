@@ -5,22 +5,19 @@
 # scripted run writes nothing into the working directory (no imgui.ini). The no-display path is
 # gui_smoke.sh's first check.
 # Usage: gui_reliability.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
-set -u
-bin=$1 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib/common.sh"
 mkdir "$tmp/cwd"
 cd "$tmp/cwd"
-headless() { env -u DISPLAY -u WAYLAND_DISPLAY "$bin" --headless --size 640x360 "$@"; }
 
-headless --frames 2 --max-megapixels 0.5 "$src/assets/default.png" >"$tmp/out" 2>"$tmp/err"
+headless --size 640x360 --frames 2 --max-megapixels 0.5 "$src/assets/default.png" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 1 ] || { cat "$tmp/err"; fail "an image over --max-megapixels was not refused"; }
 grep -q "default.png: image is 1280x720 (0.9 Mpx), more than the limit of 0.5 Mpx" "$tmp/err" ||
   { cat "$tmp/err"; fail "unclear limit message"; }
-headless --frames 2 --max-megapixels 1 --backend cpu >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "under the limit"; }
+headless --size 640x360 --frames 2 --max-megapixels 1 --backend cpu >/dev/null 2>"$tmp/err" ||
+  { cat "$tmp/err"; fail "under the limit"; }
 
-headless --frames 12 --continuous >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/out" "$tmp/err"; fail "headless run failed"; }
+headless --size 640x360 --frames 12 --continuous >"$tmp/out" 2>"$tmp/err" ||
+  { cat "$tmp/out" "$tmp/err"; fail "headless run failed"; }
 line=$(grep "result to screen:" "$tmp/out") || { cat "$tmp/out"; fail "no summary line"; }
 echo "$line"
 case "$line" in

@@ -3,11 +3,7 @@
 # must have the window's size, not be blank, and differ inside the image area (the blur did something)
 # while showing the same scene. Without a display the app must refuse with one clear line.
 # Usage: gui_smoke.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
-set -u
-bin=$1 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib/common.sh"
 
 # No display and not headless: one clear line naming the alternatives, non-zero exit.
 env -u DISPLAY -u WAYLAND_DISPLAY "$bin" --frames 1 >"$tmp/out" 2>"$tmp/err" && fail "no-display run exited 0"
@@ -19,9 +15,8 @@ done
 env -u WAYLAND_DISPLAY DISPLAY=:987 "$bin" --frames 1 >"$tmp/out" 2>"$tmp/err" && fail "unreachable display accepted"
 grep -q "xvfb-run" "$tmp/err" || { cat "$tmp/err"; fail "unreachable-display message does not name xvfb-run"; }
 
-command -v xvfb-run >/dev/null || { echo "SKIP: xvfb-run is not installed (Debian package xvfb)"; exit 77; }
-. "$(dirname "$0")/xvfb_run.bash"
-command -v python3 >/dev/null || { echo "SKIP: python3 is needed to check the screenshots"; exit 77; }
+need_xvfb
+need_python3 "to check the screenshots"
 for view in result input; do
   xvfb_run -a -s "-screen 0 1600x900x24" -- "$bin" --frames 30 --view $view --backend cpu \
     --screenshot "$tmp/$view.png" >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "window run ($view) failed"; }

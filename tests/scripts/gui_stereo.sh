@@ -4,13 +4,8 @@
 # a bad right image is reported by name and the app still runs on the image (a scripted run that met an
 # error exits non-zero, as gui_headless.sh checks for a bad image).
 # Usage: gui_stereo.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
-set -u
-bin=$1 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-command -v python3 >/dev/null || { echo "SKIP: python3 is needed to make the pair"; exit 77; }
-headless() { env -u DISPLAY -u WAYLAND_DISPLAY "$bin" --headless "$@"; }
+. "$(dirname "$0")/lib/common.sh"
+need_python3 "to make the pair"
 png="$src/tests/scripts/stereo_png.py"
 
 python3 "$png" pair "$tmp/l.png" "$tmp/r.png" || fail "could not write the pair"

@@ -5,17 +5,11 @@
 # the truth left of the divider and the result right of it; without a case the truth view shows the
 # input; an unknown case is reported (popup; a scripted run exits 1 with its line).
 # Usage: gui_truth.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
-set -u
-bin=$1 src=$2
-gen=$(dirname "$bin")/../tools/gen_scene
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-command -v xvfb-run >/dev/null || { echo "SKIP: xvfb-run is not installed (Debian package xvfb)"; exit 77; }
-. "$(dirname "$0")/xvfb_run.bash"
-command -v python3 >/dev/null || { echo "SKIP: python3 is needed to check the screenshots"; exit 77; }
-[ -x "$gen" ] || { echo "SKIP: no gen_scene binary beside satlab"; exit 77; }
-export XDG_CONFIG_HOME="$tmp/config" SATLAB_ASSETS="$tmp/assets"
+. "$(dirname "$0")/lib/common.sh"
+need_xvfb
+need_python3 "to check the screenshots"
+need_gen_scene
+export SATLAB_ASSETS="$tmp/assets"
 mkdir -p "$tmp/assets/ground_truth"
 cp "$src/assets/default.png" "$src/assets/default_depth.png" "$tmp/assets/"
 "$gen" --truth "$tmp/assets/ground_truth" --size 96 54 --lens 4 --scene occlusion >/dev/null || fail "gen_scene --truth"

@@ -6,14 +6,9 @@
 # fails in one line instead of falling back to the source tree. The version script gives "unknown"
 # without git.
 # Usage: install_prefix.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
-set -u
-bin=${1:-} src=${2:-}
-[ -x "$bin" ] || { echo "SKIP: no satlab binary at '$bin'"; exit 77; }
+. "$(dirname "$0")/lib/common.sh"
 build=$(cd "$(dirname "$bin")/.." && pwd)
-[ -f "$build/cmake_install.cmake" ] || { echo "SKIP: '$build' is no CMake build tree"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+[ -f "$build/cmake_install.cmake" ] || skip "'$build' is no CMake build tree"
 p=$tmp/prefix
 
 cmake --install "$build" --prefix "$p" >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; fail "cmake --install"; }

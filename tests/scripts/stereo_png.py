@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The stereo script tests' pair and PNG helper, standard library only (8-bit RGB out, 16-bit grey in, all
-five PNG filters). pair L R: a 96x64 pair, random texture, background at disparity 4, a rectangle [32,72) x
-[16,48) in front at 12. check D.png [nofill]: KITTI values / 256 against that truth. size D.png: decodes.
+"""The script tests' PNG helper, standard library only (8-bit RGB out, 16-bit grey in, all five PNG
+filters). pair L R: a 96x64 pair, random texture, background at disparity 4, a rectangle [32,72) x [16,48)
+in front at 12. check D.png [nofill]: KITTI values / 256 against that truth. size D.png: decodes.
 grey16 D.png X Y: prints the 16-bit value at (X, Y)."""
 import random, struct, sys, zlib
 def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
