@@ -4,15 +4,9 @@
 # tests and tools/device.sh timings), the first, cold run is kept out (each stage has N-1 warm runs in the
 # exported timings), and the Timings panel's screenshot is a real frame.
 # Usage: gui_timings.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
-set -u
-bin=${1:-} src=${2:-}
-[ -x "$bin" ] || { echo "SKIP: no satlab binary at '$bin'"; exit 77; }
-command -v xvfb-run >/dev/null || { echo "SKIP: xvfb-run is needed for a window"; exit 77; }
-. "$(dirname "$0")/xvfb_run.bash"
-command -v python3 >/dev/null || { echo "SKIP: python3 is needed to read the exported timings"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib/common.sh"
+need_xvfb
+need_python3 "to read the exported timings"
 
 frames=12
 # continuous WHAT ARGS...: a windowed --continuous run on the CPU backend exporting its timings; sets $json
