@@ -4,6 +4,7 @@
 // torn down: Mesa's EGL teardown at exit leaves allocations LeakSanitizer reports (asan preset).
 #pragma once
 #include <glad/gl.h>
+#include <gtest/gtest.h>
 
 #include <string>
 
@@ -28,3 +29,10 @@ inline std::string make_egl_context() {
 }
 
 }  // namespace satlab::test
+
+// For a test that draws: skips it, with the reason, where no context can be made.
+#define SKIP_WITHOUT_EGL()                                                                 \
+  do {                                                                                     \
+    const std::string satlab_why_ = ::satlab::test::make_egl_context();                    \
+    if (!satlab_why_.empty()) GTEST_SKIP() << satlab_why_;                                 \
+  } while (0)

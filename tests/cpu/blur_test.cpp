@@ -61,6 +61,21 @@ void gather_fractional(const ImageRGBA8& img, int x, int y, float coc, uint8_t* 
   }
 }
 
+// Whether every pixel of out equals the direct gather of img with radius(x, y), else the first that does not.
+template <typename Radius>
+::testing::AssertionResult equals_gather(const ImageRGBA8& out, const ImageRGBA8& img, Radius radius) {
+  for (int y = 0; y < img.height; ++y)
+    for (int x = 0; x < img.width; ++x) {
+      uint8_t ref[4];
+      gather(img, x, y, radius(x, y), ref);
+      for (int c = 0; c < 4; ++c)
+        if (out.px(x, y)[c] != ref[c])
+          return ::testing::AssertionFailure() << x << "," << y << " c" << c << ": " << int(out.px(x, y)[c])
+                                               << ", the gather gives " << int(ref[c]);
+    }
+  return ::testing::AssertionSuccess();
+}
+
 }  // namespace
 
 TEST(Blur, FractionalRadiusEqualsBruteForceGatherOfTheTwoBoxes) {
@@ -130,13 +145,7 @@ TEST(Blur, BoxBlurEqualsBruteForceGather) {
     ImageRGBA8 img = test::random_image(w, h, seed);
     std::vector<uint32_t> sat;
     sat_rgba8(img, sat);
-    ImageRGBA8 out = box_blur(img, sat, r);
-    for (int y = 0; y < h; ++y)
-      for (int x = 0; x < w; ++x) {
-        uint8_t ref[4];
-        gather(img, x, y, r, ref);
-        for (int c = 0; c < 4; ++c) ASSERT_EQ(out.px(x, y)[c], ref[c]) << x << "," << y << " c" << c;
-      }
+    ASSERT_TRUE(equals_gather(box_blur(img, sat, r), img, [r = r](int, int) { return r; }));
   }
 }
 
@@ -161,13 +170,8 @@ TEST(Blur, DofBlurWithPerPixelRadiusEqualsBruteForceGather) {
   coc.at(6, 5) = -0.5f;
   std::vector<uint32_t> sat;
   sat_rgba8(img, sat);
-  ImageRGBA8 out = dof_blur(img, sat, coc);
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) {
-      uint8_t ref[4];
-      gather(img, x, y, blur_radius(coc.at(x, y)), ref);
-      for (int c = 0; c < 4; ++c) ASSERT_EQ(out.px(x, y)[c], ref[c]) << x << "," << y << " c" << c;
-    }
+  const ImageRGBA8 out = dof_blur(img, sat, coc);
+  ASSERT_TRUE(equals_gather(out, img, [&](int x, int y) { return blur_radius(coc.at(x, y)); }));
   EXPECT_EQ(blur_radius(0.49f), 0);
   EXPECT_EQ(blur_radius(-0.5f), 1);
   EXPECT_EQ(blur_radius(2.5f), 3);
@@ -194,12 +198,8 @@ TEST(Blur, DofBlurOnThinImagesWithAnyThreadCountEqualsBruteForceGather) {
       ImageRGBA8 out(3, 3);  // the wrong size: the into-variant resizes it
       dof_blur(img, sat, coc, out, threads);
       ASSERT_EQ(out.width, w);
-      for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-          uint8_t ref[4];
-          gather(img, x, y, blur_radius(coc.at(x, y)), ref);
-          for (int c = 0; c < 4; ++c) ASSERT_EQ(out.px(x, y)[c], ref[c]) << x << "," << y << " c" << c;
-        }
+      ASSERT_EQ(out.height, h);
+      ASSERT_TRUE(equals_gather(out, img, [&](int x, int y) { return blur_radius(coc.at(x, y)); }));
     }
   }
 }
@@ -225,11 +225,7 @@ TEST(Blur, CpuPipelineUsesTheFractionalBlurWhenAsked) {
   p.aperture = 60.f;
   p.fractional_radius = true;
   p.dof_mode = "gather_box";
-  auto pipe = make_cpu_pipeline(2);
-  pipe->set_image(img);
-  pipe->set_depth(depth);
-  pipe->set_params(p);
-  pipe->run();
+  const auto pipe = test::ran_cpu_pipeline(img, depth, p);
   std::vector<uint32_t> sat;
   sat_rgba8(img, sat);
   const ImageF coc = coc_map(normalise_depth(depth), p);

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <random>
+#include <utility>
 
 #include "core/dof.hpp"
 #include "core/dof_modes.hpp"
@@ -328,17 +329,26 @@ TEST(ShapedModes, LinearLightAveragesLightNotCodeValues) {
   EXPECT_NEAR(lin.px(32, 32)[0], 188, 1);
 }
 
+namespace {
+
+// The two-plane scene blurred by gather_linear and by layered, max radius 8.
+std::pair<ImageRGBA8, ImageRGBA8> gather_and_layered(const test::TwoPlanes& s) {
+  Params p;
+  p.max_radius = 8.f;
+  std::pair<ImageRGBA8, ImageRGBA8> out;
+  p.dof_mode = "gather_linear";
+  dof_shaped_blur(s.img, s.coc, p, out.first, 1);
+  p.dof_mode = "layered";
+  dof_shaped_blur(s.img, s.coc, p, out.second, 1);
+  return out;
+}
+
+}  // namespace
+
 // Focus on the background: a lens spreads the blurred foreground over the sharp background, and sees the
 // background through the foreground's blurred rim. The gather keeps a hard silhouette instead.
 TEST(ShapedModes, LayeredSpreadsABlurredForegroundOverTheSharpBackground) {
-  const test::TwoPlanes s(8.f, 0.f);
-  Params p;
-  p.max_radius = 8.f;
-  ImageRGBA8 gather, layered;
-  p.dof_mode = "gather_linear";
-  dof_shaped_blur(s.img, s.coc, p, gather, 1);
-  p.dof_mode = "layered";
-  dof_shaped_blur(s.img, s.coc, p, layered, 1);
+  const auto [gather, layered] = gather_and_layered(test::TwoPlanes(8.f, 0.f));
   // 3 px outside the square's left edge: sharp background in the gather, red spread over it when layered.
   EXPECT_EQ(gather.px(37, 32)[0], 0);
   EXPECT_GT(layered.px(37, 32)[0], 60);
@@ -350,14 +360,7 @@ TEST(ShapedModes, LayeredSpreadsABlurredForegroundOverTheSharpBackground) {
 // Focus on the foreground: a lens does not leak the sharp foreground's colour into the blurred background
 // around it. The gather does (a red halo).
 TEST(ShapedModes, LayeredKeepsASharpForegroundOutOfTheBlurredBackground) {
-  const test::TwoPlanes s(0.f, -8.f);
-  Params p;
-  p.max_radius = 8.f;
-  ImageRGBA8 gather, layered;
-  p.dof_mode = "gather_linear";
-  dof_shaped_blur(s.img, s.coc, p, gather, 1);
-  p.dof_mode = "layered";
-  dof_shaped_blur(s.img, s.coc, p, layered, 1);
+  const auto [gather, layered] = gather_and_layered(test::TwoPlanes(0.f, -8.f));
   EXPECT_GT(gather.px(36, 32)[0], 80);  // the halo
   EXPECT_LT(layered.px(36, 32)[0], 5);
   EXPECT_EQ(layered.px(55, 32)[0], 230);  // the sharp square itself
@@ -388,33 +391,12 @@ TEST(ShapedModes, BadParametersAreRefusedNamingTheOption) {
 
 // Through the CPU pipeline: a depth map of one value and one with NaNs give defined, repeatable results.
 TEST(ShapedModes, DegenerateDepthMapsGiveADefinedResult) {
-  const ImageRGBA8 img = test::random_image(29, 17, test::fresh_seed());
   for (const char* mode : kShapedModes) {
     SCOPED_TRACE(mode);
-    auto pipe = make_cpu_pipeline(2);
     Params p;
     p.dof_mode = mode;
     p.focus = 0.6f;
-    pipe->set_image(img);
-    pipe->set_params(p);
-    ImageF depth(29, 17, 1);
-    for (auto& d : depth.data) d = 0.37f;
-    pipe->set_depth(depth);
-    pipe->run();
-    // One value normalises to depth 0 everywhere: one CoC for the whole frame.
-    ImageF flat(29, 17, 1);
-    for (auto& c : flat.data) c = coc_from_depth(0.f, p);
-    ImageRGBA8 ref;
-    dof_shaped_blur(img, flat, p, ref, 1);
-    EXPECT_EQ(pipe->result().data, ref.data);
-    for (size_t i = 0; i < depth.data.size(); i += 3) depth.data[i] = std::nanf("");
-    pipe->set_depth(depth);
-    pipe->run();
-    const ImageRGBA8 first = pipe->result();
-    pipe->run();
-    EXPECT_EQ(pipe->result().data, first.data);
-    dof_shaped_blur(img, pipe->coc(), p, ref, 1);
-    EXPECT_EQ(first.data, ref.data);
-    EXPECT_TRUE(test::coc_is_defined(pipe->coc(), depth, p.max_radius));
+    test::expect_degenerate_depths_defined(p, [&](const ImageRGBA8& img, const ImageF& coc, const ImageF*,
+                                                  ImageRGBA8& out) { dof_shaped_blur(img, coc, p, out, 1); });
   }
 }

@@ -165,15 +165,11 @@ TEST(CpuPipeline, DofFrameEqualsTheReferenceStages) {
   ImageF depth(97, 61, 1);
   for (int y = 0; y < 61; ++y)
     for (int x = 0; x < 97; ++x) depth.at(x, y) = 10.f + float(x);  // a ramp: sharp column at the focus
-  auto pipe = make_cpu_pipeline(2);
   Params p;
   p.focus = 0.5f;
   p.aperture = 30.f;
   p.dof_mode = "gather_box";  // the stages of the box gather (the shaped modes: tests/cpu/dof_modes_test.cpp)
-  pipe->set_image(img);
-  pipe->set_depth(depth);
-  pipe->set_params(p);
-  pipe->run();
+  const auto pipe = test::ran_cpu_pipeline(img, depth, p);
   std::vector<uint32_t> sat;
   sat_rgba8(img, sat);
   ImageRGBA8 ref = dof_blur(img, sat, coc_map(normalise_depth(depth), p));

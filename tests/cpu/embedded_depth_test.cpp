@@ -73,11 +73,17 @@ double linear_bound(double step_levels, int levels) {
   return 2 * step_levels / levels * (kFar - kNear) / 0.25 + 1e-5;
 }
 
+// The embedded depth of the sample kDir + file, expected from `source`, a disparity map or not.
+io::EmbeddedDepth load_expecting(const std::string& file, const std::string& source, bool disparity) {
+  io::EmbeddedDepth e = io::load_embedded_depth(kDir + file);
+  EXPECT_EQ(e.source, source) << file;
+  EXPECT_EQ(e.disparity, disparity) << file;
+  return e;
+}
+
 TEST(EmbeddedDepth, GDepthInStandardXmpIsRangeInverseFromAnEightBitPng) {
-  const io::EmbeddedDepth e = io::load_embedded_depth(kDir + "gd_standard_xmp.jpg");
+  const io::EmbeddedDepth e = load_expecting("gd_standard_xmp.jpg", "GDepth RangeInverse", true);
   ASSERT_TRUE(e.found());
-  EXPECT_EQ(e.source, "GDepth RangeInverse");
-  EXPECT_TRUE(e.disparity);
   EXPECT_FLOAT_EQ(e.near_depth, 0.3f);
   EXPECT_FLOAT_EQ(e.far_depth, 4.1f);
   EXPECT_TRUE(e.ignored.empty());
@@ -112,20 +118,16 @@ TEST(EmbeddedDepth, OrientationsAreTheEightExifTransforms) {
 }
 
 TEST(EmbeddedDepth, GDepthInExtendedXmpChunksOutOfOrderIsRangeLinearFromAJpeg) {
-  const io::EmbeddedDepth e = io::load_embedded_depth(kDir + "gd_extended_xmp.jpg");
+  const io::EmbeddedDepth e = load_expecting("gd_extended_xmp.jpg", "GDepth RangeLinear", false);
   ASSERT_TRUE(e.found());
-  EXPECT_EQ(e.source, "GDepth RangeLinear");
-  EXPECT_FALSE(e.disparity);
   EXPECT_FLOAT_EQ(e.near_depth, 0.3f);
   // JPEG at quality 100 is not lossless: measured here within 1 level of 255 on this map.
   expect_scene(e, linear_bound(1.5, 255));
 }
 
 TEST(EmbeddedDepth, DynamicDepthContainerItemIsFoundByItsDataUri) {
-  const io::EmbeddedDepth e = io::load_embedded_depth(kDir + "dd_container.jpg");
+  const io::EmbeddedDepth e = load_expecting("dd_container.jpg", "Dynamic Depth RangeInverse", true);
   ASSERT_TRUE(e.found());
-  EXPECT_EQ(e.source, "Dynamic Depth RangeInverse");
-  EXPECT_TRUE(e.disparity);
   EXPECT_FLOAT_EQ(e.far_depth, 4.1f);
   // The confidence map and its item are reported as ignored.
   ASSERT_EQ(e.ignored.size(), 2u);

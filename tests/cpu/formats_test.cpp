@@ -64,21 +64,6 @@ void expect_blocks_near(const ImageRGBA8& got, const ImageRGBA8& want, int tol, 
   EXPECT_LE(worst, tol) << what;
 }
 
-template <typename F>
-void expect_one_line_error(F&& load, const std::string& path, const std::string& why = "") {
-  try {
-    load(path);
-    ADD_FAILURE() << "no error for " << path;
-  } catch (const Error& e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find(path), std::string::npos) << msg;
-    if (!why.empty()) {
-      EXPECT_NE(msg.find(why), std::string::npos) << msg;
-    }
-    EXPECT_EQ(msg.find('\n'), std::string::npos) << "not one line: " << msg;
-  }
-}
-
 uint32_t crc32_of(const uint8_t* p, size_t n) {
   uint32_t c = 0xffffffffu;
   for (size_t i = 0; i < n; ++i) {
@@ -295,13 +280,13 @@ TEST(Formats, SaveImageFollowsTheExtension) {
     EXPECT_EQ(info.orientation, 1) << ext;
     std::remove(p.c_str());
   }
-  expect_one_line_error([&](const std::string& p) { io::save_image(p, img); }, tmp_path("out.gif"), "extension");
+  test::expect_one_line_error([&](const std::string& p) { io::save_image(p, img); }, tmp_path("out.gif"), "extension");
   // A loaded file is an input: no writer replaces it, whatever the format.
   const std::string in = tmp_path("in.webp");
   io::save_image(in, img);
   io::load_image(in);
   const std::vector<uint8_t> before = read_bytes(in);
-  expect_one_line_error([&](const std::string& p) { io::save_image(p, img); }, in, "refusing to overwrite");
+  test::expect_one_line_error([&](const std::string& p) { io::save_image(p, img); }, in, "refusing to overwrite");
   EXPECT_EQ(read_bytes(in), before);
   std::remove(in.c_str());
 }
@@ -450,8 +435,8 @@ TEST(Formats, CorruptAndTruncatedFilesGiveOneClearError) {
     const std::string bad = tmp_path("bad" + src.substr(src.find_last_of('.')));
     for (size_t n : {size_t(20), full.size() / 2}) {
       write_bytes(bad, std::vector<uint8_t>(full.begin(), full.begin() + long(n)));
-      expect_one_line_error([](const std::string& p) { io::load_image(p); }, bad);
-      expect_one_line_error([](const std::string& p) { io::load_depth(p); }, bad);
+      test::expect_one_line_error([](const std::string& p) { io::load_image(p); }, bad);
+      test::expect_one_line_error([](const std::string& p) { io::load_depth(p); }, bad);
     }
     // Header intact, the body overwritten.
     std::vector<uint8_t> junk = full;
@@ -480,7 +465,7 @@ TEST(Formats, DeclaredSizesBeyondTheFileAreRefusedBeforeDecoding) {
   for (int i = 0; i < 4; ++i) b[21 + size_t(i)] = uint8_t(bits >> (8 * i));
   write_bytes(p, b);
   io::testing::set_host_memory_available(uint64_t(1) << 50);  // the size check, not the memory check
-  expect_one_line_error([](const std::string& f) { io::load_image(f); }, p, "cannot hold");
+  test::expect_one_line_error([](const std::string& f) { io::load_image(f); }, p, "cannot hold");
   io::testing::set_host_memory_available(0);
   std::remove(p.c_str());
 }

@@ -28,20 +28,6 @@ void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
-// Expects load_image/load_depth to throw satlab::Error whose message names the file and `why`.
-template <typename F>
-void expect_clear_error(F&& load, const std::string& path, const std::string& why) {
-  try {
-    load(path);
-    FAIL() << "no error for " << path;
-  } catch (const Error& e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find(path), std::string::npos) << msg;
-    EXPECT_NE(msg.find(why), std::string::npos) << msg;
-    EXPECT_EQ(msg.find('\n'), std::string::npos) << "not one line: " << msg;
-  }
-}
-
 }  // namespace
 
 TEST(Io, PngRoundTripIsExact) {
@@ -182,16 +168,16 @@ TEST(Io, BadFilesGiveOneClearLine) {
 
   auto image = [](const std::string& p) { io::load_image(p); };
   auto depth = [](const std::string& p) { io::load_depth(p); };
-  expect_clear_error(image, text, "not a readable image");
-  expect_clear_error(image, empty, "empty");
-  expect_clear_error(image, trunc, "");
-  expect_clear_error(image, huge, "");
-  expect_clear_error(image, missing, "No such file");
-  expect_clear_error(depth, text, "not a readable image");
-  expect_clear_error(depth, trunc, "");
-  expect_clear_error(depth, empty, "empty");
-  expect_clear_error(depth, huge, "100000x100000");
-  expect_clear_error(depth, missing, "No such file");
+  test::expect_one_line_error(image, text, "not a readable image");
+  test::expect_one_line_error(image, empty, "empty");
+  test::expect_one_line_error(image, trunc);
+  test::expect_one_line_error(image, huge);
+  test::expect_one_line_error(image, missing, "No such file");
+  test::expect_one_line_error(depth, text, "not a readable image");
+  test::expect_one_line_error(depth, trunc);
+  test::expect_one_line_error(depth, empty, "empty");
+  test::expect_one_line_error(depth, huge, "100000x100000");
+  test::expect_one_line_error(depth, missing, "No such file");
   // The oversized header is refused by size, before any decoding.
   try {
     io::load_image(huge);
@@ -296,7 +282,7 @@ TEST(Io, ColourPfmGivesItsFirstChannelAndTruncatedPfmIsRefused) {
   write_bytes(p, bytes);
   EXPECT_EQ(io::load_depth(p).data, (std::vector<float>{7.f}));
   write_bytes(t, "Pf\n16384 16384\n-1.0\n" + std::string(12, '\0'));  // 1 GiB declared, 12 bytes there
-  expect_clear_error([](const std::string& f) { io::load_depth(f); }, t, "truncated");
+  test::expect_one_line_error([](const std::string& f) { io::load_depth(f); }, t, "truncated");
   std::remove(p.c_str());
   std::remove(t.c_str());
 }

@@ -156,14 +156,19 @@ test::StereoPair flat_pair_with_a_textured_band(uint32_t seed) {
   return s;
 }
 
+// stereo_match over 12 disparities with the given wide window radius (0: the square window alone).
+StereoResult match_12(const test::StereoPair& s, int wide_radius) {
+  StereoParams p;
+  p.disparities = 12;
+  p.wide_radius = wide_radius;
+  return stereo_match(s.left, s.right, p);
+}
+
 TEST(Stereo, TexturelessRegionsAreRejectedThenFilledFromTheirRows) {
   const uint32_t seed = test::fresh_seed();
   SCOPED_TRACE(seed);
   const test::StereoPair s = flat_pair_with_a_textured_band(seed);
-  StereoParams p;
-  p.disparities = 12;
-  p.wide_radius = 0;  // the square window alone
-  const StereoResult r = stereo_match(s.left, s.right, p);
+  const StereoResult r = match_12(s, 0);
   EXPECT_EQ(r.raw.at(20, 20), kNoDisparity);  // flat: rejected
   EXPECT_EQ(r.raw.at(100, 20), kNoDisparity);
   EXPECT_NEAR(r.raw.at(60, 20), 6.f, 0.5f);        // textured: matched
@@ -175,10 +180,7 @@ TEST(Stereo, TheWideWindowMatchesFlatPixelsWhoseRowReachesTexture) {
   const uint32_t seed = test::fresh_seed();
   SCOPED_TRACE(seed);
   const test::StereoPair s = flat_pair_with_a_textured_band(seed);
-  StereoParams p;
-  p.disparities = 12;
-  p.wide_radius = 40;  // 81 x 9: from x = 20 and x = 100 it reaches into the band
-  const StereoResult r = stereo_match(s.left, s.right, p);
+  const StereoResult r = match_12(s, 40);  // 81 x 9: from x = 20 and x = 100 it reaches into the band
   // The square 9x9 window alone rejects these pixels (the test above); the wide one matches them.
   for (int x : {12, 20, 30, 44, 78, 90, 100})
     for (int y : {0, 5, 20, 39}) {
@@ -187,8 +189,7 @@ TEST(Stereo, TheWideWindowMatchesFlatPixelsWhoseRowReachesTexture) {
       EXPECT_NEAR(r.raw.at(x, y), 6.f, 0.5f);
     }
   // Out of its reach the flat pixels stay rejected (ties are never unique).
-  p.wide_radius = 8;
-  const StereoResult q = stereo_match(s.left, s.right, p);
+  const StereoResult q = match_12(s, 8);
   EXPECT_EQ(q.raw.at(20, 20), kNoDisparity);
   EXPECT_EQ(q.raw.at(100, 20), kNoDisparity);
   // The textured band keeps the square window's match either way.

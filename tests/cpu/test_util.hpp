@@ -4,16 +4,63 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <random>
 #include <string>
 
+#include "core/error.hpp"
 #include "core/image.hpp"
+#include "core/params.hpp"
+#include "core/pipeline.hpp"
+#include "core/reference.hpp"
 
 namespace satlab::test {
 
-// A fresh seed per call; SCOPED_TRACE it so a failure can be replayed.
+// A fresh seed per call, or SATLAB_TEST_SEED where set (to replay a traced failure); SCOPED_TRACE it, or
+// take a SeededRng.
 inline uint32_t fresh_seed() {
-  return std::random_device{}();
+  const char* fixed = std::getenv("SATLAB_TEST_SEED");
+  return fixed && *fixed ? uint32_t(std::strtoul(fixed, nullptr, 10)) : std::random_device{}();
+}
+
+// An engine on a fresh seed that every failure in its scope names ("seed N"), so that it can be replayed.
+class SeededRng : public std::mt19937 {
+ public:
+  SeededRng() : SeededRng(fresh_seed()) {}
+  const uint32_t seed_value;
+
+ private:
+  explicit SeededRng(uint32_t s)
+      : std::mt19937(s), seed_value(s), trace_(__FILE__, __LINE__, "seed " + std::to_string(s)) {}
+  ::testing::ScopedTrace trace_;
+};
+
+// Expects load(path) to throw satlab::Error with a one-line message naming the file and, if given, `why`.
+template <typename F>
+void expect_one_line_error(F&& load, const std::string& path, const std::string& why = "") {
+  try {
+    load(path);
+    ADD_FAILURE() << "no error for " << path;
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(path), std::string::npos) << msg;
+    if (!why.empty()) {
+      EXPECT_NE(msg.find(why), std::string::npos) << msg;
+    }
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << "not one line: " << msg;
+  }
+}
+
+// A CPU pipeline (2 threads unless told) that has run once on img, depth and p.
+inline std::unique_ptr<Pipeline> ran_cpu_pipeline(const ImageRGBA8& img, const ImageF& depth, const Params& p,
+                                                  int threads = 2) {
+  auto pipe = make_cpu_pipeline(threads);
+  pipe->set_image(img);
+  pipe->set_depth(depth);
+  pipe->set_params(p);
+  pipe->run();
+  return pipe;
 }
 
 inline ImageRGBA8 random_image(int w, int h, uint32_t seed) {
@@ -37,6 +84,38 @@ inline ::testing::AssertionResult coc_is_defined(const ImageF& coc, const ImageF
              << "pixel " << i << " has no depth but CoC " << c << ", not +-" << max_radius;
   }
   return ::testing::AssertionSuccess();
+}
+
+// Through a CPU pipeline with p on a random 29 x 17 image, a depth map of one value, then the same with
+// NaN at every third pixel: defined, repeatable results, each equal to reference(img, coc, depth, out)
+// called with the one CoC of depth 0 for the whole frame (depth null), then with the pipeline's CoC map
+// and the NaN depth map.
+template <typename Reference>
+void expect_degenerate_depths_defined(const Params& p, Reference reference) {
+  const uint32_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const ImageRGBA8 img = random_image(29, 17, seed);
+  auto pipe = make_cpu_pipeline(2);
+  pipe->set_image(img);
+  pipe->set_params(p);
+  ImageF depth(29, 17, 1);
+  for (auto& d : depth.data) d = 0.37f;
+  pipe->set_depth(depth);
+  pipe->run();
+  ImageF flat(29, 17, 1);  // one value normalises to depth 0 everywhere
+  for (auto& c : flat.data) c = coc_from_depth(0.f, p);
+  ImageRGBA8 ref;
+  reference(img, flat, nullptr, ref);
+  EXPECT_EQ(pipe->result().data, ref.data);
+  for (size_t i = 0; i < depth.data.size(); i += 3) depth.data[i] = std::nanf("");
+  pipe->set_depth(depth);
+  pipe->run();
+  const ImageRGBA8 first = pipe->result();
+  pipe->run();
+  EXPECT_EQ(pipe->result().data, first.data);
+  reference(img, pipe->coc(), &depth, ref);
+  EXPECT_EQ(first.data, ref.data);
+  EXPECT_TRUE(coc_is_defined(pipe->coc(), depth, p.max_radius));
 }
 
 // Two planes: a red square (near, CoC near_c) on a green-and-blue striped background (CoC far_c), 96 x 64:

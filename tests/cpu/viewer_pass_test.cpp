@@ -64,8 +64,7 @@ int largest_difference(const std::vector<unsigned char>& a, const std::vector<un
 }
 
 TEST(ViewerPass, ComputeAndFragmentPassesPaintTheSameViewsAndTheBufferMatchesTheTexture) {
-  const std::string why = satlab::test::make_egl_context();
-  if (!why.empty()) GTEST_SKIP() << why;
+  SKIP_WITHOUT_EGL();
   Viewer viewer;
   AppState s;
   const int iw = 257, ih = 131;  // odd, and letterboxed into the 300 x 200 framebuffer (scaled, bilinear)
