@@ -1,5 +1,5 @@
-// Host-side helpers of the GPU drivers that upload, time and download on their own (gpu/depth, gpu/refine):
-// a device buffer freed on every path out, CUDA events destroyed with their owner, a median.
+// Host-side helpers of the GPU drivers that upload, time and download on their own (gpu/depth, gpu/refine,
+// gpu/verify.cpp): a device buffer freed on every path out, CUDA events destroyed with their owner, a median.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -13,8 +13,9 @@ namespace satlab::gpu {
 
 struct DeviceBuffer {
   void* p = nullptr;
-  DeviceBuffer(size_t bytes, const std::string& what) {
-    SATLAB_CUDA(cudaMalloc(&p, std::max<size_t>(bytes, 1)), std::to_string(bytes) + " bytes for " + what);
+  explicit DeviceBuffer(size_t bytes, const std::string& what = "") {
+    SATLAB_CUDA(cudaMalloc(&p, std::max<size_t>(bytes, 1)),
+                std::to_string(bytes) + " bytes" + (what.empty() ? "" : " for " + what));
   }
   ~DeviceBuffer() { cudaFree(p); }
   DeviceBuffer(const DeviceBuffer&) = delete;

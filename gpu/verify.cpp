@@ -16,20 +16,12 @@
 #include "core/reference.hpp"
 #include "gpu/check.hpp"
 #include "gpu/device.hpp"
+#include "gpu/host_timing.hpp"
 #include "gpu/refine/refine.hpp"
 #include "gpu/sat/sat_host.hpp"
 
 namespace satlab::gpu {
 namespace {
-
-// Device buffer owned for the length of one run.
-struct DeviceBuffer {
-  void* p = nullptr;
-  explicit DeviceBuffer(size_t bytes) { SATLAB_CUDA(cudaMalloc(&p, bytes ? bytes : 1), std::to_string(bytes) + " bytes"); }
-  ~DeviceBuffer() { cudaFree(p); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-};
 
 void require(const Variant& v, size_t n, DType t) {
   if (!probe().available) throw Error(probe().reason);
