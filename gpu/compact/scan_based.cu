@@ -10,6 +10,7 @@
 #include "gpu/compact/compact.hpp"
 #include "gpu/compact/compact_common.cuh"
 #include "gpu/device.hpp"
+#include "gpu/registered_scan.hpp"
 
 namespace satlab::gpu::compact {
 namespace {
@@ -34,13 +35,9 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-const Variant& registered_scan() {
-  static const Variant* v = [] {
-    for (const Variant& s : variants())
-      if (s.name == kScan && s.scan) return &s;
-    throw Error(std::string("scan-based compaction: scan variant '") + kScan + "' is not registered");
-  }();
-  return *v;
+const Variant& offset_scan() {
+  static const Variant& v = registered_scan(kScan, "scan-based compaction");
+  return v;
 }
 
 struct Impl {
@@ -58,14 +55,7 @@ struct Impl {
         unsigned(std::min<size_t>((n + kBlock - 1) / kBlock, size_t(std::max(probe().sm_count, 1)) * 16));
     flag<<<grid, kBlock, 0, s>>>(in, keep, flags, n);
     SATLAB_LAUNCHED("compact flag", ctx);
-    ScanArgs a;
-    a.in = flags;
-    a.out = offsets;
-    a.n = n;
-    a.dtype = DType::U32;
-    a.inclusive = false;
-    a.stream = s;
-    registered_scan().scan(a);
+    exclusive_scan_u32(offset_scan(), flags, offsets, n, s);
     scatter<<<grid, kBlock, 0, s>>>(in, keep, offsets, out, count, n);
     SATLAB_LAUNCHED("compact scatter", ctx);
   }

@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "gpu/device.hpp"
+#include "gpu/registered_scan.hpp"
 #include "gpu/sort/radix_tile.cuh"
 #include "gpu/sort/sort.hpp"
 
@@ -53,13 +54,9 @@ __global__ void __launch_bounds__(kBlock, tile::kMinBlocksPerSm)
   tile::scatter(t, keys, values, ranks, valid, shift, mask, keys_out, values_out);
 }
 
-const Variant& registered_scan() {
-  static const Variant* v = [] {
-    for (const Variant& s : variants())
-      if (s.name == kScan && s.scan) return &s;
-    throw Error(std::string("radix sort: scan variant '") + kScan + "' is not registered");
-  }();
-  return *v;
+const Variant& offset_scan() {
+  static const Variant& v = registered_scan(kScan, "radix sort");
+  return v;
 }
 
 size_t tiles_of(size_t n) {
@@ -86,14 +83,7 @@ struct Impl {
       const unsigned mask = digit_mask(p, kEndBit);
       tile_counts<<<unsigned(tiles), kBlock, 0, s>>>(src_keys, n, shift, mask, unsigned(tiles), counts);
       SATLAB_LAUNCHED("radix tile_counts", ctx);
-      ScanArgs a;
-      a.in = counts;
-      a.out = offsets;
-      a.n = m;
-      a.dtype = DType::U32;
-      a.inclusive = false;
-      a.stream = s;
-      registered_scan().scan(a);
+      exclusive_scan_u32(offset_scan(), counts, offsets, m, s);
       const bool to_out = pass_writes_output(p, passes);
       uint32_t* dst_keys = to_out ? keys_out : alt_keys;
       uint32_t* dst_values = to_out ? values_out : alt_values;
