@@ -75,6 +75,9 @@ struct DofArgs {
   // Names the pixels at `image`: two calls with the same non-zero id had the same input, so a mode may keep
   // what it built from it (gather_box its SAT); 0: new pixels.
   unsigned long long input_id = 0;
+  // Build everything even where input_id says the input is unchanged (Pipeline::set_every_stage); what is
+  // built is kept for the next call as usual.
+  bool rebuild = false;
 };
 // Stream compaction: the elements x of `in` with x >= threshold, in input order (stable), into `out`;
 // their count into *count (one uint32). Element type I32 (signed compare).

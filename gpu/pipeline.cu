@@ -327,8 +327,9 @@ class GpuPipeline final : public Pipeline {
           side_phase(f, "dof", name, cudaStream_t(side), begin);
         };
         a.depth = has_depth_ && hist_valid_ ? &hist_host_ : nullptr;
-        // The image as uploaded, unless this frame masks its highlights or must redo every stage.
-        a.input_id = highlights || every_stage_ ? 0 : image_id_;
+        // The image as uploaded, unless this frame masks its highlights.
+        a.input_id = highlights ? 0 : image_id_;
+        a.rebuild = every_stage_;
         dof_->dof(a);
       });
       add_highlights();

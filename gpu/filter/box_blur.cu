@@ -113,8 +113,9 @@ void dof_gather_box(const DofMode&, const DofArgs& a) {
   const auto phase = [&](const char* name) {
     if (a.stage) a.stage(name);
   };
-  if (a.input_id == 0 || a.input_id != c.input || a.width != c.width || a.height != c.height ||
-      a.sat != c.builder) {
+  const bool kept = !a.rebuild && a.input_id != 0 && a.input_id == c.input && a.width == c.width &&
+                    a.height == c.height && a.sat == c.builder;
+  if (!kept) {
     const size_t n = size_t(a.width) * size_t(a.height);
     c.input = 0;  // until this one is built
     grow(c.sat, n * 16, "the gather_box SAT");
