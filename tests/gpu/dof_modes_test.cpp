@@ -226,12 +226,13 @@ TEST(GpuDofModes, AnApertureOrResponseChangeMakesOneColdFrame) {
 
 // The Timings panel's and the bench's phases of the "dof" stage: the names the CPU backend uses too, each
 // within the stage's time; the spread mode's fill tables as a phase of their own, on the side stream beside
-// the others (StageTiming::concurrent), the layered mode's fill within its composite.
+// the others (StageTiming::concurrent), the layered mode's fill within its composite, gather_box's sat and
+// blur (the image set again before each frame: its SAT is built in each).
 TEST(GpuDofModes, PhasesAreTimedWithTheCpuBackendsNames) {
   SKIP_WITHOUT_GPU();
   std::mt19937 rng(5);
   const Frame f = random_frame(643, 401, rng, false);
-  for (const std::string mode : {"spread", "layered", "gather_shape"}) {
+  for (const std::string mode : {"spread", "layered", "gather_shape", "gather_box"}) {
     auto gpu_pipe = gpu::make_pipeline(), cpu_pipe = make_cpu_pipeline();
     Params p;
     p.dof_mode = mode, p.max_radius = 17, p.aperture = 30;
