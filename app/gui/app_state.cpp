@@ -82,13 +82,20 @@ std::string AppState::stage_key(const StageTiming& t) {
   return t.parent + " " + t.name;
 }
 
-void AppState::record_stage(const StageTiming& t, const char* clock) {
+void AppState::record_stage(const StageTiming& t, const char* clock, const char* apart) {
+  StageTiming first = t;
+  first.cold = t.cold || !stages.count(stage_key(t));
+  record_timing(first, clock, apart);
+}
+
+void AppState::record_timing(const StageTiming& t, const char* clock, const char* apart) {
   const std::string key = stage_key(t);
   if (std::find(stage_order.begin(), stage_order.end(), key) == stage_order.end()) stage_order.push_back(key);
   StageStats& st = stages[key];
   st.bytes = t.bytes;
   st.parent = t.parent;
   st.concurrent = t.concurrent;
+  st.apart = apart;
   st.clock = clock;
   st.current = true;
   st.cold = t.cold;
@@ -140,7 +147,7 @@ void AppState::record(const std::vector<StageTiming>& timings) {
   double total = 0;
   bool cold = false;
   for (const auto& t : timings) {
-    record_stage(t, clock);
+    record_timing(t, clock, "");
     stages[stage_key(t)].of_pipeline = true;
     if (t.parent.empty()) total += t.ms;
     cold = cold || t.cold;
@@ -160,6 +167,7 @@ void AppState::record(const std::vector<StageTiming>& timings) {
     std::sort(rows.begin(), rows.end());
     for (size_t i = 0; i < rows.size(); ++i) stage_order[rows[i]] = keys[i];
   }
+  if (cold) period_frames = 0;  // the frame period's EMA settles afresh
   if (!cold) frame_ms_history.push_back(float(total));  // the frame times of warm frames only
   while (frame_ms_history.size() > 120) frame_ms_history.pop_front();
 }

@@ -66,6 +66,10 @@ struct StageStats {
   double bytes = 0;
   std::string parent;                   // "" for a stage of the frame, else the stage this is a phase of
   bool concurrent = false;              // a phase on a side stream, beside its siblings (StageTiming)
+  // Why the row is in no total ("" for none): host time spent waiting for GPU work that other rows time
+  // (the pipeline's kernels before the result's copy), which the total would count twice, or work that does
+  // not run every frame (the depth refinement).
+  std::string apart;
   std::string clock;                    // how it was timed: "CUDA events", "GL timer query", ...
   std::deque<float> history;            // the last runs' ms, for the plot
   bool of_pipeline = false;             // a pipeline stage (else a display stage: map, write, draw, ...)
@@ -142,6 +146,10 @@ struct AppState {
   double copy_gbps = 0;
   std::string copy_note;
   double frame_period_ms = 0;  // wall clock from one frame's start to the next (EMA)
+  // Frames in that EMA since the last cold pipeline run (which restarts the count): below
+  // kPeriodSettleFrames, cold frames still weigh in it (0.9^30 = 4%) and the panel says so.
+  int period_frames = 0;
+  static constexpr int kPeriodSettleFrames = 30;
 
   // "Compare all SAT builders": whether its round-robin runs, and its table as text (for scripted runs).
   bool compare_running = false;
@@ -164,9 +172,13 @@ struct AppState {
   // One run's timings (Pipeline::timings()); the run already recorded is ignored, so callers may pass the
   // backend's timings every frame.
   void record(const std::vector<StageTiming>& timings);
-  void record_stage(const StageTiming& t, const char* clock);  // one display stage
+  // One display stage (its first run is cold: shader compiles, allocations); `apart`: see StageStats::apart.
+  void record_stage(const StageTiming& t, const char* clock, const char* apart = "");
   static std::string stage_key(const StageTiming& t);          // its row: "dof sat" for dof's phase "sat"
   void clear_timings();  // a new backend: its runs count from 1 again
+
+ private:
+  void record_timing(const StageTiming& t, const char* clock, const char* apart);
 };
 
 }  // namespace satlab::gui

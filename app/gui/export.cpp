@@ -9,6 +9,7 @@
 
 #include "app/gui/app_state.hpp"
 #include "app/gui/session.hpp"
+#include "app/gui/timing_table.hpp"
 #include "app/io/assets.hpp"
 #include "app/io/image_io.hpp"
 #include "app/io/output_names.hpp"
@@ -85,7 +86,9 @@ std::string timings_csv(const AppState& s) {
 std::string timings_json(const AppState& s) {
   nlohmann::json stages = nlohmann::json::array();
   double total = 0;
-  for (const auto& name : s.stage_order) {
+  const TimingTable table = timing_table(s);  // the panel's rows: what adds up, which fraction of C
+  for (const TimingRow& row : table.rows) {
+    const std::string& name = row.key;
     const StageStats& st = s.stages.at(name);
     if (st.of_pipeline && st.parent.empty() && st.state() == StageStats::State::Warm) total += st.ema_ms;
     stages.push_back({{"stage", name},
@@ -96,8 +99,12 @@ std::string timings_json(const AppState& s) {
                       {"warm_runs", st.warm_runs},
                       {"bytes", st.bytes},
                       {"gb_per_s", st.bytes > 0 && st.ema_ms > 0 ? st.bytes / (st.ema_ms * 1e6) : 0.0},
-                      {"parent", st.parent},            // "" for a stage, else the stage this is a phase of
-                      {"concurrent", st.concurrent}});  // a phase beside its siblings, on a side stream
+                      {"parent", st.parent},          // "" for a stage, else the stage this is a phase of
+                      {"concurrent", st.concurrent},  // a phase beside its siblings, on a side stream
+                      {"in_total", row.in_total},     // one of the rows frame_total_ema_ms adds
+                      {"apart", st.apart},            // why it is in no total ("": it may be)
+                      {"of_c", row.of_c > 0 ? nlohmann::json(row.of_c) : nlohmann::json(nullptr)},
+                      {"bytes_over_c", row.bytes_over_c}});  // its bytes model claims more than C
   }
   const io::Preset preset = preset_of(s);
   const nlohmann::json j = {{"image", s.image_path},
@@ -107,6 +114,9 @@ std::string timings_json(const AppState& s) {
                             {"backend", s.backend_name},
                             {"pipeline_runs", s.pipeline_runs},
                             {"total_ema_ms", total},  // the pipeline stages the last frame ran warm
+                            {"frame_total_ema_ms", table.total_ms},  // the panel's total: every in_total row
+                            {"frame_period_ms", s.frame_period_ms},
+                            {"frame_period_settled", table.period_settled},
                             {"stages", stages},
                             {"preset", nlohmann::json::parse(io::preset_to_json(preset))}};
   return j.dump(2) + "\n";

@@ -149,6 +149,7 @@ int run(const Options& o) {
     if (frame > 0) {  // the frame period, start to start (vsync waits included), for the timings panel
       const double dt = std::chrono::duration<double, std::milli>(t0 - previous_start).count();
       s.frame_period_ms = frame == 1 ? dt : 0.9 * s.frame_period_ms + 0.1 * dt;
+      ++s.period_frames;
     }
     previous_start = t0;
     surface.new_frame();  // events, display size, time

@@ -1,9 +1,10 @@
 // Timings: the SAT builder and reduction selectors (they switch at the next frame, which rebuilds the
 // SAT), then one row per stage: ms (EMA of its warm runs; "cold" for a first run after a change, "not run"
-// for a stage the last frame skipped), GB/s on its minimum bytes, the fraction of C, and its share of
-// the frame; a SAT builder's phases are indented under "sat", and the display stages (interop map, write,
-// unmap; the viewer's draw; ImGui's ui) follow with their own clocks. Clicking a row plots its history.
-// C, the device-to-device copy bandwidth, is measured once, the first time the panel is drawn.
+// for a stage the last frame skipped), GB/s on the bytes its model says must cross DRAM, the fraction of C,
+// and its share of the frame (timing_table.hpp: which rows add up to the total); a SAT builder's phases are
+// indented under "sat", and the display stages (the wait for the pipeline's kernels, shown apart, the
+// result's copy; the viewer's draw; ImGui's ui) follow with their own clocks. Clicking a row plots its
+// history. C, the device-to-device copy bandwidth, is measured once, the first time the panel is drawn.
 #include <imgui.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "app/gui/panels.hpp"
+#include "app/gui/timing_table.hpp"
 #include "core/error.hpp"
 #include "gpu/device.hpp"
 #include "gpu/sat/sat_host.hpp"
@@ -73,57 +75,64 @@ std::string row_note(const StageStats& st) {
 }
 
 // One row: a warm stage shows its EMA, a cold one its time marked "cold", a stage the last frame did not
-// run "not run"; only warm stages of this frame have GB/s, a share and a place in the total.
-void stage_row(AppState& s, const std::string& name, double total, bool gpu, std::string& plotted) {
+// run "not run"; only warm stages of this frame have GB/s and a share (timing_table.hpp says which count).
+void stage_row(AppState& s, const TimingRow& r, std::string& plotted) {
+  const std::string& name = r.key;
   const StageStats& st = s.stages[name];
   const StageStats::State state = st.state();
-  const bool warm = state == StageStats::State::Warm;
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
-  if (!warm) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+  if (!r.warm) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
   if (!st.parent.empty()) ImGui::Indent();
   // A phase shows without its stage's prefix: "tiles: sums" under "sat".
   const bool prefixed = !st.parent.empty() && name.rfind(st.parent + " ", 0) == 0;
   const std::string shown = std::string(name.c_str() + (prefixed ? st.parent.size() + 1 : 0)) +
-                            (st.concurrent ? " (beside)" : "") +
+                            (st.concurrent ? " (beside)" : "") + (st.apart.empty() ? "" : " (in no total)") +
                             (state == StageStats::State::Cold ? " (cold)" : "");
   if (ImGui::Selectable(shown.c_str(), plotted == name, ImGuiSelectableFlags_SpanAllColumns)) plotted = name;
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("%s: EMA %.4f ms, last %.4f ms over %d warm runs\ntimed with: %s%s%s", name.c_str(),
+    ImGui::SetTooltip("%s: EMA %.4f ms, last %.4f ms over %d warm runs\ntimed with: %s%s%s%s", name.c_str(),
                       st.ema_ms, st.last_ms, st.warm_runs, st.clock.c_str(),
                       st.parent.empty() ? ""
                       : st.concurrent   ? "\na phase of its stage on a side stream: it runs beside the other "
                                           "phases (overlapping them), within its stage's time"
                                         : "\na phase of its stage, included in its time",
+                      st.apart.empty() ? "" : ("\nin no total: " + st.apart).c_str(),
                       row_note(st).c_str());
   if (!st.parent.empty()) ImGui::Unindent();
   ImGui::TableNextColumn();
-  if (warm) ImGui::Text("%.3f", st.ema_ms);
+  if (r.warm) ImGui::Text("%.3f", st.ema_ms);
   else if (state == StageStats::State::Cold) ImGui::TextColored(ImVec4(0.95f, 0.65f, 0.3f, 1.f), "%.3f", st.cold_ms);
   else ImGui::TextUnformatted("not run");
   ImGui::TableNextColumn();
-  const double gbps = warm && st.bytes > 0 && st.ema_ms > 0 ? st.bytes / (st.ema_ms * 1e6) : 0;
-  if (gbps > 0) ImGui::Text("%.0f", gbps);
+  if (r.gbps > 0) ImGui::Text("%.0f", r.gbps);
   else ImGui::TextDisabled("-");
   ImGui::TableNextColumn();
-  if (gbps > 0 && gpu && s.copy_gbps > 0) ImGui::Text("%.2f", gbps / s.copy_gbps);
-  else ImGui::TextDisabled("-");
+  if (r.of_c > 0) {
+    ImGui::Text("%.2f", r.of_c);
+  } else if (r.bytes_over_c) {
+    ImGui::TextColored(ImVec4(0.95f, 0.65f, 0.3f, 1.f), "-!");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("its bytes model (%.0f MB) would give %.0f GB/s, more than C: it counts bytes the L2\n"
+                        "serves, not only those that must cross DRAM; no GB/s or fraction of C shown",
+                        st.bytes * 1e-6, st.bytes / (st.ema_ms * 1e6));
+  } else {
+    ImGui::TextDisabled("-");
+  }
   ImGui::TableNextColumn();
-  const double share = total > 0 && warm ? st.ema_ms / total : 0.0;
   char label[16];
-  std::snprintf(label, sizeof(label), "%.0f%%", 100.0 * share);
+  std::snprintf(label, sizeof(label), "%.0f%%", 100.0 * r.share);
   ImGui::PushStyleColor(ImGuiCol_PlotHistogram, st.parent.empty() ? ImVec4(0.35f, 0.6f, 0.95f, 1.f)
                                                                    : ImVec4(0.55f, 0.5f, 0.85f, 1.f));
-  ImGui::ProgressBar(float(share), ImVec2(-1, ImGui::GetTextLineHeight()), warm ? label : "-");
+  ImGui::ProgressBar(float(r.share), ImVec2(-1, ImGui::GetTextLineHeight()), r.warm && st.apart.empty() ? label : "-");
   ImGui::PopStyleColor();
-  if (!warm) ImGui::PopStyleColor();
+  if (!r.warm) ImGui::PopStyleColor();
 }
 
 }  // namespace
 
 void draw_timings_panel(AppState& s) {
   measure_copy_bandwidth(s);
-  const bool gpu = s.backend_name.rfind("gpu", 0) == 0;
   if (combo("SAT builder", s.sat_builders, s.algorithms.sat_builder,
             "the registered SAT builders this backend can use; the next frame rebuilds the SAT with it"))
     s.algorithms_changed = true;
@@ -147,14 +156,7 @@ void draw_timings_panel(AppState& s) {
     return;
   }
   static std::string plotted;  // "" = the pipeline's frame time
-  double total = 0;
-  bool partial = false;  // the last frame had cold or skipped pipeline stages
-  for (const auto& name : s.stage_order) {  // the frame: its warm stages, phases being inside theirs
-    const StageStats& st = s.stages[name];
-    if (!st.parent.empty()) continue;
-    if (st.state() == StageStats::State::Warm) total += st.ema_ms;
-    else if (st.of_pipeline) partial = true;
-  }
+  const TimingTable table = timing_table(s);
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerV;
   if (ImGui::BeginTable("stages", 5, flags)) {
     ImGui::TableSetupColumn("stage", ImGuiTableColumnFlags_WidthStretch, 1.6f);
@@ -163,28 +165,39 @@ void draw_timings_panel(AppState& s) {
     ImGui::TableSetupColumn("of C", ImGuiTableColumnFlags_WidthStretch, 0.5f);
     ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthStretch, 1.2f);
     ImGui::TableHeadersRow();
-    for (const auto& name : s.stage_order) {
-      if (!s.stages[name].parent.empty()) continue;
-      stage_row(s, name, total, gpu, plotted);
-      for (const auto& child : s.stage_order)  // its phases, indented under it
-        if (s.stages[child].parent == name) stage_row(s, child, total, gpu, plotted);
-    }
+    for (const TimingRow& r : table.rows) stage_row(s, r, plotted);
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    if (ImGui::Selectable(partial ? "total (warm stages)" : "total", plotted.empty(),
+    if (ImGui::Selectable(table.partial ? "total (warm stages)" : "total", plotted.empty(),
                           ImGuiSelectableFlags_SpanAllColumns))
       plotted.clear();
-    if (partial && ImGui::IsItemHovered())
-      ImGui::SetTooltip("the EMAs of the stages the last frame ran warm; cold and not-run stages are left out");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s", table.partial ? "the EMAs of the stages the last frame ran warm; cold, not-run and "
+                                              "waiting rows are left out"
+                                            : "the EMAs of the stages (phases lie within theirs); waiting rows are "
+                                              "left out");
     ImGui::TableNextColumn();
-    ImGui::Text("%.3f", total);
+    ImGui::Text("%.3f", table.total_ms);
     ImGui::EndTable();
   }
   const double period = s.frame_period_ms;
-  ImGui::TextDisabled("frame period (wall clock): %.3f ms, %.0f fps", period, period > 0 ? 1000.0 / period : 0.0);
+  if (table.period_settled)
+    ImGui::TextDisabled("frame period (wall clock): %.3f ms, %.0f fps", period, period > 0 ? 1000.0 / period : 0.0);
+  else
+    ImGui::TextColored(ImVec4(0.95f, 0.65f, 0.3f, 1.f), "frame period (wall clock): %.3f ms (settling)", period);
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("the total adds the timed stages; the frame period also holds the UI's host work, waits\n"
-                      "between CUDA and GL, clearing, presenting and (in a window) vsync");
+    ImGui::SetTooltip("an EMA of the wall clock from one frame's start to the next; %s\nThe total adds the timed "
+                      "stages; the frame period also holds the UI's host work, waits\nbetween CUDA and GL, "
+                      "clearing, presenting and (in a window) vsync",
+                      table.period_settled ? "every frame in it ran after the last cold run"
+                                           : "settling: frames of the last cold run (loading, allocating) still "
+                                             "weigh in it");
+  if (table.period_settled && period > 0 && table.total_ms > period) {
+    ImGui::TextColored(ImVec4(0.95f, 0.65f, 0.3f, 1.f), "the total exceeds the frame period: a row counts time twice");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("the rows are timed on different clocks (CUDA events, GL queries, host); one of them holds\n"
+                        "time another row also holds");
+  }
   if (!plotted.empty() && !s.stages.count(plotted)) plotted.clear();
   const std::deque<float>& source = plotted.empty() ? s.frame_ms_history : s.stages[plotted].history;
   if (source.size() >= 2) {

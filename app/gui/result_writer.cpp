@@ -43,9 +43,14 @@ ResultWriter::ResultWriter(AppState& s, Session& session, Viewer& viewer) : impl
     if (impl->buffer) t.wait_for_reads();  // the last frame's draw may still read the shared buffer
     if (impl->buffer && impl->buffer->write(t.width(), t.height(), result, stream)) {
       t.set_pixel_buffer(impl->buffer->buffer());
-      s.record_stage({"write", impl->buffer->write_ms, 0, ""},  // no GB/s: the wait includes the pipeline
-                     "host time of the copy into the shared buffer and the wait for it (the pipeline's "
-                     "kernels before it included)");
+      // The copy apart from the wait before it: the wait is the pipeline's kernels finishing, which their
+      // stages time already. No GB/s: the result may still sit in L2, so its bytes need not cross DRAM.
+      s.record_stage({"wait for GPU", impl->buffer->wait_ms, 0, ""},
+                     "host clock: until the pipeline's kernels queued before the copy had finished",
+                     "host time waiting for the pipeline's kernels, which their stages time");
+      s.record_stage({"write", impl->buffer->write_ms, 0, ""},
+                     "CUDA events around the copy into the shared buffer (they start once the pipeline's "
+                     "kernels have finished)");
       s.display_path =
           "CUDA-GL interop through a shared buffer (CUDA memory imported by GL, read by the viewer's "
           "shader): no map, no host copy";
@@ -61,15 +66,17 @@ ResultWriter::ResultWriter(AppState& s, Session& session, Viewer& viewer) : impl
     impl->writer->write(t.texture(), t.width(), t.height(), result, stream);
     // Host time of each call (map waits for GL, unmap orders the write before GL's next use); the
     // write kernel's own GPU time lands in whatever waits for it next (the draw).
-    // No bytes (no GB/s) for the interop calls: their host time says nothing of the GPU's copy.
-    const double bytes = 8.0 * double(t.width()) * double(t.height());  // read 4 B, write 4 B per pixel
+    // No bytes (no GB/s) for any of them: host times say nothing of the GPU's copy.
     if (w.interop()) {
       s.record_stage({"map", w.map_ms, 0, ""}, clock);
       s.record_stage({"write", w.write_ms, 0, ""}, clock);
       s.record_stage({"unmap", w.unmap_ms, 0, ""}, clock);
       s.display_path = "CUDA-GL interop, texture mapped per frame (no shared buffer: " + buffer_why + ")";
     } else {
-      s.record_stage({"write", w.write_ms, bytes, ""}, "host time of download + glTexSubImage2D");
+      // Its download waits for the pipeline's kernels first, which their stages time already: in no total.
+      s.record_stage({"write", w.write_ms, 0, ""},
+                     "host time of download + glTexSubImage2D, the wait for the pipeline's kernels included",
+                     "it holds the wait for the pipeline's kernels, which their stages time");
       s.display_path = "host copy: " + w.fallback_reason();
     }
     return true;

@@ -145,7 +145,8 @@ void Session::apply_edit(AppState& s) {
     std::snprintf(note, sizeof(note), "%s, %s, %.1f ms", r.refiner.c_str(), r.backend.c_str(), r.ms);
     e.refine_summary = note;
     s.record_stage({"depth refine", r.ms, 0, ""},
-                   r.backend == "gpu" ? "wall clock (GPU, transfers included)" : "wall clock (CPU)");
+                   r.backend == "gpu" ? "wall clock (GPU, transfers included)" : "wall clock (CPU)",
+                   "it runs when the depth or its refiner changes, not every frame");
     used_ = std::move(r.depth);
     last_refine_ms_ = r.ms;
   } else {

@@ -105,6 +105,8 @@ BufferWriter::BufferWriter() {
 
 BufferWriter::~BufferWriter() {
   release();
+  if (copy_start_) cudaEventDestroy(cudaEvent_t(copy_start_));
+  if (copy_end_) cudaEventDestroy(cudaEvent_t(copy_end_));
 }
 
 void BufferWriter::release() {
@@ -172,12 +174,21 @@ bool BufferWriter::write(int w, int h, const void* src, void* stream) {
   if (!available()) return false;
   const size_t bytes = size_t(w) * size_t(h) * 4;
   if (bytes != bytes_ && !allocate(bytes)) return false;
-  const auto t0 = std::chrono::steady_clock::now();
   const std::string size = std::to_string(w) + "x" + std::to_string(h) + " shared buffer";
+  for (void** e : {&copy_start_, &copy_end_})
+    if (!*e) SATLAB_CUDA(cudaEventCreate(reinterpret_cast<cudaEvent_t*>(e)), size);
+  const cudaEvent_t start = cudaEvent_t(copy_start_), end = cudaEvent_t(copy_end_);
+  const auto t0 = std::chrono::steady_clock::now();
   const cudaStream_t s = cudaStream_t(stream);
+  SATLAB_CUDA(cudaEventRecord(start, s), size);
   SATLAB_CUDA(cudaMemcpyAsync(reinterpret_cast<void*>(va_), src, bytes, cudaMemcpyDeviceToDevice, s), size);
+  SATLAB_CUDA(cudaEventRecord(end, s), size);
+  SATLAB_CUDA(cudaEventSynchronize(start), size);  // the work before the copy is done: the rest is the copy
+  wait_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   SATLAB_CUDA(cudaStreamSynchronize(s), size);  // GL reads it next
-  write_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  float copy_ms = 0;
+  SATLAB_CUDA(cudaEventElapsedTime(&copy_ms, start, end), size);
+  write_ms = copy_ms;
   return true;
 }
 

@@ -26,8 +26,10 @@ class BufferWriter {
   // turns false and write() returns false. Throws satlab::Error when a call fails after that.
   bool write(int width, int height, const void* device_rgba8, void* stream = nullptr);
   unsigned buffer() const { return buffer_; }  // GL buffer name, 0 before the first write
-  // Milliseconds (host) of the last write: the copy and waiting for it.
-  double write_ms = 0;
+  // The last write: `wait_ms`, host time until the work queued on the stream before it (the pipeline's
+  // kernels) had finished; `write_ms`, the copy itself (CUDA events around it, which the stream reaches
+  // only after that work).
+  double wait_ms = 0, write_ms = 0;
 
  private:
   bool allocate(size_t bytes);
@@ -36,6 +38,8 @@ class BufferWriter {
   size_t bytes_ = 0, size_ = 0;             // image bytes, allocation size (a multiple of the granularity)
   unsigned long long handle_ = 0, va_ = 0;  // CUmemGenericAllocationHandle, CUdeviceptr
   unsigned memory_ = 0, buffer_ = 0;        // GL memory object and buffer
+  void* copy_start_ = nullptr;              // cudaEvent_t around the copy, made at the first write
+  void* copy_end_ = nullptr;
   int device_ = 0;
 };
 
