@@ -25,6 +25,7 @@
 #include "app/io/atomic_file.hpp"
 #include "app/io/decoded.hpp"
 #include "app/io/exif.hpp"
+#include "app/io/file_formats.hpp"
 #include "app/io/format_guard.hpp"
 #include "app/io/icc.hpp"
 #include "app/io/jpeg.hpp"
@@ -540,11 +541,19 @@ void save_text(const std::string& path, const std::string& text) {
   });
 }
 
-const char* saveable_extensions() { return ".png, .jpg, .jpeg, .webp, .tif, .tiff"; }
+// The writers below and the table (file_formats.hpp) name the same formats: tests/cpu/file_formats_test.cpp.
+const char* saveable_extensions() {
+  static const std::string list = [] {
+    std::string out;
+    for (const std::string& e : saveable_format_extensions()) out += (out.empty() ? "." : ", .") + e;
+    return out;
+  }();
+  return list.c_str();
+}
 
 bool can_save(const std::string& path) {
-  const std::string e = ext_lower(path);
-  return e == "png" || e == "jpg" || e == "jpeg" || e == "webp" || e == "tif" || e == "tiff";
+  static const std::vector<std::string> extensions = saveable_format_extensions();
+  return std::find(extensions.begin(), extensions.end(), ext_lower(path)) != extensions.end();
 }
 
 void save_image(const std::string& path, const ImageRGBA8& image) {
