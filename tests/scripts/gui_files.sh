@@ -27,7 +27,7 @@ ihdr() { od -An -tx1 -j16 -N10 "$1" | tr -d ' \n'; }
   fail "depth PNG is not 600x400 16-bit grey: $(ihdr "${base}_depth.png")"
 [ "$(ihdr "${base}_coc.png")" = "00000258000001900806" ] || fail "CoC PNG header $(ihdr "${base}_coc.png")"
 head -1 "${base}_timings.csv" | grep -q '^stage,ema_ms,last_ms,bytes,gb_per_s,state,cold_ms$' || fail "timings CSV header"
-grep -q '^blur,' "${base}_timings.csv" || fail "timings CSV has no blur stage"
+grep -q '^dof blur,' "${base}_timings.csv" || fail "timings CSV has no blur phase (gather_box's dof blur)"
 # The result is what `satlab render` makes with the same preset (same CPU backend, same depth map).
 "$bin" render "$img" --preset "$tmp/preset.json" --backend cpu --out "$tmp/render.png" >/dev/null 2>&1 ||
   fail "render with the preset failed"
