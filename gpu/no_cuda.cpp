@@ -3,7 +3,7 @@
 #include "gpu/bench/primitives.hpp"
 #include "gpu/compare.hpp"
 #include "gpu/depth/guided_filter.hpp"
-#include "gpu/depth/stereo.hpp"
+#include "gpu/depth/stereo_gpu.hpp"
 #include "gpu/device.hpp"
 #include "gpu/refine/refine.hpp"
 #include "gpu/sat/sat_host.hpp"

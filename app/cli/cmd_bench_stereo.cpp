@@ -11,7 +11,7 @@
 #include "app/cli/commands.hpp"
 #include "app/io/image_io.hpp"
 #include "core/error.hpp"
-#include "gpu/depth/stereo.hpp"
+#include "gpu/depth/stereo_gpu.hpp"
 #include "gpu/device.hpp"
 
 namespace satlab::cli {

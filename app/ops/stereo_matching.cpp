@@ -7,7 +7,7 @@
 #include "app/ops/backend_choice.hpp"
 #include "app/ops/depth_refine.hpp"
 #include "core/error.hpp"
-#include "gpu/depth/stereo.hpp"
+#include "gpu/depth/stereo_gpu.hpp"
 
 namespace satlab {
 

@@ -17,7 +17,7 @@
 #include "core/error.hpp"
 #include "gpu/check.hpp"
 #include "gpu/common/warp.cuh"
-#include "gpu/depth/stereo.hpp"
+#include "gpu/depth/stereo_gpu.hpp"
 #include "gpu/depth/stereo_internal.hpp"
 #include "gpu/device.hpp"
 

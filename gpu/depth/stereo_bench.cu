@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gpu/check.hpp"
-#include "gpu/depth/stereo.hpp"
+#include "gpu/depth/stereo_gpu.hpp"
 #include "gpu/depth/stereo_internal.hpp"
 #include "gpu/device.hpp"
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu/depth/stereo.hpp"
+#include "gpu/depth/stereo_gpu.hpp"
 #include "gpu/device.hpp"
 #include "tests/stereo_pair.hpp"
 #include "variant_test_util.hpp"
