@@ -40,8 +40,7 @@ __global__ void kernel(const T* in, T* out, size_t n) {
 struct Impl {
   template <typename T, typename Op>
   static void run(const T* in, T* out, size_t n, cudaStream_t s) {
-    fill_identity<T, Op><<<1, 1, 0, s>>>(out);
-    SATLAB_LAUNCHED("fill_identity", size_str(n));
+    launch_fill_identity<T, Op>(out, n, s);
     if (n == 0) return;
     kernel<T, Op><<<unsigned((n + kBlock - 1) / kBlock), kBlock, 0, s>>>(in, out, n);
     SATLAB_LAUNCHED("atomic reduction", size_str(n));

@@ -109,7 +109,7 @@ struct GridStrideImpl {
 template <typename K, unsigned BLOCK, unsigned ITEMS, int PER_SM>
 Variant grid_stride_variant(std::string name, std::string label, std::string source) {
   return make_variant<GridStrideImpl<K, BLOCK, ITEMS, PER_SM>>(std::move(name), std::move(label),
-                                                                std::move(source));
+                                                               std::move(source));
 }
 
 }  // namespace satlab::gpu::reduce

@@ -18,8 +18,7 @@ struct FirstAddDuringLoad {
 };
 
 Variant harris4_variant() {
-  return tile_variant<FirstAddDuringLoad, 256, 2>("harris4", "#4 first add during load",
-                                                  harris_source(4));
+  return tile_variant<FirstAddDuringLoad, 256, 2>("harris4", "#4 first add during load", harris_source(4));
 }
 
 }  // namespace satlab::gpu::reduce

@@ -50,13 +50,19 @@ __global__ void fill_identity(T* out) {
   *out = Op::identity();
 }
 
+// Writes Op's identity to *out on stream s: the reduction of nothing (n = 0), or a starting value.
+template <typename T, typename Op>
+void launch_fill_identity(T* out, size_t n, cudaStream_t s) {
+  fill_identity<T, Op><<<1, 1, 0, s>>>(out);
+  SATLAB_LAUNCHED("fill_identity", size_str(n));
+}
+
 // Reduces with a kernel that turns `m` inputs into ceil(m / per_block) partials, launched as
 // launch(in, out, m, blocks, stream), until one value is left in `out`. n = 0 gives the identity.
 template <typename T, typename Op, typename Launch>
 void multipass(const T* in, T* out, size_t n, size_t per_block, cudaStream_t s, Launch launch) {
   if (n == 0) {
-    fill_identity<T, Op><<<1, 1, 0, s>>>(out);
-    SATLAB_LAUNCHED("fill_identity", size_str(n));
+    launch_fill_identity<T, Op>(out, n, s);
     return;
   }
   const size_t first = (n + per_block - 1) / per_block;
@@ -79,8 +85,7 @@ void multipass(const T* in, T* out, size_t n, size_t per_block, cudaStream_t s, 
 template <typename T, typename Op, typename Launch>
 void two_pass(const T* in, T* out, size_t n, size_t grid, cudaStream_t s, Launch launch) {
   if (n == 0) {
-    fill_identity<T, Op><<<1, 1, 0, s>>>(out);
-    SATLAB_LAUNCHED("fill_identity", size_str(n));
+    launch_fill_identity<T, Op>(out, n, s);
     return;
   }
   if (grid <= 1) {

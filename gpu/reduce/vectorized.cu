@@ -6,7 +6,8 @@ namespace satlab::gpu::reduce {
 struct Vectorized {
   template <unsigned BLOCK, typename T, typename Op>
   __device__ static T fold_thread(const T* __restrict__ in, size_t n) {
-    return thread_fold_vec4<T, Op>(in, n, size_t(blockIdx.x) * BLOCK + threadIdx.x, size_t(gridDim.x) * BLOCK);
+    return thread_fold_vec4<T, Op>(in, n, size_t(blockIdx.x) * BLOCK + threadIdx.x,
+                                   size_t(gridDim.x) * BLOCK);
   }
 };
 
