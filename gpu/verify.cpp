@@ -429,14 +429,7 @@ void verify_dof(const Variant& v, Pipeline& gpu_pipe, Pipeline& cpu_pipe, std::m
         }
       if (input == 1)
         for (size_t i = 0; i < depth.data.size(); i += 5) depth.data[i] = std::nanf("");
-      Params p;
-      p.dof_mode = v.name;
-      p.aperture_shape = k % 3 == 0   ? ApertureShape::Disc
-                         : k % 3 == 1 ? ApertureShape::Polygon
-                                      : ApertureShape::Square;
-      p.blades = 5 + k % 4, p.blade_rotation = 13.f * float(k);
-      p.dof_layers = 2 + k % 7;
-      p.max_radius = s.max_radius, p.aperture = 3.f * s.max_radius, p.focus = 0.4f;
+      Params p = dof_sweep_params(v.name, k, s.max_radius);
       p.response_shoulder = k % 2 ? 0.4f : 0.f;
       gpu_pipe.set_algorithms({builders[size_t(k) % builders.size()], ""});
       ++k;

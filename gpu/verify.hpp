@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/image.hpp"
+#include "core/params.hpp"
 #include "core/variant.hpp"
 
 namespace satlab::gpu {
@@ -49,6 +50,20 @@ std::vector<uint32_t> random_input(size_t n, DType t, uint64_t seed);
 enum class KeyPattern { Random, AllEqual, Sorted, Reversed, FewDistinct };
 const char* to_string(KeyPattern p);
 std::vector<uint32_t> sort_keys(size_t n, KeyPattern p, uint64_t seed);
+
+// The k-th lens of the DoF sweeps (verify_dof, tests/gpu/dof_spread_test): disc, polygon and square
+// apertures, 5 to 8 blades and their rotation, 2 to 8 layers in turn; aperture 3 r, focus 0.4.
+inline Params dof_sweep_params(const std::string& mode, int k, float max_radius) {
+  Params p;
+  p.dof_mode = mode;
+  p.aperture_shape = k % 3 == 0   ? ApertureShape::Disc
+                     : k % 3 == 1 ? ApertureShape::Polygon
+                                  : ApertureShape::Square;
+  p.blades = 5 + k % 4, p.blade_rotation = 13.f * float(k);
+  p.dof_layers = 2 + k % 7;
+  p.max_radius = max_radius, p.aperture = 3.f * max_radius, p.focus = 0.4f;
+  return p;
+}
 
 // The first difference between a DoF frame's GPU result and CoC map and the CPU's, or "" when they are
 // the same bit for bit (the DoF modes' GPU = CPU contract).
