@@ -9,6 +9,7 @@
 #include "gpu/device.hpp"
 #include "variant_test_util.hpp"
 #include "gpu_skip.hpp"
+#include "tests/cpu/test_util.hpp"
 
 namespace {
 
@@ -34,9 +35,7 @@ size_t gpu_cpu_difference(const ImageRGBA8& image, const ImageF& depth, const Pa
 
 TEST(GpuBlur, FractionalRadiusIsBitIdenticalToTheCpuBackend) {
   SKIP_WITHOUT_GPU();
-  const uint32_t seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937 rng(seed);
+  test::SeededRng rng;
   for (auto [w, h] : {std::pair{1, 1}, {333, 1}, {1, 257}, {641, 479}, {1920, 1080}}) {
     if (size_t(w) * size_t(h) > test::test_max_n()) continue;
     ImageRGBA8 image(w, h);

@@ -11,7 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "gpu/verify.hpp"
-#include "variant_test_util.hpp"
+#include "gpu_fixtures.hpp"
 
 namespace satlab {
 namespace {
@@ -37,12 +37,9 @@ std::string against_stable_partition(const std::vector<int32_t>& in, int32_t thr
          ", want " + std::to_string(*bad.first);
 }
 
-class CompactVariant : public ::testing::TestWithParam<std::string> {};
+class CompactVariant : public test::VariantTest {};
 
 TEST_P(CompactVariant, EqualsStablePartitionOnAwkwardSizesAndThresholds) {
-  if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason;
-  const Variant* v = test::find_variant(GetParam());
-  ASSERT_NE(v, nullptr);
   uint64_t seed = 1;
   for (size_t n : compact_sizes()) {
     if (!v->refuses(n, DType::I32).empty()) continue;
@@ -58,9 +55,6 @@ TEST_P(CompactVariant, EqualsStablePartitionOnAwkwardSizesAndThresholds) {
 }
 
 TEST_P(CompactVariant, KeepsOrderOnAlternatingTileEdgeAndSparsePatterns) {
-  if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason;
-  const Variant* v = test::find_variant(GetParam());
-  ASSERT_NE(v, nullptr);
   const size_t n = std::min<size_t>(5 * 4096 + 33, test::test_max_n());
   for (int pattern = 0; pattern < 3; ++pattern) {
     std::vector<int32_t> in(n), out(n);
@@ -76,19 +70,13 @@ TEST_P(CompactVariant, KeepsOrderOnAlternatingTileEdgeAndSparsePatterns) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, CompactVariant, ::testing::ValuesIn(test::variant_names(Family::Compact)),
-                         [](const auto& info) { return info.param; });
-
-struct DeviceBuffer {
-  void* p = nullptr;
-  explicit DeviceBuffer(size_t bytes) { EXPECT_EQ(cudaMalloc(&p, bytes ? bytes : 1), cudaSuccess); }
-  ~DeviceBuffer() { cudaFree(p); }
-};
+INSTANTIATE_TEST_SUITE_P(Registry, CompactVariant, test::variants_of(Family::Compact),
+                         test::variant_param_name);
 
 // The single-pass compaction reads 16 bytes a lane from 16-byte-aligned inputs; an input one element past
 // an allocation's start takes its 4-byte path, which must give the same result.
 TEST(CompactSinglePass, EqualsStablePartitionFromAnInputOffByOneElement) {
-  if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason;
+  SKIP_WITHOUT_GPU();
   const Variant* v = test::find_variant("compact_single_pass");
   ASSERT_NE(v, nullptr);
   uint64_t seed = 7;
@@ -100,7 +88,7 @@ TEST(CompactSinglePass, EqualsStablePartitionFromAnInputOffByOneElement) {
       x = int32_t(seed >> 33) % 1001;
     }
     SCOPED_TRACE("n=" + std::to_string(n));
-    DeviceBuffer din((n + 1) * 4), dout(n * 4), dcount(4), temp(v->temp_bytes(n, DType::I32));
+    gpu::DeviceBuffer din((n + 1) * 4), dout(n * 4), dcount(4), temp(v->temp_bytes(n, DType::I32));
     ASSERT_EQ(cudaMemcpy(static_cast<int32_t*>(din.p) + 1, in.data(), n * 4, cudaMemcpyHostToDevice), cudaSuccess);
     ASSERT_EQ(cudaMemset(dout.p, 0xA5, n * 4), cudaSuccess);
     ASSERT_EQ(cudaMemset(dcount.p, 0xA5, 4), cudaSuccess);

@@ -17,6 +17,8 @@
 #include "gpu/verify.hpp"
 #include "variant_test_util.hpp"
 #include "gpu_skip.hpp"
+#include "gpu_fixtures.hpp"
+#include "tests/cpu/test_util.hpp"
 
 namespace {
 
@@ -52,34 +54,32 @@ Frame random_frame(int w, int h, std::mt19937& rng, bool white, bool ramp = fals
 
 TEST(GpuDofModes, EveryModeIsRegisteredInFamilyDof) {
   SKIP_WITHOUT_GPU();
-  for (const DofMode& m : dof_modes()) {
-    bool found = false;
-    for (const Variant& v : gpu::variants())
-      found |= v.family == Family::Dof && v.name == m.name && bool(v.dof);
-    EXPECT_TRUE(found) << m.name;
-  }
+  test::expect_registered(Family::Dof, dof_modes(), &Variant::dof);
 }
+
+// A frame of the bit-identity test: its size, the largest CoC, all 255 or random bytes, and compact layers
+// (their tables may cover their bounding boxes only).
+struct FrameCase {
+  int w, h;
+  float max_radius;
+  bool white;
+  bool ramp = false;
+};
 
 TEST(GpuDofModes, BitIdenticalToTheCpuReference) {
   SKIP_WITHOUT_GPU();
-  const uint32_t seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937 rng(seed);
+  test::SeededRng rng;
   auto gpu_pipe = gpu::make_pipeline();
   auto cpu_pipe = make_cpu_pipeline();
-  struct Case {
-    int w, h;
-    float max_radius;
-    bool white;
-    bool ramp = false;  // compact layers (their tables may cover their bounding boxes only)
-  };
   const std::vector<std::string> builders = gpu_pipe->sat_builders();
   int k = 0;
-  for (const Case c :
-       {Case{1, 1, 8.f, false}, Case{1, 97, 12.f, false}, Case{131, 1, 12.f, false}, Case{61, 53, 20.f, true},
-        Case{257, 130, 33.5f, false}, Case{641, 479, 60.f, false}, Case{333, 211, 511.f, true},
-        Case{1, 67, 9.f, false, true}, Case{97, 61, 12.f, false, true}, Case{257, 130, 33.5f, false, true},
-        Case{641, 479, 60.f, false, true}}) {
+  for (const FrameCase c :
+       {FrameCase{1, 1, 8.f, false}, FrameCase{1, 97, 12.f, false}, FrameCase{131, 1, 12.f, false},
+        FrameCase{61, 53, 20.f, true}, FrameCase{257, 130, 33.5f, false}, FrameCase{641, 479, 60.f, false},
+        FrameCase{333, 211, 511.f, true}, FrameCase{1, 67, 9.f, false, true},
+        FrameCase{97, 61, 12.f, false, true}, FrameCase{257, 130, 33.5f, false, true},
+        FrameCase{641, 479, 60.f, false, true}}) {
+
     if (size_t(c.w) * size_t(c.h) > test::test_max_n()) continue;
     const Frame f = random_frame(c.w, c.h, rng, c.white, c.ramp);
     for (const DofMode& m : dof_modes()) {
@@ -149,7 +149,7 @@ TEST(GpuDofModes, VerifyChecksEveryModeAgainstTheCpu) {
 // The result buffer is poisoned between frames: a mode that skipped a pixel would show it.
 TEST(GpuDofModes, EveryPixelIsWrittenEveryFrame) {
   SKIP_WITHOUT_GPU();
-  std::mt19937 rng(std::random_device{}());
+  test::SeededRng rng;
   auto pipe = gpu::make_pipeline();
   const Frame f = random_frame(199, 101, rng, false);
   pipe->set_image(f.image);

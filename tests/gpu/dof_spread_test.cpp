@@ -24,8 +24,10 @@
 #include "core/reference.hpp"
 #include "gpu/device.hpp"
 #include "gpu/filter/filter.hpp"
+#include "gpu/verify.hpp"
 #include "variant_test_util.hpp"
 #include "gpu_skip.hpp"
+#include "tests/cpu/test_util.hpp"
 
 namespace {
 
@@ -33,9 +35,7 @@ using namespace satlab;
 
 TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
   SKIP_WITHOUT_GPU();
-  const uint32_t seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937 rng(seed);
+  test::SeededRng rng;
   auto gpu_pipe = gpu::make_pipeline();
   auto cpu_pipe = make_cpu_pipeline();
   // SATLAB_TEST_OWN_SAT_ONLY=1 (the sanitizer runs) leaves out the external baselines (NPP), as
@@ -123,14 +123,7 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
             depth.at(x, y) = z;
           }
       }
-      Params p;
-      p.dof_mode = "spread";
-      p.aperture_shape = k % 3 == 0   ? ApertureShape::Disc
-                         : k % 3 == 1 ? ApertureShape::Polygon
-                                      : ApertureShape::Square;
-      p.blades = 5 + k % 4, p.blade_rotation = 13.f * float(k);
-      p.dof_layers = 2 + k % 7;
-      p.max_radius = c.max_radius, p.aperture = 3.f * c.max_radius, p.focus = 0.4f;
+      Params p = gpu::dof_sweep_params("spread", k, c.max_radius);
       const std::string builder = builders[size_t(k) % builders.size()];
       ++k;
       const std::string what = std::to_string(c.w) + "x" + std::to_string(c.h) + " input " +
@@ -206,9 +199,7 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
 // without the histogram; nothing written past n.
 TEST(GpuDofSpread, DepthHistogramEqualsTheCpus) {
   SKIP_WITHOUT_GPU();
-  const uint32_t seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937 rng(seed);
+  test::SeededRng rng;
   std::uniform_real_distribution<float> u(-3.f, 5.f);
   for (const int n : {1, 2, 3, 61, 4099, 1 << 20, 3840 * 2160 + 7}) {
     if (size_t(n) > test::test_max_n()) continue;
@@ -264,9 +255,7 @@ TEST(GpuDofSpread, DepthHistogramEqualsTheCpus) {
 // alignment is refused.
 TEST(GpuDofSpread, CocMapEqualsTheCpusAtEveryTail) {
   SKIP_WITHOUT_GPU();
-  const uint32_t seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937 rng(seed);
+  test::SeededRng rng;
   std::uniform_real_distribution<float> u(0.f, 1.f);
   for (const int n : {1, 2, 3, 4, 5, 61, 4098, 4099, 1 << 20, 3840 * 2160 + 7}) {
     if (size_t(n) > test::test_max_n()) continue;

@@ -13,6 +13,7 @@
 #include "core/pipeline.hpp"
 #include "gpu/device.hpp"
 #include "gpu/fault.hpp"
+#include "gpu_skip.hpp"
 
 namespace {
 
@@ -21,7 +22,7 @@ namespace faults = gpu::testing;
 
 struct GpuFaults : ::testing::Test {
   void SetUp() override {
-    if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason;
+    SKIP_WITHOUT_GPU();
     faults::clear_faults();
   }
   void TearDown() override { faults::clear_faults(); }

@@ -20,6 +20,7 @@
 #include "gpu/sat/sat_host.hpp"
 #include "variant_test_util.hpp"
 #include "gpu_skip.hpp"
+#include "tests/cpu/test_util.hpp"
 
 namespace {
 
@@ -76,9 +77,7 @@ bool expect_within_bound(const ImageF& guide, const ImageF& p, const GuidedParam
 
 TEST(GpuGuidedFilter, MatchesTheReferenceWithinTheBoundOnOddSizesAndRadii) {
   SKIP_WITHOUT_GPU();
-  const uint32_t seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937 rng(seed);
+  test::SeededRng rng;
   // Widths of multiples of 4 (96, 132) take sat_lookback_2d's raw stack loads (a 3-channel guide; 132: a
   // last tile of 4 pixels), the others its loads through registers.
   const int sizes[][2] = {{1, 1},    {1, 37},    {53, 1},    {7, 5},    {37, 23},
@@ -104,7 +103,7 @@ TEST(GpuGuidedFilter, MatchesTheReferenceWithinTheBoundOnOddSizesAndRadii) {
 
 TEST(GpuGuidedFilter, EveryFloatSatBuilderStaysWithinTheBound) {
   SKIP_WITHOUT_GPU();
-  std::mt19937 rng(std::random_device{}());
+  test::SeededRng rng;
   if (211u * 97u > test::test_max_n()) GTEST_SKIP() << "SATLAB_TEST_MAX_N is below 211 x 97";
   int builders = 0;
   for (const Variant& v : gpu::variants()) {
@@ -125,7 +124,7 @@ TEST(GpuGuidedFilter, EveryFloatSatBuilderStaysWithinTheBound) {
 
 TEST(GpuGuidedFilter, AdversarialBinaryImagesAndSmallEpsStayWithinTheBound) {
   SKIP_WITHOUT_GPU();
-  std::mt19937 rng(std::random_device{}());
+  test::SeededRng rng;
   for (float eps : {1e-1f, 1e-2f})
     for (bool gray : {false, true}) {
       GuidedParams g;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "gpu/device.hpp"
+#include "gpu_skip.hpp"
 
 #ifdef SATLAB_HAVE_INTEROP
 #include <glad/gl.h>
@@ -29,6 +30,7 @@
 #include "core/highlight_sprite_gl.hpp"
 #include "core/highlights_pixel.hpp"
 #include "gpu/interop/highlight_gl_frame.hpp"
+#include "tests/cpu/test_util.hpp"
 #include "tests/egl_test_context.hpp"
 
 namespace {
@@ -120,11 +122,8 @@ int compare(const std::vector<float>& got, const std::vector<double>& exact,
 }
 
 TEST(HighlightSplatGl, CoversTheAperturesAndMatchesTheCpuSplat) {
-  const std::string why = test::make_egl_context();
-  if (!why.empty()) GTEST_SKIP() << why;
-  const uint32_t seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937 rng(seed);
+  SKIP_WITHOUT_EGL();
+  test::SeededRng rng;
   gui::GlHighlightSplat gl;
   GLuint buffer = 0;
   size_t sprites = 0;
@@ -159,12 +158,9 @@ TEST(HighlightSplatGl, CoversTheAperturesAndMatchesTheCpuSplat) {
 }
 
 TEST(HighlightSplatGl, CudaRecordsEqualTheCpuReferenceThroughBothHandovers) {
-  if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason;
-  const std::string why = test::make_egl_context();
-  if (!why.empty()) GTEST_SKIP() << why;
-  const uint32_t seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937 rng(seed);
+  SKIP_WITHOUT_GPU();
+  SKIP_WITHOUT_EGL();
+  test::SeededRng rng;
   gui::GlHighlightSplat gl;
   GLuint buffer = 0;
   std::string shared_unavailable;

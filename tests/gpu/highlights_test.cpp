@@ -16,6 +16,7 @@
 #include "gpu/device.hpp"
 #include "variant_test_util.hpp"
 #include "gpu_skip.hpp"
+#include "tests/cpu/test_util.hpp"
 
 namespace {
 
@@ -45,10 +46,7 @@ Frame light_frame(int w, int h, std::mt19937& rng, bool white) {
 
 TEST(GpuHighlights, BitIdenticalToTheCpuReference) {
   SKIP_WITHOUT_GPU();
-  const char* fixed = std::getenv("SATLAB_TEST_SEED");  // to replay a traced failure
-  const uint32_t seed = fixed ? uint32_t(std::strtoul(fixed, nullptr, 10)) : std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937 rng(seed);
+  test::SeededRng rng;  // SATLAB_TEST_SEED=N replays a traced failure
   auto gpu_pipe = gpu::make_pipeline();
   auto cpu_pipe = make_cpu_pipeline();
   struct Case {
@@ -121,7 +119,7 @@ TEST(GpuHighlights, BitIdenticalToTheCpuReference) {
 // No pixel passes the threshold: the frame equals the highlights-off frame.
 TEST(GpuHighlights, NoHighlightsEqualsHighlightsOff) {
   SKIP_WITHOUT_GPU();
-  std::mt19937 rng(std::random_device{}());
+  test::SeededRng rng;
   auto pipe = gpu::make_pipeline();
   Frame f = light_frame(199, 101, rng, false);
   for (size_t i = 0; i < f.image.pixels(); ++i)

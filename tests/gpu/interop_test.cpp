@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpu/device.hpp"
+#include "gpu_skip.hpp"
 
 #ifdef SATLAB_HAVE_INTEROP
 #include <cuda_runtime.h>
@@ -25,9 +26,8 @@
 namespace {
 
 TEST(Interop, TextureWrittenFromDeviceMemoryReadsBackExactly) {
-  if (!satlab::gpu::probe().available) GTEST_SKIP() << satlab::gpu::probe().reason;
-  const std::string why = satlab::test::make_egl_context();
-  if (!why.empty()) GTEST_SKIP() << why;
+  SKIP_WITHOUT_GPU();
+  SKIP_WITHOUT_EGL();
   std::printf("GL renderer: %s\n", reinterpret_cast<const char*>(glGetString(GL_RENDERER)));
   for (auto [w, h] : {std::pair{257, 131}, std::pair{1920, 1080}}) {
     std::vector<unsigned char> img(size_t(w) * h * 4);
@@ -74,9 +74,8 @@ std::vector<unsigned char> read_framebuffer_top_down(int w, int h) {
 }
 
 TEST(Interop, SharedBufferDrawnByTheViewerIsOnScreenExactlyEveryFrame) {
-  if (!satlab::gpu::probe().available) GTEST_SKIP() << satlab::gpu::probe().reason;
-  const std::string why = satlab::test::make_egl_context();
-  if (!why.empty()) GTEST_SKIP() << why;
+  SKIP_WITHOUT_GPU();
+  SKIP_WITHOUT_EGL();
   satlab::gpu::BufferWriter writer;
   if (!writer.available())
     GTEST_SKIP() << "no shared buffer on this GL and driver: " << writer.fallback_reason();

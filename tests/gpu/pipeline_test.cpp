@@ -15,6 +15,7 @@
 #include "gpu/device.hpp"
 #include "variant_test_util.hpp"
 #include "gpu_skip.hpp"
+#include "tests/cpu/test_util.hpp"
 
 namespace {
 
@@ -41,9 +42,7 @@ size_t count_diff(const std::vector<float>& a, const std::vector<float>& b) {
 
 TEST(GpuPipeline, DofFrameIsBitIdenticalToTheCpuBackend) {
   SKIP_WITHOUT_GPU();
-  const uint32_t seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937 rng(seed);
+  test::SeededRng rng;
   auto gpu_pipe = gpu::make_pipeline();
   auto cpu_pipe = make_cpu_pipeline();
   struct Case {
@@ -77,7 +76,7 @@ TEST(GpuPipeline, DofFrameIsBitIdenticalToTheCpuBackend) {
 
 TEST(GpuPipeline, BoxBlurIsBitIdenticalToTheCpuBackendAtEveryRadius) {
   SKIP_WITHOUT_GPU();
-  std::mt19937 rng(std::random_device{}());
+  test::SeededRng rng;
   auto gpu_pipe = gpu::make_pipeline();
   auto cpu_pipe = make_cpu_pipeline();
   const Scene s = random_scene(513, 301, rng);
@@ -95,7 +94,7 @@ TEST(GpuPipeline, BoxBlurIsBitIdenticalToTheCpuBackendAtEveryRadius) {
 
 TEST(GpuPipeline, WithoutDepthTheDofFilterKeepsTheImageSharp) {
   SKIP_WITHOUT_GPU();
-  std::mt19937 rng(std::random_device{}());
+  test::SeededRng rng;
   auto pipe = gpu::make_pipeline();
   const Scene s = random_scene(97, 55, rng);
   pipe->set_image(s.image);
@@ -128,9 +127,7 @@ void expect_same_frame(Pipeline& gpu_pipe, Pipeline& cpu_pipe, const std::string
 
 TEST(GpuPipeline, EverySelectableSatBuilderAndReductionGivesTheCpuBackendsFrame) {
   SKIP_WITHOUT_GPU();
-  const uint32_t seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937 rng(seed);
+  test::SeededRng rng;
   auto gpu_pipe = gpu::make_pipeline();
   auto cpu_pipe = make_cpu_pipeline();
   ASSERT_FALSE(gpu_pipe->sat_builders().empty());

@@ -8,38 +8,26 @@
 #include <cstring>
 
 #include "gpu/verify.hpp"
-#include "variant_test_util.hpp"
+#include "gpu_fixtures.hpp"
 
 namespace satlab {
 namespace {
 
-class ReduceVariant : public ::testing::TestWithParam<std::string> {};
+class ReduceVariant : public test::VariantTest {};
 
 TEST_P(ReduceVariant, MatchesCpuReferenceOnAwkwardSizesAndPoisonedOutput) {
-  if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason;
-  const Variant* v = test::find_variant(GetParam());
-  ASSERT_NE(v, nullptr);
-  uint64_t seed = 1;
-  for (size_t n : test::variant_test_sizes()) {
-    for (DType t : v->dtypes) {
-      const std::string why = v->refuses(n, t);
-      if (!why.empty()) {
-        std::printf("  %s refuses n=%zu %s: %s\n", v->name.c_str(), n, to_string(t), why.c_str());
-        continue;
-      }
-      const auto in = gpu::random_input(n, t, seed++);
-      for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max}) {
-        SCOPED_TRACE(v->name + " n=" + std::to_string(n) + " " + to_string(t) + " " + to_string(op));
-        uint32_t result = 0;
-        gpu::run_reduce(*v, in.data(), n, t, op, &result);
-        EXPECT_EQ(gpu::check_reduce(in.data(), n, t, op, &result), "");
-      }
+  test::for_each_input(*v, [&](size_t n, DType t, const std::vector<uint32_t>& in) {
+    for (ReduceOp op : {ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max}) {
+      SCOPED_TRACE(v->name + " n=" + std::to_string(n) + " " + to_string(t) + " " + to_string(op));
+      uint32_t result = 0;
+      gpu::run_reduce(*v, in.data(), n, t, op, &result);
+      EXPECT_EQ(gpu::check_reduce(in.data(), n, t, op, &result), "");
     }
-  }
+  });
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, ReduceVariant, ::testing::ValuesIn(test::variant_names(Family::Reduce)),
-                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Registry, ReduceVariant, test::variants_of(Family::Reduce),
+                         test::variant_param_name);
 
 // The check itself must be able to fail: a result off by one, or left poisoned, is reported.
 TEST(ReduceCheck, RejectsAWrongSumAndAPoisonedResult) {

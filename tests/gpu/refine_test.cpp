@@ -15,6 +15,7 @@
 #include "core/refine.hpp"
 #include "gpu/device.hpp"
 #include "gpu_skip.hpp"
+#include "gpu_fixtures.hpp"
 
 namespace {
 
@@ -57,12 +58,7 @@ void expect_equal(const std::string& name, const RefineInput& in, const std::str
 
 TEST(RefineGpu, EveryRefinerIsRegisteredInFamilyRefine) {
   SKIP_WITHOUT_GPU();
-  for (const Refiner& r : refiners()) {
-    bool found = false;
-    for (const Variant& v : gpu::variants())
-      found |= v.family == Family::Refine && v.name == r.name && bool(v.refine);
-    EXPECT_TRUE(found) << r.name;
-  }
+  test::expect_registered(Family::Refine, refiners(), &Variant::refine);
 }
 
 TEST(RefineGpu, FastWeightsEqualCoresWeightOnEveryColourDifference) {

@@ -8,38 +8,25 @@
 #include <cstring>
 
 #include "gpu/verify.hpp"
-#include "variant_test_util.hpp"
+#include "gpu_fixtures.hpp"
 
 namespace satlab {
 namespace {
 
-class ScanVariant : public ::testing::TestWithParam<std::string> {};
+class ScanVariant : public test::VariantTest {};
 
 TEST_P(ScanVariant, MatchesCpuReferenceOnAwkwardSizesAndPoisonedOutput) {
-  if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason;
-  const Variant* v = test::find_variant(GetParam());
-  ASSERT_NE(v, nullptr);
-  uint64_t seed = 1;
-  for (size_t n : test::variant_test_sizes()) {
-    for (DType t : v->dtypes) {
-      const std::string why = v->refuses(n, t);
-      if (!why.empty()) {
-        std::printf("  %s refuses n=%zu %s: %s\n", v->name.c_str(), n, to_string(t), why.c_str());
-        continue;
-      }
-      const auto in = gpu::random_input(n, t, seed++);
-      std::vector<uint32_t> out(n + 1);
-      for (bool inclusive : {true, false}) {
-        SCOPED_TRACE(v->name + " n=" + std::to_string(n) + " " + to_string(t) + (inclusive ? " inclusive" : " exclusive"));
-        gpu::run_scan(*v, in.data(), n, t, inclusive, out.data());
-        EXPECT_EQ(gpu::check_scan(in.data(), n, t, inclusive, out.data()), "");
-      }
+  test::for_each_input(*v, [&](size_t n, DType t, const std::vector<uint32_t>& in) {
+    std::vector<uint32_t> out(n + 1);
+    for (bool inclusive : {true, false}) {
+      SCOPED_TRACE(v->name + " n=" + std::to_string(n) + " " + to_string(t) + (inclusive ? " inclusive" : " exclusive"));
+      gpu::run_scan(*v, in.data(), n, t, inclusive, out.data());
+      EXPECT_EQ(gpu::check_scan(in.data(), n, t, inclusive, out.data()), "");
     }
-  }
+  });
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, ScanVariant, ::testing::ValuesIn(test::variant_names(Family::Scan)),
-                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Registry, ScanVariant, test::variants_of(Family::Scan), test::variant_param_name);
 
 // The check itself must be able to fail: one wrong or unwritten element is reported.
 TEST(ScanCheck, RejectsOneWrongElementAndAPoisonedTail) {

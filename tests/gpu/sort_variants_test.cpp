@@ -12,7 +12,7 @@
 
 #include "gpu/sort/onesweep.hpp"
 #include "gpu/verify.hpp"
-#include "variant_test_util.hpp"
+#include "gpu_fixtures.hpp"
 
 namespace satlab {
 namespace {
@@ -42,12 +42,9 @@ std::string against_stable_sort(const std::vector<uint32_t>& keys, const std::ve
   return "";
 }
 
-class SortVariant : public ::testing::TestWithParam<std::string> {};
+class SortVariant : public test::VariantTest {};
 
 TEST_P(SortVariant, EqualsStableSortOnEveryKeyPattern) {
-  if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason;
-  const Variant* v = test::find_variant(GetParam());
-  ASSERT_NE(v, nullptr);
   uint64_t seed = 1;
   for (size_t n : sort_sizes()) {
     if (!v->refuses(n, DType::U32).empty()) continue;
@@ -63,24 +60,17 @@ TEST_P(SortVariant, EqualsStableSortOnEveryKeyPattern) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, SortVariant, ::testing::ValuesIn(test::variant_names(Family::Sort)),
-                         [](const auto& info) { return info.param; });
-
-struct DeviceBuffer {
-  void* p = nullptr;
-  explicit DeviceBuffer(size_t bytes) { EXPECT_EQ(cudaMalloc(&p, bytes ? bytes : 1), cudaSuccess); }
-  ~DeviceBuffer() { cudaFree(p); }
-};
+INSTANTIATE_TEST_SUITE_P(Registry, SortVariant, test::variants_of(Family::Sort), test::variant_param_name);
 
 TEST(OnesweepSort, SortsByTheLowEndBitsOnlyAndStably) {
-  if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason;
+  SKIP_WITHOUT_GPU();
   const size_t n = std::min<size_t>(3 * 4096 + 1001, test::test_max_n());
   const auto keys = gpu::sort_keys(n, gpu::KeyPattern::Random, 99);
   std::vector<uint32_t> values(n), ko(n), vo(n);
   std::iota(values.begin(), values.end(), 0u);
   for (int end_bit : {8, 16, 24, 32}) {
     SCOPED_TRACE("end_bit " + std::to_string(end_bit));
-    DeviceBuffer k(n * 4), v(n * 4), kout(n * 4), vout(n * 4),
+    gpu::DeviceBuffer k(n * 4), v(n * 4), kout(n * 4), vout(n * 4),
         temp(gpu::sort::onesweep_temp_bytes(n, end_bit));
     ASSERT_EQ(cudaMemcpy(k.p, keys.data(), n * 4, cudaMemcpyHostToDevice), cudaSuccess);
     ASSERT_EQ(cudaMemcpy(v.p, values.data(), n * 4, cudaMemcpyHostToDevice), cudaSuccess);
@@ -100,14 +90,14 @@ TEST(OnesweepSort, SortsByTheLowEndBitsOnlyAndStably) {
 // The histogram pass reads 16 bytes at a time from the first 16-byte boundary on: keys one element past
 // an allocation's start (and odd lengths) take its head and tail paths.
 TEST(OnesweepSort, SortsKeysOffByOneElementFromAnAllocation) {
-  if (!gpu::probe().available) GTEST_SKIP() << gpu::probe().reason;
+  SKIP_WITHOUT_GPU();
   for (size_t n : {size_t(1), size_t(2), size_t(7), size_t(4096 + 3), size_t(3 * 4096 + 1001)}) {
     n = std::min(n, test::test_max_n());
     SCOPED_TRACE("n=" + std::to_string(n));
     const auto keys = gpu::sort_keys(n, gpu::KeyPattern::Random, 1000 + n);
     std::vector<uint32_t> values(n), ko(n), vo(n);
     std::iota(values.begin(), values.end(), 0u);
-    DeviceBuffer k((n + 1) * 4), v((n + 1) * 4), kout(n * 4), vout(n * 4), temp(gpu::sort::onesweep_temp_bytes(n));
+    gpu::DeviceBuffer k((n + 1) * 4), v((n + 1) * 4), kout(n * 4), vout(n * 4), temp(gpu::sort::onesweep_temp_bytes(n));
     const auto* kin = static_cast<const uint32_t*>(k.p) + 1;
     const auto* vin = static_cast<const uint32_t*>(v.p) + 1;
     ASSERT_EQ(cudaMemcpy(const_cast<uint32_t*>(kin), keys.data(), n * 4, cudaMemcpyHostToDevice), cudaSuccess);

@@ -17,6 +17,7 @@
 #include "tests/stereo_pair.hpp"
 #include "variant_test_util.hpp"
 #include "gpu_skip.hpp"
+#include "tests/cpu/test_util.hpp"
 
 namespace {
 
@@ -51,9 +52,7 @@ std::string difference(const StereoResult& g, const StereoResult& c) {
 
 TEST(GpuStereo, MatchesTheCpuBitForBitOnRandomPairsAtOddSizes) {
   SKIP_WITHOUT_GPU();
-  const uint32_t seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  std::mt19937 rng(seed);
+  test::SeededRng rng;
   struct Case {
     int w, h, D, r, wide;
   };
