@@ -125,7 +125,9 @@ class JpegReader final : public ImageReader {
       throw Error(path_ + ": JPEG rows are read forward only (asked for " + std::to_string(y0) + "-" +
                   std::to_string(y1) + " after " + std::to_string(cinfo_.output_scanline) + ")");
     if (y0 == y1) return;
+    if (failed_) throw Error(path_ + ": cannot decode JPEG (" + err_.message + ")");
     const size_t w = header_.width;
+    failed_ = true;  // until the rows are in: libjpeg's state after an error is not to be used again
     if (!cmyk_) {
       if (!scan(y0, y1, out, stride)) throw Error(path_ + ": cannot decode JPEG (" + err_.message + ")");
     } else {
@@ -133,12 +135,14 @@ class JpegReader final : public ImageReader {
       if (!scan(y0, y1, band_.data(), w * 4)) throw Error(path_ + ": cannot decode JPEG (" + err_.message + ")");
       cmyk_rows(y1 - y0, out, stride);
     }
+    failed_ = false;
     if (err_.truncated)
       throw Error(path_ + ": cannot decode JPEG (the file is truncated: its data ends before row " +
                   std::to_string(y1) + " of " + std::to_string(header_.height) + ")");
     if (cinfo_.output_scanline == cinfo_.output_height && !finished_) {
       finished_ = true;
-      if (!finish()) throw Error(path_ + ": cannot decode JPEG (" + err_.message + ")");
+      failed_ = !finish();
+      if (failed_) throw Error(path_ + ": cannot decode JPEG (" + err_.message + ")");
     }
   }
 
@@ -221,7 +225,7 @@ class JpegReader final : public ImageReader {
   int channels_;
   ErrorManager err_{};
   Decompress cinfo_;
-  bool finished_ = false;
+  bool finished_ = false, failed_ = false;
   JOCTET* icc_ = nullptr;
   unsigned int icc_len_ = 0;
   bool cmyk_ = false, inverted_ = false;

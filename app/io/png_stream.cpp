@@ -53,8 +53,10 @@ class PngReader final : public ImageReader {
     if (!s_.png || !s_.info) throw Error(path + ": out of memory for the PNG reader");
     if (!start()) throw fail("not a readable PNG image");
     if (header_.width == 0 || header_.height == 0) throw fail("image has zero size");
-    // Deflate cannot beat 1032:1 and every pixel costs at least one bit before compression.
+    // Deflate cannot beat 1032:1 and every pixel costs at least one bit before compression. Checked
+    // before libpng allocates its row buffers.
     check_declared_size(path, size, uint64_t(header_.width) * header_.height, 1032 * 8, "PNG");
+    if (!transform()) throw fail("not a readable PNG image");
     row_.resize(png_get_rowbytes(s_.png, s_.info));
   }
 
@@ -64,7 +66,8 @@ class PngReader final : public ImageReader {
       throw Error(path_ + ": PNG rows are read forward only (asked for " + std::to_string(y0) + "-" +
                   std::to_string(y1) + " after " + std::to_string(next_) + ")");
     for (uint32_t y = y0; y < y1; ++y) {
-      const uint8_t* row = next_row(y);
+      const uint8_t* row = failed_ ? nullptr : next_row(y);
+      failed_ = !row;  // libpng's state after an error is not to be used again
       if (!row) throw fail("cannot decode PNG (corrupt or truncated data)");
       samples_to_rgba(row, header_.width, channels_, deep_, rgba8 + size_t(y - y0) * stride,
                       rgba16 ? rgba16 + size_t(y - y0) * stride16 : nullptr);
@@ -86,15 +89,10 @@ class PngReader final : public ImageReader {
     png_uint_32 w = 0, h = 0;
     int depth = 0, colour = 0, interlace = 0;
     png_get_IHDR(s_.png, s_.info, &w, &h, &depth, &colour, &interlace, nullptr, nullptr);
-    png_set_expand(s_.png);  // palette to RGB, grey below 8 bits to 8, tRNS to alpha
-    if (depth == 16 && little_endian()) png_set_swap(s_.png);
-    if (interlace != PNG_INTERLACE_NONE) passes_ = png_set_interlace_handling(s_.png);
-    png_read_update_info(s_.png, s_.info);
     header_.format = "PNG";
     header_.width = w, header_.height = h;
     header_.bits = depth;
-    channels_ = header_.channels = png_get_channels(s_.png, s_.info);
-    deep_ = png_get_bit_depth(s_.png, s_.info) == 16;
+    interlaced_ = interlace != PNG_INTERLACE_NONE;
     png_charp name = nullptr;
     int compression = 0;
     png_bytep profile = nullptr;
@@ -110,17 +108,35 @@ class PngReader final : public ImageReader {
     return true;
   }
 
+  // Every row to 8 or 16 bits of 1-4 channels.
+  bool transform() {
+    if (setjmp(png_jmpbuf(s_.png))) return false;
+    png_set_expand(s_.png);  // palette to RGB, grey below 8 bits to 8, tRNS to alpha
+    if (header_.bits == 16 && little_endian()) png_set_swap(s_.png);
+    if (interlaced_) passes_ = png_set_interlace_handling(s_.png);
+    png_read_update_info(s_.png, s_.info);
+    channels_ = header_.channels = png_get_channels(s_.png, s_.info);
+    deep_ = png_get_bit_depth(s_.png, s_.info) == 16;
+    return true;
+  }
+
   // Row y, the rows before it read past; null where libpng failed. An interlaced file is read whole at
   // the first row (its passes cover the whole image).
   const uint8_t* next_row(uint32_t y) {
+    if (passes_ > 1 && whole_.empty()) {  // allocated here: a longjmp skips the destructors of this frame
+      whole_.resize(row_.size() * header_.height);
+      whole_rows_.resize(header_.height);
+      for (uint32_t r = 0; r < header_.height; ++r) whole_rows_[r] = whole_.data() + size_t(r) * row_.size();
+    }
+    return decode_row(y);
+  }
+  const uint8_t* decode_row(uint32_t y) {
     if (setjmp(png_jmpbuf(s_.png))) return nullptr;
     if (passes_ > 1) {
-      if (whole_.empty()) {
-        whole_.resize(row_.size() * header_.height);
-        std::vector<png_bytep> rows(header_.height);
-        for (uint32_t r = 0; r < header_.height; ++r) rows[r] = whole_.data() + size_t(r) * row_.size();
-        png_read_image(s_.png, rows.data());
+      if (!whole_done_) {
+        png_read_image(s_.png, whole_rows_.data());
         png_read_end(s_.png, nullptr);
+        whole_done_ = true;
       }
       next_ = y + 1;
       return whole_.data() + size_t(y) * row_.size();
@@ -139,9 +155,11 @@ class PngReader final : public ImageReader {
     ~Structs() { png_destroy_read_struct(&png, &info, nullptr); }
   } s_;
   int channels_ = 4, passes_ = 1;
-  bool deep_ = false;
+  bool deep_ = false, interlaced_ = false;
   uint32_t next_ = 0;  // the next row libpng gives
   std::vector<uint8_t> row_, whole_;
+  std::vector<png_bytep> whole_rows_;
+  bool whole_done_ = false, failed_ = false;
 };
 
 class PngWriter final : public ImageWriter {
