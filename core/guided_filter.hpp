@@ -37,7 +37,7 @@ inline ImageF guided_filter(const ImageF& guide, const ImageF& p, const GuidedPa
 
 // The centring offsets: by default the mean of each used guide channel (gray: of the luma) and of p,
 // float64 sums rounded to float. Any offsets give the same filter up to rounding; a GPU version picks its
-// own (gpu/depth/guided_filter.hpp) and its comparison passes them here.
+// own (gpu/depth/guided_filter_gpu.hpp) and its comparison passes them here.
 struct GuidedOffsets {
   std::array<float, 3> guide{0.f, 0.f, 0.f};
   float p = 0.f;

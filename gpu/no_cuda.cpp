@@ -2,10 +2,10 @@
 #include "core/error.hpp"
 #include "gpu/bench/primitives.hpp"
 #include "gpu/compare.hpp"
-#include "gpu/depth/guided_filter.hpp"
+#include "gpu/depth/guided_filter_gpu.hpp"
 #include "gpu/depth/stereo_gpu.hpp"
 #include "gpu/device.hpp"
-#include "gpu/refine/refine.hpp"
+#include "gpu/refine/refine_gpu.hpp"
 #include "gpu/sat/sat_host.hpp"
 #include "gpu/verify.hpp"
 

@@ -23,7 +23,7 @@
 #include "gpu/device.hpp"
 #include "gpu/fault.hpp"
 #include "gpu/filter/filter.hpp"
-#include "gpu/filter/highlights.hpp"
+#include "gpu/filter/highlights_gpu.hpp"
 
 namespace satlab::gpu {
 namespace {
@@ -296,7 +296,7 @@ class GpuPipeline final : public Pipeline {
         stage(f, "coc", 8 * dn, [&] { coc_map(dnorm_.as<float>(), coc_.as<float>(), n, params_, stream_); });
       }
     }
-    // Bokeh highlights (gpu/filter/highlights.hpp): sprites out of the gather's input, splatted after it.
+    // Bokeh highlights (gpu/filter/highlights_gpu.hpp): sprites out of the gather's input, splatted after it.
     const bool highlights = params_.filter == FilterKind::Dof && params_.highlights;
     const void* gather_in = img_.p;
     HighlightArgs hl;
@@ -330,8 +330,11 @@ class GpuPipeline final : public Pipeline {
         // The image as uploaded, unless this frame masks its highlights.
         a.input_id = highlights ? 0 : image_id_;
         a.rebuild = every_stage_;
+        // gather_box builds the image's SAT in the box filter's table: one such table a frame.
+        dof_ws_.box.borrowed = table_.p, dof_ws_.box.borrowed_bytes = table_.bytes;
         dof_->dof(a);
       });
+      sat_valid_ = false;  // the table may hold gather_box's SAT (of a masked image, with highlights)
       add_highlights();
       finish_frame(f);
       return;
@@ -346,6 +349,7 @@ class GpuPipeline final : public Pipeline {
         sat_->sat(a);
       });
       sat_valid_ = true;
+      dof_ws_.box.input = 0;  // gather_box's SAT, kept in the same table, is overwritten
     }
     stage(f, "blur", 20 * dn, [&] {
       blur_rgba8(table_.as<uint32_t>(), nullptr, params_.box_radius, width_, height_, out_.as<uint8_t>(), stream_);

@@ -5,7 +5,7 @@
 #include "gpu/device.hpp"
 #include "gpu/filter/filter.hpp"
 #include "gpu/npp_baseline.hpp"
-#include "gpu/refine/refine.hpp"
+#include "gpu/refine/refine_gpu.hpp"
 #include "gpu/reduce/reduce.hpp"
 #include "gpu/sat/sat.hpp"
 #include "gpu/scan/scan.hpp"

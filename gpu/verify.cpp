@@ -17,7 +17,7 @@
 #include "gpu/check.hpp"
 #include "gpu/device.hpp"
 #include "gpu/host_timing.hpp"
-#include "gpu/refine/refine.hpp"
+#include "gpu/refine/refine_gpu.hpp"
 #include "gpu/sat/sat_host.hpp"
 
 namespace satlab::gpu {

@@ -86,7 +86,7 @@ struct VerifyLine {
 // KeyPattern with values 0..n-1, so any unstable pair shows), every SAT builder on awkward image sizes of
 // each type it takes (random and all-255 8-bit, float with 1, 2, 4 channels), every DoF mode through the GPU
 // pipeline against the CPU pipeline, bit for bit, on awkward sizes and hard depth maps (verify_dof in
-// verify.cpp), every depth refiner against core's (gpu/refine/refine.hpp: check_refine on refine_cases); `on_line` is called as each variant finishes. A variant no case reached fails ("nothing
+// verify.cpp), every depth refiner against core's (gpu/refine/refine_gpu.hpp: check_refine on refine_cases); `on_line` is called as each variant finishes. A variant no case reached fails ("nothing
 // checked"). Seeded by `seed`. `families`: only variants of these (empty: all).
 std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(const VerifyLine&)>& on_line,
                                         const std::vector<Family>& families = {});

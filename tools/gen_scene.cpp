@@ -5,7 +5,7 @@
 // per pixel) and OUT_DIR/NAME_depth.png (16-bit, exact camera-space depth of the pixel centre,
 // normalised from the nearest to the farthest visible point); NAME is default unless --scene says.
 //   gen_scene [--scene NAME] [OUT_DIR] [WIDTH HEIGHT]
-// With --truth, writes the thin-lens ground truth of `satlab quality` instead (tools/scene/ground_truth.hpp):
+// With --truth, writes the thin-lens ground truth of `satlab quality` instead (tools/scene/lens_truth.hpp):
 //   gen_scene --truth OUT_DIR [--scene NAME] [--size W H] [--lens N] [--case NAME] [--holdout]
 // (default 384 x 216, 48 x 48 samples; --holdout: the held-out cases, which no DoF rule was fitted on)
 // With --truth OUT_DIR --right-views, renders only the stereo right views of OUT_DIR/cases.json's scenes
@@ -18,7 +18,7 @@
 
 #include "app/io/image_io.hpp"
 #include "core/error.hpp"
-#include "tools/scene/ground_truth.hpp"
+#include "tools/scene/lens_truth.hpp"
 #include "tools/scene/render.hpp"
 
 namespace sc = satlab::scene;

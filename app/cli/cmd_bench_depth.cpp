@@ -18,9 +18,9 @@
 #include "core/error.hpp"
 #include "core/guided_filter.hpp"
 #include "core/refine.hpp"
-#include "gpu/depth/guided_filter.hpp"
+#include "gpu/depth/guided_filter_gpu.hpp"
 #include "gpu/device.hpp"
-#include "gpu/refine/refine.hpp"
+#include "gpu/refine/refine_gpu.hpp"
 #include "gpu/sat/sat_host.hpp"
 
 namespace satlab::cli {

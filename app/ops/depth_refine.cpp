@@ -8,8 +8,8 @@
 
 #include "app/ops/backend_choice.hpp"
 #include "core/error.hpp"
-#include "gpu/depth/guided_filter.hpp"
-#include "gpu/refine/refine.hpp"
+#include "gpu/depth/guided_filter_gpu.hpp"
+#include "gpu/refine/refine_gpu.hpp"
 
 namespace satlab {
 namespace {

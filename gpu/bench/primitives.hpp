@@ -43,7 +43,7 @@ struct PrimitiveBenchOptions {
 };
 
 // The look-back scans' and the single-pass compaction's pause before their first look-back read
-// (gpu/scan/lookback.cuh), forced to `ns` nanoseconds at every size for the launches that follow (`satlab
+// (gpu/scan/first_poll.cuh), forced to `ns` nanoseconds at every size for the launches that follow (`satlab
 // bench primitives --first-poll-ns` sweeps; tests, to cover the pause at small sizes); -1 restores each
 // variant's tuned pause (a compile-time constant of the variant, taken where a launch has at least 4
 // rounds of tiles).

@@ -30,7 +30,7 @@
 #include "gpu/check.hpp"
 #include "gpu/common/lookback.cuh"
 #include "gpu/common/warp.cuh"
-#include "gpu/scan/lookback.cuh"
+#include "gpu/scan/first_poll.cuh"
 
 namespace satlab::gpu::compact {
 

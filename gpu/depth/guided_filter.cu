@@ -28,7 +28,7 @@
 #include "core/error.hpp"
 #include "gpu/check.hpp"
 #include "gpu/common/warp.cuh"
-#include "gpu/depth/guided_filter.hpp"
+#include "gpu/depth/guided_filter_gpu.hpp"
 #include "gpu/depth/guided_stack.cuh"
 #include "gpu/device.hpp"
 #include "gpu/sat/sat.hpp"

@@ -11,7 +11,7 @@
 #include "core/error.hpp"
 #include "gpu/check.hpp"
 #include "gpu/host_timing.hpp"
-#include "gpu/depth/guided_filter.hpp"
+#include "gpu/depth/guided_filter_gpu.hpp"
 
 namespace satlab::gpu {
 namespace {

@@ -115,19 +115,21 @@ void dof_gather_box(const DofMode&, const DofArgs& a) {
   };
   const bool kept = !a.rebuild && a.input_id != 0 && a.input_id == c.input && a.width == c.width &&
                     a.height == c.height && a.sat == c.builder;
+  const size_t n = size_t(a.width) * size_t(a.height);
+  void* table = c.borrowed && c.borrowed_bytes >= n * 16 ? c.borrowed : nullptr;
   if (!kept) {
-    const size_t n = size_t(a.width) * size_t(a.height);
     c.input = 0;  // until this one is built
-    grow(c.sat, n * 16, "the gather_box SAT");
+    if (!table) grow(c.sat, n * 16, "the gather_box SAT"), table = c.sat.p;
     phase("sat");
     SatArgs s;
-    s.in = a.image, s.out = c.sat.p, s.width = a.width, s.height = a.height, s.channels = 4;
+    s.in = a.image, s.out = table, s.width = a.width, s.height = a.height, s.channels = 4;
     s.dtype = DType::RGBA8, s.stream = a.stream;
     a.sat->sat(s);
     c.input = a.input_id, c.width = a.width, c.height = a.height, c.builder = a.sat;
   }
   phase("blur");
-  blur_rgba8(static_cast<const uint32_t*>(c.sat.p), static_cast<const float*>(a.coc), 0, a.width, a.height,
+  if (!table) table = c.sat.p;
+  blur_rgba8(static_cast<const uint32_t*>(table), static_cast<const float*>(a.coc), 0, a.width, a.height,
              static_cast<uint8_t*>(a.out), a.stream, a.params->fractional_radius);
 }
 

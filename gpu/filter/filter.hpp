@@ -63,9 +63,13 @@ struct DofSideStream {
   ~DofSideStream();
 };
 
-// gather_box's SAT of its input, kept while DofArgs::input_id, the size and the SAT builder stay.
+// gather_box's SAT of its input, kept while DofArgs::input_id, the size and the SAT builder stay. A caller
+// that has a table of its own for the image's SAT (the pipeline's box filter) lends it (borrowed, at least
+// 16 B/px), so that the frame holds one such table; the lender clears `input` when it writes the table.
 struct BoxSatCache {
   DofBuffer sat;
+  void* borrowed = nullptr;
+  size_t borrowed_bytes = 0;
   unsigned long long input = 0;  // 0: none kept
   int width = 0, height = 0;
   const Variant* builder = nullptr;

@@ -4,7 +4,7 @@
 #pragma once
 #include <cstddef>
 
-#include "gpu/filter/highlights.hpp"
+#include "gpu/filter/highlights_gpu.hpp"
 
 namespace satlab::gpu {
 

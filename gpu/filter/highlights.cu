@@ -25,7 +25,7 @@
 #include "gpu/check.hpp"
 #include "gpu/common/warp.cuh"
 #include "gpu/compact/single_pass.cuh"
-#include "gpu/filter/highlights.hpp"
+#include "gpu/filter/highlights_gpu.hpp"
 #include "gpu/sort/onesweep.hpp"
 
 namespace satlab::gpu {

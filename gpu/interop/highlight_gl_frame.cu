@@ -11,7 +11,7 @@
 #include "core/dof_modes.hpp"
 #include "gpu/check.hpp"
 #include "gpu/filter/highlight_records.hpp"
-#include "gpu/filter/highlights.hpp"
+#include "gpu/filter/highlights_gpu.hpp"
 #include "gpu/interop/buffer_writer.hpp"
 #include "gpu/interop/highlight_gl_frame.hpp"
 

@@ -1,7 +1,7 @@
 // The CUDA side of the GL splat of bokeh highlights (app/gui/highlight_splat_gl.hpp), for its test and the
 // bench that measures it against the CUDA row splat: one frame (image, CoC) on the device and, per run,
 // both paths' CUDA work on one stream, each phase timed with CUDA events:
-//   compact, sort  the highlight pass (gpu/filter/highlights.hpp), shared by both paths;
+//   compact, sort  the highlight pass (gpu/filter/highlights_gpu.hpp), shared by both paths;
 //   splat, add     the CUDA path (the kept one): row spans into the fixed-point planes, then added to a
 //                  scratch result (which also clears the planes);
 //   records        the GL path: the sorted sprites as records (gpu/filter/highlight_records.hpp);

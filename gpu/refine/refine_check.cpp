@@ -10,7 +10,7 @@
 
 #include "core/error.hpp"
 #include "core/guided_filter.hpp"
-#include "gpu/refine/refine.hpp"
+#include "gpu/refine/refine_gpu.hpp"
 #include "gpu/refine/refine_run.hpp"
 #include "gpu/sat/sat_host.hpp"
 

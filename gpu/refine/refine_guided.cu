@@ -14,7 +14,7 @@
 #include "core/guided_filter.hpp"
 #include "gpu/check.hpp"
 #include "gpu/common/warp.cuh"
-#include "gpu/depth/guided_filter.hpp"
+#include "gpu/depth/guided_filter_gpu.hpp"
 #include "gpu/refine/refine_common.cuh"
 
 namespace satlab::gpu::refine_detail {

@@ -15,7 +15,7 @@
 #include "gpu/check.hpp"
 #include "gpu/host_timing.hpp"
 #include "gpu/device.hpp"
-#include "gpu/refine/refine.hpp"
+#include "gpu/refine/refine_gpu.hpp"
 #include "gpu/refine/refine_common.cuh"
 #include "gpu/refine/refine_run.hpp"
 

@@ -30,7 +30,7 @@
 #include "core/refine_grid.hpp"
 #include "core/refine_pixel.hpp"
 #include "gpu/check.hpp"
-#include "gpu/refine/refine.hpp"
+#include "gpu/refine/refine_gpu.hpp"
 #include "gpu/refine/refine_common.cuh"
 
 namespace satlab::gpu::refine_detail {

@@ -7,7 +7,7 @@
 // Bytes: reads n, writes n (+ 8 bytes of status per 4096 elements).
 #include "gpu/common/lookback.cuh"
 #include "gpu/scan/device_scan.cuh"
-#include "gpu/scan/lookback.cuh"
+#include "gpu/scan/first_poll.cuh"
 #include "gpu/scan/scan.hpp"
 #include "gpu/scan/scan_common.cuh"
 

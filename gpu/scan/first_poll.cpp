@@ -1,5 +1,5 @@
 // The look-back scans' and the single-pass compaction's first-poll pause forced at every size
-// (gpu/scan/lookback.cuh, first_poll_ns): a bench sweep's and the sanitizer runs' setting, never the
+// (gpu/scan/first_poll.cuh, first_poll_ns): a bench sweep's and the sanitizer runs' setting, never the
 // app's.
 #include "gpu/bench/primitives.hpp"
 

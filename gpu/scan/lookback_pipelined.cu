@@ -14,7 +14,7 @@
 #include "gpu/common/lookback.cuh"
 #include "gpu/common/warp.cuh"
 #include "gpu/scan/block_scan.cuh"
-#include "gpu/scan/lookback.cuh"
+#include "gpu/scan/first_poll.cuh"
 #include "gpu/scan/scan.hpp"
 #include "gpu/scan/scan_common.cuh"
 

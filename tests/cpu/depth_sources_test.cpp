@@ -18,7 +18,7 @@
 #include "app/io/image_io.hpp"
 #include "core/error.hpp"
 #include "tests/stereo_pair.hpp"
-#include "tools/scene/ground_truth.hpp"
+#include "tools/scene/lens_truth.hpp"
 
 namespace satlab {
 namespace {

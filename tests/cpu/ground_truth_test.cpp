@@ -1,7 +1,7 @@
 // The thin-lens ground truth (tools/scene) uses the pipeline's CoC model: a small light out of focus
 // spreads over a disc whose radius is what coc_from_depth gives for the case's parameters
 // (aperture K = focal_px * lens radius, depth normalised between the frame's nearest and farthest).
-#include "tools/scene/ground_truth.hpp"
+#include "tools/scene/lens_truth.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -15,7 +15,7 @@
 #include <random>
 #include <string>
 
-#include "gpu/depth/guided_filter.hpp"
+#include "gpu/depth/guided_filter_gpu.hpp"
 #include "gpu/device.hpp"
 #include "gpu/sat/sat_host.hpp"
 #include "variant_test_util.hpp"

@@ -92,6 +92,32 @@ TEST(GpuPipeline, BoxBlurIsBitIdenticalToTheCpuBackendAtEveryRadius) {
   }
 }
 
+// gather_box builds the image's SAT in the box filter's table (one table a frame): frames that switch
+// between the box filter, gather_box and gather_box with highlights (whose SAT is of the masked image) on
+// one image each still equal the CPU backend's.
+TEST(GpuPipeline, BoxFilterAndGatherBoxShareTheSatTableWithoutStaleFrames) {
+  SKIP_WITHOUT_GPU();
+  test::SeededRng rng;
+  auto gpu_pipe = gpu::make_pipeline();
+  auto cpu_pipe = make_cpu_pipeline();
+  const Scene s = random_scene(389, 211, rng);
+  Params box;
+  box.filter = FilterKind::Box, box.box_radius = 9;
+  Params dof;
+  dof.dof_mode = "gather_box", dof.focus = 0.3f, dof.aperture = 60.f, dof.max_radius = 20.f;
+  dof.near_depth = 0.5f, dof.far_depth = 40.f;
+  Params lights = dof;
+  lights.highlights = true, lights.highlight_threshold = 0.5f;
+  const Params* order[] = {&dof, &box, &dof, &lights, &box, &lights, &dof, &dof, &box, &box};
+  for (Pipeline* pipe : {gpu_pipe.get(), cpu_pipe.get()}) pipe->set_image(s.image), pipe->set_depth(s.depth);
+  int frame = 0;
+  for (const Params* p : order) {
+    for (Pipeline* pipe : {gpu_pipe.get(), cpu_pipe.get()}) pipe->set_params(*p), pipe->run();
+    EXPECT_TRUE(gpu_pipe->result().data == cpu_pipe->result().data) << "frame " << frame;
+    ++frame;
+  }
+}
+
 TEST(GpuPipeline, WithoutDepthTheDofFilterKeepsTheImageSharp) {
   SKIP_WITHOUT_GPU();
   test::SeededRng rng;

@@ -1,9 +1,9 @@
-// The GPU depth refiners against core's references (gpu/refine/refine.hpp check_refine): bit for bit for
+// The GPU depth refiners against core's references (gpu/refine/refine_gpu.hpp check_refine): bit for bit for
 // none, wmedian, jbu and snap, within core's guided_filter_bound for guided, on odd sizes (1x1, 1xN, Nx1,
 // primes), with depth at the image's size over 1..8 (and 2/3, 3/2), with and without confidence, NaN holes,
 // all-255 images, flat depth. Outputs are poisoned (a finite value no refiner returns) before each run, so
 // an unwritten pixel fails. Every test skips with the reason where there is no CUDA device.
-#include "gpu/refine/refine.hpp"
+#include "gpu/refine/refine_gpu.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "tools/scene/ground_truth.hpp"
+#include "tools/scene/lens_truth.hpp"
 
 #include <algorithm>
 #include <chrono>
