@@ -127,14 +127,21 @@ void AppState::record(const std::vector<StageTiming>& timings) {
     if (timings.front().run == last_recorded_run) return;
     last_recorded_run = timings.front().run;
   }
-  // Phases of a stage that this frame's stage no longer reports (another SAT builder) are dropped.
+  // Phases of a stage that this frame's stage no longer reports are dropped where the stage reports a phase
+  // not seen before (another SAT builder or DoF mode). A stage that reports only known phases skipped the
+  // others this frame (gather_box's kept SAT): their rows stay and show "not run".
   auto reported = [&](const std::string& name) {
     return std::any_of(timings.begin(), timings.end(),
                        [&](const StageTiming& t) { return stage_key(t) == name; });
   };
+  auto new_phases = [&](const std::string& parent) {
+    return std::any_of(timings.begin(), timings.end(), [&](const StageTiming& t) {
+      return t.parent == parent && stages.find(stage_key(t)) == stages.end();
+    });
+  };
   for (auto it = stage_order.begin(); it != stage_order.end();) {
     const std::string& parent = stages[*it].parent;
-    if (!parent.empty() && reported(parent) && !reported(*it)) {
+    if (!parent.empty() && reported(parent) && !reported(*it) && new_phases(parent)) {
       stages.erase(*it);
       it = stage_order.erase(it);
     } else {

@@ -159,6 +159,23 @@ TEST(TimingBookkeeping, SkippedStagesShowAsNotRunAndKeepTheirWarmValue) {
   EXPECT_EQ(s.stages["reduce"].cold_ms, 4.0);
 }
 
+// A phase its stage skipped this frame (gather_box's kept SAT: "dof" reports only "blur") keeps its row and
+// shows "not run"; a stage that reports a phase never seen (another builder or mode) drops its old phases.
+TEST(TimingBookkeeping, ASkippedPhaseShowsAsNotRunAndANewPhaseSetDropsTheOld) {
+  AppState s;
+  s.record({timing("dof", 9.0, 1, true), timing("sat", 8.0, 1, true, "dof"), timing("blur", 1.0, 1, true, "dof")});
+  s.record({timing("dof", 0.2, 2), timing("sat", 0.1, 2, false, "dof"), timing("blur", 0.1, 2, false, "dof")});
+  s.record({timing("dof", 0.1, 3), timing("blur", 0.1, 3, false, "dof")});  // the SAT kept
+  ASSERT_EQ(s.stages.count("dof sat"), 1u);
+  EXPECT_EQ(s.stages["dof sat"].state(), StageStats::State::NotRun);
+  EXPECT_DOUBLE_EQ(s.stages["dof sat"].ema_ms, 0.1);
+  EXPECT_EQ(s.stages["dof blur"].state(), StageStats::State::Warm);
+  s.record({timing("dof", 0.5, 4, true), timing("spread", 0.4, 4, true, "dof")});  // another mode
+  EXPECT_EQ(s.stages.count("dof sat"), 0u);
+  EXPECT_EQ(s.stages.count("dof blur"), 0u);
+  EXPECT_EQ(s.stages.count("dof spread"), 1u);
+}
+
 TEST(TimingBookkeeping, ARunReadTwiceCountsOnceAndANewBackendCountsAfresh) {
   AppState s;
   s.record({timing("sat", 1.0, 1, true)});
