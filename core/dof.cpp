@@ -169,10 +169,10 @@ double aperture_moment_target(const Params& p, int r) {
 // nearest that target among those drawn at R = r - 1/2 .. r + 1 in steps of 1/32 and, beyond radius 3,
 // around the R a bisection finds for it (M grows with R in uneven steps as rows gain pixels); the disc's
 // apertures up to radius 3 (a band per row) must also be symmetric under x <-> y, as the disc is (M alone
-// would take a 1 x 3 line for radius 1). Measured (docs/quality.md, "The aperture kernel"): against the
-// old rule (every aperture the disc of radius r + 1/2, its blend about 1/2 px too wide) spread gains 0.4
-// to 3.5 dB per case; fixed offsets R = r + d fitted on the cases' scores do no better (d = 0.1: the same
-// within 0.4 dB summed over the 12 cases).
+// would take a 1 x 3 line for radius 1). Measured (docs/quality.md, "How spread meets the lens": the
+// aperture kernel): against the old rule (every aperture the disc of radius r + 1/2, its blend about 1/2 px
+// too wide) spread gains 0.4 to 3.5 dB per case; fixed offsets R = r + d fitted on the cases' scores do no
+// better (d = 0.1: the same within 0.4 dB summed over the 12 cases).
 namespace {
 
 // Aperture r of a disc or polygon (the rule above): n rectangles into out.

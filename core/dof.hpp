@@ -47,21 +47,21 @@ int shaped_max_radius(const Params& p);
 // `count` layers over the signed CoC in [-M, M], M = max_radius, edges spaced quadratically (finer near
 // the focus plane): e_i = M sign(t) t^2, t = -1 + 2 i / count. Means are left at the layers' mid points.
 dof::Layers make_layers(const Params& p, int count);
-// The frame's own layer edges (docs/quality.md, "Layer edges from the depth histogram"). The occlusion-aware
-// modes mix the pixels of one layer without occlusion, so an object and what lies behind it should fall
-// in different layers; fixed edges put them together wherever the two CoCs share a slice. frame_layers
-// takes the histogram of the frame's normalised depth (depth_histogram), maps every depth bin to the
-// CoC of its centre (coc_from_depth) and that to a bin of u = sign(c) sqrt(|c| / M) (kEdgeBins bins
-// over [-1, 1]: make_layers' edges are uniform in u), and puts the `count` layers' edges where they
+// The frame's own layer edges (docs/quality.md, "How spread meets the lens": layer edges from the depth
+// histogram). The occlusion-aware modes mix the pixels of one layer without occlusion, so an object and what
+// lies behind it should fall in different layers; fixed edges put them together wherever the two CoCs share a
+// slice. frame_layers takes the histogram of the frame's normalised depth (depth_histogram), maps every depth
+// bin to the CoC of its centre (coc_from_depth) and that to a bin of u = sign(c) sqrt(|c| / M) (kEdgeBins
+// bins over [-1, 1]: make_layers' edges are uniform in u), and puts the `count` layers' edges where they
 // minimise the pixel-weighted variance of u within the layers (optimal 1D k-means by dynamic programming,
-// divide and conquer over the monotone split points: O(count kEdgeBins log kEdgeBins)). The spread's
-// work (estimated from the histogram: each pixel's layer's window, the GPU's 32 x 32 tile grown by the
-// layer's radius) bounds them: where the plain k-means edges cost more of it than make_layers' edges, the
-// edges are those of least variance within that work (Lagrangian relaxation: the same dynamic programme
-// with the work's multiple added, its multiplier found by bisection), or make_layers' where none of
-// less variance fits. With no histogram (nullptr: no depth map), make_layers. Depends only on the
-// histogram and Params, so the CPU and GPU backends get the same edges from the same counts. The last
-// result is kept per thread and reused for the same histogram and lens.
+// divide and conquer over the monotone split points: O(count kEdgeBins log kEdgeBins)). The spread's work
+// (estimated from the histogram: each pixel's layer's window, the GPU's 32 x 32 tile grown by the layer's
+// radius) bounds them: where the plain k-means edges cost more of it than make_layers' edges, the edges are
+// those of least variance within that work (Lagrangian relaxation: the same dynamic programme with the work's
+// multiple added, its multiplier found by bisection), or make_layers' where none of less variance fits. With
+// no histogram (nullptr: no depth map), make_layers. Depends only on the histogram and Params, so the CPU and
+// GPU backends get the same edges from the same counts. The last result is kept per thread and reused for the
+// same histogram and lens.
 // The spread mode's GPU tile (gpu/filter/dof_spread.cu): each tile of a layer is spread in a window of
 // the tile grown by the layer's largest aperture radius, layer_radius: the outer layers' is max_r (their
 // CoCs reach the clamp), the others' that of their farther edge.

@@ -119,8 +119,9 @@ SATLAB_HD void splat_values(const uint32_t lin[3], uint32_t w, uint32_t v[4]) {
 // to 256ths, clamped to [0, 256], and kept only where F and B differ (|F - B|^2 >= kMixedContrast) and the
 // fit's residual is small: |256 (C - B) - s (F - B)| <= s |F - B| / kMixedFit (a pixel whose colour does
 // not lie between its neighbours' is texture, not a mix of them). Measured on the thin-lens ground truth
-// (docs/quality.md, "Mixed pixels"): the four neighbours, not eight (the diagonals' shares were off twice
-// as much); without the residual test the split loses 1-2 dB on the occlusion scene's tiled wall.
+// (docs/quality.md, "How spread meets the lens": mixed pixels): the four neighbours, not eight (the
+// diagonals' shares were off twice as much); without the residual test the split loses 1-2 dB on the
+// occlusion scene's tiled wall.
 //
 // Points of the plane: coc(x, y) and lin(x, y, l) give the CoC (NaN as 0) and 12-bit linear colour of any
 // point, the frame's edges extended (clamped), so the virtual pixels beyond the frame split as those of the
@@ -225,8 +226,8 @@ SATLAB_HD void fragment_colour(int f, uint32_t m, const Lin& lin, int x, int y, 
 // 12-bit linear colour and its CoC interpolated linearly between those two pixels (the nearest such on each
 // side; of the row and the column, the shorter span, the row on a tie), splatted as a pixel of its own
 // layer would be. A wider object (no farther pixel within kHiddenGap on one side) gets none: its hidden
-// background is the fill's (spread_pixel). Measured on the thin-lens ground truth (docs/quality.md, "The
-// background behind thin near objects").
+// background is the fill's (spread_pixel). Measured on the thin-lens ground truth (docs/quality.md, "How
+// spread meets the lens": the background behind thin near objects).
 //
 // coc(x, y) and lin(x, y, l) as mixed_of's: points of the plane, the frame's edges extended. A point
 // beyond the frame then has the record and the fragment of the frame's pixel it copies: beyond the left
@@ -346,7 +347,7 @@ SATLAB_HD void splat_fragment(const Add& add, const uint32_t l[3], Splat sp, uin
 
 // The fill tables' blocks (spread_pixel): kFillBlock x kFillBlock pixels per element, a quarter of the
 // tables' bytes at 2 (the GPU builds them beside the spread, bound by memory bandwidth: docs/performance.md,
-// "The fill tables at half resolution"); 1 takes the pixels themselves. A block's sums are at most
+// "What the spread's quality features cost"); 1 takes the pixels themselves. A block's sums are at most
 // kFillBlock^2 4095 per colour channel: 16-bit slices up to 4.
 constexpr int kFillBlock = 2;
 static_assert(kFillBlock >= 1 && kFillBlock * kFillBlock * 4095 <= 65535, "a block's sums in 16 bits");
@@ -355,15 +356,16 @@ SATLAB_HD int fill_blocks(int n) {
 }
 
 // A layer's coverage is its spread weight (in kSpreadOne units) times this gain, at most 1. Fitted on the
-// ground truth (docs/quality.md, "Surfaces across layers"): with a surface's layers added (spread_pixel),
-// 1.03 scores best of 1.0 to 1.2 (mean of the 12 cases; 1.1 was best before surfaces joined). A layer's
-// weight dips below 1 where its CoC varies, which the gain covers.
+// ground truth (docs/quality.md, "How spread meets the lens": surfaces across layers): with a surface's
+// layers added (spread_pixel), 1.03 scores best of 1.0 to 1.2 (mean of the 12 cases; 1.1 was best before
+// surfaces joined). A layer's weight dips below 1 where its CoC varies, which the gain covers.
 constexpr float kCoverageGain = 1.03f;
 
 // A layer joins the surface in front of it (spread_pixel) when its spread weight, in kSpreadOne units, is
-// at least this. Fitted on the ground truth (docs/quality.md, "Surfaces across layers"): 0.3 scores best of
-// 0.15, 0.3 and 0.5; joining every adjacent layer present (0) loses most on default_far_small, where a sharp
-// object's sliver behind a blurred one (weight about 0.1) then no longer fills the rest.
+// at least this. Fitted on the ground truth (docs/quality.md, "How spread meets the lens": surfaces across
+// layers): 0.3 scores best of 0.15, 0.3 and 0.5; joining every adjacent layer present (0) loses most on
+// default_far_small, where a sharp object's sliver behind a blurred one (weight about 0.1) then no longer
+// fills the rest.
 constexpr float kSurfaceJoin = 0.3f;
 
 // One output pixel (linear light in [0,1]) of the layered spread composite. spread(j) returns layer j's

@@ -1,7 +1,7 @@
-// The bokeh highlights' sprites as a rasteriser reads them (the GL instanced-quads splat, the alternative
-// to the CUDA row splat of core/highlights.hpp, measured against it in docs/performance.md): one record
-// per sorted sprite, its position, radius, slice and its linear energy per covered pixel in float, after a
-// header of two indirect draw commands (far, near). Shared by the CPU reference
+// The bokeh highlights' sprites as a rasteriser reads them (the GL instanced-quads splat, the alternative to
+// the CUDA row splat of core/highlights.hpp, measured against it in docs/performance.md, "Bokeh highlights"):
+// one record per sorted sprite, its position, radius, slice and its linear energy per covered pixel in float,
+// after a header of two indirect draw commands (far, near). Shared by the CPU reference
 // (core/highlight_sprite_gl.cpp) and the CUDA kernel that fills the GL buffer
 // (gpu/filter/highlight_records.cu), both without FMA contraction, so the two agree bit for bit.
 #pragma once

@@ -26,7 +26,7 @@
 //      rejects takes the wide window's winner where that one is unique. Flat regions of a ground plane or a
 //      backdrop have disparity constant along rows, so a window long along the row reaches texture without
 //      mixing disparities, where a large square one (Veksler's variable windows) does mix them on a slanted
-//      floor (docs/quality.md, Stereo: the log)
+//      floor (docs/quality.md, "Tried and lost")
 //   -> hole filling along scanlines, background-favouring: a rejected pixel takes the smaller of the
 //      nearest kept disparities to its left and right (the farther surface: holes are mostly occlusions,
 //      which belong to the background).
@@ -59,7 +59,7 @@ constexpr int kMaxStereoWideRadius = 512;   // the wide window's (2 wide + 1) (2
 constexpr int kMaxDisparities = 1024;
 // The wide window searches every 2nd disparity: half its cost on the GPU, and on the generated pairs
 // better than every disparity (its uniqueness test then looks 4+ px from the winner, which keeps more of
-// the flat regions' right matches; docs/quality.md, Stereo: the log); every 3rd loses on `default`.
+// the flat regions' right matches; docs/quality.md, "Tried and lost"); every 3rd loses on `default`.
 constexpr int kStereoWideStep = 2;
 constexpr uint32_t kNoSum = 0xFFFF;   // above every aggregated sum (16 bits): "none yet"
 constexpr float kNoDisparity = -1.f;  // a pixel rejected by the left-right check (or left unfilled)

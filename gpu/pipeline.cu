@@ -118,7 +118,7 @@ const Variant* by_name(Family family, const std::string& name) {
 
 // Defaults: the tiled 2D SAT (fewest bytes per pixel) and the single-pass reduction (one launch per min or
 // max; the depth's at 3840x2160 on the H200: 0.027-0.030 ms for both against CUB's 0.041-0.083 in the same
-// run, docs/performance.md). Its workspace is shared by every call in the process, one stream at a time:
+// run). Its workspace is shared by every call in the process, one stream at a time:
 // the app's GUI thread issues the pipeline's frames and the Lab's runs (which synchronise the device
 // first) one after the other.
 constexpr const char* kDefaultSat = "sat_tiled";

@@ -59,7 +59,7 @@ void draw_params_panel(AppState& s) {
           ImGui::SetTooltip(
               "CoC slices composited front to back, their edges fitted to the depth's histogram within the "
               "spread work of evenly spaced edges: more layers, fewer seams where an object crosses a slice "
-              "edge, and a slower frame (docs/quality.md, \"Edges within the work budget\")");
+              "edge, and a slower frame (docs/quality.md, \"How spread meets the lens\")");
       }
       if (p.max_radius > 511.f) p.max_radius = 511.f;  // exact 12-bit box sums
     } else {

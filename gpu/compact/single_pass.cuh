@@ -9,8 +9,9 @@
 // kept elements in shared memory at their tile rank while warp 0 looks back for the tile's prefix
 // (lookback::Word64 words and look_back_warp of gpu/common/lookback.cuh, after a pause of kFirstPollNs
 // when the launch has at least 4 rounds of tiles, as CUB's sm90 selection does); the staged elements go
-// out contiguously. Stable: the output keeps the input order. The last tile writes the count. Kernels are built for 32 warps per SM
-// (4 blocks of 256 threads at <= 64 registers; docs/performance.md has the shapes measured).
+// out contiguously. Stable: the output keeps the input order. The last tile writes the count. Kernels are
+// built for 32 warps per SM (4 blocks of 256 threads at <= 64 registers; docs/performance.md, "Tried and
+// lost", has the shapes measured).
 //
 //   size_t single_pass_temp_bytes(size_t n);                  (<kBlock * kItems>(n) for other shapes)
 //   compact_single_pass(in, keep, out, count, n, temp, stream);  (<kBlock, kItems>(...) for other shapes)

@@ -145,7 +145,7 @@ __device__ __forceinline__ double2 box2(const float2* __restrict__ s, int w, con
 }
 
 // Quotients by d as products with r = 1 / d, formed once: a float64 division costs ~12 float64
-// instructions and the colour coefficients had 16 per pixel (0.263 -> 0.225 ms, docs/performance.md). The
+// instructions and the colour coefficients had 16 per pixel (0.263 -> 0.225 ms, H200). The
 // quotients differ from the reference's divisions by an ulp of float64, inside the bound's float64 slack
 // (core/guided_filter.cpp).
 struct Recip {
@@ -294,7 +294,7 @@ void guided_filter(const GuidedDeviceArgs& a) {
   // by group 0's build as a 1-channel image (4 B per pixel, coalesced, the same rounded products) and
   // built right after it through the image path, mostly from L2: 0.055 -> 0.028 ms at 3840x2160 against
   // forming it in its own tile load from the guide (12 B per pixel at a 12-byte stride, through
-  // registers; docs/performance.md, guided filter third pass). Elsewhere it is formed so.
+  // registers). Elsewhere it is formed so.
   const bool raw = fused && gc == 3 && w % 4 == 0 && reinterpret_cast<uintptr_t>(a.guide) % 16 == 0 &&
                    reinterpret_cast<uintptr_t>(a.p) % 16 == 0;
   const bool side = raw && nc == 3;
@@ -339,7 +339,7 @@ void guided_filter(const GuidedDeviceArgs& a) {
   phase("coefficients");
   // Blocks of a 256-pixel row segment: a warp's two tap columns, x - r - 1 and x + r, share more of their
   // lines in L1 than in 32 x 8 blocks (colour coefficients 0.227 -> 0.213 ms at r = 8; 64 and 128 wide
-  // between; 512 x 1 slower, 0.216 -> 0.233: docs/performance.md).
+  // between; 512 x 1 slower, 0.216 -> 0.233: docs/performance.md, "Tried and lost").
   const dim3 block(kThreads, 1), grid(unsigned((w + kThreads - 1) / kThreads), unsigned(h));
   const int r = a.params.radius;
   const double eps = double(a.params.eps);

@@ -142,7 +142,7 @@ __device__ __forceinline__ void load_stack_raw(const StackSource& s, const Geome
 
 // The load policy: the raw copies where they apply (s.raw), else the values formed through registers, 4
 // rows at a time. (A runtime branch: the raw copies in a kernel of their own spilled more and were
-// slower, docs/performance.md, guided filter third pass.)
+// 0.015 ms slower: docs/performance.md, "Tried and lost".)
 struct StackLoad {
   StackSource s;
   template <int CH, bool VEC>

@@ -4,8 +4,8 @@
 // Bytes per pixel and disparity (minimum): cost 1 B written, SAT 1 B read + 4 B written, aggregation
 // 4 taps of 4 B per box mostly from L1/L2 (the SAT read once from DRAM): about 10 B; the box-rows table
 // (the default) 1 B read + 2 B written, then 2 taps of 2 B per box: about 5 B. H200, 3840 x 2160 x 128
-// disparities with the wide window (docs/performance.md): 6.79 ms (census 0.50, cost 0.65, box rows 1.30,
-// aggregate 4.16), against 9.33 through sat_lookback_2d in the same run (SAT 2.11, aggregate 5.91).
+// disparities with the wide window (docs/performance.md, "Stereo"): 6.79 ms (census 0.50, cost 0.65, box rows
+// 1.30, aggregate 4.16), against 9.33 through sat_lookback_2d in the same run (SAT 2.11, aggregate 5.91).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -110,10 +110,10 @@ __device__ __forceinline__ uint4 pack(const StereoWta& t) {
 // With the SAT (SatBoxes), boxes by 4 taps each (modular uint32 arithmetic: the row above a slice's window
 // may lie in the slice before, which cancels), hoisted: both windows' clipped columns fixed per thread,
 // the two rows' offsets stepped by a slice per iteration, the clipped-away taps masked, not branched.
-// Measured against (docs/performance.md, H200, 3840x2160, 128 disparities, whole match): box() per window
-// and slice, as before, 10.22 ms against 9.18 (7.87 against 8.80 without the wide window); the boxes from
-// column sums in shared memory (one pair of loads per column and slice instead of 4 taps per box, but two
-// __syncthreads per slice), 13.79 ms against 10.45 for box() with the wide window at every slice.
+// Measured against (H200, 3840x2160, 128 disparities, whole match): box() per window and slice, as before,
+// 10.22 ms against 9.18 (7.87 against 8.80 without the wide window); the boxes from column sums in shared
+// memory (one pair of loads per column and slice instead of 4 taps per box, but two __syncthreads per slice),
+// 13.79 ms against 10.45 for box() with the wide window at every slice.
 constexpr int kAggThreads = 128;
 
 // The boxes of one pixel row from a stack's uint32 SAT (slices stacked vertically): 4 taps per box, the two
@@ -150,8 +150,8 @@ struct RowBoxes {
   __device__ void next() { row += slice; }
 };
 
-// One kernel over either box source (Boxes: SatBoxes with a registered SAT builder, RowBoxes with the
-// default box-rows table). Measured (docs/performance.md, H200, 4K, 128 disparities): the box-rows table's
+// One kernel over either box source (Boxes: SatBoxes with a registered SAT builder, RowBoxes with the default
+// box-rows table). Measured (docs/performance.md, "Stereo"; H200, 4K, 128 disparities): the box-rows table's
 // 4.16 ms against the SAT's 5.91 in the same run; the next slice's taps loaded before this slice's steps:
 // 4.24, dropped.
 template <class Boxes, class T>

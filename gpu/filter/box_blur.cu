@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(256)
 }
 
 // Thread-block shape 32x8: 16x16, 64x4, 32x4, 128x2 and 8x32 measured no faster on smooth CoC, 16x16 8%
-// faster on random CoC but 13% slower for the box blur (docs/performance.md, SAT tuning log 8).
+// faster on random CoC but 13% slower for the box blur (docs/performance.md, "Tried and lost").
 constexpr unsigned kBlockW = 32, kBlockH = 8;
 
 }  // namespace

@@ -13,7 +13,7 @@
 //   composite  dof::layered_pixel per pixel (the count taps of its presence tests one 4-byte channel).
 // Bytes (minimum, per pixel of a box): slice reads 8 per frame pixel and writes 8 (4 per RGBA8 image); each
 // SAT 24 (20); composite reads the tables' 16 B per table once and the CoC, writes 4. Measurements:
-// docs/performance.md.
+// docs/performance.md, "Depth-of-field modes".
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -156,11 +156,11 @@ __global__ void __launch_bounds__(kBlock)
 // empty layer). No pixel of the layer lies outside the box, so the frame's inclusive SAT at (x, y) is the
 // box's at (min(x, x1), min(y, y1)), and 0 left of or above the box. BOXED false (one layer, the whole
 // frame): plain taps, 0 at x or y < 0, the box's bounds not read. HI: there are high-byte tables.
-// Lean taps (the composite is bound by instruction issue; docs/performance.md): 32-bit indices (a table
-// holds at most 16384^2 < 2^31 pixels), no test for an empty layer's table (every tap of
+// Lean taps (the composite is bound by instruction issue; docs/performance.md, "The spread's phases"): 32-bit
+// indices (a table holds at most 16384^2 < 2^31 pixels), no test for an empty layer's table (every tap of
 // dof::layered_pixel reads a layer known to be non-empty: its own, one whose count was not 0, or one that
-// may_hold let through), no high table's load or test without HI: the layered composite 1.315 -> 1.004 ms
-// at 3840x2160, gather_linear's 0.849 -> 0.582, against 64-bit indices and both tests in every tap.
+// may_hold let through), no high table's load or test without HI: the layered composite 1.315 -> 1.004 ms at
+// 3840x2160, gather_linear's 0.849 -> 0.582, against 64-bit indices and both tests in every tap.
 template <bool BOXED, bool HI>
 struct Tables {
   using Index = uint32_t;

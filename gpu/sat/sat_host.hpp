@@ -26,8 +26,9 @@ std::vector<float> run_sat_f32(const Variant& v, const float* data, int width, i
 // float64, each output rounded once per pass and two passes: bound 2 * (16 + 1) * 2^-24 ~ 2.0e-6 relative.
 // sat_lookback_2d's float tiles (one pass) stay inside it: out = A + (Local + B) with every term a sum of
 // non-negative partial sums, Local (the tile's own SAT, float) at most 25 roundings deep, the two final
-// adds 2 more, A and B (float64 carries of float row and column totals, then rounded) within 10 roundings
-// of their values: at most 27 * 2^-24 ~ 1.6e-6 of the element. docs/performance.md has measured values.
+// adds 2 more, A and B (float64 carries of float row and column totals, then rounded) within 10 roundings of
+// their values: at most 27 * 2^-24 ~ 1.6e-6 of the element. docs/performance.md, "Float SAT error", has
+// measured values.
 constexpr double kFloatSatRelBound = 2.0 * 17.0 * 5.96e-8;
 
 // "" when `sat` (width * height * channels elements: uint32 for U8/RGBA8/RGBA16, float for F32) is core's

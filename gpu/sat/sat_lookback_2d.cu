@@ -177,7 +177,7 @@ F32Launch begin_f32(const SatArgs& a) {
     trace = trace_buf;
   }
 #endif
-  // Look-back windows of f32::kWinF words (1 to 8 measured alike, tuning log 30).
+  // Look-back windows of f32::kWinF words (1 to 8 measured alike).
   l.w = Words{lw.words, lw.words + nCol, lw.words + nCol + nRow, f32::kWinF, lw.epoch, trace};
   l.vec = g.E % 4 == 0 && reinterpret_cast<uintptr_t>(a.in) % 16 == 0 &&
           reinterpret_cast<uintptr_t>(a.out) % 16 == 0;
@@ -211,9 +211,9 @@ void end_f32(const SatArgs& a, const F32Launch& l) {
 
 namespace {
 
-// 8-bit tiles, BLOCKS resident per SM for one channel (4: 64 registers, tuning log 21; 3 as a bench
-// policy); 4 channels always 3 (64 registers would spill). Look-back windows of kWin words (1 to 8 measured
-// alike, tuning logs 21 and 28).
+// 8-bit tiles, BLOCKS resident per SM for one channel (4: 64 registers; 3 as a bench policy,
+// sat_lookback_2d@3blocks); 4 channels always 3 (64 registers would spill). Look-back windows of kWin words
+// (1 to 8 measured alike).
 template <int BLOCKS>
 void build_u8(const SatArgs& a) {
   check_args(a, true);
@@ -259,8 +259,8 @@ Variant sat_lookback_2d_variant() {
 
 std::vector<Variant> sat_lookback_2d_policy_variants() {
   return {sat_builder_variant("sat_lookback_2d@3blocks", "sat_lookback_2d, 8-bit tiles at 3 blocks per SM",
-                              "bench policy: 3 blocks per SM (80 registers) instead of 4 (tuning log 21)",
-                              {DType::U8}, lookback_2d::build<3>)};
+                              "bench policy: 3 blocks per SM (80 registers) instead of 4", {DType::U8},
+                              lookback_2d::build<3>)};
 }
 
 void set_sat_trace_file(const std::string& path) {

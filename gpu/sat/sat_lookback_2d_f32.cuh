@@ -29,7 +29,7 @@ struct Words {
   unsigned long long* trace;   // SATLAB_SAT_TRACE builds: kTraceSlots timestamps per float tile, or null
 };
 
-// A timeline of the float tiles for tuning (docs/performance.md, tuning log 30-33): built with
+// A timeline of the float tiles for tuning: built with
 // -DSATLAB_SAT_TRACE=ON, `satlab bench sat --trace FILE ...` writes each float launch's %globaltimer
 // stamps (thread T's at event k; slot 15 the SM), read by tools/sat_trace.py. A stamp right after a
 // barrier can be read before it (the timer read is not ordered with the barrier), so events follow work,
@@ -66,10 +66,10 @@ constexpr int kTraceSlots = 16;
 // the tile column to the left (below), so that no corner waits on the corners above it; every word a
 // float tile waits for comes from a tile with a smaller number (left, above, above-left): no deadlock. Tiles
 // are numbered row by row (down the tile columns, or row by row inside strips of tile columns, measured
-// slower: tuning log 30); 128-wide tiles halve the row chains in flight at once against 64 x 128 ones
-// (tuning log 32). A row thread's CH chains (one per channel) are looked back together
+// slower: docs/performance.md, "Tried and lost"); 128-wide tiles halve the row chains in flight at once
+// against 64 x 128 ones. A row thread's CH chains (one per channel) are looked back together
 // (look_back_chains: CH x 1 words in flight per window at 4 channels, 2 x 2 at 2), not one after the
-// other: 4-channel tiles at 3840x2160 0.21 -> 0.15 ms (docs/performance.md, guided filter second pass).
+// other: 4-channel tiles at 3840x2160 0.21 -> 0.15 ms (H200).
 // The tile's input comes through a load policy (below): the image (ImageLoad), or values that a user of
 // the builder forms as the tile loads.
 namespace f32 {
@@ -180,10 +180,10 @@ __global__ void __launch_bounds__(kThreads, kBlocks)
 
   // Per row: the row's total (lane L - 1 to rowv), and each element's row sum inside the tile up to it,
   // stored in place for the rebuild (the same adds in the same order as the rebuild's scan had: the SAT is
-  // bit for bit what it was; held in registers instead, they made the kernel spill, tuning log 32). Per
+  // bit for bit what it was; held in registers instead, they made the kernel spill). Per
   // column: the sum over this thread's rows (two halves, 4 adds deep) to part. One row scan per row, not
   // two: a 4-channel row is 4 x 6 shuffles (4-channel builds 0.172 -> 0.163 ms at 3840x2160, the SAT of
-  // the guided filter's a and b 0.154 -> 0.143; docs/performance.md, guided filter third pass).
+  // the guided filter's a and b 0.154 -> 0.143, H200).
   {
     float cs[2][V];  // (first terms assigned: adding to 0.f is an instruction)
 #pragma unroll
@@ -417,7 +417,7 @@ template <int CH, class Load>
 void launch_f32(const SatArgs& a, const Geometry& g, const Words& w, bool vec, const Load& load) {
   // Several channels: their row chains looked back together, 4 words in all per window (1 per chain
   // at 4 channels: 48 registers, no spill; 2 words per chain spilled and measured slower, as did 4 blocks
-  // per SM: docs/performance.md, guided filter second pass).
+  // per SM: docs/performance.md, "Tried and lost").
   launch_f32_v<CH, CH == 1 ? 0 : 4 / CH>(a, g, w, vec, load);
 }
 

@@ -301,7 +301,7 @@ Variant sat_rows_columns_variant() {
 
 std::vector<Variant> sat_rows_columns_policy_variants() {
   const std::vector<DType> types = {DType::U8, DType::RGBA8, DType::F32};
-  const char* src = "bench policy: K forced (docs/performance.md, SAT tuning log 4)";
+  const char* src = "bench policy: K rows per warp forced (the default picks K by the image)";
   return {sat_builder_variant("sat_rows_columns@rows1", "sat_rows_columns, K = 1 row per warp", src, types, build<1>),
           sat_builder_variant("sat_rows_columns@rows2", "sat_rows_columns, K = 2 rows per warp", src, types, build<2>),
           sat_builder_variant("sat_rows_columns@rows4", "sat_rows_columns, K = 4 rows per warp", src, types, build<4>)};

@@ -295,7 +295,7 @@ __global__ void __launch_bounds__(Config<In, TALL>::kThreads, Config<In, TALL>::
 }
 
 // Words of a column the look-back reads at once: first, and after a window without P (1, 2, 4, 8 and 16
-// measured alike, tuning log 15).
+// measured alike).
 constexpr int kFirstWindow = 8, kNextWindow = 8;
 static_assert(kFirstWindow <= kMaxWindow && kNextWindow <= kMaxWindow, "windows held in registers");
 
@@ -321,7 +321,7 @@ void run_single_pass(const SatArgs& a) {
 }
 
 // 8-bit input: BANDS-row bands. 0 (the default): 64-row bands where they still give about one block per
-// SM, else 32-row ones (tuning log 15); 32 or 64 force them (bench policies).
+// SM, else 32-row ones; 32 or 64 force them (bench policies, `satlab bench sat --policies`).
 template <int BANDS, int CH>
 void run_u8(const SatArgs& a) {
   static_assert(BANDS == 0 || BANDS == 32 || BANDS == 64, "8-bit bands: 0 (by the image), 32 or 64 rows");
@@ -368,7 +368,7 @@ Variant sat_single_pass_variant() {
 }
 
 std::vector<Variant> sat_single_pass_policy_variants() {
-  const char* src = "bench policy: 8-bit bands forced (docs/performance.md, SAT tuning log 15)";
+  const char* src = "bench policy: 8-bit bands forced (the default picks them by the image)";
   return {sat_builder_variant("sat_single_pass@bands32", "sat_single_pass, 32-row bands at every size", src,
                               {DType::U8, DType::RGBA8}, run_u8_bands<32>),
           sat_builder_variant("sat_single_pass@bands64", "sat_single_pass, 64-row bands at every size", src,

@@ -24,7 +24,7 @@ struct Geometry {
 };
 
 // A 16-byte load, marked evict-first in L1 and L2 where it is the data's last use (the rebuild: so that
-// its input does not push out the carries and the stores in flight; tuning log 19).
+// its input does not push out the carries and the stores in flight).
 template <bool LAST_USE>
 __device__ __forceinline__ uint4 ld16(const uint4* p) {
   return LAST_USE ? __ldcs(p) : __ldg(p);

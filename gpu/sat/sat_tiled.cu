@@ -32,9 +32,9 @@ template <int K>
 constexpr int kRebuildBlocksPerSm = K >= 8 ? 2 : 3;
 
 // Tuning policy: ROWS per thread (0: by the image, pick_rows; else 1, 4 or 8 forced), the rebuild's stores
-// STAGED through shared memory (else each thread stores its own 64 bytes: 38% slower, tuning log 3), and
-// the tile sums by RESIDENT blocks walking the tiles (else a block per tile: tuning log 19). The default
-// is the first; the others are bench rows (sat_tiled_policy_variants).
+// STAGED through shared memory (else each thread stores its own 64 bytes: 38% slower), and the tile sums by
+// RESIDENT blocks walking the tiles (else a block per tile, measured slower). The default is the first; the
+// others are bench rows (sat_tiled_policy_variants).
 template <int ROWS, bool STAGED, bool RESIDENT>
 struct TiledPolicy {
   static constexpr int kRows = ROWS;
@@ -285,7 +285,7 @@ Variant sat_tiled_variant() {
 
 std::vector<Variant> sat_tiled_policy_variants() {
   const std::vector<DType> types = {DType::U8, DType::RGBA8, DType::RGBA16};
-  const char* src = "bench policy (docs/performance.md, SAT tuning log)";
+  const char* src = "bench policy: a tuning alternative to the default (TiledPolicy)";
   return {
     sat_builder_variant("sat_tiled@rows1", "sat_tiled, 1 row per thread at every size", src, types,
                         build<TiledPolicy<1, true, true>>),

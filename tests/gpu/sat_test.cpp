@@ -209,8 +209,9 @@ TEST(Sat, WrapAroundKeepsEveryValueExactOn16384SquareOfWhite) {
   }
 }
 
-// Float SAT: relative error against float64 of every element within the builders' bound (its derivation
-// is beside kFloatSatRelBound in gpu/sat/sat_host.hpp; measured values in docs/performance.md).
+// Float SAT: relative error against float64 of every element within the builders' bound (its derivation is
+// beside kFloatSatRelBound in gpu/sat/sat_host.hpp; measured values in docs/performance.md, "Float SAT
+// error").
 constexpr double kFloatSatBound = satlab::gpu::kFloatSatRelBound;
 TEST(Sat, FloatVariantsStayWithinTheirErrorBoundOfFloat64) {
   SKIP_WITHOUT_GPU();
