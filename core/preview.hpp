@@ -1,0 +1,64 @@
+// A preview frame: the filter run on the visible region of an image at the resolution it is displayed at,
+// so that a frame whose full-resolution run misses the frame budget still follows a slider. The region
+// (with a halo of the filter's reach around it, so its edges see their neighbours) is box-filtered down,
+// every parameter measured in pixels is scaled by the same factor, and the depth keeps the whole frame's
+// normalisation. The preview approximates the full-resolution result box-filtered to the same size
+// (tests/cpu/preview_test.cpp measures how closely, per filter and DoF mode); what it cannot scale are
+// the DoF modes' own constants in pixels (the spread's hidden-background gap, its 2 x 2 fill blocks) and
+// highlights thinner than a preview pixel, which the box filter dims below the threshold.
+#pragma once
+#include "core/image.hpp"
+#include "core/params.hpp"
+
+namespace satlab {
+
+// Pixels [x0, x1) x [y0, y1).
+struct PixelRect {
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  int width() const { return x1 - x0; }
+  int height() const { return y1 - y0; }
+  bool empty() const { return x1 <= x0 || y1 <= y0; }
+  bool operator==(const PixelRect& o) const { return x0 == o.x0 && y0 == o.y0 && x1 == o.x1 && y1 == o.y1; }
+  bool operator!=(const PixelRect& o) const { return !(*this == o); }
+};
+
+// `p` for the image downscaled by `scale` (output pixels per input pixel, in (0, 1]): every length in
+// pixels scaled, box_radius (rounded), max_radius and aperture (K: the CoC in pixels per unit of inverse
+// depth), and the highlight sprite cap by scale^2 (the highlights found scale with the area; at least 1).
+// Depths, focus, the camera response and counts of layers or blades stay. Throws satlab::Error for a scale
+// outside (0, 1].
+Params scale_params(const Params& p, double scale);
+
+// How far (in pixels) a filter of `p` reaches from a pixel: the box radius, or the DoF max radius.
+float filter_reach(const Params& p);
+
+// Area-average (box filter) of `region` of the image onto width x height: each output pixel the mean of
+// the input it covers, input pixels cut by its footprint's edges weighted by the part covered. RGBA8 is
+// averaged per channel and rounded; ImageF per channel (NaN spreads to the pixels whose footprint holds
+// one). Throws satlab::Error unless region lies within the image and 1 <= width <= region's width (and
+// the same for heights). threads <= 0: default_threads().
+ImageRGBA8 downscale_box(const ImageRGBA8& image, const PixelRect& region, int width, int height, int threads = 0);
+ImageF downscale_box(const ImageF& image, const PixelRect& region, int width, int height, int threads = 0);
+
+// What a preview renders. `visible`: the image pixels shown; `scale`: preview pixels per image pixel, in
+// (0, 1] (the display's pixels per image pixel, at most 1); `reach`: how far the filter reaches, in image
+// pixels (filter_reach, or a bound of it that changes less often: the halo, and with it the preview's
+// inputs, then stay while a slider moves the radius).
+struct PreviewPlan {
+  PixelRect source;   // image pixels rendered: `visible` and a halo of the filter's reach, within the image
+  int width = 0, height = 0;  // the preview's size: source times scale, rounded, at least 1
+  double scale = 1;   // as asked
+  PixelRect kept;     // preview pixels shown and those within the scaled reach of them
+};
+// Throws satlab::Error for an empty or out-of-image `visible` or a scale outside (0, 1].
+PreviewPlan plan_preview(int image_width, int image_height, const PixelRect& visible, double scale, float reach);
+
+// The pipeline normalises the depth it is given by its own minimum and maximum; a preview's region holds
+// another range than the frame. This writes the frame's range [lo, hi] into two pixels of the preview's
+// depth: outside `kept`, where no pixel shown can see them, where there are two such pixels; else (the
+// whole image is shown) into the preview's own nearest and farthest pixels, whose footprints hold depths
+// at most a pixel's footprint away from them. Then every other pixel normalises as in the full frame.
+// Nothing happens for a depth without finite values or a non-finite range.
+void pin_depth_range(ImageF& depth, float lo, float hi, const PixelRect& kept);
+
+}  // namespace satlab
