@@ -108,6 +108,14 @@ ImageF make_synthetic_depth(const SyntheticDepth& s, int width, int height) {
   validate(s);
   if (s.mode == SyntheticDepth::Mode::None || width <= 0 || height <= 0) return {};
   ImageF d(width, height, 1);
+  synthetic_depth_rows(s, width, height, 0, height, d.data.data(), size_t(width));
+  return d;
+}
+
+void synthetic_depth_rows(const SyntheticDepth& s, int width, int height, int y0, int y1, float* out,
+                          size_t stride) {
+  validate(s);
+  if (s.mode == SyntheticDepth::Mode::None || width <= 0 || height <= 0) return;
   const float w = float(width), h = float(height);
   if (s.mode == SyntheticDepth::Mode::Gradient) {
     // Direction with y up on screen; image rows go down, hence -sin.
@@ -116,20 +124,23 @@ ImageF make_synthetic_depth(const SyntheticDepth& s, int width, int height) {
     const float lo = std::min(0.f, dx * w) + std::min(0.f, dy * h);
     const float extent = std::fabs(dx) * w + std::fabs(dy) * h;
     const float centre = lo + s.position * extent, ramp = s.width * extent;
-    for (int y = 0; y < height; ++y)
+    for (int y = y0; y < y1; ++y) {
+      float* row = out + size_t(y - y0) * stride;
       for (int x = 0; x < width; ++x) {
         const float t = dx * (float(x) + 0.5f) + dy * (float(y) + 0.5f);
-        d.at(x, y) = std::min(std::max((t - centre) / ramp + 0.5f, 0.f), 1.f);
+        row[x] = std::min(std::max((t - centre) / ramp + 0.5f, 0.f), 1.f);
       }
+    }
   } else {
     const float cx = s.centre_x * w, cy = s.centre_y * h, r = s.radius * std::min(w, h);
-    for (int y = 0; y < height; ++y)
+    for (int y = y0; y < y1; ++y) {
+      float* row = out + size_t(y - y0) * stride;
       for (int x = 0; x < width; ++x) {
         const float dist = std::hypot(float(x) + 0.5f - cx, float(y) + 0.5f - cy);
-        d.at(x, y) = std::min(dist / r, 1.f);
+        row[x] = std::min(dist / r, 1.f);
       }
+    }
   }
-  return d;
 }
 
 }  // namespace satlab

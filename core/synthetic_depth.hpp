@@ -2,6 +2,7 @@
 // near at one side, far at the other, the focus plane a line across the image) or a radial one (near at
 // a centre, far from a radius on). Values are normalised depth in [0,1], 0 near.
 #pragma once
+#include <cstddef>
 #include <string>
 
 #include "core/image.hpp"
@@ -34,5 +35,8 @@ SyntheticDepth parse_synthetic_depth(const std::string& spec);
 std::string to_spec(const SyntheticDepth& s);
 // A width x height depth map; Mode::None gives an empty image (no depth: everything in focus).
 ImageF make_synthetic_depth(const SyntheticDepth& s, int width, int height);
+// Rows [y0, y1) of the same map (`stride` floats apart), bit for bit, for an image streamed in bands
+// (core/tiled.hpp); Mode::None writes nothing.
+void synthetic_depth_rows(const SyntheticDepth& s, int width, int height, int y0, int y1, float* out, size_t stride);
 
 }  // namespace satlab

@@ -53,8 +53,9 @@ void parse_size(const std::string& s, int* w, int* h) {
 // their header, before anything is decoded (io::max_pixels()).
 void add_limit_option(CLI::App& app, double& megapixels) {
   app.add_option("--max-megapixels", megapixels,
-                 "Refuse images larger than this (default: SATLAB_MAX_MEGAPIXELS, else 268.4 = 16384x16384)")
-      ->check(CLI::Range(1e-6, 268.435456));
+                 "Refuse images larger than this (default: SATLAB_MAX_MEGAPIXELS, else no fixed limit: whatever "
+                 "fits memory; render streams larger TIFF, PNG and JPEG files within --memory-budget)")
+      ->check(CLI::PositiveNumber);
   for (CLI::App* sub : app.get_subcommands({})) add_limit_option(*sub, megapixels);
 }
 

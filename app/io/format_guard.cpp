@@ -34,18 +34,24 @@ uint64_t host_memory_available() {
 
 void testing::set_host_memory_available(uint64_t bytes) { g_memory_override = bytes; }
 
-void check_image_limits(const std::string& path, uint64_t width, uint64_t height) {
+void check_pixel_limit(const std::string& path, uint64_t width, uint64_t height) {
   const uint64_t pixels = width * height;  // both < 2^32: no overflow
-  const std::string size = std::to_string(width) + "x" + std::to_string(height) + " (" + megapixels(pixels) + ")";
   const uint64_t limit = max_pixels();
   if (pixels > limit)
-    throw Error(path + ": image is " + size + ", more than the limit of " + megapixels(limit) +
-                " (--max-megapixels or SATLAB_MAX_MEGAPIXELS; at most 268.4 Mpx, 16384x16384)");
+    throw Error(path + ": image is " + std::to_string(width) + "x" + std::to_string(height) + " (" +
+                megapixels(pixels) + "), more than the limit of " + megapixels(limit) +
+                " (--max-megapixels or SATLAB_MAX_MEGAPIXELS)");
+}
+
+void check_image_limits(const std::string& path, uint64_t width, uint64_t height) {
+  check_pixel_limit(path, width, height);
+  const uint64_t pixels = width * height;
+  const std::string size = std::to_string(width) + "x" + std::to_string(height) + " (" + megapixels(pixels) + ")";
   const uint64_t need = pixels * kHostBytesPerPixel, have = host_memory_available();
   if (have != 0 && need > have)
     throw Error(path + ": image is " + size + ": loading and filtering it takes about " +
                 std::to_string(need >> 20) + " MiB of memory, only " + std::to_string(have >> 20) +
-                " MiB available");
+                " MiB available (satlab render streams TIFF, PNG and JPEG files of any size in tiles)");
 }
 
 void check_untrusted_image(const std::string& path, int width, int height) {

@@ -16,6 +16,8 @@ constexpr uint64_t kHostBytesPerPixel = 48;
 // limit (io::max_pixels()) or would need more host memory than /proc/meminfo's MemAvailable. Called with
 // the header's numbers, before any pixel buffer is allocated.
 void check_image_limits(const std::string& path, uint64_t width, uint64_t height);
+// The pixel limit alone, for images streamed by rows (their memory is a budget of their own).
+void check_pixel_limit(const std::string& path, uint64_t width, uint64_t height);
 
 // Throws satlab::Error when a file is too small to hold the pixels its header declares even at its
 // format's best compression: a 100-byte file declaring 2^28 pixels would otherwise cost a gigabyte and

@@ -47,33 +47,47 @@ Lcms& lcms() {
   return l;
 }
 
-// Runs `pixels` through a transform from `profile` (of colour space `want`) to sRGB.
-std::string convert(const std::vector<uint8_t>& profile, cmsColorSpaceSignature want, cmsUInt32Number in_format,
-                    cmsUInt32Number out_format, const void* in, void* out, size_t pixels) {
+// A transform from `profile` (of colour space `want`) to sRGB; null with `why` set where none can be made.
+cmsHTRANSFORM make_transform(const std::vector<uint8_t>& profile, cmsColorSpaceSignature want,
+                             cmsUInt32Number in_format, cmsUInt32Number out_format, std::string* why) {
   Lcms& l = lcms();
-  if (!l.lib.ok()) return "ICC profile not applied: lcms2 is not installed (" + l.lib.error() + ")";
+  if (!l.lib.ok()) return *why = "ICC profile not applied: lcms2 is not installed (" + l.lib.error() + ")", nullptr;
   cmsHPROFILE src = l.open_mem(profile.data(), cmsUInt32Number(profile.size()));
-  if (!src) return "ICC profile not applied: the profile is malformed";
+  if (!src) return *why = "ICC profile not applied: the profile is malformed", nullptr;
   if (l.space(src) != want) {
     l.close(src);
-    return "ICC profile not applied: its colour space does not match the pixels";
+    return *why = "ICC profile not applied: its colour space does not match the pixels", nullptr;
   }
   cmsHPROFILE dst = l.srgb();
   const cmsUInt32Number flags = (T_EXTRA(in_format) && T_EXTRA(out_format)) ? cmsFLAGS_COPY_ALPHA : 0;
   cmsHTRANSFORM t = l.create(src, in_format, dst, out_format, INTENT_PERCEPTUAL, flags);
   l.close(src);
   l.close(dst);
-  if (!t) return "ICC profile not applied: lcms2 cannot convert from it";
-  // In rows of at most 2^20 pixels: cmsDoTransform counts pixels in 32 bits.
+  if (!t) *why = "ICC profile not applied: lcms2 cannot convert from it";
+  return t;
+}
+
+// Runs `pixels` through `t` in rows of at most 2^20 pixels: cmsDoTransform counts pixels in 32 bits.
+void run_transform(cmsHTRANSFORM t, cmsUInt32Number in_format, cmsUInt32Number out_format, const void* in,
+                   void* out, size_t pixels) {
   const size_t in_px = T_BYTES(in_format) ? size_t(T_BYTES(in_format)) * size_t(T_CHANNELS(in_format) + T_EXTRA(in_format)) : sizeof(float) * size_t(T_CHANNELS(in_format) + T_EXTRA(in_format));
   const size_t out_px = T_BYTES(out_format) ? size_t(T_BYTES(out_format)) * size_t(T_CHANNELS(out_format) + T_EXTRA(out_format)) : sizeof(float) * size_t(T_CHANNELS(out_format) + T_EXTRA(out_format));
   for (size_t done = 0; done < pixels;) {
     const size_t n = std::min<size_t>(pixels - done, size_t(1) << 20);
-    l.run(t, static_cast<const uint8_t*>(in) + done * in_px, static_cast<uint8_t*>(out) + done * out_px,
-          cmsUInt32Number(n));
+    lcms().run(t, static_cast<const uint8_t*>(in) + done * in_px, static_cast<uint8_t*>(out) + done * out_px,
+               cmsUInt32Number(n));
     done += n;
   }
-  l.del(t);
+}
+
+// Runs `pixels` through a transform from `profile` (of colour space `want`) to sRGB.
+std::string convert(const std::vector<uint8_t>& profile, cmsColorSpaceSignature want, cmsUInt32Number in_format,
+                    cmsUInt32Number out_format, const void* in, void* out, size_t pixels) {
+  std::string why;
+  cmsHTRANSFORM t = make_transform(profile, want, in_format, out_format, &why);
+  if (!t) return why;
+  run_transform(t, in_format, out_format, in, out, pixels);
+  lcms().del(t);
   return "";
 }
 
@@ -82,6 +96,18 @@ std::string convert(const std::vector<uint8_t>& profile, cmsColorSpaceSignature 
 std::string icc_to_srgb(const std::vector<uint8_t>& profile, ImageRGBA8& image) {
   return convert(profile, cmsSigRgbData, TYPE_RGBA_8, TYPE_RGBA_8, image.data.data(), image.data.data(),
                  image.pixels());
+}
+
+SrgbConverter::SrgbConverter(const std::vector<uint8_t>& profile) {
+  transform_ = make_transform(profile, cmsSigRgbData, TYPE_RGBA_8, TYPE_RGBA_8, &why_);
+}
+
+SrgbConverter::~SrgbConverter() {
+  if (transform_) lcms().del(static_cast<cmsHTRANSFORM>(transform_));
+}
+
+void SrgbConverter::run(uint8_t* rgba8, size_t pixels) const {
+  if (transform_) run_transform(static_cast<cmsHTRANSFORM>(transform_), TYPE_RGBA_8, TYPE_RGBA_8, rgba8, rgba8, pixels);
 }
 
 std::string icc_to_srgb(const std::vector<uint8_t>& profile, ImageF& rgba01) {

@@ -228,8 +228,9 @@ Inputs& inputs() {
 std::atomic<size_t> g_max_pixels{0};
 
 size_t parse_megapixels(double mpx, const std::string& what) {
-  if (!(mpx > 0) || mpx > double(kMaxPixels) / 1e6)
-    throw Error(what + " must be a number of megapixels in (0, 268.4], got " + std::to_string(mpx));
+  if (!(mpx > 0) || !std::isfinite(mpx))
+    throw Error(what + " must be a positive number of megapixels, got " + std::to_string(mpx));
+  if (mpx >= 1.8e13) return SIZE_MAX;  // more pixels than any 2^32 x 2^32 image has
   return std::max<size_t>(1, size_t(std::llround(mpx * 1e6)));
 }
 
@@ -239,7 +240,7 @@ size_t max_pixels() {
   if (const size_t set = g_max_pixels.load()) return set;
   static const size_t from_env = [] {
     const char* e = std::getenv("SATLAB_MAX_MEGAPIXELS");
-    if (!e || !*e) return kMaxPixels;
+    if (!e || !*e) return SIZE_MAX;
     char* end = nullptr;
     const double v = std::strtod(e, &end);
     if (*end != '\0') throw Error("SATLAB_MAX_MEGAPIXELS='" + std::string(e) + "' is not a number of megapixels");
@@ -249,6 +250,9 @@ size_t max_pixels() {
 }
 
 void set_max_megapixels(double megapixels) { g_max_pixels = parse_megapixels(megapixels, "--max-megapixels"); }
+void clear_max_megapixels() { g_max_pixels = 0; }
+
+void add_input(const std::string& path) { inputs().add(path); }
 
 void refuse_overwriting_inputs(const std::string& path) {
   std::lock_guard<std::mutex> lock(inputs().mutex);

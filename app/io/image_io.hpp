@@ -11,15 +11,16 @@
 
 namespace satlab::io {
 
-// The largest image any backend takes (pixels): 16384 x 16384, 268.4 Mpx.
-constexpr size_t kMaxPixels = size_t(1) << 28;
-
 // The pixel limit the loaders check from the header before any pixel is decoded: the last
-// set_max_megapixels(), else the environment variable SATLAB_MAX_MEGAPIXELS, else kMaxPixels. Images
-// that need more host memory than is available are refused as well (format_guard.hpp).
+// set_max_megapixels(), else the environment variable SATLAB_MAX_MEGAPIXELS, else none (SIZE_MAX): the
+// size an image may have is bounded by memory, not by a fixed number. Whole-image loads are refused when
+// they need more host memory than is available (format_guard.hpp); `satlab render` streams larger TIFF,
+// PNG and JPEG files in tiles within its --memory-budget (core/tiled.hpp).
 size_t max_pixels();
-// Throws satlab::Error unless 0 < megapixels <= kMaxPixels / 1e6.
+// Throws satlab::Error unless megapixels is a positive finite number.
 void set_max_megapixels(double megapixels);
+// Back to SATLAB_MAX_MEGAPIXELS, else no limit.
+void clear_max_megapixels();
 
 // What a loader did beside decoding, for the user (the CLI prints `notes`, the app shows them).
 struct LoadInfo {
@@ -61,6 +62,8 @@ ImageRGBA8 resample_image(const ImageRGBA8& image, int width, int height);
 // Writers never overwrite an input: a path that is (through links too) a file this process loaded as an
 // image or depth map is refused with satlab::Error. Other writers (presets, exports) call this first.
 void refuse_overwriting_inputs(const std::string& path);
+// Counts `path` among those inputs: the row readers (stream_io.hpp) call it for every file they open.
+void add_input(const std::string& path);
 
 // Writes through a temporary file and rename, so an interrupted save leaves no half-written file.
 // Refuses to overwrite an input (above).

@@ -117,6 +117,13 @@ class JpegReader final : public ImageReader {
     }
     cinfo_.out_color_space = cmyk_ ? JCS_CMYK : channels == 1 ? JCS_GRAYSCALE : JCS_EXT_RGBA;
     if (!start_decompress()) throw Error(path + ": cannot decode JPEG (" + err_.message + ")");
+    // A file of several scans (progressive) keeps every component's coefficients, 2 bytes each; one scan
+    // needs a few rows of blocks.
+    const bool whole = jpeg_has_multiple_scans(&cinfo_);
+    for (int c = 0; c < cinfo_.num_components; ++c) {
+      const jpeg_component_info& k = cinfo_.comp_info[c];
+      header_.buffer_bytes += size_t(k.width_in_blocks) * 128 * (whole ? size_t(k.height_in_blocks) : 2 * size_t(k.v_samp_factor));
+    }
   }
 
   // The next rows up to y1 (after skipping to y0) into `out`, `channels` bytes a pixel.

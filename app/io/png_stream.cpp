@@ -58,6 +58,7 @@ class PngReader final : public ImageReader {
     check_declared_size(path, size, uint64_t(header_.width) * header_.height, 1032 * 8, "PNG");
     if (!transform()) throw fail("not a readable PNG image");
     row_.resize(png_get_rowbytes(s_.png, s_.info));
+    header_.buffer_bytes = row_.size() * (passes_ > 1 ? size_t(header_.height) : 1);
   }
 
   void read_rows(uint32_t y0, uint32_t y1, uint8_t* rgba8, size_t stride, uint16_t* rgba16,

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "app/io/decoded.hpp"
+#include "app/io/image_io.hpp"
 #include "core/error.hpp"
 
 namespace satlab::io {
@@ -32,16 +33,45 @@ void samples_to_rgba(const void* samples, size_t n, int channels, bool deep, uin
   }
 }
 
+namespace {
+
+// The format of the first bytes of a file, or "" for one read whole.
+std::string format_of(const std::vector<uint8_t>& head) {
+  if (is_tiff(head)) return "TIFF";
+  if (head.size() >= 8 && std::memcmp(head.data(), "\x89PNG\r\n\x1a\n", 8) == 0) return "PNG";
+  if (head.size() >= 2 && head[0] == 0xFF && head[1] == 0xD8) return "JPEG";
+  return "";
+}
+
+}  // namespace
+
+std::string row_format(const std::string& path) {
+  std::vector<uint8_t> head(8, 0);
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return "";
+  head.resize(std::fread(head.data(), 1, head.size(), f));
+  std::fclose(f);
+  return format_of(head);
+}
+
 std::unique_ptr<ImageReader> open_image_reader(const std::string& path) {
   std::vector<uint8_t> head(8, 0);
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw Error(path + ": " + std::strerror(errno));
   head.resize(std::fread(head.data(), 1, head.size(), f));
   std::fclose(f);
-  if (is_tiff(head)) return open_tiff_reader(path);
-  if (head.size() >= 8 && std::memcmp(head.data(), "\x89PNG\r\n\x1a\n", 8) == 0) return open_png_reader(path);
-  if (head.size() >= 2 && head[0] == 0xFF && head[1] == 0xD8) return open_jpeg_reader(path);
-  throw Error(path + ": not a TIFF, PNG or JPEG file (the formats read by rows)");
+  const std::string format = format_of(head);
+  std::unique_ptr<ImageReader> r;
+  if (format == "TIFF")
+    r = open_tiff_reader(path);
+  else if (format == "PNG")
+    r = open_png_reader(path);
+  else if (format == "JPEG")
+    r = open_jpeg_reader(path);
+  else
+    throw Error(path + ": not a TIFF, PNG or JPEG file (the formats read by rows)");
+  add_input(path);  // no writer of this run may replace it
+  return r;
 }
 
 void ImageWriter::take_rows(const std::string& path, uint32_t n) {

@@ -24,6 +24,9 @@ struct StreamHeader {
   uint32_t rows_per_strip = 0;   // TIFF: rows in one strip (striped files)
   int orientation = 1;           // the stored EXIF/TIFF orientation; rows are read as stored, not turned
   std::vector<uint8_t> icc;      // the embedded ICC profile, empty if none (the reader does not apply it)
+  // Host memory the reader holds while rows are read (its decoded strip or row of tiles, libjpeg's
+  // coefficients of a progressive JPEG, the whole of an interlaced PNG), for a caller's memory budget.
+  size_t buffer_bytes = 0;
 };
 
 // Reads rows of RGBA pixels as stored (grey is spread to R, G, B; missing alpha is opaque).
@@ -44,6 +47,10 @@ class ImageReader {
   std::vector<std::string> notes_;
 };
 
+// "TIFF", "PNG" or "JPEG" where `path`'s first bytes are those of a format read by rows; else "" (a
+// file that cannot be opened too).
+std::string row_format(const std::string& path);
+
 // Opens `path` (TIFF, PNG or JPEG, found from its first bytes) and reads its header. Checks that the file
 // can hold the pixels it declares; the pixel limit (format_guard.hpp) is the caller's to check.
 std::unique_ptr<ImageReader> open_image_reader(const std::string& path);
@@ -56,6 +63,7 @@ struct StreamSpec {
   uint32_t tile = 0;       // TIFF: tiles of tile x tile pixels (a multiple of 16); 0: strips
   int jpeg_quality = 95;
   bool bigtiff = false;    // TIFF: BigTIFF even when the classic format would do
+  bool compress = true;    // TIFF: deflate; false: uncompressed (what an I/O-bound pipeline reads fastest)
 };
 
 // Takes rows in order into `path` (format from its extension: .tif/.tiff, .png, .jpg/.jpeg). The file is

@@ -45,7 +45,7 @@ struct Options {
     TIFFOpenOptionsSetErrorHandlerExtR(o, on_error, m);
     TIFFOpenOptionsSetWarningHandlerExtR(o, on_warning, m);
     // No single buffer above what the largest image allowed needs (16 bytes a pixel).
-    TIFFOpenOptionsSetMaxSingleMemAlloc(o, tmsize_t(std::min<uint64_t>(uint64_t(max_pixels()) * 16, uint64_t(1) << 40)));
+    TIFFOpenOptionsSetMaxSingleMemAlloc(o, tmsize_t(std::min<uint64_t>(max_pixels(), uint64_t(1) << 36) * 16));
   }
   ~Options() { TIFFOpenOptionsFree(o); }
 };
@@ -138,6 +138,8 @@ class TiffReader final : public ImageReader {
                                                  (photometric == PHOTOMETRIC_RGB && spp >= 3 && spp <= 4));
     samples_ = (bps == 8 || bps == 16) && sample_format == SAMPLEFORMAT_UINT && planar == PLANARCONFIG_CONTIG &&
                grey_or_rgb;
+    const size_t pixel = samples_ ? size_t(spp) * size_t(bps / 8) : 4;
+    hd.buffer_bytes = size_t(w) * block_rows_ * pixel + (tiled_ ? size_t(hd.tile_width) * hd.tile_height * pixel : 0);
     if (samples_) return;
     if (bps > 8) notes_.push_back("this " + std::to_string(bps) + "-bit TIFF layout is read at 8 bits");
     char emsg[1024] = "";
@@ -237,15 +239,17 @@ class TiffReader final : public ImageReader {
   std::vector<uint8_t> block_data_, tile_;
 };
 
-// The fields of every file satlab writes: contiguous grey or RGB(A) samples, deflate, unassociated alpha.
-void set_fields(TIFF* t, uint32_t width, uint32_t height, int channels, int bits, int orientation) {
+// The fields of every file satlab writes: contiguous grey or RGB(A) samples, deflate (or none, where asked
+// for), unassociated alpha.
+void set_fields(TIFF* t, uint32_t width, uint32_t height, int channels, int bits, int orientation,
+                bool compress = true) {
   TIFFSetField(t, TIFFTAG_IMAGEWIDTH, width);
   TIFFSetField(t, TIFFTAG_IMAGELENGTH, height);
   TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, uint16_t(bits));
   TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, uint16_t(channels));
   TIFFSetField(t, TIFFTAG_PHOTOMETRIC, channels >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
   TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
-  TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
+  TIFFSetField(t, TIFFTAG_COMPRESSION, compress ? COMPRESSION_ADOBE_DEFLATE : COMPRESSION_NONE);
   TIFFSetField(t, TIFFTAG_ORIENTATION, uint16_t(orientation));
   if (channels == 2 || channels == 4) {
     const uint16_t extra = EXTRASAMPLE_UNASSALPHA;
@@ -264,7 +268,7 @@ class TiffWriter final : public ImageWriter {
     tif_.reset(TIFFOpenExt(file_.tmp().c_str(), big ? "w8" : "w", opts_.o));
     if (!tif_) throw fail();
     TIFF* t = tif_.get();
-    set_fields(t, spec.width, spec.height, spec.channels, spec.bits, 1);
+    set_fields(t, spec.width, spec.height, spec.channels, spec.bits, 1, spec.compress);
     row_bytes_ = size_t(spec.width) * size_t(spec.channels) * size_t(spec.bits / 8);
     if (spec.tile) {
       TIFFSetField(t, TIFFTAG_TILEWIDTH, spec.tile);

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include "app/io/format_guard.hpp"
@@ -42,7 +43,7 @@ bool reset_peak_rss() { return bool(std::ofstream("/proc/self/clear_refs") << "5
 // The pixel limit and the memory override are process-wide: every test puts them back.
 struct LimitsTest : ::testing::Test {
   void TearDown() override {
-    io::set_max_megapixels(double(io::kMaxPixels) / 1e6);
+    io::clear_max_megapixels();
     io::testing::set_host_memory_available(0);
   }
 };
@@ -118,7 +119,11 @@ TEST_F(LimitsTest, EveryLoaderChecksTheLimitFromTheHeader) {
   io::set_max_megapixels(0.0009);
   EXPECT_NE(refusal(small).find("31x32"), std::string::npos);
   EXPECT_THROW(io::set_max_megapixels(0), Error);
-  EXPECT_THROW(io::set_max_megapixels(300), Error);
+  EXPECT_THROW(io::set_max_megapixels(-1), Error);
+  EXPECT_THROW(io::set_max_megapixels(std::numeric_limits<double>::infinity()), Error);
+  // No fixed ceiling: a limit of 5 Gpx is a user's choice like any other.
+  io::set_max_megapixels(5000);
+  EXPECT_EQ(io::max_pixels(), size_t(5000) * 1000 * 1000);
   std::remove(pfm.c_str());
   std::remove(small.c_str());
 }

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "app/io/icc.hpp"
 #include "app/io/image_io.hpp"
 #include "app/io/jpeg.hpp"
 #include "app/io/stream_io.hpp"
@@ -333,4 +334,70 @@ TEST(StreamIo, PalettedInterlacedAndLowBitPngsEqualStb) {
                    size_t(whole.width) * 4);
     EXPECT_EQ(rows, whole.data);
   }
+}
+
+// What a streaming caller needs beside the rows: the format from the first bytes, the reader's buffer for
+// its memory budget (a TIFF strip, the whole of an interlaced PNG), uncompressed TIFF, and every opened
+// file counted as an input no writer may replace.
+TEST(StreamIo, FormatBufferBytesUncompressedTiffAndInputsForStreaming) {
+  test::SeededRng rng;
+  const std::string tif = tmp_dir() + "plain.tif", deflated = tmp_dir() + "deflated.tif";
+  io::StreamSpec spec;
+  spec.width = 97, spec.height = 61, spec.channels = 3;
+  const std::vector<uint8_t> samples = random_samples(97, 61, 3, 8, rng);
+  spec.compress = false;
+  write_image(tif, spec, samples, rng);
+  spec.compress = true;
+  write_image(deflated, spec, samples, rng);
+  EXPECT_EQ(io::row_format(tif), "TIFF");
+  EXPECT_EQ(io::row_format(tmp_dir() + "missing.png"), "");
+  struct stat st {};
+  ASSERT_EQ(::stat(tif.c_str(), &st), 0);
+  EXPECT_GE(size_t(st.st_size), samples.size());  // random bytes stored as they are
+  auto plain = io::open_image_reader(tif), packed = io::open_image_reader(deflated);
+  std::vector<uint8_t> a, b;
+  std::vector<uint16_t> a16, b16;
+  read_banded(*plain, rng, &a, &a16);
+  read_banded(*packed, rng, &b, &b16);
+  EXPECT_EQ(a, b);
+  const io::StreamHeader& hd = plain->header();
+  EXPECT_GE(hd.buffer_bytes, size_t(hd.width) * hd.rows_per_strip * 3);
+  EXPECT_LT(hd.buffer_bytes, samples.size());  // a strip, not the image
+  // The reader opened it: writing over it is refused, and the file stays.
+  EXPECT_THROW(io::open_image_writer(tif, spec), Error);
+  EXPECT_EQ(io::open_image_reader(tif)->header().width, 97u);
+  std::remove(tif.c_str());
+  std::remove(deflated.c_str());
+}
+
+// An interlaced PNG is decoded whole at its first row, a plain one a row at a time: buffer_bytes says so.
+TEST(StreamIo, InterlacedPngReportsItsWholeImageAsItsBuffer) {
+  const std::string dir = std::string(SATLAB_SOURCE_DIR) + "/tests/fuzz/corpus/stream/";
+  auto adam7 = io::open_image_reader(dir + "adam7_rgb8.png");
+  const io::StreamHeader& a = adam7->header();
+  EXPECT_GE(a.buffer_bytes, size_t(a.width) * a.height * 3);
+  const std::string plain = tmp_dir() + "plain.png";
+  io::save_png(plain, ImageRGBA8(40, 30));
+  EXPECT_LE(io::open_image_reader(plain)->header().buffer_bytes, size_t(40) * 4);
+  std::remove(plain.c_str());
+}
+
+// A streamed image's ICC profile is applied row by row through one SrgbConverter: the rows come out as the
+// whole image's icc_to_srgb gives them.
+TEST(StreamIo, IccConversionByRowsEqualsTheWholeImages) {
+  const std::vector<uint8_t> p3 = io::make_rgb_profile(true);
+  if (p3.empty()) GTEST_SKIP() << "lcms2 is not installed";
+  const ImageRGBA8 img = test::random_image(97, 61, test::fresh_seed());
+  ImageRGBA8 whole = img, rows = img;
+  ASSERT_EQ(io::icc_to_srgb(p3, whole), "");
+  io::SrgbConverter c(p3);
+  ASSERT_EQ(c.why_not(), "");
+  for (int y = 0; y < rows.height; ++y) c.run(rows.px(0, y), size_t(rows.width));
+  EXPECT_EQ(rows.data, whole.data);
+  EXPECT_NE(whole.data, img.data);  // the profile did something
+  io::SrgbConverter bad(std::vector<uint8_t>(10, 1));
+  EXPECT_NE(bad.why_not(), "");
+  ImageRGBA8 same = img;
+  bad.run(same.data.data(), same.pixels());
+  EXPECT_EQ(same.data, img.data);
 }

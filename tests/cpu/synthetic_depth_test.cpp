@@ -2,7 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -131,4 +135,32 @@ TEST(SyntheticDepth, BadSpecsNameTheKeyOrValue) {
     const std::string msg = error_of([&] { satlab::parse_synthetic_depth(c.spec); });
     EXPECT_NE(msg.find(c.named), std::string::npos) << c.spec << ": " << msg;
   }
+}
+
+// A streamed image takes its synthetic depth band by band (app/cli/render_stream.cpp): every band equals
+// the same rows of the whole map bit for bit, whatever the band's height, for every mode and orientation.
+TEST(SyntheticDepth, BandsEqualTheWholeMapBitForBit) {
+  const char* specs[] = {"gradient", "gradient:angle=30,pos=0.3,width=0.2", "gradient:angle=-135",
+                         "radial:x=0.2,y=0.9,radius=0.3", "radial"};
+  for (const char* spec : specs) {
+    const SyntheticDepth s = satlab::parse_synthetic_depth(spec);
+    for (const auto& [w, h] : {std::pair<int, int>{97, 61}, {1, 29}, {31, 1}, {256, 255}}) {
+      SCOPED_TRACE(std::string(spec) + " " + std::to_string(w) + "x" + std::to_string(h));
+      const satlab::ImageF whole = satlab::make_synthetic_depth(s, w, h);
+      for (int band : {1, 7, 64}) {
+        std::vector<float> rows(size_t(w + 3) * size_t(band), -1.f);  // a stride wider than the row
+        for (int y0 = 0; y0 < h; y0 += band) {
+          const int y1 = std::min(h, y0 + band);
+          satlab::synthetic_depth_rows(s, w, h, y0, y1, rows.data(), size_t(w + 3));
+          for (int y = y0; y < y1; ++y)
+            ASSERT_EQ(0, std::memcmp(&rows[size_t(y - y0) * size_t(w + 3)], &whole.data[size_t(y) * size_t(w)],
+                                     size_t(w) * sizeof(float)))
+                << "row " << y << " of a band of " << band;
+        }
+      }
+    }
+  }
+  std::vector<float> untouched(4, 7.f);
+  satlab::synthetic_depth_rows(satlab::parse_synthetic_depth("none"), 2, 2, 0, 2, untouched.data(), 2);
+  EXPECT_EQ(untouched, std::vector<float>(4, 7.f));  // Mode::None writes nothing
 }

@@ -12,7 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     satlab::ImageRGBA8 img = satlab::io::load_image(path);
     if (img.width <= 0 || img.height <= 0 || img.data.size() != img.pixels() * 4) __builtin_trap();
-    if (img.pixels() > satlab::io::kMaxPixels) __builtin_trap();
+    if (img.pixels() > satlab::io::max_pixels()) __builtin_trap();
   } catch (const satlab::Error&) {
   }
   return 0;

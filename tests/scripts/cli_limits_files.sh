@@ -33,11 +33,15 @@ SATLAB_MAX_MEGAPIXELS=0.5 render --image "$tmp/in/image.png" --max-megapixels 1 
 SATLAB_MAX_MEGAPIXELS=lots render --image "$tmp/in/image.png" --out "$tmp/b.png" >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q "SATLAB_MAX_MEGAPIXELS='lots'" "$tmp/err" || { cat "$tmp/err"; fail "bad SATLAB_MAX_MEGAPIXELS"; }
 one_line "bad SATLAB_MAX_MEGAPIXELS"
-for bad in 0 -3 1000; do
+for bad in 0 -3 lots; do
   render --image "$tmp/in/image.png" --max-megapixels $bad --out "$tmp/b.png" >/dev/null 2>&1
   [ $? -eq 2 ] || fail "--max-megapixels $bad is not a usage error"
 done
 [ ! -e "$tmp/b.png" ] || fail "output written for a refused run"
+# No fixed ceiling: a limit of 5 Gpx is a user's like any other.
+render --image "$tmp/in/image.png" --max-megapixels 5000 --out "$tmp/c.png" >/dev/null 2>"$tmp/err" ||
+  { cat "$tmp/err"; fail "--max-megapixels 5000 refused"; }
+rm "$tmp/c.png"
 
 # Never overwrite an input: --out naming the image or the depth map, through a link, or spelled
 # differently, is refused in one line and the input is unchanged.
