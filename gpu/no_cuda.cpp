@@ -54,6 +54,7 @@ std::vector<VerifyLine> verify_variants(uint64_t, const std::function<void(const
   throw Error("verify needs a CUDA device: satlab was built without CUDA");
 }
 Bandwidth measure_bandwidth(size_t, int) { throw Error("built without CUDA"); }
+HostCopyBandwidth measure_host_copy(size_t, int) { throw Error("built without CUDA"); }
 void force_first_poll_ns(long) {}
 
 struct SatComparer::Impl {};

@@ -169,6 +169,43 @@ Bandwidth measure_bandwidth(size_t bytes, int runs) {
   return b;
 }
 
+HostCopyBandwidth measure_host_copy(size_t bytes, int runs) {
+  if (!probe().available) throw Error("host copy bandwidth needs a CUDA device: " + probe().reason);
+  struct Pinned {
+    void* p = nullptr;
+    explicit Pinned(size_t n) { SATLAB_CUDA(cudaMallocHost(&p, n), std::to_string(n) + " pinned bytes"); }
+    ~Pinned() { cudaFreeHost(p); }
+  } up(bytes), down(bytes);
+  std::memset(up.p, 1, bytes);
+  std::memset(down.p, 0, bytes);
+  Buffer a(bytes), b(bytes);
+  struct Streams {
+    cudaStream_t s[2] = {};
+    Streams() {
+      for (cudaStream_t& x : s) SATLAB_CUDA(cudaStreamCreate(&x), "copy streams");
+    }
+    ~Streams() {
+      for (cudaStream_t x : s) cudaStreamDestroy(x);
+    }
+  } st;
+  // The events on the legacy default stream wait for both (blocking) streams, which run side by side.
+  HostCopyBandwidth c;
+  const double h2d_ms = time_median_ms(2, runs, [&](int) {
+    SATLAB_CUDA(cudaMemcpyAsync(a.p, up.p, bytes, cudaMemcpyHostToDevice, st.s[0]), "H2D copy");
+  });
+  const double d2h_ms = time_median_ms(2, runs, [&](int) {
+    SATLAB_CUDA(cudaMemcpyAsync(down.p, b.p, bytes, cudaMemcpyDeviceToHost, st.s[1]), "D2H copy");
+  });
+  const double both_ms = time_median_ms(2, runs, [&](int) {
+    SATLAB_CUDA(cudaMemcpyAsync(a.p, up.p, bytes, cudaMemcpyHostToDevice, st.s[0]), "H2D copy");
+    SATLAB_CUDA(cudaMemcpyAsync(down.p, b.p, bytes, cudaMemcpyDeviceToHost, st.s[1]), "D2H copy");
+  });
+  c.h2d_gbps = double(bytes) / (h2d_ms * 1e6);
+  c.d2h_gbps = double(bytes) / (d2h_ms * 1e6);
+  c.duplex_gbps = 2.0 * double(bytes) / (both_ms * 1e6);
+  return c;
+}
+
 std::vector<PrimitiveResult> bench_primitives(const PrimitiveBenchOptions& o,
                                               const std::function<void(const PrimitiveResult&)>& on_result) {
   if (!probe().available) throw Error("bench needs a CUDA device: " + probe().reason);

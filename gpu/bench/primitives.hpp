@@ -21,6 +21,14 @@ struct Bandwidth {
 // Both bandwidths over buffers of `bytes` (median of `runs`).
 Bandwidth measure_bandwidth(size_t bytes, int runs = 20);
 
+// Pinned host memory to and from the device (cudaMallocHost, `bytes` each way, median of `runs`): each
+// direction alone, and both at once on two streams (duplex_gbps: bytes up + bytes down per second), the
+// bound of a pipeline that streams an image through the GPU (satlab bench stream).
+struct HostCopyBandwidth {
+  double h2d_gbps = 0, d2h_gbps = 0, duplex_gbps = 0;
+};
+HostCopyBandwidth measure_host_copy(size_t bytes, int runs = 20);
+
 struct PrimitiveResult {
   std::string family, variant, label, dtype;
   size_t n = 0;
