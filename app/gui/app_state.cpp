@@ -118,6 +118,41 @@ void AppState::clear_timings() {
   stage_order.clear();
   frame_ms_history.clear();
   last_recorded_run = 0;
+  parked = TimingSet();
+  timings_of_preview = false;
+}
+
+void AppState::show_timings_of(bool preview) {
+  if (preview == timings_of_preview) return;
+  timings_of_preview = preview;
+  TimingSet live{std::move(stage_order), std::move(stages), std::move(frame_ms_history), last_recorded_run};
+  stage_order = std::move(parked.stage_order);
+  stages = std::move(parked.stages);
+  frame_ms_history = std::move(parked.frame_ms_history);
+  last_recorded_run = parked.last_recorded_run;
+  parked = TimingSet();
+  // The display's rows go with the shown kind, after its pipeline rows.
+  for (const std::string& key : live.stage_order) {
+    StageStats& st = live.stages[key];
+    if (st.of_pipeline) {
+      parked.stage_order.push_back(key);
+      parked.stages[key] = std::move(st);
+    } else {
+      if (std::find(stage_order.begin(), stage_order.end(), key) == stage_order.end()) stage_order.push_back(key);
+      stages[key] = std::move(st);
+    }
+  }
+  parked.frame_ms_history = std::move(live.frame_ms_history);
+  parked.last_recorded_run = live.last_recorded_run;
+}
+
+void AppState::record_apart(bool preview, const std::vector<StageTiming>& timings) {
+  const bool shown = timings_of_preview;
+  const int frames = period_frames;  // the frame period is the shown kind's business
+  show_timings_of(preview);
+  record(timings);
+  show_timings_of(shown);
+  period_frames = frames;
 }
 
 void AppState::record(const std::vector<StageTiming>& timings) {
@@ -174,6 +209,9 @@ void AppState::record(const std::vector<StageTiming>& timings) {
     std::sort(rows.begin(), rows.end());
     for (size_t i = 0; i < rows.size(); ++i) stage_order[rows[i]] = keys[i];
   }
+  // Rows first seen now go before the display's rows (which a switch of kind put first).
+  std::stable_partition(stage_order.begin(), stage_order.end(),
+                        [&](const std::string& k) { return stages[k].of_pipeline; });
   if (cold) period_frames = 0;  // the frame period's EMA settles afresh
   if (!cold) frame_ms_history.push_back(float(total));  // the frame times of warm frames only
   while (frame_ms_history.size() > 120) frame_ms_history.pop_front();

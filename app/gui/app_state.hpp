@@ -11,6 +11,7 @@
 #include "app/gui/export.hpp"
 #include "core/params.hpp"
 #include "core/pipeline.hpp"
+#include "core/preview.hpp"
 #include "core/synthetic_depth.hpp"
 
 namespace satlab::gui {
@@ -80,6 +81,27 @@ struct StageStats {
   // What a row shows: Warm (ema_ms), Cold (cold_ms, marked, in no total), NotRun.
   enum class State { Warm, Cold, NotRun };
   State state() const { return !current ? State::NotRun : cold ? State::Cold : State::Warm; }
+};
+
+// What a pipeline run rendered: the full frame, or a preview (core/preview.hpp) of the visible region at
+// the display's resolution (or a power-of-2 fraction of it, to fit the frame budget).
+struct RunInfo {
+  bool preview = false;
+  int width = 0, height = 0;              // the frame rendered
+  int image_width = 0, image_height = 0;  // of the image
+  PixelRect source;                       // a preview's image pixels (the visible ones and a halo)
+  double scale = 1;                       // a preview's pixels per image pixel
+  int level = 0;                          // a preview's resolution: the display's / 2^level
+  double ms = 0;                          // wall clock of the run
+  bool cold = false;                      // a stage of it ran cold
+};
+
+// The pipeline's timings of one kind of run (full or preview): rows, averages, history, the last run.
+struct TimingSet {
+  std::vector<std::string> stage_order;
+  std::map<std::string, StageStats> stages;
+  std::deque<float> frame_ms_history;
+  unsigned long last_recorded_run = 0;
 };
 
 struct AppState {
@@ -162,8 +184,24 @@ struct AppState {
   // What the backend's highlight pass found in its last completed frame with highlights on (Filter panel).
   HighlightStats highlights;
 
+  // The preview (Session::update): while a widget is held (a slider dragged) or the focus sweeps, and for
+  // any change at all, a frame whose full run took longer than the budget is first rendered as a preview
+  // of the visible region at the display's resolution; the full frame follows on a worker thread once
+  // nothing is held, and replaces the preview when it is done (unless the parameters changed meanwhile).
+  static constexpr double kFrameBudgetMs = 50;  // the pipeline's share of a frame: 20 frames a second
+  bool interacting = false;  // a widget is held or the focus sweeps (set by the main loop each frame)
+  PixelRect visible;         // the image pixels the viewer showed last; empty before its first draw
+  double display_scale = 0;  // its screen pixels per image pixel (0: not drawn yet)
+  RunInfo last_run;          // what the timings shown are of
+  RunInfo last_full;         // the last full run
+  bool showing_preview = false;  // the result, depth and CoC views show a preview
+  bool full_running = false;     // the full frame renders on a worker thread
+  int preview_runs = 0;
+  std::string frame_note;  // what the pipeline did this frame (scripted runs print it); cleared each frame
+
   // Timings of the last frames: the pipeline's stages (and phases), then the display's (interop map,
-  // write, unmap; draw; ui).
+  // write, unmap; draw; ui). They are those of the kind of run last shown (last_run.preview); the other
+  // kind's pipeline rows wait in `parked`, and the display's rows move with the shown kind.
   std::vector<std::string> stage_order;
   std::map<std::string, StageStats> stages;
   std::deque<float> frame_ms_history;  // the pipeline's frame time (stages without a parent)
@@ -176,6 +214,12 @@ struct AppState {
   void record_stage(const StageTiming& t, const char* clock, const char* apart = "");
   static std::string stage_key(const StageTiming& t);          // its row: "dof sat" for dof's phase "sat"
   void clear_timings();  // a new backend: its runs count from 1 again
+  // Makes the timings of the full frame (false) or the preview (true) the ones shown and recorded into.
+  void show_timings_of(bool preview);
+  // Records a run of the other kind than shown without showing it (a full run whose result is stale).
+  void record_apart(bool preview, const std::vector<StageTiming>& timings);
+  bool timings_of_preview = false;
+  TimingSet parked;  // the pipeline rows of the kind not shown
 
  private:
   void record_timing(const StageTiming& t, const char* clock, const char* apart);

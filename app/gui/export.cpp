@@ -124,6 +124,7 @@ std::string timings_json(const AppState& s) {
 
 // Writes every chosen file under `base` (a path without suffix); returns what was written.
 std::vector<std::string> write_export(AppState& s, Session& session, const std::string& base) {
+  session.finish(s);  // the full frame of what is shown, not a preview of it
   if (s.pipeline_runs == 0) throw Error("nothing to export yet: the pipeline has not run");
   const FilesState& f = s.files;
   std::vector<std::string> written;

@@ -168,12 +168,17 @@ int run(const Options& o) {
     draw_file_browser(s, display.x, display.y);
     draw_help_overlay(s, display.x, display.y);
     draw_error_popup(s);
+    // A widget held with the mouse (a slider dragged), the focus sweeping or a depth stroke being painted:
+    // changes get previews, and the full frame waits until it is let go (Session::update).
+    s.interacting = (ImGui::IsAnyItemActive() && !ImGui::GetIO().WantTextInput) || s.sweeping || s.depth_edit.painting;
     ImGui::Render();
     marks[0] = Clock::now();
 
     session.handle_requests(s, surface.take_dropped_files());
     if (s.vsync != vsync) surface.set_vsync(vsync = s.vsync);
-    const bool fresh = session.update(s);
+    bool fresh = session.update(s);
+    // A scripted run's last frame shows the full frame a worker thread renders (not a preview of it).
+    if (o.frames > 0 && frame + 1 == o.frames) fresh = session.settle(s) || fresh;
     handle_file_requests(s, session);  // after the run: an export takes the parameters shown
     track_recent_files(s);
     // Textures of the visible views: all again after a new result, each as it comes into sight.
@@ -193,6 +198,7 @@ int run(const Options& o) {
     draw_timer.begin();
     viewer.draw(s, visible, layout.image_h, fb_scale, fbw, fbh);
     s.viewer_pass = viewer.pass_name();
+    if (!viewer.visible_pixels(&s.visible, &s.display_scale)) s.display_scale = 0;
     draw_timer.end();
     glViewport(0, 0, fbw, fbh);
     ui_timer.begin();
@@ -207,6 +213,8 @@ int run(const Options& o) {
       glFinish();
       marks[3] = Clock::now();
       frame_ms.push_back(std::chrono::duration<double, std::milli>(marks[3] - t0).count());
+      // What the pipeline did in this frame (a preview, a full frame, one on the worker thread).
+      if (!s.frame_note.empty()) std::printf("satlab: frame %d: %s; frame %.1f ms\n", frame, s.frame_note.c_str(), frame_ms.back());
       for (int i = 0; i < 4; ++i)
         split_ms[i].push_back(std::chrono::duration<double, std::milli>(marks[i] - (i ? marks[i - 1] : t0)).count());
     }

@@ -95,7 +95,7 @@ bool handle_divider(AppState& s, const Layout& l, float scale) {
   return s.divider_drag;
 }
 
-void pixel_tooltip(const AppState& s, Session& session, int px, int py, bool has_depth) {
+void pixel_tooltip(const AppState& s, Session& session, int px, int py, bool has_depth, float depth) {
   const uint8_t* in = session.input().px(px, py);
   ImGui::BeginTooltip();
   ImGui::Text("pixel (%d, %d)", px, py);
@@ -105,7 +105,8 @@ void pixel_tooltip(const AppState& s, Session& session, int px, int py, bool has
     const uint8_t* r = result.px(px, py);
     ImGui::Text("result  RGB %3d %3d %3d", r[0], r[1], r[2]);
   }
-  if (has_depth) ImGui::Text("depth   %.4f (normalised)", session.depth_normalised().at(px, py));
+  if (has_depth)
+    ImGui::Text("depth   %.4f (normalised%s)", depth, s.showing_preview ? ", of the preview" : "");
   const ImageF& raw = session.raw_depth_view();
   const bool raw_shown =
       s.view == View::RawDepth || (s.compare != Compare::Off && s.compare_view == View::RawDepth);
@@ -184,23 +185,24 @@ void handle_image_input(AppState& s, Viewer& viewer, Session& session, const Lay
   if (dragging) viewer.pan(io.MouseDelta.x * fb, io.MouseDelta.y * fb);
   if (!on_image) return;
 
-  const ImageF& depth = session.depth_normalised();
-  const bool has_depth = depth.width == s.image_width && depth.height == s.image_height;
+  // The full frame's normalised depth, or while a preview is shown the preview's (its pixel's average).
+  float depth = 0;
+  const bool has_depth = session.depth_at(px, py, &depth);
   // A release that never moved more than a couple of pixels is a click, not the end of a pan.
   const bool clicked = ImGui::IsMouseReleased(ImGuiMouseButton_Left) && io.MouseDragMaxDistanceSqr[0] < 9.f;
   if (clicked && has_depth && s.params.filter == FilterKind::Dof && !s.sweeping) {
-    s.params.focus = depth.at(px, py);
+    s.params.focus = depth;
     s.params_changed = true;
   }
   const uint8_t* c = session.input().px(px, py);
   char buf[160];
   int n = std::snprintf(buf, sizeof(buf), "(%d, %d)  RGB %d %d %d", px, py, c[0], c[1], c[2]);
-  if (has_depth) n += std::snprintf(buf + n, sizeof(buf) - size_t(n), "  depth %.3f", depth.at(px, py));
+  if (has_depth) n += std::snprintf(buf + n, sizeof(buf) - size_t(n), "  depth %.3f", depth);
   const ImageF& coc = session.coc();
   if (s.params.filter == FilterKind::Dof && coc.width == s.image_width && coc.height == s.image_height)
     std::snprintf(buf + n, sizeof(buf) - size_t(n), "  CoC %+.2f px", coc.at(px, py));
   s.pixel_info = buf;
-  if (!dragging && !ImGui::IsMouseDown(ImGuiMouseButton_Left)) pixel_tooltip(s, session, px, py, has_depth);
+  if (!dragging && !ImGui::IsMouseDown(ImGuiMouseButton_Left)) pixel_tooltip(s, session, px, py, has_depth, depth);
 }
 
 }  // namespace satlab::gui

@@ -129,6 +129,37 @@ void stage_row(AppState& s, const TimingRow& r, std::string& plotted) {
   if (!r.warm) ImGui::PopStyleColor();
 }
 
+// Which run the rows below are of: the full frame, or a preview (and where the full frame is).
+void run_line(const AppState& s) {
+  const RunInfo& r = s.last_run;
+  if (r.width == 0) return;
+  const ImVec4 warn(0.95f, 0.65f, 0.3f, 1.f);
+  if (!r.preview) {
+    ImGui::Text("full %dx%d: %.1f ms%s", r.width, r.height, r.ms, r.cold ? " (cold)" : "");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("the last run: the whole image at full resolution, %.1f ms wall clock%s.\nOver the "
+                        "frame budget (%.0f ms), a change shows a preview of the visible region first",
+                        r.ms, r.cold ? ", a cold run (allocations, first touches)" : "", AppState::kFrameBudgetMs);
+    return;
+  }
+  ImGui::TextColored(warn, "preview %dx%d of %dx%d: %.1f ms%s", r.width, r.height, r.image_width, r.image_height,
+                     r.ms, r.cold ? " (cold)" : "");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("the last run: the visible region and a halo (%dx%d image pixels at %d, %d) box-filtered to\n"
+                      "%s, radii and aperture scaled by %.3f (core/preview.hpp),\n"
+                      "because the full frame took %.0f ms, over the frame budget of %.0f ms.\n"
+                      "The rows are the preview pipeline's; %s",
+                      r.source.width(), r.source.height(), r.source.x0, r.source.y0,
+                      r.level == 0 ? "the display's resolution" : r.level == 1 ? "half the display's resolution"
+                      : r.level == 2 ? "a quarter of the display's resolution" : "an eighth of the display's resolution",
+                      r.scale, s.last_full.ms, AppState::kFrameBudgetMs,
+                      r.cold ? "it ran cold (its first run at this size)" : "they are warm");
+  if (s.full_running)
+    ImGui::TextDisabled("full %dx%d rendering on a worker thread", r.image_width, r.image_height);
+  else if (s.interacting)
+    ImGui::TextDisabled("the full frame follows when the control is let go");
+}
+
 }  // namespace
 
 void draw_timings_panel(AppState& s) {
@@ -151,6 +182,7 @@ void draw_timings_panel(AppState& s) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("every stage, every frame (reduce and SAT included): each row a warm time of this frame;\n"
                       "otherwise the pipeline runs when something changes and keeps what did not change");
+  run_line(s);
   if (s.stage_order.empty()) {
     ImGui::TextDisabled("no frame run yet");
     return;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <utility>
 
 #include "app/gui/view_images.hpp"
 #include "app/io/assets.hpp"
@@ -31,6 +32,7 @@ void restore_range(AppState& s) {
 // A fresh backend per image as well: the Pipeline interface cannot forget a depth map, and timings of
 // another image size would not compare anyway. Nothing is replaced until the new one has accepted all.
 void Session::load(AppState& s, ImageRGBA8 image, ImageF depth) {
+  discard_worker();
   std::string note;
   auto p = make_backend(s.backend, &note);
   // The SAT builder and reduction chosen so far, where this backend has them; else its defaults.
@@ -47,6 +49,13 @@ void Session::load(AppState& s, ImageRGBA8 image, ImageF depth) {
   backend_ = s.backend;
   image_ = std::move(image);
   depth_ = std::move(depth);
+  depth_range_of(depth_);
+  preview_.reset();
+  preview_failed_ = showing_preview_ = s.showing_preview = false;
+  preview_ms_per_px_ = 0, preview_level_ = 0;
+  last_full_ms_ = -1;
+  ++image_inputs_, ++inputs_, ++generation_;
+  s.full_running = false;  // discarded above
   has_result_ = false;
   depth_normalised_ = coc_ = nullptr;
   result_ = nullptr;
@@ -154,7 +163,7 @@ void Session::open_depth(AppState& s, const std::string& depth_path) {
   ImageF depth = io::resample_depth(raw, image_.width, image_.height);
   s.load_notes = image_info_.notes;
   for (const auto& n : dinfo.notes) s.load_notes.push_back(n);
-  pipeline_->set_depth(depth);
+  give_depth(s, depth);
   depth_ = std::move(depth);
   raw_ = std::move(raw);
   raw_confidence_ = ImageF();
@@ -175,7 +184,7 @@ void Session::apply_synthetic_depth(AppState& s) {
     reset_edit(s, DepthSource::None, "none");
     return;
   }
-  pipeline_->set_depth(depth);
+  give_depth(s, depth);
   raw_ = depth;
   raw_confidence_ = ImageF();
   depth_ = std::move(depth);
@@ -195,7 +204,7 @@ void Session::handle_requests(AppState& s, const std::vector<std::string>& dropp
     if (s.backend_changed) set_backend(s);
     if (s.synthetic_changed) apply_synthetic_depth(s);
     if (s.algorithms_changed) {
-      pipeline_->set_algorithms(s.algorithms);
+      full(s).set_algorithms(s.algorithms);
       s.params_changed = true;  // the next run rebuilds the SAT with it
     }
     handle_edit_requests(s);
@@ -203,7 +212,7 @@ void Session::handle_requests(AppState& s, const std::vector<std::string>& dropp
     s.error = e.what();
     s.backend = backend_;  // the selector shows what still runs
   }
-  if (pipeline_) s.algorithms = pipeline_->algorithms();
+  if (pipeline_ && !worker_.active) s.algorithms = pipeline_->algorithms();
   s.algorithms_changed = false;
   s.open_image.clear();
   s.open_depth.clear();
@@ -213,40 +222,40 @@ void Session::handle_requests(AppState& s, const std::vector<std::string>& dropp
 }
 
 bool Session::update(AppState& s) {
+  s.frame_note.clear();
   if (edit_dirty_ && !image_.empty()) try {
       apply_edit(s);
     } catch (const Error& e) {
       s.error = std::string("depth edit: ") + e.what();
     }
-  if (!(s.params_changed || s.continuous) || image_.empty()) {
+  collect_full(s, false);
+  if (image_.empty()) return std::exchange(unseen_, false);
+  const bool changed = s.params_changed || s.continuous;
+  if (changed) s.params_changed = false, ++generation_;
+  // A preview on screen follows the view (zoom, pan, window size), as a change would.
+  const bool moved = showing_preview_ && (s.visible != preview_visible_ || s.display_scale != preview_display_scale_);
+  bool ran = false;
+  if ((changed || moved) && want_preview(s)) try {
+      run_preview(s);
+      ran = true;
+    } catch (const Error& e) {
+      s.error = std::string("the preview failed (full frames only from now on): ") + e.what();
+      preview_failed_ = true;
+    }
+  if (!ran && (changed || moved)) {
+    run_full(s);
+  } else if (!ran && has_result_ && !worker_.active && !showing_preview_) {
     // No run this frame: a backend that reads its timings late may have the last run's by now (recorded
     // once; a failure shows at the next run instead).
-    if (has_result_) try {
-        s.record(pipeline_->timings());
-        s.highlights = pipeline_->highlight_stats();
-      } catch (const Error&) {
-      }
-    return false;
+    try {
+      s.record(pipeline_->timings());
+      s.highlights = pipeline_->highlight_stats();
+    } catch (const Error&) {
+    }
   }
-  s.params_changed = false;
-  depth_normalised_ = coc_ = nullptr;
-  result_ = nullptr;
-  try {
-    pipeline_->set_params(s.params);
-    pipeline_->set_every_stage(s.continuous);  // "run every frame": every row a warm time of this frame
-    pipeline_->run();
-  } catch (const Error& e) {
-    if (pipeline_->backend_name().rfind("cpu", 0) != 0) return fall_back_to_cpu(s, e.what());
-    s.error = std::string("the pipeline failed: ") + e.what();
-    s.continuous = false;  // one popup, not one per frame
-    return false;
-  }
-  ++s.pipeline_runs;
-  s.record(pipeline_->timings());
-  s.highlights = pipeline_->highlight_stats();
-  has_result_ = true;
-  score_against_truth(s);
-  return true;
+  // Nothing held: the full frame of what the preview shows.
+  if (showing_preview_ && !s.interacting) start_full(s);
+  return std::exchange(unseen_, false);
 }
 
 // A GPU error during a frame (out of memory, a failed launch): the same image, depth and parameters go
@@ -262,30 +271,36 @@ bool Session::fall_back_to_cpu(AppState& s, const std::string& why) {
   }
   s.backend_note = "switched to the CPU backend after a GPU error: " + why;
   s.error = "GPU error during a frame (" + why + "); switched to the CPU backend";
-  return update(s);
+  const bool fresh = update(s);
+  unseen_ = unseen_ || fresh;  // the caller's update() reports it too
+  return fresh;
 }
 
 const ImageF& Session::depth_normalised() {
-  if (!has_result_) return kNone;
+  if (!has_result_ || worker_.active || showing_preview_) return kNone;
   if (!depth_normalised_) depth_normalised_ = &pipeline_->depth_normalised();
   return *depth_normalised_;
 }
 
 const ImageF& Session::coc() {
-  if (!has_result_) return kNone;
+  if (!has_result_ || worker_.active || showing_preview_) return kNone;
   if (!coc_) coc_ = &pipeline_->coc();
   return *coc_;
 }
 
 const ImageRGBA8& Session::result() {
   static const ImageRGBA8 none;
-  if (!has_result_) return none;
+  if (!has_result_ || worker_.active || showing_preview_) return none;
   if (!result_) result_ = &pipeline_->result();
   return *result_;
 }
 
 ImageF Session::difference_to_reference(AppState& s) {
   s.diff_max = 0;
+  if (showing_preview_ || worker_.active) {
+    s.view_note = "a preview is shown: the difference follows with the full frame";
+    return ImageF(image_.width, image_.height);
+  }
   if (!has_result_) return ImageF(image_.width, image_.height);
   if (pipeline_->backend_name().rfind("cpu", 0) == 0) {
     s.view_note = "the backend is the CPU reference itself: no difference by construction";
@@ -313,6 +328,10 @@ ImageF Session::difference_to_reference(AppState& s) {
 void Session::show(AppState& s, Viewer& viewer, View view) try {
   viewer.set_image_size(image_.width, image_.height);
   ViewerTexture& t = viewer.texture(view);
+  const bool of_pipeline = view == View::Result || view == View::Depth || view == View::Coc;
+  if (showing_preview_ && of_pipeline) return upload_preview(t, view);
+  if (worker_.active && of_pipeline) return;  // what it shows stays until the worker's frame is done
+  t.set_coverage(0.f, 0.f, 1.f, 1.f);
   switch (view) {
     case View::Result:
       if (!has_result_) {

@@ -1,8 +1,10 @@
 // What the front end has open: the image, its depth map and the pipeline backend. Loading is
 // transactional: a file that fails to load leaves everything as it was and throws satlab::Error.
 #pragma once
+#include <atomic>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "app/gui/app_state.hpp"
@@ -15,6 +17,10 @@ namespace satlab::gui {
 
 class Session {
  public:
+  Session() = default;
+  ~Session();  // waits for a full frame on the worker thread
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
   // Opens the image (empty: the bundled scene) with its depth map; throws satlab::Error.
   void open(AppState& s, const std::string& image_path, const std::string& depth_path);
   void open_depth(AppState& s, const std::string& depth_path);  // throws satlab::Error
@@ -27,7 +33,17 @@ class Session {
   // Runs the pipeline if parameters or inputs changed (or every frame in continuous mode); returns true
   // when there is a new result. A failing run goes to s.error; a GPU backend that fails switches the
   // session to the CPU backend, which runs the frame instead.
+  // Where the last full frame took longer than AppState::kFrameBudgetMs (and not in continuous mode), a
+  // change renders a preview of the visible region (s.visible at s.display_scale; core/preview.hpp)
+  // through a second pipeline, at the display's resolution or the largest power-of-2 fraction of it
+  // whose estimated time fits the budget; once nothing is held (s.interacting false) the full frame
+  // renders on a worker thread, and a later update() shows it when it is done (session_preview.cpp).
   bool update(AppState& s);
+  // Waits for a full frame on the worker thread and shows it (a scripted run's last frame); true when
+  // there is a new result.
+  bool settle(AppState& s);
+  // settle(), and where the result shown is still a preview, the full frame run now: for an export.
+  void finish(AppState& s);
   // Puts what `view` shows into its viewer texture: the result through the viewer's external writer
   // where one is set, else host copies; the SAT view computes the input's log SAT, the Diff view runs
   // the CPU backend on the current parameters and compares (s.diff_max, s.view_note). A failure (e.g.
@@ -35,12 +51,18 @@ class Session {
   void show(AppState& s, Viewer& viewer, View view);
 
   const ImageRGBA8& input() const { return image_; }
-  // The backend, for an external writer that takes the result from it on the device.
+  // The backend, for an external writer that takes the result from it on the device (show() calls it
+  // only while no worker thread renders on it).
   Pipeline& pipeline() { return *pipeline_; }
-  // Of the last run, empty before the first; fetched from the backend once per run.
+  // Of the last full run, empty before the first; fetched from the backend once per run. Empty as well
+  // while the full frame renders on the worker thread or a preview is shown (the full run's would not be
+  // what is on screen).
   const ImageF& depth_normalised();
   const ImageF& coc();
   const ImageRGBA8& result();
+  // The normalised depth at image pixel (x, y): the full run's, else the preview's at that point (the
+  // average over its footprint); false when neither is at hand.
+  bool depth_at(int x, int y, float* d);
   // The Diff view's per-pixel difference (levels) as last shown; empty before.
   const ImageF& difference() const { return difference_; }
 
@@ -78,6 +100,45 @@ class Session {
   const ImageF* coc_ = nullptr;
   const ImageRGBA8* result_ = nullptr;
   ImageF difference_to_reference(AppState& s);  // for the Diff view
+
+  // The preview and the full frame on the worker thread (session_preview.cpp).
+  bool run_full(AppState& s);  // on this thread; true when there is a new result
+  void show_full(AppState& s, double ms, unsigned generation);  // the full pipeline's last run is shown
+  bool want_preview(const AppState& s) const;
+  void run_preview(AppState& s);  // throws satlab::Error
+  void start_full(AppState& s);   // on the worker thread, unless one runs
+  // A full frame the worker finished (wait: waits for it): recorded, and shown when its parameters are
+  // still those asked for; true then.
+  bool collect_full(AppState& s, bool wait);
+  void discard_worker();             // waits for the worker and forgets its frame (a new backend)
+  Pipeline& full(AppState& s);       // pipeline_, once the worker is done with it
+  void give_depth(AppState& s, const ImageF& depth);  // to the full pipeline
+  void depth_range_of(const ImageF& depth);  // depth_lo_, depth_hi_: the range the pipeline normalises by
+  void upload_preview(ViewerTexture& t, View view);
+  std::unique_ptr<Pipeline> preview_;
+  PreviewPlan preview_plan_;        // of the inputs preview_ holds
+  unsigned preview_image_ = ~0u, preview_depth_ = ~0u;  // the image_inputs_, inputs_ they were made from
+  unsigned image_inputs_ = 0;       // bumps with every image given to the full pipeline
+  unsigned inputs_ = 0;             // bumps with every image or depth given to the full pipeline
+  PixelRect preview_visible_;       // what the last preview was made for
+  double preview_display_scale_ = 0;
+  int preview_level_ = 0;           // resolution: the display's / 2^level
+  double preview_ms_per_px_ = 0;    // of the warm preview runs (0: none yet)
+  bool preview_failed_ = false;     // a preview failed: full frames only, until another image or backend
+  bool showing_preview_ = false;
+  bool unseen_ = false;             // a new result (full or preview) that update() has not reported yet
+  float depth_lo_ = 0, depth_hi_ = 0;  // of the depth the full pipeline has
+  unsigned generation_ = 0;         // bumps with every change a run must follow
+  unsigned full_generation_ = ~0u;  // of the full pipeline's result
+  double last_full_ms_ = -1;        // wall clock of the last full run (-1: none since the backend was made)
+  struct Worker {
+    std::thread thread;
+    std::atomic<bool> done{false};
+    bool active = false;
+    std::string error;
+    double ms = 0;
+    unsigned generation = 0;
+  } worker_;
   // The depth edit (depth_edit.hpp): undo/redo/clear/save requests, then paint and refine when needed.
   void handle_edit_requests(AppState& s);
   void apply_edit(AppState& s);  // throws satlab::Error

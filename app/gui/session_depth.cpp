@@ -62,7 +62,7 @@ void Session::set_depth(AppState& s, ImageF raw, DepthSource source, const std::
                 std::to_string(confidence.height) + " does not fit the depth " + std::to_string(raw.width) +
                 "x" + std::to_string(raw.height));
   ImageF depth = io::resample_depth(raw, image_.width, image_.height);
-  pipeline_->set_depth(depth);
+  give_depth(s, depth);
   depth_ = std::move(depth);
   raw_ = std::move(raw);
   raw_confidence_ = std::move(confidence);
@@ -110,7 +110,7 @@ void Session::apply_edit(AppState& s) {
     if (depth_.empty())
       load(s, image_, ImageF());
     else
-      pipeline_->set_depth(depth_);
+      give_depth(s, depth_);
     edit_dirty_ = false;
     s.params_changed = true;
     return;
@@ -153,7 +153,7 @@ void Session::apply_edit(AppState& s) {
     used_ = painted_;
     e.refine_note.clear(), e.refine_summary.clear();
   }
-  pipeline_->set_depth(used_);
+  give_depth(s, used_);
   s.params_changed = true;
 }
 

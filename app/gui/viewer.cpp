@@ -248,9 +248,15 @@ void Viewer::draw(const AppState& s, const std::vector<Pane>& panes, float heigh
     region_w_ = std::max(int(std::lround(pane.w * fb_scale)), 1), region_h_ = std::max(h, 1);
     area_w = std::min(std::max(area_w, x + region_w_), fb_width);
     ViewerTexture& t = texture(pane.view);
-    const Rect r = visible_rect();
-    // Nearest sampling once an image pixel covers more than 1.5 screen pixels, so pixels stay crisp.
-    t.set_magnified(float(region_w_) / (r.du * float(std::max(image_w_, 1))) > 1.5f);
+    drawn_ = true;
+    // The image's uv in the texture's (a preview may hold a region of the image only).
+    const float* c = t.coverage();
+    const Rect v = visible_rect();
+    const Rect r{(v.u0 - c[0]) / (c[2] - c[0]), (v.v0 - c[1]) / (c[3] - c[1]), v.du / (c[2] - c[0]),
+                 v.dv / (c[3] - c[1])};
+    // Nearest sampling once an image pixel covers more than 1.5 screen pixels, so pixels stay crisp (a
+    // preview's texels, larger than the image's pixels, are smoothed while those are smaller than that).
+    t.set_magnified(float(region_w_) / (v.du * float(std::max(image_w_, 1))) > 1.5f);
     paint(x, fb_height - h, region_w_, region_h_, t.texture() ? &t : nullptr, r,
           shader_mode(pane.view, s.sat_luminance), shader_scale(s, pane.view),
           std::round(pane.clip0 * fb_scale), std::round(pane.clip1 * fb_scale));
@@ -288,6 +294,16 @@ void Viewer::zoom_at(float factor, float mx, float my) {
 void Viewer::pan(float dx, float dy) {
   pan_x_ += dx;
   pan_y_ += dy;
+}
+
+bool Viewer::visible_pixels(PixelRect* visible, double* display_scale) const {
+  if (!drawn_) return false;
+  const Rect r = visible_rect();
+  const double iw = std::max(image_w_, 1), ih = std::max(image_h_, 1);
+  *visible = {std::max(int(std::floor(r.u0 * iw)), 0), std::max(int(std::floor(r.v0 * ih)), 0),
+              std::min(int(std::ceil((r.u0 + r.du) * iw)), image_w_), std::min(int(std::ceil((r.v0 + r.dv) * ih)), image_h_)};
+  *display_scale = double(region_w_) / (double(r.du) * iw);
+  return !visible->empty();
 }
 
 bool Viewer::pixel_at(float mx, float my, int* px, int* py) const {

@@ -64,6 +64,9 @@ class Viewer {
   float zoom() const { return zoom_; }
   // The image pixel under pane point (mx, my), false when outside the image.
   bool pixel_at(float mx, float my, int* px, int* py) const;
+  // The image pixels the last draw showed in a pane, and its screen pixels per image pixel; false before
+  // the first draw (or when no pixel of the image is in sight).
+  bool visible_pixels(PixelRect* visible, double* display_scale) const;
 
  private:
   struct Rect {
@@ -95,6 +98,7 @@ class Viewer {
                                          ViewerTexture(F::R32f),  ViewerTexture(F::Rgba8)};
   int image_w_ = 1, image_h_ = 1;
   int region_w_ = 1, region_h_ = 1;               // of a pane, framebuffer pixels
+  bool drawn_ = false;                            // region_w_, region_h_ are a pane's
   float zoom_ = 1.f, pan_x_ = 0.f, pan_y_ = 0.f;  // pan in framebuffer pixels
 };
 

@@ -35,6 +35,11 @@ class ViewerTexture {
   void mark_read();
   void wait_for_reads();
 
+  // The part of the image the texture holds, in image uv (x0, y0, x1, y1): all of it, unless it holds a
+  // preview of a region (core/preview.hpp). The viewer maps the image's uv into it.
+  void set_coverage(float u0, float v0, float u1, float v1) { cover_[0] = u0, cover_[1] = v0, cover_[2] = u1, cover_[3] = v1; }
+  const float* coverage() const { return cover_; }
+
   unsigned texture() const { return tex_; }  // 0 until allocated
   int width() const { return width_; }
   int height() const { return height_; }
@@ -46,6 +51,7 @@ class ViewerTexture {
   void* read_fence_ = nullptr;  // GLsync
   int width_ = 0, height_ = 0;
   int mag_filter_ = 0;
+  float cover_[4] = {0.f, 0.f, 1.f, 1.f};
 };
 
 // The hook for a device-side writer of the result texture: given the texture allocated at the image

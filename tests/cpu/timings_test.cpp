@@ -203,5 +203,45 @@ TEST(TimingBookkeeping, AColdRunAfterWarmOnesStartsTheAveragesAfresh) {
   EXPECT_EQ(s.stages["sat"].history.size(), 1u);
 }
 
+// A preview (a second pipeline on the visible region, core/preview.hpp) and the full frame each keep their
+// own rows, averages, history and run count: a preview never averages with the full frame, the rows shown
+// are those of the last kind shown, and the display's rows (draw, ui) go with them.
+TEST(TimingBookkeeping, PreviewAndFullFrameTimingsStayApartAndTheDisplaysRowsFollowTheShownKind) {
+  AppState s;
+  s.record({timing("reduce", 40.0, 1, true), timing("dof", 900.0, 1, true)});
+  s.record({timing("reduce", 30.0, 2), timing("dof", 800.0, 2)});
+  s.record_stage(timing("draw", 2.0, 0), "GL timer query");
+  s.show_timings_of(true);  // a preview: its pipeline's runs count from 1
+  EXPECT_TRUE(s.timings_of_preview);
+  EXPECT_EQ(s.stage_order, (std::vector<std::string>{"draw"})) << "the full frame's pipeline rows are parked";
+  s.record({timing("reduce", 1.0, 1, true), timing("dof", 20.0, 1, true)});
+  s.record({timing("reduce", 0.5, 2), timing("dof", 10.0, 2)});
+  EXPECT_EQ(s.stage_order, (std::vector<std::string>{"reduce", "dof", "draw"}));
+  EXPECT_DOUBLE_EQ(s.stages["dof"].ema_ms, 10.0) << "the preview's warm run alone";
+  EXPECT_EQ(s.stages["dof"].warm_runs, 1);
+  ASSERT_EQ(s.frame_ms_history.size(), 1u);
+  EXPECT_FLOAT_EQ(s.frame_ms_history.back(), 10.5f);
+  EXPECT_EQ(s.stages["draw"].warm_runs, 0) << "draw's first run was cold";
+  // A full run finished while the preview is shown (its parameters are stale): recorded, not shown.
+  s.record_apart(false, {timing("reduce", 35.0, 3), timing("dof", 700.0, 3)});
+  EXPECT_TRUE(s.timings_of_preview);
+  EXPECT_DOUBLE_EQ(s.stages["dof"].ema_ms, 10.0);
+  s.show_timings_of(false);
+  EXPECT_EQ(s.stage_order, (std::vector<std::string>{"reduce", "dof", "draw"}));
+  EXPECT_DOUBLE_EQ(s.stages["dof"].ema_ms, 0.8 * 800.0 + 0.2 * 700.0) << "the full frame's runs 2 and 3";
+  EXPECT_EQ(s.stages["dof"].warm_runs, 2);
+  EXPECT_EQ(s.frame_ms_history.size(), 2u);
+  s.record({timing("reduce", 35.0, 3), timing("dof", 700.0, 3)});  // run 3 again: counted once
+  EXPECT_EQ(s.stages["dof"].warm_runs, 2);
+  // Back to the preview: its run 2 read again counts once, its averages are where they were.
+  s.show_timings_of(true);
+  s.record({timing("reduce", 0.5, 2), timing("dof", 10.0, 2)});
+  EXPECT_EQ(s.stages["dof"].warm_runs, 1);
+  EXPECT_EQ(s.stages["draw"].cold_ms, 2.0) << "the display's rows moved with the shown kind";
+  s.clear_timings();
+  EXPECT_FALSE(s.timings_of_preview);
+  EXPECT_TRUE(s.parked.stages.empty());
+}
+
 }  // namespace
 #endif

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The preview of a frame that misses the frame budget (Session::update, core/preview.hpp), on the CPU
+# backend with the default DoF mode and a generated 3000 x 2000 image, headless, its slider dragged by
+# --input-script: the first frame runs in full; every frame of the drag is a preview whose pipeline time
+# (warm runs: median within the budget of 50 ms, none over twice it) is far below the full frame's; the
+# release starts the full frame on the worker thread, and the full frame is shown (by the last frame at
+# the latest, which waits for it). Held until the last frame, the drag leaves a preview on screen; in
+# continuous mode ("run every frame") there is no preview at all.
+# Usage: gui_preview.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
+. "$(dirname "$0")/lib/common.sh"
+need_python3 "to write the image and read the frame log"
+W=1600 H=900 budget=50
+python3 - "$tmp/big.bmp" <<'PY' || fail "could not write the test image"
+# 3000 x 2000 blocks of random colours with bright edges (24-bit BMP, bottom-up rows).
+import random, struct, sys
+w, h, block = 3000, 2000, 100
+stride = (w * 3 + 3) & ~3
+rows = {}
+with open(sys.argv[1], "wb") as f:
+    f.write(b"BM" + struct.pack("<IHHI", 54 + stride * h, 0, 0, 54))
+    f.write(struct.pack("<IiiHHIIiiII", 40, w, h, 1, 24, 0, stride * h, 2835, 2835, 0, 0))
+    for y in reversed(range(h)):
+        key = (y // block, y % block < 3)
+        if key not in rows:
+            r = random.Random(key[0])
+            cells = [bytes((250, 250, 250) if key[1] else (r.randrange(40, 255), r.randrange(40, 255), r.randrange(40, 255))) * min(block, w - x)
+                     for x in range(0, w, block)]
+            rows[key] = b"".join(cells) + b"\0" * (stride - 3 * w)
+        f.write(rows[key])
+PY
+run() {  # run NAME FRAMES SCRIPT_LINES... : a headless CPU run of the big image with that input script
+  local name=$1 frames=$2
+  shift 2
+  printf '%s\n' "$@" >"$tmp/$name.txt"
+  headless --backend cpu --size ${W}x${H} --frames "$frames" --input-script "$tmp/$name.txt" \
+    --screenshot "$tmp/$name.png" "$tmp/big.bmp" >"$tmp/$name.log" 2>&1 || { cat "$tmp/$name.log"; fail "run '$name' failed"; }
+}
+# The focus slider of the Filter panel sits at y = 263, from x = 1181 to 1456 (a 1600 x 900 window); the
+# drag presses at focus 0.2 and moves 8 px a frame for 20 frames, then lets go at frame 24.
+drag=("2 move 1240 263" "3 down")
+for f in $(seq 4 23); do drag+=("$f move $((1240 + (f - 3) * 8)) 263"); done
+run drag 40 "${drag[@]}" "24 up" "25 move 600 -1000"
+python3 - "$tmp/drag.log" $budget <<'PY'
+import re, statistics, sys
+log, budget = open(sys.argv[1]).read(), float(sys.argv[2])
+frames = {int(m.group(1)): m.group(2) for m in re.finditer(r"^satlab: frame (\d+): (.*)$", log, re.M)}
+full = re.match(r"full 3000x2000, ([\d.]+) ms", frames.get(0, ""))
+assert full, f"the first frame is not a full one: {frames.get(0)!r}"
+full_ms = float(full.group(1))
+if full_ms <= budget:
+    print(f"the full frame took {full_ms:.1f} ms, within the budget: nothing to preview here")
+    sys.exit(77)
+previews = {}
+for f in range(4, 24):  # each move of the drag
+    m = re.match(r"preview (\d+)x(\d+) of 3000x2000 \(level (\d)\), ([\d.]+) ms( cold)?", frames.get(f, ""))
+    assert m, f"frame {f} of the drag is not a preview: {frames.get(f)!r}"
+    previews[f] = (float(m.group(4)), bool(m.group(5)), f"{m.group(1)}x{m.group(2)}")
+warm = [ms for ms, cold, _ in previews.values() if not cold]
+assert len(warm) >= 10, f"only {len(warm)} warm previews of 20"
+print(f"drag: 20 previews ({', '.join(sorted({s for _, _, s in previews.values()}))}), warm pipeline ms "
+      f"median {statistics.median(warm):.1f}, max {max(warm):.1f}; the full frame took {full_ms:.1f} ms")
+assert statistics.median(warm) <= budget, f"the previews' median {statistics.median(warm):.1f} ms is over {budget} ms"
+assert max(warm) <= 2 * budget, f"a preview took {max(warm):.1f} ms, over twice the budget"
+started = [f for f, n in frames.items() if "full 3000x2000 started on the worker thread" in n]
+shown = [f for f, n in frames.items() if re.search(r"full 3000x2000 done, [\d.]+ ms, shown", n)]
+assert started and min(started) == 24, f"the release (frame 24) did not start the full frame: {started}"
+assert shown and min(shown) >= 24, f"no full frame shown after the release: {frames}"
+assert not [f for f in frames if f > 24 and "preview" in frames[f]], "a preview after the release"
+print(f"release: the full frame started at frame 24 on the worker thread, shown at frame {min(shown)}")
+PY
+rc=$?
+[ $rc -eq 77 ] && skip "the full frame fits the budget on this machine"
+[ $rc -eq 0 ] || { cat "$tmp/drag.log"; fail "the drag's frames"; }
+# Still held at the last frame: the preview is what is on screen, and nothing renders the full frame.
+run hold 14 "${drag[@]:0:12}"
+grep -q "^satlab: frame 13: preview " "$tmp/hold.log" || { cat "$tmp/hold.log"; fail "no preview at the held last frame"; }
+grep -q "full 3000x2000 started" "$tmp/hold.log" && { cat "$tmp/hold.log"; fail "a full frame started while held"; }
+[ -s "$tmp/hold.png" ] || fail "no screenshot of the held preview"
+# Continuous mode times the full frame: every frame a full one, no preview.
+headless --backend cpu --size ${W}x${H} --frames 2 --continuous "$tmp/big.bmp" >"$tmp/cont.log" 2>&1 ||
+  { cat "$tmp/cont.log"; fail "the continuous run failed"; }
+[ "$(grep -c '^satlab: frame [0-9]*: full 3000x2000' "$tmp/cont.log")" -eq 2 ] || { cat "$tmp/cont.log"; fail "continuous: not 2 full frames"; }
+grep -q "preview" "$tmp/cont.log" && { cat "$tmp/cont.log"; fail "continuous mode previewed"; }
+echo "gui_preview: all checks passed"
