@@ -59,8 +59,17 @@ class CpuPipeline final : public Pipeline {
     params_ = params;
   }
 
+  void set_frame_stats(const FrameStats& stats) override {
+    if (stats.valid && stats.has_depth && stats.histogram.count.size() != size_t(kDepthBins + 1))
+      throw Error("frame statistics: the depth histogram has " +
+                  std::to_string(stats.histogram.count.size()) + " bins, not " +
+                  std::to_string(kDepthBins + 1));
+    guard_memory("the frame statistics", [&] { frame_ = stats; });
+  }
+
   // Every stage of the chosen filter runs (and is timed) on every call, so the timings list depends
-  // only on the filter: dof = reduce, coc, dof (with its mode's phases); box = sat, blur.
+  // only on the filter: dof = reduce (normalise where whole-frame statistics are given), coc, dof (with its
+  // mode's phases); box = sat, blur.
   void run() override {
     if (image_.empty()) throw Error("no image set");
     ++runs_;
@@ -97,6 +106,13 @@ class CpuPipeline final : public Pipeline {
           depth_norm_.height = image_.height;
           std::fill(depth_norm_.data.begin(), depth_norm_.data.end(), params_.focus);
           hist_.count.clear();  // one depth everywhere: the layers' edges do not matter
+        });
+      } else if (given()) {
+        // A tile of a larger image (set_frame_stats): the whole image's range and histogram; normalise
+        // reads 4 B and writes 4 B.
+        time("normalise", 8 * n, [&] {
+          normalise_depth(depth_raw_, MinMax{frame_.depth_min, frame_.depth_max}, depth_norm_, threads_);
+          hist_ = frame_.histogram;
         });
       } else {
         // min/max: read 4 B; normalise: read 4 B, write 4 B.
@@ -152,6 +168,7 @@ class CpuPipeline final : public Pipeline {
       DofCpuArgs a;
       a.image = &gather_in, a.coc = &coc_, a.params = &params_, a.out = &result_, a.threads = threads_;
       a.depth = hist(), a.phase = phase, a.workspace = &dof_ws_;
+      a.layer_sums = given() && frame_.layers.count > 0 ? &frame_.layers : nullptr;
       // No cache size known here: every table counts.
       time("dof", mode_->dram_bytes(image_.width, image_.height, params_, 0), [&] {
         mode_->run_cpu(a);
@@ -191,6 +208,9 @@ class CpuPipeline final : public Pipeline {
   int threads_;
   ImageRGBA8 image_, result_;
   const DepthHistogram* hist() const { return hist_.count.empty() ? nullptr : &hist_; }
+  // Whole-frame statistics apply (set_frame_stats) where the frame has a depth map.
+  bool given() const { return frame_.valid && frame_.has_depth && !depth_raw_.empty(); }
+  FrameStats frame_;
   ImageF depth_raw_, depth_norm_, coc_;
   DepthHistogram hist_;
   std::vector<uint32_t> sat_;     // the box filter's SAT

@@ -501,6 +501,27 @@ void layer_sums(const float* coc, size_t n, const dof::Layers& l, long long* sum
   }
 }
 
+void add_layer_sums(const float* coc, size_t n, const dof::Layers& l, LayerSums& s) {
+  if (s.count == 0) {
+    s = LayerSums{};
+    s.count = l.count;
+    std::copy(l.edge, l.edge + l.count + 1, s.edge);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const float c = coc[i] == coc[i] ? coc[i] : 0.f;
+    const int j = dof::layer_of(c, l);
+    s.sum256[j] += (long long)std::llrintf(c * 256.f);
+    ++s.pixels[j];
+  }
+}
+
+void apply_layer_sums(const LayerSums& s, dof::Layers& l) {
+  if (s.count != l.count || !std::equal(l.edge, l.edge + l.count + 1, s.edge))
+    throw Error("frame statistics: layer sums taken under other depth layers");
+  for (int j = 0; j < l.count; ++j)
+    if (s.pixels[j]) l.mean_coc[j] = float(double(s.sum256[j]) / (256.0 * double(s.pixels[j])));
+}
+
 namespace {
 
 double srgb_decode(double c) {
@@ -561,7 +582,7 @@ namespace {
 
 void shaped_blur(const DofSetup& setup, const ImageRGBA8& image, const ImageF& coc, const Params& p,
                  ImageRGBA8& out, int threads, const DepthHistogram* depth,
-                 const std::function<void(const char*)>& phase) {
+                 const std::function<void(const char*)>& phase, const LayerSums* frame_sums = nullptr) {
   if (coc.width != image.width || coc.height != image.height || coc.channels != 1)
     throw Error("dof_shaped_blur: CoC map size does not match the image");
   const auto to = [&](const char* name) {
@@ -571,7 +592,9 @@ void shaped_blur(const DofSetup& setup, const ImageRGBA8& image, const ImageF& c
   const int w = image.width, h = image.height, max_r = shaped_max_radius(p);
   const size_t n = image.pixels();
   dof::Layers layers = frame_layers(p, setup.layers, depth);
-  {
+  if (frame_sums && layers.count > 1) {
+    apply_layer_sums(*frame_sums, layers);  // a tile of a larger image: the whole image's means
+  } else {
     long long sums[dof::kMaxLayers];
     unsigned counts[dof::kMaxLayers];
     layer_sums(coc.data.data(), n, layers, sums, counts);
@@ -643,8 +666,13 @@ void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
   shaped_blur(dof_setup(p), image, coc, p, out, threads, depth, phase);
 }
 
+int dof_shaped_halo(const DofMode& m, const Params& p) {
+  return dof_setup(m, p).layers > 1 ? dof::kMaxShapedRadius : shaped_max_radius(p);
+}
+
 void dof_shaped_cpu(const DofMode& m, const DofCpuArgs& a) {
-  shaped_blur(dof_setup(m, *a.params), *a.image, *a.coc, *a.params, *a.out, a.threads, a.depth, a.phase);
+  shaped_blur(dof_setup(m, *a.params), *a.image, *a.coc, *a.params, *a.out, a.threads, a.depth, a.phase,
+              a.layer_sums);
 }
 
 }  // namespace satlab

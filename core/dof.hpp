@@ -8,6 +8,7 @@
 
 #include "core/dof_modes.hpp"
 #include "core/dof_pixel.hpp"
+#include "core/frame_stats.hpp"
 #include "core/image.hpp"
 #include "core/params.hpp"
 
@@ -67,11 +68,7 @@ dof::Layers make_layers(const Params& p, int count);
 // CoCs reach the clamp), the others' that of their farther edge.
 constexpr int kSpreadTile = 32;
 int layer_radius(const dof::Layers& l, int j, int max_r);
-constexpr int kDepthBins = 1024;  // depth_histogram's bins over [0, 1], plus one for NaN
 constexpr int kEdgeBins = 256;
-struct DepthHistogram {
-  std::vector<uint32_t> count;  // kDepthBins + 1 (the last: NaN depths), or empty
-};
 // The bin of a normalised depth d in [0, 1]: floor(kDepthBins d) clamped, NaN kDepthBins (exact in
 // float: kDepthBins is a power of 2; the GPU's histogram kernel uses this function).
 SATLAB_HD int depth_bin(float d) {
@@ -90,6 +87,11 @@ struct LayerSearch {
 dof::Layers histogram_layers(const Params& p, int count, const DepthHistogram& h, LayerSearch* info = nullptr);
 // The integer sums that dof::layer_means reads, over a CoC map (NaN counts as 0).
 void layer_sums(const float* coc, size_t n, const dof::Layers& l, long long* sum256, unsigned* count);
+// Adds the sums over n more CoC values to s (s.count = l.count, its edges l's, on the first call: s empty).
+void add_layer_sums(const float* coc, size_t n, const dof::Layers& l, LayerSums& s);
+// l's means from whole-frame sums (dof::layer_means' arithmetic); throws satlab::Error unless s was taken
+// under l's edges.
+void apply_layer_sums(const LayerSums& s, dof::Layers& l);
 
 // The camera response (Params::response_shoulder, s in [0, kMaxResponseShoulder]): the camera encoded
 // scene radiance v as sRGB(min(v / (1 + s v), 1)), a highlight shoulder; s = 0 is plain sRGB. The linear-light
@@ -139,5 +141,9 @@ void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
 // The CPU entry point of the shaped, linear and layered modes (core/dof_modes.hpp): dof_shaped_blur with
 // the setup of `m`.
 void dof_shaped_cpu(const DofMode& m, const DofCpuArgs& a);
+// Their support (DofMode::halo): the aperture of the largest radius, shaped_max_radius; with layers, the
+// fill behind the nearest layer (dof::layered_pixel), whose boxes grow up to kMaxShapedRadius wherever
+// nothing behind lies nearer: kMaxShapedRadius whatever max_radius.
+int dof_shaped_halo(const DofMode& m, const Params& p);
 
 }  // namespace satlab

@@ -1,5 +1,7 @@
 #include "core/dof_modes.hpp"
 
+#include <cmath>
+
 #include "core/dof.hpp"
 #include "core/dof_pixel.hpp"
 #include "core/dof_spread.hpp"
@@ -23,6 +25,13 @@ void gather_box_cpu(const DofMode&, const DofCpuArgs& a) {
     dof_blur(*a.image, a.workspace->sat, *a.coc, *a.out, a.threads);
 }
 
+// A pixel's box has the radius of its CoC, at most max_radius (rounded up: the fractional blend's second
+// box) and kMaxBlurRadius; the SAT is exact integers, so a tile's taps give the whole image's sums.
+int gather_box_halo(const DofMode&, const Params& p) {
+  const float m = std::ceil(p.max_radius);
+  return m >= float(kMaxBlurRadius) ? kMaxBlurRadius : m > 0.f ? int(m) : 0;
+}
+
 // Every mode keeps tables of 16 B per pixel that cover the frame at least and are all live when the last
 // pass reads them: gather_box's SAT; the shaped modes' layer tables (each layer's box holds its pixels;
 // linear light: one RGBA16 table per layer with sat_tiled); the spread's layer images. Their smaller
@@ -39,25 +48,25 @@ const std::vector<DofMode>& dof_modes() {
       {DofModeId::GatherBox, "gather_box", "gather, square box (sRGB)",
        "each pixel the mean of the square box of its CoC radius: 4 SAT taps, sRGB values, no occlusion",
        "box blur through a SAT (Crow 1984)", false, false, false, false, true, float(kMaxBlurRadius),
-       gather_box_cpu, frame_dram_bytes},
+       gather_box_cpu, frame_dram_bytes, gather_box_halo},
       {DofModeId::GatherShape, "gather_shape", "gather, aperture shape (sRGB)",
        "the mean over the aperture (disc, polygon or square) as up to 8 rectangles of rows: 4 SAT taps each",
        "rectangles of an aperture from SAT taps (Crow 1984)", true, false, false, false, true,
-       float(dof::kMaxShapedRadius), dof_shaped_cpu, frame_dram_bytes},
+       float(dof::kMaxShapedRadius), dof_shaped_cpu, frame_dram_bytes, dof_shaped_halo},
       {DofModeId::GatherLinear, "gather_linear", "gather, aperture shape, linear light",
        "gather_shape in linear light: sRGB decoded to 12-bit integers before the SAT (exact), encoded after",
        "rectangles of an aperture from SAT taps (Crow 1984)", true, true, false, false, true,
-       float(dof::kMaxShapedRadius), dof_shaped_cpu, frame_dram_bytes},
+       float(dof::kMaxShapedRadius), dof_shaped_cpu, frame_dram_bytes, dof_shaped_halo},
       {DofModeId::Layered, "layered", "layered, occlusion-aware, linear light",
        "depth layers with their own SATs composited back to front over the aperture; what near layers hide is "
        "filled by normalised convolution of the layers behind",
        "layered SAT composite (satlab), normalised convolution (Knutsson and Westin 1993)", true, true, true,
-       false, true, float(dof::kMaxShapedRadius), dof_shaped_cpu, frame_dram_bytes},
+       false, true, float(dof::kMaxShapedRadius), dof_shaped_cpu, frame_dram_bytes, dof_shaped_halo},
       {DofModeId::Spread, "spread", "spread, layered, linear light",
        "each pixel spreads its colour over its aperture as signed rectangle-corner deltas into its depth "
        "layer; SATs integrate them; layers composited back to front, what near layers hide filled as layered",
-       "rectangle spreading per depth layer (Kosloff, Tao and Barsky 2009), exact SATs", true, true, true, true,
-       true, float(dof::kMaxShapedRadius), dof_spread_cpu, frame_dram_bytes},
+       "rectangle spreading per depth layer (Kosloff, Tao and Barsky 2009), exact SATs", true, true, true,
+       true, true, float(dof::kMaxShapedRadius), dof_spread_cpu, frame_dram_bytes, dof_spread_halo},
   };
   return modes;
 }

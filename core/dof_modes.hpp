@@ -15,7 +15,8 @@
 
 namespace satlab {
 
-struct DepthHistogram;  // core/dof.hpp
+struct DepthHistogram;  // core/frame_stats.hpp
+struct LayerSums;       // core/frame_stats.hpp
 struct DofMode;
 
 // The modes' ids, in the registry's order (dof_modes()[int(id)]).
@@ -37,6 +38,9 @@ struct DofCpuArgs {
   // The histogram of the depth the CoC map came from: the occlusion-aware modes' layer edges
   // (frame_layers); nullptr: fixed edges.
   const DepthHistogram* depth = nullptr;
+  // The whole image's CoC sums per layer, for the layered mode's layer means where the frame is a tile of
+  // it (core/tiled.hpp); nullptr: the frame's own.
+  const LayerSums* layer_sums = nullptr;
   // Optional: called as the work moves to each phase, with the GPU entry's phase names.
   std::function<void(const char* phase)> phase;
   DofCpuWorkspace* workspace = nullptr;  // required
@@ -62,8 +66,13 @@ struct DofMode {
   // (all of it live at once) written and read once where it exceeds `cache_bytes` (the device's L2; 0
   // counts every table). 0: no model (show no fraction).
   double (*dram_bytes)(int width, int height, const Params& p, size_t cache_bytes);
+  // The support of a frame of `p`: how far from a pixel, in x or y, anything its result depends on may lie
+  // (taps, clipping, whatever a mode reads beyond max_radius), so that a tile of an image with a halo this
+  // wide gives every pixel of its interior the whole image's result (core/tiled.hpp).
+  int (*halo)(const DofMode& self, const Params& p);
 
   void run_cpu(const DofCpuArgs& args) const { cpu(*this, args); }
+  int halo_of(const Params& p) const { return halo(*this, p); }
   // The aperture a frame of `p` gathers (and splats highlights) with.
   ApertureShape aperture(const Params& p) const { return shaped ? p.aperture_shape : ApertureShape::Square; }
 };

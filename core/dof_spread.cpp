@@ -195,6 +195,10 @@ void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
       threads);
 }
 
+int dof_spread_halo(const DofMode&, const Params& p) {
+  return std::max(shaped_max_radius(p) + dof::kHiddenGap, dof::kMaxShapedRadius + dof::kFillBlock - 1);
+}
+
 void dof_spread_cpu(const DofMode&, const DofCpuArgs& a) {
   dof_spread_blur(*a.image, *a.coc, *a.params, *a.out, a.threads, a.depth, a.phase);
 }

@@ -10,6 +10,10 @@
 
 namespace satlab {
 
+int highlight_halo(const Params& p) {
+  return 2 * shaped_max_radius(p);
+}
+
 double highlight_clip_boost(const Params& p) {
   // A clipped channel decodes to the largest radiance the response can, 1 / (1 - s) (12-bit code 4095);
   // its true radiance is at least that, by an unknown factor: the gain. The response's shoulder is in the

@@ -43,6 +43,12 @@ struct HighlightSprites {
   HighlightStats stats;
 };
 
+// The support of the highlights (core/tiled.hpp): a sprite of radius at most shaped_max_radius reaches a
+// pixel from that far, and its weight spreads over its whole aperture clipped to the image, which reaches as
+// far again: 2 shaped_max_radius. The sprites' sums are integers (any order); the cap counts the frame's
+// sprites in raster order, which a tile cannot know (tiled_support).
+int highlight_halo(const Params& p);
+
 // The boost of a clipped highlight (the gain: the response decodes a clip to its largest radiance),
 // computed once on the host for both backends.
 double highlight_clip_boost(const Params& p);

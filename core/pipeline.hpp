@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/frame_stats.hpp"
 #include "core/highlights.hpp"
 #include "core/image.hpp"
 #include "core/params.hpp"
@@ -63,6 +64,12 @@ class Pipeline {
   // Without one, the dof filter puts every pixel on the focus plane (the result stays sharp).
   virtual void set_depth(const ImageF& depth) = 0;
   virtual void set_params(const Params& params) = 0;
+  // Whole-frame statistics to use instead of the frame's own, for a frame that is a tile of a larger image
+  // (core/tiled.hpp): the depth is normalised with the given range and the layer edges come from the given
+  // histogram (the reduction and histogram are not run: the timings list a "normalise" stage instead), and
+  // the layered mode takes the given layer sums for its means. valid = false (the default): the frame's
+  // own. Kept across set_image and set_depth; takes effect at the next run().
+  virtual void set_frame_stats(const FrameStats& stats) = 0;
 
   // Runs one frame. Throws satlab::Error if no image is set or a stage fails.
   virtual void run() = 0;

@@ -137,19 +137,26 @@ static void fit(ImageF& out, int w, int h) {
     out = ImageF(w, h, 1);
 }
 
-void normalise_depth(const ImageF& raw, ImageF& d, int threads) {
+static void check_depth(const ImageF& raw) {
   if (raw.empty()) throw Error("normalise_depth: empty depth map");
   if (raw.channels != 1) throw Error("normalise_depth: depth map must have 1 channel");
-  MinMax mm = minmax_reduce(raw.data.data(), raw.data.size(), threads);
+}
+
+void normalise_depth(const ImageF& raw, MinMax mm, ImageF& d, int threads) {
+  check_depth(raw);
   fit(d, raw.width, raw.height);
   const float lo = mm.min, range = mm.max - mm.min;
   parallel_for(
       0, long(raw.data.size()),
       [&](long b, long e) {
-        for (long i = b; i < e; ++i)
-          d.data[size_t(i)] = range > 0.f ? (raw.data[size_t(i)] - lo) / range : 0.f;
+        for (long i = b; i < e; ++i) d.data[size_t(i)] = normalised_depth(raw.data[size_t(i)], lo, range);
       },
       threads);
+}
+
+void normalise_depth(const ImageF& raw, ImageF& d, int threads) {
+  check_depth(raw);
+  normalise_depth(raw, minmax_reduce(raw.data.data(), raw.data.size(), threads), d, threads);
 }
 
 ImageF normalise_depth(const ImageF& raw, int threads) {

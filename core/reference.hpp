@@ -50,6 +50,11 @@ uint32_t box_sum(const uint32_t* sat, int width, int channels, int c, int x0, in
 // --- Depth of field --------------------------------------------------------------------------------
 // d = (raw - min) / (max - min) (all zeros when max == min), via minmax_reduce.
 ImageF normalise_depth(const ImageF& raw, int threads = 0);
+// One value of it: range = max - min; (raw - min) / range where range > 0, else 0 (NaN raw stays NaN
+// there; a NaN or non-positive range gives 0 everywhere).
+inline float normalised_depth(float raw, float min, float range) {
+  return range > 0.f ? (raw - min) / range : 0.f;
+}
 // Signed circle of confusion in pixels from normalised depth (see Params), clamped to +-max_radius.
 // Computed in float without fused multiply-add so that a GPU kernel can match it bit for bit.
 float coc_from_depth(float d, const Params& p);
@@ -57,6 +62,8 @@ ImageF coc_map(const ImageF& depth_normalised, const Params& p, int threads = 0)
 // Into-variants of normalise_depth / coc_map (and of the blurs below) write into `out`, reusing its
 // storage when the size matches: a caller running frame after frame avoids faulting in fresh pages.
 void normalise_depth(const ImageF& raw, ImageF& out, int threads = 0);
+// With the range given (the whole image's, for a tile of it: core/tiled.hpp) instead of raw's own.
+void normalise_depth(const ImageF& raw, MinMax range, ImageF& out, int threads = 0);
 void coc_map(const ImageF& depth_normalised, const Params& p, ImageF& out, int threads = 0);
 // The integer blur radius of a CoC value: round(|c|) half away from zero.
 int blur_radius(float coc);

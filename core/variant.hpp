@@ -54,7 +54,8 @@ struct Variant;
 // One depth-of-field mode over a frame: image and signed CoC in, result out (core/dof_modes.hpp). `sat` is
 // the registry's SAT builder the mode builds its tables with; `workspace` the caller's gpu::DofWorkspace,
 // which keeps device buffers from frame to frame.
-struct DepthHistogram;  // core/dof.hpp
+struct DepthHistogram;  // core/frame_stats.hpp
+struct LayerSums;       // core/frame_stats.hpp
 struct DofArgs {
   const void* image = nullptr;  // RGBA8, width*height
   const void* coc = nullptr;    // float, width*height
@@ -72,6 +73,9 @@ struct DofArgs {
   // Host copy of the histogram of the depth the CoC map came from: the occlusion-aware modes' layer edges
   // (frame_layers); nullptr: fixed edges.
   const DepthHistogram* depth = nullptr;
+  // The whole image's CoC sums per layer, for the layered mode's layer means where the frame is a tile of
+  // it (core/tiled.hpp); nullptr: the frame's own.
+  const LayerSums* layer_sums = nullptr;
   // Names the pixels at `image`: two calls with the same non-zero id had the same input, so a mode may keep
   // what it built from it (gather_box its SAT); 0: new pixels.
   unsigned long long input_id = 0;

@@ -1,9 +1,10 @@
 // The GPU backend of the Pipeline interface: upload -> reduce (depth min and max through the selected
-// registry reduction) -> normalise -> coc -> [highlights] -> dof (the DoF mode's GPU entry point, building
-// its tables with the selected registry SAT builder) -> [highlights_add]; the box filter: sat -> blur. All on
-// one stream. Each stage is bracketed by CUDA events, and its phases (SatArgs::phase, DofArgs::stage) get
-// events of their own; a frame's events are read at the next run() (one frame late, so timing never stalls
-// the pipeline), or when timings() finds them complete. CUDA errors become satlab::Error.
+// registry reduction; none where whole-frame statistics give them, set_frame_stats) -> normalise -> coc ->
+// [highlights] -> dof (the DoF mode's GPU entry point, building its tables with the selected registry SAT
+// builder) -> [highlights_add]; the box filter: sat -> blur. All on one stream. Each stage is bracketed by
+// CUDA events, and its phases (SatArgs::phase, DofArgs::stage) get events of their own; a frame's events are
+// read at the next run() (one frame late, so timing never stalls the pipeline), or when timings() finds them
+// complete. CUDA errors become satlab::Error.
 // The normalised depth and the SAT (the box filter's here, gather_box's in its workspace) are kept while
 // their inputs do not change, unless set_every_stage(true) asks for every stage in every run. A stage's
 // first run after new buffers or a variant switch is cold.
@@ -198,6 +199,17 @@ class GpuPipeline final : public Pipeline {
 
   void set_every_stage(bool every) override { every_stage_ = every; }
 
+  void set_frame_stats(const FrameStats& stats) override {
+    if (stats.valid && stats.has_depth && stats.histogram.count.size() != size_t(kDepthBins + 1))
+      throw Error("frame statistics: the depth histogram has " +
+                  std::to_string(stats.histogram.count.size()) + " bins, not " +
+                  std::to_string(kDepthBins + 1));
+    frame_ = stats;
+    depth_valid_ = false;  // normalised again, with the given range or the frame's own
+    hist_valid_ = false;
+    dirty_ = true;
+  }
+
   void set_params(const Params& params) override {
     validate(params);
     const DofMode* mode = &dof_mode_of(params);
@@ -266,6 +278,21 @@ class GpuPipeline final : public Pipeline {
           fill(dnorm_.as<float>(), n, params_.focus, stream_);
           coc_map(dnorm_.as<float>(), coc_.as<float>(), n, params_, stream_);
         });
+      } else if (frame_.valid && frame_.has_depth) {
+        // A tile of a larger image (set_frame_stats): the whole image's range and histogram replace the
+        // reduction's and the histogram's, so no reduce stage runs; normalise uploads the range (8 B).
+        if (!depth_valid_ || every_stage_) {
+          stage(f, "normalise", 8 * dn, [&] {
+            frame_mm_[0] = frame_.depth_min, frame_mm_[1] = frame_.depth_max;
+            check(cudaMemcpyAsync(mm_.p, frame_mm_, sizeof(frame_mm_), cudaMemcpyHostToDevice, stream_),
+                  "depth range upload");
+            depth_normalise(raw_.as<float>(), mm_.as<float>(), dnorm_.as<float>(), n, stream_, nullptr);
+          });
+          hist_host_ = frame_.histogram;
+          hist_valid_ = true;
+          depth_valid_ = true;
+        }
+        stage(f, "coc", 8 * dn, [&] { coc_map(dnorm_.as<float>(), coc_.as<float>(), n, params_, stream_); });
       } else {
         if (!depth_valid_ || every_stage_) {
           stage(f, "reduce", 8 * dn, [&] {  // min and max: two reads of the depth map
@@ -327,6 +354,9 @@ class GpuPipeline final : public Pipeline {
           side_phase(f, "dof", name, cudaStream_t(side), begin);
         };
         a.depth = has_depth_ && hist_valid_ ? &hist_host_ : nullptr;
+        a.layer_sums = frame_.valid && frame_.has_depth && has_depth_ && frame_.layers.count > 0
+                           ? &frame_.layers
+                           : nullptr;
         // The image as uploaded, unless this frame masks its highlights.
         a.input_id = highlights ? 0 : image_id_;
         a.rebuild = every_stage_;
@@ -485,7 +515,9 @@ class GpuPipeline final : public Pipeline {
   cudaStream_t stream_ = nullptr;
   int width_ = 0, height_ = 0;
   DeviceMemory img_, table_, out_, raw_, dnorm_, coc_, mm_, hist_;
-  DepthHistogram hist_host_;  // hist_'s copy, read back once per depth map
+  DepthHistogram hist_host_;  // hist_'s copy, read back once per depth map (or the given one)
+  FrameStats frame_;          // set_frame_stats: whole-frame statistics of a tile's image
+  float frame_mm_[2] = {};    // their range, the source of its upload to mm_
   DofWorkspace dof_ws_;  // the DoF modes' buffers (gather_box's SAT among them)
   HighlightWorkspace hl_ws_;  // the highlight pass's buffers
   HighlightStats hl_stats_;   // of the last collected frame with highlights on

@@ -2,8 +2,9 @@
 // core/dof.cpp's dof_shaped_blur, per-pixel arithmetic shared through core/dof_pixel.hpp, this file built
 // without FMA contraction so that both agree bit for bit).
 // Stages, each reported through DofArgs::stage:
-//   layers     per-layer CoC sums (block-local sums, one shared atomic per layer and warp), means and
-//              bounding boxes, the boxes read back (one stream synchronisation; layered mode only);
+//   layers     per-layer CoC sums (block-local sums, one shared atomic per layer and warp), means (or the
+//              whole image's, DofArgs::layer_sums, for a tile) and bounding boxes, the boxes read back (one
+//              stream synchronisation; layered mode only);
 //   slice      one launch: per layer j the (colour, 1) image of the pixels of layer j over the layer's box
 //              (the frame for one layer; none for an empty layer): RGBA16 of the 12-bit values for linear
 //              light where the SAT builder takes RGBA16 (sat_tiled, the default), else RGBA8 images of the
@@ -313,6 +314,10 @@ void dof_shaped(const DofMode& m, const DofArgs& a) {
   grow(ws.tables, n * 16 * size_t(count), "DoF layer tables");
 
   dof::Layers layers = frame_layers(p, setup.layers, a.depth);
+  // A tile of a larger image: the whole image's layer means, in the composite's parameters (the layer sums
+  // below then give the layers' boxes alone).
+  const bool given = a.layer_sums && setup.layers > 1;
+  if (given) apply_layer_sums(*a.layer_sums, layers);
   auto* sums = static_cast<unsigned long long*>(ws.stats.p);
   auto* counts = reinterpret_cast<unsigned*>(sums + dof::kMaxLayers);
   auto* means = reinterpret_cast<float*>(counts + dof::kMaxLayers);
@@ -338,8 +343,10 @@ void dof_shaped(const DofMode& m, const DofArgs& a) {
     layer_sums_kernel<<<dim3(across, rows), kBlock, 0, st>>>(coc, w, h, layers, sums, counts,
                                                              crop ? box : nullptr);
     SATLAB_LAUNCHED("layer_sums_kernel", size);
-    layer_means_kernel<<<1, 1, 0, st>>>(sums, counts, layers, means);
-    SATLAB_LAUNCHED("layer_means_kernel", size);
+    if (!given) {
+      layer_means_kernel<<<1, 1, 0, st>>>(sums, counts, layers, means);
+      SATLAB_LAUNCHED("layer_means_kernel", size);
+    }
     if (crop) {
       unsigned hb[4 * dof::kMaxLayers];
       SATLAB_CUDA(cudaMemcpyAsync(hb, box, sizeof(hb), cudaMemcpyDeviceToHost, st), "layer boxes");
@@ -410,7 +417,7 @@ void dof_shaped(const DofMode& m, const DofArgs& a) {
   auto* out = static_cast<uchar4*>(a.out);
   auto go = [&](auto t) {
     fill(t);
-    launch_composite(t, grid, block, st, layers, crop ? means : nullptr, rects, rect_counts, max_r,
+    launch_composite(t, grid, block, st, layers, crop && !given ? means : nullptr, rects, rect_counts, max_r,
                      setup.linear, enc, image, coc, w, h, out);
   };
   const bool hi = !wide && setup.linear;  // two RGBA8 tables per layer
