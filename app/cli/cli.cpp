@@ -42,6 +42,7 @@ constexpr AddCommand kCommands[] = {
     add_depth_stereo_command,      // satlab depth stereo
     add_bench_stereo_command,      // satlab bench stereo
     add_quality_command,           // satlab quality
+    add_bench_stream_command,      // satlab bench stream
 };
 
 void parse_size(const std::string& s, int* w, int* h) {

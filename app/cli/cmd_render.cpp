@@ -8,6 +8,8 @@
 // command line.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -17,14 +19,18 @@
 
 #include "app/cli/commands.hpp"
 #include "app/cli/filter_options.hpp"
+#include "app/cli/progress.hpp"
+#include "app/cli/render_stream.hpp"
 #include "app/io/assets.hpp"
 #include "app/io/embedded_depth.hpp"
 #include "app/io/file_formats.hpp"
 #include "app/io/image_io.hpp"
 #include "app/io/output_names.hpp"
 #include "app/io/preset.hpp"
+#include "app/io/stream_io.hpp"
 #include "app/ops/backend_choice.hpp"
 #include "app/ops/depth_refine.hpp"
+#include "app/ops/memory_budget.hpp"
 #include "core/error.hpp"
 #include "core/refine.hpp"
 #include "core/synthetic_depth.hpp"
@@ -41,6 +47,10 @@ struct RenderOptions {
   Params params;                // the parameters used: the defaults or --preset, under `overlay`
   std::set<std::string> given;  // --synthetic-depth and --refine, when named (they beat --preset too)
   Algorithms algorithms;        // SAT builder and reduction by name; empty: the backend's defaults
+  std::string memory_budget;    // --memory-budget as given ("": the default)
+  size_t budget = 0;            // its bytes (0: default_memory_budget)
+  uint32_t tile = 0;            // --tile: stream in tiles of at most this side, whatever the size
+  std::string compression = "deflate";  // TIFF output
 };
 
 struct Job {
@@ -60,16 +70,49 @@ struct Backend {
   bool noted_refine = false;  // the same for the depth refiner
 };
 
+// The whole-image path's result: TIFF through the row writer that streaming uses (one file layout
+// whichever path ran; uncompressed where asked), other formats through save_image.
+void save_result(const std::string& path, const ImageRGBA8& result, bool compress) {
+  std::string ext = path.substr(std::min(path.size(), path.find_last_of('.') + 1));
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  if (path.find_last_of('.') == std::string::npos || (ext != "tif" && ext != "tiff"))
+    return io::save_image(path, result);
+  io::StreamSpec spec;
+  spec.width = uint32_t(result.width), spec.height = uint32_t(result.height);
+  spec.channels = 4;
+  spec.compress = compress;
+  std::unique_ptr<io::ImageWriter> w = io::open_image_writer(path, spec);
+  w->write_rows(spec.height, result.data.data(), size_t(result.width) * 4);
+  w->finish();
+}
+
 // Renders one image into job.output; throws satlab::Error (inputs are read before the backend is used, so
 // a bad file gives exactly one line). Returns the summary of what was done.
 std::string render_one(const RenderOptions& o, Params p, const SyntheticDepth& synthetic,
                        const std::string& depth_option, const Job& job, Backend& backend) {
+  const std::string depth_path = !depth_option.empty() ? depth_option : io::depth_beside(job.input);
+  const bool streams = !io::row_format(job.input).empty();
+  if (streams) {  // too large to filter whole (or --tile): by rows and tiles (render_stream.hpp)
+    StreamRequest r;
+    r.input = job.input, r.output = job.output, r.depth = depth_path, r.synthetic = synthetic;
+    r.refine = o.refine, r.backend = o.backend, r.algorithms = o.algorithms;
+    r.budget = o.budget, r.max_tile = o.tile, r.compress = o.compression != "none";
+    const std::string done = render_streamed(r, p, o.tile != 0);
+    if (!done.empty()) return done;
+  }
   io::LoadInfo info;
   ImageRGBA8 img = io::load_image(job.input, &info);
   for (const auto& n : info.notes) note(job.input + ": " + n);
+  if (!streams) {  // read whole: it must fit whole
+    const bool gpu = choose_backend(o.backend).gpu;
+    const std::string why = whole_image_refusal(uint64_t(img.width), uint64_t(img.height), gpu,
+                                                o.budget ? o.budget : default_memory_budget(gpu));
+    if (!why.empty())
+      throw Error(job.input + ": image is " + std::to_string(img.width) + "x" + std::to_string(img.height) + ": " +
+                  why + "; " + info.format + " files are read whole (TIFF, PNG and JPEG stream in tiles)");
+  }
   ImageF depth;
   std::string depth_from = "no depth";
-  const std::string depth_path = !depth_option.empty() ? depth_option : io::depth_beside(job.input);
   if (p.filter == FilterKind::Dof) {
     DepthOrigin origin = DepthOrigin::File;
     if (!depth_path.empty()) {
@@ -118,7 +161,7 @@ std::string render_one(const RenderOptions& o, Params p, const SyntheticDepth& s
   if (!depth.empty()) pipe->set_depth(depth), backend.has_depth = true;
   pipe->set_params(p);
   pipe->run();
-  io::save_image(job.output, pipe->result());
+  save_result(job.output, pipe->result(), o.compression != "none");
   double total = 0;
   std::string stages;
   for (const auto& t : pipe->timings()) {
@@ -195,26 +238,6 @@ std::vector<Job> plan(const RenderOptions& o, bool* batch) {
   }
   return jobs;
 }
-
-// A bar on a terminal (stderr); nothing otherwise, where the summary lines are the progress.
-class Progress {
- public:
-  explicit Progress(size_t total) : total_(total), tty_(isatty(STDERR_FILENO) != 0) {}
-  void show(size_t done, const std::string& current) const {
-    if (!tty_) return;
-    const int width = 30, filled = int(width * done / (total_ ? total_ : 1));
-    std::fprintf(stderr, "\r\033[K[%s%s] %zu/%zu %s", std::string(size_t(filled), '#').c_str(),
-                 std::string(size_t(width - filled), '.').c_str(), done, total_, current.c_str());
-    std::fflush(stderr);
-  }
-  void clear() const {
-    if (tty_) std::fprintf(stderr, "\r\033[K");
-  }
-
- private:
-  size_t total_;
-  bool tty_;
-};
 
 int run_render(RenderOptions o) {
   // Defaults, then the preset, then what the command line named.
@@ -306,6 +329,26 @@ void add_render_command(CLI::App& app, Action& action) {
                   "SAT builder by registry name (see `satlab variants`; the CPU backend has one: cpu)");
   sub->add_option("--reduce", o->algorithms.reduction,
                   "Min/max reduction of the depth normalisation by registry name (the CPU backend: cpu)");
+  sub->add_option("--memory-budget", o->memory_budget,
+                  "Host (and GPU) memory an image may take, e.g. 512M, 4G (default: half the available memory, on "
+                  "the GPU at most 3/4 of its free memory). A TIFF, PNG or JPEG larger than the whole-image path "
+                  "takes within it is streamed in tiles that fit; a budget too small for one tile is refused")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            try {
+              parse_memory_size(v);
+              return std::string();
+            } catch (const Error& e) {
+              return std::string(e.what());
+            }
+          },
+          "SIZE"));
+  sub->add_option("--tile", o->tile,
+                  "Stream in tiles of at most this side whatever the image's size (TIFF, PNG and JPEG input; "
+                  "TIFF, PNG or JPEG output): for tests and measurements")
+      ->check(CLI::Range(64, 1 << 20));
+  sub->add_option("--compression", o->compression, "TIFF output: deflate, or none (faster to write and read)")
+      ->check(CLI::IsMember({"deflate", "none"}));
   sub->callback([o, sub, &action] {
     // Inconsistent parameters (--far <= --near, ...) and bad specs are usage errors (exit 2), found
     // before any I/O; with --preset the merged parameters are checked when the preset has been read.
@@ -313,6 +356,7 @@ void add_render_command(CLI::App& app, Action& action) {
     if (!o->out.empty() && !o->out_dir.empty())
       throw CLI::ValidationError("give --out or --out-dir, not both");
     o->overlay = filter_overlay(*sub, o->filter);
+    if (!o->memory_budget.empty()) o->budget = parse_memory_size(o->memory_budget);
     if (sub->get_option("--synthetic-depth")->count()) o->given.insert("--synthetic-depth");
     if (sub->get_option("--refine")->count()) o->given.insert("--refine");
     try {

@@ -38,5 +38,6 @@ void add_bench_depth_command(CLI::App& app, Action& action);       // satlab ben
 void add_depth_stereo_command(CLI::App& app, Action& action);      // satlab depth stereo
 void add_bench_stereo_command(CLI::App& app, Action& action);      // satlab bench stereo
 void add_quality_command(CLI::App& app, Action& action);           // satlab quality
+void add_bench_stream_command(CLI::App& app, Action& action);      // satlab bench stream
 
 }  // namespace satlab::cli

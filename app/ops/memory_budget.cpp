@@ -1,11 +1,11 @@
 #include "app/ops/memory_budget.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <cctype>
 #include <fstream>
 
 #include "app/io/format_guard.hpp"
@@ -33,17 +33,21 @@ uint64_t status_bytes(const char* field) {
 }  // namespace
 
 size_t parse_memory_size(const std::string& text) {
-  const auto bad = [&] { return Error("--memory-budget: expected a size such as 512M or 4G, got '" + text + "'"); };
+  const auto bad = [&] {
+    return Error("--memory-budget: expected a size such as 512M or 4G, got '" + text + "'");
+  };
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || end == text.c_str() || !std::isfinite(v) || v <= 0) throw bad();
   std::string unit(end);
-  if (unit.size() == 3 && (unit[1] == 'i' || unit[1] == 'I') && (unit[2] == 'B' || unit[2] == 'b')) unit.resize(1);
+  if (unit.size() == 3 && (unit[1] == 'i' || unit[1] == 'I') && (unit[2] == 'B' || unit[2] == 'b'))
+    unit.resize(1);
   if (unit.size() == 2 && (unit[1] == 'B' || unit[1] == 'b')) unit.resize(1);
   double scale = 1;
   if (!unit.empty()) {
     const char* units = "KMGT";
-    const char* u = unit.size() == 1 ? std::strchr(units, std::toupper(static_cast<unsigned char>(unit[0]))) : nullptr;
+    const char* u =
+        unit.size() == 1 ? std::strchr(units, std::toupper(static_cast<unsigned char>(unit[0]))) : nullptr;
     if (!u || !*u) throw bad();
     scale = std::pow(1024.0, double(u - units + 1));
   }
@@ -57,7 +61,8 @@ std::string format_bytes(uint64_t bytes) {
   if (bytes >= (uint64_t(1) << 30))
     std::snprintf(buf, sizeof(buf), "%.2f GiB", double(bytes) / double(uint64_t(1) << 30));
   else
-    std::snprintf(buf, sizeof(buf), bytes < (uint64_t(10) << 20) ? "%.1f MiB" : "%.0f MiB", double(bytes) / double(1 << 20));
+    std::snprintf(buf, sizeof(buf), bytes < (uint64_t(10) << 20) ? "%.1f MiB" : "%.0f MiB",
+                  double(bytes) / double(1 << 20));
   return buf;
 }
 
@@ -67,12 +72,17 @@ size_t default_memory_budget(bool gpu) {
   if (gpu) {
     const gpu::DeviceInfo& dev = gpu::probe();
     const size_t used = gpu::device_memory_in_use();
-    if (dev.available && dev.total_memory > used) budget = std::min<uint64_t>(budget, (dev.total_memory - used) / 4 * 3);
+    if (dev.available && dev.total_memory > used)
+      budget = std::min<uint64_t>(budget, (dev.total_memory - used) / 4 * 3);
   }
   return size_t(budget);
 }
 
-uint64_t resident_bytes() { return status_bytes("VmRSS:"); }
-uint64_t peak_resident_bytes() { return status_bytes("VmHWM:"); }
+uint64_t resident_bytes() {
+  return status_bytes("VmRSS:");
+}
+uint64_t peak_resident_bytes() {
+  return status_bytes("VmHWM:");
+}
 
 }  // namespace satlab

@@ -21,8 +21,8 @@ uint32_t hash(uint32_t x, uint32_t y, uint32_t seed) {  // a few rounds of multi
 
 }  // namespace
 
-void scene_rows(uint32_t width, uint32_t height, uint32_t y0, uint32_t y1, int channels, uint8_t* out, size_t stride,
-                uint32_t seed) {
+void scene_rows(uint32_t width, uint32_t height, uint32_t y0, uint32_t y1, int channels, uint8_t* out,
+                size_t stride, uint32_t seed) {
   const int64_t cx = width / 2, cy = height / 2;
   const uint64_t w = std::max<uint32_t>(width, 1), h = std::max<uint32_t>(height, 1);
   parallel_for(long(y0), long(y1), [&](long b, long e) {

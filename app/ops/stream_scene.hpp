@@ -11,11 +11,12 @@ namespace satlab {
 
 // Rows [y0, y1) of a width x height scene, `channels` (3: RGB, 4: RGBA, alpha opaque) bytes a pixel,
 // rows `stride` bytes apart.
-void scene_rows(uint32_t width, uint32_t height, uint32_t y0, uint32_t y1, int channels, uint8_t* out, size_t stride,
-                uint32_t seed = 1);
+void scene_rows(uint32_t width, uint32_t height, uint32_t y0, uint32_t y1, int channels, uint8_t* out,
+                size_t stride, uint32_t seed = 1);
 
 // Writes the scene as an 8-bit RGB file by rows (io::open_image_writer: TIFF strips, uncompressed unless
 // `compress`; PNG; JPEG), through a temporary file and rename.
-void write_scene(const std::string& path, uint32_t width, uint32_t height, bool compress = false, uint32_t seed = 1);
+void write_scene(const std::string& path, uint32_t width, uint32_t height, bool compress = false,
+                 uint32_t seed = 1);
 
 }  // namespace satlab

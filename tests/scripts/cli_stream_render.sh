@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# `satlab render` streamed in tiles (--tile: core/tiled.hpp through the row readers and writers) writes the
+# very file the whole-image path writes (cmp of the TIFF results) for PNG (RGB, RGBA), striped and tiled
+# TIFF and JPEG input at awkward sizes (prime sides, tiles of 64 and 65 around sides of 64k +- 1, one-row
+# and one-column images), with the box and dof filters, synthetic depth and a 16-bit depth map; a
+# truncated TIFF, PNG and JPEG give one line, exit 1 and no output (temporary or final) once rows have
+# been written; a memory budget too small for one tile is refused up front in one line; a depth map of
+# another size and a refiner (which streaming cannot run) are refused in one line, and so is a WebP (read
+# whole) too large for the budget.
+# Usage: cli_stream_render.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
+. "$(dirname "$0")/lib/common.sh"
+need_python3 "to write the test images"
+img() { python3 "$src/tests/scripts/stream_images.py" "$@" || fail "cannot write $2"; }
+render() { "$bin" render --backend cpu "$@"; }
+one_line() { [ "$(wc -l <"$tmp/err")" -eq 1 ] || { cat "$tmp/err"; fail "$1: expected one error line"; }; }
+nothing_written() {
+  [ -z "$(ls -A "$tmp/out")" ] || { ls -A "$tmp/out"; fail "$1: something was written"; }
+}
+mkdir "$tmp/in" "$tmp/out"
+
+# Inputs: name:size (W H) and how it is written.
+img png "$tmp/in/rgb.png" 131 67
+img png "$tmp/in/rgba.png" 64 129 rgba
+img strips "$tmp/in/strips.tif" 127 131 7
+img tiles "$tmp/in/tiles.tif" 131 65 32 48
+img png "$tmp/in/row.png" 257 1
+img png "$tmp/in/column.png" 1 131
+render --image "$tmp/in/rgb.png" --filter box --radius 0 --out "$tmp/in/photo.jpg" >/dev/null 2>"$tmp/err" ||
+  { cat "$tmp/err"; fail "cannot write the JPEG input"; }
+img depth16 "$tmp/in/strips.depth.png" 127 131
+
+same() {  # INPUT TILE ARGS...: whole-image and streamed results are the same file
+  local in=$1 tile=$2
+  shift 2
+  render --image "$tmp/in/$in" --out "$tmp/whole.tif" "$@" >/dev/null 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "$in $*: the whole-image render failed"; }
+  render --image "$tmp/in/$in" --out "$tmp/tiled.tif" --tile "$tile" "$@" >"$tmp/log" 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "$in --tile $tile $*: the streamed render failed"; }
+  grep -q "streamed in" "$tmp/log" || { cat "$tmp/log"; fail "$in --tile $tile $*: not streamed"; }
+  grep -q "note: streaming .* in tiles of" "$tmp/err" || { cat "$tmp/err"; fail "$in --tile $tile: no plan printed"; }
+  cmp -s "$tmp/whole.tif" "$tmp/tiled.tif" || fail "$in --tile $tile $*: the streamed result differs from the whole image's"
+  n=$((n + 1))
+}
+n=0
+for in in rgb.png rgba.png strips.tif tiles.tif photo.jpg row.png column.png; do
+  for tile in 64 65; do
+    same "$in" "$tile" --filter box --radius 5
+    same "$in" "$tile" --filter dof --max-radius 6
+  done
+done
+# A depth map file beside the image (read by rows, in several passes), and other DoF modes.
+for mode in gather_box spread layered; do
+  same strips.tif 64 --filter dof --max-radius 7 --dof-mode "$mode"
+done
+same rgb.png 64 --filter dof --max-radius 5 --synthetic-depth radial:x=0.3,y=0.6,radius=0.4
+same rgb.png 64 --filter dof --synthetic-depth none
+echo "streamed == whole image: $n renders compared"
+
+# Output formats other than TIFF stream too (pixels as the whole image's: compared through TIFF above).
+for ext in png jpg; do
+  render --image "$tmp/in/strips.tif" --tile 64 --filter box --radius 3 --out "$tmp/s.$ext" >/dev/null 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "streaming to .$ext failed"; }
+done
+render --image "$tmp/in/strips.tif" --tile 64 --out "$tmp/out/s.webp" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] || fail "streaming to WebP: expected exit 1"
+one_line "streaming to WebP"
+nothing_written "streaming to WebP"
+
+# Truncated inputs: the reader fails after the writer has taken rows; nothing may be left behind.
+for f in strips.tif rgb.png photo.jpg; do
+  size=$(stat -c %s "$tmp/in/$f")
+  head -c $((size * 2 / 3)) "$tmp/in/$f" >"$tmp/in/cut_$f"
+  render --image "$tmp/in/cut_$f" --tile 64 --filter box --radius 2 --out "$tmp/out/r.tif" >/dev/null 2>"$tmp/err"
+  rc=$?
+  [ $rc -eq 1 ] || { cat "$tmp/err"; fail "truncated $f streamed: exit $rc, not 1"; }
+  grep -v "^satlab: note:" "$tmp/err" >"$tmp/err2" && mv "$tmp/err2" "$tmp/err"
+  one_line "truncated $f"
+  grep -q "cut_$f" "$tmp/err" || { cat "$tmp/err"; fail "truncated $f: the message does not name the file"; }
+  nothing_written "truncated $f"
+  echo "truncated $f streamed: $(cat "$tmp/err")"
+done
+
+# A budget too small for one tile and its halo: refused before anything is read or written.
+"$bin" bench stream --generate-only --size 6000x1500 --dir "$tmp/in" >/dev/null || fail "cannot write the wide input"
+for budget in 1M 60M; do  # too small for the row buffers; for the smallest tile with its halo
+  render --image "$tmp/in/stream_6000x1500.tif" --tile 4096 --filter dof --max-radius 64 --memory-budget $budget \
+    --out "$tmp/out/w.tif" >/dev/null 2>"$tmp/err"
+  rc=$?
+  [ $rc -eq 1 ] || { cat "$tmp/err"; fail "--memory-budget $budget: exit $rc, not 1"; }
+  one_line "--memory-budget $budget"
+  grep -q "too small" "$tmp/err" || { cat "$tmp/err"; fail "--memory-budget $budget: unclear message"; }
+  nothing_written "--memory-budget $budget"
+  echo "--memory-budget $budget refused: $(cat "$tmp/err")"
+done
+render --image "$tmp/in/stream_6000x1500.tif" --memory-budget lots --out "$tmp/out/w.tif" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || fail "--memory-budget lots: expected a usage error (exit 2)"
+
+# What streaming cannot do is refused in one line, with nothing written.
+img png "$tmp/in/small_depth.png" 20 20
+refused() {  # WHY GREP ARGS...
+  local why=$1 pattern=$2
+  shift 2
+  render --tile 64 --out "$tmp/out/x.tif" "$@" >/dev/null 2>"$tmp/err"
+  [ $? -eq 1 ] || { cat "$tmp/err"; fail "$why: expected exit 1"; }
+  grep -v "^satlab: note:" "$tmp/err" >"$tmp/err2" && mv "$tmp/err2" "$tmp/err"
+  one_line "$why"
+  grep -q "$pattern" "$tmp/err" || { cat "$tmp/err"; fail "$why: unclear message"; }
+  nothing_written "$why"
+}
+refused "a depth map of another size" "streaming takes a depth map of the image's size" \
+  --image "$tmp/in/rgb.png" --depth "$tmp/in/small_depth.png" --filter dof
+refused "a refiner" "needs the whole image" --image "$tmp/in/rgb.png" --filter dof --refine guided
+# A format read whole that is too large for the budget is refused, saying so.
+render --image "$tmp/in/rgb.png" --filter box --radius 0 --out "$tmp/in/whole.webp" >/dev/null 2>&1 ||
+  fail "cannot write the WebP input"
+render --image "$tmp/in/whole.webp" --memory-budget 64K --out "$tmp/out/x.tif" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] || { cat "$tmp/err"; fail "a WebP over the budget: expected exit 1"; }
+one_line "a WebP over the budget"
+grep -q "more than the memory budget.*read whole" "$tmp/err" || { cat "$tmp/err"; fail "a WebP over the budget: unclear"; }
+nothing_written "a WebP over the budget"
+echo "cli_stream_render: all checks passed"
