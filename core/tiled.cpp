@@ -1,69 +1,32 @@
-// The tiled executor (core/tiled.hpp). Memory: two ring buffers of the rows one band needs (image and raw
-// depth, full width), the band's result rows, and per worker one tile with its halo (staging and the
-// pipeline's own buffers): nothing grows with the image's height, and only the rings and the result rows
-// with its width.
+// The tiled executor (core/tiled.hpp; its planner: core/tile_plan.cpp). Memory: two ring buffers of the rows
+// one band needs (image and raw depth, full width), the band's result rows, and per worker one tile with its
+// halo (staging and the pipeline's own buffers): nothing grows with the image's height, and only the rings
+// and the result rows with its width.
 #include "core/tiled.hpp"
 
 #include <algorithm>
 #include <atomic>
-#include <climits>
 #include <cmath>
 #include <cstring>
 #include <exception>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "core/coc_pixel.hpp"
 #include "core/dof_modes.hpp"
-#include "core/dof_spread_pixel.hpp"
 #include "core/error.hpp"
 #include "core/highlights.hpp"
 #include "core/highlights_pixel.hpp"
 #include "core/reference.hpp"
+#include "core/tile_frames.hpp"
 
 namespace satlab {
 namespace {
 
-// Tile origins lie on multiples of this in the image: the spread's fill tables group pixels in blocks of
-// kFillBlock from the frame's origin (dof_spread_halo). Other modes do not care.
-constexpr uint32_t kAlign = uint32_t(dof::kFillBlock);
-constexpr uint32_t kMinTile = 64;
-constexpr size_t kMaxCpuTile = size_t(1) << 28;  // the CPU backend's limit on an image's pixels
-
-uint32_t align_down(uint32_t v) {
-  return v / kAlign * kAlign;
-}
-
-struct Span {
-  uint32_t lo, hi;
-};
-
-// One axis of n pixels cut into tiles of `tile`, each read with its frame: the tile's interior [a, b) and
-// the halo on both sides, clamped to the axis, starting on a multiple of kAlign. Every frame spans the same
-// `extent` (where the halo is clamped at an end, the frame takes the rest from the other side: more context
-// changes no pixel), so a pipeline keeps its buffers from tile to tile (the GPU's reallocates at every new
-// size, the CPU's would fragment the heap).
-struct Axis {
-  uint32_t n, tile, halo, extent;
-  Axis(uint32_t n_, uint32_t tile_, uint32_t halo_) : n(n_), tile(tile_), halo(halo_) {
-    // Interior, two halos and the alignment's kAlign - 1, and the parity that puts the last frame on the
-    // grid too.
-    uint64_t e = uint64_t(tile) + 2 * uint64_t(halo) + kAlign;
-    if (e < n) e += (n - e) % kAlign;
-    extent = uint32_t(std::min<uint64_t>(e, n));
-  }
-  Span frame(uint32_t a) const {
-    if (extent == n) return {0, n};
-    const uint32_t lo = align_down(a > halo ? a - halo : 0);
-    return uint64_t(lo) + extent <= n ? Span{lo, lo + extent} : Span{n - extent, n};
-  }
-  uint64_t tiles() const { return (uint64_t(n) + tile - 1) / tile; }
-  double work() const { return double(tiles()) * double(extent); }  // the pixels the frames span, summed
-};
-
-std::string mb(double bytes) {
-  return std::to_string(uint64_t(std::ceil(bytes / double(1 << 20))));
-}
+using tiling::Axis;
+using tiling::check_size;
+using tiling::Span;
 
 // Rows of an image (`width` elements of T each) in a ring: row y at slot y mod capacity. Rows arrive in
 // order, each read once from its source.
@@ -89,64 +52,6 @@ class RowRing {
   std::vector<T> data_;
 };
 
-// Host bytes per pixel of a tile's frame in a pipeline of `p` (the backend's own buffers;
-// core/cpu_pipeline.cpp, gpu/pipeline.cu), and the device bytes of a GPU pipeline: their sizes as those files
-// allocate them.
-struct FrameBytes {
-  double host = 0, device = 0;
-};
-FrameBytes frame_bytes(const Params& p, bool gpu, double fw, double fh) {
-  const double n = fw * fh;
-  FrameBytes b;
-  const bool dof = p.filter == FilterKind::Dof;
-  if (gpu) {
-    b.host = 8 * n;                        // the upload's copy, the result
-    b.device = 36 * n + double(64 << 20);  // image, SAT, result, depth, normalised depth, CoC; slack
-  } else {
-    b.host = 8 * n + (dof ? 12 : 16) * n;  // image, result; depth, normalised, CoC, or the box's SAT
-  }
-  if (!dof) return b;
-  const DofMode& m = dof_mode_of(p);
-  const DofSetup s = dof_setup(m, p);
-  const double L = s.layers, blocks = n / double(dof::kFillBlock * dof::kFillBlock);
-  const int R = shaped_max_radius(p);
-  double mode_host = 0, mode_device = 0;
-  if (!m.shaped) {
-    mode_host = 16 * n;  // gather_box's SAT (the GPU's borrows the box filter's)
-  } else if (!m.spread) {
-    mode_host = 8 * n + 16 * L * n;                 // slice, layer tables
-    mode_device = 20 * L * (s.linear ? 2 : 1) * n;  // images and tables per layer
-  } else {
-    const double padded = (fw + 2 * R) * (fh + 2 * R);
-    mode_host = 16 * L * n + 6 * padded + (16 * (L - 1) + 8) * blocks;  // deltas, splits, fill tables
-    mode_device = 16 * L * n + 4 * n + 40 * (L - 1) * blocks + 16 * L * fw;
-  }
-  if (p.highlights) {
-    const double sprites = std::min(double(p.highlight_cap), n);
-    mode_host += 28 * n + 20 * sprites;    // masked input, row planes; sprite lists
-    mode_device += 36 * n + 32 * sprites;  // masked input, indices, planes; sort pairs and scratch
-  }
-  b.host += gpu ? 0 : mode_host;
-  b.device += gpu ? mode_device : 0;
-  return b;
-}
-
-// The executor's and pipelines' peak bytes for tiles of tw x th.
-FrameBytes plan_bytes(uint32_t w, uint32_t h, const Params& p, bool gpu, int workers, uint32_t tw,
-                      uint32_t th, uint32_t halo) {
-  const bool dof = p.filter == FilterKind::Dof;
-  const double rows = Axis(h, th, halo).extent, cols = Axis(w, tw, halo).extent;
-  const double staging = (dof ? 8 : 4) * rows * cols;  // a tile's image and depth
-  FrameBytes b = frame_bytes(p, gpu, cols, rows);
-  const double rings = (dof ? 8 : 4) * rows * double(w), result_rows = 4 * double(th) * double(w);
-  // A tile's buffers as measured (a CPU pipeline's peak resident bytes per pixel within 5% of frame_bytes'),
-  // and a margin for the moments where a buffer of a new size and the old one are both held (tiles at the
-  // image's edges are smaller) and for the allocator: tiled runs peaked 4-12% above the buffers' sum.
-  constexpr double kMargin = 1.15;
-  return {rings + result_rows + kMargin * double(workers) * (staging + b.host),
-          kMargin * double(workers) * b.device};
-}
-
 // The highlight test of core/highlights.cpp (highlight_compact) for one pixel of the image.
 struct HighlightTest {
   const uint16_t* lin;
@@ -167,15 +72,6 @@ struct HighlightTest {
   }
 };
 
-void check_size(uint32_t w, uint32_t h, const char* what) {
-  if (w == 0 || h == 0)
-    throw Error(std::string(what) + " of " + std::to_string(w) + "x" + std::to_string(h) +
-                " pixels is empty");
-  if (w > uint32_t(INT_MAX) || h > uint32_t(INT_MAX))
-    throw Error(std::string(what) + " of " + std::to_string(w) + "x" + std::to_string(h) +
-                " pixels: a side over 2^31 - 1 pixels is not supported");
-}
-
 }  // namespace
 
 uint32_t tiled_halo(const Params& p) {
@@ -192,51 +88,6 @@ std::string tiled_support(const Params& p) {
            ") sprites of its own, the whole image its first highlight_cap in raster order: identical only "
            "while the image has at most that many highlights";
   return "";
-}
-
-TilePlan plan_tiles(uint32_t width, uint32_t height, const Params& p, size_t memory_budget, bool gpu,
-                    uint32_t max_tile, int workers) {
-  check_size(width, height, "image");
-  workers = std::max(workers, 1);
-  const uint32_t halo = tiled_halo(p);
-  // Candidate sides: powers of 2 from kMinTile, and the image's own side, capped. Across a band, at least
-  // one tile per worker where the image is wide enough.
-  const auto sides = [&](uint32_t n, uint64_t least_tiles) {
-    std::vector<uint32_t> s;
-    const uint32_t cap = max_tile ? std::min(max_tile, n) : n;
-    for (uint64_t v = kMinTile; v < cap; v *= 2) s.push_back(uint32_t(v));
-    s.push_back(cap);
-    s.erase(std::remove_if(s.begin(), s.end(),
-                           [&](uint32_t t) { return (uint64_t(n) + t - 1) / t < least_tiles; }),
-            s.end());
-    return s;
-  };
-  const uint64_t across = std::min<uint64_t>(uint64_t(workers), (uint64_t(width) + kMinTile - 1) / kMinTile);
-  TilePlan best;
-  double best_work = 0;
-  for (uint32_t tw : sides(width, across))
-    for (uint32_t th : sides(height, 1)) {
-      const FrameBytes b = plan_bytes(width, height, p, gpu, workers, tw, th, halo);
-      const Axis x(width, tw, halo), y(height, th, halo);
-      const double frame = double(x.extent) * double(y.extent);
-      if ((!gpu && frame > double(kMaxCpuTile)) || b.host > double(memory_budget) ||
-          b.device > double(memory_budget))
-        continue;
-      const double work = x.work() * y.work();
-      const bool larger = double(tw) * th > double(best.tile_width) * best.tile_height;
-      if (best.tile_width == 0 || work < best_work || (work == best_work && larger)) {
-        best_work = work;
-        best = {tw, th, halo, size_t(b.host), size_t(b.device), uint64_t(work)};
-      }
-    }
-  if (best.tile_width == 0) {
-    const uint32_t tw = std::min(kMinTile, width), th = std::min(kMinTile, height);
-    const FrameBytes b = plan_bytes(width, height, p, gpu, workers, tw, th, halo);
-    throw Error("memory budget of " + std::to_string(memory_budget >> 20) + " MB is too small for one " +
-                std::to_string(tw) + "x" + std::to_string(th) + " tile with its halo of " +
-                std::to_string(halo) + " (needs " + mb(std::max(b.host, b.device)) + " MB)");
-  }
-  return best;
 }
 
 FrameStats depth_frame_stats(const DepthSource& depth, uint32_t band_rows, const Params* p) {

@@ -1,0 +1,130 @@
+// The tiled executor's planner (core/tiled.hpp, plan_tiles): the tile sizes that process the fewest pixels
+// within a memory budget, from the buffers both backends allocate per tile.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/dof.hpp"
+#include "core/dof_modes.hpp"
+#include "core/tile_frames.hpp"
+#include "core/tiled.hpp"
+
+namespace satlab {
+namespace {
+
+using tiling::Axis;
+
+constexpr uint32_t kMinTile = 64;
+constexpr size_t kMaxCpuTile = size_t(1) << 28;  // the CPU backend's limit on an image's pixels
+
+std::string mb(double bytes) {
+  return std::to_string(uint64_t(std::ceil(bytes / double(1 << 20))));
+}
+
+// Host bytes per pixel of a tile's frame in a pipeline of `p` (the backend's own buffers;
+// core/cpu_pipeline.cpp, gpu/pipeline.cu), and the device bytes of a GPU pipeline: their sizes as those files
+// allocate them.
+struct FrameBytes {
+  double host = 0, device = 0;
+};
+FrameBytes frame_bytes(const Params& p, bool gpu, double fw, double fh) {
+  const double n = fw * fh;
+  FrameBytes b;
+  const bool dof = p.filter == FilterKind::Dof;
+  if (gpu) {
+    b.host = 8 * n;                        // the upload's copy, the result
+    b.device = 36 * n + double(64 << 20);  // image, SAT, result, depth, normalised depth, CoC; slack
+  } else {
+    b.host = 8 * n + (dof ? 12 : 16) * n;  // image, result; depth, normalised, CoC, or the box's SAT
+  }
+  if (!dof) return b;
+  const DofMode& m = dof_mode_of(p);
+  const DofSetup s = dof_setup(m, p);
+  const double L = s.layers, blocks = n / double(dof::kFillBlock * dof::kFillBlock);
+  const int R = shaped_max_radius(p);
+  double mode_host = 0, mode_device = 0;
+  if (!m.shaped) {
+    mode_host = 16 * n;  // gather_box's SAT (the GPU's borrows the box filter's)
+  } else if (!m.spread) {
+    mode_host = 8 * n + 16 * L * n;                 // slice, layer tables
+    mode_device = 20 * L * (s.linear ? 2 : 1) * n;  // images and tables per layer
+  } else {
+    const double padded = (fw + 2 * R) * (fh + 2 * R);
+    mode_host = 16 * L * n + 6 * padded + (16 * (L - 1) + 8) * blocks;  // deltas, splits, fill tables
+    mode_device = 16 * L * n + 4 * n + 40 * (L - 1) * blocks + 16 * L * fw;
+  }
+  if (p.highlights) {
+    const double sprites = std::min(double(p.highlight_cap), n);
+    mode_host += 28 * n + 20 * sprites;    // masked input, row planes; sprite lists
+    mode_device += 36 * n + 32 * sprites;  // masked input, indices, planes; sort pairs and scratch
+  }
+  b.host += gpu ? 0 : mode_host;
+  b.device += gpu ? mode_device : 0;
+  return b;
+}
+
+// The executor's and pipelines' peak bytes for tiles of tw x th.
+FrameBytes plan_bytes(uint32_t w, uint32_t h, const Params& p, bool gpu, int workers, uint32_t tw,
+                      uint32_t th, uint32_t halo) {
+  const bool dof = p.filter == FilterKind::Dof;
+  const double rows = Axis(h, th, halo).extent, cols = Axis(w, tw, halo).extent;
+  const double staging = (dof ? 8 : 4) * rows * cols;  // a tile's image and depth
+  FrameBytes b = frame_bytes(p, gpu, cols, rows);
+  const double rings = (dof ? 8 : 4) * rows * double(w), result_rows = 4 * double(th) * double(w);
+  // A tile's buffers as measured (a CPU pipeline's peak resident bytes per pixel within 5% of frame_bytes'),
+  // and a margin for the moments where a buffer of a new size and the old one are both held (tiles at the
+  // image's edges are smaller) and for the allocator: tiled runs peaked 4-12% above the buffers' sum.
+  constexpr double kMargin = 1.15;
+  return {rings + result_rows + kMargin * double(workers) * (staging + b.host),
+          kMargin * double(workers) * b.device};
+}
+
+}  // namespace
+
+TilePlan plan_tiles(uint32_t width, uint32_t height, const Params& p, size_t memory_budget, bool gpu,
+                    uint32_t max_tile, int workers) {
+  tiling::check_size(width, height, "image");
+  workers = std::max(workers, 1);
+  const uint32_t halo = tiled_halo(p);
+  // Candidate sides: powers of 2 from kMinTile, and the image's own side, capped. Across a band, at least
+  // one tile per worker where the image is wide enough.
+  const auto sides = [&](uint32_t n, uint64_t least_tiles) {
+    std::vector<uint32_t> s;
+    const uint32_t cap = max_tile ? std::min(max_tile, n) : n;
+    for (uint64_t v = kMinTile; v < cap; v *= 2) s.push_back(uint32_t(v));
+    s.push_back(cap);
+    s.erase(std::remove_if(s.begin(), s.end(),
+                           [&](uint32_t t) { return (uint64_t(n) + t - 1) / t < least_tiles; }),
+            s.end());
+    return s;
+  };
+  const uint64_t across = std::min<uint64_t>(uint64_t(workers), (uint64_t(width) + kMinTile - 1) / kMinTile);
+  TilePlan best;
+  double best_work = 0;
+  for (uint32_t tw : sides(width, across))
+    for (uint32_t th : sides(height, 1)) {
+      const FrameBytes b = plan_bytes(width, height, p, gpu, workers, tw, th, halo);
+      const Axis x(width, tw, halo), y(height, th, halo);
+      const double frame = double(x.extent) * double(y.extent);
+      if ((!gpu && frame > double(kMaxCpuTile)) || b.host > double(memory_budget) ||
+          b.device > double(memory_budget))
+        continue;
+      const double work = x.work() * y.work();
+      const bool larger = double(tw) * th > double(best.tile_width) * best.tile_height;
+      if (best.tile_width == 0 || work < best_work || (work == best_work && larger)) {
+        best_work = work;
+        best = {tw, th, halo, size_t(b.host), size_t(b.device), uint64_t(work)};
+      }
+    }
+  if (best.tile_width == 0) {
+    const uint32_t tw = std::min(kMinTile, width), th = std::min(kMinTile, height);
+    const FrameBytes b = plan_bytes(width, height, p, gpu, workers, tw, th, halo);
+    throw Error("memory budget of " + std::to_string(memory_budget >> 20) + " MB is too small for one " +
+                std::to_string(tw) + "x" + std::to_string(th) + " tile with its halo of " +
+                std::to_string(halo) + " (needs " + mb(std::max(b.host, b.device)) + " MB)");
+  }
+  return best;
+}
+
+}  // namespace satlab
