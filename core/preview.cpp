@@ -5,8 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "core/dof.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "core/reference.hpp"
 
 namespace satlab {
 namespace {
@@ -127,8 +129,7 @@ PreviewPlan plan_preview(int image_width, int image_height, const PixelRect& vis
                 std::to_string(image_width) + "x" + std::to_string(image_height));
   PreviewPlan plan;
   plan.scale = scale;
-  // The halo, in preview pixels: the scaled reach and 2 more, so that a ring of pixels lies beyond the reach
-  // of every pixel shown (pin_depth_range's place).
+  // The halo, in preview pixels: the scaled reach and 2 more.
   if (!(reach_px >= 0.f && std::isfinite(reach_px)))
     throw Error("plan_preview: reach " + std::to_string(reach_px) + " is not a length");
   const int reach = int(std::ceil(reach_px * scale));
@@ -137,37 +138,21 @@ PreviewPlan plan_preview(int image_width, int image_height, const PixelRect& vis
                  std::min(visible.x1 + halo, image_width), std::min(visible.y1 + halo, image_height)};
   plan.width = std::max(1, int(std::lround(plan.source.width() * scale)));
   plan.height = std::max(1, int(std::lround(plan.source.height() * scale)));
-  const double sx = double(plan.width) / plan.source.width(), sy = double(plan.height) / plan.source.height();
-  plan.kept = {std::max(int(std::floor((visible.x0 - plan.source.x0) * sx)) - reach - 1, 0),
-               std::max(int(std::floor((visible.y0 - plan.source.y0) * sy)) - reach - 1, 0),
-               std::min(int(std::ceil((visible.x1 - plan.source.x0) * sx)) + reach + 1, plan.width),
-               std::min(int(std::ceil((visible.y1 - plan.source.y0) * sy)) + reach + 1, plan.height)};
   return plan;
 }
 
-void pin_depth_range(ImageF& depth, float lo, float hi, const PixelRect& kept) {
-  if (!std::isfinite(lo) || !std::isfinite(hi) || depth.empty() || depth.channels != 1) return;
-  auto inside = [&](int x, int y) { return x >= kept.x0 && x < kept.x1 && y >= kept.y0 && y < kept.y1; };
-  // Two pixels outside `kept`, in scan order.
-  float* pins[2] = {nullptr, nullptr};
-  int found = 0;
-  for (int y = 0; y < depth.height && found < 2; ++y)
-    for (int x = 0; x < depth.width && found < 2; ++x)
-      if (!inside(x, y)) pins[found++] = &depth.at(x, y);
-  if (found < 2) {  // all shown: the preview's own extremes
-    float* near = nullptr;
-    float* far = nullptr;
-    for (float& v : depth.data) {
-      if (!std::isfinite(v)) continue;
-      if (!near || v < *near) near = &v;
-      if (!far || v > *far) far = &v;
-    }
-    if (!near) return;
-    if (near == far) far = near == &depth.data.back() ? &depth.data.front() : near + 1;  // one depth: two pixels
-    pins[0] = near, pins[1] = far;
-  }
-  *pins[0] = lo;
-  *pins[1] = hi;
+FrameStats whole_frame_stats(const ImageF& depth, int threads) {
+  FrameStats st;
+  st.valid = true;
+  if (depth.empty()) return st;
+  if (depth.channels != 1) throw Error("whole_frame_stats: the depth map must have one channel");
+  st.has_depth = true;
+  const MinMax m = minmax_reduce(depth.data.data(), depth.data.size(), threads);
+  st.depth_min = m.min, st.depth_max = m.max;
+  ImageF normalised;
+  normalise_depth(depth, m, normalised, threads);
+  depth_histogram(normalised, st.histogram, threads);
+  return st;
 }
 
 }  // namespace satlab

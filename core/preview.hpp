@@ -1,12 +1,15 @@
 // A preview frame: the filter run on the visible region of an image at the resolution it is displayed at,
 // so that a frame whose full-resolution run misses the frame budget still follows a slider. The region
 // (with a halo of the filter's reach around it, so its edges see their neighbours) is box-filtered down,
-// every parameter measured in pixels is scaled by the same factor, and the depth keeps the whole frame's
-// normalisation. The preview approximates the full-resolution result box-filtered to the same size
+// every parameter measured in pixels is scaled by the same factor, and the whole frame's depth
+// statistics (range, histogram: Pipeline::set_frame_stats) stand for the region's own, so the region's
+// depth normalises and its layers split as in the full frame. The preview approximates the full-resolution result box-filtered to the same size
 // (tests/cpu/preview_test.cpp measures how closely, per filter and DoF mode); what it cannot scale are
-// the DoF modes' own constants in pixels (the spread's hidden-background gap, its 2 x 2 fill blocks) and
-// highlights thinner than a preview pixel, which the box filter dims below the threshold.
+// the DoF modes' own constants in pixels (the spread's hidden-background gap, its 2 x 2 fill blocks), the
+// fills of the layered and spread modes, whose growing boxes may reach past the halo, and highlights
+// thinner than a preview pixel, which the box filter dims below the threshold.
 #pragma once
+#include "core/frame_stats.hpp"
 #include "core/image.hpp"
 #include "core/params.hpp"
 
@@ -48,17 +51,14 @@ struct PreviewPlan {
   PixelRect source;   // image pixels rendered: `visible` and a halo of the filter's reach, within the image
   int width = 0, height = 0;  // the preview's size: source times scale, rounded, at least 1
   double scale = 1;   // as asked
-  PixelRect kept;     // preview pixels shown and those within the scaled reach of them
 };
 // Throws satlab::Error for an empty or out-of-image `visible` or a scale outside (0, 1].
 PreviewPlan plan_preview(int image_width, int image_height, const PixelRect& visible, double scale, float reach);
 
-// The pipeline normalises the depth it is given by its own minimum and maximum; a preview's region holds
-// another range than the frame. This writes the frame's range [lo, hi] into two pixels of the preview's
-// depth: outside `kept`, where no pixel shown can see them, where there are two such pixels; else (the
-// whole image is shown) into the preview's own nearest and farthest pixels, whose footprints hold depths
-// at most a pixel's footprint away from them. Then every other pixel normalises as in the full frame.
-// Nothing happens for a depth without finite values or a non-finite range.
-void pin_depth_range(ImageF& depth, float lo, float hi, const PixelRect& kept);
+// The statistics of the whole depth map that a preview of any region of it is given
+// (Pipeline::set_frame_stats): its range as minmax_reduce takes it, the histogram of the depth normalised by
+// it; no layer sums (they depend on the parameters: the preview's pipeline takes its own). An empty depth:
+// valid, without depth.
+FrameStats whole_frame_stats(const ImageF& depth, int threads = 0);
 
 }  // namespace satlab

@@ -49,7 +49,6 @@ void Session::load(AppState& s, ImageRGBA8 image, ImageF depth) {
   backend_ = s.backend;
   image_ = std::move(image);
   depth_ = std::move(depth);
-  depth_range_of(depth_);
   preview_.reset();
   preview_failed_ = showing_preview_ = s.showing_preview = false;
   preview_ms_per_px_ = 0, preview_level_ = 0;

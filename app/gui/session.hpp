@@ -113,11 +113,11 @@ class Session {
   void discard_worker();             // waits for the worker and forgets its frame (a new backend)
   Pipeline& full(AppState& s);       // pipeline_, once the worker is done with it
   void give_depth(AppState& s, const ImageF& depth);  // to the full pipeline
-  void depth_range_of(const ImageF& depth);  // depth_lo_, depth_hi_: the range the pipeline normalises by
   void upload_preview(ViewerTexture& t, View view);
   std::unique_ptr<Pipeline> preview_;
   PreviewPlan preview_plan_;        // of the inputs preview_ holds
-  unsigned preview_image_ = ~0u, preview_depth_ = ~0u;  // the image_inputs_, inputs_ they were made from
+  // The image_inputs_ and inputs_ the preview's image, depth and whole-frame statistics were made from.
+  unsigned preview_image_ = ~0u, preview_depth_ = ~0u, preview_stats_ = ~0u;
   unsigned image_inputs_ = 0;       // bumps with every image given to the full pipeline
   unsigned inputs_ = 0;             // bumps with every image or depth given to the full pipeline
   PixelRect preview_visible_;       // what the last preview was made for
@@ -127,7 +127,6 @@ class Session {
   bool preview_failed_ = false;     // a preview failed: full frames only, until another image or backend
   bool showing_preview_ = false;
   bool unseen_ = false;             // a new result (full or preview) that update() has not reported yet
-  float depth_lo_ = 0, depth_hi_ = 0;  // of the depth the full pipeline has
   unsigned generation_ = 0;         // bumps with every change a run must follow
   unsigned full_generation_ = ~0u;  // of the full pipeline's result
   double last_full_ms_ = -1;        // wall clock of the last full run (-1: none since the backend was made)

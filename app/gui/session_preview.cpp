@@ -12,7 +12,6 @@
 #include "app/gui/session.hpp"
 #include "app/ops/backend_choice.hpp"
 #include "core/error.hpp"
-#include "core/reference.hpp"
 
 namespace satlab::gui {
 namespace {
@@ -54,16 +53,8 @@ Pipeline& Session::full(AppState& s) {
   return *pipeline_;
 }
 
-void Session::depth_range_of(const ImageF& depth) {
-  depth_lo_ = depth_hi_ = 0.f;
-  if (depth.empty()) return;
-  const MinMax m = minmax_reduce(depth.data.data(), depth.data.size());  // as the pipeline's normalisation
-  depth_lo_ = m.min, depth_hi_ = m.max;
-}
-
 void Session::give_depth(AppState& s, const ImageF& depth) {
   full(s).set_depth(depth);
-  depth_range_of(depth);
   ++inputs_, ++generation_;
 }
 
@@ -118,7 +109,7 @@ void Session::run_preview(AppState& s) {
       return std::find(names.begin(), names.end(), n) != names.end() ? n : std::string();
     };
     preview_->set_algorithms({offered(preview_->sat_builders(), a.sat_builder), offered(preview_->reductions(), a.reduction)});
-    preview_image_ = preview_depth_ = ~0u;
+    preview_image_ = preview_depth_ = preview_stats_ = ~0u;
   }
   const PixelRect visible{std::max(s.visible.x0, 0), std::max(s.visible.y0, 0), std::min(s.visible.x1, iw),
                           std::min(s.visible.y1, ih)};
@@ -151,11 +142,11 @@ void Session::run_preview(AppState& s) {
       preview_image_ = image_inputs_;
     }
     const ImageF& depth = used_.empty() ? depth_ : used_;  // what the full pipeline was given
-    if (!depth.empty()) {
-      ImageF d = downscale_box(depth, plan.source, plan.width, plan.height);
-      pin_depth_range(d, depth_lo_, depth_hi_, plan.kept);
-      preview_->set_depth(d);
+    if (preview_stats_ != inputs_) {
+      preview_->set_frame_stats(whole_frame_stats(depth));  // kept across set_image and set_depth
+      preview_stats_ = inputs_;
     }
+    if (!depth.empty()) preview_->set_depth(downscale_box(depth, plan.source, plan.width, plan.height));
     preview_plan_ = plan;
     preview_depth_ = inputs_;
     s.record_stage({"preview inputs", ms_since(t0), 0, ""}, "host clock",
