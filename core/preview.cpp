@@ -19,8 +19,8 @@ void check_scale(double scale, const char* what) {
 }
 
 std::string rect_text(const PixelRect& r) {
-  return std::to_string(r.width()) + "x" + std::to_string(r.height()) + " at (" + std::to_string(r.x0) + ", " +
-         std::to_string(r.y0) + ")";
+  return std::to_string(r.width()) + "x" + std::to_string(r.height()) + " at (" + std::to_string(r.x0) +
+         ", " + std::to_string(r.y0) + ")";
 }
 
 // The input pixels [first, first + weight.size()) an output pixel covers, each by the part in its footprint.
@@ -73,7 +73,8 @@ void downscale(const PixelRect& region, int w, int h, int channels, int threads,
             }
           }
           for (int i = 0; i < w; ++i)
-            for (int c = 0; c < channels; ++c) store(i, int(j), c, acc[size_t(i) * size_t(channels) + size_t(c)]);
+            for (int c = 0; c < channels; ++c)
+              store(i, int(j), c, acc[size_t(i) * size_t(channels) + size_t(c)]);
         }
       },
       threads);
@@ -84,8 +85,9 @@ void check_downscale(int image_w, int image_h, const PixelRect& region, int w, i
     throw Error("downscale_box: region " + rect_text(region) + " is not within the image of " +
                 std::to_string(image_w) + "x" + std::to_string(image_h));
   if (w < 1 || h < 1 || w > region.width() || h > region.height())
-    throw Error("downscale_box: " + std::to_string(w) + "x" + std::to_string(h) + " is not within the region's " +
-                std::to_string(region.width()) + "x" + std::to_string(region.height()));
+    throw Error("downscale_box: " + std::to_string(w) + "x" + std::to_string(h) +
+                " is not within the region's " + std::to_string(region.width()) + "x" +
+                std::to_string(region.height()));
 }
 
 }  // namespace
@@ -104,12 +106,15 @@ float filter_reach(const Params& p) {
   return p.filter == FilterKind::Box ? float(p.box_radius) : p.max_radius;
 }
 
-ImageRGBA8 downscale_box(const ImageRGBA8& image, const PixelRect& region, int width, int height, int threads) {
+ImageRGBA8 downscale_box(const ImageRGBA8& image, const PixelRect& region, int width, int height,
+                         int threads) {
   check_downscale(image.width, image.height, region, width, height);
   ImageRGBA8 out(width, height);
   downscale(
       region, width, height, 4, threads, [&](int x, int y, int c) { return image.px(x, y)[c]; },
-      [&](int x, int y, int c, double v) { out.px(x, y)[c] = uint8_t(std::min(255.0, std::floor(v + 0.5))); });
+      [&](int x, int y, int c, double v) {
+        out.px(x, y)[c] = uint8_t(std::min(255.0, std::floor(v + 0.5)));
+      });
   return out;
 }
 
@@ -122,9 +127,11 @@ ImageF downscale_box(const ImageF& image, const PixelRect& region, int width, in
   return out;
 }
 
-PreviewPlan plan_preview(int image_width, int image_height, const PixelRect& visible, double scale, float reach_px) {
+PreviewPlan plan_preview(int image_width, int image_height, const PixelRect& visible, double scale,
+                         float reach_px) {
   check_scale(scale, "plan_preview");
-  if (visible.empty() || visible.x0 < 0 || visible.y0 < 0 || visible.x1 > image_width || visible.y1 > image_height)
+  if (visible.empty() || visible.x0 < 0 || visible.y0 < 0 || visible.x1 > image_width ||
+      visible.y1 > image_height)
     throw Error("plan_preview: the visible region " + rect_text(visible) + " is not within the image of " +
                 std::to_string(image_width) + "x" + std::to_string(image_height));
   PreviewPlan plan;

@@ -138,7 +138,8 @@ void AppState::show_timings_of(bool preview) {
       parked.stage_order.push_back(key);
       parked.stages[key] = std::move(st);
     } else {
-      if (std::find(stage_order.begin(), stage_order.end(), key) == stage_order.end()) stage_order.push_back(key);
+      if (std::find(stage_order.begin(), stage_order.end(), key) == stage_order.end())
+        stage_order.push_back(key);
       stages[key] = std::move(st);
     }
   }

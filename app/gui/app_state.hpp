@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "app/io/dir_listing.hpp"
 #include "app/gui/depth_edit.hpp"
-#include "app/io/ground_truth.hpp"
 #include "app/gui/export.hpp"
+#include "app/io/dir_listing.hpp"
+#include "app/io/ground_truth.hpp"
 #include "core/params.hpp"
 #include "core/pipeline.hpp"
 #include "core/preview.hpp"
@@ -189,11 +189,11 @@ struct AppState {
   // of the visible region at the display's resolution; the full frame follows on a worker thread once
   // nothing is held, and replaces the preview when it is done (unless the parameters changed meanwhile).
   static constexpr double kFrameBudgetMs = 50;  // the pipeline's share of a frame: 20 frames a second
-  bool interacting = false;  // a widget is held or the focus sweeps (set by the main loop each frame)
-  PixelRect visible;         // the image pixels the viewer showed last; empty before its first draw
-  double display_scale = 0;  // its screen pixels per image pixel (0: not drawn yet)
-  RunInfo last_run;          // what the timings shown are of
-  RunInfo last_full;         // the last full run
+  bool interacting = false;      // a widget is held or the focus sweeps (set by the main loop each frame)
+  PixelRect visible;             // the image pixels the viewer showed last; empty before its first draw
+  double display_scale = 0;      // its screen pixels per image pixel (0: not drawn yet)
+  RunInfo last_run;              // what the timings shown are of
+  RunInfo last_full;             // the last full run
   bool showing_preview = false;  // the result, depth and CoC views show a preview
   bool full_running = false;     // the full frame renders on a worker thread
   int preview_runs = 0;

@@ -170,7 +170,8 @@ int run(const Options& o) {
     draw_error_popup(s);
     // A widget held with the mouse (a slider dragged), the focus sweeping or a depth stroke being painted:
     // changes get previews, and the full frame waits until it is let go (Session::update).
-    s.interacting = (ImGui::IsAnyItemActive() && !ImGui::GetIO().WantTextInput) || s.sweeping || s.depth_edit.painting;
+    s.interacting =
+        (ImGui::IsAnyItemActive() && !ImGui::GetIO().WantTextInput) || s.sweeping || s.depth_edit.painting;
     ImGui::Render();
     marks[0] = Clock::now();
 
@@ -214,7 +215,8 @@ int run(const Options& o) {
       marks[3] = Clock::now();
       frame_ms.push_back(std::chrono::duration<double, std::milli>(marks[3] - t0).count());
       // What the pipeline did in this frame (a preview, a full frame, one on the worker thread).
-      if (!s.frame_note.empty()) std::printf("satlab: frame %d: %s; frame %.1f ms\n", frame, s.frame_note.c_str(), frame_ms.back());
+      if (!s.frame_note.empty())
+        std::printf("satlab: frame %d: %s; frame %.1f ms\n", frame, s.frame_note.c_str(), frame_ms.back());
       for (int i = 0; i < 4; ++i)
         split_ms[i].push_back(std::chrono::duration<double, std::milli>(marks[i] - (i ? marks[i - 1] : t0)).count());
     }

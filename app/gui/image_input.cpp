@@ -202,7 +202,8 @@ void handle_image_input(AppState& s, Viewer& viewer, Session& session, const Lay
   if (s.params.filter == FilterKind::Dof && coc.width == s.image_width && coc.height == s.image_height)
     std::snprintf(buf + n, sizeof(buf) - size_t(n), "  CoC %+.2f px", coc.at(px, py));
   s.pixel_info = buf;
-  if (!dragging && !ImGui::IsMouseDown(ImGuiMouseButton_Left)) pixel_tooltip(s, session, px, py, has_depth, depth);
+  if (!dragging && !ImGui::IsMouseDown(ImGuiMouseButton_Left))
+    pixel_tooltip(s, session, px, py, has_depth, depth);
 }
 
 }  // namespace satlab::gui

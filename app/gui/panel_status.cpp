@@ -45,7 +45,9 @@ void draw_status_overlay(const AppState& s, float x, float y, unsigned legend_te
     const RunInfo& r = s.last_run;
     ImGui::TextColored(ImVec4(0.95f, 0.65f, 0.3f, 1.f), "preview %dx%d of %dx%d%s", r.width, r.height,
                        r.image_width, r.image_height,
-                       s.full_running ? ": full frame rendering" : s.interacting ? ": full frame on release" : "");
+                       s.full_running  ? ": full frame rendering"
+                       : s.interacting ? ": full frame on release"
+                                       : "");
   }
   if (s.view == View::Diff && !s.view_note.empty()) ImGui::TextUnformatted(s.view_note.c_str());
   if (!s.pixel_info.empty()) ImGui::TextUnformatted(s.pixel_info.c_str());

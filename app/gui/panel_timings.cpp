@@ -137,23 +137,27 @@ void run_line(const AppState& s) {
   if (!r.preview) {
     ImGui::Text("full %dx%d: %.1f ms%s", r.width, r.height, r.ms, r.cold ? " (cold)" : "");
     if (ImGui::IsItemHovered())
-      ImGui::SetTooltip("the last run: the whole image at full resolution, %.1f ms wall clock%s.\nOver the "
-                        "frame budget (%.0f ms), a change shows a preview of the visible region first",
-                        r.ms, r.cold ? ", a cold run (allocations, first touches)" : "", AppState::kFrameBudgetMs);
+      ImGui::SetTooltip(
+          "the last run: the whole image at full resolution, %.1f ms wall clock%s.\nOver the "
+          "frame budget (%.0f ms), a change shows a preview of the visible region first",
+          r.ms, r.cold ? ", a cold run (allocations, first touches)" : "", AppState::kFrameBudgetMs);
     return;
   }
-  ImGui::TextColored(warn, "preview %dx%d of %dx%d: %.1f ms%s", r.width, r.height, r.image_width, r.image_height,
-                     r.ms, r.cold ? " (cold)" : "");
+  ImGui::TextColored(warn, "preview %dx%d of %dx%d: %.1f ms%s", r.width, r.height, r.image_width,
+                     r.image_height, r.ms, r.cold ? " (cold)" : "");
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("the last run: the visible region and a halo (%dx%d image pixels at %d, %d) box-filtered to\n"
-                      "%s, radii and aperture scaled by %.3f (core/preview.hpp),\n"
-                      "because the full frame took %.0f ms, over the frame budget of %.0f ms.\n"
-                      "The rows are the preview pipeline's; %s",
-                      r.source.width(), r.source.height(), r.source.x0, r.source.y0,
-                      r.level == 0 ? "the display's resolution" : r.level == 1 ? "half the display's resolution"
-                      : r.level == 2 ? "a quarter of the display's resolution" : "an eighth of the display's resolution",
-                      r.scale, s.last_full.ms, AppState::kFrameBudgetMs,
-                      r.cold ? "it ran cold (its first run at this size)" : "they are warm");
+    ImGui::SetTooltip(
+        "the last run: the visible region and a halo (%dx%d image pixels at %d, %d) box-filtered to\n"
+        "%s, radii and aperture scaled by %.3f (core/preview.hpp),\n"
+        "because the full frame took %.0f ms, over the frame budget of %.0f ms.\n"
+        "The rows are the preview pipeline's; %s",
+        r.source.width(), r.source.height(), r.source.x0, r.source.y0,
+        r.level == 0   ? "the display's resolution"
+        : r.level == 1 ? "half the display's resolution"
+        : r.level == 2 ? "a quarter of the display's resolution"
+                       : "an eighth of the display's resolution",
+        r.scale, s.last_full.ms, AppState::kFrameBudgetMs,
+        r.cold ? "it ran cold (its first run at this size)" : "they are warm");
   if (s.full_running)
     ImGui::TextDisabled("full %dx%d rendering on a worker thread", r.image_width, r.image_height);
   else if (s.interacting)

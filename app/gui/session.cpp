@@ -232,7 +232,8 @@ bool Session::update(AppState& s) {
   const bool changed = s.params_changed || s.continuous;
   if (changed) s.params_changed = false, ++generation_;
   // A preview on screen follows the view (zoom, pan, window size), as a change would.
-  const bool moved = showing_preview_ && (s.visible != preview_visible_ || s.display_scale != preview_display_scale_);
+  const bool moved =
+      showing_preview_ && (s.visible != preview_visible_ || s.display_scale != preview_display_scale_);
   bool ran = false;
   if ((changed || moved) && want_preview(s)) try {
       run_preview(s);

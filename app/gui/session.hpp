@@ -110,21 +110,21 @@ class Session {
   // A full frame the worker finished (wait: waits for it): recorded, and shown when its parameters are
   // still those asked for; true then.
   bool collect_full(AppState& s, bool wait);
-  void discard_worker();             // waits for the worker and forgets its frame (a new backend)
-  Pipeline& full(AppState& s);       // pipeline_, once the worker is done with it
+  void discard_worker();        // waits for the worker and forgets its frame (a new backend)
+  Pipeline& full(AppState& s);  // pipeline_, once the worker is done with it
   void give_depth(AppState& s, const ImageF& depth);  // to the full pipeline
   void upload_preview(ViewerTexture& t, View view);
   std::unique_ptr<Pipeline> preview_;
-  PreviewPlan preview_plan_;        // of the inputs preview_ holds
+  PreviewPlan preview_plan_;  // of the inputs preview_ holds
   // The image_inputs_ and inputs_ the preview's image, depth and whole-frame statistics were made from.
   unsigned preview_image_ = ~0u, preview_depth_ = ~0u, preview_stats_ = ~0u;
-  unsigned image_inputs_ = 0;       // bumps with every image given to the full pipeline
-  unsigned inputs_ = 0;             // bumps with every image or depth given to the full pipeline
-  PixelRect preview_visible_;       // what the last preview was made for
+  unsigned image_inputs_ = 0;  // bumps with every image given to the full pipeline
+  unsigned inputs_ = 0;        // bumps with every image or depth given to the full pipeline
+  PixelRect preview_visible_;  // what the last preview was made for
   double preview_display_scale_ = 0;
-  int preview_level_ = 0;           // resolution: the display's / 2^level
-  double preview_ms_per_px_ = 0;    // of the warm preview runs (0: none yet)
-  bool preview_failed_ = false;     // a preview failed: full frames only, until another image or backend
+  int preview_level_ = 0;         // resolution: the display's / 2^level
+  double preview_ms_per_px_ = 0;  // of the warm preview runs (0: none yet)
+  bool preview_failed_ = false;   // a preview failed: full frames only, until another image or backend
   bool showing_preview_ = false;
   bool unseen_ = false;             // a new result (full or preview) that update() has not reported yet
   unsigned generation_ = 0;         // bumps with every change a run must follow

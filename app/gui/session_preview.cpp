@@ -26,6 +26,16 @@ bool any_cold(const std::vector<StageTiming>& timings) {
   return std::any_of(timings.begin(), timings.end(), [](const StageTiming& t) { return t.cold; });
 }
 
+RunInfo full_run(int width, int height, double ms, bool cold) {
+  RunInfo r;
+  r.width = r.image_width = width;
+  r.height = r.image_height = height;
+  r.source = {0, 0, width, height};
+  r.ms = ms;
+  r.cold = cold;
+  return r;
+}
+
 // Previews at the display's resolution down to 1/8 of it.
 constexpr int kMaxLevel = 3;
 
@@ -70,8 +80,7 @@ void Session::show_full(AppState& s, double ms, unsigned generation) {
   full_generation_ = generation;
   depth_normalised_ = coc_ = nullptr;
   result_ = nullptr;
-  s.last_full = RunInfo{false, image_.width, image_.height, image_.width, image_.height,
-                        PixelRect{0, 0, image_.width, image_.height}, 1.0, 0, ms, any_cold(timings)};
+  s.last_full = full_run(image_.width, image_.height, ms, any_cold(timings));
   s.last_run = s.last_full;
   score_against_truth(s);
 }
@@ -108,7 +117,8 @@ void Session::run_preview(AppState& s) {
     auto offered = [](const std::vector<std::string>& names, const std::string& n) {
       return std::find(names.begin(), names.end(), n) != names.end() ? n : std::string();
     };
-    preview_->set_algorithms({offered(preview_->sat_builders(), a.sat_builder), offered(preview_->reductions(), a.reduction)});
+    preview_->set_algorithms(
+        {offered(preview_->sat_builders(), a.sat_builder), offered(preview_->reductions(), a.reduction)});
     preview_image_ = preview_depth_ = preview_stats_ = ~0u;
   }
   const PixelRect visible{std::max(s.visible.x0, 0), std::max(s.visible.y0, 0), std::min(s.visible.x1, iw),
@@ -122,7 +132,8 @@ void Session::run_preview(AppState& s) {
   int level = kMaxLevel;
   for (int l = 0; l < kMaxLevel; ++l) {
     const PreviewPlan p = plan_preview(iw, ih, visible, base / double(1 << l), reach);
-    if (per_px * double(p.width) * double(p.height) <= (l < preview_level_ ? 0.7 : 1.0) * AppState::kFrameBudgetMs) {
+    if (per_px * double(p.width) * double(p.height) <=
+        (l < preview_level_ ? 0.7 : 1.0) * AppState::kFrameBudgetMs) {
       level = l;
       break;
     }
@@ -169,8 +180,8 @@ void Session::run_preview(AppState& s) {
   preview_visible_ = s.visible;
   preview_display_scale_ = s.display_scale;
   char note[160];
-  std::snprintf(note, sizeof(note), "preview %dx%d of %dx%d (level %d), %.1f ms%s", plan.width, plan.height, iw, ih,
-                level, ms, cold ? " cold" : "");
+  std::snprintf(note, sizeof(note), "preview %dx%d of %dx%d (level %d), %.1f ms%s", plan.width, plan.height,
+                iw, ih, level, ms, cold ? " cold" : "");
   s.frame_note = note;
 }
 
@@ -204,8 +215,8 @@ void Session::start_full(AppState& s) {
     worker_.done = true;
   });
   char note[96];
-  std::snprintf(note, sizeof(note), "%sfull %dx%d started on the worker thread", s.frame_note.empty() ? "" : "; ",
-                image_.width, image_.height);
+  std::snprintf(note, sizeof(note), "%sfull %dx%d started on the worker thread",
+                s.frame_note.empty() ? "" : "; ", image_.width, image_.height);
   s.frame_note += note;
 }
 
@@ -223,17 +234,18 @@ bool Session::collect_full(AppState& s, bool wait) {
   char note[128];
   if (worker_.generation == generation_) {
     show_full(s, worker_.ms, worker_.generation);
-    std::snprintf(note, sizeof(note), "full %dx%d done, %.1f ms, shown", image_.width, image_.height, worker_.ms);
+    std::snprintf(note, sizeof(note), "full %dx%d done, %.1f ms, shown", image_.width, image_.height,
+                  worker_.ms);
   } else {  // the parameters changed while it ran: a real run, not what is asked for now
     ++s.pipeline_runs;
     last_full_ms_ = worker_.ms;
     s.record_apart(false, pipeline_->timings());
     has_result_ = true;
     full_generation_ = worker_.generation;
-    s.last_full = RunInfo{false, image_.width, image_.height, image_.width, image_.height,
-                          PixelRect{0, 0, image_.width, image_.height}, 1.0, 0, worker_.ms, any_cold(pipeline_->timings())};
-    std::snprintf(note, sizeof(note), "full %dx%d done, %.1f ms, not shown (the parameters changed meanwhile)",
-                  image_.width, image_.height, worker_.ms);
+    s.last_full = full_run(image_.width, image_.height, worker_.ms, any_cold(pipeline_->timings()));
+    std::snprintf(note, sizeof(note),
+                  "full %dx%d done, %.1f ms, not shown (the parameters changed meanwhile)", image_.width,
+                  image_.height, worker_.ms);
   }
   s.frame_note += (s.frame_note.empty() ? "" : "; ") + std::string(note);
   return worker_.generation == generation_;
@@ -277,17 +289,23 @@ bool Session::depth_at(int x, int y, float* d) {
 void Session::upload_preview(ViewerTexture& t, View view) {
   const PreviewPlan& p = preview_plan_;
   const float iw = float(image_.width), ih = float(image_.height);
-  t.set_coverage(float(p.source.x0) / iw, float(p.source.y0) / ih, float(p.source.x1) / iw, float(p.source.y1) / ih);
+  t.set_coverage(float(p.source.x0) / iw, float(p.source.y0) / ih, float(p.source.x1) / iw,
+                 float(p.source.y1) / ih);
   switch (view) {
-    case View::Result: t.upload(preview_->result()); break;
-    case View::Depth: t.upload(preview_->depth_normalised()); break;
+    case View::Result:
+      t.upload(preview_->result());
+      break;
+    case View::Depth:
+      t.upload(preview_->depth_normalised());
+      break;
     case View::Coc: {  // in image pixels, as the full frame's and the colour map's
       ImageF c = preview_->coc();
       for (float& v : c.data) v = float(v / p.scale);
       t.upload(c);
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 

@@ -301,7 +301,8 @@ bool Viewer::visible_pixels(PixelRect* visible, double* display_scale) const {
   const Rect r = visible_rect();
   const double iw = std::max(image_w_, 1), ih = std::max(image_h_, 1);
   *visible = {std::max(int(std::floor(r.u0 * iw)), 0), std::max(int(std::floor(r.v0 * ih)), 0),
-              std::min(int(std::ceil((r.u0 + r.du) * iw)), image_w_), std::min(int(std::ceil((r.v0 + r.dv) * ih)), image_h_)};
+              std::min(int(std::ceil((r.u0 + r.du) * iw)), image_w_),
+              std::min(int(std::ceil((r.v0 + r.dv) * ih)), image_h_)};
   *display_scale = double(region_w_) / (double(r.du) * iw);
   return !visible->empty();
 }

@@ -37,7 +37,9 @@ class ViewerTexture {
 
   // The part of the image the texture holds, in image uv (x0, y0, x1, y1): all of it, unless it holds a
   // preview of a region (core/preview.hpp). The viewer maps the image's uv into it.
-  void set_coverage(float u0, float v0, float u1, float v1) { cover_[0] = u0, cover_[1] = v0, cover_[2] = u1, cover_[3] = v1; }
+  void set_coverage(float u0, float v0, float u1, float v1) {
+    cover_[0] = u0, cover_[1] = v0, cover_[2] = u1, cover_[3] = v1;
+  }
   const float* coverage() const { return cover_; }
 
   unsigned texture() const { return tex_; }  // 0 until allocated

@@ -190,8 +190,10 @@ PreviewScores preview_psnr(const ImageRGBA8& full, const Params& p, double scale
   // The pixels shown: `visible` in preview pixels.
   Mask shown(want.pixels(), 0);
   const double sx = double(plan.width) / plan.source.width(), sy = double(plan.height) / plan.source.height();
-  for (int y = int(std::ceil((visible.y0 - plan.source.y0) * sy)); y < int((visible.y1 - plan.source.y0) * sy); ++y)
-    for (int x = int(std::ceil((visible.x0 - plan.source.x0) * sx)); x < int((visible.x1 - plan.source.x0) * sx); ++x)
+  for (int y = int(std::ceil((visible.y0 - plan.source.y0) * sy));
+       y < int((visible.y1 - plan.source.y0) * sy); ++y)
+    for (int x = int(std::ceil((visible.x0 - plan.source.x0) * sx));
+         x < int((visible.x1 - plan.source.x0) * sx); ++x)
       shown[size_t(y) * size_t(plan.width) + size_t(x)] = 1;
   auto run = [&](const FrameStats& stats, const Params& q) {
     auto pipe = make_cpu_pipeline(2);
@@ -231,9 +233,10 @@ TEST_P(PreviewMatchesDownscaledFull, WholeSceneAndARegion) {
     const PreviewScores whole = preview_psnr(full, p, scale, {0, 0, 1280, 720});
     // A region of the far side (its own depth range is a part of the frame's).
     const PreviewScores region = preview_psnr(full, p, scale, {700, 150, 1180, 570});
-    std::printf("%s at 1/%.0f: whole %.2f dB (unscaled %.2f), region %.2f dB (unscaled %.2f, region's own depth "
-                "statistics %.2f)\n",
-                c.mode, 1 / scale, whole.scaled, whole.unscaled, region.scaled, region.unscaled, region.own_stats);
+    std::printf(
+        "%s at 1/%.0f: whole %.2f dB (unscaled %.2f), region %.2f dB (unscaled %.2f, region's own depth "
+        "statistics %.2f)\n",
+        c.mode, 1 / scale, whole.scaled, whole.unscaled, region.scaled, region.unscaled, region.own_stats);
     EXPECT_GE(whole.scaled, c.min_db) << "1/" << 1 / scale;
     EXPECT_GE(region.scaled, c.min_db) << "1/" << 1 / scale;
     EXPECT_GT(whole.scaled, whole.unscaled + 10) << "1/" << 1 / scale;
@@ -245,7 +248,8 @@ TEST_P(PreviewMatchesDownscaledFull, WholeSceneAndARegion) {
 
 INSTANTIATE_TEST_SUITE_P(ModesAndBox, PreviewMatchesDownscaledFull,
                          ::testing::Values(Case{"box", 46}, Case{"gather_box", 42}, Case{"gather_shape", 46},
-                                           Case{"gather_linear", 45}, Case{"layered", 43}, Case{"spread", 42}),
+                                           Case{"gather_linear", 45}, Case{"layered", 43},
+                                           Case{"spread", 42}),
                          [](const ::testing::TestParamInfo<Case>& i) { return std::string(i.param.mode); });
 
 }  // namespace
