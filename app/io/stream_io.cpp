@@ -13,6 +13,23 @@
 namespace satlab::io {
 
 void samples_to_rgba(const void* samples, size_t n, int channels, bool deep, uint8_t* rgba8, uint16_t* rgba16) {
+  if (!deep && !rgba16) {  // the streamed path's common case: 8 bits, no 16-bit copy; one loop per layout
+    const auto* s = static_cast<const uint8_t*>(samples);
+    switch (channels) {
+      case 4:
+        std::memcpy(rgba8, s, n * 4);
+        return;
+      case 3:
+        for (size_t x = 0; x < n; ++x, s += 3, rgba8 += 4) rgba8[0] = s[0], rgba8[1] = s[1], rgba8[2] = s[2], rgba8[3] = 255;
+        return;
+      case 2:
+        for (size_t x = 0; x < n; ++x, s += 2, rgba8 += 4) rgba8[0] = rgba8[1] = rgba8[2] = s[0], rgba8[3] = s[1];
+        return;
+      default:
+        for (size_t x = 0; x < n; ++x, ++s, rgba8 += 4) rgba8[0] = rgba8[1] = rgba8[2] = s[0], rgba8[3] = 255;
+        return;
+    }
+  }
   const bool grey = channels <= 2, alpha = channels == 2 || channels == 4;
   const auto* s8 = static_cast<const uint8_t*>(samples);
   const auto* s16 = static_cast<const uint16_t*>(samples);

@@ -401,3 +401,26 @@ TEST(StreamIo, IccConversionByRowsEqualsTheWholeImages) {
   bad.run(same.data.data(), same.pixels());
   EXPECT_EQ(same.data, img.data);
 }
+
+// Rows read without the 16-bit copy take each 8-bit layout's own loop: the same pixels as with it.
+TEST(StreamIo, EightBitRowsWithoutTheSixteenBitCopyGiveTheSamePixels) {
+  test::SeededRng rng;
+  for (int channels = 1; channels <= 4; ++channels)
+    for (const char* ext : {".tif", ".png"}) {
+      SCOPED_TRACE(std::to_string(channels) + " channels, " + ext);
+      const std::string path = tmp_dir() + "eight" + ext;
+      io::StreamSpec spec;
+      spec.width = 97, spec.height = 61, spec.channels = channels;
+      const std::vector<uint8_t> samples = random_samples(97, 61, channels, 8, rng);
+      write_image(path, spec, samples, rng);
+      std::vector<uint8_t> want8;
+      std::vector<uint16_t> want16;
+      expected_rgba(samples, size_t(97) * 61, channels, 8, &want8, &want16);
+      auto r = io::open_image_reader(path);
+      std::vector<uint8_t> got(want8.size(), 0);
+      for (uint32_t y = 0; y < 61; y += 5)
+        r->read_rows(y, std::min(y + 5, 61u), got.data() + size_t(y) * 97 * 4, size_t(97) * 4);
+      EXPECT_EQ(got, want8);
+      std::remove(path.c_str());
+    }
+}
