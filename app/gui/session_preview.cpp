@@ -141,6 +141,7 @@ void Session::run_preview(AppState& s) {
   preview_level_ = level;
   const PreviewPlan plan = plan_preview(iw, ih, visible, base / double(1 << level), reach);
   s.show_timings_of(true);
+  double inputs_ms = -1;  // the preview's inputs made this frame: how long that took
   const bool moved = plan.source != preview_plan_.source || plan.width != preview_plan_.width ||
                      plan.height != preview_plan_.height;
   if (moved || preview_image_ != image_inputs_ || preview_depth_ != inputs_) {
@@ -160,8 +161,7 @@ void Session::run_preview(AppState& s) {
     if (!depth.empty()) preview_->set_depth(downscale_box(depth, plan.source, plan.width, plan.height));
     preview_plan_ = plan;
     preview_depth_ = inputs_;
-    s.record_stage({"preview inputs", ms_since(t0), 0, ""}, "host clock",
-                   "it runs when the view, the image or the depth changes, not every preview");
+    inputs_ms = ms_since(t0);
   }
   const auto t0 = Clock::now();
   preview_->set_params(scale_params(s.params, plan.scale));
@@ -174,6 +174,13 @@ void Session::run_preview(AppState& s) {
   if (!cold) preview_ms_per_px_ = preview_ms_per_px_ > 0 ? 0.5 * (preview_ms_per_px_ + ms / px) : ms / px;
   ++s.preview_runs;
   s.record(timings);
+  if (inputs_ms >= 0) {  // a row of the preview's (shown "not run" by the previews that reuse them)
+    s.record_stage({"preview inputs", inputs_ms, 0, ""}, "host clock",
+                   "it runs when the view, the image or the depth changes, not every preview");
+    s.stages["preview inputs"].of_pipeline = true;
+    std::stable_partition(s.stage_order.begin(), s.stage_order.end(),
+                          [&](const std::string& k) { return s.stages[k].of_pipeline; });
+  }
   s.highlights = preview_->highlight_stats();
   s.last_run = RunInfo{true, plan.width, plan.height, iw, ih, plan.source, plan.scale, level, ms, cold};
   showing_preview_ = s.showing_preview = unseen_ = true;

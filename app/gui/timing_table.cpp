@@ -32,7 +32,8 @@ TimingTable timing_table(const AppState& s) {
     const StageStats& st = s.stages.at(key);
     if (!st.parent.empty()) continue;
     t.rows.push_back(row_of(s, key, gpu));
-    if (st.of_pipeline && st.state() != StageStats::State::Warm) t.partial = true;
+    // Rows apart (work that does not run every frame) leave the total whole when they do not run.
+    if (st.of_pipeline && st.apart.empty() && st.state() != StageStats::State::Warm) t.partial = true;
     for (const std::string& child : s.stage_order)  // its phases, right after it
       if (s.stages.at(child).parent == key) t.rows.push_back(row_of(s, child, gpu));
   }
