@@ -249,7 +249,12 @@ void draw_timings_panel(AppState& s) {
     ImGui::PlotLines("##history", hist.data(), int(hist.size()), 0, overlay, 0.f, top,
                      ImVec2(ImGui::GetContentRegionAvail().x, 3 * ImGui::GetFrameHeight()));
   }
-  ImGui::TextDisabled("pipeline runs: %d%s", s.pipeline_runs, s.continuous ? "" : " (it runs when something changes)");
+  if (s.preview_runs > 0)
+    ImGui::TextDisabled("pipeline runs: %d full, %d previews%s", s.pipeline_runs, s.preview_runs,
+                        s.continuous ? "" : " (it runs when something changes)");
+  else
+    ImGui::TextDisabled("pipeline runs: %d%s", s.pipeline_runs,
+                        s.continuous ? "" : " (it runs when something changes)");
 }
 
 }  // namespace satlab::gui
