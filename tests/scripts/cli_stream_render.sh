@@ -2,7 +2,7 @@
 # `satlab render` streamed in tiles (--tile: core/tiled.hpp through the row readers and writers) writes the
 # very file the whole-image path writes (cmp of the TIFF results) for PNG (RGB, RGBA), striped and tiled
 # TIFF and JPEG input at awkward sizes (prime sides, tiles of 64 and 65 around sides of 64k +- 1, one-row
-# and one-column images), with the box and dof filters, synthetic depth and a 16-bit depth map; a
+# and one-column images), with the box and dof filters, synthetic depth and 8- and 16-bit depth maps; a
 # truncated TIFF, PNG and JPEG give one line, exit 1 and no output (temporary or final) once rows have
 # been written; a memory budget too small for one tile is refused up front in one line; a depth map of
 # another size and a refiner (which streaming cannot run) are refused in one line, and so is a WebP (read
@@ -27,7 +27,8 @@ img png "$tmp/in/row.png" 257 1
 img png "$tmp/in/column.png" 1 131
 render --image "$tmp/in/rgb.png" --filter box --radius 0 --out "$tmp/in/photo.jpg" >/dev/null 2>"$tmp/err" ||
   { cat "$tmp/err"; fail "cannot write the JPEG input"; }
-img depth16 "$tmp/in/strips.depth.png" 127 131
+img depth16 "$tmp/in/strips.depth.png" 127 131  # 16-bit depth beside the striped TIFF
+img png "$tmp/in/tiles.depth.png" 131 65  # 8-bit colour depth (its first channel) beside the tiled TIFF
 
 same() {  # INPUT TILE ARGS...: whole-image and streamed results are the same file
   local in=$1 tile=$2
