@@ -5,8 +5,8 @@
 # and one-column images), with the box and dof filters, synthetic depth and 8- and 16-bit depth maps; a
 # truncated TIFF, PNG and JPEG give one line, exit 1 and no output (temporary or final) once rows have
 # been written; a memory budget too small for one tile is refused up front in one line; a depth map of
-# another size and a refiner (which streaming cannot run) are refused in one line, and so is a WebP (read
-# whole) too large for the budget.
+# another size, a refiner and an orientation tag (which streaming cannot apply) are refused in one line, and
+# so is a WebP (read whole) too large for the budget.
 # Usage: cli_stream_render.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 . "$(dirname "$0")/lib/common.sh"
 need_python3 "to write the test images"
@@ -111,6 +111,8 @@ refused() {  # WHY GREP ARGS...
 refused "a depth map of another size" "streaming takes a depth map of the image's size" \
   --image "$tmp/in/rgb.png" --depth "$tmp/in/small_depth.png" --filter dof
 refused "a refiner" "needs the whole image" --image "$tmp/in/rgb.png" --filter dof --refine guided
+img turned "$tmp/in/turned.png" 40 30 6
+refused "an orientation tag" "orientation tag (6) turns the image" --image "$tmp/in/turned.png" --filter box
 # A format read whole that is too large for the budget is refused, saying so.
 render --image "$tmp/in/rgb.png" --filter box --radius 0 --out "$tmp/in/whole.webp" >/dev/null 2>&1 ||
   fail "cannot write the WebP input"
