@@ -151,6 +151,12 @@ int run(int argc, char** argv) {
   app.add_flag("--sweep", gui.sweep, "Start with the focus sweeping near to far and back (key F)");
   app.add_option("--input-script", gui.input_script, "Keys and mouse events to feed at given frames (for tests)");
   app.add_option("--browse", gui.browse, "Start with the file browser open on this folder");
+  app.add_option("--export-tile", gui.export_tile, "Tests: the app's export in tiles of at most this side, written by rows (as render --tile)")
+      ->check(CLI::Range(64, 1 << 16))
+      ->group("");
+  app.add_option("--export-band-delay", gui.export_band_delay_ms, "Tests: ms to pause after each band of an export")
+      ->check(CLI::Range(0, 10000))
+      ->group("");
   bool keys = false;
   app.add_flag("--keys", keys, "Print every key and mouse action of the app (the README's table) and exit");
 

@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "app/gui/app_state.hpp"
+#include "app/gui/export_stream.hpp"
 #include "app/gui/session.hpp"
 #include "app/gui/timing_table.hpp"
 #include "app/io/assets.hpp"
@@ -122,16 +124,16 @@ std::string timings_json(const AppState& s) {
   return j.dump(2) + "\n";
 }
 
-// Writes every chosen file under `base` (a path without suffix); returns what was written.
+// Writes every chosen file under `base` (a path without suffix) but the result, and starts the result's
+// streamed export (s.files.job); returns what was written. The depth and CoC are the full frame's.
 std::vector<std::string> write_export(AppState& s, Session& session, const std::string& base) {
-  session.finish(s);  // the full frame of what is shown, not a preview of it
-  if (s.pipeline_runs == 0) throw Error("nothing to export yet: the pipeline has not run");
-  const FilesState& f = s.files;
+  FilesState& f = s.files;
+  if (f.job) throw Error("an export is running: wait for it or cancel it");
+  if (session.input().empty()) throw Error("nothing to export: no image");
+  const bool of_frame = (f.depth && !session.edit_depth().empty()) || (f.coc && s.params.filter == FilterKind::Dof);
+  if (of_frame) session.finish(s);  // the full frame of what is shown, not a preview of it
+  if (of_frame && s.pipeline_runs == 0) throw Error("nothing to export yet: the pipeline has not run");
   std::vector<std::string> written;
-  if (f.result) {
-    io::save_png(base + ".png", session.pipeline().result());
-    written.push_back(base + ".png");
-  }
   const ImageF& depth = session.depth_normalised();
   if (f.depth && !depth.empty()) {
     io::save_png16(base + "_depth.png", depth);
@@ -146,6 +148,19 @@ std::vector<std::string> write_export(AppState& s, Session& session, const std::
     io::save_text(base + "_timings.csv", timings_csv(s));
     io::save_text(base + "_timings.json", timings_json(s));
     written.insert(written.end(), {base + "_timings.csv", base + "_timings.json"});
+  }
+  if (f.result) {
+    StreamExport::Request r;
+    r.path = base + ".png";
+    r.image = std::make_shared<const ImageRGBA8>(session.input());
+    if (!session.pipeline_depth().empty()) r.depth = std::make_shared<const ImageF>(session.pipeline_depth());
+    r.params = s.params;
+    r.algorithms = s.algorithms;
+    r.backend = s.backend;
+    if (f.max_tile) r.max_tile = f.max_tile, r.stream = true;
+    r.band_delay_ms = f.band_delay_ms;
+    f.job = std::make_shared<StreamExport>(std::move(r));
+    f.others = written;
   }
   return written;
 }
@@ -164,14 +179,47 @@ void run_export(AppState& s, Session& session) {
   io::ExportTarget target = io::export_target(folder, export_base(s), sfx, f.taken);
   f.existing = std::move(target.existing);
   if (target.base.empty()) return;  // the panel asks; its answer comes back as another request
-  report(s, write_export(s, session, target.base));
+  const std::vector<std::string> written = write_export(s, session, target.base);
+  if (!f.job) report(s, written);
 }
 
 }  // namespace
 
 std::vector<std::string> export_next_free(AppState& s, Session& session, const std::string& folder) {
   if (!io::is_dir(folder)) throw Error(folder + ": the export folder does not exist");
-  return write_export(s, session, io::next_free_base(folder, export_base(s), suffixes(s.files)));
+  std::vector<std::string> written = write_export(s, session, io::next_free_base(folder, export_base(s), suffixes(s.files)));
+  if (!s.files.job) return written;
+  const std::string error = s.error;
+  s.error.clear();
+  written = collect_export(s, true);
+  if (!s.error.empty()) throw Error(std::exchange(s.error, error));
+  s.error = error;
+  return written;
+}
+
+std::vector<std::string> collect_export(AppState& s, bool wait) {
+  FilesState& f = s.files;
+  if (!f.job) return {};
+  if (f.cancel_requested) f.job->cancel();
+  f.cancel_requested = false;
+  if (wait) f.job->wait();
+  if (!f.job->done()) return {};
+  f.job->wait();  // the thread has ended
+  std::vector<std::string> written;
+  if (f.job->written()) {
+    written.push_back(f.job->path());
+    written.insert(written.end(), f.others.begin(), f.others.end());
+    report(s, written);
+    f.message += " (result " + f.job->summary() + ")";
+  } else if (f.job->cancelled()) {
+    f.message = "export cancelled: no result written" +
+                (f.others.empty() ? std::string() : " (" + std::to_string(f.others.size()) + " other files were)");
+  } else {
+    s.error = "export of " + f.job->path() + " failed: " + f.job->error();
+  }
+  f.job.reset();
+  f.others.clear();
+  return written;
 }
 
 void apply_preset_file(AppState& s, const std::string& path) {
@@ -216,6 +264,7 @@ void handle_file_requests(AppState& s, Session& session) {
     } catch (const Error&) {  // none found: the panel shows no scene buttons
     }
   }
+  collect_export(s, false);
   try {
     if (f.export_requested) run_export(s, session);
     if (f.save_preset) {
@@ -232,6 +281,31 @@ void handle_file_requests(AppState& s, Session& session) {
   }
   f.export_requested = f.save_preset = f.load_preset = false;
   f.taken = io::WhenTaken::Ask;
+}
+
+void draw_export_progress(AppState& s, float x, float bottom, float width) {
+  FilesState& f = s.files;
+  if (!f.job) return;
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float h = ImGui::GetFrameHeight() + 2 * st.WindowPadding.y;
+  ImGui::SetNextWindowPos(ImVec2(x, bottom - h));
+  ImGui::SetNextWindowSize(ImVec2(width, h));
+  ImGui::SetNextWindowBgAlpha(0.85f);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing;
+  if (ImGui::Begin("##export progress", nullptr, flags)) {
+    const uint64_t done = f.job->rows_done(), total = f.job->rows_total();
+    char text[160];
+    std::snprintf(text, sizeof(text), "exporting %s: %llu of %llu rows", io::file_stem(f.job->path()).c_str(),
+                  static_cast<unsigned long long>(done), static_cast<unsigned long long>(total));
+    const float cancel_w = ImGui::CalcTextSize("Cancel").x + 2 * st.FramePadding.x;
+    ImGui::ProgressBar(total ? float(double(done) / double(total)) : 0.f,
+                       ImVec2(-cancel_w - st.ItemSpacing.x, 0), text);
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) f.cancel_requested = true;
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("stop the export (Esc): no file is left behind");
+  }
+  ImGui::End();
 }
 
 void draw_files_panel(AppState& s) {
@@ -270,7 +344,9 @@ void draw_files_panel(AppState& s) {
   ImGui::InputTextWithHint("##folder", "folder", f.folder, sizeof(f.folder));
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("folder to export into: %s*.png", export_base(s).c_str());
   ImGui::SameLine();
+  if (f.job) ImGui::BeginDisabled();
   if (ImGui::Button("export")) f.export_requested = true;
+  if (f.job) ImGui::EndDisabled();
   ImGui::SetCursorPosX(ImGui::GetCursorPosX() + label_w);
   ImGui::Checkbox("result", &f.result);
   ImGui::SameLine();

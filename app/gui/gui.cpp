@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "app/gui/export.hpp"
+#include "app/gui/export_stream.hpp"
 #include "app/gui/frame.hpp"
 #include "app/gui/input_script.hpp"
 #include "app/gui/gl_timer.hpp"
@@ -102,6 +103,8 @@ int run(const Options& o) {
   s.show_browser = !o.browse.empty();
   s.browser.dir = o.browse;
   s.continuous = o.continuous;
+  s.files.max_tile = o.export_tile;
+  s.files.band_delay_ms = o.export_band_delay_ms;
   s.surface_name = surface.describe();
   Session session;
   Viewer viewer;
@@ -167,6 +170,8 @@ int run(const Options& o) {
     }
     draw_file_browser(s, display.x, display.y);
     draw_help_overlay(s, display.x, display.y);
+    draw_export_progress(s, 8 * fe.scale, layout.image_h - 8 * fe.scale,
+                         std::min(layout.image_w - 16 * fe.scale, 520 * fe.scale));
     draw_error_popup(s);
     // A widget held with the mouse (a slider dragged), the focus sweeping or a depth stroke being painted:
     // changes get previews, and the full frame waits until it is let go (Session::update).
@@ -217,6 +222,10 @@ int run(const Options& o) {
       // What the pipeline did in this frame (a preview, a full frame, one on the worker thread).
       if (!s.frame_note.empty())
         std::printf("satlab: frame %d: %s; frame %.1f ms\n", frame, s.frame_note.c_str(), frame_ms.back());
+      if (s.files.job)
+        std::printf("satlab: export at frame %d: %llu of %llu rows\n", frame,
+                    static_cast<unsigned long long>(s.files.job->rows_done()),
+                    static_cast<unsigned long long>(s.files.job->rows_total()));
       for (int i = 0; i < 4; ++i)
         split_ms[i].push_back(std::chrono::duration<double, std::milli>(marks[i] - (i ? marks[i - 1] : t0)).count());
     }
@@ -263,6 +272,12 @@ int run(const Options& o) {
                 s.depth_edit.history.strokes().size(),
                 s.depth_edit.refine_note.empty() ? "none" : s.depth_edit.refine_note.c_str(),
                 s.depth_edit.saved.c_str());
+  if (s.files.job) {  // an export still running: a scripted run waits for it, a closed window cancels it
+    if (o.frames == 0) s.files.cancel_requested = true;
+    const std::string message = s.files.message;
+    for (const auto& f : collect_export(s, true)) std::printf("satlab: exported %s\n", f.c_str());
+    if (s.files.message != message && o.frames > 0) std::printf("satlab: %s\n", s.files.message.c_str());
+  }
   if (o.frames > 0 && s.error.empty()) try {  // scripted exports of the final state
       if (!o.export_dir.empty())
         for (const auto& f : export_next_free(s, session, o.export_dir)) std::printf("satlab: exported %s\n", f.c_str());

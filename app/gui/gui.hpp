@@ -1,5 +1,6 @@
 // The desktop front end (GLFW window or headless EGL, ImGui panels, GL viewer). The CLI fills Options.
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include "app/ops/param_overlay.hpp"
@@ -37,6 +38,8 @@ struct Options {
   std::string reduction;
   bool compare_all = false;      // open "compare all SAT builders" running; scripted runs print its table
   std::string lab;               // reduce|scan|compact|sort[:LOG2N[:TYPE]]: open the Lab and run it once
+  uint32_t export_tile = 0;      // tests: an export streamed to the row writer in tiles of at most this side
+  int export_band_delay_ms = 0;  // tests: a pause after each band of an export, so that a cancel lands
   std::string viewer_pass = "auto";  // auto (compute pass into a framebuffer texture on GPUs) | fragment
 };
 

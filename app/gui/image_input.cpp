@@ -30,13 +30,17 @@ void handle_keys(AppState& s, Viewer& viewer) {
     s.sweeping = false;  // the key that stops the sweep does nothing else
     return;
   }
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) s.show_help = s.show_browser = false;
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
+    s.files.cancel_requested = s.files.job != nullptr;  // a running export first
+    s.show_help = s.show_browser = false;
+  }
   if (ImGui::IsKeyPressed(kKeyF1) || (!io.WantTextInput && typed('?'))) s.show_help = !s.show_help;
   if (io.KeyCtrl && ImGui::IsKeyPressed('O')) s.show_browser = true;
   if (io.KeyCtrl && !io.WantTextInput) {  // the depth brush's history and saving
     if (ImGui::IsKeyPressed('Z')) s.depth_edit.undo = true;
     if (ImGui::IsKeyPressed('Y')) s.depth_edit.redo = true;
     if (ImGui::IsKeyPressed('S')) s.depth_edit.save = true;
+    if (ImGui::IsKeyPressed('E')) s.files.export_requested = true;
   }
   if (io.WantCaptureKeyboard || io.KeyCtrl) return;
   if (ImGui::IsKeyPressed('B')) s.depth_edit.brush = !s.depth_edit.brush;

@@ -33,7 +33,8 @@ inline constexpr KeyBinding kKeyBindings[] = {
     {"`Ctrl+S`", "save the depth in use as a 16-bit PNG (NAME.depth.png beside the image, or the brush panel's path)"},
     {"`Tab`", "hide or show the panels"},
     {"`F1` or `?`", "show or hide this table of keys"},
-    {"`Esc`", "close the help or the file browser"},
+    {"`Ctrl+E`", "export as the Files panel's export button does (the result streams at full resolution with a progress bar)"},
+    {"`Esc`", "cancel a running export (no file is left); close the help or the file browser"},
     {"drop a file on the window", "open it (a file whose name contains `depth` is taken as the depth map)"},
 };
 

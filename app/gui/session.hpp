@@ -79,6 +79,8 @@ class Session {
   // resampled bilinearly to the image, strokes included). Empty: none.
   const ImageF& edit_depth() const { return used_.empty() ? base01_ : used_; }
   const ImageF& depth_before_refine() const { return painted_.empty() ? base01_ : painted_; }
+  // The raw depth the full pipeline has, the image's size (the edit's where one applies); empty: none.
+  const ImageF& pipeline_depth() const { return used_.empty() ? depth_ : used_; }
   // What the raw-depth view showed last: depth_before_refine() on the depth view's scale (edit_depth()'s
   // min and max map to 0 and 1 as the pipeline maps them; view_images.hpp). Empty: not shown yet, or none.
   const ImageF& raw_depth_view() const { return raw_depth_view_; }
