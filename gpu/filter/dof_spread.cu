@@ -39,6 +39,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <string>
 
 #include "core/dof.hpp"
@@ -1003,6 +1004,21 @@ SpreadFrame spread_frame(const DofArgs& a) {
   return f;
 }
 
+// A kernel's dynamic shared memory limit is one attribute for the whole process, while pipelines on
+// several threads (the tiled executor's workers) launch spread_tile_kernel with windows of their own
+// sizes: the limit only rises, under a lock, so that no thread lowers it below another's launch.
+template <bool Mixed>
+void allow_window_bytes(size_t bytes) {
+  static std::mutex lock;
+  static size_t allowed = 0;
+  std::lock_guard<std::mutex> hold(lock);
+  if (bytes <= allowed) return;
+  const auto kernel = spread_tile_kernel<Mixed>;
+  SATLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+              "spread_tile_kernel shared memory");
+  allowed = bytes;
+}
+
 // The layers' tiles without a split pixel (mixed_tiles false: every tile of the grid) or with one (the
 // `count` tiles of the split list), each layer whose window fits on its own stream.
 void tile_pass(const SpreadFrame& f, bool mixed_tiles, unsigned count) {
@@ -1011,8 +1027,7 @@ void tile_pass(const SpreadFrame& f, bool mixed_tiles, unsigned count) {
     const int R = layer_radius(f.layers, j, f.max_r);
     const size_t bytes = Window(R).bytes();
     const auto kernel = mixed_tiles ? spread_tile_kernel<true> : spread_tile_kernel<false>;
-    SATLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
-                "spread_tile_kernel shared memory");
+    mixed_tiles ? allow_window_bytes<true>(bytes) : allow_window_bytes<false>(bytes);
     kernel<<<mixed_tiles ? dim3(count) : f.tiles, f.block, bytes, cudaStream_t(f.ws.layer[j].stream)>>>(
         f.img, f.coc, f.mixed, f.w, f.h, f.layers, j, R, f.max_r, f.rects, f.rect_counts, f.lin, f.present,
         f.splits, f.split_list, f.corner_table, f.spread + size_t(j) * f.n * 4);
