@@ -154,6 +154,10 @@ int run(int argc, char** argv) {
   app.add_option("--export-tile", gui.export_tile, "Tests: the app's export in tiles of at most this side, written by rows (as render --tile)")
       ->check(CLI::Range(64, 1 << 16))
       ->group("");
+  app.add_option("--max-texture", gui.max_texture,
+                 "Tests: open images larger than this a side as an overview (default: GL_MAX_TEXTURE_SIZE)")
+      ->check(CLI::Range(64, 1 << 20))
+      ->group("");
   app.add_option("--export-band-delay", gui.export_band_delay_ms, "Tests: ms to pause after each band of an export")
       ->check(CLI::Range(0, 10000))
       ->group("");

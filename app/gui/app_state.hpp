@@ -198,6 +198,10 @@ struct AppState {
   bool full_running = false;     // the full frame renders on a worker thread
   int preview_runs = 0;
   std::string frame_note;  // what the pipeline did this frame (scripted runs print it); cleared each frame
+  // Images larger than this a side (GL_MAX_TEXTURE_SIZE, or --max-texture for tests) open as an overview
+  // (Session::open_large); 0: not known yet. resolution_note says what the views show of one.
+  int max_texture = 0;
+  std::string resolution_note;
 
   // Timings of the last frames: the pipeline's stages (and phases), then the display's (interop map,
   // write, unmap; draw; ui). They are those of the kind of run last shown (last_run.preview); the other

@@ -130,17 +130,20 @@ std::vector<std::string> write_export(AppState& s, Session& session, const std::
   FilesState& f = s.files;
   if (f.job) throw Error("an export is running: wait for it or cancel it");
   if (session.input().empty()) throw Error("nothing to export: no image");
-  const bool of_frame = (f.depth && !session.edit_depth().empty()) || (f.coc && s.params.filter == FilterKind::Dof);
+  // The depth and CoC are the full frame's: of an overview, not the file's resolution, so not exported.
+  const bool large = !session.large_path().empty();
+  const bool of_frame =
+      !large && ((f.depth && !session.edit_depth().empty()) || (f.coc && s.params.filter == FilterKind::Dof));
   if (of_frame) session.finish(s);  // the full frame of what is shown, not a preview of it
   if (of_frame && s.pipeline_runs == 0) throw Error("nothing to export yet: the pipeline has not run");
   std::vector<std::string> written;
   const ImageF& depth = session.depth_normalised();
-  if (f.depth && !depth.empty()) {
+  if (f.depth && !depth.empty() && !large) {
     io::save_png16(base + "_depth.png", depth);
     written.push_back(base + "_depth.png");
   }
   const ImageF& coc = session.coc();
-  if (f.coc && !coc.empty() && s.params.filter == FilterKind::Dof) {
+  if (f.coc && !coc.empty() && s.params.filter == FilterKind::Dof && !large) {
     io::save_png(base + "_coc.png", coc_colour_map(coc, s.params.max_radius));
     written.push_back(base + "_coc.png");
   }
@@ -152,8 +155,13 @@ std::vector<std::string> write_export(AppState& s, Session& session, const std::
   if (f.result) {
     StreamExport::Request r;
     r.path = base + ".png";
-    r.image = std::make_shared<const ImageRGBA8>(session.input());
-    if (!session.pipeline_depth().empty()) r.depth = std::make_shared<const ImageF>(session.pipeline_depth());
+    if (!session.large_path().empty()) {  // an overview on screen: the file's own pixels
+      r.file = session.large_path();
+      r.synthetic = s.synthetic;
+    } else {
+      r.image = std::make_shared<const ImageRGBA8>(session.input());
+      if (!session.pipeline_depth().empty()) r.depth = std::make_shared<const ImageF>(session.pipeline_depth());
+    }
     r.params = s.params;
     r.algorithms = s.algorithms;
     r.backend = s.backend;

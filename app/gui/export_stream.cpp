@@ -15,7 +15,7 @@
 namespace satlab::gui {
 
 StreamExport::StreamExport(Request r) : request_(std::move(r)) {
-  rows_total_ = request_.image ? uint64_t(request_.image->height) : 0;
+  if (request_.image) rows_total_ = uint64_t(request_.image->height);
   thread_ = std::thread([this] { run(); });
 }
 
@@ -32,12 +32,16 @@ void StreamExport::run() {
   const auto t0 = std::chrono::steady_clock::now();
   try {
     const Request& r = request_;
-    if (!r.image || r.image->empty()) throw Error("nothing to export: no image");
-    const ImageRGBA8& image = *r.image;
-    const uint32_t w = uint32_t(image.width), h = uint32_t(image.height);
+    std::unique_ptr<io::ImageReader> reader;
+    if (!r.image) reader = io::open_image_reader(r.file);  // the header; rows as the bands ask
+    if (r.image && r.image->empty()) throw Error("nothing to export: no image");
+    const uint32_t w = r.image ? uint32_t(r.image->width) : reader->header().width;
+    const uint32_t h = r.image ? uint32_t(r.image->height) : reader->header().height;
+    rows_total_ = h;
     const ImageF* depth = r.depth && !r.depth->empty() ? r.depth.get() : nullptr;
-    if (depth && (depth->width != image.width || depth->height != image.height || depth->channels != 1))
+    if (depth && (depth->width != int(w) || depth->height != int(h) || depth->channels != 1))
       throw Error("the depth in use is not of the image's size");
+    const bool synthetic = reader && r.synthetic.mode != SyntheticDepth::Mode::None;
     const bool gpu = choose_backend(r.backend).gpu;
     const int workers = gpu ? 2 : 1;  // as `satlab render`: one tile's copies overlap another's kernels
     // The image and depth are in memory already: the tiles' buffers take what is left of the budget.
@@ -48,11 +52,16 @@ void StreamExport::run() {
     RowSource source;
     source.width = w, source.height = h;
     source.read = [&](uint32_t y0, uint32_t y1, uint8_t* rgba8, size_t stride) {
+      if (reader) return reader->read_rows(y0, y1, rgba8, stride);
       for (uint32_t y = y0; y < y1; ++y)
-        std::memcpy(rgba8 + size_t(y - y0) * stride, image.px(0, int(y)), size_t(w) * 4);
+        std::memcpy(rgba8 + size_t(y - y0) * stride, r.image->px(0, int(y)), size_t(w) * 4);
     };
     DepthSource depth_source;
     depth_source.width = w, depth_source.height = h;
+    if (synthetic)
+      depth_source.read = [&](uint32_t y0, uint32_t y1, float* d, size_t stride) {
+        synthetic_depth_rows(r.synthetic, int(w), int(h), int(y0), int(y1), d, stride);
+      };
     if (depth)
       depth_source.read = [&](uint32_t y0, uint32_t y1, float* d, size_t stride) {
         for (uint32_t y = y0; y < y1; ++y)
@@ -83,8 +92,8 @@ void StreamExport::run() {
       return pipe;
     };
     const TiledReport report =
-        run_tiled(source, depth ? &depth_source : nullptr, r.params, plan, make_pipeline, sink, workers,
-                  [&](const TiledProgress& t) {
+        run_tiled(source, depth || synthetic ? &depth_source : nullptr, r.params, plan, make_pipeline, sink,
+                  workers, [&](const TiledProgress& t) {
                     rows_done_ = t.rows_done;
                     if (r.band_delay_ms > 0 && t.rows_done < t.rows_total)
                       std::this_thread::sleep_for(std::chrono::milliseconds(r.band_delay_ms));

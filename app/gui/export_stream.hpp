@@ -15,6 +15,7 @@
 #include "core/image.hpp"
 #include "core/params.hpp"
 #include "core/pipeline.hpp"
+#include "core/synthetic_depth.hpp"
 
 namespace satlab::gui {
 
@@ -22,7 +23,9 @@ class StreamExport {
  public:
   struct Request {
     std::string path;                         // the file to write (.png, .tif, .jpg)
-    std::shared_ptr<const ImageRGBA8> image;  // the image as the pipeline has it
+    std::shared_ptr<const ImageRGBA8> image;  // the image as the pipeline has it; null: read from `file`
+    std::string file;                         // read by rows (an image opened as an overview)
+    SyntheticDepth synthetic;                 // with `file`: its depth, made by rows (mode none: no depth)
     std::shared_ptr<const ImageF> depth;      // the raw depth the pipeline has, the image's size; null: none
     Params params;
     Algorithms algorithms;

@@ -105,6 +105,8 @@ int run(const Options& o) {
   s.continuous = o.continuous;
   s.files.max_tile = o.export_tile;
   s.files.band_delay_ms = o.export_band_delay_ms;
+  s.max_texture = o.max_texture;
+  if (s.max_texture <= 0) glGetIntegerv(GL_MAX_TEXTURE_SIZE, &s.max_texture);
   s.surface_name = surface.describe();
   Session session;
   Viewer viewer;

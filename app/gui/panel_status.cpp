@@ -41,7 +41,7 @@ void draw_status_overlay(const AppState& s, float x, float y, unsigned legend_te
     ImGui::SameLine();
     ImGui::TextDisabled("focus sweep %.2f (any key stops)", s.params.focus);
   }
-  if (s.showing_preview) {  // the pipeline's views show a preview, not the full frame
+  if (s.showing_preview && s.resolution_note.empty()) {  // the pipeline's views show a preview, not the full frame
     const RunInfo& r = s.last_run;
     ImGui::TextColored(ImVec4(0.95f, 0.65f, 0.3f, 1.f), "preview %dx%d of %dx%d%s", r.width, r.height,
                        r.image_width, r.image_height,
@@ -49,6 +49,7 @@ void draw_status_overlay(const AppState& s, float x, float y, unsigned legend_te
                        : s.interacting ? ": full frame on release"
                                        : "");
   }
+  if (!s.resolution_note.empty()) ImGui::TextColored(ImVec4(0.55f, 0.8f, 1.f, 1.f), "%s", s.resolution_note.c_str());
   if (s.view == View::Diff && !s.view_note.empty()) ImGui::TextUnformatted(s.view_note.c_str());
   if (!s.pixel_info.empty()) ImGui::TextUnformatted(s.pixel_info.c_str());
   if (legend_texture) {

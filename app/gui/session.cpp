@@ -78,6 +78,7 @@ void Session::set_backend(AppState& s) { load(s, image_, depth_); }  // copies: 
 void Session::open(AppState& s, const std::string& image_path, const std::string& depth_path) {
   const bool bundled = image_path.empty();
   const std::string path = bundled ? io::default_scene_image() : image_path;
+  if (!bundled && open_large(s, path)) return;
   // The depth map named, else the one beside the image (NAME.depth.png, NAME_depth.png), else the one
   // embedded in the image (its depth_path is then the image's own), else synthetic.
   std::string dpath = !depth_path.empty() ? depth_path
@@ -93,6 +94,8 @@ void Session::open(AppState& s, const std::string& image_path, const std::string
   else raw = make_synthetic_depth(s.synthetic, image.width, image.height);  // empty for mode none
   ImageF depth = raw.empty() ? ImageF() : io::resample_depth(raw, image.width, image.height);
   load(s, std::move(image), std::move(depth));
+  large_ = Large();
+  s.resolution_note.clear();
   raw_ = std::move(raw);
   raw_confidence_ = ImageF();
   s.image_path = path;
@@ -157,6 +160,8 @@ void Session::score_against_truth(AppState& s) {
 }
 
 void Session::open_depth(AppState& s, const std::string& depth_path) {
+  if (large_.factor)
+    throw Error(depth_path + ": " + large_.path + " is open as an overview, which takes synthetic depth only");
   io::LoadInfo dinfo;
   ImageF raw = io::load_depth(depth_path, image_info_, &dinfo);
   ImageF depth = io::resample_depth(raw, image_.width, image_.height);
@@ -229,6 +234,7 @@ bool Session::update(AppState& s) {
     }
   collect_full(s, false);
   if (image_.empty()) return std::exchange(unseen_, false);
+  if (large_.factor) return update_large(s);
   const bool changed = s.params_changed || s.continuous;
   if (changed) s.params_changed = false, ++generation_;
   // A preview on screen follows the view (zoom, pan, window size), as a change would.

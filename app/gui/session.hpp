@@ -12,6 +12,7 @@
 #include "app/io/image_io.hpp"
 #include "core/image.hpp"
 #include "core/pipeline.hpp"
+#include "core/preview.hpp"
 
 namespace satlab::gui {
 
@@ -81,6 +82,8 @@ class Session {
   const ImageF& depth_before_refine() const { return painted_.empty() ? base01_ : painted_; }
   // The raw depth the full pipeline has, the image's size (the edit's where one applies); empty: none.
   const ImageF& pipeline_depth() const { return used_.empty() ? depth_ : used_; }
+  // The file of an image opened as an overview (too large to display or decode whole); "" otherwise.
+  const std::string& large_path() const { return large_.path; }
   // What the raw-depth view showed last: depth_before_refine() on the depth view's scale (edit_depth()'s
   // min and max map to 0 and 1 as the pipeline maps them; view_images.hpp). Empty: not shown yet, or none.
   const ImageF& raw_depth_view() const { return raw_depth_view_; }
@@ -140,6 +143,23 @@ class Session {
     double ms = 0;
     unsigned generation = 0;
   } worker_;
+  // An image too large for one texture or for a whole decode within the memory budget
+  // (session_large.cpp): image_ is its overview (every factor x factor block of the file averaged, read
+  // by rows), the full pipeline filters the overview with the parameters scaled to it, and a view zoomed
+  // past the overview's pixels shows the visible region decoded from the file at the display's
+  // resolution (a power-of-2 fraction of the file's), filtered by the preview's pipeline.
+  struct Large {
+    std::string path;
+    uint32_t width = 0, height = 0;  // the file's
+    uint32_t factor = 0;             // file pixels per overview pixel, a side; 0: not opened as an overview
+  } large_;
+  // Opens `path` as an overview where it is too large; false (nothing done) where it is not.
+  bool open_large(AppState& s, const std::string& path);
+  bool update_large(AppState& s);  // update() for an overview
+  void run_detail(AppState& s);    // throws satlab::Error
+  Params frame_params(const AppState& s) const;  // s.params, scaled to the overview for one
+  PixelRect detail_region_;                      // file pixels of the last detail (its inputs)
+  uint32_t detail_factor_ = 0;                   // file pixels per detail pixel, a side
   // The depth edit (depth_edit.hpp): undo/redo/clear/save requests, then paint and refine when needed.
   void handle_edit_requests(AppState& s);
   void apply_edit(AppState& s);  // throws satlab::Error

@@ -91,7 +91,7 @@ bool Session::run_full(AppState& s) {
   result_ = nullptr;
   const auto t0 = Clock::now();
   try {
-    p.set_params(s.params);
+    p.set_params(frame_params(s));
     p.set_every_stage(s.continuous);  // "run every frame": every row a warm time of this frame
     p.run();
   } catch (const Error& e) {
@@ -195,7 +195,7 @@ void Session::run_preview(AppState& s) {
 void Session::start_full(AppState& s) {
   if (worker_.active) return;  // collect_full starts the next one
   try {
-    pipeline_->set_params(s.params);
+    pipeline_->set_params(frame_params(s));
     pipeline_->set_every_stage(false);
   } catch (const Error& e) {
     s.error = std::string("the pipeline failed: ") + e.what();
@@ -296,8 +296,14 @@ bool Session::depth_at(int x, int y, float* d) {
 void Session::upload_preview(ViewerTexture& t, View view) {
   const PreviewPlan& p = preview_plan_;
   const float iw = float(image_.width), ih = float(image_.height);
-  t.set_coverage(float(p.source.x0) / iw, float(p.source.y0) / ih, float(p.source.x1) / iw,
-                 float(p.source.y1) / ih);
+  if (large_.factor) {  // a detail: file pixels
+    const PixelRect& r = detail_region_;
+    const float fw = float(large_.width), fh = float(large_.height);
+    t.set_coverage(float(r.x0) / fw, float(r.y0) / fh, float(r.x1) / fw, float(r.y1) / fh);
+  } else {
+    t.set_coverage(float(p.source.x0) / iw, float(p.source.y0) / ih, float(p.source.x1) / iw,
+                   float(p.source.y1) / ih);
+  }
   switch (view) {
     case View::Result:
       t.upload(preview_->result());

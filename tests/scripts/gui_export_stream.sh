@@ -5,6 +5,9 @@
 # during an export cancels it, leaving no result and no temporary file (the other exports stay). Small
 # tiles (--export-tile) give several bands, and a pause after each (--export-band-delay) lets the Esc land
 # while the export runs.
+# An image wider than the texture limit (forced small by --max-texture) opens as an overview of 1/4,
+# zooming in decodes the visible region from the file at 1/2, then 1/1, and its export (from the file, not
+# the overview) equals the whole-image `satlab render` of the file byte for byte.
 # Usage: gui_export_stream.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 . "$(dirname "$0")/lib/common.sh"
 need_python3 "to write the test image"
@@ -49,4 +52,23 @@ grep -q "^satlab: export cancelled: no result written" "$tmp/cancel.log" ||
 grep -q "^satlab: exported" "$tmp/cancel.log" && { cat "$tmp/cancel.log"; fail "a cancelled export reported files"; }
 [ "$(cd "$tmp/cancel" && ls -A | tr '\n' ' ')" = "$others " ] ||
   { ls -A "$tmp/cancel"; fail "a cancelled export left a result or a temporary file"; }
-echo "export: equal to satlab render byte for byte; cancel leaves no result"
+
+# Larger than a texture: 2600 x 200 with textures of at most 1024 a side, in a 1000 x 600 window.
+python3 "$src/tests/scripts/stream_images.py" png "$tmp/wide.png" 2600 200 || fail "cannot write the wide image"
+mkdir "$tmp/large"
+printf '%s\n' "2 move 300 300" "4 wheel 3" "7 wheel 3" "10 wheel 3" "12 ctrl E" >"$tmp/large.txt"
+(cd "$tmp/large" && headless "${args[@]}" --size 1000x600 --frames 14 --max-texture 1024 \
+  --input-script "$tmp/large.txt" "$tmp/wide.png") >"$tmp/large.log" 2>&1 ||
+  { cat "$tmp/large.log"; fail "the large image's run failed"; }
+python3 - "$tmp/large.log" <<'PY' || { cat "$tmp/large.log"; fail "the large image's levels"; }
+import re, sys
+log = open(sys.argv[1]).read()
+assert re.search(r"^satlab: frame 0: full 650x50, .* \(overview 1/4 of 2600x200\)", log, re.M), "no overview first"
+levels = [int(m) for m in re.findall(r"^satlab: frame \d+: detail \d+x\d+ at 1/(\d) of 2600x200", log, re.M)]
+assert levels and levels[0] == 2 and levels[-1] == 1 and levels == sorted(levels, reverse=True), f"detail levels {levels}"
+print(f"large image: overview 1/4, then detail at 1/{', 1/'.join(map(str, levels))} as the view zooms in")
+PY
+"$bin" render "${args[@]}" --image "$tmp/wide.png" --out "$tmp/wide_render.png" >/dev/null 2>"$tmp/err" ||
+  { cat "$tmp/err"; fail "satlab render of the wide image failed"; }
+cmp "$tmp/wide_render.png" "$tmp/large/wide_dof_f0.40_a40_r9.png" || fail "the large image's export differs from satlab render's"
+echo "export: equal to satlab render byte for byte; cancel leaves no result; a large image opens as an overview"
