@@ -35,7 +35,12 @@ std::string size_text(uint64_t w, uint64_t h) {
 
 bool Session::open_large(AppState& s, const std::string& path) {
   if (io::row_format(path).empty()) return false;  // read whole by its loader
-  std::unique_ptr<io::ImageReader> reader = io::open_image_reader(path);
+  std::unique_ptr<io::ImageReader> reader;
+  try {
+    reader = io::open_image_reader(path);
+  } catch (const Error&) {
+    return false;  // the whole-image loader says what is wrong with it (or reads what rows cannot)
+  }
   const io::StreamHeader& hd = reader->header();
   io::check_pixel_limit(path, hd.width, hd.height);
   const uint64_t limit = s.max_texture > 0 ? uint64_t(s.max_texture) : uint64_t(1) << 14;

@@ -26,7 +26,7 @@ base=img_dof_f0.40_a40_r9
 others="${base}_coc.png ${base}_depth.png ${base}_timings.csv ${base}_timings.json"
 
 # A whole export: the result and the other files, the result streamed in bands of 64 rows.
-app full 50 "3 ctrl E"
+app full 150 "3 ctrl E"
 grep -q "^satlab: exported \./$base.png$" "$tmp/full.log" || { cat "$tmp/full.log"; fail "no result exported"; }
 [ "$(cd "$tmp/full" && ls | tr '\n' ' ')" = "$base.png $others " ] ||
   { ls -A "$tmp/full"; fail "the export folder holds other files than the export's"; }
