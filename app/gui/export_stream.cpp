@@ -6,6 +6,7 @@
 
 #include "app/cli/render_stream.hpp"
 #include "app/io/image_io.hpp"
+#include "app/io/reduced_read.hpp"
 #include "app/io/stream_io.hpp"
 #include "app/ops/backend_choice.hpp"
 #include "app/ops/memory_budget.hpp"
@@ -33,7 +34,7 @@ void StreamExport::run() {
   try {
     const Request& r = request_;
     std::unique_ptr<io::ImageReader> reader;
-    if (!r.image) reader = io::open_image_reader(r.file);  // the header; rows as the bands ask
+    if (!r.image) reader = io::open_srgb_reader(r.file);  // the header; rows as the bands ask
     if (r.image && r.image->empty()) throw Error("nothing to export: no image");
     const uint32_t w = r.image ? uint32_t(r.image->width) : reader->header().width;
     const uint32_t h = r.image ? uint32_t(r.image->height) : reader->header().height;

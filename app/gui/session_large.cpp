@@ -37,7 +37,7 @@ bool Session::open_large(AppState& s, const std::string& path) {
   if (io::row_format(path).empty()) return false;  // read whole by its loader
   std::unique_ptr<io::ImageReader> reader;
   try {
-    reader = io::open_image_reader(path);
+    reader = io::open_srgb_reader(path);
   } catch (const Error&) {
     return false;  // the whole-image loader says what is wrong with it (or reads what rows cannot)
   }
@@ -47,6 +47,10 @@ bool Session::open_large(AppState& s, const std::string& path) {
   const bool too_wide = hd.width > limit || hd.height > limit;
   const bool too_big = uint64_t(hd.width) * hd.height * io::kHostBytesPerPixel > default_memory_budget(false);
   if (!too_wide && !too_big) return false;
+  if (hd.orientation >= 2 && hd.orientation <= 8)
+    throw Error(path + ": " + size_text(hd.width, hd.height) +
+                " is too large to open whole, and its orientation tag (" + std::to_string(hd.orientation) +
+                ") turns the image, which an overview read by rows does not do");
   const uint32_t factor =
       io::reduction_factor(hd.width, hd.height, uint32_t(std::min<uint64_t>(limit, kOverviewSide)));
   ImageRGBA8 overview = io::read_reduced(*reader, {0, 0, int(hd.width), int(hd.height)}, factor);
@@ -126,8 +130,8 @@ void Session::run_detail(AppState& s) {
   const auto t0 = std::chrono::steady_clock::now();
   double inputs_ms = -1;
   if (region != detail_region_ || rf != detail_factor_) {
-    detail_region_ = PixelRect(), detail_factor_ = 0;                              // until made
-    std::unique_ptr<io::ImageReader> reader = io::open_image_reader(large_.path);  // PNG, JPEG: forward only
+    detail_region_ = PixelRect(), detail_factor_ = 0;                             // until made
+    std::unique_ptr<io::ImageReader> reader = io::open_srgb_reader(large_.path);  // PNG, JPEG: forward only
     ImageRGBA8 img = io::read_reduced(*reader, region, rf);
     // The synthetic depth of the file's pixel at each block's centre (one file row a block row).
     ImageF depth;

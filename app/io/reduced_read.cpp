@@ -2,11 +2,42 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "app/io/icc.hpp"
 #include "core/error.hpp"
 
 namespace satlab::io {
+namespace {
+
+class SrgbReader : public ImageReader {
+ public:
+  explicit SrgbReader(std::unique_ptr<ImageReader> inner) : inner_(std::move(inner)) {
+    header_ = inner_->header();
+    if (!header_.icc.empty()) icc_ = std::make_unique<SrgbConverter>(header_.icc);
+  }
+  void read_rows(uint32_t y0, uint32_t y1, uint8_t* rgba8, size_t stride, uint16_t* rgba16,
+                 size_t stride16) override {
+    inner_->read_rows(y0, y1, rgba8, stride, rgba16, stride16);
+    if (icc_)
+      for (uint32_t y = y0; y < y1; ++y) icc_->run(rgba8 + size_t(y - y0) * stride, header_.width);
+    notes_ = inner_->notes();
+    if (icc_)
+      notes_.push_back(icc_->why_not().empty() ? "ICC profile converted to sRGB"
+                                               : icc_->why_not() + ": colours are shown as if sRGB");
+  }
+
+ private:
+  std::unique_ptr<ImageReader> inner_;
+  std::unique_ptr<SrgbConverter> icc_;
+};
+
+}  // namespace
+
+std::unique_ptr<ImageReader> open_srgb_reader(const std::string& path) {
+  return std::make_unique<SrgbReader>(open_image_reader(path));
+}
 
 uint32_t reduction_factor(uint32_t width, uint32_t height, uint32_t max_side) {
   max_side = std::max<uint32_t>(max_side, 1);

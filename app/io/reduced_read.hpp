@@ -5,12 +5,19 @@
 // only forward, so a region of those decodes every row above it again (the reader's cost, not its memory).
 #pragma once
 #include <cstdint>
+#include <memory>
+#include <string>
 
 #include "app/io/stream_io.hpp"
 #include "core/image.hpp"
 #include "core/preview.hpp"
 
 namespace satlab::io {
+
+// Opens `path` as open_image_reader does, its rows converted from its ICC profile (if any) to sRGB as the
+// whole-image loader and `satlab render`'s streaming path convert them (8-bit rows; 16-bit ones are given
+// as stored). The orientation is not applied (header().orientation says whether the file has one).
+std::unique_ptr<ImageReader> open_srgb_reader(const std::string& path);
 
 // The smallest power of 2 f such that ceil(width / f) and ceil(height / f) are at most max_side (>= 1).
 uint32_t reduction_factor(uint32_t width, uint32_t height, uint32_t max_side);

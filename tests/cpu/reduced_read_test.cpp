@@ -4,12 +4,17 @@
 
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <vector>
 
+#include "app/io/icc.hpp"
 #include "app/io/image_io.hpp"
 #include "app/io/stream_io.hpp"
 #include "core/error.hpp"
@@ -94,5 +99,46 @@ TEST(ReducedRead, ARegionOutsideTheImageOrAFactorOf0IsRefusedInOneLine) {
         io::read_reduced(*reader, {0, 0, 9, 5}, 0);
       },
       "read_reduced", "factor 0");
+  std::remove(path.c_str());
+}
+
+namespace {
+
+// `png` with an iCCP chunk holding `profile` after its IHDR (which a PNG's first 33 bytes are).
+std::vector<uint8_t> with_icc(const std::vector<uint8_t>& png, const std::vector<uint8_t>& profile) {
+  uLongf packed_size = compressBound(uLong(profile.size()));
+  std::vector<uint8_t> packed(packed_size);
+  EXPECT_EQ(compress(packed.data(), &packed_size, profile.data(), uLong(profile.size())), Z_OK);
+  std::vector<uint8_t> data = {'i', 'C', 'C', 'P', 'p', '3', 0, 0};
+  data.insert(data.end(), packed.begin(), packed.begin() + long(packed_size));
+  const uint32_t n = uint32_t(data.size() - 4), crc = uint32_t(crc32(0, data.data(), uInt(data.size())));
+  std::vector<uint8_t> chunk = {uint8_t(n >> 24), uint8_t(n >> 16), uint8_t(n >> 8), uint8_t(n)};
+  chunk.insert(chunk.end(), data.begin(), data.end());
+  for (int k = 3; k >= 0; --k) chunk.push_back(uint8_t(crc >> (8 * k)));
+  std::vector<uint8_t> out(png.begin(), png.begin() + 33);
+  out.insert(out.end(), chunk.begin(), chunk.end());
+  out.insert(out.end(), png.begin() + 33, png.end());
+  return out;
+}
+
+}  // namespace
+
+TEST(ReducedRead, SrgbReaderConvertsTheIccProfileAsTheWholeImageLoaderDoes) {
+  const std::vector<uint8_t> p3 = io::make_rgb_profile(true);
+  if (p3.empty()) GTEST_SKIP() << "lcms2 is not installed";
+  test::SeededRng rng;
+  const ImageRGBA8 img = test::random_image(23, 17, rng());
+  const std::string path = ::testing::TempDir() + "satlab_reduced_icc_" + std::to_string(::getpid()) + ".png";
+  io::save_png(path, img);
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<uint8_t> png((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  const std::vector<uint8_t> tagged = with_icc(png, p3);
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(tagged.data()), long(tagged.size()));
+  const ImageRGBA8 whole = io::load_image(path);
+  ASSERT_NE(whole.data, img.data) << "the loader did not apply the profile: the test proves nothing";
+  auto reader = io::open_srgb_reader(path);
+  ASSERT_EQ(reader->header().icc, p3);
+  expect_same(io::read_reduced(*reader, {0, 0, 23, 17}, 1, 5), whole);
   std::remove(path.c_str());
 }
