@@ -330,9 +330,10 @@ void add_render_command(CLI::App& app, Action& action) {
   sub->add_option("--reduce", o->algorithms.reduction,
                   "Min/max reduction of the depth normalisation by registry name (the CPU backend: cpu)");
   sub->add_option("--memory-budget", o->memory_budget,
-                  "Host (and GPU) memory an image may take, e.g. 512M, 4G (default: half the available memory, on "
-                  "the GPU at most 3/4 of its free memory). A TIFF, PNG or JPEG larger than the whole-image path "
-                  "takes within it is streamed in tiles that fit; a budget too small for one tile is refused")
+                  "Host (and GPU) memory an image may take, e.g. 512M, 4G (default: half the available memory, "
+                  "at most 3 GiB; on the GPU at most 3/4 of its free memory). A TIFF, PNG or JPEG larger than the "
+                  "whole-image path takes within it is streamed in tiles that fit; a budget too small for one tile "
+                  "is refused")
       ->check(CLI::Validator(
           [](std::string& v) {
             try {

@@ -135,11 +135,12 @@ void run_line(const AppState& s) {
   if (r.width == 0) return;
   const ImVec4 warn(0.95f, 0.65f, 0.3f, 1.f);
   if (!r.preview) {
-    ImGui::Text("full %dx%d: %.1f ms%s", r.width, r.height, r.ms, r.cold ? " (cold)" : "");
+    ImGui::Text("full %dx%d: host wall %.1f ms%s", r.width, r.height, r.ms, r.cold ? " (cold)" : "");
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip(
-          "the last run: the whole image at full resolution, %.1f ms wall clock%s.\nOver the "
-          "frame budget (%.0f ms), a change shows a preview of the visible region first",
+          "the last run: the whole image at full resolution, %.1f ms by the host's clock around run()%s.\n"
+          "A GPU backend's run() returns once its work is queued: its stages' own times are the rows "
+          "below.\nOver the frame budget (%.0f ms), a change shows a preview of the visible region first",
           r.ms, r.cold ? ", a cold run (allocations, first touches)" : "", AppState::kFrameBudgetMs);
     return;
   }

@@ -68,7 +68,10 @@ std::string format_bytes(uint64_t bytes) {
 
 size_t default_memory_budget(bool gpu) {
   const uint64_t host = io::host_memory_available();
-  uint64_t budget = host ? host / 2 : uint64_t(1) << 30;
+  // At most 3 GiB: larger tiles save little halo work, and a 4 Gpx render then stays within 4 GB of host
+  // memory whatever the machine has (H200, 2026-11-28: the uncapped 62.5 GiB default held 16 GiB of RSS
+  // and 37 GiB of device memory streaming 1 Gpx, no faster).
+  uint64_t budget = std::min<uint64_t>(host ? host / 2 : uint64_t(1) << 30, uint64_t(3) << 30);
   if (gpu) {
     const gpu::DeviceInfo& dev = gpu::probe();
     const size_t used = gpu::device_memory_in_use();

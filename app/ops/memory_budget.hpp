@@ -14,8 +14,8 @@ size_t parse_memory_size(const std::string& text);
 // "512 MiB", "1.50 GiB".
 std::string format_bytes(uint64_t bytes);
 
-// The default budget: half of the host memory available (MemAvailable), and with `gpu` no more than
-// three quarters of the device memory free now; 1 GiB where MemAvailable cannot be read.
+// The default budget: half of the host memory available (MemAvailable), at most 3 GiB, and with `gpu` no
+// more than three quarters of the device memory free now; 1 GiB where MemAvailable cannot be read.
 size_t default_memory_budget(bool gpu);
 
 // The process's resident set now and at its peak (VmRSS, VmHWM of /proc/self/status), bytes; 0 where
