@@ -317,7 +317,7 @@ ImageF Session::difference_to_reference(AppState& s) {
   reference->set_image(image_);
   const ImageF& depth = used_.empty() ? depth_ : used_;  // what the backend was given
   if (!depth.empty()) reference->set_depth(depth);
-  reference->set_params(s.params);
+  reference->set_params(frame_params(s));  // an overview's are scaled to it
   reference->run();
   Difference d = gui::difference(result(), reference->result());
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
