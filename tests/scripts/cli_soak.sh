@@ -3,11 +3,11 @@
 # sizes, each seen before measuring starts) must not grow host memory by more than a few MB.
 . "$(dirname "$0")/lib/common.sh"
 need_scene
-frames=560 drift=8
+frames=280 drift=8
 if sanitized; then
   # ASan keeps freed blocks in quarantine and its allocator caches by design, so RSS drift says nothing
   # there: the sanitizer build runs fewer frames for memory errors and leaks; the ci build checks drift.
-  frames=140 drift=100000
+  frames=70 drift=100000
   echo "NOTE: sanitizer build: memory drift not checked here (ASan quarantine), only errors and leaks"
 fi
 out=$("$bin" soak --frames $frames --resize-every 20 --max-drift-mb $drift --backend cpu 2>&1) || { echo "$out"; fail soak; }
