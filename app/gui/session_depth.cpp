@@ -95,6 +95,9 @@ void Session::apply_edit(AppState& s) {
   edit_dirty_ = false;
   DepthEditState& e = s.depth_edit;
   const bool strokes = !e.history.strokes().empty() || e.painting;
+  // No strokes: nothing to repaint. Left set, strokes_dirty_ would mark the edit dirty again at every
+  // frame, and the refiner and a pipeline run would follow at every frame with no input.
+  if (!strokes) strokes_dirty_ = false;
   // Strokes are painted at the image's size over the raw depth; without them the refiner takes the raw
   // depth at its own size (a phone's map: a fraction of the image's).
   e.resolved.clear();
