@@ -263,7 +263,8 @@ void add_bench_stream_command(CLI::App& app, Action& action) {
   sub->add_option("--radius", o->radius, "Box radius, or the dof filter's max radius")
       ->check(CLI::Range(1, 255));
   sub->add_option("--dof-mode", o->dof_mode, "The dof filter's mode (default: render's)");
-  sub->add_option("--memory-budget", o->memory_budget, "Passed to render (default: render's default)");
+  sub->add_option("--memory-budget", o->memory_budget, "Passed to render (default: render's default)")
+      ->check(CLI::Validator([](std::string& v) { return memory_size_error(v); }, "SIZE"));
   sub->add_option("--tile", o->tile,
                   "Passed to render: the largest tile side (default: as the budget allows)")
       ->check(CLI::Range(64, 1 << 20));

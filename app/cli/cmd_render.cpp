@@ -334,16 +334,7 @@ void add_render_command(CLI::App& app, Action& action) {
                   "at most 3 GiB; on the GPU at most 3/4 of its free memory). A TIFF, PNG or JPEG larger than the "
                   "whole-image path takes within it is streamed in tiles that fit; a budget too small for one tile "
                   "is refused")
-      ->check(CLI::Validator(
-          [](std::string& v) {
-            try {
-              parse_memory_size(v);
-              return std::string();
-            } catch (const Error& e) {
-              return std::string(e.what());
-            }
-          },
-          "SIZE"));
+      ->check(CLI::Validator([](std::string& v) { return memory_size_error(v); }, "SIZE"));
   sub->add_option("--tile", o->tile,
                   "Stream in tiles of at most this side whatever the image's size (TIFF, PNG and JPEG input; "
                   "TIFF, PNG or JPEG output): for tests and measurements")

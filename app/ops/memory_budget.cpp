@@ -56,6 +56,15 @@ size_t parse_memory_size(const std::string& text) {
   return size_t(bytes);
 }
 
+std::string memory_size_error(const std::string& text) {
+  try {
+    parse_memory_size(text);
+    return std::string();
+  } catch (const Error& e) {
+    return e.what();
+  }
+}
+
 std::string format_bytes(uint64_t bytes) {
   char buf[32];
   if (bytes >= (uint64_t(1) << 30))

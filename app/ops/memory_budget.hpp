@@ -11,6 +11,8 @@ namespace satlab {
 
 // Throws satlab::Error "--memory-budget: expected a size such as 512M or 4G, got 'TEXT'" on anything else.
 size_t parse_memory_size(const std::string& text);
+// "" when parse_memory_size takes `text`, else its one-line error: the check of every --memory-budget option.
+std::string memory_size_error(const std::string& text);
 // "512 MiB", "1.50 GiB".
 std::string format_bytes(uint64_t bytes);
 
