@@ -84,6 +84,10 @@ class Pipeline {
   virtual const ImageRGBA8& result() = 0;
   virtual const ImageF& depth_normalised() = 0;  // d in [0,1]
   virtual const ImageF& coc() = 0;               // signed CoC radius in pixels, clamped to max_radius
+  // `region` of the last result (within it) into rows of `dst`, `stride` bytes apart: what a tile of a
+  // larger image gives back (core/tiled.hpp), without the whole frame's download (the GPU backend copies
+  // the region alone, through pinned memory). Throws satlab::Error for a region outside the result.
+  virtual void read_result(const PixelRect& region, uint8_t* dst, size_t stride);
 
   // The stages of the last timed run, in order (StageTiming::run says which run that was).
   virtual const std::vector<StageTiming>& timings() const = 0;

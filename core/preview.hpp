@@ -15,16 +15,6 @@
 
 namespace satlab {
 
-// Pixels [x0, x1) x [y0, y1).
-struct PixelRect {
-  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-  int width() const { return x1 - x0; }
-  int height() const { return y1 - y0; }
-  bool empty() const { return x1 <= x0 || y1 <= y0; }
-  bool operator==(const PixelRect& o) const { return x0 == o.x0 && y0 == o.y0 && x1 == o.x1 && y1 == o.y1; }
-  bool operator!=(const PixelRect& o) const { return !(*this == o); }
-};
-
 // `p` for the image downscaled by `scale` (output pixels per input pixel, in (0, 1]): every length in
 // pixels scaled, box_radius (rounded), max_radius and aperture (K: the CoC in pixels per unit of inverse
 // depth), and the highlight sprite cap by scale^2 (the highlights found scale with the area; at least 1).

@@ -46,6 +46,13 @@ struct Axis {
   double work() const { return double(tiles()) * double(extent); }  // the pixels the frames span, summed
 };
 
+// The rows the executor's rings hold for an axis of rows: a band's frame and the next band's rows (the
+// alignment may start a frame kAlign - 1 rows lower), so that the next band is read while this one is
+// filtered; at most the image's.
+inline uint32_t ring_rows(const Axis& rows) {
+  return uint32_t(std::min<uint64_t>(uint64_t(rows.extent) + rows.tile + kAlign, rows.n));
+}
+
 // Throws satlab::Error unless w x h is a size the executor takes (no empty side, none over 2^31 - 1).
 inline void check_size(uint32_t w, uint32_t h, const char* what) {
   if (w == 0 || h == 0)

@@ -68,10 +68,14 @@ FrameBytes frame_bytes(const Params& p, bool gpu, double fw, double fh) {
 FrameBytes plan_bytes(uint32_t w, uint32_t h, const Params& p, bool gpu, int workers, uint32_t tw,
                       uint32_t th, uint32_t halo) {
   const bool dof = p.filter == FilterKind::Dof;
-  const double rows = Axis(h, th, halo).extent, cols = Axis(w, tw, halo).extent;
+  const Axis ay(h, th, halo);
+  const double rows = ay.extent, cols = Axis(w, tw, halo).extent;
   const double staging = (dof ? 8 : 4) * rows * cols;  // a tile's image and depth
   FrameBytes b = frame_bytes(p, gpu, cols, rows);
-  const double rings = (dof ? 8 : 4) * rows * double(w), result_rows = 4 * double(th) * double(w);
+  // The rings hold a band's frame and the next band's rows (read while it is filtered), the result rows two
+  // bands (one filtered while the last is written).
+  const double rings = (dof ? 8 : 4) * double(tiling::ring_rows(ay)) * double(w),
+               result_rows = 2 * 4 * double(std::min(th, h)) * double(w);
   // A tile's buffers as measured (a CPU pipeline's peak resident bytes per pixel within 5% of frame_bytes'),
   // and a margin for the moments where a buffer of a new size and the old one are both held (tiles at the
   // image's edges are smaller) and for the allocator: tiled runs peaked 4-12% above the buffers' sum.

@@ -1,12 +1,14 @@
 // The tiled executor (core/tiled.hpp; its planner: core/tile_plan.cpp). Memory: two ring buffers of the rows
-// one band needs (image and raw depth, full width), the band's result rows, and per worker one tile with its
-// halo (staging and the pipeline's own buffers): nothing grows with the image's height, and only the rings
-// and the result rows with its width.
+// a band and the next need (image and raw depth, full width), two bands' result rows, and per worker one
+// tile with its halo (staging and the pipeline's own buffers): nothing grows with the image's height, and
+// only the rings and the result rows with its width.
 #include "core/tiled.hpp"
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -148,9 +150,69 @@ FrameStats depth_frame_stats(const DepthSource& depth, uint32_t band_rows, const
   return s;
 }
 
+namespace {
+
+// Busy time of a stage, in seconds, added to `sum` when it leaves scope.
+class BusyClock {
+ public:
+  explicit BusyClock(double& sum) : sum_(sum), t0_(std::chrono::steady_clock::now()) {}
+  ~BusyClock() { sum_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+
+ private:
+  double& sum_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
+// The three stages' hand-offs: bands read, bands filtered, bands written (counts from the top), and the
+// first failure of any stage, which stops the others at their next wait.
+class BandFlow {
+ public:
+  // Waits until ready() holds or a stage failed (then false).
+  template <typename Ready>
+  bool wait(const Ready& ready) {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [&] { return failed_ || ready(); });
+    return !failed_;
+  }
+  void set(uint32_t& counter, uint32_t value) {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      counter = value;
+    }
+    cv_.notify_all();
+  }
+  void fail(std::exception_ptr e) {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      if (!error_) error_ = e;
+      failed_ = true;
+    }
+    cv_.notify_all();
+  }
+  void stop() { fail(nullptr); }
+  void rethrow() {
+    std::lock_guard<std::mutex> lock(m_);
+    if (error_) std::rethrow_exception(error_);
+  }
+  uint32_t get(const uint32_t& counter) {
+    std::lock_guard<std::mutex> lock(m_);
+    return counter;
+  }
+  uint32_t read = 0, filtered = 0, written = 0;  // bands, guarded by the mutex
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool failed_ = false;
+  std::exception_ptr error_;
+};
+
+}  // namespace
+
 TiledReport run_tiled(const RowSource& image, const DepthSource* depth, const Params& p, const TilePlan& plan,
                       const std::function<std::unique_ptr<Pipeline>()>& make_pipeline, const RowSink& out,
                       int workers, const std::function<bool(const TiledProgress&)>& progress) {
+  const auto start = std::chrono::steady_clock::now();
   check_size(image.width, image.height, "image");
   if (!image.read || !out.write || !make_pipeline) throw Error("tiled run: no row source, sink or pipeline");
   const uint32_t W = image.width, H = image.height;
@@ -169,12 +231,17 @@ TiledReport run_tiled(const RowSource& image, const DepthSource* depth, const Pa
   if (plan.tile_width == 0 || plan.tile_height == 0) throw Error("tile plan has an empty tile");
   const uint32_t tw = plan.tile_width, th = std::min(plan.tile_height, H);
   const Axis ax(W, tw, halo), ay(H, th, halo);  // frames of at most W x H (check_size: below 2^31 each)
+  const uint32_t bands = uint32_t((uint64_t(H) + th - 1) / th);
+  TiledReport report;
 
   // The statistics first (the depth's passes), then one pipeline per worker that has them.
   FrameStats stats;
   // The passes hold up to three float images of their band (raw, normalised, CoC): half the rings' rows
   // keep them within the rings' bytes, which they precede.
-  if (depth) stats = depth_frame_stats(*depth, std::max(ay.extent / 2, 1u), &p);
+  if (depth) {
+    BusyClock busy(report.stats_s);
+    stats = depth_frame_stats(*depth, std::max(ay.extent / 2, 1u), &p);
+  }
   const uint32_t tiles_x = uint32_t(ax.tiles());
   const int nw = int(std::max<int64_t>(1, std::min<int64_t>(workers, tiles_x)));
   struct Worker {
@@ -189,26 +256,69 @@ TiledReport run_tiled(const RowSource& image, const DepthSource* depth, const Pa
     k.pipe->set_frame_stats(stats);
   }
 
-  RowRing<uint8_t> rgba(size_t(W) * 4, ay.extent);  // a band's frame's rows
+  // Reading, filtering and writing run at once, a band apart: the rings hold a band's frame and the next
+  // band's rows (tiling::ring_rows), the result two bands.
+  const uint32_t cap = tiling::ring_rows(ay);
+  RowRing<uint8_t> rgba(size_t(W) * 4, cap);
   std::unique_ptr<RowRing<float>> raw;
-  if (depth) raw = std::make_unique<RowRing<float>>(size_t(W), ay.extent);
-  std::vector<uint8_t> result(size_t(th) * W * 4);
-  TiledReport report;
+  if (depth) raw = std::make_unique<RowRing<float>>(size_t(W), cap);
+  std::vector<uint8_t> result[2];
+  for (std::vector<uint8_t>& r : result) r.resize(size_t(th) * W * 4);
   const bool count_highlights = dof && p.highlights;
   const HighlightTest hl(p);
   const float range = stats.depth_max - stats.depth_min;
+  const auto band_rows = [&](uint32_t b) {
+    return Span{b * th, uint32_t(std::min<uint64_t>(uint64_t(b) * th + th, H))};
+  };
 
-  for (uint32_t by0 = 0; by0 < H; by0 += th) {
-    const uint32_t by1 = std::min(by0 + th, H);
+  BandFlow flow;
+  // Reading band b overwrites ring rows below its frame's end minus the rings' capacity: those of bands
+  // filtered already.
+  const auto reader = [&] {
+    try {
+      for (uint32_t b = 0; b < bands; ++b) {
+        const Span fy = ay.frame(band_rows(b).lo);
+        if (!flow.wait([&] { return uint64_t(fy.hi) <= uint64_t(ay.frame(band_rows(flow.filtered).lo).lo) + cap; }))
+          return;
+        {
+          BusyClock busy(report.read_s);
+          rgba.fill_to(fy.hi, [&](uint32_t y0, uint32_t y1, uint8_t* d, size_t stride) {
+            image.read(y0, y1, d, stride);
+          });
+          if (raw)
+            raw->fill_to(fy.hi, [&](uint32_t y0, uint32_t y1, float* d, size_t stride) {
+              depth->read(y0, y1, d, stride);
+            });
+        }
+        flow.set(flow.read, b + 1);
+      }
+    } catch (...) {
+      flow.fail(std::current_exception());
+    }
+  };
+  const auto writer = [&] {
+    try {
+      for (uint32_t b = 0; b < bands; ++b) {
+        if (!flow.wait([&] { return flow.filtered > b; })) return;
+        const Span r = band_rows(b);
+        {
+          BusyClock busy(report.write_s);
+          out.write(r.hi - r.lo, result[b % 2].data(), size_t(W) * 4);
+        }
+        flow.set(flow.written, b + 1);
+      }
+    } catch (...) {
+      flow.fail(std::current_exception());
+    }
+  };
+
+  // A band's tiles, taken by the workers in turn; each copies its tile with the halo out of the rings, runs
+  // it and writes its interior into the band's result rows.
+  const auto filter_band = [&](uint32_t b) {
+    const Span rows = band_rows(b);
+    const uint32_t by0 = rows.lo, by1 = rows.hi;
     const Span fy = ay.frame(by0);
-    rgba.fill_to(fy.hi,
-                 [&](uint32_t y0, uint32_t y1, uint8_t* d, size_t stride) { image.read(y0, y1, d, stride); });
-    if (raw)
-      raw->fill_to(
-          fy.hi, [&](uint32_t y0, uint32_t y1, float* d, size_t stride) { depth->read(y0, y1, d, stride); });
-
-    // The band's tiles, taken by the workers in turn; each copies its tile with the halo out of the rings,
-    // runs it and writes its interior into the band's result rows.
+    uint8_t* res = result[b % 2].data();
     std::atomic<uint32_t> next{0};
     std::exception_ptr failed;
     std::mutex failed_mutex;
@@ -231,10 +341,8 @@ TiledReport run_tiled(const RowSource& image, const DepthSource* depth, const Pa
             k.pipe->set_depth(k.depth);
           }
           k.pipe->run();
-          const ImageRGBA8& r = k.pipe->result();
-          for (uint32_t y = by0; y < by1; ++y)
-            std::memcpy(result.data() + (size_t(y - by0) * W + bx0) * 4,
-                        r.px(int(bx0 - fx.lo), int(y - fy.lo)), size_t(bx1 - bx0) * 4);
+          k.pipe->read_result(PixelRect{int(bx0 - fx.lo), int(by0 - fy.lo), int(bx1 - fx.lo), int(by1 - fy.lo)},
+                              res + size_t(bx0) * 4, size_t(W) * 4);
         }
       } catch (...) {
         std::lock_guard<std::mutex> lock(failed_mutex);
@@ -254,7 +362,6 @@ TiledReport run_tiled(const RowSource& image, const DepthSource* depth, const Pa
     for (std::thread& t : helpers) t.join();
     if (failed) std::rethrow_exception(failed);
     report.tiles += tiles_x;
-
     if (count_highlights)
       for (uint32_t y = by0; y < by1; ++y) {
         const uint8_t* px = rgba.row(y);
@@ -263,10 +370,34 @@ TiledReport run_tiled(const RowSource& image, const DepthSource* depth, const Pa
           report.highlights_found +=
               hl.passes(px + size_t(x) * 4, d ? normalised_depth(d[x], stats.depth_min, range) : p.focus);
       }
-    out.write(by1 - by0, result.data(), size_t(W) * 4);
-    if (progress && !progress(TiledProgress{by1, H})) throw Error("cancelled");
+  };
+
+  // The stages' threads stop (and are joined) on every way out: a failure of any stage, a cancel.
+  std::thread read_thread(reader);
+  std::thread write_thread;
+  const auto join = [&] {
+    if (read_thread.joinable()) read_thread.join();
+    if (write_thread.joinable()) write_thread.join();
+  };
+  try {
+    write_thread = std::thread(writer);
+    for (uint32_t b = 0; b < bands; ++b) {
+      // The band read, and its result rows written out two bands ago.
+      if (!flow.wait([&] { return flow.read > b && flow.written + 2 > b; })) break;
+      {
+        BusyClock busy(report.filter_s);
+        filter_band(b);
+      }
+      flow.set(flow.filtered, b + 1);
+      if (progress && !progress(TiledProgress{band_rows(b).hi, H})) throw Error("cancelled");
+    }
+  } catch (...) {
+    flow.fail(std::current_exception());
   }
+  join();
+  flow.rethrow();
   report.exact = !count_highlights || report.highlights_found <= uint64_t(p.highlight_cap);
+  report.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
 

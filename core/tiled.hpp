@@ -88,13 +88,22 @@ struct TiledReport {
   uint64_t tiles = 0;
   uint64_t highlights_found = 0;  // with highlights on
   bool exact = true;
+  // Where the time went, in seconds: the statistics passes (before the bands), then the three stages that
+  // run at once on threads of their own, each its busy time (reading the image's and the depth's rows,
+  // filtering the tiles, writing the result's rows), and the whole run's wall. The wall after the
+  // statistics is at least the largest of the three: that stage bounds the run.
+  double stats_s = 0, read_s = 0, filter_s = 0, write_s = 0, wall_s = 0;
 };
 
 // Runs the filter of `p` over the whole image, tile by tile, through `make_pipeline()`'s pipelines (one per
-// worker: more than one lets a GPU backend overlap one tile's copies with another's kernels). `depth` may
-// be null (no depth map; the box filter never reads it). `progress` (optional) is called after each band
-// and returns false to cancel: run_tiled then throws satlab::Error("cancelled") and the sink has had only
-// whole bands. Throws satlab::Error when plan.halo < tiled_halo(p) or the sizes disagree.
+// worker: more than one lets a GPU backend overlap one tile's copies with another's kernels). Reading,
+// filtering and writing overlap: the next band's rows are read (`image.read`, `depth->read`) and the last
+// band's written (`out.write`) on two threads of their own while the tiles of this one are filtered, so the
+// source's and the sink's functions run on those threads (each always on the same one). `depth` may be
+// null (no depth map; the box filter never reads it). `progress` (optional) is called on the calling
+// thread after each band is filtered and returns false to cancel: run_tiled then throws
+// satlab::Error("cancelled") and the sink has had only whole bands. A failure of the source or the sink
+// stops the run the same way and is rethrown. Throws satlab::Error when plan.halo < tiled_halo(p) or the sizes disagree.
 TiledReport run_tiled(const RowSource& image, const DepthSource* depth, const Params& p, const TilePlan& plan,
                       const std::function<std::unique_ptr<Pipeline>()>& make_pipeline, const RowSink& out,
                       int workers = 1, const std::function<bool(const TiledProgress&)>& progress = {});

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "app/cli/commands.hpp"
+#include "app/cli/render_stream.hpp"
 #include "app/io/stream_io.hpp"
 #include "app/ops/backend_choice.hpp"
 #include "app/ops/memory_budget.hpp"
@@ -55,11 +56,26 @@ struct Child {
   double wall_s = 0;
   uint64_t peak_rss = 0;  // bytes
   uint64_t peak_device = 0;
+  // render's stage note (render_stream.cpp): the statistics passes, then the busy seconds of reading,
+  // filtering and writing (run at once), and the tiled run's wall; -1 where it printed none.
+  double stages[5] = {-1, -1, -1, -1, -1};
 };
+
+// The stage note in render's stderr, whose other lines are passed on to ours.
+void take_stages(const std::string& path, Child& c) {
+  std::ifstream f(path);
+  for (std::string line; std::getline(f, line);) {
+    const size_t at = line.find(kStageNote);
+    if (at == std::string::npos ||
+        std::sscanf(line.c_str() + at + std::strlen(kStageNote), kStageFormat, &c.stages[0], &c.stages[1],
+                    &c.stages[2], &c.stages[3], &c.stages[4]) != 5)
+      std::fprintf(stderr, "%s\n", line.c_str());
+  }
+}
 
 // Runs `args` (argv[0] the program) to its end; the device's used memory is sampled meanwhile where
 // `sample_device`. Throws satlab::Error when it cannot start or does not exit 0.
-Child run_child(const std::vector<std::string>& args, bool sample_device) {
+Child run_child(const std::vector<std::string>& args, bool sample_device, const std::string& log = "") {
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -80,6 +96,8 @@ Child run_child(const std::vector<std::string>& args, bool sample_device) {
   posix_spawn_file_actions_t quiet;  // its stdout (render's "wrote" line) away; its notes stay on stderr
   posix_spawn_file_actions_init(&quiet);
   posix_spawn_file_actions_addopen(&quiet, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  if (!log.empty())
+    posix_spawn_file_actions_addopen(&quiet, STDERR_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   const int err = posix_spawn(&pid, argv[0], &quiet, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&quiet);
   int status = 0;
@@ -93,6 +111,11 @@ Child run_child(const std::vector<std::string>& args, bool sample_device) {
   if (err != 0) throw Error("cannot start " + line + ": " + std::strerror(err));
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw Error("bench stream: failed: " + line);
   Child c;
+  if (!log.empty()) {
+    take_stages(log, c);
+    std::error_code ec;
+    std::filesystem::remove(log, ec);
+  }
   c.wall_s = std::chrono::duration<double>(t1 - t0).count();
   c.peak_rss = uint64_t(ru.ru_maxrss) * 1024;
   c.peak_device = peak > before ? peak - before : 0;
@@ -167,8 +190,8 @@ int run_bench_stream(const BenchStreamOptions& o) {
   std::printf("satlab bench stream: %s backend%s, %s filter radius %d, median of %d run%s, files in %s\n",
               backend.c_str(), gpu ? (" on " + gpu::probe().name).c_str() : "", o.filter.c_str(), o.radius,
               o.runs, o.runs == 1 ? "" : "s", o.dir.c_str());
-  std::printf("%-12s %7s %9s %8s %11s %11s %9s %7s\n", "size", "Gpx", "wall s", "Gpx/s", "peak RSS",
-              "peak dev", "C GB/s", "of C");
+  std::printf("%-12s %7s %9s %8s %11s %11s %9s %7s  %s\n", "size", "Gpx", "wall s", "Gpx/s", "peak RSS",
+              "peak dev", "C GB/s", "of C", "busy s: stats read filter write");
   for (const Size& s : sizes) {
     const std::string in = input_path(o.dir, s), out = o.dir + "/stream_" + std::to_string(s.width) + "x" +
                                                        std::to_string(s.height) + "_out.tif";
@@ -185,7 +208,7 @@ int run_bench_stream(const BenchStreamOptions& o) {
     const gpu::HostCopyBandwidth c =
         gpu ? gpu::measure_host_copy(size_t(256) << 20, 20) : gpu::HostCopyBandwidth{};
     std::vector<Child> runs;
-    for (int i = 0; i < o.runs; ++i) runs.push_back(run_child(args, gpu));
+    for (int i = 0; i < o.runs; ++i) runs.push_back(run_child(args, gpu, out + ".log"));
     std::sort(runs.begin(), runs.end(), [](const Child& a, const Child& b) { return a.wall_s < b.wall_s; });
     const Child& m = runs[runs.size() / 2];
     uint64_t peak_rss = 0, peak_dev = 0;  // the largest of all runs: memory is a bound, not a typical value
@@ -198,9 +221,10 @@ int run_bench_stream(const BenchStreamOptions& o) {
     char frac[16] = "-", cbuf[16] = "-";
     if (gpu) std::snprintf(frac, sizeof(frac), "%.3f", gbps / c.duplex_gbps);
     if (gpu) std::snprintf(cbuf, sizeof(cbuf), "%.1f", c.duplex_gbps);
-    std::printf("%-12s %7.3f %9.2f %8.3f %11s %11s %9s %7s\n", size.c_str(), px * 1e-9, m.wall_s,
-                px * 1e-9 / m.wall_s, format_bytes(peak_rss).c_str(),
-                gpu ? format_bytes(peak_dev).c_str() : "-", cbuf, frac);
+    std::printf("%-12s %7.3f %9.2f %8.3f %11s %11s %9s %7s  %.2f %.2f %.2f %.2f\n", size.c_str(), px * 1e-9,
+                m.wall_s, px * 1e-9 / m.wall_s, format_bytes(peak_rss).c_str(),
+                gpu ? format_bytes(peak_dev).c_str() : "-", cbuf, frac, m.stages[0], m.stages[1], m.stages[2],
+                m.stages[3]);
     std::fflush(stdout);
     nlohmann::json row = {{"width", s.width},
                           {"height", s.height},
@@ -212,6 +236,9 @@ int run_bench_stream(const BenchStreamOptions& o) {
                           {"wall_s", m.wall_s},
                           {"gpx_per_s", px * 1e-9 / m.wall_s},
                           {"peak_rss_bytes", peak_rss}};
+    // Of the median run: where its time went (render's stage note; -1: none printed).
+    row["stage_busy_s"] = {{"statistics", m.stages[0]}, {"read", m.stages[1]}, {"filter", m.stages[2]},
+                           {"write", m.stages[3]}, {"tiled_wall", m.stages[4]}};
     row["memory_budget"] =
         o.memory_budget.empty() ? nlohmann::json("default") : nlohmann::json(o.memory_budget);
     if (gpu) {

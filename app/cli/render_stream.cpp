@@ -275,6 +275,10 @@ std::string render_streamed(const StreamRequest& r, const Params& p, bool force)
                                          return true;
                                        });
   bar.clear();
+  char stages[160];
+  std::snprintf(stages, sizeof(stages), kStageFormat, report.stats_s, report.read_s, report.filter_s,
+                report.write_s, report.wall_s);
+  note(kStageNote + std::string(stages));
   writer->finish();
   for (const auto& n : image.notes()) note(r.input + ": " + n);
   if (!report.exact)

@@ -28,6 +28,12 @@ struct StreamRequest {
   bool compress = true;   // TIFF output: deflate, else uncompressed
 };
 
+// The note a streamed render prints after its tiles (on stderr, "satlab: note: " before it): the
+// statistics passes' seconds, then the busy seconds of reading, filtering and writing (TiledReport), and the
+// tiled run's wall. `satlab bench stream` reads it back.
+constexpr const char* kStageNote = "stages in s (reading, filtering and writing run at once): ";
+constexpr const char* kStageFormat = "statistics %lf, read %lf, filter %lf, write %lf; wall %lf";
+
 // "" where an image of width x height may be filtered whole on this backend within `budget` bytes; else
 // why not, in words ("filtering it whole takes about 3.1 GiB, more than the memory budget of 1 GiB").
 std::string whole_image_refusal(uint64_t width, uint64_t height, bool gpu, size_t budget);

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/dof.hpp"
@@ -289,6 +291,78 @@ TEST(Tiled, SeveralWorkersGiveTheSameResult) {
     EXPECT_TRUE(same_pixels(tiled(s.image, &s.depth, p, 8, 9, 3, workers).out, want));
 }
 
+// A CPU pipeline whose frames take a few milliseconds longer: the reader then runs as far ahead of the
+// filtering as the rings allow, and the writer waits on it.
+class SlowPipeline final : public Pipeline {
+ public:
+  std::string backend_name() const override { return "slow " + p_->backend_name(); }
+  void set_image(const ImageRGBA8& i) override { p_->set_image(i); }
+  void set_depth(const ImageF& d) override { p_->set_depth(d); }
+  void set_params(const Params& p) override { p_->set_params(p); }
+  void set_frame_stats(const FrameStats& s) override { p_->set_frame_stats(s); }
+  void run() override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    p_->run();
+  }
+  const ImageRGBA8& result() override { return p_->result(); }
+  const ImageF& depth_normalised() override { return p_->depth_normalised(); }
+  const ImageF& coc() override { return p_->coc(); }
+  const std::vector<StageTiming>& timings() const override { return p_->timings(); }
+  std::vector<std::string> sat_builders() const override { return p_->sat_builders(); }
+  std::vector<std::string> reductions() const override { return p_->reductions(); }
+  Algorithms algorithms() const override { return p_->algorithms(); }
+  void set_algorithms(const Algorithms& a) override { p_->set_algorithms(a); }
+
+ private:
+  std::unique_ptr<Pipeline> p_ = make_cpu_pipeline(1);
+};
+
+// Reading runs a band ahead of the filtering, into rings that hold a band's frame and the next band's
+// rows: with the filtering slowed down, the reader waits for it rather than overwriting rows a band still
+// reads (bands of 1 to 8 rows, halos of up to 3 bands).
+TEST(Tiled, TheReaderNeverOverwritesRowsABandStillReads) {
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Scene s = make_scene(37, 61, seed);
+  for (const char* mode : {"gather_linear", "spread"}) {
+    const Params p = dof_params(mode, 3.f);
+    const ImageRGBA8 want = whole(s.image, &s.depth, p);
+    for (const uint32_t th : {1u, 5u, 8u})
+      for (const uint32_t halo : {tiled_halo(p), tiled_halo(p) + 2 * th})
+        EXPECT_TRUE(same_pixels(
+            tiled(s.image, &s.depth, p, 16, th, halo, 2, [] { return std::make_unique<SlowPipeline>(); }).out,
+            want))
+            << mode << ", bands of " << th << " rows, halo " << halo;
+  }
+}
+
+// A source or sink that fails mid-image: its error reaches the caller, and the other stages stop.
+TEST(Tiled, ASourcesOrSinksErrorReachesTheCaller) {
+  const Scene s = make_scene(24, 40, 9);
+  Params p;
+  p.filter = FilterKind::Box;
+  p.box_radius = 1;
+  for (const bool source_fails : {true, false}) {
+    uint32_t written = 0;
+    RowSource src{24, 40, [&](uint32_t y0, uint32_t y1, uint8_t* d, size_t stride) {
+                    if (source_fails && y1 > 20) throw Error("source: truncated at row 20");
+                    for (uint32_t y = y0; y < y1; ++y)
+                      std::memcpy(d + (y - y0) * stride, s.image.px(0, int(y)), 96);
+                  }};
+    RowSink sink{[&](uint32_t n, const uint8_t*, size_t) {
+      if (!source_fails && written >= 16) throw Error("sink: disk full");
+      written += n;
+    }};
+    try {
+      run_tiled(src, nullptr, p, plan_of(8, 8, 1), [] { return make_cpu_pipeline(1); }, sink, 2);
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), source_fails ? "source: truncated at row 20" : "sink: disk full");
+    }
+    EXPECT_LE(written, 16u) << "rows past the failure were written";
+  }
+}
+
 // The executor's own checks: a halo too small, sizes that disagree, a failing pipeline, a cancel.
 TEST(Tiled, RefusesWhatItCannotDoExactly) {
   const Scene s = make_scene(20, 10, 7);
@@ -324,14 +398,18 @@ TEST(Tiled, CancelStopsAfterAWholeBand) {
         src, nullptr, p, plan_of(16, 10, 2), [] { return make_cpu_pipeline(1); }, sink, 1,
         [&](const TiledProgress& pr) {
           EXPECT_EQ(pr.rows_total, 40u);
-          EXPECT_EQ(pr.rows_done, written);
+          EXPECT_EQ(pr.rows_done, 10u * uint32_t(calls + 1));  // the rows filtered: one band more each call
           return ++calls < 2;
         });
     ADD_FAILURE() << "not cancelled";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()), "cancelled");
   }
-  EXPECT_EQ(written, 20u);
+  // The writer runs a band behind the filtering: it had the bands filtered before the cancel, or fewer,
+  // and only whole ones (the sink is called on the writer's thread, joined before run_tiled returns).
+  EXPECT_EQ(calls, 2);
+  EXPECT_LE(written, 20u);
+  EXPECT_EQ(written % 10, 0u);
 }
 
 // A pipeline that fails on its second tile: the error reaches the caller, whichever worker met it.
