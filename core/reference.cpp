@@ -253,12 +253,38 @@ void box_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, int rad
               int threads) {
   check_sat(image, sat, out);
   const int r = std::min(std::max(radius, 0), kMaxBlurRadius);
+  const int w = image.width, h = image.height;
+  // The columns whose box lies within the image across: x - r - 1 >= 0 and x + r <= w - 1. There the
+  // four taps are fixed offsets from the pixel and the area is the row's; the other columns clip.
+  const int xa = std::min(r + 1, w), xb = std::max(w - r, xa);
   parallel_for(
-      0, image.height,
+      0, h,
       [&](long b, long e) {
-        for (long y = b; y < e; ++y)
-          for (int x = 0; x < image.width; ++x)
-            blur_pixel(sat.data(), image.width, image.height, x, int(y), r, out.px(x, int(y)));
+        for (long yl = b; yl < e; ++yl) {
+          const int y = int(yl);
+          for (int x = 0; x < xa; ++x) blur_pixel(sat.data(), w, h, x, y, r, out.px(x, y));
+          for (int x = xb; x < w; ++x) blur_pixel(sat.data(), w, h, x, y, r, out.px(x, y));
+          if (xb == xa) continue;
+          const int y0 = std::max(y - r, 0) - 1, y1 = std::min(y + r, h - 1);
+          const RoundingDivider div(uint32_t(2 * r + 1) * uint32_t(y1 - y0));
+          const uint32_t* lo = sat.data() + size_t(y1) * size_t(w) * 4;       // the box's last row
+          const uint32_t* hi = y0 >= 0 ? sat.data() + size_t(y0) * size_t(w) * 4 : nullptr;  // above it
+          const size_t right = size_t(r) * 4, left = size_t(r + 1) * 4;
+          uint8_t* o = out.px(0, y);
+          if (hi) {
+            for (int x = xa; x < xb; ++x) {
+              const size_t i = size_t(x) * 4;
+              for (int c = 0; c < 4; ++c)
+                o[i + size_t(c)] = div(lo[i + right + size_t(c)] - lo[i - left + size_t(c)] -
+                                       hi[i + right + size_t(c)] + hi[i - left + size_t(c)]);
+            }
+          } else {
+            for (int x = xa; x < xb; ++x) {
+              const size_t i = size_t(x) * 4;
+              for (int c = 0; c < 4; ++c) o[i + size_t(c)] = div(lo[i + right + size_t(c)] - lo[i - left + size_t(c)]);
+            }
+          }
+        }
       },
       threads);
 }

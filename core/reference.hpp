@@ -82,6 +82,17 @@ constexpr int kMaxBlurRadius = 2047;
 // Each output channel is round(box_sum / area) (half up, integer arithmetic: (sum + area/2) / area)
 // over the box of the pixel's radius clipped to the image, so edges are normalised by the clipped area.
 ImageRGBA8 box_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, int radius, int threads = 0);
+// That rounding, (s + d / 2) / d, for a divisor d <= (2 kMaxBlurRadius + 1)^2 < 2^24 that stays across a
+// row (box_blur's interior, where the area is the row's) and a box mean s / d <= 255: a multiply by the
+// inverse in double, nudged up by 1e-9, instead of a division. Exact: the product is within 256 * 2^-52 of
+// the quotient (<= 255.5), so an integer quotient k lands in (k, k + 1e-9 + 1e-13), and k + f, f >= 1 / d >
+// 5.9e-8, stays below k + 1 (tests/cpu/blur_test.cpp checks it at every quotient's edges).
+struct RoundingDivider {
+  uint32_t half;
+  double inv;
+  explicit RoundingDivider(uint32_t d) : half(d / 2), inv(1.0 / double(d)) {}
+  uint8_t operator()(uint32_t s) const { return uint8_t(uint32_t(double(s + half) * inv + 1e-9)); }
+};
 ImageRGBA8 dof_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, const ImageF& coc,
                     int threads = 0);
 void box_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, int radius, ImageRGBA8& out,

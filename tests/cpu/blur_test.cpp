@@ -149,6 +149,45 @@ TEST(Blur, BoxBlurEqualsBruteForceGather) {
   }
 }
 
+// box_blur's division by a multiply: equal to (s + d / 2) / d at both edges of every quotient 0..255, for
+// every divisor up to 5000, random ones and the largest area.
+TEST(Blur, TheRoundingDividerEqualsIntegerDivision) {
+  std::mt19937 rng(test::fresh_seed());
+  std::vector<uint32_t> divisors;
+  for (uint32_t d = 1; d <= 5000; ++d) divisors.push_back(d);
+  for (int i = 0; i < 2000; ++i) divisors.push_back(5001 + rng() % (4095u * 4095u - 5000u));
+  divisors.push_back(4095u * 4095u);
+  for (const uint32_t d : divisors) {
+    const RoundingDivider div(d);
+    for (uint32_t k = 0; k <= 255; ++k)
+      // The sums whose rounded mean changes between k and k + 1 (s + d / 2 at k d - 1, k d, k d + 1), and
+      // the box means 0 and 255 exactly.
+      for (const int64_t off : {-1, 0, 1}) {
+        const int64_t s = int64_t(k) * d - d / 2 + off;
+        if (s < 0 || s > int64_t(255) * d) continue;
+        const uint32_t want = (uint32_t(s) + d / 2) / d;
+        ASSERT_EQ(div(uint32_t(s)), want) << "s " << s << ", d " << d;
+      }
+    ASSERT_EQ(div(255u * d), 255u) << "d " << d;
+    ASSERT_EQ(div(0), 0u) << "d " << d;
+  }
+}
+
+// Sums at their largest: all-255 images with boxes up to the largest radius, and a constant image, where
+// every interior mean is exact (the divider's integer quotients).
+TEST(Blur, BoxBlurOfConstantImagesIsTheConstant) {
+  for (const uint8_t v : {uint8_t(255), uint8_t(1), uint8_t(128)})
+    for (const auto& [w, h, r] : {std::tuple{300, 7, 10}, {4200, 3, kMaxBlurRadius}, {9, 4300, kMaxBlurRadius}}) {
+      ImageRGBA8 img(w, h);
+      std::fill(img.data.begin(), img.data.end(), v);
+      std::vector<uint32_t> sat;
+      sat_rgba8(img, sat);
+      const ImageRGBA8 out = box_blur(img, sat, r);
+      ASSERT_TRUE(std::all_of(out.data.begin(), out.data.end(), [&](uint8_t x) { return x == v; }))
+          << int(v) << " at " << w << "x" << h << " r " << r;
+    }
+}
+
 TEST(Blur, RadiusZeroIsIdentity) {
   ImageRGBA8 img = test::random_image(31, 7, test::fresh_seed());
   std::vector<uint32_t> sat;
