@@ -44,6 +44,10 @@
 #                 `bench stereo` (3840x2160, 128 disparities) with the default and every 8-bit SAT builder
 #   stereo-speed [PAIRS_DIR]  box rows against sat_lookback_2d in `bench stereo`, with and without the wide
 #                 window; `depth stereo` GPU = CPU byte for byte on `tools/gen_stereo PAIRS_DIR --ss 2` pairs
+#   stream [VIPS_TAR]  streaming (docs/streaming.md): the GpuTiled tests, `bench stream` on the GPU (box and
+#                 dof, GPX sizes, default "0.25 1 4"; FILTERS, default "box dof"), the inputs kept in DIR
+#                 (default /tmp/satlab-stream), then libvips convsep (box r 10) 3 times on each, from
+#                 VIPS_TAR (tools/pack_vips.sh, made on a Debian 12 machine) where given
 #   timings       truthful timings: pipeline tests, memcheck on the every-stage test, headless Timings panel
 #                 screenshots and exports at 4K (run every frame: all warm; focus sweep: reduce and sat
 #                 "not run"), and in a window where Xvfb was carried (DEVICE.md's window recipe)
@@ -56,7 +60,7 @@ PART=${1:-help}
 case "$PART" in
   help | -h | --help) usage; exit 0 ;;
   tests | bench | sanitize | sanitize-all | reliability | quality | holdout | layers | primitives | sat | sat-ab | \
-    ncu | guided | stereo | stereo-speed | timings) ;;
+    ncu | guided | stereo | stereo-speed | stream | timings) ;;
   *) echo "tools/device.sh: unknown part '$PART' (tools/device.sh help)" >&2; exit 2 ;;
 esac
 BIN=${2:-}
@@ -519,6 +523,35 @@ part_stereo_speed() {
   SATLAB_TEST_OWN_SAT_ONLY=1 sanitizer racecheck 220000 70 stereospeed-racecheck.log \
     'GpuStereo.MatchesTheCpuBitForBitOnRandomPairsAtOddSizes:GpuStereo.MatchesTheCpuOnAPairWithKnownDisparityAcrossSeveralStacks'
   grep -E '^stereo|^  [a-z]|^== bench' "$LOG" | tail -30
+}
+
+part_stream() {
+  local vips_tar=${1:-} dir=${DIR:-/tmp/satlab-stream} f g
+  mkdir -p "$dir"
+  step "GPU tests: the tiled executor"
+  gpu_tests --no-skip 300 stream-tests.log 'GpuTiled.*:GpuPipeline.*'
+  for f in ${FILTERS:-box dof}; do
+    step "bench stream --filter $f --gpx ${GPX:-0.25 1 4}"
+    run 0 stream-$f.log "$SATLAB" bench stream --backend gpu --filter $f --gpx ${GPX:-0.25 1 4} --dir "$dir" --keep \
+      --json "$OUT/stream-gpu-$f.json"
+  done
+  df -h "$dir" | tee -a "$LOG"
+  [ -n "$vips_tar" ] || return 0
+  step "libvips convsep, box r 10, on the same files"
+  local v=$dir/vips
+  mkdir -p "$v" && tar -xJf "$vips_tar" -C "$v" || { status=1; return; }
+  local tm=/usr/bin/time
+  [ -x $tm ] || tm=$v/time
+  printf '21 1 21 0\n%s\n' "$(printf '1 %.0s' $(seq 21))" >"$dir/box.mat"
+  LD_LIBRARY_PATH=$v "$v/vips" --version | tee -a "$LOG"
+  for g in "$dir"/stream_*x*[0-9].tif; do
+    for f in 1 2 3; do
+      LD_LIBRARY_PATH=$v $tm -f "$(basename "$g") wall %e s, peak RSS %M KiB, user %U s, sys %S s" -a -o "$OUT/vips.txt" \
+        "$v/vips" convsep "$g" "$dir/vips_out.tif" "$dir/box.mat" --precision integer >>"$OUT/vips.log" 2>&1 || status=1
+      rm -f "$dir/vips_out.tif"
+    done
+  done
+  cat "$OUT/vips.txt"
 }
 
 part_timings() {
