@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The preview of a frame that misses the frame budget (Session::update, core/preview.hpp), on the CPU
-# backend with the default DoF mode and a generated 3000 x 2000 image, headless, its slider dragged by
+# backend with the default DoF mode and a generated 3000 x 2000 image (1500 x 1000 under the sanitizers,
+# where its full frames took most of a minute), headless, its slider dragged by
 # --input-script: the first frame runs in full; every frame of the drag is a preview of fewer pixels than
 # the window has, whose pipeline time (warm runs, against the full frame's in the same process: median under
 # a twentieth of it, none over a fifth; no absolute time, so that a loaded or sanitised build passes) is far
@@ -11,11 +12,13 @@
 # Usage: gui_preview.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 . "$(dirname "$0")/lib/common.sh"
 need_python3 "to write the image and read the frame log"
+IW=3000 IH=2000
+sanitized && IW=1500 IH=1000
 W=1600 H=900 budget=50  # AppState::kFrameBudgetMs: a full frame within it is never previewed
-python3 - "$tmp/big.bmp" <<'PY' || fail "could not write the test image"
-# 3000 x 2000 blocks of random colours with bright edges (24-bit BMP, bottom-up rows).
+python3 - "$tmp/big.bmp" $IW $IH <<'PY' || fail "could not write the test image"
+# IW x IH blocks of random colours with bright edges (24-bit BMP, bottom-up rows).
 import random, struct, sys
-w, h, block = 3000, 2000, 100
+w, h, block = int(sys.argv[2]), int(sys.argv[3]), 100
 stride = (w * 3 + 3) & ~3
 rows = {}
 with open(sys.argv[1], "wb") as f:
@@ -42,11 +45,12 @@ run() {  # run NAME FRAMES SCRIPT_LINES... : a headless CPU run of the big image
 drag=("2 move 1240 263" "3 down")
 for f in $(seq 4 23); do drag+=("$f move $((1240 + (f - 3) * 8)) 263"); done
 run drag 40 "${drag[@]}" "24 up" "25 move 600 -1000"
-python3 - "$tmp/drag.log" $budget $W $H <<'PY'
+python3 - "$tmp/drag.log" $budget $W $H ${IW}x$IH <<'PY'
 import re, statistics, sys
 log, budget, window_px = open(sys.argv[1]).read(), float(sys.argv[2]), int(sys.argv[3]) * int(sys.argv[4])
+size = sys.argv[5]
 frames = {int(m.group(1)): m.group(2) for m in re.finditer(r"^satlab: frame (\d+): (.*)$", log, re.M)}
-full = re.match(r"full 3000x2000, ([\d.]+) ms", frames.get(0, ""))
+full = re.match(rf"full {size}, ([\d.]+) ms", frames.get(0, ""))
 assert full, f"the first frame is not a full one: {frames.get(0)!r}"
 full_ms = float(full.group(1))
 if full_ms <= budget:
@@ -54,7 +58,7 @@ if full_ms <= budget:
     sys.exit(77)
 previews = {}
 for f in range(4, 24):  # each move of the drag
-    m = re.match(r"preview (\d+)x(\d+) of 3000x2000 \(level (\d)\), ([\d.]+) ms( cold)?", frames.get(f, ""))
+    m = re.match(rf"preview (\d+)x(\d+) of {size} \(level (\d)\), ([\d.]+) ms( cold)?", frames.get(f, ""))
     assert m, f"frame {f} of the drag is not a preview: {frames.get(f)!r}"
     previews[f] = (float(m.group(4)), bool(m.group(5)), f"{m.group(1)}x{m.group(2)}")
     assert int(m.group(1)) * int(m.group(2)) <= window_px, f"frame {f}: a preview larger than the window"
@@ -64,8 +68,8 @@ print(f"drag: 20 previews ({', '.join(sorted({s for _, _, s in previews.values()
       f"median {statistics.median(warm):.1f}, max {max(warm):.1f}; the full frame took {full_ms:.1f} ms")
 assert statistics.median(warm) <= full_ms / 20, f"the previews' median {statistics.median(warm):.1f} ms is over a twentieth of the full frame's"
 assert max(warm) <= full_ms / 5, f"a preview took {max(warm):.1f} ms, over a fifth of the full frame's"
-started = [f for f, n in frames.items() if "full 3000x2000 started on the worker thread" in n]
-shown = [f for f, n in frames.items() if re.search(r"full 3000x2000 done, [\d.]+ ms, shown", n)]
+started = [f for f, n in frames.items() if f"full {size} started on the worker thread" in n]
+shown = [f for f, n in frames.items() if re.search(rf"full {size} done, [\d.]+ ms, shown", n)]
 assert started and min(started) == 24, f"the release (frame 24) did not start the full frame: {started}"
 assert shown and min(shown) >= 24, f"no full frame shown after the release: {frames}"
 assert not [f for f in frames if f > 24 and "preview" in frames[f]], "a preview after the release"
@@ -77,11 +81,11 @@ rc=$?
 # Still held at the last frame: the preview is what is on screen, and nothing renders the full frame.
 run hold 14 "${drag[@]:0:12}"
 grep -q "^satlab: frame 13: preview " "$tmp/hold.log" || { cat "$tmp/hold.log"; fail "no preview at the held last frame"; }
-grep -q "full 3000x2000 started" "$tmp/hold.log" && { cat "$tmp/hold.log"; fail "a full frame started while held"; }
+grep -q "full ${IW}x$IH started" "$tmp/hold.log" && { cat "$tmp/hold.log"; fail "a full frame started while held"; }
 [ -s "$tmp/hold.png" ] || fail "no screenshot of the held preview"
 # Continuous mode times the full frame: every frame a full one, no preview.
 headless --backend cpu --size ${W}x${H} --frames 2 --continuous "$tmp/big.bmp" >"$tmp/cont.log" 2>&1 ||
   { cat "$tmp/cont.log"; fail "the continuous run failed"; }
-[ "$(grep -c '^satlab: frame [0-9]*: full 3000x2000' "$tmp/cont.log")" -eq 2 ] || { cat "$tmp/cont.log"; fail "continuous: not 2 full frames"; }
+[ "$(grep -c "^satlab: frame [0-9]*: full ${IW}x$IH" "$tmp/cont.log")" -eq 2 ] || { cat "$tmp/cont.log"; fail "continuous: not 2 full frames"; }
 grep -q "preview" "$tmp/cont.log" && { cat "$tmp/cont.log"; fail "continuous mode previewed"; }
 echo "gui_preview: all checks passed"
