@@ -17,6 +17,10 @@ using tiling::Axis;
 
 constexpr uint32_t kMinTile = 64;
 constexpr size_t kMaxCpuTile = size_t(1) << 28;  // the CPU backend's limit on an image's pixels
+// The CPU backend's frames, where the halo leaves room: at most this many pixels, so that a tile's SAT
+// (16 B a pixel) and result stay near the caches. A streamed 16384^2 box blur (radius 10, 2 cores) took
+// 3.8, 3.7, 4.8 and 7.6 s with tiles of 512^2, 1024^2, 2048^2 and 4096^2 (frames of 0.27-16.9 Mpx).
+constexpr double kCpuCacheFrame = double(1 << 20);
 
 std::string mb(double bytes) {
   return std::to_string(uint64_t(std::ceil(bytes / double(1 << 20))));
@@ -104,23 +108,41 @@ TilePlan plan_tiles(uint32_t width, uint32_t height, const Params& p, size_t mem
     return s;
   };
   const uint64_t across = std::min<uint64_t>(uint64_t(workers), (uint64_t(width) + kMinTile - 1) / kMinTile);
-  TilePlan best;
-  double best_work = 0;
-  for (uint32_t tw : sides(width, across))
-    for (uint32_t th : sides(height, 1)) {
-      const FrameBytes b = plan_bytes(width, height, p, gpu, workers, tw, th, halo);
-      const Axis x(width, tw, halo), y(height, th, halo);
-      const double frame = double(x.extent) * double(y.extent);
-      if ((!gpu && frame > double(kMaxCpuTile)) || b.host > double(memory_budget) ||
-          b.device > double(memory_budget))
-        continue;
-      const double work = x.work() * y.work();
-      const bool larger = double(tw) * th > double(best.tile_width) * best.tile_height;
-      if (best.tile_width == 0 || work < best_work || (work == best_work && larger)) {
-        best_work = work;
-        best = {tw, th, halo, size_t(b.host), size_t(b.device), uint64_t(work)};
+  // The plan of least work (ties: the larger tiles) among those within the budget, with frames of at most
+  // max_frame pixels; with `slack`, the one of least host memory among those within that factor of the
+  // least work (shorter bands: smaller rings).
+  const auto pick = [&](double max_frame, double slack) {
+    TilePlan best;
+    double best_work = 0;
+    for (uint32_t tw : sides(width, across))
+      for (uint32_t th : sides(height, 1)) {
+        const FrameBytes b = plan_bytes(width, height, p, gpu, workers, tw, th, halo);
+        const Axis x(width, tw, halo), y(height, th, halo);
+        const double frame = double(x.extent) * double(y.extent);
+        if (frame > max_frame || b.host > double(memory_budget) || b.device > double(memory_budget)) continue;
+        const double work = x.work() * y.work();
+        const bool larger = double(tw) * th > double(best.tile_width) * best.tile_height;
+        if (best.tile_width == 0 || work < best_work || (work == best_work && larger)) {
+          best_work = work;
+          best = {tw, th, halo, size_t(b.host), size_t(b.device), uint64_t(work)};
+        }
       }
-    }
+    if (slack <= 1 || best.tile_width == 0) return best;
+    TilePlan lean = best;
+    for (uint32_t tw : sides(width, across))
+      for (uint32_t th : sides(height, 1)) {
+        const FrameBytes b = plan_bytes(width, height, p, gpu, workers, tw, th, halo);
+        const Axis x(width, tw, halo), y(height, th, halo);
+        const double frame = double(x.extent) * double(y.extent), work = x.work() * y.work();
+        if (frame <= max_frame && b.host <= double(memory_budget) && b.device <= double(memory_budget) &&
+            work <= slack * best_work && b.host < double(lean.host_bytes))
+          lean = {tw, th, halo, size_t(b.host), size_t(b.device), uint64_t(work)};
+      }
+    return lean;
+  };
+  // On the CPU: frames near the caches where the halo allows, the leanest within 10% of the least work.
+  TilePlan best = gpu ? pick(INFINITY, 1) : pick(kCpuCacheFrame, 1.1);
+  if (!gpu && best.tile_width == 0) best = pick(double(kMaxCpuTile), 1);
   if (best.tile_width == 0) {
     const uint32_t tw = std::min(kMinTile, width), th = std::min(kMinTile, height);
     const FrameBytes b = plan_bytes(width, height, p, gpu, workers, tw, th, halo);
