@@ -4,6 +4,7 @@
 // depth_histogram on NaN, infinite and constant depth; the row source read once in order, the sink fed
 // whole bands; the plan's budget; and why each mode's halo is as wide as it is.
 #include "core/tiled.hpp"
+#include "core/tile_frames.hpp"
 
 #include <gtest/gtest.h>
 
@@ -453,9 +454,16 @@ TEST(Tiled, ThePlanFitsTheBudgetOrRefusesInOneLine) {
   EXPECT_EQ(one.tile_height, 200u);
   EXPECT_EQ(one.frame_pixels, 300u * 200u);
   EXPECT_EQ(plan_tiles(300, 200, p, size_t(1) << 30, false, 128).tile_width, 128u);  // capped
-  // Where the rows fit, a band spans the image's width: no halo across.
-  const TilePlan wide = plan_tiles(3000, 100000, dof_params("gather_box", 8.f), size_t(256) << 20, false);
+  // On the GPU, where the rows fit, a band spans the image's width: no halo across.
+  const Params gb = dof_params("gather_box", 8.f);
+  const TilePlan wide = plan_tiles(3000, 100000, gb, size_t(256) << 20, true);
   EXPECT_EQ(wide.tile_width, 3000u);
+  // On the CPU, frames of at most 2^20 pixels (so narrower tiles here), whose halos (8 px) cost little.
+  const TilePlan cpu = plan_tiles(3000, 100000, gb, size_t(256) << 20, false);
+  const tiling::Axis cx(3000, cpu.tile_width, cpu.halo), cy(100000, cpu.tile_height, cpu.halo);
+  EXPECT_LE(uint64_t(cx.extent) * cy.extent, uint64_t(1) << 20);
+  EXPECT_LT(cpu.tile_width, 3000u);
+  EXPECT_LE(double(cpu.frame_pixels), 1.2 * 3000.0 * 100000);
   try {
     plan_tiles(1u << 20, 1000, p, size_t(8) << 20, false);
     ADD_FAILURE() << "8 MB took a band of a 2^20-wide image";
