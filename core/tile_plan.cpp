@@ -108,36 +108,37 @@ TilePlan plan_tiles(uint32_t width, uint32_t height, const Params& p, size_t mem
     return s;
   };
   const uint64_t across = std::min<uint64_t>(uint64_t(workers), (uint64_t(width) + kMinTile - 1) / kMinTile);
-  // The plan of least work (ties: the larger tiles) among those within the budget, with frames of at most
-  // max_frame pixels; with `slack`, the one of least host memory among those within that factor of the
-  // least work (shorter bands: smaller rings).
+  // Every plan within the budget, with its frame's pixels.
+  struct Candidate {
+    TilePlan plan;
+    double frame;
+  };
+  std::vector<Candidate> fits;
+  for (uint32_t tw : sides(width, across))
+    for (uint32_t th : sides(height, 1)) {
+      const FrameBytes b = plan_bytes(width, height, p, gpu, workers, tw, th, halo);
+      if (b.host > double(memory_budget) || b.device > double(memory_budget)) continue;
+      const Axis x(width, tw, halo), y(height, th, halo);
+      fits.push_back({{tw, th, halo, size_t(b.host), size_t(b.device), uint64_t(x.work() * y.work())},
+                      double(x.extent) * double(y.extent)});
+    }
+  // The plan of least work (ties: the larger tiles) among those with frames of at most max_frame pixels;
+  // with `slack`, the one of least host memory among those within that factor of the least work (shorter
+  // bands: smaller rings).
   const auto pick = [&](double max_frame, double slack) {
     TilePlan best;
-    double best_work = 0;
-    for (uint32_t tw : sides(width, across))
-      for (uint32_t th : sides(height, 1)) {
-        const FrameBytes b = plan_bytes(width, height, p, gpu, workers, tw, th, halo);
-        const Axis x(width, tw, halo), y(height, th, halo);
-        const double frame = double(x.extent) * double(y.extent);
-        if (frame > max_frame || b.host > double(memory_budget) || b.device > double(memory_budget)) continue;
-        const double work = x.work() * y.work();
-        const bool larger = double(tw) * th > double(best.tile_width) * best.tile_height;
-        if (best.tile_width == 0 || work < best_work || (work == best_work && larger)) {
-          best_work = work;
-          best = {tw, th, halo, size_t(b.host), size_t(b.device), uint64_t(work)};
-        }
-      }
-    if (slack <= 1 || best.tile_width == 0) return best;
+    for (const Candidate& c : fits) {
+      const TilePlan& t = c.plan;
+      const bool larger = double(t.tile_width) * t.tile_height > double(best.tile_width) * best.tile_height;
+      if (c.frame <= max_frame && (best.tile_width == 0 || t.frame_pixels < best.frame_pixels ||
+                                   (t.frame_pixels == best.frame_pixels && larger)))
+        best = t;
+    }
     TilePlan lean = best;
-    for (uint32_t tw : sides(width, across))
-      for (uint32_t th : sides(height, 1)) {
-        const FrameBytes b = plan_bytes(width, height, p, gpu, workers, tw, th, halo);
-        const Axis x(width, tw, halo), y(height, th, halo);
-        const double frame = double(x.extent) * double(y.extent), work = x.work() * y.work();
-        if (frame <= max_frame && b.host <= double(memory_budget) && b.device <= double(memory_budget) &&
-            work <= slack * best_work && b.host < double(lean.host_bytes))
-          lean = {tw, th, halo, size_t(b.host), size_t(b.device), uint64_t(work)};
-      }
+    for (const Candidate& c : fits)
+      if (best.tile_width && slack > 1 && c.frame <= max_frame &&
+          double(c.plan.frame_pixels) <= slack * double(best.frame_pixels) && c.plan.host_bytes < lean.host_bytes)
+        lean = c.plan;
     return lean;
   };
   // On the CPU: frames near the caches where the halo allows, the leanest within 10% of the least work.

@@ -189,14 +189,9 @@ class BandFlow {
     }
     cv_.notify_all();
   }
-  void stop() { fail(nullptr); }
   void rethrow() {
     std::lock_guard<std::mutex> lock(m_);
     if (error_) std::rethrow_exception(error_);
-  }
-  uint32_t get(const uint32_t& counter) {
-    std::lock_guard<std::mutex> lock(m_);
-    return counter;
   }
   uint32_t read = 0, filtered = 0, written = 0;  // bands, guarded by the mutex
 
