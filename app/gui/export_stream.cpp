@@ -47,7 +47,8 @@ void StreamExport::run() {
     const int workers = gpu ? 2 : 1;  // as `satlab render`: one tile's copies overlap another's kernels
     // The image and depth are in memory already: the tiles' buffers take what is left of the budget.
     const size_t budget = default_memory_budget(gpu);
-    const TilePlan plan = plan_tiles(w, h, r.params, budget, gpu, r.max_tile, workers);
+    const uint64_t held = std::min<uint64_t>(resident_bytes(), budget / 2);  // the app's own, at most half
+    const TilePlan plan = plan_tiles(w, h, r.params, size_t(budget - held), gpu, r.max_tile, workers);
     const bool whole = !r.stream && cli::whole_image_refusal(w, h, gpu, budget).empty();
 
     RowSource source;

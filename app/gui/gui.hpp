@@ -39,8 +39,8 @@ struct Options {
   bool compare_all = false;      // open "compare all SAT builders" running; scripted runs print its table
   std::string lab;               // reduce|scan|compact|sort[:LOG2N[:TYPE]]: open the Lab and run it once
   uint32_t export_tile = 0;      // tests: an export streamed to the row writer in tiles of at most this side
-  int export_band_delay_ms = 0;
-  int max_texture = 0;           // tests: images larger than this a side open as an overview (0: the GL's)  // tests: a pause after each band of an export, so that a cancel lands
+  int export_band_delay_ms = 0;  // tests: a pause after each band of an export, so that a cancel lands
+  int max_texture = 0;           // tests: images larger than this a side open as an overview (0: the GL's)
   std::string viewer_pass = "auto";  // auto (compute pass into a framebuffer texture on GPUs) | fragment
 };
 

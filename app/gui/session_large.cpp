@@ -45,7 +45,10 @@ bool Session::open_large(AppState& s, const std::string& path) {
   io::check_pixel_limit(path, hd.width, hd.height);
   const uint64_t limit = s.max_texture > 0 ? uint64_t(s.max_texture) : uint64_t(1) << 14;
   const bool too_wide = hd.width > limit || hd.height > limit;
-  const bool too_big = uint64_t(hd.width) * hd.height * io::kHostBytesPerPixel > default_memory_budget(false);
+  // Half the available memory, as the budget's default before its cap (the cap bounds streamed tiles, which
+  // gain little from more; an image that fits opens whole).
+  const uint64_t host = io::host_memory_available(), room = host ? host / 2 : uint64_t(1) << 30;
+  const bool too_big = uint64_t(hd.width) * hd.height * io::kHostBytesPerPixel > room;
   if (!too_wide && !too_big) return false;
   if (hd.orientation >= 2 && hd.orientation <= 8)
     throw Error(path + ": " + size_text(hd.width, hd.height) +
@@ -67,7 +70,7 @@ bool Session::open_large(AppState& s, const std::string& path) {
   image_info_ = io::LoadInfo();
   s.load_notes = {path + " is " + size_text(hd.width, hd.height) + ", " +
                   (too_wide ? "more than a texture's " + std::to_string(limit) + " pixels a side"
-                            : "more than the memory budget holds decoded") +
+                            : "more than half the available memory holds decoded") +
                   ": opened as an overview of 1/" + std::to_string(factor) +
                   ", detail decoded from the file as you zoom (synthetic depth only)"};
   reset_edit(s, depth.empty() ? DepthSource::None : DepthSource::Synthetic, to_spec(s.synthetic));
@@ -122,6 +125,18 @@ void Session::run_detail(AppState& s) {
                    std::min(fw, int(std::ceil(s.visible.x1 * double(f))) + halo),
                    std::min(fh, int(std::ceil(s.visible.y1 * double(f))) + halo)};
   if (region.empty()) return;
+  // A pan stays within what was read: the region is read with a margin of a quarter of its size on each
+  // side, so that a drag re-reads the file (every row above the region, for PNG and JPEG) only once it
+  // leaves it, at the price of filtering up to 2.25x the pixels.
+  const auto within = [](const PixelRect& in, const PixelRect& out) {
+    return in.x0 >= out.x0 && in.y0 >= out.y0 && in.x1 <= out.x1 && in.y1 <= out.y1;
+  };
+  if (rf == detail_factor_ && within(region, detail_region_)) {
+    region = detail_region_;
+  } else {
+    const int mx = region.width() / 4, my = region.height() / 4;
+    region = {down(region.x0 - mx), down(region.y0 - my), std::min(fw, region.x1 + mx), std::min(fh, region.y1 + my)};
+  }
   if (!preview_) {
     preview_ = pipeline_->backend_name().rfind("cpu", 0) == 0 ? make_cpu_pipeline() : make_backend(backend_);
     preview_->set_algorithms(s.algorithms);
