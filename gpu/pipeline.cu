@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <set>
 #include <string>
@@ -56,6 +57,25 @@ struct DeviceMemory {
   T* as() const {
     return static_cast<T*>(p);
   }
+};
+
+// Pinned host memory, grown on demand: the staging of uploads and of read_result's downloads, so that their
+// copies are DMA at the bus's speed and an upload runs asynchronously to the host.
+struct PinnedMemory {
+  void* p = nullptr;
+  size_t bytes = 0;
+  void grow(size_t n, const char* what) {
+    if (n <= bytes) return;
+    cudaFreeHost(p);
+    p = nullptr, bytes = 0;
+    check(cudaHostAlloc(&p, n, cudaHostAllocDefault),
+          std::string("allocation of ") + std::to_string(n >> 20) + " MiB of pinned memory for the " + what);
+    bytes = n;
+  }
+  PinnedMemory() = default;
+  PinnedMemory(const PinnedMemory&) = delete;
+  PinnedMemory& operator=(const PinnedMemory&) = delete;
+  ~PinnedMemory() { cudaFreeHost(p); }
 };
 
 // One frame's stage events: begin/end pair per stage (a phase's end is the next phase's begin, the last
@@ -138,7 +158,10 @@ class GpuPipeline final : public Pipeline {
       check(cudaHostAlloc(reinterpret_cast<void**>(&f.hl_host), 4 * sizeof(uint32_t), cudaHostAllocDefault),
             "pinned highlight stats");
   }
-  ~GpuPipeline() override { cudaStreamDestroy(stream_); }
+  ~GpuPipeline() override {
+    cudaStreamSynchronize(stream_);  // no copy out of the pinned staging in flight as it is freed
+    cudaStreamDestroy(stream_);
+  }
 
   std::string backend_name() const override { return "gpu (" + probe().name + ")"; }
 
@@ -153,7 +176,6 @@ class GpuPipeline final : public Pipeline {
       throw Error("image of " + std::to_string(image.width) + "x" + std::to_string(image.height) + " needs " +
                   std::to_string(need >> 20) + " MiB of GPU memory, " + std::to_string(have >> 20) +
                   " MiB available (the CPU backend can still filter it)");
-    ImageRGBA8 upload = image;  // uploaded (and timed) in the next run()
     if (image.width != width_ || image.height != height_) {
       // The new size's buffers are allocated beside the old ones and swapped in once all exist, so an
       // allocation failure leaves the previous image and state. Only where the old ones' memory is needed
@@ -177,7 +199,15 @@ class GpuPipeline final : public Pipeline {
       warm_.clear();  // new buffers: every stage's next run is cold
     }
     width_ = image.width, height_ = image.height;
-    pending_upload_ = std::move(upload);
+    // Staged in pinned memory, uploaded (and timed) in the next run() asynchronously.
+    upload_pending_ = false;
+    try {
+      stage_in(staged_image_, image.data.data(), n * 4, "image upload");
+    } catch (const Error&) {  // no pinned memory: no image (its buffers may be new)
+      width_ = height_ = 0;
+      throw;
+    }
+    upload_pending_ = true;
     ++image_id_;  // new pixels (DofArgs::input_id)
     sat_valid_ = false;
     dirty_ = true;
@@ -188,9 +218,9 @@ class GpuPipeline final : public Pipeline {
     if (depth.width != width_ || depth.height != height_)
       throw Error("depth map is " + std::to_string(depth.width) + "x" + std::to_string(depth.height) +
                   " but the image is " + std::to_string(width_) + "x" + std::to_string(height_));
-    check(cudaMemcpyAsync(raw_.p, depth.data.data(), depth.data.size() * 4, cudaMemcpyHostToDevice, stream_),
+    stage_in(staged_depth_, depth.data.data(), depth.data.size() * 4, "depth upload");
+    check(cudaMemcpyAsync(raw_.p, staged_depth_.p, depth.data.size() * 4, cudaMemcpyHostToDevice, stream_),
           "depth upload");
-    check(cudaStreamSynchronize(stream_), "depth upload");
     has_depth_ = true;
     depth_valid_ = false;
     hist_valid_ = false;
@@ -266,9 +296,9 @@ class GpuPipeline final : public Pipeline {
     f.highlights = false;
     const size_t n = size_t(width_) * size_t(height_);
     const double dn = double(n);
-    if (!pending_upload_.empty()) {
+    if (upload_pending_) {
       stage(f, "upload", 4 * dn, [&] {
-        check(cudaMemcpyAsync(img_.p, pending_upload_.data.data(), n * 4, cudaMemcpyHostToDevice, stream_),
+        check(cudaMemcpyAsync(img_.p, staged_image_.p, n * 4, cudaMemcpyHostToDevice, stream_),
               "image upload");
       });
     }
@@ -391,10 +421,7 @@ class GpuPipeline final : public Pipeline {
     f.pending = true;
     const cudaError_t e = fault_due(Fault::Launch) ? cudaErrorLaunchFailure : cudaPeekAtLastError();
     check(e, "frame");
-    if (!pending_upload_.empty()) {  // the host copy must outlive its asynchronous upload
-      check(cudaStreamSynchronize(stream_), "image upload");
-      pending_upload_ = ImageRGBA8();
-    }
+    upload_pending_ = false;  // its staging is rewritten only after the stream has passed it (stage_in)
     cur_ ^= 1;
     result_ready_ = depth_ready_ = coc_ready_ = false;
   }
@@ -412,6 +439,22 @@ class GpuPipeline final : public Pipeline {
     }
     return result_;
   }
+  void read_result(const PixelRect& r, uint8_t* dst, size_t stride) override {
+    if (r.empty() || r.x0 < 0 || r.y0 < 0 || r.x1 > width_ || r.y1 > height_)
+      throw Error("read_result: region " + std::to_string(r.width()) + "x" + std::to_string(r.height()) +
+                  " at (" + std::to_string(r.x0) + ", " + std::to_string(r.y0) + ") is not within the result of " +
+                  std::to_string(width_) + "x" + std::to_string(height_));
+    const size_t row = size_t(r.width()) * 4;
+    staged_result_.grow(row * size_t(r.height()), "result download");
+    const uint8_t* src = out_.as<uint8_t>() + (size_t(r.y0) * size_t(width_) + size_t(r.x0)) * 4;
+    check(cudaMemcpy2DAsync(staged_result_.p, row, src, size_t(width_) * 4, row, size_t(r.height()),
+                            cudaMemcpyDeviceToHost, stream_),
+          "result download");
+    check(cudaStreamSynchronize(stream_), "result download");
+    for (int y = 0; y < r.height(); ++y)
+      std::memcpy(dst + size_t(y) * stride, static_cast<const uint8_t*>(staged_result_.p) + size_t(y) * row, row);
+  }
+
   const ImageF& depth_normalised() override {
     if (!depth_ready_) {
       depth_host_ = ImageF(width_, height_, 1);
@@ -507,6 +550,14 @@ class GpuPipeline final : public Pipeline {
     }
   }
 
+  // Copies `bytes` from `src` into the pinned staging `to` (grown to them), once the stream has passed any
+  // earlier copy out of it.
+  void stage_in(PinnedMemory& to, const void* src, size_t bytes, const char* what) {
+    if (to.p) check(cudaStreamSynchronize(stream_), what);
+    to.grow(bytes, what);
+    std::memcpy(to.p, src, bytes);
+  }
+
   void download(void* dst, const void* src, size_t bytes, const char* what) {
     check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_), what);
     check(cudaStreamSynchronize(stream_), what);
@@ -526,7 +577,9 @@ class GpuPipeline final : public Pipeline {
   const DofMode* mode_ = &dof_mode_of(Params{});  // params_'s DoF mode, resolved in set_params
   const Variant* dof_ = nullptr;                   // its registry entry (GPU entry point), set with it
   unsigned long long image_id_ = 0;                // counts set_image calls: names the uploaded pixels
-  ImageRGBA8 pending_upload_, result_;
+  PinnedMemory staged_image_, staged_depth_, staged_result_;  // stage_in's and read_result's
+  bool upload_pending_ = false;  // staged_image_ holds pixels the next run() uploads
+  ImageRGBA8 result_;
   ImageF depth_host_, coc_host_;
   bool has_depth_ = false, depth_valid_ = false, hist_valid_ = false, sat_valid_ = false, dirty_ = true;
   bool every_stage_ = false;  // set_every_stage: no stage skipped for unchanged inputs
