@@ -36,7 +36,6 @@ constexpr int K = 4;     // rows per thread: 128-row tiles
 constexpr int kWin = 4;  // look-back words held at once (registers: 8 would spill at 4 blocks per SM)
 constexpr int kTileH = kGroups * K;
 static_assert(kThreads == 2 * kTileE && kTileH == kTileE, "a thread per column, then a thread per row");
-static_assert(kWin % 4 == 0, "4-channel rows: kWin / 4 words per chain");
 
 // A block per tile, row-major in blockIdx.x. MIN_BLOCKS resident per SM: 4 (64 registers) or 3 (80, as
 // sat_tiled's rebuild).
@@ -45,7 +44,7 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
     lookback_2d(const uint8_t* __restrict__ in, uint32_t* __restrict__ out, Geometry g, Words w,
                 bool staged) {
   __shared__ __align__(16) uint32_t start[kGroups][kLanes * kPad];  // column partials, then group starts
-  __shared__ __align__(16) uint32_t rows[kTileH * CH];  // the tile's row sums, then their sums left of it
+  __shared__ uint32_t rows[kTileH * CH];  // the tile's row sums, then the rows' sums left of the tile
   __shared__ uint32_t warp_sum[kThreads / 32][CH];
   __shared__ uint32_t corner_s[CH];
   const int lane = threadIdx.x & (kLanes - 1), grp = threadIdx.x / kLanes, t = threadIdx.x;
@@ -76,61 +75,34 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
   }
   __syncthreads();
 
-  // Threads 0..127: column j * kTileE + t; threads 128..255: row i * kTileH + t - 128, all its channels.
-  // `mine` becomes the column's sum above the tile; rows[] the rows' sums left of it.
-  const int wl = t & 31, warp = t >> 5;
+  // Threads 0..127: column j * kTileE + t; threads 128..255: row i * kTileH + e / CH, channel e % CH, for
+  // e = t - 128, + 128, ... `mine` becomes the column's sum above the tile, or (one channel) the row's sum
+  // left of it.
   uint32_t mine = 0;
   if (t < kTileE) {
     const int x = j * kTileE + t, idx = (t / 16) * kPad + t % 16;
     uint32_t s = 0;
     for (int q = 0; q < kGroups; ++q) s += start[q][idx];
     if (x < g.E) mine = lookback::chain_step<kWin>(w.col + size_t(x), size_t(g.E), i, s, w.window, word);
-    // Inclusive prefix, per channel, of the column sums above the tile along each warp (lanes CH apart
-    // share a channel); warp totals to shared memory.
+  } else {
+    for (int e = t - kTileE; e < kTileH * CH; e += kThreads - kTileE) {
+      const int y = i * kTileH + e / CH;
+      const uint32_t s = rows[e];
+      uint32_t left = 0;
+      if (y < g.H)
+        left = lookback::chain_step<kWin>(w.row + size_t(y) * CH + e % CH, size_t(g.H) * CH, j, s, w.window,
+                                          word);
+      rows[e] = left;  // this thread alone reads and writes rows[e] between the barriers
+      mine = left;
+    }
+  }
+  // Inclusive prefix, per channel, of the column sums above the tile along each warp (threads < 128;
+  // lanes CH apart share a channel), and (one channel) the sum of the rows' left sums (threads >= 128);
+  // warp totals to shared memory.
+  const int wl = t & 31, warp = t >> 5;
+  if (CH == 1 || t < kTileE) {  // whole warps
     mine = warp::inclusive_scan<32, CH>(mine);
     if (wl >= 32 - CH) warp_sum[warp][wl % CH] = mine;
-  } else {
-    const int u = t - kTileE, y = i * kTileH + u;
-    uint32_t own[CH], left[CH];
-    if constexpr (CH == 1) {
-      own[0] = rows[u];
-    } else {
-      const uint4 q = *reinterpret_cast<const uint4*>(&rows[u * CH]);
-      own[0] = q.x, own[1] = q.y, own[2] = q.z, own[3] = q.w;
-    }
-#pragma unroll
-    for (int c = 0; c < CH; ++c) left[c] = 0;
-    if (y < g.H) {
-      unsigned long long* chain = w.row + size_t(y) * CH;
-      const size_t stride = size_t(g.H) * CH;
-      if constexpr (CH == 1) {
-        left[0] = lookback::chain_step<kWin>(chain, stride, j, own[0], w.window, word);
-      } else {
-        // The row's CH chains published, then looked back together (look_back_chains: the round trips of
-        // one chain, kWin words in flight in all), not one after the other.
-        if (j > 0) {
-#pragma unroll
-          for (int c = 0; c < CH; ++c)
-            lookback::publish_aggregate(chain + size_t(j) * stride + c, own[c], word);
-          lookback::look_back_chains<CH, kWin / CH>(chain, stride, j, min(w.window, kWin / CH), word, left);
-        }
-#pragma unroll
-        for (int c = 0; c < CH; ++c)
-          lookback::publish_inclusive(chain + size_t(j) * stride + c, left[c] + own[c], word);
-      }
-    }
-    // This thread alone reads and writes its rows[] between the barriers. Per channel, the warp's sum of
-    // its rows' left sums, for the corner.
-    if constexpr (CH == 1) {
-      rows[u] = left[0];
-    } else {
-      *reinterpret_cast<uint4*>(&rows[u * CH]) = make_uint4(left[0], left[1], left[2], left[3]);
-    }
-#pragma unroll
-    for (int c = 0; c < CH; ++c) {
-      const uint32_t s = warp::all_reduce(left[c]);
-      if (wl == 0) warp_sum[warp][c] = s;
-    }
   }
   __syncthreads();
 
@@ -139,7 +111,10 @@ __global__ void __launch_bounds__(kThreads, MIN_BLOCKS)
     // corner from the tiles above, and the two together (the corner of the tile below).
     const int c = t;
     uint32_t left = 0;
-    for (int q = kTileE / 32; q < kThreads / 32; ++q) left += warp_sum[q][c];
+    if (CH == 1)
+      for (int q = kTileE / 32; q < kThreads / 32; ++q) left += warp_sum[q][0];
+    else
+      for (int r = 0; r < kTileH; ++r) left += rows[r * CH + c];
     corner_s[c] = lookback::chain_step<kWin>(w.corner + size_t(j) * CH + c, size_t(g.nTx) * CH, i, left,
                                              w.window, word);
   }
