@@ -12,9 +12,10 @@
 . "$(dirname "$0")/lib/common.sh"
 need_xvfb
 need_python3 "to check the screenshots"
+bundled_scene  # the 384 x 216 one under the sanitizers
 W=960 H=540
-cp "$src/assets/default.png" "$tmp/photo.png"
-cp "$src/assets/default_depth.png" "$tmp/photo_depth.png"
+cp "$scene" "$tmp/photo.png"
+cp "$scene_depth" "$tmp/photo_depth.png"
 shot() {  # shot NAME ARGS...: a window screenshot of photo.png on the CPU backend
   local name=$1
   shift

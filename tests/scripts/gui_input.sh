@@ -10,9 +10,9 @@
 # Usage: gui_input.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 . "$(dirname "$0")/lib/common.sh"
 need_python3 "to check the screenshots"
+bundled_scene  # the 384 x 216 one under the sanitizers
 W=960 H=540
-mkdir -p "$tmp/cwd/folder" && cp "$src/assets/default.png" "$tmp/cwd/photo.png" &&
-  cp "$src/assets/default_depth.png" "$tmp/cwd/photo_depth.png"
+mkdir -p "$tmp/cwd/folder" && cp "$scene" "$tmp/cwd/photo.png" && cp "$scene_depth" "$tmp/cwd/photo_depth.png"
 cd "$tmp/cwd" || exit 1  # what Ctrl+O lists (the bundled scene is open: the working folder)
 shot() {  # shot NAME FRAMES ARGS...: a headless screenshot on the CPU backend
   local name=$1 frames=$2
@@ -64,11 +64,11 @@ script tab "2 key Tab" && shot tab 6 --input-script "$tmp/tab.txt"
 script zoom16 "2 move 265 270" "3 wheel 20" "4 move -1000 -1000" && shot zoom16 6 --input-script "$tmp/zoom16.txt"
 script sweep "2 key F" "40 key X" && shot sweep50 50 --input-script "$tmp/sweep.txt" && shot sweep60 60 --input-script "$tmp/sweep.txt"
 
-python3 - "$src/tools" "$tmp" $W $H <<'PY' || fail "screenshots"
+python3 - "$src/tools" "$tmp" $W $H $scene_w <<'PY' || fail "screenshots"
 import sys
 sys.path.insert(0, sys.argv[1])
 from check_screenshot import mean_abs_diff, pixel, read_png
-tmp, W, H = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+tmp, W, H, scene_w = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 names = ["result", "input", "key2", "split25", "divider", "keys", "f1", "f1esc", "browse", "ctrlo", "click", "pan",
          "zoom", "side", "sweep50", "sweep60", "zoom16", "reset", "tab"]
 shots = {n: read_png(f"{tmp}/{n}.png") for n in names}
@@ -112,8 +112,9 @@ assert d < 0.5, f"side by side: the wheel zoomed the halves differently ({d:.2f}
 different("zoom", "side", (xs, range(60, H - 60, 3)), "the wheel zoomed")
 same("reset", "result", window, "R resets zoom and pan")
 different("tab", "result", (range(600, W, 3), range(0, H, 3)), "Tab hides the panels", 5.0)
-# Zoomed in 1.15^20 = 16.4 times (6.8 screen pixels per image pixel): nearest sampling gives runs of 6-7
-# equal pixels along a row; linear filtering would blend them.
+# Zoomed in 1.15^20 = 16.4 times (6.8 screen pixels per pixel of the 1280 px wide scene, 22.6 of the
+# 384 px one): nearest sampling gives runs of that many equal pixels along a row; linear filtering would
+# blend them.
 runs = []
 for y in range(150, 400, 25):
     row = [px("zoom16", x, y) for x in range(20, iw - 20)]
@@ -126,8 +127,8 @@ for y in range(150, 400, 25):
             n = 1
 runs.sort()
 assert len(runs) > 40, f"zoomed view too flat to tell the sampling ({len(runs)} runs)"
-median = runs[len(runs) // 2]
-assert 6 <= median <= 8, f"zoomed in, runs of equal pixels have median length {median} (nearest sampling gives 6-7)"
+median, scale = runs[len(runs) // 2], 1.15**20 * iw / scene_w
+assert abs(median - scale) <= 1.2, f"zoomed in, runs of equal pixels have median length {median} (nearest sampling gives {scale:.1f})"
 print(f"zoomed in: nearest sampling ({len(runs)} runs, median {median} px)")
 same("sweep50", "sweep60", image, "a key stops the focus sweep")
 different("sweep50", "result", image, "the sweep moved the focus")

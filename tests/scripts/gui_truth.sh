@@ -11,7 +11,9 @@ need_python3 "to check the screenshots"
 need_gen_scene
 export SATLAB_ASSETS="$tmp/assets"
 mkdir -p "$tmp/assets/ground_truth"
-cp "$src/assets/default.png" "$src/assets/default_depth.png" "$tmp/assets/"
+small=  # under the sanitizers the bundled scene as the ground-truth set renders it, 384 x 216
+sanitized && small=/ground_truth
+cp "$src/assets$small/default.png" "$src/assets$small/default_depth.png" "$tmp/assets/" || fail "cannot copy the scene"
 "$gen" --truth "$tmp/assets/ground_truth" --size 96 54 --lens 4 --scene occlusion >/dev/null || fail "gen_scene --truth"
 W=960 H=540
 shot() {  # shot NAME ARGS...

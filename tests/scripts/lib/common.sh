@@ -27,6 +27,27 @@ need_gen_scene() {  # sets gen: the ground-truth renderer of the same build tree
 # Under the sanitizers (SATLAB_SANITIZED, set by tests/CMakeLists.txt) long runs are shortened.
 sanitized() { [ -n "${SATLAB_SANITIZED:-}" ]; }
 
+# The bundled scene: sets scene and scene_depth (assets/default.png, 1280 x 720, and its depth), and
+# scene_w, scene_h. Under the sanitizers, where one frame of it takes seconds, the same scene as the
+# ground-truth set renders it, 384 x 216 (a ninth of the pixels), in an assets folder of its own that is
+# also the app's (SATLAB_ASSETS): its default scene; every other file there is the bundled one, so the
+# panels list the same scenes.
+bundled_scene() {
+  need_scene
+  scene=$src/assets/default.png scene_depth=$src/assets/default_depth.png scene_w=1280 scene_h=720
+  sanitized || return 0
+  mkdir -p "$tmp/assets"
+  local f
+  for f in "$src"/assets/*; do
+    case ${f##*/} in
+      default.png | default_depth.png) cp "$src/assets/ground_truth/${f##*/}" "$tmp/assets/" ;;
+      *) ln -s "$f" "$tmp/assets/" ;;
+    esac || fail "cannot make the small scene's assets folder"
+  done
+  export SATLAB_ASSETS=$tmp/assets
+  scene=$tmp/assets/default.png scene_depth=$tmp/assets/default_depth.png scene_w=384 scene_h=216
+}
+
 # The app with no display at all: the headless EGL path.
 headless() { env -u DISPLAY -u WAYLAND_DISPLAY "$bin" --headless "$@"; }
 
