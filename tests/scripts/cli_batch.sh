@@ -2,10 +2,10 @@
 # `satlab render` on several images and folders (--out-dir), with --preset and --synthetic-depth: every
 # good image is written, a bad one gets one clear line, the exit code says whether any failed.
 . "$(dirname "$0")/lib/common.sh"
-need_scene
+bundled_scene  # scene.png below: the 384 x 216 one under the sanitizers
 mkdir -p "$tmp/in" "$tmp/out"
 cp "$src/assets/coffee.png" "$src/assets/coffee.depth.png" "$tmp/in/"
-cp "$src/assets/default.png" "$tmp/in/scene.png"
+cp "$scene" "$tmp/in/scene.png"
 printf 'this is not an image' >"$tmp/in/corrupt.png"
 
 # A folder with two good images and one corrupt file: two results, one failed line, exit non-zero.
@@ -50,11 +50,11 @@ mkdir "$tmp/out2"
 cmp -s "$tmp/out/coffee_dof_f0.20_a40_r8.png" "$tmp/out2/coffee_dof_f0.20_a40_r8.png" || fail "listed != folder result"
 
 # A result that would overwrite an input is refused; the other inputs are still written.
-cp "$src/assets/default.png" "$tmp/in/scene_box_r3.png"
+cp "$scene" "$tmp/in/scene_box_r3.png"
 "$bin" render "$tmp/in" --out-dir "$tmp/in" --filter box --radius 3 --backend cpu >"$tmp/log" 2>&1
 [ $? -eq 1 ] || { cat "$tmp/log"; fail "overwriting an input was not a failure"; }
 grep -q '^failed .*scene.png: refusing to overwrite an input' "$tmp/log" || { cat "$tmp/log"; fail "no refusal line"; }
-cmp -s "$src/assets/default.png" "$tmp/in/scene_box_r3.png" || fail "an input was overwritten"
+cmp -s "$scene" "$tmp/in/scene_box_r3.png" || fail "an input was overwritten"
 [ -s "$tmp/in/coffee_box_r3.png" ] || fail "the other inputs were not written"
 rm -f "$tmp/in/"*_box_r3*.png
 "$bin" render "$tmp/in/scene.png" --out "$tmp/in/scene.png" --filter box --backend cpu >/dev/null 2>"$tmp/err"

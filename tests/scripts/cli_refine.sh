@@ -7,15 +7,15 @@
 # (the identity); out of [0, 0.5] it is a usage error. On a GPU both give the CPU's bytes.
 # Usage: cli_refine.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 . "$(dirname "$0")/lib/common.sh"
-need_scene
 need_python3 "to write a small guide image"
-scene=$src/assets/default.png depth=$src/assets/default_depth.png  # 1280x720, its depth beside it
+bundled_scene  # 1280x720 (384x216 under the sanitizers), its depth beside it
+depth=$scene_depth low=$((scene_w / 4))x$((scene_h / 4))
 
-# The phone-like depth: the bundled depth at 320x180 (a quarter of each side), made by satlab itself:
-# `depth refine --refine none` resamples the depth to its guide's size, here a flat 320x180 image.
-python3 - "$tmp/guide.png" <<'PY'
+# The phone-like depth: the bundled depth at a quarter of each side (320x180), made by satlab itself:
+# `depth refine --refine none` resamples the depth to its guide's size, here a flat image of that size.
+python3 - "$tmp/guide.png" ${low/x/ } <<'PY'
 import struct, sys, zlib
-w, h = 320, 180
+w, h = int(sys.argv[2]), int(sys.argv[3])
 def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
 raw = b"".join(b"\0" + bytes([128, 128, 128] * w) for _ in range(h))
 open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
@@ -23,7 +23,7 @@ open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(
 PY
 "$bin" depth refine "$tmp/guide.png" --depth "$depth" --refine none --backend cpu --out "$tmp/low.png" \
   >"$tmp/log" 2>&1 || { cat "$tmp/log"; fail "depth refine --refine none (downsampling) failed"; }
-grep -q "320x180 from 1280x720, refine none" "$tmp/log" || { cat "$tmp/log"; fail "unexpected depth refine summary"; }
+grep -q "$low from ${scene_w}x$scene_h, refine none" "$tmp/log" || { cat "$tmp/log"; fail "unexpected depth refine summary"; }
 
 render() {  # render OUT ARGS...: the bundled scene, CPU backend; the summary in $tmp/OUT.log
   local out=$1
@@ -33,10 +33,10 @@ render() {  # render OUT ARGS...: the bundled scene, CPU backend; the summary in
 }
 # Default (auto): a lower-resolution file is refined by the default refiner; the summary says which.
 render auto --depth "$tmp/low.png"
-grep -qE "depth low, 320x180 refine wmedian \(cpu, [0-9.]+ ms\)" "$tmp/auto.log" ||
-  { cat "$tmp/auto.log"; fail "auto did not refine the 320x180 depth with wmedian"; }
+grep -qE "depth low, $low refine wmedian \(cpu, [0-9.]+ ms\)" "$tmp/auto.log" ||
+  { cat "$tmp/auto.log"; fail "auto did not refine the $low depth with wmedian"; }
 render none --depth "$tmp/low.png" --refine none
-grep -q "depth low, 320x180 refine none (cpu" "$tmp/none.log" || { cat "$tmp/none.log"; fail "--refine none not in the summary"; }
+grep -q "depth low, $low refine none (cpu" "$tmp/none.log" || { cat "$tmp/none.log"; fail "--refine none not in the summary"; }
 cmp -s "$tmp/auto.png" "$tmp/none.png" && fail "--refine none and the default refiner gave the same result"
 render jbu --depth "$tmp/low.png" --refine jbu
 grep -q "refine jbu (cpu" "$tmp/jbu.log" || { cat "$tmp/jbu.log"; fail "--refine jbu not in the summary"; }
@@ -96,4 +96,4 @@ if "$bin" render --image "$scene" --depth "$tmp/low.png" --backend gpu --out "$t
 else
   echo "no GPU ($(tail -1 "$tmp/gpu.log")): the GPU comparison is left out"
 fi
-echo "ok: refiners (auto on a 320x180 depth file: $(grep -oE 'refine wmedian \([^)]*\)' "$tmp/auto.log")), none differs, presets, one-line usage errors; focus range"
+echo "ok: refiners (auto on a $low depth file: $(grep -oE 'refine wmedian \([^)]*\)' "$tmp/auto.log")), none differs, presets, one-line usage errors; focus range"

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # `satlab render` end to end: good inputs write a filtered PNG; bad ones exit non-zero with one line.
 . "$(dirname "$0")/lib/common.sh"
-need_scene
+bundled_scene  # the 384 x 216 one under the sanitizers
 
 "$bin" --help >"$tmp/help" 2>&1 || fail "--help exited non-zero"
 grep -q render "$tmp/help" || fail "--help does not mention render"
 "$bin" render --help >/dev/null 2>&1 || fail "render --help exited non-zero"
 
-"$bin" render --image "$src/assets/default.png" --depth "$src/assets/default_depth.png" --filter dof \
+"$bin" render --image "$scene" --depth "$scene_depth" --filter dof \
   --focus 0.2 --aperture 40 --max-radius 16 --backend cpu --out "$tmp/dof.png" >"$tmp/log" 2>&1 ||
   { cat "$tmp/log"; fail "dof render failed"; }
 [ -s "$tmp/dof.png" ] || fail "no dof.png written"
-"$bin" render --image "$src/assets/default.png" --filter box --radius 0 --backend cpu --out "$tmp/same.png" \
+"$bin" render --image "$scene" --filter box --radius 0 --backend cpu --out "$tmp/same.png" \
   >/dev/null 2>&1 || fail "box render failed"
-"$bin" render --image "$src/assets/default.png" --filter box --radius 6 --backend cpu --out "$tmp/box.png" \
+"$bin" render --image "$scene" --filter box --radius 6 --backend cpu --out "$tmp/box.png" \
   >/dev/null 2>&1 || fail "box render failed"
 cmp -s "$tmp/dof.png" "$tmp/box.png" && fail "dof and box results are identical"
 # Radius 0 is the identity: decode both and compare pixels through satlab itself (box 0 of the output
@@ -22,11 +22,11 @@ cmp -s "$tmp/dof.png" "$tmp/box.png" && fail "dof and box results are identical"
 cmp -s "$tmp/same.png" "$tmp/same2.png" || fail "radius 0 is not the identity"
 
 # Aperture 0 puts everything in focus: the dof filter is then the identity too.
-"$bin" render --image "$src/assets/default.png" --depth "$src/assets/default_depth.png" --filter dof --aperture 0 \
+"$bin" render --image "$scene" --depth "$scene_depth" --filter dof --aperture 0 \
   --backend cpu --out "$tmp/sharp.png" >/dev/null 2>&1 || fail "dof render with aperture 0 failed"
 cmp -s "$tmp/same.png" "$tmp/sharp.png" || fail "dof with aperture 0 is not the identity"
 # An output folder that does not exist: one line naming the output, exit 1.
-"$bin" render --image "$src/assets/default.png" --filter box --backend cpu --out "$tmp/no/such/dir/o.png" \
+"$bin" render --image "$scene" --filter box --backend cpu --out "$tmp/no/such/dir/o.png" \
   >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "o.png" "$tmp/err" ||
   { cat "$tmp/err"; fail "unwritable output not reported in one line"; }
@@ -34,7 +34,7 @@ cmp -s "$tmp/same.png" "$tmp/sharp.png" || fail "dof with aperture 0 is not the 
 # Bad inputs: non-zero exit, exactly one line naming the file, nothing written.
 printf 'not an image' >"$tmp/text.png"
 : >"$tmp/empty.png"
-head -c 200 "$src/assets/default.png" >"$tmp/truncated.png"
+head -c 200 "$scene" >"$tmp/truncated.png"
 for bad in "$tmp/text.png" "$tmp/empty.png" "$tmp/truncated.png" "$tmp/missing.png"; do
   "$bin" render --image "$bad" --filter box --backend cpu --out "$tmp/bad_out.png" >"$tmp/out" 2>"$tmp/err"
   rc=$?
@@ -43,19 +43,19 @@ for bad in "$tmp/text.png" "$tmp/empty.png" "$tmp/truncated.png" "$tmp/missing.p
   grep -q "$(basename "$bad")" "$tmp/err" || { cat "$tmp/err"; fail "error line does not name $bad"; }
   [ ! -e "$tmp/bad_out.png" ] || fail "output written for $bad"
 done
-"$bin" render --image "$src/assets/default.png" --filter gauss --out "$tmp/x.png" >/dev/null 2>&1
+"$bin" render --image "$scene" --filter gauss --out "$tmp/x.png" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "unknown filter is not a usage error (exit 2)"
-"$bin" render --image "$src/assets/default.png" --depth "$tmp/text.png" --out "$tmp/x.png" >/dev/null 2>"$tmp/err"
+"$bin" render --image "$scene" --depth "$tmp/text.png" --out "$tmp/x.png" >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] && grep -q text.png "$tmp/err" || fail "bad depth map not reported"
 # The written PNG has the input's size (IHDR width and height, big-endian, bytes 16..23).
 ihdr() { od -An -tx1 -j16 -N8 "$1" | tr -d ' \n'; }
-[ "$(ihdr "$tmp/dof.png")" = "$(ihdr "$src/assets/default.png")" ] || fail "output size differs from the input"
+[ "$(ihdr "$tmp/dof.png")" = "$(ihdr "$scene")" ] || fail "output size differs from the input"
 # Inconsistent parameters are usage errors, found before any file is read.
 "$bin" render --image "$tmp/missing.png" --near 5 --far 2 --out "$tmp/x.png" >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] || fail "--far <= --near is not a usage error (exit 2)"
 grep -q far_depth "$tmp/err" || { cat "$tmp/err"; fail "usage error does not name the parameter"; }
 # --backend gpu renders where a CUDA backend exists; elsewhere one line saying why, exit 1.
-"$bin" render --image "$src/assets/default.png" --filter box --backend gpu --out "$tmp/gpu.png" >/dev/null 2>"$tmp/err"
+"$bin" render --image "$scene" --filter box --backend gpu --out "$tmp/gpu.png" >/dev/null 2>"$tmp/err"
 rc=$?
 if [ $rc -ne 0 ]; then
   [ $rc -eq 1 ] || fail "--backend gpu failed with exit $rc, expected 1"
@@ -71,14 +71,14 @@ for args in "--blades 9:--blades" "--blades 4:--blades" "--blades nan:--blades" 
             "--focus nan:--focus" "--blade-rotation nan:--blade-rotation" "--near -1:--near" \
             "--dof-mode bokeh:--dof-mode" "--aperture-shape star:--aperture-shape" \
             "--response-shoulder 0.95:--response-shoulder" "--response-shoulder -0.1:--response-shoulder"; do
-  "$bin" render --image "$src/assets/default.png" ${args%%:*} --out "$tmp/x.png" >/dev/null 2>"$tmp/err"
+  "$bin" render --image "$scene" ${args%%:*} --out "$tmp/x.png" >/dev/null 2>"$tmp/err"
   [ $? -eq 2 ] || fail "'${args%%:*}' is not a usage error (exit 2)"
   [ "$(wc -l <"$tmp/err")" -eq 1 ] || { cat "$tmp/err"; fail "'${args%%:*}': expected one error line"; }
   [ "$(wc -c <"$tmp/err")" -le 200 ] || { cat "$tmp/err"; fail "'${args%%:*}': the error line is over 200 characters"; }
   grep -q -- "${args##*:}" "$tmp/err" || { cat "$tmp/err"; fail "the usage error does not name ${args##*:}"; }
 done
 for mode in gather_box gather_shape gather_linear layered spread; do
-  "$bin" render --image "$src/assets/default.png" --depth "$src/assets/default_depth.png" --dof-mode $mode \
+  "$bin" render --image "$scene" --depth "$scene_depth" --dof-mode $mode \
     --aperture-shape polygon --blades 7 --backend cpu --out "$tmp/mode_$mode.png" >/dev/null 2>"$tmp/err" ||
     { cat "$tmp/err"; fail "render --dof-mode $mode failed"; }
 done
@@ -91,7 +91,7 @@ for ((i = 0; i < ${#modes[@]}; ++i)); do
   done
 done
 # The camera response: a shoulder changes the linear-light modes' picture.
-"$bin" render --image "$src/assets/default.png" --depth "$src/assets/default_depth.png" --dof-mode spread \
+"$bin" render --image "$scene" --depth "$scene_depth" --dof-mode spread \
   --aperture-shape polygon --blades 7 --response-shoulder 0.4 --backend cpu --out "$tmp/shoulder.png" \
   >/dev/null 2>"$tmp/err" || { cat "$tmp/err"; fail "render --response-shoulder 0.4 failed"; }
 cmp -s "$tmp/mode_spread.png" "$tmp/shoulder.png" && fail "--response-shoulder 0.4 gave the plain sRGB picture"
@@ -99,15 +99,15 @@ cmp -s "$tmp/mode_spread.png" "$tmp/shoulder.png" && fail "--response-shoulder 0
 # change the picture, and a small cap is reported as hit.
 for args in "--highlights maybe:--highlights" "--highlight-threshold 2:--highlight-threshold" \
             "--highlight-gain 0.5:--highlight-gain" "--highlight-cap 0:--highlight-cap"; do
-  "$bin" render --image "$src/assets/default.png" ${args%%:*} --out "$tmp/x.png" >/dev/null 2>"$tmp/err"
+  "$bin" render --image "$scene" ${args%%:*} --out "$tmp/x.png" >/dev/null 2>"$tmp/err"
   [ $? -eq 2 ] || fail "'${args%%:*}' is not a usage error (exit 2)"
   grep -q -- "${args##*:}" "$tmp/err" || { cat "$tmp/err"; fail "the usage error does not name ${args##*:}"; }
 done
-"$bin" render --image "$src/assets/default.png" --depth "$src/assets/default_depth.png" --focus 0.1 --backend cpu \
+"$bin" render --image "$scene" --depth "$scene_depth" --focus 0.1 --backend cpu \
   --highlights on --highlight-gain 4 --highlight-cap 50 --out "$tmp/hl.png" >"$tmp/out" 2>&1 ||
   { cat "$tmp/out"; fail "render --highlights on failed"; }
 grep -q "highlights 50 splatted.*cap hit" "$tmp/out" || { cat "$tmp/out"; fail "render did not report the cap hit"; }
-"$bin" render --image "$src/assets/default.png" --depth "$src/assets/default_depth.png" --focus 0.1 --backend cpu \
+"$bin" render --image "$scene" --depth "$scene_depth" --focus 0.1 --backend cpu \
   --out "$tmp/nohl.png" >/dev/null 2>&1 || fail "render without highlights failed"
 cmp -s "$tmp/hl.png" "$tmp/nohl.png" && fail "highlights on gave the picture without them"
 # A subcommand of a group needs its leaf: usage error.
@@ -155,14 +155,14 @@ pfm(sys.argv[1] + "/filled.pfm", filled)
 pfm(sys.argv[1] + "/nodepth.pfm", lambda x, y: float("nan"))
 PY
   for mode in gather_box spread layered; do
-    "$bin" render --image "$src/assets/default.png" --depth "$tmp/holes.pfm" --dof-mode $mode --backend cpu \
+    "$bin" render --image "$scene" --depth "$tmp/holes.pfm" --dof-mode $mode --backend cpu \
       --out "$tmp/holes_$mode.png" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "a depth map with NaN failed ($mode)"; }
     grep -q "holes.pfm: 144 pixels without depth (NaN)" "$tmp/out" || { cat "$tmp/out"; fail "no note of the holes"; }
-    "$bin" render --image "$src/assets/default.png" --depth "$tmp/filled.pfm" --dof-mode $mode --backend cpu \
+    "$bin" render --image "$scene" --depth "$tmp/filled.pfm" --dof-mode $mode --backend cpu \
       --out "$tmp/filled_$mode.png" >/dev/null 2>&1 || fail "the filled depth map failed ($mode)"
     cmp -s "$tmp/holes_$mode.png" "$tmp/filled_$mode.png" || fail "NaN holes did not render as their filled map ($mode)"
   done
-  "$bin" render --image "$src/assets/default.png" --depth "$tmp/nodepth.pfm" --backend cpu --out "$tmp/nodepth.png" \
+  "$bin" render --image "$scene" --depth "$tmp/nodepth.pfm" --backend cpu --out "$tmp/nodepth.png" \
     >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "a depth map of NaN alone failed"; }
   grep -q "flat" "$tmp/out" || { cat "$tmp/out"; fail "no note that the map is flat"; }
 fi
