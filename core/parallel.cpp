@@ -36,10 +36,15 @@ void parallel_for(long begin, long end, const std::function<void(long, long)>& f
   long chunk = n / t, extra = n % t, b = begin;
   for (long i = 0; i < t; ++i) {
     long e = b + chunk + (i < extra ? 1 : 0);
-    if (i == t - 1)
+    if (i == t - 1) {
       run(b, e);  // the calling thread takes the last chunk
-    else
-      pool.emplace_back(run, b, e);
+    } else {
+      try {
+        pool.emplace_back(run, b, e);
+      } catch (...) {  // no thread to be had: this chunk runs here
+        run(b, e);
+      }
+    }
     b = e;
   }
   for (auto& th : pool) th.join();

@@ -1,6 +1,8 @@
 // The Pipeline interface: one frame = depth normalise -> CoC -> SAT -> blur. The CPU backend (reference
 // and fallback) lives in core/; the GPU backend in gpu/. The app only ever talks to this interface.
 #pragma once
+#include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -53,6 +55,13 @@ inline void check_choice(const std::string& what, const std::string& name, const
   throw Error("unknown " + what + " '" + name + "' (valid: " + list + ")");
 }
 
+// A frame given as rows in the caller's memory: row y (width elements: RGBA8 pixels, or floats of depth)
+// at row(y). The tiled executor's tiles are such rows of its rings (core/tiled.hpp).
+struct FrameRows {
+  int width = 0, height = 0;
+  std::function<const void*(int y)> row;
+};
+
 class Pipeline {
  public:
   virtual ~Pipeline() = default;
@@ -88,6 +97,28 @@ class Pipeline {
   // larger image gives back (core/tiled.hpp), without the whole frame's download (the GPU backend copies
   // the region alone, through pinned memory). Throws satlab::Error for a region outside the result.
   virtual void read_result(const PixelRect& region, uint8_t* dst, size_t stride);
+
+  // The image, or the depth map of its size, as rows in the caller's memory that stay unchanged until this
+  // frame's read_result (or result()) returns. A backend that copies them out from there (the GPU backend:
+  // straight to the device, by DMA where pin_host pinned them) returns true; false, the default: nothing
+  // was taken, and the caller gives set_image / set_depth an image instead. Errors as set_image/set_depth.
+  virtual bool set_image_rows(const FrameRows& rows) {
+    (void)rows;
+    return false;
+  }
+  virtual bool set_depth_rows(const FrameRows& rows) {
+    (void)rows;
+    return false;
+  }
+  // Page-locks `bytes` of host memory at `p` that the caller will give to set_*_rows and read_result, so
+  // that a GPU backend's copies run from and into it by DMA, without a host copy; true where it did.
+  // unpin_host(p), on the pipeline that pinned it, before that memory is freed (it waits for the device's
+  // copies first). Default: nothing pinned.
+  virtual bool pin_host(void* p, size_t bytes) {
+    (void)p, (void)bytes;
+    return false;
+  }
+  virtual void unpin_host(void* p) { (void)p; }
 
   // The stages of the last timed run, in order (StageTiming::run says which run that was).
   virtual const std::vector<StageTiming>& timings() const = 0;

@@ -21,6 +21,8 @@ constexpr size_t kMaxCpuTile = size_t(1) << 28;  // the CPU backend's limit on a
 // (16 B a pixel) and result stay near the caches. A streamed 16384^2 box blur (radius 10, 2 cores) took
 // 3.8, 3.7, 4.8 and 7.6 s with tiles of 512^2, 1024^2, 2048^2 and 4096^2 (frames of 0.27-16.9 Mpx).
 constexpr double kCpuCacheFrame = double(1 << 20);
+// The GPU backend's frames, where the image and the budget allow: at least this many pixels.
+constexpr double kGpuFrame = double(1 << 22);
 
 std::string mb(double bytes) {
   return std::to_string(uint64_t(std::ceil(bytes / double(1 << 20))));
@@ -125,7 +127,7 @@ TilePlan plan_tiles(uint32_t width, uint32_t height, const Params& p, size_t mem
   // The plan of least work (ties: the larger tiles) among those with frames of at most max_frame pixels;
   // with `slack`, the one of least host memory among those within that factor of the least work (shorter
   // bands: smaller rings).
-  const auto pick = [&](double max_frame, double slack) {
+  const auto pick = [&](double max_frame, double slack, double min_frame = 0) {
     TilePlan best;
     for (const Candidate& c : fits) {
       const TilePlan& t = c.plan;
@@ -136,13 +138,16 @@ TilePlan plan_tiles(uint32_t width, uint32_t height, const Params& p, size_t mem
     }
     TilePlan lean = best;
     for (const Candidate& c : fits)
-      if (best.tile_width && slack > 1 && c.frame <= max_frame &&
+      if (best.tile_width && slack > 1 && c.frame <= max_frame && c.frame >= min_frame &&
           double(c.plan.frame_pixels) <= slack * double(best.frame_pixels) && c.plan.host_bytes < lean.host_bytes)
         lean = c.plan;
     return lean;
   };
-  // On the CPU: frames near the caches where the halo allows, the leanest within 10% of the least work.
-  TilePlan best = gpu ? pick(INFINITY, 1) : pick(kCpuCacheFrame, 1.1);
+  // On the CPU: frames near the caches where the halo allows, the leanest within 10% of the least work. On
+  // the GPU, the leanest within 5% among frames of at least kGpuFrame pixels: shorter bands fill and drain
+  // the overlapped reading, filtering and writing sooner and hold less (pinned) host memory, at a few
+  // percent more pixels, while each tile's copies stay long next to its launches.
+  TilePlan best = gpu ? pick(INFINITY, 1.05, kGpuFrame) : pick(kCpuCacheFrame, 1.1);
   if (!gpu && best.tile_width == 0) best = pick(double(kMaxCpuTile), 1);
   if (best.tile_width == 0) {
     const uint32_t tw = std::min(kMinTile, width), th = std::min(kMinTile, height);

@@ -47,6 +47,8 @@ class RowRing {
     }
   }
   const T* row(uint32_t y) const { return data_.data() + size_t(y % cap_) * row_; }
+  T* data() { return data_.data(); }
+  size_t bytes() const { return data_.size() * sizeof(T); }
 
  private:
   size_t row_;
@@ -259,6 +261,21 @@ TiledReport run_tiled(const RowSource& image, const DepthSource* depth, const Pa
   if (depth) raw = std::make_unique<RowRing<float>>(size_t(W), cap);
   std::vector<uint8_t> result[2];
   for (std::vector<uint8_t>& r : result) r.resize(size_t(th) * W * 4);
+  // The rings and result rows pinned for a GPU backend's copies (Pipeline::pin_host), unpinned before they
+  // are freed (this guard is destroyed first).
+  struct Pins {
+    Pipeline* pipe;
+    std::vector<void*> pinned;
+    void add(void* ptr, size_t bytes) {
+      if (bytes && pipe->pin_host(ptr, bytes)) pinned.push_back(ptr);
+    }
+    ~Pins() {
+      for (void* ptr : pinned) pipe->unpin_host(ptr);
+    }
+  } pins{crew[0].pipe.get(), {}};
+  pins.add(rgba.data(), rgba.bytes());
+  if (raw) pins.add(raw->data(), raw->bytes());
+  for (std::vector<uint8_t>& r : result) pins.add(r.data(), r.size());
   const bool count_highlights = dof && p.highlights;
   const HighlightTest hl(p);
   const float range = stats.depth_max - stats.depth_min;
@@ -323,17 +340,26 @@ TiledReport run_tiled(const RowSource& image, const DepthSource* depth, const Pa
           const uint32_t bx0 = t * tw, bx1 = uint32_t(std::min<uint64_t>(uint64_t(bx0) + tw, W));
           const Span fx = ax.frame(bx0);
           const int fw = int(fx.hi - fx.lo), fh = int(fy.hi - fy.lo);
-          k.img.width = fw, k.img.height = fh;
-          k.img.data.resize(size_t(fw) * size_t(fh) * 4);
-          for (int y = 0; y < fh; ++y)
-            std::memcpy(k.img.px(0, y), rgba.row(fy.lo + uint32_t(y)) + size_t(fx.lo) * 4, size_t(fw) * 4);
-          k.pipe->set_image(k.img);
+          // The tile's rows in the rings, taken from there where the backend can (set_*_rows), else copied.
+          const FrameRows img_rows{fw, fh, [&](int y) -> const void* {
+                                     return rgba.row(fy.lo + uint32_t(y)) + size_t(fx.lo) * 4;
+                                   }};
+          if (!k.pipe->set_image_rows(img_rows)) {
+            k.img.width = fw, k.img.height = fh;
+            k.img.data.resize(size_t(fw) * size_t(fh) * 4);
+            for (int y = 0; y < fh; ++y) std::memcpy(k.img.px(0, y), img_rows.row(y), size_t(fw) * 4);
+            k.pipe->set_image(k.img);
+          }
           if (raw) {
-            k.depth.width = fw, k.depth.height = fh, k.depth.channels = 1;
-            k.depth.data.resize(size_t(fw) * size_t(fh));
-            for (int y = 0; y < fh; ++y)
-              std::memcpy(&k.depth.at(0, y), raw->row(fy.lo + uint32_t(y)) + fx.lo, size_t(fw) * 4);
-            k.pipe->set_depth(k.depth);
+            const FrameRows depth_rows{fw, fh, [&](int y) -> const void* {
+                                         return raw->row(fy.lo + uint32_t(y)) + fx.lo;
+                                       }};
+            if (!k.pipe->set_depth_rows(depth_rows)) {
+              k.depth.width = fw, k.depth.height = fh, k.depth.channels = 1;
+              k.depth.data.resize(size_t(fw) * size_t(fh));
+              for (int y = 0; y < fh; ++y) std::memcpy(&k.depth.at(0, y), depth_rows.row(y), size_t(fw) * 4);
+              k.pipe->set_depth(k.depth);
+            }
           }
           k.pipe->run();
           k.pipe->read_result(PixelRect{int(bx0 - fx.lo), int(by0 - fy.lo), int(bx1 - fx.lo), int(by1 - fy.lo)},

@@ -167,16 +167,109 @@ class GpuPipeline final : public Pipeline {
 
   void set_image(const ImageRGBA8& image) override {
     if (image.empty()) throw Error("empty image");
-    const size_t n = image.pixels();
+    resize(image.width, image.height);
+    // Staged in pinned memory, uploaded (and timed) in the next run() asynchronously.
+    try {
+      stage_in(staged_image_, image.data.data(), image.pixels() * 4, "image upload");
+    } catch (const Error&) {  // no pinned memory: no image (its buffers may be new)
+      width_ = height_ = 0;
+      throw;
+    }
+    image_rows_.clear();
+    new_image();
+  }
+
+  // Uploaded in the next run() straight from the caller's rows (a 2D copy per stretch of evenly spaced
+  // rows), by DMA where they are pinned.
+  bool set_image_rows(const FrameRows& rows) override {
+    if (rows.width <= 0 || rows.height <= 0) throw Error("empty image");
+    resize(rows.width, rows.height);
+    image_rows_ = row_runs(rows, size_t(rows.width) * 4);
+    new_image();
+    return true;
+  }
+
+  bool set_depth_rows(const FrameRows& rows) override {
+    check_depth_size(rows.width, rows.height);
+    const size_t pitch = size_t(width_) * 4;
+    for (const RowRun& r : row_runs(rows, pitch))
+      check(cudaMemcpy2DAsync(raw_.as<uint8_t>() + size_t(r.y0) * pitch, pitch, r.p, r.stride, pitch, size_t(r.n),
+                              cudaMemcpyHostToDevice, stream_),
+            "depth upload");
+    new_depth();
+    return true;
+  }
+
+  bool pin_host(void* p, size_t bytes) override {
+    if (cudaHostRegister(p, bytes, cudaHostRegisterDefault) == cudaSuccess) return true;
+    cudaGetLastError();  // not pinned (e.g. the locked-memory limit): copied as pageable memory instead
+    return false;
+  }
+  void unpin_host(void* p) override {
+    // Every stream's copies from or into it finished first (the tiled executor's workers each have one).
+    cudaDeviceSynchronize();
+    cudaHostUnregister(p);
+    cudaGetLastError();
+  }
+
+ private:
+  // A stretch of rows `stride` bytes apart, from row y0 of the frame.
+  struct RowRun {
+    const uint8_t* p;
+    size_t stride;
+    int y0, n;
+  };
+  static std::vector<RowRun> row_runs(const FrameRows& rows, size_t row_bytes) {
+    std::vector<RowRun> runs;
+    for (int y = 0; y < rows.height; ++y) {
+      const auto* p = static_cast<const uint8_t*>(rows.row(y));
+      if (!runs.empty()) {
+        RowRun& r = runs.back();
+        if (r.n == 1 && p >= r.p + row_bytes) {
+          r.stride = size_t(p - r.p), r.n = 2;
+          continue;
+        }
+        if (r.n > 1 && p == r.p + r.stride * size_t(r.n)) {
+          ++r.n;
+          continue;
+        }
+      }
+      runs.push_back({p, row_bytes, y, 1});
+    }
+    return runs;
+  }
+
+  void new_image() {
+    upload_pending_ = true;
+    ++image_id_;  // new pixels (DofArgs::input_id)
+    sat_valid_ = false;
+    dirty_ = true;
+  }
+  void new_depth() {
+    has_depth_ = true;
+    depth_valid_ = false;
+    hist_valid_ = false;
+    dirty_ = true;
+  }
+  void check_depth_size(int w, int h) const {
+    if (w != width_ || h != height_)
+      throw Error("depth map is " + std::to_string(w) + "x" + std::to_string(h) + " but the image is " +
+                  std::to_string(width_) + "x" + std::to_string(height_));
+  }
+
+  // The buffers for a frame of w x h (kept where the size is the same); no image pending after it.
+  void resize(int w, int h) {
+    upload_pending_ = false;
+    const size_t n = size_t(w) * size_t(h);
     const size_t need = n * (4 + 16 + 4 + 4 + 4 + 4) + (64 << 20);
     size_t free_b = 0, total_b = 0;
     check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
     const size_t have = free_b + img_.bytes + table_.bytes + out_.bytes + raw_.bytes + dnorm_.bytes + coc_.bytes;
     if (need > have)
-      throw Error("image of " + std::to_string(image.width) + "x" + std::to_string(image.height) + " needs " +
+      throw Error("image of " + std::to_string(w) + "x" + std::to_string(h) + " needs " +
                   std::to_string(need >> 20) + " MiB of GPU memory, " + std::to_string(have >> 20) +
                   " MiB available (the CPU backend can still filter it)");
-    if (image.width != width_ || image.height != height_) {
+    if (w != width_ || h != height_) {
       // The new size's buffers are allocated beside the old ones and swapped in once all exist, so an
       // allocation failure leaves the previous image and state. Only where the old ones' memory is needed
       // to fit do they go first; a failure then leaves no image.
@@ -198,33 +291,17 @@ class GpuPipeline final : public Pipeline {
       has_depth_ = false;
       warm_.clear();  // new buffers: every stage's next run is cold
     }
-    width_ = image.width, height_ = image.height;
-    // Staged in pinned memory, uploaded (and timed) in the next run() asynchronously.
-    upload_pending_ = false;
-    try {
-      stage_in(staged_image_, image.data.data(), n * 4, "image upload");
-    } catch (const Error&) {  // no pinned memory: no image (its buffers may be new)
-      width_ = height_ = 0;
-      throw;
-    }
-    upload_pending_ = true;
-    ++image_id_;  // new pixels (DofArgs::input_id)
-    sat_valid_ = false;
-    dirty_ = true;
+    width_ = w, height_ = h;
   }
 
+ public:
   void set_depth(const ImageF& depth) override {
     if (depth.channels != 1) throw Error("depth map must have one channel");
-    if (depth.width != width_ || depth.height != height_)
-      throw Error("depth map is " + std::to_string(depth.width) + "x" + std::to_string(depth.height) +
-                  " but the image is " + std::to_string(width_) + "x" + std::to_string(height_));
+    check_depth_size(depth.width, depth.height);
     stage_in(staged_depth_, depth.data.data(), depth.data.size() * 4, "depth upload");
     check(cudaMemcpyAsync(raw_.p, staged_depth_.p, depth.data.size() * 4, cudaMemcpyHostToDevice, stream_),
           "depth upload");
-    has_depth_ = true;
-    depth_valid_ = false;
-    hist_valid_ = false;
-    dirty_ = true;
+    new_depth();
   }
 
   void set_every_stage(bool every) override { every_stage_ = every; }
@@ -298,8 +375,13 @@ class GpuPipeline final : public Pipeline {
     const double dn = double(n);
     if (upload_pending_) {
       stage(f, "upload", 4 * dn, [&] {
-        check(cudaMemcpyAsync(img_.p, staged_image_.p, n * 4, cudaMemcpyHostToDevice, stream_),
-              "image upload");
+        const size_t pitch = size_t(width_) * 4;
+        if (image_rows_.empty())
+          check(cudaMemcpyAsync(img_.p, staged_image_.p, n * 4, cudaMemcpyHostToDevice, stream_), "image upload");
+        for (const RowRun& r : image_rows_)
+          check(cudaMemcpy2DAsync(img_.as<uint8_t>() + size_t(r.y0) * pitch, pitch, r.p, r.stride, pitch,
+                                  size_t(r.n), cudaMemcpyHostToDevice, stream_),
+                "image upload");
       });
     }
     if (params_.filter == FilterKind::Dof) {
@@ -422,6 +504,7 @@ class GpuPipeline final : public Pipeline {
     const cudaError_t e = fault_due(Fault::Launch) ? cudaErrorLaunchFailure : cudaPeekAtLastError();
     check(e, "frame");
     upload_pending_ = false;  // its staging is rewritten only after the stream has passed it (stage_in)
+    image_rows_.clear();      // the caller's rows are theirs again once this frame is read back
     cur_ ^= 1;
     result_ready_ = depth_ready_ = coc_ready_ = false;
   }
@@ -445,8 +528,18 @@ class GpuPipeline final : public Pipeline {
                   " at (" + std::to_string(r.x0) + ", " + std::to_string(r.y0) + ") is not within the result of " +
                   std::to_string(width_) + "x" + std::to_string(height_));
     const size_t row = size_t(r.width()) * 4;
-    staged_result_.grow(row * size_t(r.height()), "result download");
     const uint8_t* src = out_.as<uint8_t>() + (size_t(r.y0) * size_t(width_) + size_t(r.x0)) * 4;
+    cudaPointerAttributes at{};
+    if (cudaPointerGetAttributes(&at, dst) == cudaSuccess && at.type == cudaMemoryTypeHost) {
+      // pinned (pin_host): straight into the caller's rows
+      check(cudaMemcpy2DAsync(dst, stride, src, size_t(width_) * 4, row, size_t(r.height()),
+                              cudaMemcpyDeviceToHost, stream_),
+            "result download");
+      check(cudaStreamSynchronize(stream_), "result download");
+      return;
+    }
+    cudaGetLastError();
+    staged_result_.grow(row * size_t(r.height()), "result download");
     check(cudaMemcpy2DAsync(staged_result_.p, row, src, size_t(width_) * 4, row, size_t(r.height()),
                             cudaMemcpyDeviceToHost, stream_),
           "result download");
@@ -578,7 +671,8 @@ class GpuPipeline final : public Pipeline {
   const Variant* dof_ = nullptr;                   // its registry entry (GPU entry point), set with it
   unsigned long long image_id_ = 0;                // counts set_image calls: names the uploaded pixels
   PinnedMemory staged_image_, staged_depth_, staged_result_;  // stage_in's and read_result's
-  bool upload_pending_ = false;  // staged_image_ holds pixels the next run() uploads
+  bool upload_pending_ = false;  // the next run() uploads staged_image_, or image_rows_ where any
+  std::vector<RowRun> image_rows_;  // set_image_rows's rows, until this frame's run()
   ImageRGBA8 result_;
   ImageF depth_host_, coc_host_;
   bool has_depth_ = false, depth_valid_ = false, hist_valid_ = false, sat_valid_ = false, dirty_ = true;

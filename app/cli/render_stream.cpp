@@ -15,6 +15,7 @@
 #include "app/ops/backend_choice.hpp"
 #include "app/ops/memory_budget.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "core/refine.hpp"
 #include "core/tiled.hpp"
 
@@ -44,7 +45,9 @@ std::string size_text(uint64_t w, uint64_t h) {
 // The orientation is not applied: a file that has one is refused (turning needs rows in another order).
 class ImageRows {
  public:
-  explicit ImageRows(const std::string& path) : path_(path), reader_(io::open_image_reader(path)) {
+  // `threads`: TIFF rows decoded by that many readers at once (io::open_image_reader).
+  ImageRows(const std::string& path, int threads)
+      : path_(path), reader_(io::open_image_reader(path, threads)) {
     io::check_pixel_limit(path, header().width, header().height);
   }
   // Before the first rows: refuses what streaming cannot apply, sets up what it can.
@@ -107,8 +110,9 @@ class DepthRows {
     // As load_depth: 16-bit samples where the file has them (TIFF: up to 4 channels), else 8 bits.
     deep_ = hd.bits == 16 && (hd.format != "TIFF" || hd.channels <= 4);
   }
-  DepthRows(const SyntheticDepth& s, uint32_t width, uint32_t height)
-      : synthetic_(true), spec_(s), width_(width), height_(height) {}
+  // `threads`: the synthetic map's rows made on that many threads at once.
+  DepthRows(const SyntheticDepth& s, uint32_t width, uint32_t height, int threads)
+      : synthetic_(true), spec_(s), width_(width), height_(height), threads_(threads) {}
 
   size_t buffer_bytes() const {
     return reader_ ? reader_->header().buffer_bytes + size_t(width_) * kDepthChunkRows * 12 : 0;
@@ -116,7 +120,9 @@ class DepthRows {
 
   void read(uint32_t y0, uint32_t y1, float* out, size_t stride) {
     if (synthetic_) {
-      synthetic_depth_rows(spec_, int(width_), int(height_), int(y0), int(y1), out, stride);
+      parallel_for(long(y0), long(y1), [&](long a, long b) {
+        synthetic_depth_rows(spec_, int(width_), int(height_), int(a), int(b), out + size_t(a - y0) * stride, stride);
+      }, threads_);
       return;
     }
     if (y0 < next_) open();  // the second pass: PNG and JPEG read forward only
@@ -148,15 +154,17 @@ class DepthRows {
   SyntheticDepth spec_;
   std::string path_;
   uint32_t width_ = 0, height_ = 0, next_ = 0;
+  int threads_ = 1;
   bool deep_ = false;
   std::unique_ptr<io::ImageReader> reader_;
   std::vector<uint8_t> rgba8_;
   std::vector<uint16_t> rgba16_;
 };
 
-// A row writer's own buffers: a few rows (libpng, libjpeg, a TIFF strip of TIFFDefaultStripSize rows).
+// A row writer's own buffers: a few rows (libpng, libjpeg), or a TIFF strip being gathered and a batch of
+// deflated strips (32 of 256 KiB, or of a row where rows are larger).
 size_t writer_bytes(uint32_t width) {
-  return size_t(width) * 4 * 64;
+  return size_t(width) * 4 * 64 + std::max<size_t>(size_t(9) << 20, size_t(width) * 4 * 33);
 }
 
 }  // namespace
@@ -182,7 +190,9 @@ std::string render_streamed(const StreamRequest& r, const Params& p, bool force)
   const bool gpu = choice.gpu;
   const size_t budget = r.budget ? r.budget : default_memory_budget(gpu);
 
-  ImageRows image(r.input);  // the header, checked; no pixel read yet
+  // The header, checked; no pixel read yet. On the GPU the host's decoding bounds the run: TIFF rows are
+  // decoded on several threads (on the CPU the filter's threads have the cores).
+  ImageRows image(r.input, gpu ? io::io_threads() : 1);
   const uint32_t w = image.header().width, h = image.header().height;
   if (!force && whole_image_refusal(w, h, gpu, budget).empty()) return "";
   image.prepare();
@@ -201,7 +211,7 @@ std::string render_streamed(const StreamRequest& r, const Params& p, bool force)
       depth = std::make_unique<DepthRows>(r.depth, w, h);
       depth_from = "depth " + io::file_stem(r.depth);
     } else if (r.synthetic.mode != SyntheticDepth::Mode::None) {
-      depth = std::make_unique<DepthRows>(r.synthetic, w, h);
+      depth = std::make_unique<DepthRows>(r.synthetic, w, h, gpu ? io::io_threads() : 1);
       depth_from = "synthetic depth " + to_spec(r.synthetic);
     } else {
       note("no depth map for " + r.input + ": the dof filter keeps the image sharp");

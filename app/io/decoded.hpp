@@ -36,8 +36,9 @@ bool is_webp(const std::vector<uint8_t>& b);
 bool is_tiff(const std::vector<uint8_t>& b);
 bool is_heif(const std::vector<uint8_t>& b);  // an ISO-BMFF ftyp of HEIF or AVIF
 
-// The readers and writers of stream_io.hpp, one per format.
-std::unique_ptr<ImageReader> open_tiff_reader(const std::string& path);
+// The readers and writers of stream_io.hpp, one per format. `threads` > 1: that many readers of the file,
+// each decoding a share of the rows asked for on a thread of its own.
+std::unique_ptr<ImageReader> open_tiff_reader(const std::string& path, int threads = 1);
 std::unique_ptr<ImageReader> open_png_reader(const std::string& path);
 std::unique_ptr<ImageReader> open_jpeg_reader(const std::string& path);
 std::unique_ptr<ImageWriter> open_tiff_writer(const std::string& path, const StreamSpec& spec);

@@ -2,9 +2,11 @@
 // conversion of stored samples to RGBA that the readers share.
 #include "app/io/stream_io.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
 #include "app/io/decoded.hpp"
 #include "app/io/image_io.hpp"
@@ -71,7 +73,11 @@ std::string row_format(const std::string& path) {
   return format_of(head);
 }
 
-std::unique_ptr<ImageReader> open_image_reader(const std::string& path) {
+int io_threads() {
+  return int(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+}
+
+std::unique_ptr<ImageReader> open_image_reader(const std::string& path, int threads) {
   std::vector<uint8_t> head(8, 0);
   FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw Error(path + ": " + std::strerror(errno));
@@ -80,7 +86,7 @@ std::unique_ptr<ImageReader> open_image_reader(const std::string& path) {
   const std::string format = format_of(head);
   std::unique_ptr<ImageReader> r;
   if (format == "TIFF")
-    r = open_tiff_reader(path);
+    r = open_tiff_reader(path, threads);
   else if (format == "PNG")
     r = open_png_reader(path);
   else if (format == "JPEG")

@@ -52,8 +52,13 @@ class ImageReader {
 std::string row_format(const std::string& path);
 
 // Opens `path` (TIFF, PNG or JPEG, found from its first bytes) and reads its header. Checks that the file
-// can hold the pixels it declares; the pixel limit (format_guard.hpp) is the caller's to check.
-std::unique_ptr<ImageReader> open_image_reader(const std::string& path);
+// can hold the pixels it declares; the pixel limit (format_guard.hpp) is the caller's to check. TIFF, whose
+// rows come in any order, is decoded by up to `threads` readers at once, each a share of the rows of a call
+// (header().buffer_bytes counts them all); PNG and JPEG by one.
+std::unique_ptr<ImageReader> open_image_reader(const std::string& path, int threads = 1);
+
+// Threads for decoding or encoding one image: the machine's hardware threads, at most 8.
+int io_threads();
 
 // What an ImageWriter writes.
 struct StreamSpec {
@@ -64,6 +69,7 @@ struct StreamSpec {
   int jpeg_quality = 95;
   bool bigtiff = false;    // TIFF: BigTIFF even when the classic format would do
   bool compress = true;    // TIFF: deflate; false: uncompressed (what an I/O-bound pipeline reads fastest)
+  int threads = 0;         // TIFF strips: deflate on this many threads at once (0: io_threads())
 };
 
 // Takes rows in order into `path` (format from its extension: .tif/.tiff, .png, .jpg/.jpeg). The file is

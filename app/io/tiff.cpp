@@ -3,6 +3,7 @@
 // 16-bit greyscale and RGB(A) files keep their 16 bits (Decoded::high); every other layout libtiff knows is
 // read at 8 bits through its RGBA interface. The Orientation tag is returned, not applied (image_io.cpp
 // applies it).
+#include <libdeflate.h>
 #include <sys/stat.h>
 #include <tiffio.h>
 
@@ -10,7 +11,9 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <memory>
+#include <thread>
 
 #include "app/io/atomic_file.hpp"
 #include "app/io/decoded.hpp"
@@ -19,6 +22,7 @@
 #include "app/io/stream_io.hpp"
 #include "app/io/tiff.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 
 namespace satlab::io {
 namespace {
@@ -239,6 +243,44 @@ class TiffReader final : public ImageReader {
   std::vector<uint8_t> block_data_, tile_;
 };
 
+// Several readers of one file, each decoding its share of the rows asked for on a thread of its own: the
+// shares are whole strips or rows of tiles, so no block is decoded twice. Rows come out as one reader's.
+class ParallelTiffReader final : public ImageReader {
+ public:
+  ParallelTiffReader(const std::string& path, int threads) {
+    readers_.push_back(std::make_unique<TiffReader>(path, false));
+    header_ = readers_[0]->header();
+    notes_ = readers_[0]->notes();
+    for (int i = 1; i < threads; ++i) readers_.push_back(std::make_unique<TiffReader>(path, false));
+    header_.buffer_bytes *= readers_.size();
+    block_rows_ = std::max<uint32_t>(1, header_.tile_height ? header_.tile_height : header_.rows_per_strip);
+  }
+
+  void read_rows(uint32_t y0, uint32_t y1, uint8_t* rgba8, size_t stride, uint16_t* rgba16,
+                 size_t stride16) override {
+    if (y0 > y1 || y1 > header_.height) return readers_[0]->read_rows(y0, y1, rgba8, stride, rgba16, stride16);
+    // Shares of whole blocks: the k-th starts at the first block boundary at or past y0 + k * share.
+    const uint32_t n = uint32_t(readers_.size()), share = (y1 - y0 + n - 1) / n;
+    std::vector<std::pair<uint32_t, uint32_t>> parts;
+    for (uint32_t k = 0, a = y0; k < n && a < y1; ++k) {
+      const uint64_t at = uint64_t(y0) + uint64_t(k + 1) * share;
+      const uint32_t b = uint32_t(std::min<uint64_t>(y1, (at + block_rows_ - 1) / block_rows_ * block_rows_));
+      if (b > a) parts.emplace_back(a, b), a = b;
+    }
+    parallel_for(0, long(parts.size()), [&](long k0, long k1) {
+      for (long k = k0; k < k1; ++k) {
+        const auto [a, b] = parts[size_t(k)];
+        readers_[size_t(k)]->read_rows(a, b, rgba8 + size_t(a - y0) * stride, stride,
+                                       rgba16 ? rgba16 + size_t(a - y0) * stride16 : nullptr, stride16);
+      }
+    }, int(parts.size()));
+  }
+
+ private:
+  std::vector<std::unique_ptr<TiffReader>> readers_;
+  uint32_t block_rows_ = 1;
+};
+
 // The fields of every file satlab writes: contiguous grey or RGB(A) samples, deflate (or none, where asked
 // for), unassociated alpha.
 void set_fields(TIFF* t, uint32_t width, uint32_t height, int channels, int bits, int orientation,
@@ -257,9 +299,13 @@ void set_fields(TIFF* t, uint32_t width, uint32_t height, int channels, int bits
   }
 }
 
-// Strips of TIFFDefaultStripSize rows, or tiles gathered from a row of tiles' rows.
+// Strips of about kStripBytes, written raw (deflated on several threads at once, or as they are), or tiles
+// gathered from a row of tiles' rows through libtiff's codec.
 class TiffWriter final : public ImageWriter {
  public:
+  static constexpr size_t kStripBytes = size_t(256) << 10;
+  static constexpr uint32_t kBatchStrips = 32;  // strips deflated at once, then written in order
+
   TiffWriter(const std::string& path, const StreamSpec& spec) : file_(path), opts_(&msg_) {
     spec_ = spec;
     const uint64_t raw = uint64_t(spec.width) * spec.height * uint64_t(spec.channels) * uint64_t(spec.bits / 8);
@@ -276,19 +322,21 @@ class TiffWriter final : public ImageWriter {
       band_.assign(row_bytes_ * spec.tile, 0);
       tile_.resize(size_t(spec.tile) * spec.tile * size_t(spec.channels) * size_t(spec.bits / 8));
     } else {
-      TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(t, 0));
+      strip_rows_ = uint32_t(std::clamp<size_t>(kStripBytes / row_bytes_, 1, spec.height));
+      TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, strip_rows_);
+      threads_ = spec.compress ? std::max(1, spec.threads > 0 ? spec.threads : io_threads()) : 1;
     }
+  }
+  ~TiffWriter() override {
+    for (libdeflate_compressor* c : deflaters_) libdeflate_free_compressor(c);
   }
 
   void write_rows(uint32_t n, const void* rows, size_t stride) override {
     take_rows(file_.path(), n);
+    const auto* in = static_cast<const uint8_t*>(rows);
+    if (!spec_.tile) return take_strip_rows(n, in, stride);
     for (uint32_t i = 0, y = rows_ - n; i < n; ++i, ++y) {
-      const uint8_t* row = static_cast<const uint8_t*>(rows) + size_t(i) * stride;
-      if (!spec_.tile) {
-        if (TIFFWriteScanline(tif_.get(), const_cast<uint8_t*>(row), y, 0) < 0) throw fail();
-        continue;
-      }
-      std::memcpy(band_.data() + size_t(y % spec_.tile) * row_bytes_, row, row_bytes_);
+      std::memcpy(band_.data() + size_t(y % spec_.tile) * row_bytes_, in + size_t(i) * stride, row_bytes_);
       if (y % spec_.tile == spec_.tile - 1 || y + 1 == spec_.height) write_tiles(y - y % spec_.tile);
     }
   }
@@ -303,6 +351,82 @@ class TiffWriter final : public ImageWriter {
  private:
   Error fail() const {
     return Error(file_.path() + ": cannot write TIFF" + (msg_.error.empty() ? "" : " (" + msg_.error + ")"));
+  }
+
+  // Rows of a strip, the last strip's fewer.
+  uint32_t rows_of_strip(uint32_t s) const {
+    return std::min(strip_rows_, spec_.height - s * strip_rows_);
+  }
+
+  // The next `n` rows (the image's rows rows_ - n ..): whole strips straight from the caller's rows where
+  // they lie packed, the rest gathered in pending_ until its strip is complete.
+  void take_strip_rows(uint32_t n, const uint8_t* in, size_t stride) {
+    uint32_t y = rows_ - n;  // the image's row of in[0]
+    const uint32_t end = rows_;
+    while (y < end) {
+      const uint32_t s = y / strip_rows_, first = s * strip_rows_, rows = rows_of_strip(s);
+      if (y == first && stride == row_bytes_ && end - y >= rows) {
+        uint32_t strips = 1;  // as many whole strips as the rows given hold
+        while (s + strips < strip_count() && (s + strips) * strip_rows_ + rows_of_strip(s + strips) <= end) ++strips;
+        write_strips(s, strips, in);
+        const uint32_t past = (s + strips) * strip_rows_;
+        const uint32_t done = std::min(past, spec_.height) - y;
+        in += size_t(done) * stride, y += done;
+        continue;
+      }
+      pending_.resize(size_t(strip_rows_) * row_bytes_);
+      const uint32_t take = std::min(end, first + rows) - y;
+      for (uint32_t i = 0; i < take; ++i)
+        std::memcpy(pending_.data() + size_t(y - first + i) * row_bytes_, in + size_t(i) * stride, row_bytes_);
+      in += size_t(take) * stride, y += take;
+      if (y == first + rows) write_strips(s, 1, pending_.data());
+    }
+  }
+
+  uint32_t strip_count() const { return (spec_.height + strip_rows_ - 1) / strip_rows_; }
+
+  // Strips [s0, s0 + n) from their packed rows: written as they are, or deflated kBatchStrips at a time on
+  // threads_ threads and written in order.
+  void write_strips(uint32_t s0, uint32_t n, const uint8_t* data) {
+    TIFF* t = tif_.get();
+    const auto bytes_of = [&](uint32_t s) { return size_t(rows_of_strip(s)) * row_bytes_; };
+    if (!spec_.compress) {
+      const uint8_t* p = data;
+      for (uint32_t i = 0; i < n; ++i) {
+        const size_t b = bytes_of(s0 + i);
+        if (TIFFWriteRawStrip(t, s0 + i, const_cast<uint8_t*>(p), tmsize_t(b)) != tmsize_t(b)) throw fail();
+        p += b;
+      }
+      return;
+    }
+    const int workers = threads_;
+    while (int(deflaters_.size()) < workers) {
+      libdeflate_compressor* c = libdeflate_alloc_compressor(6);  // zlib's default level, as libtiff's
+      if (!c) throw Error(file_.path() + ": cannot write TIFF (out of memory for the compressor)");
+      deflaters_.push_back(c);
+    }
+    for (uint32_t b0 = 0; b0 < n; b0 += kBatchStrips) {
+      const uint32_t batch = std::min(kBatchStrips, n - b0);
+      packed_.resize(batch);
+      sizes_.assign(batch, 0);
+      const int used = std::min<int>(workers, int(batch));
+      parallel_for(0, used, [&](long k0, long k1) {  // compressor k deflates strips k, k + used, ...
+        for (long k = k0; k < k1; ++k)
+          for (uint32_t i = uint32_t(k); i < batch; i += uint32_t(used)) {
+            const uint32_t s = s0 + b0 + i;
+            const size_t in_bytes = bytes_of(s);
+            const uint8_t* src = data + size_t(s - s0) * strip_rows_ * row_bytes_;
+            std::vector<uint8_t>& out = packed_[i];
+            out.resize(libdeflate_zlib_compress_bound(deflaters_[size_t(k)], in_bytes));
+            sizes_[i] = libdeflate_zlib_compress(deflaters_[size_t(k)], src, in_bytes, out.data(), out.size());
+          }
+      }, used);
+      for (uint32_t i = 0; i < batch; ++i) {
+        if (sizes_[i] == 0) throw fail();
+        if (TIFFWriteRawStrip(t, s0 + b0 + i, packed_[i].data(), tmsize_t(sizes_[i])) != tmsize_t(sizes_[i]))
+          throw fail();
+      }
+    }
   }
 
   // The tiles of the row of tiles starting at row `first`, padded with zeros past the image's edges.
@@ -323,12 +447,21 @@ class TiffWriter final : public ImageWriter {
   Options opts_;
   std::unique_ptr<TIFF, Close> tif_;
   size_t row_bytes_ = 0;
-  std::vector<uint8_t> band_, tile_;
+  std::vector<uint8_t> band_, tile_;  // tiled files: a row of tiles' rows, one tile
+  uint32_t strip_rows_ = 1;           // striped files: rows per strip
+  int threads_ = 1;                   // deflating at once
+  std::vector<uint8_t> pending_;      // the rows of a strip not yet complete
+  std::vector<std::vector<uint8_t>> packed_;  // a batch's deflated strips
+  std::vector<size_t> sizes_;
+  std::vector<libdeflate_compressor*> deflaters_;  // one a thread
 };
 
 }  // namespace
 
-std::unique_ptr<ImageReader> open_tiff_reader(const std::string& path) { return std::make_unique<TiffReader>(path, false); }
+std::unique_ptr<ImageReader> open_tiff_reader(const std::string& path, int threads) {
+  if (threads > 1) return std::make_unique<ParallelTiffReader>(path, threads);
+  return std::make_unique<TiffReader>(path, false);
+}
 
 std::unique_ptr<ImageWriter> open_tiff_writer(const std::string& path, const StreamSpec& spec) {
   return std::make_unique<TiffWriter>(path, spec);

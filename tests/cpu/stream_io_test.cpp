@@ -424,3 +424,93 @@ TEST(StreamIo, EightBitRowsWithoutTheSixteenBitCopyGiveTheSamePixels) {
       std::remove(path.c_str());
     }
 }
+
+// Striped TIFF is written a strip of about 256 KiB at a time, raw (deflated on several threads, or as it
+// is), from rows given in any banding and stride; read back by one reader or by several at once (each a
+// share of the rows of a call), every layout gives the stored samples.
+TEST(StreamIo, RawStripsDeflatedOnThreadsAndRowsReadByManyReaders) {
+  test::SeededRng rng;
+  struct Case {
+    uint32_t w, h;
+    int channels, bits;
+    uint32_t tile;
+  };
+  // Strips of 10 rows (the last of 7), 1 row (rows over 256 KiB), 170 rows (6 strips, the last of 151);
+  // tiles of 32 read by several readers.
+  const Case cases[] = {{3000, 157, 4, 16, 0}, {70001, 9, 4, 8, 0}, {513, 1001, 3, 8, 0}, {95, 203, 2, 8, 32}};
+  for (const Case& c : cases)
+    for (bool compress : {true, false})
+      for (int threads : {1, 3}) {
+        SCOPED_TRACE(std::to_string(c.w) + "x" + std::to_string(c.h) + " channels " + std::to_string(c.channels) +
+                     " bits " + std::to_string(c.bits) + " tile " + std::to_string(c.tile) +
+                     (compress ? " deflate" : " raw") + " threads " + std::to_string(threads));
+        const std::string path = tmp_dir() + "strips.tif";
+        io::StreamSpec spec;
+        spec.width = c.w, spec.height = c.h, spec.channels = c.channels, spec.bits = c.bits, spec.tile = c.tile;
+        spec.compress = compress, spec.threads = threads;
+        const std::vector<uint8_t> samples = random_samples(c.w, c.h, c.channels, c.bits, rng);
+        const size_t row = size_t(c.w) * size_t(c.channels) * size_t(c.bits / 8);
+        {  // bands of 1 to 400 rows, some packed and some with a padded stride
+          auto w = io::open_image_writer(path, spec);
+          std::vector<uint8_t> padded;
+          for (uint32_t y = 0; y < c.h;) {
+            const uint32_t n = std::min<uint32_t>(c.h - y, 1 + rng() % 400);
+            if (rng() % 2) {
+              w->write_rows(n, samples.data() + y * row, row);
+            } else {
+              const size_t stride = row + 5;
+              padded.assign(stride * n, 0xEE);
+              for (uint32_t i = 0; i < n; ++i)
+                std::memcpy(padded.data() + i * stride, samples.data() + (y + i) * row, row);
+              w->write_rows(n, padded.data(), stride);
+            }
+            y += n;
+          }
+          w->finish();
+        }
+        std::vector<uint8_t> want8;
+        std::vector<uint16_t> want16;
+        expected_rgba(samples, size_t(c.w) * c.h, c.channels, c.bits, &want8, &want16);
+        for (int readers : {1, 2, 3, 8}) {
+          SCOPED_TRACE("readers " + std::to_string(readers));
+          auto r = io::open_image_reader(path, readers);
+          if (!c.tile) {
+            const uint32_t strip = std::max<uint32_t>(1, std::min<uint32_t>(c.h, uint32_t((256u << 10) / row)));
+            EXPECT_EQ(r->header().rows_per_strip, strip);
+          }
+          std::vector<uint8_t> got8(want8.size(), 0);
+          std::vector<uint16_t> got16(want16.size(), 0);
+          std::vector<std::pair<uint32_t, uint32_t>> bands;  // random heights, read last to first
+          for (uint32_t y = 0; y < c.h;) {
+            const uint32_t n = std::min<uint32_t>(c.h - y, 1 + rng() % 300);
+            bands.push_back({y, y + n});
+            y += n;
+          }
+          std::reverse(bands.begin(), bands.end());
+          for (auto [y0, y1] : bands)
+            r->read_rows(y0, y1, got8.data() + size_t(y0) * c.w * 4, size_t(c.w) * 4,
+                         got16.data() + size_t(y0) * c.w * 4, size_t(c.w) * 4);
+          ASSERT_EQ(got8, want8);
+          ASSERT_EQ(got16, want16);
+        }
+        EXPECT_EQ(io::load_image(path).data, want8);
+        std::remove(path.c_str());
+      }
+}
+
+// A striped TIFF cut short after its readers opened it (libtiff writes the directory last, so a file cut
+// before they open it is refused at the header): the readers whose strips are gone fail, and the call gives
+// one line naming the file.
+TEST(StreamIo, TiffCutShortUnderManyReadersGivesOneLine) {
+  test::SeededRng rng;
+  const std::string path = tmp_dir() + "cut.tif";
+  io::StreamSpec spec;
+  spec.width = 700, spec.height = 900, spec.channels = 3, spec.compress = false;
+  write_image(path, spec, random_samples(spec.width, spec.height, 3, 8, rng), rng);
+  auto r = io::open_image_reader(path, 4);
+  ASSERT_EQ(::truncate(path.c_str(), off_t(size_t(700) * 900 * 3 * 2 / 5)), 0);
+  std::vector<uint8_t> rows(size_t(700) * 900 * 4);
+  test::expect_one_line_error([&](const std::string&) { r->read_rows(0, 900, rows.data(), 700 * 4); }, path,
+                              "truncated");
+  std::remove(path.c_str());
+}

@@ -172,4 +172,76 @@ TEST(GpuTiled, AFramesOwnStatisticsChangeNothing) {
   }
 }
 
+// A frame given as rows in the caller's memory (set_image_rows, set_depth_rows: rows out of order, in two
+// stretches of different strides and single rows, as a ring's wrap gives them), pinned or not, filters to
+// what set_image and set_depth give; read_result into pinned and unpinned rows gives the same pixels. The
+// outputs are poisoned first.
+TEST(GpuTiled, FramesFromRowsPinnedOrNotEqualFramesFromImages) {
+  SKIP_WITHOUT_GPU();
+  const uint32_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (const auto& wh : allowed({{1, 1}, {1, 37}, {61, 1}, {211, 173}, {517, 263}})) {
+    const Scene s = make_scene(wh.first, wh.second, seed);
+    const int w = s.image.width, h = s.image.height;
+    // Copies of the image and depth laid out as rows: the first half 3 rows of padding apart, the second
+    // half wrapped to the front of the buffer, a pitch of w + 5 pixels.
+    const size_t pitch = size_t(w) + 5, split = size_t(h) / 2;
+    std::vector<uint8_t> img(pitch * 4 * size_t(h) * 3 + 64, 0xCD);
+    std::vector<float> dep(pitch * size_t(h) * 3 + 16, -7.f);
+    const auto img_row = [&](int y) -> uint8_t* {
+      const size_t slot = size_t(y) < split ? size_t(h) + size_t(y) * 3 : size_t(y) - split;
+      return img.data() + slot * pitch * 4;
+    };
+    const auto dep_row = [&](int y) -> float* {
+      const size_t slot = size_t(y) < split ? size_t(h) + size_t(y) * 3 : size_t(y) - split;
+      return dep.data() + slot * pitch;
+    };
+    for (int y = 0; y < h; ++y) {
+      std::memcpy(img_row(y), s.image.px(0, y), size_t(w) * 4);
+      std::memcpy(dep_row(y), s.depth.data.data() + size_t(y) * size_t(w), size_t(w) * 4);
+    }
+    for (const char* m : {"box", "spread", "layered"}) {
+      const bool box = std::string(m) == "box";
+      Params p = box ? Params{} : dof_params(m, 9.f);
+      if (box) p.filter = FilterKind::Box, p.box_radius = 5;
+      auto whole_pipe = gpu::make_pipeline();
+      const ImageRGBA8 want = whole(s.image, box ? nullptr : &s.depth, p, std::move(whole_pipe));
+      for (const bool pin : {false, true}) {
+        SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " " + m + (pin ? " pinned" : " pageable"));
+        auto pipe = gpu::make_pipeline();
+        std::vector<uint8_t> out(size_t(w) * 4 * size_t(h) + 4 * pitch, 0xEE);
+        if (pin) {
+          ASSERT_TRUE(pipe->pin_host(img.data(), img.size()));
+          ASSERT_TRUE(pipe->pin_host(dep.data(), dep.size() * 4));
+          ASSERT_TRUE(pipe->pin_host(out.data(), out.size()));
+        }
+        pipe->set_params(p);
+        ASSERT_TRUE(pipe->set_image_rows(FrameRows{w, h, [&](int y) -> const void* { return img_row(y); }}));
+        if (!box) ASSERT_TRUE(pipe->set_depth_rows(FrameRows{w, h, [&](int y) -> const void* { return dep_row(y); }}));
+        pipe->run();
+        // The result's rows pitch pixels apart; the bytes past each row stay poisoned.
+        pipe->read_result(PixelRect{0, 0, w, h}, out.data(), pitch * 4);
+        ImageRGBA8 got(w, h);
+        for (int y = 0; y < h; ++y) {
+          std::memcpy(got.px(0, y), out.data() + size_t(y) * pitch * 4, size_t(w) * 4);
+          EXPECT_EQ(out[size_t(y) * pitch * 4 + size_t(w) * 4], 0xEE);
+        }
+        EXPECT_TRUE(same_pixels(got, want));
+        // A sub-region straight into the pinned (or pageable) rows.
+        if (w > 2 && h > 2) {
+          std::fill(out.begin(), out.end(), uint8_t(0xEE));
+          pipe->read_result(PixelRect{1, 1, w - 1, h - 1}, out.data(), pitch * 4);
+          for (int y = 1; y < h - 1; ++y)
+            EXPECT_EQ(std::memcmp(out.data() + size_t(y - 1) * pitch * 4, want.px(1, y), size_t(w - 2) * 4), 0);
+        }
+        if (pin) {
+          pipe->unpin_host(img.data());
+          pipe->unpin_host(dep.data());
+          pipe->unpin_host(out.data());
+        }
+      }
+    }
+  }
+}
+
 }  // namespace

@@ -30,24 +30,24 @@ render --image "$tmp/in/rgb.png" --filter box --radius 0 --out "$tmp/in/photo.jp
 img depth16 "$tmp/in/strips.depth.png" 127 131  # 16-bit depth beside the striped TIFF
 img png "$tmp/in/tiles.depth.png" 131 65  # 8-bit colour depth (its first channel) beside the tiled TIFF
 
-same() {  # INPUT TILE ARGS...: whole-image and streamed results are the same file
-  local in=$1 tile=$2
+same() {  # INPUT "TILE..." ARGS...: whole-image and streamed results (each tile size) are the same file
+  local in=$1 tiles=$2 tile
   shift 2
   render --image "$tmp/in/$in" --out "$tmp/whole.tif" "$@" >/dev/null 2>"$tmp/err" ||
     { cat "$tmp/err"; fail "$in $*: the whole-image render failed"; }
-  render --image "$tmp/in/$in" --out "$tmp/tiled.tif" --tile "$tile" "$@" >"$tmp/log" 2>"$tmp/err" ||
-    { cat "$tmp/err"; fail "$in --tile $tile $*: the streamed render failed"; }
-  grep -q "streamed in" "$tmp/log" || { cat "$tmp/log"; fail "$in --tile $tile $*: not streamed"; }
-  grep -q "note: streaming .* in tiles of" "$tmp/err" || { cat "$tmp/err"; fail "$in --tile $tile: no plan printed"; }
-  cmp -s "$tmp/whole.tif" "$tmp/tiled.tif" || fail "$in --tile $tile $*: the streamed result differs from the whole image's"
-  n=$((n + 1))
+  for tile in $tiles; do
+    render --image "$tmp/in/$in" --out "$tmp/tiled.tif" --tile "$tile" "$@" >"$tmp/log" 2>"$tmp/err" ||
+      { cat "$tmp/err"; fail "$in --tile $tile $*: the streamed render failed"; }
+    grep -q "streamed in" "$tmp/log" || { cat "$tmp/log"; fail "$in --tile $tile $*: not streamed"; }
+    grep -q "note: streaming .* in tiles of" "$tmp/err" || { cat "$tmp/err"; fail "$in --tile $tile: no plan printed"; }
+    cmp -s "$tmp/whole.tif" "$tmp/tiled.tif" || fail "$in --tile $tile $*: the streamed result differs from the whole image's"
+    n=$((n + 1))
+  done
 }
 n=0
 for in in rgb.png rgba.png strips.tif tiles.tif photo.jpg row.png column.png; do
-  for tile in 64 65; do
-    same "$in" "$tile" --filter box --radius 5
-    same "$in" "$tile" --filter dof --max-radius 6
-  done
+  same "$in" "64 65" --filter box --radius 5
+  same "$in" "64 65" --filter dof --max-radius 6
 done
 # A depth map file beside the image (read by rows, in several passes), and other DoF modes.
 for mode in gather_box spread layered; do
