@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A short soak on the CPU backend: frames with changing filters, parameters and image sizes (seven
 # sizes, 15 frames each, all seen before measuring starts at frame 105, all seen again while measuring)
-# must not grow host memory by more than a few MB. Fewer frames a size measure before the random
-# parameters have reached their extremes: at 10 a size the RSS was still rising by 20 MB.
+# must not grow host memory by more than a few MB. With fewer frames a size, measuring starts before the
+# random parameters have met their extremes (at 10 a size, RSS still rose 20 MB: growth, not a leak).
 . "$(dirname "$0")/lib/common.sh"
 need_scene
 frames=210 every=15 drift=8
