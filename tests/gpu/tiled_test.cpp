@@ -209,7 +209,7 @@ TEST(GpuTiled, FramesFromRowsPinnedOrNotEqualFramesFromImages) {
       for (const bool pin : {false, true}) {
         SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " " + m + (pin ? " pinned" : " pageable"));
         auto pipe = gpu::make_pipeline();
-        std::vector<uint8_t> out(size_t(w) * 4 * size_t(h) + 4 * pitch, 0xEE);
+        std::vector<uint8_t> out(pitch * 4 * size_t(h), 0xEE);
         if (pin) {
           ASSERT_TRUE(pipe->pin_host(img.data(), img.size()));
           ASSERT_TRUE(pipe->pin_host(dep.data(), dep.size() * 4));
