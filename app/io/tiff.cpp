@@ -3,15 +3,11 @@
 // 16-bit greyscale and RGB(A) files keep their 16 bits (Decoded::high); every other layout libtiff knows is
 // read at 8 bits through its RGBA interface. The Orientation tag is returned, not applied (image_io.cpp
 // applies it).
-#include <fcntl.h>
 #include <libdeflate.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include <tiffio.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -303,87 +299,6 @@ void set_fields(TIFF* t, uint32_t width, uint32_t height, int channels, int bits
   }
 }
 
-// The file a TiffWriter writes, through libtiff's client I/O: its own writes go out as they come, except
-// while deferring, when writes of 64 KiB or more (raw strips, from buffers that stay put until flush()) are
-// queued at their offsets and flush() writes them on several threads at once. One writing thread moves
-// about 2.5 GB/s into the page cache (ext4 and tmpfs, NVIDIA H200 machine), four about 4.7 GB/s.
-class WriterFile {
- public:
-  static constexpr int kThreads = 4;
-  static constexpr size_t kQueued = size_t(64) << 10;
-
-  explicit WriterFile(const std::string& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) {}
-  ~WriterFile() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  bool ok() const { return fd_ >= 0; }
-  void defer(bool on) { defer_ = on; }
-  // The queued writes, done; false where one failed (errno's text in error()).
-  bool flush() {
-    std::vector<Queued> q;
-    q.swap(queue_);
-    std::atomic<int> failed{0};
-    parallel_for(0, long(q.size()), [&](long a, long b) {
-      for (long i = a; i < b; ++i)
-        if (!write_all(q[size_t(i)].p, q[size_t(i)].n, q[size_t(i)].at)) failed = errno ? errno : EIO;
-    }, std::min<int>(kThreads, int(q.size())));
-    if (failed) error_ = std::strerror(failed);
-    return !failed && error_.empty();
-  }
-  const std::string& error() const { return error_; }
-
-  static tmsize_t read(thandle_t h, void* buf, tmsize_t n) {
-    auto* f = static_cast<WriterFile*>(h);
-    const ssize_t r = ::pread(f->fd_, buf, size_t(n), off_t(f->pos_));
-    if (r > 0) f->pos_ += uint64_t(r);
-    return tmsize_t(r);
-  }
-  static tmsize_t write(thandle_t h, void* buf, tmsize_t n) {
-    auto* f = static_cast<WriterFile*>(h);
-    if (f->defer_ && size_t(n) >= kQueued) {
-      f->queue_.push_back({static_cast<const uint8_t*>(buf), size_t(n), f->pos_});
-    } else if (!f->write_all(static_cast<const uint8_t*>(buf), size_t(n), f->pos_)) {
-      f->error_ = std::strerror(errno ? errno : EIO);
-      return -1;
-    }
-    f->pos_ += uint64_t(n);
-    f->size_ = std::max(f->size_, f->pos_);
-    return n;
-  }
-  static toff_t seek(thandle_t h, toff_t off, int whence) {
-    auto* f = static_cast<WriterFile*>(h);
-    const uint64_t base = whence == SEEK_CUR ? f->pos_ : whence == SEEK_END ? f->size_ : 0;
-    f->pos_ = base + off;
-    return f->pos_;
-  }
-  static int close(thandle_t) { return 0; }
-  static toff_t size(thandle_t h) { return static_cast<WriterFile*>(h)->size_; }
-  static int map(thandle_t, void**, toff_t*) { return 0; }
-  static void unmap(thandle_t, void*, toff_t) {}
-
- private:
-  struct Queued {
-    const uint8_t* p;
-    size_t n;
-    uint64_t at;
-  };
-  bool write_all(const uint8_t* p, size_t n, uint64_t at) const {
-    while (n > 0) {
-      const ssize_t w = ::pwrite(fd_, p, n, off_t(at));
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) return false;
-      p += w, n -= size_t(w), at += uint64_t(w);
-    }
-    return true;
-  }
-
-  int fd_ = -1;
-  uint64_t pos_ = 0, size_ = 0;
-  bool defer_ = false;
-  std::vector<Queued> queue_;
-  std::string error_;
-};
-
 // Strips of about kStripBytes, written raw (deflated on several threads at once, or as they are), or tiles
 // gathered from a row of tiles' rows through libtiff's codec.
 class TiffWriter final : public ImageWriter {
@@ -396,11 +311,7 @@ class TiffWriter final : public ImageWriter {
     const uint64_t raw = uint64_t(spec.width) * spec.height * uint64_t(spec.channels) * uint64_t(spec.bits / 8);
     // Deflate may not shrink the data at all: classic TIFF's 32-bit offsets need headroom below 4 GiB.
     const bool big = spec.bigtiff || raw > (uint64_t(1) << 32) - (uint64_t(1) << 28);
-    out_ = std::make_unique<WriterFile>(file_.tmp());
-    if (!out_->ok()) throw Error(file_.path() + ": cannot write TIFF (" + std::strerror(errno) + ")");
-    tif_.reset(TIFFClientOpenExt(file_.tmp().c_str(), big ? "w8" : "w", out_.get(), WriterFile::read,
-                                 WriterFile::write, WriterFile::seek, WriterFile::close, WriterFile::size,
-                                 WriterFile::map, WriterFile::unmap, opts_.o));
+    tif_.reset(TIFFOpenExt(file_.tmp().c_str(), big ? "w8" : "w", opts_.o));
     if (!tif_) throw fail();
     TIFF* t = tif_.get();
     set_fields(t, spec.width, spec.height, spec.channels, spec.bits, 1, spec.compress);
@@ -434,15 +345,12 @@ class TiffWriter final : public ImageWriter {
     check_all_rows(file_.path());
     if (!TIFFFlush(tif_.get()) || !msg_.error.empty()) throw fail();
     tif_.reset();
-    if (!out_->error().empty()) throw fail();
-    out_.reset();
     file_.commit();
   }
 
  private:
   Error fail() const {
-    const std::string why = !msg_.error.empty() ? msg_.error : out_ ? out_->error() : "";
-    return Error(file_.path() + ": cannot write TIFF" + (why.empty() ? "" : " (" + why + ")"));
+    return Error(file_.path() + ": cannot write TIFF" + (msg_.error.empty() ? "" : " (" + msg_.error + ")"));
   }
 
   // Rows of a strip, the last strip's fewer.
@@ -482,16 +390,6 @@ class TiffWriter final : public ImageWriter {
   void write_strips(uint32_t s0, uint32_t n, const uint8_t* data) {
     TIFF* t = tif_.get();
     const auto bytes_of = [&](uint32_t s) { return size_t(rows_of_strip(s)) * row_bytes_; };
-    // The strips' writes queued (WriterFile), then written on several threads before their buffers (the
-    // caller's rows, pending_, packed_) are let go.
-    out_->defer(true);
-    struct Undefer {
-      WriterFile* f;
-      ~Undefer() {
-        f->flush();
-        f->defer(false);
-      }
-    } undefer{out_.get()};
     if (!spec_.compress) {
       const uint8_t* p = data;
       for (uint32_t i = 0; i < n; ++i) {
@@ -499,7 +397,6 @@ class TiffWriter final : public ImageWriter {
         if (TIFFWriteRawStrip(t, s0 + i, const_cast<uint8_t*>(p), tmsize_t(b)) != tmsize_t(b)) throw fail();
         p += b;
       }
-      if (!out_->flush()) throw fail();
       return;
     }
     const int workers = threads_;
@@ -529,7 +426,6 @@ class TiffWriter final : public ImageWriter {
         if (TIFFWriteRawStrip(t, s0 + b0 + i, packed_[i].data(), tmsize_t(sizes_[i])) != tmsize_t(sizes_[i]))
           throw fail();
       }
-      if (!out_->flush()) throw fail();
     }
   }
 
@@ -549,7 +445,6 @@ class TiffWriter final : public ImageWriter {
   TempFile file_;
   Messages msg_;
   Options opts_;
-  std::unique_ptr<WriterFile> out_;  // before tif_: closed after it
   std::unique_ptr<TIFF, Close> tif_;
   size_t row_bytes_ = 0;
   std::vector<uint8_t> band_, tile_;  // tiled files: a row of tiles' rows, one tile
