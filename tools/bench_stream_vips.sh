@@ -5,7 +5,7 @@
 #   satlab    render --backend BACKEND --filter box --radius R --compression none, streamed (--tile) within
 #             the default budget and within --memory-budget BUDGET, and on the whole-image path
 # each RUNS times, reporting the median wall time and the largest peak RSS (/usr/bin/time) as a markdown
-# table. Outputs are uncompressed TIFF (libvips writes RGB, satlab RGBA). libvips is a benchmark anchor,
+# table. Outputs are uncompressed RGB TIFF (both). libvips is a benchmark anchor,
 # not a dependency: Debian's libvips-tools.
 #   tools/bench_stream_vips.sh SATLAB_BINARY [WIDTHxHEIGHT ...]     (default 8192x8192)
 # Environment: R (radius, 10), RUNS (3), BACKEND (cpu), BUDGET (256M), DIR (a temporary folder, removed).

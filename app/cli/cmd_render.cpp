@@ -71,18 +71,25 @@ struct Backend {
 };
 
 // The whole-image path's result: TIFF through the row writer that streaming uses (one file layout
-// whichever path ran; uncompressed where asked), other formats through save_image.
-void save_result(const std::string& path, const ImageRGBA8& result, bool compress) {
-  std::string ext = path.substr(std::min(path.size(), path.find_last_of('.') + 1));
-  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-  if (path.find_last_of('.') == std::string::npos || (ext != "tif" && ext != "tiff"))
-    return io::save_image(path, result);
+// whichever path ran: RGB where the input, a TIFF, PNG or JPEG, has no alpha, io::result_channels;
+// uncompressed where asked), other formats through save_image.
+void save_result(const std::string& path, const std::string& input, const ImageRGBA8& result, bool compress) {
+  if (!io::is_tiff_path(path)) return io::save_image(path, result);
   io::StreamSpec spec;
   spec.width = uint32_t(result.width), spec.height = uint32_t(result.height);
-  spec.channels = 4;
+  spec.channels = io::row_format(input).empty() ? 4 : io::result_channels(io::open_image_reader(input)->header());
   spec.compress = compress;
   std::unique_ptr<io::ImageWriter> w = io::open_image_writer(path, spec);
-  w->write_rows(spec.height, result.data.data(), size_t(result.width) * 4);
+  const size_t row = size_t(result.width) * 4;
+  if (spec.channels == 4) {
+    w->write_rows(spec.height, result.data.data(), row);
+  } else {
+    std::vector<uint8_t> rgb(size_t(result.width) * 3);
+    for (int y = 0; y < result.height; ++y) {
+      io::rgba_to_rgb(result.data.data() + size_t(y) * row, size_t(result.width), rgb.data());
+      w->write_rows(1, rgb.data(), rgb.size());
+    }
+  }
   w->finish();
 }
 
@@ -161,7 +168,7 @@ std::string render_one(const RenderOptions& o, Params p, const SyntheticDepth& s
   if (!depth.empty()) pipe->set_depth(depth), backend.has_depth = true;
   pipe->set_params(p);
   pipe->run();
-  save_result(job.output, pipe->result(), o.compression != "none");
+  save_result(job.output, job.input, pipe->result(), o.compression != "none");
   double total = 0;
   std::string stages;
   for (const auto& t : pipe->timings()) {

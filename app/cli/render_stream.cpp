@@ -247,7 +247,7 @@ std::string render_streamed(const StreamRequest& r, const Params& p, bool force)
   }
   io::StreamSpec spec;
   spec.width = w, spec.height = h;
-  spec.channels = 4;
+  spec.channels = io::is_tiff_path(r.output) ? io::result_channels(image.header()) : 4;
   spec.compress = r.compress;
   std::unique_ptr<io::ImageWriter> writer = io::open_image_writer(r.output, spec);
 
@@ -270,7 +270,23 @@ std::string render_streamed(const StreamRequest& r, const Params& p, bool force)
       depth->read(y0, y1, d, stride);
     };
   RowSink sink;
-  sink.write = [&](uint32_t n, const uint8_t* rgba8, size_t stride) { writer->write_rows(n, rgba8, stride); };
+  // An RGB result is packed from the tiles' RGBA rows kPackRows at a time (on several threads on the GPU,
+  // where writing bounds the run).
+  constexpr uint32_t kPackRows = 64;
+  std::vector<uint8_t> packed;
+  const int pack_threads = gpu ? io::io_threads() : 1;
+  sink.write = [&](uint32_t n, const uint8_t* rgba8, size_t stride) {
+    if (spec.channels == 4) return writer->write_rows(n, rgba8, stride);
+    packed.resize(size_t(w) * 3 * std::min(n, kPackRows));
+    for (uint32_t y = 0; y < n; y += kPackRows) {
+      const uint32_t m = std::min(kPackRows, n - y);
+      parallel_for(0, long(m), [&](long a, long b) {
+        for (long i = a; i < b; ++i)
+          io::rgba_to_rgb(rgba8 + (size_t(y) + size_t(i)) * stride, w, packed.data() + size_t(i) * w * 3);
+      }, pack_threads);
+      writer->write_rows(m, packed.data(), size_t(w) * 3);
+    }
+  };
   std::string backend_name;
   const auto make_pipeline = [&]() {
     std::unique_ptr<Pipeline> pipe = make_backend(gpu ? "gpu" : "cpu");

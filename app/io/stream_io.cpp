@@ -3,6 +3,7 @@
 #include "app/io/stream_io.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -75,6 +76,21 @@ std::string row_format(const std::string& path) {
 
 int io_threads() {
   return int(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+}
+
+int result_channels(const StreamHeader& input) {
+  return input.channels == 1 || input.channels == 3 ? 3 : 4;
+}
+
+void rgba_to_rgb(const uint8_t* rgba, size_t n, uint8_t* rgb) {
+  for (size_t x = 0; x < n; ++x, rgba += 4, rgb += 3) rgb[0] = rgba[0], rgb[1] = rgba[1], rgb[2] = rgba[2];
+}
+
+bool is_tiff_path(const std::string& path) {
+  const size_t dot = path.find_last_of('.');
+  std::string ext = dot == std::string::npos ? "" : path.substr(dot + 1);
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return ext == "tif" || ext == "tiff";
 }
 
 std::unique_ptr<ImageReader> open_image_reader(const std::string& path, int threads) {

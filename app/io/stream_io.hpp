@@ -60,6 +60,15 @@ std::unique_ptr<ImageReader> open_image_reader(const std::string& path, int thre
 // Threads for decoding or encoding one image: the machine's hardware threads, at most 8.
 int io_threads();
 
+// The channels of a TIFF result filtered from an input with this header: 3 (RGB) where the input's rows
+// carry no alpha (grey or colour: 1 or 3 channels), else 4 (RGBA: grey+alpha, RGBA, and CMYK, whose
+// fourth channel is read as opaque alpha). Both render paths write the same layout.
+int result_channels(const StreamHeader& input);
+// `n` RGBA8 pixels to RGB8, alpha dropped.
+void rgba_to_rgb(const uint8_t* rgba, size_t n, uint8_t* rgb);
+// .tif or .tiff, any case.
+bool is_tiff_path(const std::string& path);
+
 // What an ImageWriter writes.
 struct StreamSpec {
   uint32_t width = 0, height = 0;
