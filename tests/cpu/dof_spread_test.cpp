@@ -155,7 +155,9 @@ TEST(SpreadMode, DeltasIntegrateToExactlyTheSplatsRectangles) {
         }
       }
       if (mixes) {
-        EXPECT_GT(split, 20) << to_string(shape);
+        // Split pixels in the frame: 18 and 20 of them in 2 of about 300 runs (fresh seeds), so more than
+        // 20 failed there; a few prove the case is not vacuous.
+        EXPECT_GT(split, 5) << to_string(shape);
         EXPECT_GT(virtual_split, 0) << to_string(shape);
       }
       // The random CoCs (steps of up to 13 px) give every kind of fragment, so the test cannot pass
