@@ -642,13 +642,14 @@ void shaped_blur(const DofSetup& setup, const ImageRGBA8& image, const ImageF& c
   if (out.width != w || out.height != h) out = ImageRGBA8(w, h);
   const float one = setup.linear ? float(dof::kLinearOne) : 255.f;
   const uint8_t* enc = linear12_to_srgb(p.response_shoulder);
+  const int reach = dof::fill_reach(max_r);
   parallel_for(
       0, h,
       [&](long y0, long y1) {
         for (int y = int(y0); y < int(y1); ++y)
           for (int x = 0; x < w; ++x) {
             float v[3];
-            dof::layered_pixel(tap, layers, ap.rects.data(), ap.counts.data(), max_r, one, x, y, w, h,
+            dof::layered_pixel(tap, layers, ap.rects.data(), ap.counts.data(), max_r, reach, one, x, y, w, h,
                                coc.data[size_t(y) * size_t(w) + size_t(x)], v);
             uint8_t* o = out.px(x, y);
             for (int k = 0; k < 3; ++k) o[k] = dof::encode(v[k], setup.linear, enc);
@@ -667,7 +668,8 @@ void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
 }
 
 int dof_shaped_halo(const DofMode& m, const Params& p) {
-  return dof_setup(m, p).layers > 1 ? dof::kMaxShapedRadius : shaped_max_radius(p);
+  const int max_r = shaped_max_radius(p);
+  return dof_setup(m, p).layers > 1 ? dof::fill_reach(max_r) : max_r;  // the reach is at least max_r
 }
 
 void dof_shaped_cpu(const DofMode& m, const DofCpuArgs& a) {

@@ -142,8 +142,8 @@ void dof_shaped_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
 // the setup of `m`.
 void dof_shaped_cpu(const DofMode& m, const DofCpuArgs& a);
 // Their support (DofMode::halo): the aperture of the largest radius, shaped_max_radius; with layers, the
-// fill behind the nearest layer (dof::layered_pixel), whose boxes grow up to kMaxShapedRadius wherever
-// nothing behind lies nearer: kMaxShapedRadius whatever max_radius.
+// fill behind the nearest layer (dof::layered_pixel), whose boxes grow up to dof::fill_reach wherever
+// nothing behind lies nearer.
 int dof_shaped_halo(const DofMode& m, const Params& p);
 
 }  // namespace satlab

@@ -174,6 +174,7 @@ void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
   to("composite");
   if (out.width != w || out.height != h) out = ImageRGBA8(w, h);
   const uint8_t* enc = linear12_to_srgb(p.response_shoulder);
+  const int reach = dof::fill_reach(shaped_max_radius(p));
   parallel_for(
       0, h,
       [&](long y0, long y1) {
@@ -186,7 +187,7 @@ void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
               return s;
             };
             float v[3];
-            dof::spread_pixel(at, tap, layers.count, layers.edge, x, y, w, h, v);
+            dof::spread_pixel(at, tap, layers.count, layers.edge, reach, x, y, w, h, v);
             uint8_t* o = out.px(x, y);
             for (int k = 0; k < 3; ++k) o[k] = dof::encode(v[k], true, enc);
             o[3] = image.px(x, y)[3];
@@ -196,7 +197,8 @@ void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
 }
 
 int dof_spread_halo(const DofMode&, const Params& p) {
-  return std::max(shaped_max_radius(p) + dof::kHiddenGap, dof::kMaxShapedRadius + dof::kFillBlock - 1);
+  const int max_r = shaped_max_radius(p);
+  return std::max(max_r + dof::kHiddenGap, dof::fill_reach(max_r) + dof::kFillBlock - 1);
 }
 
 void dof_spread_cpu(const DofMode&, const DofCpuArgs& a) {

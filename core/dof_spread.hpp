@@ -38,7 +38,7 @@ void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
 void dof_spread_cpu(const DofMode& m, const DofCpuArgs& a);
 // Its support (DofMode::halo): a pixel takes the splats of the points within max_r of it, whose fragments
 // read the CoC and colour up to kHiddenGap beyond them (dof::mixed_of, dof::hidden_of); the fill behind
-// the front surface (dof::spread_pixel) grows its boxes up to kMaxShapedRadius, plus the rest of the
+// the front surface (dof::spread_pixel) grows its boxes up to dof::fill_reach, plus the rest of the
 // kFillBlock blocks they meet. The fill tables' blocks start at the frame's origin, so a tile's origin
 // must lie on a multiple of kFillBlock of the image (core/tiled.cpp puts it there).
 int dof_spread_halo(const DofMode& m, const Params& p);

@@ -385,14 +385,14 @@ constexpr float kSurfaceJoin = 0.3f;
 // view hides there: the mean colour of the pixels of layers 0..lo-1 around the pixel, lo the farthest layer
 // of top (normalised convolution through tap(t, x, y), the inclusive SAT of table t = (12-bit linear colour,
 // 1) over the pixels of layers 0..t) in square boxes from the radius of layer lo-1's and lo's middle CoC
-// (at least 2), doubling up to kMaxShapedRadius; with nothing behind within reach, c_top. The tables hold
+// (at least 2), doubling up to `reach` (fill_reach); with nothing behind within reach, c_top. The tables hold
 // blocks of kFillBlock x kFillBlock pixels (fill_blocks; a block's sums over its pixels in the frame), and a
 // box takes the blocks that meet the square (so it reaches up to kFillBlock - 1 pixels further on the side
 // away from the pixel's place in its block). `edge` is Layers::edge. The pixel's own splat covers it,
 // so a layer is present.
 template <class Spread, class Tap>
-SATLAB_HD void spread_pixel(const Spread& spread, const Tap& tap, int layers, const float* edge, int x, int y,
-                            int w, int h, float out[3]) {
+SATLAB_HD void spread_pixel(const Spread& spread, const Tap& tap, int layers, const float* edge, int reach,
+                            int x, int y, int w, int h, float out[3]) {
   float acc[3] = {0.f, 0.f, 0.f}, cov = 0.f, t = 1.f;  // the surfaces behind top
   float ct[3] = {0.f, 0.f, 0.f}, at = 0.f;             // top
   float sc[3] = {0.f, 0.f, 0.f}, st = 0.f;             // the surface being built (premultiplied)
@@ -434,8 +434,8 @@ SATLAB_HD void spread_pixel(const Spread& spread, const Tap& tap, int layers, co
     Sum4 behind = {{0u, 0u, 0u, 0u}};
     const int bx = x / kFillBlock, by = y / kFillBlock;
     const auto block = [](int v) { return v >= 0 ? v / kFillBlock : (v - kFillBlock + 1) / kFillBlock; };
-    for (int R = mid > 2.f ? int(mid + 0.5f) : 2; behind.c[3] == 0u && R < 2 * kMaxShapedRadius; R *= 2) {
-      const int q = R < kMaxShapedRadius ? R : kMaxShapedRadius;
+    for (int R = mid > 2.f ? int(mid + 0.5f) : 2; behind.c[3] == 0u && R < 2 * reach; R *= 2) {
+      const int q = R < reach ? R : reach;
       const Rect box = {int16_t(block(x - q) - bx), int16_t(block(x + q) - bx), int16_t(block(y - q) - by),
                         int16_t(block(y + q) - by)};
       shape_sum(tap, lo - 1, &box, 1, bx, by, fill_blocks(w), fill_blocks(h), behind);

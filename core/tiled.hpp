@@ -54,7 +54,7 @@ struct TilePlan {
 
 // The halo a frame of `p` needs so that every written pixel equals the whole-image result: the box radius;
 // the DoF mode's support (DofMode::halo: gather_box ceil(max_radius); gather_shape and gather_linear
-// shaped_max_radius; layered kMaxShapedRadius, its fill; spread kMaxShapedRadius + 1, its fill, or
+// shaped_max_radius; layered dof::fill_reach, its fill; spread fill_reach + 1, its fill, or
 // shaped_max_radius + kHiddenGap), and with highlights at least 2 shaped_max_radius (highlight_halo).
 uint32_t tiled_halo(const Params& p);
 // "" when a frame of `p` tiles exactly; else one line saying why not, which the caller shows and refuses

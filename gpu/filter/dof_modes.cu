@@ -220,7 +220,7 @@ __global__ void __launch_bounds__(kBlock, MIN_BLOCKS)
     for (int j = 0; j < layers.count; ++j) layers.mean_coc[j] = __ldg(means + j);
   const size_t i = size_t(y) * size_t(w) + size_t(x);
   float v[3];
-  dof::layered_pixel<Tables<BOXED, HI>, SKIP>(tables, layers, rects, counts, max_r,
+  dof::layered_pixel<Tables<BOXED, HI>, SKIP>(tables, layers, rects, counts, max_r, dof::fill_reach(max_r),
                                               linear ? float(dof::kLinearOne) : 255.f, x, y, w, h,
                                               __ldg(coc + i), v);
   out[i] = make_uchar4(dof::encode(v[0], linear, enc), dof::encode(v[1], linear, enc),

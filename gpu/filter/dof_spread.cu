@@ -856,7 +856,8 @@ struct SpreadTables {
 
 __global__ void __launch_bounds__(kBlock)
     spread_composite_kernel(SpreadTables tables, dof::Layers layers, const uint8_t* __restrict__ enc,
-                            const uchar4* __restrict__ img, int w, int h, uchar4* __restrict__ out) {
+                            const uchar4* __restrict__ img, int reach, int w, int h,
+                            uchar4* __restrict__ out) {
   // The layer edges in shared memory: spread_pixel takes them by pointer, which would otherwise copy the
   // whole dof::Layers to local memory in every thread.
   __shared__ float edge[dof::kMaxLayers + 1];
@@ -874,7 +875,7 @@ __global__ void __launch_bounds__(kBlock)
     return dof::Sum4{{a.x, a.y, a.z, a.w}};
   };
   float v[3];
-  dof::spread_pixel(spread, tables, layers.count, edge, x, y, w, h, v);
+  dof::spread_pixel(spread, tables, layers.count, edge, reach, x, y, w, h, v);
   out[i] = make_uchar4(dof::encode(v[0], true, enc), dof::encode(v[1], true, enc),
                        dof::encode(v[2], true, enc), img[i].w);
 }
@@ -1282,7 +1283,8 @@ void composite(const SpreadFrame& f, SpreadTables& tables) {
   for (int j = 0; j < f.L; ++j) tables.spread[j] = reinterpret_cast<const uint4*>(f.spread) + size_t(j) * f.n;
   spread_composite_kernel<<<f.grid, f.block, 0, f.st>>>(tables, f.layers,
                                                         static_cast<const uint8_t*>(f.ws.luts.p) + 512, f.img,
-                                                        f.w, f.h, static_cast<uchar4*>(f.a.out));
+                                                        dof::fill_reach(f.max_r), f.w, f.h,
+                                                        static_cast<uchar4*>(f.a.out));
   SATLAB_LAUNCHED("spread_composite_kernel", f.size);
 }
 

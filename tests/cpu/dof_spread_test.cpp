@@ -518,7 +518,7 @@ TEST(SpreadMode, TheFillTakesTheBlocksMeetingItsSquare) {
       }
     if (count == 0) continue;  // the square grows: not this test's case
     float out[3];
-    dof::spread_pixel(spread, tap, 2, edge, x, y, w, h, out);
+    dof::spread_pixel(spread, tap, 2, edge, dof::kMaxShapedRadius, x, y, w, h, out);
     const double a = std::min(1.0, double(dof::kCoverageGain) * 0.5);
     for (int k = 0; k < 3; ++k)
       EXPECT_NEAR(out[k], a * 0.25 + (1 - a) * sum[k] / count / 4095.0, 1e-5)

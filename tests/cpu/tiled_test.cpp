@@ -67,10 +67,17 @@ TEST(Tiled, TheHaloIsEachFiltersSupport) {
     p = dof_params(m, 30.2f);
     EXPECT_EQ(tiled_halo(p), 31u) << m;
   }
+  // The fills' boxes: 4 max_radius, at least 16, at most kMaxShapedRadius.
   p = dof_params("layered", 3.f);
-  EXPECT_EQ(tiled_halo(p), uint32_t(dof::kMaxShapedRadius));  // the fill's boxes, whatever max_radius
+  EXPECT_EQ(tiled_halo(p), 16u);
+  p.max_radius = 30.f;
+  EXPECT_EQ(tiled_halo(p), 120u);
+  p.max_radius = 200.f;
+  EXPECT_EQ(tiled_halo(p), uint32_t(dof::kMaxShapedRadius));
   p = dof_params("spread", 3.f);
-  EXPECT_EQ(tiled_halo(p), uint32_t(dof::kMaxShapedRadius + dof::kFillBlock - 1));
+  EXPECT_EQ(tiled_halo(p), uint32_t(16 + dof::kFillBlock - 1));
+  p.max_radius = 10.f;
+  EXPECT_EQ(tiled_halo(p), uint32_t(40 + dof::kFillBlock - 1));
   p.max_radius = 511.f;
   EXPECT_EQ(tiled_halo(p), uint32_t(511 + dof::kHiddenGap));  // splats of points whose fragments read 6 px on
   p = dof_params("gather_shape", 10.f);
@@ -122,12 +129,12 @@ TEST(Tiled, GatherModesEqualTheWholeImage) {
   }
 }
 
-// The occlusion-aware modes read up to kMaxShapedRadius (their fills), so their tiles only cut images wider
+// The occlusion-aware modes read up to dof::fill_reach (their fills), so their tiles only cut images wider
 // or taller than the halo twice: strips, cut across, and an image smaller than a tile.
 TEST(Tiled, LayeredAndSpreadEqualTheWholeImageOnStrips) {
   const uint32_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  // Frames span a tile and two halos (1087 and 1090 pixels here): the strips are wider, so tiles are cut.
+  // Frames span a tile and two halos (111 and 113 pixels here): the strips are wider, so tiles are cut.
   for (const auto& wh : std::vector<std::pair<int, int>>{{1201, 2}, {2, 1201}, {40, 30}}) {
     const Scene s = make_scene(wh.first, wh.second, seed);
     const std::vector<std::pair<uint32_t, uint32_t>> tiles = {
@@ -469,7 +476,8 @@ TEST(Tiled, ThePlanFitsTheBudgetOrRefusesInOneLine) {
     ADD_FAILURE() << "8 MB took a band of a 2^20-wide image";
   } catch (const Error& e) {
     const std::string msg = e.what();
-    EXPECT_NE(msg.find("memory budget of 8 MB is too small for one 64x64 tile with its halo of 512"),
+    EXPECT_NE(msg.find("memory budget of 8 MB is too small for one 64x64 tile with its halo of " +
+                       std::to_string(tiled_halo(p)) + " "),
               std::string::npos)
         << msg;
     EXPECT_EQ(msg.find('\n'), std::string::npos);
@@ -478,14 +486,14 @@ TEST(Tiled, ThePlanFitsTheBudgetOrRefusesInOneLine) {
 
 // What the halos guard: a tile cut with less than a mode's support differs from the whole image where the
 // support is used. The occlusion-aware modes fill what the front layer leaves uncovered from the layers
-// behind it, searched in growing boxes up to kMaxShapedRadius. Here a middle layer (CoC -10) with posts in
+// behind it, searched in growing boxes up to dof::fill_reach (96 px here). Here a middle layer (CoC -10) with posts in
 // focus, 12 of every 32 columns (too sharp to cover anything but themselves, and too wide to hide a
 // background of their own, so the middle layer covers its apertures in part), lies in front of a far layer
 // (CoC -24, a colour per column) found at the left end and in single columns 97 apart: the fills reach
 // across the strip for it. The spread's fill also sums blocks of kFillBlock columns from the frame's
 // origin: a tile whose origin is not on that grid differs even with the whole halo.
 TEST(Tiled, TheFillReachesAsFarAsItsHaloFromAnAlignedOrigin) {
-  const int w = 1300, h = 2, tile = 64;  // frames of 1090 columns (tile, halos, alignment): cut
+  const int w = 1300, h = 2, tile = 64;  // frames of 258 and 260 columns (tile, halos, alignment): cut
   Params p = dof_params("layered", 24.f);
   p.dof_layers = 3;
   p.focus = 0.f, p.aperture = 30.f;  // d = 1: CoC -27, clamped to -24

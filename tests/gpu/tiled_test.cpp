@@ -89,7 +89,7 @@ TEST(GpuTiled, GatherModesEqualTheWholeImage) {
   }
 }
 
-// The occlusion-aware modes' halos are kMaxShapedRadius and more (their fills): tiles cut images over twice
+// The occlusion-aware modes' halos are dof::fill_reach and more (their fills): tiles cut images over twice
 // that, and an image smaller than a tile.
 TEST(GpuTiled, LayeredAndSpreadEqualTheWholeImage) {
   SKIP_WITHOUT_GPU();
