@@ -23,6 +23,13 @@ constexpr size_t kMaxCpuTile = size_t(1) << 28;  // the CPU backend's limit on a
 constexpr double kCpuCacheFrame = double(1 << 20);
 // The GPU backend's frames, where the image and the budget allow: at least this many pixels.
 constexpr double kGpuFrame = double(1 << 22);
+// The GPU backend's row buffers (the executor's rings and result rows, which grow with the image's width
+// and the band's height), where a plan allows: at most this many bytes, so that host memory stays flat
+// from 0.27 to 4.29 Gpx. The GPU has time to spare for the halos of shorter bands: writing bounds its
+// streamed renders (docs/streaming.md). At 65536^2 on an H200, spread r 10 went from 4096x1024 tiles
+// (RSS 1.70 GiB, 16.1 s) to 16384x256 (625 MiB, 13.7 s), box r 10 from 8192x512 (680 MiB) to 16384x256
+// (624 MiB, the same time).
+constexpr double kGpuRowBytes = double(640 << 20);
 
 std::string mb(double bytes) {
   return std::to_string(uint64_t(std::ceil(bytes / double(1 << 20))));
@@ -33,6 +40,7 @@ std::string mb(double bytes) {
 // allocate them.
 struct FrameBytes {
   double host = 0, device = 0;
+  double rows = 0;  // of host: the executor's row buffers (plan_bytes)
 };
 FrameBytes frame_bytes(const Params& p, bool gpu, double fw, double fh) {
   const double n = fw * fh;
@@ -87,7 +95,7 @@ FrameBytes plan_bytes(uint32_t w, uint32_t h, const Params& p, bool gpu, int wor
   // image's edges are smaller) and for the allocator: tiled runs peaked 4-12% above the buffers' sum.
   constexpr double kMargin = 1.15;
   return {rings + result_rows + kMargin * double(workers) * (staging + b.host),
-          kMargin * double(workers) * b.device};
+          kMargin * double(workers) * b.device, rings + result_rows};
 }
 
 }  // namespace
@@ -113,7 +121,7 @@ TilePlan plan_tiles(uint32_t width, uint32_t height, const Params& p, size_t mem
   // Every plan within the budget, with its frame's pixels.
   struct Candidate {
     TilePlan plan;
-    double frame;
+    double frame, rows;
   };
   std::vector<Candidate> fits;
   for (uint32_t tw : sides(width, across))
@@ -122,8 +130,12 @@ TilePlan plan_tiles(uint32_t width, uint32_t height, const Params& p, size_t mem
       if (b.host > double(memory_budget) || b.device > double(memory_budget)) continue;
       const Axis x(width, tw, halo), y(height, th, halo);
       fits.push_back({{tw, th, halo, size_t(b.host), size_t(b.device), uint64_t(x.work() * y.work())},
-                      double(x.extent) * double(y.extent)});
+                      double(x.extent) * double(y.extent), b.rows});
     }
+  // On the GPU, only plans whose row buffers stay within kGpuRowBytes, where there are any.
+  if (gpu && std::any_of(fits.begin(), fits.end(), [](const Candidate& c) { return c.rows <= kGpuRowBytes; }))
+    fits.erase(std::remove_if(fits.begin(), fits.end(), [](const Candidate& c) { return c.rows > kGpuRowBytes; }),
+               fits.end());
   // The plan of least work (ties: the larger tiles) among those with frames of at most max_frame pixels;
   // with `slack`, the one of least host memory among those within that factor of the least work (shorter
   // bands: smaller rings).

@@ -439,6 +439,34 @@ TEST(Tiled, APipelinesErrorReachesTheCaller) {
   EXPECT_THROW(run_tiled(src, nullptr, p, plan_of(8, 8, 1), make, sink, 2), Error);
 }
 
+// On the GPU the executor's row buffers (rings and result rows, width x band height) stay within 640 MiB
+// where a plan allows, so host memory does not grow with the width from 16384^2 to 65536^2: the bands get
+// shorter as the image gets wider. The CPU's plans are not held to it.
+TEST(Tiled, GpuPlansKeepTheRowBuffersFlatInTheWidth) {
+  Params box;
+  box.filter = FilterKind::Box;
+  box.box_radius = 10;
+  for (const Params& p : {box, dof_params("spread", 10.f), dof_params("layered", 10.f)}) {
+    uint32_t last_th = UINT32_MAX;
+    for (const uint32_t w : {16384u, 32768u, 65536u}) {
+      const TilePlan t = plan_tiles(w, w, p, size_t(3) << 30, true, 0, 2);
+      const tiling::Axis ay(w, t.tile_height, t.halo);
+      const double rows = (p.filter == FilterKind::Dof ? 8.0 : 4.0) * tiling::ring_rows(ay) * w +
+                          2 * 4.0 * t.tile_height * w;
+      EXPECT_LE(rows, double(640 << 20)) << w << " wide, " << t.tile_width << "x" << t.tile_height;
+      EXPECT_LE(t.tile_height, last_th) << "a wider image took taller bands";
+      last_th = t.tile_height;
+      std::printf("  %s %u^2: %ux%u tiles, halo %u, row buffers %.0f MiB\n",
+                  p.filter == FilterKind::Dof ? p.dof_mode.c_str() : "box", w, t.tile_width, t.tile_height,
+                  t.halo, rows / double(1 << 20));
+    }
+  }
+  // Where no plan keeps them within it (an image too wide for even the shortest band), the plan is the
+  // budget's as before, not a refusal.
+  const TilePlan wide = plan_tiles(1u << 22, 256, box, size_t(8) << 30, true, 0, 2);
+  EXPECT_GT(wide.tile_width, 0u);
+}
+
 TEST(Tiled, ThePlanFitsTheBudgetOrRefusesInOneLine) {
   const Params p = dof_params("spread", 24.f);
   for (const bool gpu : {false, true}) {
