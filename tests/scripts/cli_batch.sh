@@ -2,7 +2,7 @@
 # `satlab render` on several images and folders (--out-dir), with --preset and --synthetic-depth: every
 # good image is written, a bad one gets one clear line, the exit code says whether any failed.
 . "$(dirname "$0")/lib/common.sh"
-bundled_scene  # scene.png below: the 384 x 216 one under the sanitizers
+bundled_scene  # scene.png below: the 384 x 216 one
 mkdir -p "$tmp/in" "$tmp/out"
 cp "$src/assets/coffee.png" "$src/assets/coffee.depth.png" "$tmp/in/"
 cp "$scene" "$tmp/in/scene.png"

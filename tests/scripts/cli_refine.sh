@@ -8,7 +8,7 @@
 # Usage: cli_refine.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 . "$(dirname "$0")/lib/common.sh"
 need_python3 "to write a small guide image"
-bundled_scene  # 1280x720 (384x216 under the sanitizers), its depth beside it
+bundled_scene  # 384x216, its depth beside it
 depth=$scene_depth low=$((scene_w / 4))x$((scene_h / 4))
 
 # The phone-like depth: the bundled depth at a quarter of each side (320x180), made by satlab itself:

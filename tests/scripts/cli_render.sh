@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `satlab render` end to end: good inputs write a filtered PNG; bad ones exit non-zero with one line.
 . "$(dirname "$0")/lib/common.sh"
-bundled_scene  # the 384 x 216 one under the sanitizers
+bundled_scene  # the 384 x 216 one
 
 "$bin" --help >"$tmp/help" 2>&1 || fail "--help exited non-zero"
 grep -q render "$tmp/help" || fail "--help does not mention render"

@@ -3,7 +3,7 @@
 # scripted run fail with the popup's line listing the valid names; a good run reports its stages, the
 # display's draw and ui stages (GL timer queries) among them; --compare-all and --lab print their tables.
 . "$(dirname "$0")/lib/common.sh"
-bundled_scene  # the app's default scene: the 384 x 216 one under the sanitizers
+bundled_scene  # the app's default scene, the 384 x 216 one
 
 "$bin" --headless --size 640x360 --frames 3 --backend cpu --sat-builder no_such_builder >"$tmp/log" 2>"$tmp/err"
 rc=$?

@@ -12,7 +12,7 @@
 . "$(dirname "$0")/lib/common.sh"
 need_xvfb
 need_python3 "to check the screenshots"
-bundled_scene  # the 384 x 216 one under the sanitizers
+bundled_scene  # the 384 x 216 one
 W=960 H=540
 cp "$scene" "$tmp/photo.png"
 cp "$scene_depth" "$tmp/photo_depth.png"

@@ -10,7 +10,7 @@
 # Usage: gui_input.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 . "$(dirname "$0")/lib/common.sh"
 need_python3 "to check the screenshots"
-bundled_scene  # the 384 x 216 one under the sanitizers
+bundled_scene  # the 384 x 216 one
 W=960 H=540
 mkdir -p "$tmp/cwd/folder" && cp "$scene" "$tmp/cwd/photo.png" && cp "$scene_depth" "$tmp/cwd/photo_depth.png"
 cd "$tmp/cwd" || exit 1  # what Ctrl+O lists (the bundled scene is open: the working folder)

@@ -6,7 +6,7 @@
 # gui_smoke.sh's first check.
 # Usage: gui_reliability.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 . "$(dirname "$0")/lib/common.sh"
-bundled_scene  # the app's default scene: the 384 x 216 one under the sanitizers
+bundled_scene  # the app's default scene, the 384 x 216 one
 mkdir "$tmp/cwd"
 cd "$tmp/cwd"
 

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib/common.sh"
 need_xvfb
 need_python3 "to read the exported timings"
-bundled_scene  # the app's default scene: the 384 x 216 one under the sanitizers
+bundled_scene  # the app's default scene, the 384 x 216 one
 
 frames=12
 # continuous WHAT ARGS...: a windowed --continuous run on the CPU backend exporting its timings; sets $json
