@@ -11,7 +11,9 @@
 #include <condition_variable>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -20,6 +22,7 @@
 #include "core/error.hpp"
 #include "core/highlights.hpp"
 #include "core/highlights_pixel.hpp"
+#include "core/parallel.hpp"
 #include "core/reference.hpp"
 #include "core/tile_frames.hpp"
 
@@ -94,39 +97,78 @@ std::string tiled_support(const Params& p) {
   return "";
 }
 
-FrameStats depth_frame_stats(const DepthSource& depth, uint32_t band_rows, const Params* p) {
+FrameStats depth_frame_stats(const DepthRowSource& depth, uint32_t band_rows, const Params* p) {
   check_size(depth.width, depth.height, "depth map");
   if (!depth.read) throw Error("depth source has no reader");
   const uint32_t w = depth.width, h = depth.height, rows = std::max(1u, std::min(band_rows, h));
   FrameStats s;
   s.valid = s.has_depth = true;
-  ImageF raw(int(w), int(rows), 1), norm;
-  // Each pass: band by band, raw.height rows of it in raw (the last band fewer).
-  const auto pass = [&](const std::function<void()>& band) {
-    for (uint32_t y = 0; y < h; y += rows) {
-      const uint32_t n = std::min(rows, h - y);
-      raw.height = int(n);
-      raw.data.resize(size_t(w) * n);
-      depth.read(y, y + n, raw.data.data(), w);
-      band();
+  ImageF raw[2] = {ImageF(int(w), int(rows), 1), ImageF(int(w), int(rows), 1)}, norm;
+  // Each pass: band by band, raw.height rows of it in a band buffer (the last band fewer), the next band read
+  // into the other buffer on a thread of its own while this one is worked on (in order, one read at a
+  // time; read here when no thread can be had).
+  const auto read_band = [&](ImageF& b, uint32_t y) {
+    const uint32_t n = std::min(rows, h - y);
+    b.height = int(n);
+    b.data.resize(size_t(w) * n);
+    depth.read(y, y + n, b.data.data(), w);
+  };
+  const auto pass = [&](const std::function<void(const ImageF&)>& band) {
+    read_band(raw[0], 0);
+    for (uint32_t y = 0, k = 0; y < h; y += rows, k ^= 1u) {
+      std::exception_ptr failed;
+      std::thread next;
+      if (h - y > rows) {
+        try {
+          next = std::thread([&, y, k] {
+            try {
+              read_band(raw[k ^ 1u], y + rows);
+            } catch (...) {
+              failed = std::current_exception();
+            }
+          });
+        } catch (const std::system_error&) {
+        }
+      }
+      try {
+        band(raw[k]);
+      } catch (...) {
+        if (next.joinable()) next.join();
+        throw;
+      }
+      if (next.joinable())
+        next.join();
+      else if (h - y > rows)
+        read_band(raw[k ^ 1u], y + rows);
+      if (failed) std::rethrow_exception(failed);
     }
   };
   // 1. The range, as minmax_reduce takes it over the whole image (NaN skipped wherever it lies).
   const float inf = INFINITY;
   MinMax mm{inf, -inf};
-  pass([&] {
-    const MinMax b = minmax_reduce(raw.data.data(), raw.data.size());
-    if (b.min == b.min) mm.min = std::min(mm.min, b.min), mm.max = std::max(mm.max, b.max);
+  pass([&](const ImageF& b) {
+    const MinMax r = minmax_reduce(b.data.data(), b.data.size());
+    if (r.min == r.min) mm.min = std::min(mm.min, r.min), mm.max = std::max(mm.max, r.max);
   });
   if (mm.min > mm.max) mm.min = mm.max = NAN;
   s.depth_min = mm.min, s.depth_max = mm.max;
-  // 2. The histogram of the normalised depth (normalise_depth's and depth_histogram's own arithmetic).
+  // 2. The histogram of the normalised depth: normalise_depth's and depth_histogram's own arithmetic
+  //    (normalised_depth, then depth_bin), value by value, so that the band is read once.
   std::vector<uint64_t> count(kDepthBins + 1, 0);
-  DepthHistogram part;
-  pass([&] {
-    normalise_depth(raw, mm, norm);
-    depth_histogram(norm, part);
-    for (int b = 0; b <= kDepthBins; ++b) count[size_t(b)] += part.count[size_t(b)];
+  const float lo = mm.min, range = mm.max - mm.min;
+  pass([&](const ImageF& b) {
+    const size_t n = b.data.size();
+    const int chunks = int(std::min<size_t>(64, std::max<size_t>(1, n / 65536)));
+    std::vector<std::vector<uint32_t>> part(size_t(chunks), std::vector<uint32_t>(kDepthBins + 1, 0u));
+    parallel_for(0, chunks, [&](long c0, long c1) {
+      for (long c = c0; c < c1; ++c) {
+        uint32_t* bins = part[size_t(c)].data();
+        for (size_t i = n * size_t(c) / size_t(chunks); i < n * size_t(c + 1) / size_t(chunks); ++i)
+          ++bins[depth_bin(normalised_depth(b.data[i], lo, range))];
+      }
+    });
+    for (const auto& q : part)
+      for (int k = 0; k <= kDepthBins; ++k) count[size_t(k)] += q[size_t(k)];
   });
   int shift = 0;
   while ((*std::max_element(count.begin(), count.end()) >> shift) > UINT32_MAX) ++shift;
@@ -142,8 +184,8 @@ FrameStats depth_frame_stats(const DepthSource& depth, uint32_t band_rows, const
     if (m.occlusion && !m.spread && layers > 1) {  // the modes that read dof::Layers::mean_coc
       const dof::Layers l = frame_layers(*p, layers, &s.histogram);
       ImageF coc;
-      pass([&] {
-        normalise_depth(raw, mm, norm);
+      pass([&](const ImageF& b) {
+        normalise_depth(b, mm, norm);
         coc_map(norm, *p, coc);
         add_layer_sums(coc.data.data(), coc.data.size(), l, s.layers);
       });
@@ -206,7 +248,7 @@ class BandFlow {
 
 }  // namespace
 
-TiledReport run_tiled(const RowSource& image, const DepthSource* depth, const Params& p, const TilePlan& plan,
+TiledReport run_tiled(const RowSource& image, const DepthRowSource* depth, const Params& p, const TilePlan& plan,
                       const std::function<std::unique_ptr<Pipeline>()>& make_pipeline, const RowSink& out,
                       int workers, const std::function<bool(const TiledProgress&)>& progress) {
   const auto start = std::chrono::steady_clock::now();

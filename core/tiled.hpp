@@ -29,7 +29,7 @@ struct RowSource {
   // Rows [y0, y1) as RGBA8, `stride` bytes apart.
   std::function<void(uint32_t y0, uint32_t y1, uint8_t* rgba8, size_t stride)> read;
 };
-struct DepthSource {
+struct DepthRowSource {
   uint32_t width = 0, height = 0;  // the image's size (a depth map of another size is refused)
   // Rows [y0, y1) of raw depth, `stride` floats apart. Each pass over the whole image asks in increasing
   // y0: the statistics take two (the range, then the histogram of the normalised depth) and, for the
@@ -67,9 +67,10 @@ std::string tiled_support(const Params& p);
 // an image of width x height filtered by `workers` pipelines at once, and process the fewest pixels
 // (frame_pixels: the largest tiles, shaped so that the halos cost least; a band of at least `workers` tiles
 // where the image is 64 x workers wide). On the CPU, frames of at most 2^20 pixels are preferred where the
-// halo leaves any (they stay near the caches: 2x faster than frames of 16 Mpx); sides are powers of 2
-// from 64 or the image's, capped at `max_tile`
-// (0: no cap). Throws satlab::Error "memory budget of N MB is too small for one WxH tile with its halo of H
+// halo leaves any (they stay near the caches: 2x faster than frames of 16 Mpx). On the GPU, the leanest
+// plan within 5% of the least work among frames of at least 4 Mpx, among those whose row buffers (the
+// rings and result rows, width x band height) fit 640 MiB where any does, so that host memory does not grow
+// with the width. Sides are powers of 2 from 64 or the image's, capped at `max_tile` (0: no cap). Throws satlab::Error "memory budget of N MB is too small for one WxH tile with its halo of H
 // (needs M MB)" when even the smallest tile (64 x 64 interior) does not fit.
 TilePlan plan_tiles(uint32_t width, uint32_t height, const Params& p, size_t memory_budget, bool gpu,
                     uint32_t max_tile = 0, int workers = 1);
@@ -78,7 +79,7 @@ TilePlan plan_tiles(uint32_t width, uint32_t height, const Params& p, size_t mem
 // a time); with `p` of the layered mode (layers > 1), also its layer sums (a third pass). Histogram counts
 // that pass 2^32 - 1 (images over 4 Gpx) are scaled down together by a power of 2 (the layer edges depend
 // on their proportions alone).
-FrameStats depth_frame_stats(const DepthSource& depth, uint32_t band_rows = 1024, const Params* p = nullptr);
+FrameStats depth_frame_stats(const DepthRowSource& depth, uint32_t band_rows = 1024, const Params* p = nullptr);
 
 struct TiledProgress {
   uint64_t rows_done = 0, rows_total = 0;
@@ -106,7 +107,7 @@ struct TiledReport {
 // thread after each band is filtered and returns false to cancel: run_tiled then throws
 // satlab::Error("cancelled") and the sink has had only whole bands. A failure of the source or the sink
 // stops the run the same way and is rethrown. Throws satlab::Error when plan.halo < tiled_halo(p) or the sizes disagree.
-TiledReport run_tiled(const RowSource& image, const DepthSource* depth, const Params& p, const TilePlan& plan,
+TiledReport run_tiled(const RowSource& image, const DepthRowSource* depth, const Params& p, const TilePlan& plan,
                       const std::function<std::unique_ptr<Pipeline>()>& make_pipeline, const RowSink& out,
                       int workers = 1, const std::function<bool(const TiledProgress&)>& progress = {});
 

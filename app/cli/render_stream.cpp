@@ -263,7 +263,7 @@ std::string render_streamed(const StreamRequest& r, const Params& p, bool force)
   source.read = [&](uint32_t y0, uint32_t y1, uint8_t* rgba8, size_t stride) {
     image.read(y0, y1, rgba8, stride);
   };
-  DepthSource depth_source;
+  DepthRowSource depth_source;
   depth_source.width = w, depth_source.height = h;
   if (depth)
     depth_source.read = [&](uint32_t y0, uint32_t y1, float* d, size_t stride) {

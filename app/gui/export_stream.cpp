@@ -58,7 +58,7 @@ void StreamExport::run() {
       for (uint32_t y = y0; y < y1; ++y)
         std::memcpy(rgba8 + size_t(y - y0) * stride, r.image->px(0, int(y)), size_t(w) * 4);
     };
-    DepthSource depth_source;
+    DepthRowSource depth_source;
     depth_source.width = w, depth_source.height = h;
     if (synthetic)
       depth_source.read = [&](uint32_t y0, uint32_t y1, float* d, size_t stride) {

@@ -94,7 +94,7 @@ inline Tiled tiled(
                   for (uint32_t y = y0; y < y1; ++y)
                     std::memcpy(d + (y - y0) * stride, img.px(0, int(y)), w * 4);
                 }};
-  DepthSource dsrc{w, h, [&](uint32_t y0, uint32_t y1, float* d, size_t stride) {
+  DepthRowSource dsrc{w, h, [&](uint32_t y0, uint32_t y1, float* d, size_t stride) {
                      if (y0 == 0) depth_at = 0, ++t.depth_passes;
                      EXPECT_EQ(y0, depth_at) << "depth rows out of order within a pass";
                      depth_at = y1;

@@ -139,7 +139,7 @@ TEST(GpuTiled, AFramesOwnStatisticsChangeNothing) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   const Scene s = make_scene(211, 173, seed);
   const uint32_t w = uint32_t(s.depth.width), h = uint32_t(s.depth.height);
-  const DepthSource src{w, h, [&](uint32_t y0, uint32_t y1, float* out, size_t stride) {
+  const DepthRowSource src{w, h, [&](uint32_t y0, uint32_t y1, float* out, size_t stride) {
                           for (uint32_t y = y0; y < y1; ++y)
                             std::memcpy(out + (y - y0) * stride, s.depth.data.data() + size_t(y) * w, w * 4);
                         }};

@@ -11,7 +11,7 @@ need_python3 "to write a small guide image"
 bundled_scene  # 384x216, its depth beside it
 depth=$scene_depth low=$((scene_w / 4))x$((scene_h / 4))
 
-# The phone-like depth: the bundled depth at a quarter of each side (320x180), made by satlab itself:
+# The phone-like depth: the scene's depth at a quarter of each side (96x54), made by satlab itself:
 # `depth refine --refine none` resamples the depth to its guide's size, here a flat image of that size.
 python3 - "$tmp/guide.png" ${low/x/ } <<'PY'
 import struct, sys, zlib

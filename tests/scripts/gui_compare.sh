@@ -38,9 +38,9 @@ FRAMES=12 shot sweep --view result --sweep
 # Raw | refined side by side on a quarter-size depth of two flat halves, 0.31 and 0.63 (8-bit 80 and 160): the
 # refined depth (auto: a refiner) spans them, so the depth view shows them as 0 and 1; the raw-depth view
 # must use that scale too (equal depth, equal colour), not its raw values.
-python3 - "$tmp/two_depths.png" <<'PNG'
+python3 - "$tmp/two_depths.png" $((scene_w / 4)) $((scene_h / 4)) <<'PNG'
 import struct, sys, zlib
-w, h = 320, 180
+w, h = int(sys.argv[2]), int(sys.argv[3])
 rows = [bytes(80 if x < w // 2 else 160 for x in range(w)) for y in range(h)]
 def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
 open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))

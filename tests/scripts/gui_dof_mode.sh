@@ -5,7 +5,6 @@
 # Usage: gui_dof_mode.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 . "$(dirname "$0")/lib/common.sh"
 need_python3 "to read the saved state"
-export SATLAB_ASSETS="$src/assets"
 bundled_scene  # the app's default scene, the 384 x 216 one
 run() {  # run NAME FRAMES ARGS...: a headless run on the CPU backend at 1280x720
   local name=$1 frames=$2

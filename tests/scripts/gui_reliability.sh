@@ -14,7 +14,7 @@ headless --size 640x360 --frames 2 --max-megapixels 0.5 "$src/assets/default.png
 [ $? -eq 1 ] || { cat "$tmp/err"; fail "an image over --max-megapixels was not refused"; }
 grep -q "default.png: image is 1280x720 (0.9 Mpx), more than the limit of 0.5 Mpx" "$tmp/err" ||
   { cat "$tmp/err"; fail "unclear limit message"; }
-headless --size 640x360 --frames 2 --max-megapixels 1 --backend cpu >/dev/null 2>"$tmp/err" ||
+headless --size 640x360 --frames 2 --max-megapixels 1 --backend cpu "$src/assets/default.png" >/dev/null 2>"$tmp/err" ||
   { cat "$tmp/err"; fail "under the limit"; }
 
 headless --size 640x360 --frames 12 --continuous >"$tmp/out" 2>"$tmp/err" ||

@@ -35,6 +35,8 @@ sanitized() { [ -n "${SATLAB_SANITIZED:-}" ]; }
 # same scenes. The other scripts (gui_smoke, cli_stream_*, ...) run the bundled 1280 x 720 one.
 bundled_scene() {
   need_scene
+  [ -f "$src/assets/ground_truth/default.png" ] && [ -f "$src/assets/ground_truth/default_depth.png" ] ||
+    skip "no ground-truth scene under '$src/assets/ground_truth'"
   mkdir -p "$tmp/assets"
   local f
   for f in "$src"/assets/*; do
