@@ -1,6 +1,6 @@
 // How fast this machine puts bytes into files: the bound on streamed renders (docs/streaming.md, "GPU path
 // >= 0.7 of the copy bandwidth"). A standalone probe, not part of the build:
-//   g++ -O2 -std=c++17 -pthread tools/wbench.cpp -o wbench
+//   g++ -O2 -std=c++17 -pthread tools/probes/wbench.cpp -o wbench
 //   ./wbench DIR GIB MODE:THREADS[:WINDOW_MIB]...
 // Modes: write (one file, one thread), files (THREADS files, a thread each), pwrite (one file, each thread
 // its share at its offset), mmap (one file, each thread copying into windows of its share), odirect (pwrite
@@ -74,6 +74,10 @@ double run(const std::string& dir, const std::string& mode, int nt, size_t win) 
   return e;
 }
 int main(int argc, char** argv) {
+  if (argc < 4) {
+    fprintf(stderr, "usage: wbench DIR GIB MODE:THREADS[:WINDOW_MIB]...\n");
+    return 2;
+  }
   std::string dir = argv[1];
   total = size_t(atof(argv[2]) * (1ull << 30));
   for (int k = 0; k < 16; ++k) {
