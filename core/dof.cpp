@@ -290,8 +290,11 @@ int layer_radius(const dof::Layers& l, int j, int max_r) {
   return inner_layer_radius(std::max(std::fabs(l.edge[j]), std::fabs(l.edge[j + 1])), max_r);
 }
 
-void depth_histogram(const ImageF& d, DepthHistogram& h, int threads) {
-  const size_t n = d.data.size();
+namespace {
+
+// The histogram of n normalised depths, the i-th depth(i), in chunks on threads.
+template <class Depth>
+void histogram_of(size_t n, const Depth& depth, DepthHistogram& h, int threads) {
   const int chunks = int(std::min<size_t>(64, std::max<size_t>(1, n / 65536)));
   std::vector<std::vector<uint32_t>> part(size_t(chunks), std::vector<uint32_t>(kDepthBins + 1, 0u));
   parallel_for(
@@ -299,12 +302,23 @@ void depth_histogram(const ImageF& d, DepthHistogram& h, int threads) {
       [&](long c0, long c1) {
         for (long c = c0; c < c1; ++c)
           for (size_t i = n * size_t(c) / size_t(chunks); i < n * size_t(c + 1) / size_t(chunks); ++i)
-            ++part[size_t(c)][size_t(depth_bin(d.data[i]))];
+            ++part[size_t(c)][size_t(depth_bin(depth(i)))];
       },
       threads);
   h.count.assign(kDepthBins + 1, 0u);
   for (const auto& q : part)
     for (int b = 0; b <= kDepthBins; ++b) h.count[size_t(b)] += q[size_t(b)];
+}
+
+}  // namespace
+
+void depth_histogram(const ImageF& d, DepthHistogram& h, int threads) {
+  histogram_of(d.data.size(), [&](size_t i) { return d.data[i]; }, h, threads);
+}
+
+void depth_histogram(const float* raw, size_t n, float min, float max, DepthHistogram& h, int threads) {
+  const float lo = min, range = max - min;  // as normalise_depth
+  histogram_of(n, [&](size_t i) { return normalised_depth(raw[i], lo, range); }, h, threads);
 }
 
 namespace {

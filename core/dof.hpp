@@ -77,6 +77,8 @@ SATLAB_HD int depth_bin(float d) {
   return b <= 0.f ? 0 : b >= float(kDepthBins - 1) ? kDepthBins - 1 : int(b);
 }
 void depth_histogram(const ImageF& normalised, DepthHistogram& h, int threads = 0);
+// The same of raw depth normalised to [min, max] as normalise_depth does it, value by value (no normalised copy).
+void depth_histogram(const float* raw, size_t n, float min, float max, DepthHistogram& h, int threads = 0);
 dof::Layers frame_layers(const Params& p, int count, const DepthHistogram* h);
 // frame_layers' search itself (no reuse), and what it found: the variance (cost) and work of the fixed
 // edges, the plain k-means edges and the chosen ones, and which those are.

@@ -22,7 +22,6 @@
 #include "core/error.hpp"
 #include "core/highlights.hpp"
 #include "core/highlights_pixel.hpp"
-#include "core/parallel.hpp"
 #include "core/reference.hpp"
 #include "core/tile_frames.hpp"
 
@@ -153,22 +152,12 @@ FrameStats depth_frame_stats(const DepthRowSource& depth, uint32_t band_rows, co
   if (mm.min > mm.max) mm.min = mm.max = NAN;
   s.depth_min = mm.min, s.depth_max = mm.max;
   // 2. The histogram of the normalised depth: normalise_depth's and depth_histogram's own arithmetic
-  //    (normalised_depth, then depth_bin), value by value, so that the band is read once.
+  //    (depth_histogram of the raw band, normalised value by value), so that the band is read once.
   std::vector<uint64_t> count(kDepthBins + 1, 0);
-  const float lo = mm.min, range = mm.max - mm.min;
+  DepthHistogram part;
   pass([&](const ImageF& b) {
-    const size_t n = b.data.size();
-    const int chunks = int(std::min<size_t>(64, std::max<size_t>(1, n / 65536)));
-    std::vector<std::vector<uint32_t>> part(size_t(chunks), std::vector<uint32_t>(kDepthBins + 1, 0u));
-    parallel_for(0, chunks, [&](long c0, long c1) {
-      for (long c = c0; c < c1; ++c) {
-        uint32_t* bins = part[size_t(c)].data();
-        for (size_t i = n * size_t(c) / size_t(chunks); i < n * size_t(c + 1) / size_t(chunks); ++i)
-          ++bins[depth_bin(normalised_depth(b.data[i], lo, range))];
-      }
-    });
-    for (const auto& q : part)
-      for (int k = 0; k <= kDepthBins; ++k) count[size_t(k)] += q[size_t(k)];
+    depth_histogram(b.data.data(), b.data.size(), mm.min, mm.max, part);
+    for (int k = 0; k <= kDepthBins; ++k) count[size_t(k)] += part.count[size_t(k)];
   });
   int shift = 0;
   while ((*std::max_element(count.begin(), count.end()) >> shift) > UINT32_MAX) ++shift;
