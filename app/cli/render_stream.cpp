@@ -1,6 +1,7 @@
 #include "app/cli/render_stream.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -167,6 +168,36 @@ size_t writer_bytes(uint32_t width) {
   return size_t(width) * 4 * 64 + std::max<size_t>(size_t(9) << 20, size_t(width) * 4 * 33);
 }
 
+// "" where streaming `r` gives the bytes the whole-image path gives and can take the whole of it; else
+// why not, in words (the CPU backend streams every image it can by default: render_streamed).
+std::string stream_differs(const StreamRequest& r, const Params& p, const io::StreamHeader& image) {
+  if (image.orientation >= 2 && image.orientation <= 8) return "an orientation tag";
+  if (const std::string why = tiled_support(p); !why.empty()) return why;
+  {
+    const size_t dot = r.output.find_last_of('.');
+    std::string ext = dot == std::string::npos ? "" : r.output.substr(dot + 1);
+    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+    // TIFF only: the whole-image path writes it through the same row writer (the same file); its PNG and
+    // JPEG are encoded whole, with settings of their own.
+    if (ext != "tif" && ext != "tiff") return "a ." + ext + " result is encoded whole";
+  }
+  if (p.filter != FilterKind::Dof) return "";
+  if (r.depth.empty()) {
+    if (image.format == "JPEG") return "a JPEG may hold its own depth map, which only the whole path reads";
+    return resolve_refiner(r.refine, DepthOrigin::Synthetic, false) == "none" ? "" : "a depth refiner";
+  }
+  if (io::row_format(r.depth).empty()) return "a depth map read whole";
+  try {
+    const io::StreamHeader d = io::open_image_reader(r.depth)->header();
+    if (d.width != image.width || d.height != image.height) return "a depth map of another size";
+    if (d.orientation >= 2 && d.orientation <= 8) return "a depth map with an orientation tag";
+    if (d.format == "JPEG" && d.channels != 1) return "a colour JPEG depth map";
+  } catch (const Error& e) {
+    return e.what();  // the whole path says it in its own words
+  }
+  return resolve_refiner(r.refine, DepthOrigin::File, false) == "none" ? "" : "a depth refiner";
+}
+
 }  // namespace
 
 std::string whole_image_refusal(uint64_t width, uint64_t height, bool gpu, size_t budget) {
@@ -194,12 +225,20 @@ std::string render_streamed(const StreamRequest& r, const Params& p, bool force)
   // decoded on several threads (on the CPU the filter's threads have the cores).
   ImageRows image(r.input, gpu ? io::io_threads() : 1);
   const uint32_t w = image.header().width, h = image.header().height;
-  if (!force && whole_image_refusal(w, h, gpu, budget).empty()) return "";
+  // The GPU filters an image that fits whole; the CPU streams whatever gives the same bytes (8192^2: a
+  // tenth of the time and a fortieth of the memory, docs/streaming.md).
+  const bool needed = force || !whole_image_refusal(w, h, gpu, budget).empty();
+  if (!needed && (gpu || r.whole || !stream_differs(r, p, image.header()).empty())) return "";
+  // Streaming by choice, not need: as quiet as the whole-image path (no plan or stage notes).
+  const auto say = [&](const std::string& what) {
+    if (needed) note(what);
+  };
   image.prepare();
 
   // Depth: a file of the image's size, or the synthetic map; a refiner needs the whole image.
   std::unique_ptr<DepthRows> depth;
   std::string depth_from = "no depth";
+  bool sharp = false;  // DoF without any depth
   if (p.filter == FilterKind::Dof) {
     const DepthOrigin origin = r.depth.empty() ? DepthOrigin::Synthetic : DepthOrigin::File;
     const std::string refiner = resolve_refiner(r.refine, origin, false);
@@ -214,7 +253,7 @@ std::string render_streamed(const StreamRequest& r, const Params& p, bool force)
       depth = std::make_unique<DepthRows>(r.synthetic, w, h, gpu ? io::io_threads() : 1);
       depth_from = "synthetic depth " + to_spec(r.synthetic);
     } else {
-      note("no depth map for " + r.input + ": the dof filter keeps the image sharp");
+      sharp = true;  // said below, once this path is sure to render it
     }
     if (r.depth.empty() && image.header().format == "JPEG")
       note(r.input + ": a depth map embedded in the JPEG is not looked for when streaming (give --depth)");
@@ -230,6 +269,7 @@ std::string render_streamed(const StreamRequest& r, const Params& p, bool force)
   const uint64_t io_bytes = resident_bytes() + image.header().buffer_bytes +
                             (depth ? depth->buffer_bytes() : 0) + writer_bytes(w) +
                             (gpu ? kGpuContextHostBytes : 0);
+  if (io_bytes >= budget && !needed) return "";  // by choice only: the whole-image path takes it
   if (io_bytes >= budget)
     throw Error(r.input + ": a memory budget of " + format_bytes(budget) +
                 " is too small: reading and writing " + size_text(w, h) + " by rows takes " +
@@ -242,16 +282,25 @@ std::string render_streamed(const StreamRequest& r, const Params& p, bool force)
   try {
     plan = plan_tiles(w, h, p, size_t(budget - io_bytes), gpu, r.max_tile, workers);
   } catch (const Error& e) {
+    if (!needed) return "";
     throw Error(r.input + ": " + e.what() + ", after the " + format_bytes(io_bytes) +
                 " that reading and writing by rows take out of --memory-budget " + format_bytes(budget));
   }
+  // By choice, only where the halos add little work. On 2 cores the whole-image path filters 8192^2 box r 10
+  // twelve times slower per pixel than tiles (1.12x the pixels with their halos: 0.71 against 7.96 s); at
+  // 4000x3000 gather_box (1.30x) 0.58 against 2.09 s, layered at max radius 8 (1.33x) 6.71 against 7.25,
+  // spread at 8 (1.34x) 7.10 against 7.37, but spread at 12 (1.49x) 8.53 against 7.52 and at 24 (1.72x)
+  // 9.26 against 7.54 (docs/streaming.md).
+  constexpr double kChosenWork = 1.35;
+  if (!needed && double(plan.frame_pixels) > kChosenWork * double(w) * double(h)) return "";
+  if (sharp) note("no depth map for " + r.input + ": the dof filter keeps the image sharp");
   io::StreamSpec spec;
   spec.width = w, spec.height = h;
   spec.channels = io::is_tiff_path(r.output) ? io::result_channels(image.header()) : 4;
   spec.compress = r.compress;
   std::unique_ptr<io::ImageWriter> writer = io::open_image_writer(r.output, spec);
 
-  note("streaming " + r.input + " (" + size_text(w, h) + ") in tiles of " +
+  say("streaming " + r.input + " (" + size_text(w, h) + ") in tiles of " +
        size_text(plan.tile_width, plan.tile_height) + " with a halo of " + std::to_string(plan.halo) +
        ": memory budget " + format_bytes(budget) + " (tiles " + format_bytes(plan.host_bytes) + " host" +
        (gpu ? ", " + format_bytes(plan.device_bytes) + " device" : "") + ", rows and process " +
@@ -291,7 +340,10 @@ std::string render_streamed(const StreamRequest& r, const Params& p, bool force)
   const auto make_pipeline = [&]() {
     std::unique_ptr<Pipeline> pipe = make_backend(gpu ? "gpu" : "cpu");
     pipe->set_algorithms(r.algorithms);  // an unknown name: one line listing the valid ones
-    if (backend_name.empty()) backend_name = pipe->backend_name();
+    if (backend_name.empty()) {
+      const Algorithms used = pipe->algorithms();
+      backend_name = pipe->backend_name() + ", SAT " + used.sat_builder + ", reduction " + used.reduction;
+    }
     return pipe;
   };
   Progress bar(h);
@@ -304,7 +356,7 @@ std::string render_streamed(const StreamRequest& r, const Params& p, bool force)
   char stages[160];
   std::snprintf(stages, sizeof(stages), kStageFormat, report.stats_s, report.read_s, report.filter_s,
                 report.write_s, report.wall_s);
-  note(kStageNote + std::string(stages));
+  say(kStageNote + std::string(stages));
   writer->finish();
   for (const auto& n : image.notes()) note(r.input + ": " + n);
   if (!report.exact)
@@ -312,6 +364,7 @@ std::string render_streamed(const StreamRequest& r, const Params& p, bool force)
          (support.empty() ? "" : " (" + support + ")"));
 
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (depth) depth_from += ", refine none";  // as the whole-image path says it: nothing to refine
   char buf[320];
   std::snprintf(
       buf, sizeof(buf), "(%ux%u, %s filter, %s%s, streamed in %ux%u tiles + halo %u within %s, %.2f ms)", w,

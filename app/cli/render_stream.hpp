@@ -1,6 +1,6 @@
 // satlab render's streaming path. An image larger than the whole-image path may take within the memory
-// budget (or any image, with --tile) is read by rows (io::open_image_reader: its header is checked before
-// any pixel is decoded), filtered tile by tile by the tiled executor (core/tiled.hpp) on the chosen backend
+// budget (or any image, with --tile; on the CPU backend, any image whose result streaming gives exactly)
+// is read by rows (io::open_image_reader: its header is checked before any pixel is decoded), filtered tile by tile by the tiled executor (core/tiled.hpp) on the chosen backend
 // and written by rows under a temporary name that is renamed when complete (io::open_image_writer): a
 // truncated input, a failure or a cancel leaves no output, and memory stays within --memory-budget
 // whatever the image's size. Depth comes from a depth map file of the image's size, read by rows (twice:
@@ -26,6 +26,7 @@ struct StreamRequest {
   size_t budget = 0;      // bytes of host (and device) memory; 0: default_memory_budget
   uint32_t max_tile = 0;  // --tile: the largest tile side (0: as large as the budget allows)
   bool compress = true;   // TIFF output: deflate, else uncompressed
+  bool whole = false;     // --whole: stream only an image too large to filter whole
 };
 
 // The note a streamed render prints after its tiles (on stderr, "satlab: note: " before it): the
@@ -38,9 +39,12 @@ constexpr const char* kStageFormat = "statistics %lf, read %lf, filter %lf, writ
 // why not, in words ("filtering it whole takes about 3.1 GiB, more than the memory budget of 1 GiB").
 std::string whole_image_refusal(uint64_t width, uint64_t height, bool gpu, size_t budget);
 
-// Streams one image (a TIFF, PNG or JPEG file) into r.output when it needs to (whole_image_refusal) or
-// `force` says so; throws satlab::Error (one line) on any failure, leaving no output. Returns the summary
-// of what was done, for render's "wrote" line; "" where the image was left to the whole-image path.
+// Streams one image (a TIFF, PNG or JPEG file) into r.output when it needs to (whole_image_refusal),
+// `force` says so, or on the CPU backend wherever the result is the whole-image path's, byte for byte (no
+// depth refiner or orientation to apply, no highlights, a TIFF result, a depth map of the image's size by
+// rows or the synthetic one, and halos that add at most 35% to the pixels filtered); throws satlab::Error (one line) on any failure, leaving no
+// output. Returns the summary of what was done, for render's "wrote" line; "" where the image was left
+// to the whole-image path.
 std::string render_streamed(const StreamRequest& r, const Params& p, bool force);
 
 }  // namespace satlab::cli

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `satlab render` streamed in tiles (--tile: core/tiled.hpp through the row readers and writers) writes the
-# very file the whole-image path writes (cmp of the TIFF results) for PNG (RGB, RGBA), striped and tiled
+# very file the whole-image path writes (--whole; cmp of the TIFF results), and so does the CPU backend's
+# default, which streams a TIFF result wherever it is the same file, for PNG (RGB, RGBA), striped and tiled
 # TIFF and JPEG input at awkward sizes (prime sides, tiles of 64 and 65 around sides of 64k +- 1, one-row
 # and one-column images), with the box and dof filters, synthetic depth and 8- and 16-bit depth maps; a
 # truncated TIFF, PNG and JPEG give one line, exit 1 and no output (temporary or final) once rows have
@@ -52,9 +53,20 @@ same() {  # INPUT "TILE..." ARGS...: whole-image and streamed results (each tile
   shift 2
   sanitized && tiles=${tiles%% *}  # under the sanitizers (memory errors, not arithmetic) the first tile size
   [ "$in" = rgba.png ] && want=4
-  render --image "$tmp/in/$in" --out "$tmp/whole.tif" "$@" >/dev/null 2>"$tmp/err" ||
+  render --image "$tmp/in/$in" --out "$tmp/whole.tif" --whole "$@" >"$tmp/log" 2>"$tmp/err" ||
     { cat "$tmp/err"; fail "$in $*: the whole-image render failed"; }
+  grep -q "streamed in" "$tmp/log" && { cat "$tmp/log"; fail "$in --whole $*: streamed"; }
   [ "$(spp "$tmp/whole.tif")" = "$want" ] || fail "$in: the result has $(spp "$tmp/whole.tif") samples a pixel, not $want"
+  # By default the CPU backend streams wherever the result is the same: every case here but a JPEG's DoF
+  # without a depth map (it may embed one, which only the whole path reads).
+  render --image "$tmp/in/$in" --out "$tmp/default.tif" "$@" >"$tmp/log" 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "$in $*: the default render failed"; }
+  if [ "$in" = photo.jpg ] && [[ " $* " == *" dof "* ]]; then
+    grep -q "streamed in" "$tmp/log" && { cat "$tmp/log"; fail "$in $*: a JPEG's DoF streamed by default"; }
+  else
+    grep -q "streamed in" "$tmp/log" || { cat "$tmp/log"; fail "$in $*: not streamed by default on the CPU"; }
+  fi
+  cmp -s "$tmp/whole.tif" "$tmp/default.tif" || fail "$in $*: the default render differs from the whole image's"
   for tile in $tiles; do
     render --image "$tmp/in/$in" --out "$tmp/tiled.tif" --tile "$tile" "$@" >"$tmp/log" 2>"$tmp/err" ||
       { cat "$tmp/err"; fail "$in --tile $tile $*: the streamed render failed"; }
@@ -133,6 +145,24 @@ refused "a depth map of another size" "streaming takes a depth map of the image'
 refused "a refiner" "needs the whole image" --image "$tmp/in/rgb.png" --filter dof --refine guided
 img turned "$tmp/in/turned.png" 40 30 6
 refused "an orientation tag" "orientation tag (6) turns the image" --image "$tmp/in/turned.png" --filter box
+# Without --tile, what streaming cannot do exactly is filtered whole instead (the CPU's default streaming).
+for case in "turned.png --filter box" "rgb.png --filter dof --refine guided" \
+  "rgb.png --filter dof --depth $tmp/in/small_depth.png" "rgb.png --filter dof --highlights on"; do
+  set -- $case
+  img=$1; shift
+  render --image "$tmp/in/$img" --out "$tmp/out/x.tif" "$@" >"$tmp/log" 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "$case: the default render failed"; }
+  grep -q "streamed in" "$tmp/log" && { cat "$tmp/log"; fail "$case: streamed by default"; }
+  [ -s "$tmp/out/x.tif" ] || fail "$case: no result"
+  rm -f "$tmp/out/x.tif"
+done
+# A PNG or JPEG result is encoded whole (its own settings): only a TIFF streams by default.
+render --image "$tmp/in/strips.tif" --filter box --radius 3 --out "$tmp/out/x.png" >"$tmp/log" 2>"$tmp/err" ||
+  { cat "$tmp/err"; fail "a PNG result: the default render failed"; }
+grep -q "streamed in" "$tmp/log" && { cat "$tmp/log"; fail "a PNG result streamed by default"; }
+rm -f "$tmp/out/x.png"
+echo "the CPU's default streaming falls back to the whole image where it must"
+
 # A format read whole that is too large for the budget is refused, saying so.
 render --image "$tmp/in/rgb.png" --filter box --radius 0 --out "$tmp/in/whole.webp" >/dev/null 2>&1 ||
   fail "cannot write the WebP input"
