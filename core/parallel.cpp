@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 namespace satlab {
 
 int default_threads() {
@@ -105,10 +107,17 @@ class Pool {
   std::deque<std::shared_ptr<Job>> jobs_;
 };
 
-Pool& pool() {
+// The process the pool's threads belong to: a child of fork() has none of them, and the pool's lock may
+// have been held at the fork, so a child runs its calls on the calling thread alone.
+pid_t pool_owner = 0;
+
+Pool* pool() {
   // Never destroyed: its threads wait for work until the process exits.
-  static Pool* p = new Pool(std::max(0, default_threads() - 1));
-  return *p;
+  static Pool* p = [] {
+    pool_owner = getpid();
+    return new Pool(std::max(0, default_threads() - 1));
+  }();
+  return getpid() == pool_owner ? p : nullptr;
 }
 
 }  // namespace
@@ -121,13 +130,22 @@ void parallel_for(long begin, long end, const std::function<void(long, long)>& f
     fn(begin, end);
     return;
   }
+  Pool* p = pool();
+  if (!p) {  // a forked child: the same chunks, one after the other
+    const long chunk = n / t, extra = n % t;
+    for (long i = 0, b = begin; i < t; ++i) {
+      const long e = b + chunk + (i < extra ? 1 : 0);
+      fn(b, e);
+      b = e;
+    }
+    return;
+  }
   auto job = std::make_shared<Job>();
   job->fn = &fn;
   job->begin = begin, job->count = t, job->chunk = n / t, job->extra = n % t;
-  Pool& p = pool();
-  p.offer(job, int(t - 1));
+  p->offer(job, int(t - 1));
   job->work();  // the caller claims chunks too: every chunk runs even if the pool's threads are all busy
-  p.withdraw(job);
+  p->withdraw(job);
   std::unique_lock<std::mutex> lock(job->m);
   job->all_done.wait(lock, [&] { return job->finished == job->count; });
   if (job->first) std::rethrow_exception(job->first);

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -168,10 +169,33 @@ size_t writer_bytes(uint32_t width) {
   return size_t(width) * 4 * 64 + std::max<size_t>(size_t(9) << 20, size_t(width) * 4 * 33);
 }
 
+// Whether the PNG file at `path` has an eXIf chunk anywhere (chunk headers only, seeking past the data):
+// the row reader sees only those before the image data, the whole-image loader all of them, so a PNG with
+// one takes the whole-image path unless streaming is needed.
+bool png_has_exif(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) return true;  // unreadable here: the whole-image path says why
+  bool found = false;
+  unsigned char h[8];
+  if (std::fseek(f, 8, SEEK_SET) == 0)
+    while (std::fread(h, 1, 8, f) == 8) {
+      const unsigned long len = (unsigned long)h[0] << 24 | (unsigned long)h[1] << 16 | (unsigned long)h[2] << 8 | h[3];
+      if (std::memcmp(h + 4, "eXIf", 4) == 0) {
+        found = true;
+        break;
+      }
+      if (std::memcmp(h + 4, "IEND", 4) == 0 || len > 0x7fffffffUL || std::fseek(f, long(len) + 4, SEEK_CUR) != 0)
+        break;
+    }
+  std::fclose(f);
+  return found;
+}
+
 // "" where streaming `r` gives the bytes the whole-image path gives and can take the whole of it; else
 // why not, in words (the CPU backend streams every image it can by default: render_streamed).
 std::string stream_differs(const StreamRequest& r, const Params& p, const io::StreamHeader& image) {
   if (image.orientation >= 2 && image.orientation <= 8) return "an orientation tag";
+  if (image.format == "PNG" && png_has_exif(r.input)) return "a PNG with EXIF data";
   if (const std::string why = tiled_support(p); !why.empty()) return why;
   {
     const size_t dot = r.output.find_last_of('.');
@@ -281,7 +305,8 @@ std::string render_streamed(const StreamRequest& r, const Params& p, bool force)
   // hardware threads, each with its share of them: a tile of a few hundred thousand pixels split 16 ways
   // spends its time in the splitting (16 cores, box r 10, 65536^2: 23.5 s busy filtering with one
   // pipeline of 16 threads).
-  const int cpu_threads = default_threads(), workers = gpu ? 2 : std::max(1, cpu_threads / 4);
+  const int cpu_threads = default_threads();
+  int workers = gpu ? 2 : std::max(1, cpu_threads / 4);
   TilePlan plan;
   try {
     plan = plan_tiles(w, h, p, size_t(budget - io_bytes), gpu, r.max_tile, workers);
@@ -296,7 +321,18 @@ std::string render_streamed(const StreamRequest& r, const Params& p, bool force)
   // spread at 8 (1.34x) 7.10 against 7.37, but spread at 12 (1.49x) 8.53 against 7.52 and at 24 (1.72x)
   // 9.26 against 7.54 (docs/streaming.md).
   constexpr double kChosenWork = 1.35;
-  if (!needed && double(plan.frame_pixels) > kChosenWork * double(w) * double(h)) return "";
+  const auto chosen_work = [&] { return double(plan.frame_pixels) <= kChosenWork * double(w) * double(h); };
+  if (!needed && !chosen_work() && workers > 1) {  // one pipeline's plan needs no tile per pipeline across
+    workers = 1;
+    try {
+      plan = plan_tiles(w, h, p, size_t(budget - io_bytes), gpu, r.max_tile, workers);
+    } catch (const Error&) {
+      return "";
+    }
+  }
+  if (!needed && !chosen_work()) return "";
+  // No more CPU pipelines than tiles across a band (each with its share of the threads).
+  if (!gpu) workers = int(std::min<uint64_t>(uint64_t(workers), (uint64_t(w) + plan.tile_width - 1) / plan.tile_width));
   if (sharp) note("no depth map for " + r.input + ": the dof filter keeps the image sharp");
   io::StreamSpec spec;
   spec.width = w, spec.height = h;

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `satlab render` streamed in tiles (--tile: core/tiled.hpp through the row readers and writers) writes the
 # very file the whole-image path writes (--whole; cmp of the TIFF results), and so does the CPU backend's
-# default, which streams a TIFF result wherever it is the same file, for PNG (RGB, RGBA), striped and tiled
+# default, which streams a TIFF result quietly wherever it is the same file and the halos add little work
+# (else, and for an orientation tag, a refiner, a depth map of another size, highlights or a PNG result, it
+# renders whole), for PNG (RGB, RGBA), striped and tiled
 # TIFF and JPEG input at awkward sizes (prime sides, tiles of 64 and 65 around sides of 64k +- 1, one-row
 # and one-column images), with the box and dof filters, synthetic depth and 8- and 16-bit depth maps; a
 # truncated TIFF, PNG and JPEG give one line, exit 1 and no output (temporary or final) once rows have
@@ -31,6 +33,20 @@ render --image "$tmp/in/rgb.png" --filter box --radius 0 --out "$tmp/in/photo.jp
 img depth16 "$tmp/in/strips.depth.png" 127 131  # 16-bit depth beside the striped TIFF
 img png "$tmp/in/tiles.depth.png" 131 65  # 8-bit colour depth (its first channel) beside the tiled TIFF
 
+tiff_size() {  # FILE: WIDTHxHEIGHT of a classic TIFF's first directory
+  python3 - "$1" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+e = "<" if b[:2] == b"II" else ">"
+off = struct.unpack(e + "I", b[4:8])[0]
+tags = {}
+for i in range(struct.unpack(e + "H", b[off:off + 2])[0]):
+    tag, typ, cnt = struct.unpack(e + "HHI", b[off + 2 + 12 * i:off + 10 + 12 * i])
+    v = b[off + 10 + 12 * i:off + 14 + 12 * i]
+    tags[tag] = struct.unpack(e + "H", v[:2])[0] if typ == 3 else struct.unpack(e + "I", v)[0]
+print(f"{tags[256]}x{tags[257]}")
+PY
+}
 spp() {  # FILE: the SamplesPerPixel tag of a TIFF's first directory (classic or BigTIFF)
   python3 - "$1" <<'PY'
 import struct, sys
@@ -67,6 +83,7 @@ same() {  # INPUT "TILE..." ARGS...: whole-image and streamed results (each tile
     grep -q "streamed in" "$tmp/log" || { cat "$tmp/log"; fail "$in $*: not streamed by default on the CPU"; }
   fi
   cmp -s "$tmp/whole.tif" "$tmp/default.tif" || fail "$in $*: the default render differs from the whole image's"
+  grep -q "note: streaming\|note: stages" "$tmp/err" && { cat "$tmp/err"; fail "$in $*: streaming by choice is not quiet"; }
   for tile in $tiles; do
     render --image "$tmp/in/$in" --out "$tmp/tiled.tif" --tile "$tile" "$@" >"$tmp/log" 2>"$tmp/err" ||
       { cat "$tmp/err"; fail "$in --tile $tile $*: the streamed render failed"; }
@@ -145,8 +162,10 @@ refused "a depth map of another size" "streaming takes a depth map of the image'
 refused "a refiner" "needs the whole image" --image "$tmp/in/rgb.png" --filter dof --refine guided
 img turned "$tmp/in/turned.png" 40 30 6
 refused "an orientation tag" "orientation tag (6) turns the image" --image "$tmp/in/turned.png" --filter box
-# Without --tile, what streaming cannot do exactly is filtered whole instead (the CPU's default streaming).
-for case in "turned.png --filter box" "rgb.png --filter dof --refine guided" \
+# Without --tile, what streaming cannot do exactly is filtered whole instead (the CPU's default streaming),
+# an orientation the row reader cannot see (its chunk after the image data) too: turned, 30 x 40.
+img turned "$tmp/in/turned_late.png" 40 30 6 after
+for case in "turned.png --filter box" "turned_late.png --filter box" "rgb.png --filter dof --refine guided" \
   "rgb.png --filter dof --depth $tmp/in/small_depth.png" "rgb.png --filter dof --highlights on"; do
   set -- $case
   img=$1; shift
@@ -154,6 +173,20 @@ for case in "turned.png --filter box" "rgb.png --filter dof --refine guided" \
     { cat "$tmp/err"; fail "$case: the default render failed"; }
   grep -q "streamed in" "$tmp/log" && { cat "$tmp/log"; fail "$case: streamed by default"; }
   [ -s "$tmp/out/x.tif" ] || fail "$case: no result"
+  case $img in
+    turned*) [ "$(tiff_size "$tmp/out/x.tif")" = "30x40" ] || fail "$case: $(tiff_size "$tmp/out/x.tif"), not turned to 30x40" ;;
+  esac
+  rm -f "$tmp/out/x.tif"
+done
+# Only where the halos add at most 35% to the pixels filtered: a 1.2 Mpx image (more than one CPU frame)
+# streams with a box of radius 3, not with one of 200.
+img png "$tmp/in/big.png" 1500 800
+for radius in 3 200; do
+  render --image "$tmp/in/big.png" --filter box --radius $radius --out "$tmp/out/x.tif" >"$tmp/log" 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "box $radius: the default render failed"; }
+  streamed=no
+  grep -q "streamed in" "$tmp/log" && streamed=yes
+  [ $streamed = "$([ $radius = 3 ] && echo yes || echo no)" ] || { cat "$tmp/log"; fail "box $radius: streamed $streamed"; }
   rm -f "$tmp/out/x.tif"
 done
 # A PNG or JPEG result is encoded whole (its own settings): only a TIFF streams by default.

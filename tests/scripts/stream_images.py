@@ -2,7 +2,8 @@
 """The streaming tests' image writer, standard library only. Pixels: a ramp, a checker and noise from a
 seeded generator, so that every tile differs from its neighbours.
   png PATH W H [rgba]          8-bit RGB (or RGBA, alpha varying) PNG
-  turned PATH W H ORIENTATION  8-bit RGB PNG with an eXIf orientation
+  turned PATH W H ORIENTATION [after]  8-bit RGB PNG with an eXIf orientation (after: the chunk after the
+                               image data, where the PNG row reader does not see it)
   depth16 PATH W H             16-bit grey PNG: a radial depth with noise
   strips PATH W H ROWS         8-bit RGB TIFF, uncompressed, ROWS rows a strip, its directory first (a cut
                                file still has one)
@@ -29,7 +30,7 @@ def chunk(t, d):
     return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xFFFFFFFF)
 
 
-def png(path, w, h, rgba, orientation=1):
+def png(path, w, h, rgba, orientation=1, exif_after=False):
     ch = 4 if rgba else 3
     px = pixels(w, h, ch)
     raw = b"".join(b"\0" + bytes(px[y * w * ch:(y + 1) * w * ch]) for y in range(h))
@@ -37,8 +38,9 @@ def png(path, w, h, rgba, orientation=1):
     exif = b""
     if orientation != 1:  # an eXIf chunk: a big-endian TIFF header and one IFD entry, Orientation (0x112)
         exif = chunk(b"eXIf", b"MM\0*\0\0\0\x08" + struct.pack(">HHHIHH", 1, 0x112, 3, 1, orientation, 0) + b"\0" * 4)
-    open(path, "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + exif + chunk(b"IDAT", zlib.compress(raw)) +
-                           chunk(b"IEND", b""))
+    idat = chunk(b"IDAT", zlib.compress(raw))
+    body = idat + exif if exif_after else exif + idat
+    open(path, "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + body + chunk(b"IEND", b""))
 
 
 def depth16(path, w, h):
@@ -113,7 +115,7 @@ cmd, path, w, h = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 if cmd == "png":
     png(path, w, h, len(sys.argv) > 5 and sys.argv[5] == "rgba")
 elif cmd == "turned":
-    png(path, w, h, False, int(sys.argv[5]))
+    png(path, w, h, False, int(sys.argv[5]), len(sys.argv) > 6 and sys.argv[6] == "after")
 elif cmd == "depth16":
     depth16(path, w, h)
 elif cmd == "strips":
