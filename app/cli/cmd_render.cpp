@@ -50,7 +50,7 @@ struct RenderOptions {
   std::string memory_budget;    // --memory-budget as given ("": the default)
   size_t budget = 0;            // its bytes (0: default_memory_budget)
   uint32_t tile = 0;            // --tile: stream in tiles of at most this side, whatever the size
-  bool whole = false;           // --whole: filter whole what fits the budget (the CPU streams by default)
+  bool whole = false;           // --whole: filter whole what fits the budget (else it may stream)
   std::string compression = "deflate";  // TIFF output
 };
 
@@ -340,17 +340,17 @@ void add_render_command(CLI::App& app, Action& action) {
   sub->add_option("--memory-budget", o->memory_budget,
                   "Host (and GPU) memory an image may take, e.g. 512M, 4G (default: half the available memory, "
                   "at most 3 GiB; on the GPU at most 3/4 of its free memory). A TIFF, PNG or JPEG larger than the "
-                  "whole-image path takes within it is streamed in tiles that fit (on the CPU backend a TIFF result "
-                  "streams wherever it is the same file and the halos add little work); a budget too small for "
-                  "one tile is refused")
+                  "whole-image path takes within it is streamed in tiles that fit (so is a smaller one with a TIFF "
+                  "result wherever that is the same file and, on the CPU, the halos add little work); a budget "
+                  "too small for one tile is refused")
       ->check(CLI::Validator([](std::string& v) { return memory_size_error(v); }, "SIZE"));
   CLI::Option* tile = sub->add_option("--tile", o->tile,
                   "Stream in tiles of at most this side whatever the image's size (TIFF, PNG and JPEG input; "
                   "TIFF, PNG or JPEG output): for tests and measurements")
       ->check(CLI::Range(64, 1 << 20));
   sub->add_flag("--whole", o->whole,
-                "Filter an image whole where it fits the memory budget, even on the CPU backend (which streams "
-                "by default wherever the result is the same): for tests and measurements")
+                "Filter an image whole where it fits the memory budget (by default it streams wherever the "
+                "result is the same file): for tests and measurements")
       ->excludes(tile);
   sub->add_option("--compression", o->compression, "TIFF output: deflate, or none (faster to write and read)")
       ->check(CLI::IsMember({"deflate", "none"}));

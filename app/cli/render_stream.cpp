@@ -192,7 +192,7 @@ bool png_has_exif(const std::string& path) {
 }
 
 // "" where streaming `r` gives the bytes the whole-image path gives and can take the whole of it; else
-// why not, in words (the CPU backend streams every image it can by default: render_streamed).
+// why not, in words (render_streamed streams by default every image it can).
 std::string stream_differs(const StreamRequest& r, const Params& p, const io::StreamHeader& image) {
   if (image.orientation >= 2 && image.orientation <= 8) return "an orientation tag";
   if (image.format == "PNG" && png_has_exif(r.input)) return "a PNG with EXIF data";
@@ -249,10 +249,11 @@ std::string render_streamed(const StreamRequest& r, const Params& p, bool force)
   // decoded on several threads (on the CPU the filter's threads have the cores).
   ImageRows image(r.input, gpu ? io::io_threads() : 1);
   const uint32_t w = image.header().width, h = image.header().height;
-  // The GPU filters an image that fits whole; the CPU streams whatever gives the same bytes (8192^2: a
-  // tenth of the time and a fortieth of the memory, docs/streaming.md).
+  // An image that fits whole streams too wherever that gives the same bytes (8192^2 box: on the CPU a
+  // tenth of the time and a fortieth of the memory, on the GPU half the time and a third of the memory;
+  // docs/streaming.md), unless --whole.
   const bool needed = force || !whole_image_refusal(w, h, gpu, budget).empty();
-  if (!needed && (gpu || r.whole || !stream_differs(r, p, image.header()).empty())) return "";
+  if (!needed && (r.whole || !stream_differs(r, p, image.header()).empty())) return "";
   // Streaming by choice, not need: as quiet as the whole-image path (no plan or stage notes).
   const auto say = [&](const std::string& what) {
     if (needed) note(what);
@@ -315,14 +316,15 @@ std::string render_streamed(const StreamRequest& r, const Params& p, bool force)
     throw Error(r.input + ": " + e.what() + ", after the " + format_bytes(io_bytes) +
                 " that reading and writing by rows take out of --memory-budget " + format_bytes(budget));
   }
-  // By choice, only where the halos add little work. On 2 cores the whole-image path filters 8192^2 box r 10
+  // By choice on the CPU, only where the halos add little work (the GPU has time for them: 4000x3000 spread
+  // at max radius 24 streamed in 0.53-0.56 s against 0.55-0.57 whole on the H200 machine). On 2 cores the whole-image path filters 8192^2 box r 10
   // twelve times slower per pixel than tiles (1.12x the pixels with their halos: 0.71 against 7.96 s); at
   // 4000x3000 gather_box (1.30x) 0.58 against 2.09 s, layered at max radius 8 (1.33x) 6.71 against 7.25,
   // spread at 8 (1.34x) 7.10 against 7.37, but spread at 12 (1.49x) 8.53 against 7.52 and at 24 (1.72x)
   // 9.26 against 7.54 (docs/streaming.md).
   constexpr double kChosenWork = 1.35;
   const auto chosen_work = [&] { return double(plan.frame_pixels) <= kChosenWork * double(w) * double(h); };
-  if (!needed && !chosen_work() && workers > 1) {  // one pipeline's plan needs no tile per pipeline across
+  if (!needed && !gpu && !chosen_work() && workers > 1) {  // one pipeline's plan needs no tile per pipeline across
     workers = 1;
     try {
       plan = plan_tiles(w, h, p, size_t(budget - io_bytes), gpu, r.max_tile, workers);
@@ -330,7 +332,7 @@ std::string render_streamed(const StreamRequest& r, const Params& p, bool force)
       return "";
     }
   }
-  if (!needed && !chosen_work()) return "";
+  if (!needed && !gpu && !chosen_work()) return "";
   // No more CPU pipelines than tiles across a band (each with its share of the threads).
   if (!gpu) workers = int(std::min<uint64_t>(uint64_t(workers), (uint64_t(w) + plan.tile_width - 1) / plan.tile_width));
   if (sharp) note("no depth map for " + r.input + ": the dof filter keeps the image sharp");

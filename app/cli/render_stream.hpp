@@ -1,5 +1,5 @@
 // satlab render's streaming path. An image larger than the whole-image path may take within the memory
-// budget (or any image, with --tile; on the CPU backend, any image whose result streaming gives exactly)
+// budget (or any image, with --tile; by default, any image whose result streaming gives exactly)
 // is read by rows (io::open_image_reader: its header is checked before any pixel is decoded), filtered tile by tile by the tiled executor (core/tiled.hpp) on the chosen backend
 // and written by rows under a temporary name that is renamed when complete (io::open_image_writer): a
 // truncated input, a failure or a cancel leaves no output, and memory stays within --memory-budget
@@ -40,9 +40,9 @@ constexpr const char* kStageFormat = "statistics %lf, read %lf, filter %lf, writ
 std::string whole_image_refusal(uint64_t width, uint64_t height, bool gpu, size_t budget);
 
 // Streams one image (a TIFF, PNG or JPEG file) into r.output when it needs to (whole_image_refusal),
-// `force` says so, or on the CPU backend wherever the result is the whole-image path's, byte for byte (no
-// depth refiner or orientation to apply, no highlights, a TIFF result, a depth map of the image's size by
-// rows or the synthetic one, and halos that add at most 35% to the pixels filtered); throws satlab::Error (one line) on any failure, leaving no
+// `force` says so, or wherever the result is the whole-image path's, byte for byte (no depth refiner or
+// orientation to apply, no highlights, a TIFF result, a depth map of the image's size by rows or the
+// synthetic one; on the CPU, halos that add at most 35% to the pixels filtered), unless r.whole; throws satlab::Error (one line) on any failure, leaving no
 // output. Returns the summary of what was done, for render's "wrote" line; "" where the image was left
 // to the whole-image path.
 std::string render_streamed(const StreamRequest& r, const Params& p, bool force);

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# On the GPU backend `satlab render` streams an image that fits whole by default wherever the result is the
+# same file (render_stream.hpp): for PNG (RGB, RGBA), striped and tiled TIFF and a generated 4000x3000 TIFF,
+# with the box and the spread (default), gather_box and layered DoF modes, a large max radius and a 16-bit
+# depth map, the default render streams and writes the very file `--whole` writes. Needs a CUDA device
+# (skipped otherwise); the CPU backend's default is checked by cli_stream_render.sh.
+# Usage: cli_stream_default_gpu.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
+. "$(dirname "$0")/lib/common.sh"
+need_python3 "to write the test images"
+img() { python3 "$src/tests/scripts/stream_images.py" "$@" || fail "cannot write $2"; }
+mkdir "$tmp/in"
+img png "$tmp/in/rgb.png" 1031 677
+"$bin" render --image "$tmp/in/rgb.png" --filter box --backend gpu --out "$tmp/probe.tif" >/dev/null 2>"$tmp/err" ||
+  skip "no GPU backend here: $(cat "$tmp/err")"
+img png "$tmp/in/rgba.png" 640 1290 rgba
+img strips "$tmp/in/strips.tif" 1270 1310 7
+img tiles "$tmp/in/tiles.tif" 1310 650 32 48
+img depth16 "$tmp/in/depth.png" 1031 677
+"$bin" bench stream --generate-only --size 4000x3000 --dir "$tmp/in" >/dev/null || fail "cannot write the large input"
+n=0
+same() {  # INPUT ARGS...: the default render streams and equals --whole's file
+  local in=$1
+  shift
+  "$bin" render --image "$tmp/in/$in" --backend gpu --out "$tmp/a.tif" "$@" >"$tmp/log" 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "$in $*: the default render failed"; }
+  grep -q "streamed in" "$tmp/log" || { cat "$tmp/log"; fail "$in $*: not streamed by default on the GPU"; }
+  "$bin" render --image "$tmp/in/$in" --backend gpu --out "$tmp/b.tif" --whole "$@" >"$tmp/log" 2>"$tmp/err" ||
+    { cat "$tmp/err"; fail "$in $*: the --whole render failed"; }
+  grep -q "streamed in" "$tmp/log" && { cat "$tmp/log"; fail "$in --whole $*: streamed"; }
+  cmp -s "$tmp/a.tif" "$tmp/b.tif" || fail "$in $*: the default render differs from --whole's"
+  n=$((n + 1))
+}
+for in in rgb.png rgba.png strips.tif tiles.tif stream_4000x3000.tif; do
+  for args in "--filter box --radius 5" "--filter dof" "--filter dof --dof-mode gather_box" \
+    "--filter dof --dof-mode layered" "--filter dof --max-radius 40"; do
+    same "$in" $args
+  done
+done
+same rgb.png --filter dof --depth "$tmp/in/depth.png"
+same rgb.png --filter dof --depth "$tmp/in/depth.png" --dof-mode layered
+echo "cli_stream_default_gpu: $n default renders streamed, each the file --whole writes"
