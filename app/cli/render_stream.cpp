@@ -253,7 +253,11 @@ std::string render_streamed(const StreamRequest& r, const Params& p, bool force)
   // tenth of the time and a fortieth of the memory, on the GPU half the time and a third of the memory;
   // docs/streaming.md), unless --whole.
   const bool needed = force || !whole_image_refusal(w, h, gpu, budget).empty();
+  const bool depth_file = p.filter == FilterKind::Dof && !r.depth.empty();
   if (!needed && (r.whole || !stream_differs(r, p, image.header()).empty())) return "";
+  // A depth map file is read three times when streaming (range, histogram, bands): measured faster only
+  // without one on the GPU, so there it takes the whole-image path unless streaming is needed.
+  if (!needed && gpu && depth_file) return "";
   // Streaming by choice, not need: as quiet as the whole-image path (no plan or stage notes).
   const auto say = [&](const std::string& what) {
     if (needed) note(what);

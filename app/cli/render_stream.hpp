@@ -42,7 +42,8 @@ std::string whole_image_refusal(uint64_t width, uint64_t height, bool gpu, size_
 // Streams one image (a TIFF, PNG or JPEG file) into r.output when it needs to (whole_image_refusal),
 // `force` says so, or wherever the result is the whole-image path's, byte for byte (no depth refiner or
 // orientation to apply, no highlights, a TIFF result, a depth map of the image's size by rows or the
-// synthetic one; on the CPU, halos that add at most 35% to the pixels filtered), unless r.whole; throws satlab::Error (one line) on any failure, leaving no
+// synthetic one; on the CPU, halos that add at most 35% to the pixels filtered; on the GPU, no depth map
+// file), unless r.whole; throws satlab::Error (one line) on any failure, leaving no
 // output. Returns the summary of what was done, for render's "wrote" line; "" where the image was left
 // to the whole-image path.
 std::string render_streamed(const StreamRequest& r, const Params& p, bool force);
