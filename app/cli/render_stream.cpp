@@ -179,12 +179,14 @@ bool png_has_exif(const std::string& path) {
   unsigned char h[8];
   if (std::fseek(f, 8, SEEK_SET) == 0)
     while (std::fread(h, 1, 8, f) == 8) {
-      const unsigned long len = (unsigned long)h[0] << 24 | (unsigned long)h[1] << 16 | (unsigned long)h[2] << 8 | h[3];
+      const unsigned long len =
+          (unsigned long)h[0] << 24 | (unsigned long)h[1] << 16 | (unsigned long)h[2] << 8 | h[3];
       if (std::memcmp(h + 4, "eXIf", 4) == 0) {
         found = true;
         break;
       }
-      if (std::memcmp(h + 4, "IEND", 4) == 0 || len > 0x7fffffffUL || std::fseek(f, long(len) + 4, SEEK_CUR) != 0)
+      if (std::memcmp(h + 4, "IEND", 4) == 0 || len > 0x7fffffffUL ||
+          std::fseek(f, long(len) + 4, SEEK_CUR) != 0)
         break;
     }
   std::fclose(f);
@@ -320,15 +322,16 @@ std::string render_streamed(const StreamRequest& r, const Params& p, bool force)
     throw Error(r.input + ": " + e.what() + ", after the " + format_bytes(io_bytes) +
                 " that reading and writing by rows take out of --memory-budget " + format_bytes(budget));
   }
-  // By choice on the CPU, only where the halos add little work (the GPU has time for them: 4000x3000 spread
-  // at max radius 24 streamed in 0.53-0.56 s against 0.55-0.57 whole on the H200 machine). On 2 cores the whole-image path filters 8192^2 box r 10
-  // twelve times slower per pixel than tiles (1.12x the pixels with their halos: 0.71 against 7.96 s); at
-  // 4000x3000 gather_box (1.30x) 0.58 against 2.09 s, layered at max radius 8 (1.33x) 6.71 against 7.25,
-  // spread at 8 (1.34x) 7.10 against 7.37, but spread at 12 (1.49x) 8.53 against 7.52 and at 24 (1.72x)
-  // 9.26 against 7.54 (docs/streaming.md).
+  // By choice on the CPU, only where the halos add little work (the GPU has time for them: 4000x3000
+  // spread at max radius 24 streamed in 0.53-0.56 s against 0.55-0.57 whole on the H200 machine). On 2
+  // cores the whole-image path filters 8192^2 box r 10 twelve times slower per pixel than tiles (1.12x the
+  // pixels with their halos: 0.71 against 7.96 s); at 4000x3000 gather_box (1.30x) 0.58 against 2.09 s,
+  // layered at max radius 8 (1.33x) 6.71 against 7.25, spread at 8 (1.34x) 7.10 against 7.37, but spread
+  // at 12 (1.49x) 8.53 against 7.52 and at 24 (1.72x) 9.26 against 7.54 (docs/streaming.md).
   constexpr double kChosenWork = 1.35;
   const auto chosen_work = [&] { return double(plan.frame_pixels) <= kChosenWork * double(w) * double(h); };
-  if (!needed && !gpu && !chosen_work() && workers > 1) {  // one pipeline's plan needs no tile per pipeline across
+  // One pipeline's plan needs no tile per pipeline across a band: planned again with one before giving up.
+  if (!needed && !gpu && !chosen_work() && workers > 1) {
     workers = 1;
     try {
       plan = plan_tiles(w, h, p, size_t(budget - io_bytes), gpu, r.max_tile, workers);
@@ -338,7 +341,10 @@ std::string render_streamed(const StreamRequest& r, const Params& p, bool force)
   }
   if (!needed && !gpu && !chosen_work()) return "";
   // No more CPU pipelines than tiles across a band (each with its share of the threads).
-  if (!gpu) workers = int(std::min<uint64_t>(uint64_t(workers), (uint64_t(w) + plan.tile_width - 1) / plan.tile_width));
+  if (!gpu) {
+    const uint64_t across = (uint64_t(w) + plan.tile_width - 1) / plan.tile_width;
+    workers = int(std::min<uint64_t>(uint64_t(workers), across));
+  }
   if (sharp) note("no depth map for " + r.input + ": the dof filter keeps the image sharp");
   io::StreamSpec spec;
   spec.width = w, spec.height = h;

@@ -30,7 +30,8 @@ std::set<std::pair<long, long>> chunks_of(long begin, long end, int threads) {
 }
 
 TEST(Parallel, ChunksSplitTheRangeEvenlyAndCoverItOnce) {
-  for (const auto& [n, t] : std::vector<std::pair<long, int>>{{1, 4}, {7, 3}, {100, 7}, {5, 16}, {1000, 1}, {37, 37}}) {
+  const std::vector<std::pair<long, int>> cases = {{1, 4}, {7, 3}, {100, 7}, {5, 16}, {1000, 1}, {37, 37}};
+  for (const auto& [n, t] : cases) {
     const auto seen = chunks_of(10, 10 + n, t);
     const long k = std::min<long>(t, n), chunk = n / k, extra = n % k;
     ASSERT_EQ(long(seen.size()), k) << n << " over " << t;
