@@ -1,10 +1,8 @@
 #include "app/cli/render_stream.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -169,44 +167,14 @@ size_t writer_bytes(uint32_t width) {
   return size_t(width) * 4 * 64 + std::max<size_t>(size_t(9) << 20, size_t(width) * 4 * 33);
 }
 
-// Whether the PNG file at `path` has an eXIf chunk anywhere (chunk headers only, seeking past the data):
-// the row reader sees only those before the image data, the whole-image loader all of them, so a PNG with
-// one takes the whole-image path unless streaming is needed.
-bool png_has_exif(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return true;  // unreadable here: the whole-image path says why
-  bool found = false;
-  unsigned char h[8];
-  if (std::fseek(f, 8, SEEK_SET) == 0)
-    while (std::fread(h, 1, 8, f) == 8) {
-      const unsigned long len =
-          (unsigned long)h[0] << 24 | (unsigned long)h[1] << 16 | (unsigned long)h[2] << 8 | h[3];
-      if (std::memcmp(h + 4, "eXIf", 4) == 0) {
-        found = true;
-        break;
-      }
-      if (std::memcmp(h + 4, "IEND", 4) == 0 || len > 0x7fffffffUL ||
-          std::fseek(f, long(len) + 4, SEEK_CUR) != 0)
-        break;
-    }
-  std::fclose(f);
-  return found;
-}
-
 // "" where streaming `r` gives the bytes the whole-image path gives and can take the whole of it; else
 // why not, in words (render_streamed streams by default every image it can).
 std::string stream_differs(const StreamRequest& r, const Params& p, const io::StreamHeader& image) {
   if (image.orientation >= 2 && image.orientation <= 8) return "an orientation tag";
-  if (image.format == "PNG" && png_has_exif(r.input)) return "a PNG with EXIF data";
   if (const std::string why = tiled_support(p); !why.empty()) return why;
-  {
-    const size_t dot = r.output.find_last_of('.');
-    std::string ext = dot == std::string::npos ? "" : r.output.substr(dot + 1);
-    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-    // TIFF only: the whole-image path writes it through the same row writer (the same file); its PNG and
-    // JPEG are encoded whole, with settings of their own.
-    if (ext != "tif" && ext != "tiff") return "a ." + ext + " result is encoded whole";
-  }
+  // TIFF only: the whole-image path writes it through the same row writer (the same file); its PNG and
+  // JPEG are encoded whole, with settings of their own.
+  if (!io::is_tiff_path(r.output)) return "a result other than TIFF is encoded whole";
   if (p.filter != FilterKind::Dof) return "";
   if (r.depth.empty()) {
     if (image.format == "JPEG") return "a JPEG may hold its own depth map, which only the whole path reads";

@@ -3,10 +3,12 @@
 // and a broken ancillary chunk is skipped, so both read the same pixels from the same files.
 #include <png.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 #include <sys/stat.h>
 
 #include "app/io/atomic_file.hpp"
@@ -35,6 +37,27 @@ struct File {
     if (f) std::fclose(f);
   }
 };
+
+// The orientation of an eXIf chunk after the image data (PNG allows it there; libpng's header read stops at
+// IDAT), walking the chunk headers of the file and seeking past their data; 0 if there is none. The
+// whole-image loader reads it (png_metadata), so the row reader must too.
+int late_exif_orientation(const std::string& path) {
+  File file;
+  file.f = std::fopen(path.c_str(), "rb");
+  if (!file.f || std::fseek(file.f, 8, SEEK_SET) != 0) return 0;
+  unsigned char h[8];
+  while (std::fread(h, 1, 8, file.f) == 8) {
+    const uint32_t n = uint32_t(h[0]) << 24 | uint32_t(h[1]) << 16 | uint32_t(h[2]) << 8 | h[3];
+    if (std::memcmp(h + 4, "IEND", 4) == 0 || n > 0x7fffffffu) return 0;
+    if (std::memcmp(h + 4, "eXIf", 4) == 0) {
+      std::vector<uint8_t> exif(std::min<uint32_t>(n, 1u << 20));
+      if (std::fread(exif.data(), 1, exif.size(), file.f) != exif.size()) return 0;
+      return exif_orientation(exif.data(), exif.size());
+    }
+    if (std::fseek(file.f, long(n) + 4, SEEK_CUR) != 0) return 0;
+  }
+  return 0;
+}
 
 bool little_endian() {
   const uint16_t probe = 1;
@@ -102,10 +125,9 @@ class PngReader final : public ImageReader {
       header_.icc.assign(profile, profile + profile_len);
     png_uint_32 exif_len = 0;
     png_bytep exif = nullptr;
-    if (png_get_eXIf_1(s_.png, s_.info, &exif_len, &exif) && exif) {
-      const int o = exif_orientation(exif, exif_len);
-      header_.orientation = o >= 1 && o <= 8 ? o : 1;
-    }
+    const int o = png_get_eXIf_1(s_.png, s_.info, &exif_len, &exif) && exif ? exif_orientation(exif, exif_len)
+                                                                          : late_exif_orientation(path_);
+    header_.orientation = o >= 1 && o <= 8 ? o : 1;
     return true;
   }
 

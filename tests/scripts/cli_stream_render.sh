@@ -162,9 +162,11 @@ refused "a depth map of another size" "streaming takes a depth map of the image'
 refused "a refiner" "needs the whole image" --image "$tmp/in/rgb.png" --filter dof --refine guided
 img turned "$tmp/in/turned.png" 40 30 6
 refused "an orientation tag" "orientation tag (6) turns the image" --image "$tmp/in/turned.png" --filter box
-# Without --tile, what streaming cannot do exactly is filtered whole instead (the CPU's default streaming),
-# an orientation the row reader cannot see (its chunk after the image data) too: turned, 30 x 40.
+# An eXIf chunk after the image data, which libpng's header read does not reach: the row reader finds it.
 img turned "$tmp/in/turned_late.png" 40 30 6 after
+refused "a late orientation tag" "orientation tag (6) turns the image" --image "$tmp/in/turned_late.png" --filter box
+# Without --tile, what streaming cannot do exactly is filtered whole instead (the CPU's default streaming):
+# the turned images come out 30 x 40.
 for case in "turned.png --filter box" "turned_late.png --filter box" "rgb.png --filter dof --refine guided" \
   "rgb.png --filter dof --depth $tmp/in/small_depth.png" "rgb.png --filter dof --highlights on"; do
   set -- $case
