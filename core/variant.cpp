@@ -11,6 +11,7 @@ const char* to_string(Family f) {
     case Family::Compact: return "compact";
     case Family::Sort: return "sort";
     case Family::Refine: return "refine";
+    case Family::Select: return "select";
   }
   return "?";
 }

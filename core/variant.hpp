@@ -12,7 +12,7 @@
 
 namespace satlab {
 
-enum class Family { Reduce, Scan, Sat, Dof, Compact, Sort, Refine };
+enum class Family { Reduce, Scan, Sat, Dof, Compact, Sort, Refine, Select };
 enum class DType { I32, U32, F32, U8, RGBA8, RGBA16 };  // RGBA16: 4 x uint16 per pixel
 enum class ReduceOp { Sum, Min, Max };
 
@@ -126,6 +126,24 @@ struct RefineArgs {
   float* guided_offsets = nullptr;
 };
 
+// Subject selection (core/select.hpp): the image's RGBA8 and clicks in, the alpha matte (and the working
+// resolution's label) out. Scratch from the device's stream-ordered pool.
+struct SelectClick;
+struct SelectParams;
+struct SelectArgs {
+  const void* image = nullptr;                   // RGBA8, width*height
+  int width = 0, height = 0;
+  const std::vector<SelectClick>* clicks = nullptr;  // host
+  const SelectParams* params = nullptr;
+  float* alpha = nullptr;    // width*height
+  uint8_t* label = nullptr;  // the working image's (core's select_scale), nullptr: not wanted
+  bool* flood = nullptr;     // host, optional: no background seed was found
+  std::string* note = nullptr;  // host, optional: what the user should know
+  void* stream = nullptr;
+  std::function<void(const char* phase)> phase;  // optional, host-side: called before each phase is enqueued
+  float* guided_offsets = nullptr;  // optional: a device float[4], the matte's guided filter's centring offsets
+};
+
 struct Variant {
   std::string name;          // stable id used on the command line: "harris7", "blelloch_padded", ...
   Family family = Family::Reduce;
@@ -149,6 +167,7 @@ struct Variant {
   std::function<void(const CompactArgs&)> compact;
   std::function<void(const SortArgs&)> sort;
   std::function<void(const RefineArgs&)> refine;
+  std::function<void(const SelectArgs&)> select;
 };
 
 }  // namespace satlab

@@ -7,6 +7,7 @@
 #include "gpu/device.hpp"
 #include "gpu/refine/refine_gpu.hpp"
 #include "gpu/sat/sat_host.hpp"
+#include "gpu/select/select_gpu.hpp"
 #include "gpu/verify.hpp"
 
 namespace satlab::gpu {
@@ -26,6 +27,14 @@ const std::vector<Variant>& variants() {
 }
 
 size_t device_memory_in_use() { return 0; }
+
+Selection select_subject_gpu(const ImageRGBA8&, const std::vector<SelectClick>&, const SelectParams&) {
+  throw Error("built without CUDA");
+}
+std::string check_select(const ImageRGBA8&, const std::vector<SelectClick>&, const SelectParams&, std::string*) {
+  throw Error("built without CUDA");
+}
+SelectTiming time_select(int, int, const SelectParams&, int, int) { throw Error("built without CUDA"); }
 
 std::unique_ptr<Pipeline> make_pipeline() { throw Error("built without CUDA"); }
 

@@ -9,6 +9,7 @@
 #include "gpu/reduce/reduce.hpp"
 #include "gpu/sat/sat.hpp"
 #include "gpu/scan/scan.hpp"
+#include "gpu/select/select_gpu.hpp"
 #include "gpu/sort/sort.hpp"
 
 namespace satlab::gpu {
@@ -63,6 +64,7 @@ const std::vector<Variant>& variants() {
     };
     for (Variant& v : dof_variants()) t.push_back(std::move(v));
     for (Variant& v : refine_variants()) t.push_back(std::move(v));
+    for (Variant& v : select_variants()) t.push_back(std::move(v));
     return t;
   }();
   return table;

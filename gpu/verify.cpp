@@ -19,6 +19,7 @@
 #include "gpu/host_timing.hpp"
 #include "gpu/refine/refine_gpu.hpp"
 #include "gpu/sat/sat_host.hpp"
+#include "gpu/select/select_gpu.hpp"
 
 namespace satlab::gpu {
 namespace {
@@ -484,6 +485,40 @@ void verify_refine(const Variant& v, std::mt19937_64& rng, VerifyLine& line) {
   if (line.ok && !note.empty()) line.detail = note;
 }
 
+// The selector on odd sizes and working scales, random blocky images with a disc, with subject and
+// background clicks (check_select: the label bit for bit, the matte within the guided filter's bound).
+void verify_select(const Variant& v, std::mt19937_64& rng, VerifyLine& line) {
+  std::string note;
+  const int sizes[][3] = {{1, 1, 1024}, {1, 61, 1024}, {67, 1, 1024}, {127, 131, 1024}, {641, 479, 160}};
+  for (const auto& sz : sizes) {
+    const int W = sz[0] + int(rng() % 3), H = sz[1] + int(rng() % 3);
+    ImageRGBA8 img(W, H);
+    const uint64_t seed = rng();
+    std::mt19937_64 r(seed);
+    for (int y = 0; y < H; ++y)
+      for (int x = 0; x < W; ++x) {
+        const float dx = float(x) - 0.5f * float(W), dy = float(y) - 0.5f * float(H);
+        const bool disc = dx * dx + dy * dy < 0.06f * float(W) * float(H);
+        for (int c = 0; c < 3; ++c)
+          img.px(x, y)[c] = uint8_t(disc ? 200 - int(r() % 24) : 60 * ((x / 5 + y / 3 + c) % 3) + int(r() % 24));
+        img.px(x, y)[3] = 255;
+      }
+    SelectParams p;
+    p.work_side = sz[2];
+    for (bool with_background : {false, true}) {
+      std::vector<SelectClick> clicks = {{0.5f * float(W), 0.5f * float(H), false}};
+      if (with_background) clicks.push_back({0.f, float(H - 1), true});
+      ++line.cases;
+      const std::string d = check_select(img, clicks, p, &note);
+      if (!d.empty() && line.ok) {
+        line.ok = false;
+        line.detail = v.name + " " + std::to_string(W) + "x" + std::to_string(H) + ": " + d;
+      }
+    }
+  }
+  if (line.ok) line.detail = "last case: " + note;
+}
+
 }  // namespace
 
 std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(const VerifyLine&)>& on_line,
@@ -516,8 +551,9 @@ std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(
     if (!families.empty() && std::find(families.begin(), families.end(), v.family) == families.end()) continue;
     VerifyLine line{v.name, to_string(v.family), true, 0, "", "", false};
     if (v.family == Family::Sat || v.family == Family::Compact || v.family == Family::Sort ||
-        v.family == Family::Dof || v.family == Family::Refine) {
+        v.family == Family::Dof || v.family == Family::Refine || v.family == Family::Select) {
       if (v.family == Family::Sat) verify_sat(v, rng, line);
+      else if (v.family == Family::Select) verify_select(v, rng, line);
       else if (v.family == Family::Refine) verify_refine(v, rng, line);
       else if (v.family == Family::Compact) verify_compact(v, awkward(), rng, line);
       else if (v.family == Family::Sort)

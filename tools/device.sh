@@ -40,6 +40,9 @@
 #                 demangled name inside `satlab bench sat`, with the stall summary
 #   guided        the guided filter: GPU tests (4K worst difference printed), sanitizers, `depth refine` GPU
 #                 against CPU, `bench depth` at 1920x1080, 3840x2160 and 7680x4320, r = 8 and 32
+#   select        subject select: GPU = CPU tests, memcheck and racecheck on them, `verify --families select`,
+#                 `depth select` GPU against CPU on the bundled coffee photo, `bench depth`'s select rows at
+#                 4000x3000 (12 Mpx) and 1920x1080
 #   stereo        the stereo matcher: GPU = CPU tests, sanitizers, tests/scripts/cli_depth_stereo.sh on the GPU,
 #                 `bench stereo` (3840x2160, 128 disparities) with the default and every 8-bit SAT builder
 #   stereo-speed [PAIRS_DIR]  box rows against sat_lookback_2d in `bench stereo`, with and without the wide
@@ -60,7 +63,7 @@ PART=${1:-help}
 case "$PART" in
   help | -h | --help) usage; exit 0 ;;
   tests | bench | sanitize | sanitize-all | reliability | quality | holdout | layers | primitives | sat | sat-ab | \
-    ncu | guided | stereo | stereo-speed | stream | timings) ;;
+    ncu | guided | select | stereo | stereo-speed | stream | timings) ;;
   *) echo "tools/device.sh: unknown part '$PART' (tools/device.sh help)" >&2; exit 2 ;;
 esac
 BIN=${2:-}
@@ -428,6 +431,29 @@ part_ncu() {
     "$OUT/ncu.txt"
   grep -E "issue_stalled" "$OUT/ncu.txt" | awk '$NF + 0 > 0.1' |
     sed -E 's/smsp__average_warps_issue_stalled_//; s/_per_issue_active.ratio//'
+}
+
+part_select() {
+  step "GPU tests: subject select"
+  gpu_tests --no-skip 0 select-tests.log 'SelectGpu.*'
+  local tool b
+  for tool in memcheck racecheck; do
+    step "compute-sanitizer $tool: subject select"
+    sanitizer $tool 320000 300 select-sanitizer-$tool.log 'SelectGpu.*'
+  done
+  step "satlab verify --families select"
+  run 120 select-verify.log "$SATLAB" verify --families select
+  step "satlab depth select: GPU against CPU on the coffee photo (alpha matte and depth)"
+  for b in gpu cpu; do
+    run 60 select-cli.log "$SATLAB" depth select "$ROOT/assets/coffee.png" --subject "250,250;290,150" \
+      --background 20,20 --backend $b --out "$OUT/select-$b.png" --depth-out "$OUT/select-depth-$b.png"
+  done
+  cmp "$OUT/select-depth-gpu.png" "$OUT/select-depth-cpu.png" >>"$OUT/select-cli.log" 2>&1 &&
+    echo "depth select: GPU and CPU depth PNGs are byte-identical" | tee -a "$OUT/select-cli.log" ||
+    echo "depth select: GPU and CPU depth PNGs differ (the matte's float bound)" | tee -a "$OUT/select-cli.log"
+  step "bench depth: subject select at 4000x3000 and 1920x1080"
+  run 120 select-bench.log "$SATLAB" bench depth --no-refine --sizes 64x64 --radii 1 \
+    --select-sizes 4000x3000 1920x1080 --runs 20 --json "$OUT/select-bench.json"
 }
 
 part_guided() {

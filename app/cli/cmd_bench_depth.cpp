@@ -3,7 +3,8 @@
 // refiner (gpu/refine, or --refiners) from a depth map a quarter of each side (or --depth-scales) to the
 // image's size, with its phases, and against the copy bandwidth C measured in the same run on its minimum
 // bytes (image read, depth read, output written). Medians of CUDA-event-timed runs after warm-up, whole
-// runs and per stage. --cpu adds the CPU references (wall time).
+// runs and per stage. Then subject select (gpu/select) on a 12 Mpx photo-like scene (4000x3000, or
+// --select-sizes) with its stages. --cpu adds the CPU references (wall time).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -16,12 +17,15 @@
 
 #include "app/cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "core/guided_filter.hpp"
 #include "core/refine.hpp"
+#include "core/select.hpp"
 #include "gpu/depth/guided_filter_gpu.hpp"
 #include "gpu/device.hpp"
 #include "gpu/refine/refine_gpu.hpp"
 #include "gpu/sat/sat_host.hpp"
+#include "gpu/select/select_gpu.hpp"
 
 namespace satlab::cli {
 namespace {
@@ -33,6 +37,7 @@ struct BenchDepthOptions {
   std::vector<std::string> refiners;  // empty: all
   std::vector<int> depth_scales = {4};
   bool no_refine = false;
+  std::vector<std::string> select_sizes = {"4000x3000"};
   float eps = 1e-3f;
   int runs = 20, warmup = 5;
   bool cpu = false;
@@ -151,6 +156,40 @@ int run_bench_depth(const BenchDepthOptions& o) {
       }
     }
   }
+  // Subject select: one click on the scene's subject, the whole selection (working image to matte).
+  for (const std::string& size : o.select_sizes) {
+    int w = 0, h = 0;
+    if (std::sscanf(size.c_str(), "%dx%d", &w, &h) != 2 || w <= 0 || h <= 0) throw Error("bad size " + size);
+    const SelectParams p;
+    auto select_row = [&](const std::string& name, const std::string& backend, double ms, const std::string& note) {
+      std::printf("%-34s %-4s %5dx%-6d %9.4f ms %8.1f Mpx/s  %s\n", name.c_str(), backend.c_str(), w, h, ms,
+                  double(w) * h / (ms * 1e-3) / 1e6, note.c_str());
+      std::fflush(stdout);
+      rows.push_back({{"family", "select"}, {"variant", name}, {"backend", backend}, {"width", w}, {"height", h},
+                      {"ms", ms}, {"median_ms", ms}, {"note", note}});
+    };
+    if (dev.available) {
+      const gpu::SelectTiming t = gpu::time_select(w, h, p, o.warmup, o.runs);
+      select_row("select.geodesic", "gpu", t.median_ms,
+                 "median of " + std::to_string(o.runs) + ", working image " + std::to_string(t.work_width) + "x" +
+                     std::to_string(t.work_height) + ", one host round trip (colour models) included");
+      for (const auto& [stage, ms] : t.stages) select_row("select.geodesic / " + stage, "gpu", ms, "stage");
+    }
+    if (o.cpu) {
+      std::vector<SelectClick> clicks;
+      const ImageRGBA8 img = select_bench_scene(w, h, &clicks);
+      std::vector<double> ms;
+      for (int i = 0; i < std::max(1, std::min(o.runs, 3)); ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        select_subject_cpu(img, clicks, p);
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      }
+      std::sort(ms.begin(), ms.end());
+      select_row("select.geodesic", "cpu", ms[ms.size() / 2],
+                 "reference, " + std::to_string(default_threads()) + " threads, wall time, median of " +
+                     std::to_string(ms.size()));
+    }
+  }
   if (!o.json.empty()) {
     nlohmann::json j;
     if (c_gbs > 0) j["copy_gbs"] = c_gbs;
@@ -193,6 +232,7 @@ void add_bench_depth_command(CLI::App& app, Action& action) {
                   "Refiners' depth maps at the image's size over each K per side (default 4)")
       ->check(CLI::Range(1, 64));
   sub->add_flag("--no-refine", o->no_refine, "Only the guided filter rows");
+  sub->add_option("--select-sizes", o->select_sizes, "Subject select sizes WIDTHxHEIGHT (default 4000x3000)");
   sub->callback([o, &action] { action = [o] { return run_bench_depth(*o); }; });
 }
 

@@ -1,10 +1,10 @@
 // satlab render: filter images without a window and write the results (app/io/file_formats.hpp: PNG, JPEG,
 // WebP or TIFF by --out's extension; PNG in --out-dir). One image (--out FILE) or several, and folders of
-// them (--out-dir DIR, names derived from the inputs and the parameters). Each
-// image takes the depth map --depth names (one image only), else NAME.depth.png / NAME_depth.png beside
-// it, else the depth embedded in the image (GDepth, Dynamic Depth, HEIC: app/io/embedded_depth.hpp), else a
-// synthetic depth map (--synthetic-depth), brought to the image's size by a depth refiner (--refine;
-// app/ops/depth_refine.hpp). Parameters come from the defaults, then --preset, then the options given on the
+// them (--out-dir DIR, names derived from the inputs and the parameters). Each image takes the depth of
+// the subject selected at --subject's positions (one image only), else the depth map --depth names (one
+// image only), else NAME.depth.png / NAME_depth.png beside it, else the depth embedded in the image
+// (GDepth, Dynamic Depth, HEIC: app/io/embedded_depth.hpp), else a synthetic depth map (--synthetic-depth),
+// brought to the image's size by a depth refiner (--refine; app/ops/depth_refine.hpp). Parameters come from the defaults, then --preset, then the options given on the
 // command line.
 #include <unistd.h>
 
@@ -31,6 +31,7 @@
 #include "app/ops/backend_choice.hpp"
 #include "app/ops/depth_refine.hpp"
 #include "app/ops/memory_budget.hpp"
+#include "app/ops/subject_select.hpp"
 #include "core/error.hpp"
 #include "core/refine.hpp"
 #include "core/synthetic_depth.hpp"
@@ -52,6 +53,8 @@ struct RenderOptions {
   uint32_t tile = 0;            // --tile: stream in tiles of at most this side, whatever the size
   bool whole = false;           // --whole: filter whole what fits the budget (else it may stream)
   std::string compression = "deflate";  // TIFF output
+  std::string subject, background;      // --subject / --background positions ("" none)
+  std::string layout = "open";          // --layout of the selection's depth
 };
 
 struct Job {
@@ -98,8 +101,11 @@ void save_result(const std::string& path, const std::string& input, const ImageR
 // a bad file gives exactly one line). Returns the summary of what was done.
 std::string render_one(const RenderOptions& o, Params p, const SyntheticDepth& synthetic,
                        const std::string& depth_option, const Job& job, Backend& backend) {
-  const std::string depth_path = !depth_option.empty() ? depth_option : io::depth_beside(job.input);
-  const bool streams = !io::row_format(job.input).empty();
+  const bool subject = !o.subject.empty() && p.filter == FilterKind::Dof;
+  const std::string depth_path = subject                 ? ""
+                                 : !depth_option.empty() ? depth_option
+                                                         : io::depth_beside(job.input);
+  const bool streams = !subject && !io::row_format(job.input).empty();  // a selection needs the whole image
   if (streams) {  // too large to filter whole (or --tile): by rows and tiles (render_stream.hpp)
     StreamRequest r;
     r.input = job.input, r.output = job.output, r.depth = depth_path, r.synthetic = synthetic;
@@ -123,7 +129,21 @@ std::string render_one(const RenderOptions& o, Params p, const SyntheticDepth& s
   std::string depth_from = "no depth";
   if (p.filter == FilterKind::Dof) {
     DepthOrigin origin = DepthOrigin::File;
-    if (!depth_path.empty()) {
+    if (subject) {  // the depth of a selection: full size, its edges from the matte (nothing to refine)
+      std::vector<SelectClick> clicks = parse_clicks(o.subject, false);
+      if (!o.background.empty()) {
+        const std::vector<SelectClick> bg = parse_clicks(o.background, true);
+        clicks.insert(clicks.end(), bg.begin(), bg.end());
+      }
+      SubjectDepth sd = subject_depth(img, clicks, parse_subject_layout(o.layout), o.backend);
+      if (!sd.selection.note.empty()) note(job.input + ": " + sd.selection.note);
+      if (!o.overlay.has("--focus")) p.focus = sd.focus;
+      depth = std::move(sd.depth);
+      origin = DepthOrigin::Synthetic;
+      char f[48];
+      std::snprintf(f, sizeof(f), ", focus %.3g", double(p.focus));
+      depth_from = sd.summary() + f;
+    } else if (!depth_path.empty()) {
       io::LoadInfo dinfo;
       depth = io::load_depth(depth_path, info, &dinfo);
       for (const auto& n : dinfo.notes) note(depth_path + ": " + n);
@@ -219,6 +239,7 @@ std::vector<Job> plan(const RenderOptions& o, bool* batch) {
     throw Error(o.out + ": cannot write this format: the extension must be one of " + io::saveable_extensions());
   if (*batch && !o.depth.empty())
     throw Error("--depth is for one image: put NAME.depth.png beside each image instead");
+  if (*batch && !o.subject.empty()) throw Error("--subject positions are for one image");
   if (!o.out_dir.empty() && !io::is_dir(o.out_dir))
     throw Error(o.out_dir + ": --out-dir is not an existing folder");
   std::vector<Job> jobs;
@@ -331,6 +352,17 @@ void add_render_command(CLI::App& app, Action& action) {
                   "Depth for images without a depth map: none | gradient[:angle=DEG,pos=P,width=W] | "
                   "radial[:x=X,y=Y,radius=R]")
       ->check(synthetic_depth_spec());
+  CLI::Option* subject = sub->add_option(
+      "--subject", o->subject,
+      "Select the subject at these image positions (X,Y[;X,Y...]) and take its depth: the subjects at depth 0, "
+      "the rest at 1 (--layout), focus on the subject unless --focus is given; instead of any depth map");
+  sub->add_option("--background", o->background, "With --subject: positions on what is not the subject (X,Y[;X,Y...])")
+      ->needs(subject);
+  sub->add_option("--layout", o->layout,
+                  "With --subject: open (the rest at 1), wall (the rest at 0.5), floor (a ground plane from the "
+                  "bottom row to the top of the highest subject, each subject at its base's depth)")
+      ->check(CLI::IsMember({"open", "wall", "floor"}))
+      ->needs(subject);
   add_filter_options(*sub, o->filter);
   sub->add_option("--backend", o->backend, "Pipeline backend")->check(CLI::IsMember({"auto", "cpu", "gpu"}));
   sub->add_option("--sat-builder", o->algorithms.sat_builder,
@@ -360,6 +392,13 @@ void add_render_command(CLI::App& app, Action& action) {
     if (o->out.empty() && o->out_dir.empty()) throw CLI::ValidationError("give --out FILE, or --out-dir DIR");
     if (!o->out.empty() && !o->out_dir.empty())
       throw CLI::ValidationError("give --out or --out-dir, not both");
+    if (!o->subject.empty() && !o->depth.empty()) throw CLI::ValidationError("give --depth or --subject, not both");
+    try {
+      if (!o->subject.empty()) parse_clicks(o->subject, false);
+      if (!o->background.empty()) parse_clicks(o->background, true);
+    } catch (const Error& e) {
+      throw CLI::ValidationError(std::string("--subject/--background: ") + e.what());
+    }
     o->overlay = filter_overlay(*sub, o->filter);
     if (!o->memory_budget.empty()) o->budget = parse_memory_size(o->memory_budget);
     if (sub->get_option("--synthetic-depth")->count()) o->given.insert("--synthetic-depth");

@@ -1,5 +1,5 @@
-// satlab verify: every registered reduction, scan, SAT, compaction, sort, DoF and refine variant against the
-// CPU reference on fresh random inputs of awkward sizes; one line per variant; exit 1 on any mismatch or on
+// satlab verify: every registered reduction, scan, SAT, compaction, sort, DoF, refine and select variant
+// against the CPU reference on fresh random inputs of awkward sizes; one line per variant; exit 1 on any mismatch or on
 // a variant no case checked.
 #include <chrono>
 #include <cstdio>
@@ -26,7 +26,7 @@ int run_verify(const Options& o) {
   std::vector<Family> families;
   for (const std::string& f : o.families)
     for (Family k : {Family::Reduce, Family::Scan, Family::Sat, Family::Compact, Family::Sort, Family::Dof,
-                      Family::Refine})
+                      Family::Refine, Family::Select})
       if (f == to_string(k)) families.push_back(k);
   std::printf("satlab verify on %s, seed %llu\n", gpu::probe().name.c_str(), (unsigned long long)seed);
   int bad = 0, total = 0, skipped = 0;
@@ -58,11 +58,11 @@ void add_verify_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand(
       "verify",
-      "Check every GPU reduction, scan, SAT, compaction, sort, DoF and refine variant against the CPU reference");
+      "Check every GPU reduction, scan, SAT, compaction, sort, DoF, refine and select variant against the CPU reference");
   sub->add_option("--seed", o->seed, "Random seed (default: fresh each run)");
   sub->add_option("--families", o->families,
-                  "Only these families: reduce, scan, sat, compact, sort, dof, refine (default all)")
-      ->check(CLI::IsMember({"reduce", "scan", "sat", "compact", "sort", "dof", "refine"}));
+                  "Only these families: reduce, scan, sat, compact, sort, dof, refine, select (default all)")
+      ->check(CLI::IsMember({"reduce", "scan", "sat", "compact", "sort", "dof", "refine", "select"}));
   sub->callback([o, &action] { action = [o] { return run_verify(*o); }; });
 }
 

@@ -35,6 +35,7 @@ const char* to_string(DepthSource s) {
     case DepthSource::Synthetic: return "synthetic";
     case DepthSource::Painted: return "painted";
     case DepthSource::Stereo: return "stereo";
+    case DepthSource::Selection: return "selection";
   }
   return "none";
 }
@@ -46,6 +47,7 @@ DepthOrigin origin_of(DepthSource s) {
     case DepthSource::Painted: return DepthOrigin::Brush;
     case DepthSource::Stereo: return DepthOrigin::Stereo;
     case DepthSource::None:
+    case DepthSource::Selection:  // full size, its edges from the selection's matte
     case DepthSource::Synthetic: return DepthOrigin::Synthetic;
   }
   return DepthOrigin::Synthetic;

@@ -151,7 +151,8 @@ struct AppState {
   char path_field[1024] = {};  // the scene panel's "open" text field
   std::string error;  // shown in a popup until dismissed
   std::string pixel_info;  // the image pixel under the cursor, for the status overlay
-  float zoom = 1.f;        // the viewer's, for display
+  float zoom = 1.f;        // the viewer's framebuffer pixels per image pixel, for display (1: 100%)
+  bool zoom_fit = true;    // the viewer fits the image to its pane
 
   // SAT builder and min/max reduction: what the backend offers, the selection (a panel changes it and
   // sets algorithms_changed; the session applies it, or puts back what runs).

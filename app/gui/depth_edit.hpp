@@ -2,16 +2,18 @@
 // depth came from, its refinement (a refiner of core/refine.hpp) and the depth brush.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "core/depth_brush.hpp"
 #include "core/guided_filter.hpp"
 #include "core/refine.hpp"
+#include "core/select.hpp"
 
 namespace satlab::gui {
 
 // Where the raw depth came from. Other sources set it through Session::set_depth (embedded: a depth map
 // stored in the image file; stereo: disparity from a rectified pair).
-enum class DepthSource { None, File, Embedded, Synthetic, Painted, Stereo };
+enum class DepthSource { None, File, Embedded, Synthetic, Painted, Stereo, Selection };
 const char* to_string(DepthSource s);
 // The refiners' name for where depth came from (Painted: Brush; None: Synthetic, nothing to refine).
 DepthOrigin origin_of(DepthSource s);
@@ -38,6 +40,15 @@ struct DepthEditState {
   bool painting = false;  // a stroke is being drawn (`current`)
   BrushStroke current;
   StrokeHistory history;
+
+  // Subject select (S): while `subject`, a click on the image adds a subject there and a Shift+click marks
+  // background (it takes back what it lies in); Ctrl+Z takes back the last click. The selection's depth
+  // (core/select.hpp, app/ops/subject_select.hpp) becomes the depth in use, focused on the subject.
+  bool subject = false;
+  std::vector<SelectClick> clicks;
+  SubjectLayout layout = SubjectLayout::Open;
+  bool subject_changed = false;  // select again (or, without a subject click, drop the selection)
+  std::string subject_note;      // the last selection: what ran, its time, and its note
 
   // Requests, handled by the session.
   bool changed = false;      // paint and refine again

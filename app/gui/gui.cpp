@@ -120,6 +120,8 @@ int run(const Options& o) {
     viewer.allow_compute_pass(!software && o.viewer_pass != "fragment");
   }
   ResultWriter result_writer(s, session, viewer);
+  // A photo without depth opens sharp (a hint says how to pick a subject) unless a synthetic depth is named.
+  s.synthetic.mode = SyntheticDepth::Mode::None;
   if (!o.synthetic_depth.empty()) s.synthetic = parse_synthetic_depth(o.synthetic_depth);
   if (!o.preset.empty()) try {
       apply_preset_file(s, o.preset);  // refused: a popup (scripted runs: exit 1), the defaults stay

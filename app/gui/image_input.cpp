@@ -37,16 +37,23 @@ void handle_keys(AppState& s, Viewer& viewer) {
   if (ImGui::IsKeyPressed(kKeyF1) || (!io.WantTextInput && typed('?'))) s.show_help = !s.show_help;
   if (io.KeyCtrl && ImGui::IsKeyPressed('O')) s.show_browser = true;
   if (io.KeyCtrl && !io.WantTextInput) {  // the depth brush's history and saving
-    if (ImGui::IsKeyPressed('Z')) s.depth_edit.undo = true;
+    if (ImGui::IsKeyPressed('Z') && s.depth_edit.subject && !s.depth_edit.clicks.empty()) {
+      s.depth_edit.clicks.pop_back();  // subject select: take back the last click
+      s.depth_edit.subject_changed = true;
+    } else if (ImGui::IsKeyPressed('Z')) {
+      s.depth_edit.undo = true;
+    }
     if (ImGui::IsKeyPressed('Y')) s.depth_edit.redo = true;
     if (ImGui::IsKeyPressed('S')) s.depth_edit.save = true;
     if (ImGui::IsKeyPressed('E')) s.files.export_requested = true;
   }
   if (io.WantCaptureKeyboard || io.KeyCtrl) return;
-  if (ImGui::IsKeyPressed('B')) s.depth_edit.brush = !s.depth_edit.brush;
+  if (ImGui::IsKeyPressed('B')) s.depth_edit.brush = !s.depth_edit.brush, s.depth_edit.subject = false;
+  if (ImGui::IsKeyPressed('S')) s.depth_edit.subject = !s.depth_edit.subject, s.depth_edit.brush = false;
   if (ImGui::IsKeyPressed('E') && s.depth_edit.brush) s.depth_edit.eyedropper = !s.depth_edit.eyedropper;
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Tab))) s.show_ui = !s.show_ui;
   if (ImGui::IsKeyPressed('R')) viewer.reset_view();
+  if (ImGui::IsKeyPressed('A')) viewer.actual_size();
   for (int v = 0; v < kViewCount; ++v)
     if (ImGui::IsKeyPressed('1' + v)) s.view = View(v);
   if (ImGui::IsKeyPressed('C')) s.compare = Compare((int(s.compare) + 1) % 3);
@@ -172,7 +179,8 @@ void handle_image_input(AppState& s, Viewer& viewer, Session& session, const Lay
   advance_sweep(s);
   if (s.depth_edit.painting && !io.MouseDown[ImGuiMouseButton_Left]) s.depth_edit.stroke_done = true;
   s.pixel_info.clear();
-  s.zoom = viewer.zoom();
+  s.zoom = viewer.pixel_scale();
+  s.zoom_fit = viewer.zoom() == 1.f;
   if (handle_divider(s, l, scale)) return;
   const float mx = io.MousePos.x, my = io.MousePos.y;
   if (io.WantCaptureMouse || mx < 0 || my < 0 || mx >= l.image_w || my >= l.image_h) return;
@@ -194,7 +202,10 @@ void handle_image_input(AppState& s, Viewer& viewer, Session& session, const Lay
   const bool has_depth = session.depth_at(px, py, &depth);
   // A release that never moved more than a couple of pixels is a click, not the end of a pan.
   const bool clicked = ImGui::IsMouseReleased(ImGuiMouseButton_Left) && io.MouseDragMaxDistanceSqr[0] < 9.f;
-  if (clicked && has_depth && s.params.filter == FilterKind::Dof && !s.sweeping) {
+  if (clicked && s.depth_edit.subject && !s.sweeping) {  // subject select: a click adds, Shift+click subtracts
+    s.depth_edit.clicks.push_back({float(px) + 0.5f, float(py) + 0.5f, io.KeyShift});
+    s.depth_edit.subject_changed = true;
+  } else if (clicked && has_depth && s.params.filter == FilterKind::Dof && !s.sweeping) {
     s.params.focus = depth;
     s.params_changed = true;
   }

@@ -50,6 +50,8 @@ void draw_scene_panel(AppState& s) {
   ImGui::TextDisabled("%d x %d", s.image_width, s.image_height);
   if (s.depth_edit.source == DepthSource::Stereo)
     ImGui::TextDisabled("depth: %s", s.depth_edit.source_detail.c_str());
+  else if (s.depth_edit.source == DepthSource::Selection)
+    ImGui::TextDisabled("depth: subject selection, %s", s.depth_edit.source_detail.c_str());
   else if (s.depth_path.empty())
     ImGui::TextDisabled("no depth map: synthetic depth %s", to_spec(s.synthetic).c_str());
   else if (s.depth_path == s.image_path && !s.depth_source.empty())

@@ -36,7 +36,10 @@ void draw_status_overlay(const AppState& s, float x, float y, unsigned legend_te
     ImGui::Text("%s | %s (%s)", to_string(s.compare_view), to_string(s.view),
                 s.compare == Compare::Split ? "split" : "side by side");
   ImGui::SameLine();
-  ImGui::TextDisabled("zoom %.0f%%", 100.f * s.zoom);
+  if (s.zoom_fit)
+    ImGui::TextDisabled("zoom fit (%.0f%%)", 100.f * s.zoom);
+  else
+    ImGui::TextDisabled("zoom %.0f%%", 100.f * s.zoom);
   if (s.sweeping) {
     ImGui::SameLine();
     ImGui::TextDisabled("focus sweep %.2f (any key stops)", s.params.focus);
@@ -49,6 +52,14 @@ void draw_status_overlay(const AppState& s, float x, float y, unsigned legend_te
                        : s.interacting ? ": full frame on release"
                                        : "");
   }
+  if (s.depth_edit.subject)
+    ImGui::TextColored(ImVec4(0.5f, 0.95f, 0.5f, 1.f), "subject select: click the subject, Shift+click background, "
+                       "Ctrl+Z takes back (S: off)%s%s", s.depth_edit.subject_note.empty() ? "" : "; ",
+                       s.depth_edit.subject_note.c_str());
+  else if (s.depth_edit.source == DepthSource::None && s.params.filter == FilterKind::Dof && s.image_width > 0)
+    ImGui::TextColored(ImVec4(0.5f, 0.95f, 0.5f, 1.f),
+                       "no depth map: press S and click the subject for a portrait (gradient and radial depth: "
+                       "Depth panel)");
   if (!s.resolution_note.empty()) ImGui::TextColored(ImVec4(0.55f, 0.8f, 1.f, 1.f), "%s", s.resolution_note.c_str());
   if (s.view == View::Diff && !s.view_note.empty()) ImGui::TextUnformatted(s.view_note.c_str());
   if (!s.pixel_info.empty()) ImGui::TextUnformatted(s.pixel_info.c_str());

@@ -117,6 +117,8 @@ void Session::open(AppState& s, const std::string& image_path, const std::string
   truth_ = ImageRGBA8();
   s.truth.loaded.clear();
   s.truth.score.clear();
+  s.depth_edit.clicks.clear();  // a selection belongs to its image
+  s.depth_edit.subject_note.clear();
 }
 
 void Session::open_truth_case(AppState& s) {

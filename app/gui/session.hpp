@@ -70,6 +70,9 @@ class Session {
   // Depth from another source (embedded in the image file, stereo): replaces the raw depth map (any size;
   // `confidence`: empty, or its size in [0,1]), drops the strokes, refines as s.depth_edit.refine says.
   // Throws satlab::Error on a bad confidence size.
+  // The depth of the subject selected by s.depth_edit.clicks (none with a subject click: the photo's own
+  // depth again, synthetic or none).
+  void select_subject(AppState& s);
   void set_depth(AppState& s, ImageF raw, DepthSource source, const std::string& detail,
                  ImageF confidence = ImageF());
   // Depth from a rectified pair: the open image is the left view, `right_path` the right one; the

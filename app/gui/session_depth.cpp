@@ -9,6 +9,7 @@
 #include "app/gui/session.hpp"
 #include "app/io/image_io.hpp"
 #include "app/ops/depth_refine.hpp"
+#include "app/ops/subject_select.hpp"
 #include "core/error.hpp"
 #include "core/reference.hpp"
 #include "core/refine.hpp"
@@ -72,8 +73,28 @@ void Session::set_depth(AppState& s, ImageF raw, DepthSource source, const std::
   reset_edit(s, source, detail);
 }
 
+void Session::select_subject(AppState& s) {
+  DepthEditState& e = s.depth_edit;
+  if (large_.factor) throw Error("subject select needs the whole image: " + large_.path + " is open as an overview");
+  if (std::none_of(e.clicks.begin(), e.clicks.end(), [](const SelectClick& c) { return !c.background; })) {
+    e.subject_note = e.clicks.empty() ? "" : "click on the subject first";
+    if (e.source == DepthSource::Selection) apply_synthetic_depth(s);  // the selection is taken back
+    return;
+  }
+  SubjectDepth d = subject_depth(image_, e.clicks, e.layout, backend_);
+  e.subject_note = d.summary() + (d.selection.note.empty() ? "" : "; " + d.selection.note);
+  const std::string detail = std::to_string(e.clicks.size()) + " click(s), layout " + to_string(e.layout);
+  set_depth(s, std::move(d.depth), DepthSource::Selection, detail);
+  s.params.focus = d.focus;
+  s.params_changed = true;
+}
+
 void Session::handle_edit_requests(AppState& s) {
   DepthEditState& e = s.depth_edit;
+  if (e.subject_changed) {
+    e.subject_changed = false;
+    select_subject(s);
+  }
   if (e.stroke_done) {
     e.history.push(e.current);
     e.painting = e.stroke_done = false;

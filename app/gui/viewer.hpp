@@ -6,6 +6,7 @@
 // drawn as a fullscreen triangle: on GPUs that shade fragments on a few SMs only (the H100) the compute
 // pass is 15-20x faster.
 #pragma once
+#include <algorithm>
 #include <vector>
 
 #include "app/gui/app_state.hpp"
@@ -60,8 +61,19 @@ class Viewer {
   // pixels from the top left of a pane as last drawn.
   void zoom_at(float factor, float mx, float my);
   void pan(float dx, float dy);
-  void reset_view() { zoom_ = 1.f, pan_x_ = pan_y_ = 0.f; }
-  float zoom() const { return zoom_; }
+  void reset_view() { zoom_ = 1.f, pan_x_ = pan_y_ = 0.f; }  // fit: the whole image in its pane
+  // 100%: one image pixel per framebuffer pixel, about the pane's centre.
+  void actual_size() {
+    const float f = fit_scale();
+    if (f > 0.f) zoom_ = std::min(std::max(1.f / f, 0.1f), 64.f), pan_x_ = pan_y_ = 0.f;
+  }
+  float zoom() const { return zoom_; }  // relative to fit
+  // Framebuffer pixels per image pixel at fit (0 before the first draw), and as drawn now.
+  float fit_scale() const {
+    if (image_w_ <= 0 || image_h_ <= 0 || region_w_ <= 0 || region_h_ <= 0) return 0.f;
+    return std::min(float(region_w_) / float(image_w_), float(region_h_) / float(image_h_));
+  }
+  float pixel_scale() const { return fit_scale() * zoom_; }
   // The image pixel under pane point (mx, my), false when outside the image.
   bool pixel_at(float mx, float my, int* px, int* py) const;
   // The image pixels the last draw showed in a pane, and its screen pixels per image pixel; false before

@@ -24,7 +24,8 @@ PY
 run() {  # run NAME FRAMES ARGS...: the window under Xvfb, CPU backend
   local name=$1 frames=$2
   shift 2
-  xvfb_run -a -s "-screen 0 ${W}x${H}x24" -- "$bin" --backend cpu --size ${W}x${H} --frames "$frames" \
+  xvfb_run -a -s "-screen 0 ${W}x${H}x24" -- "$bin" --backend cpu --synthetic-depth gradient --size ${W}x${H} \
+    --frames "$frames" \
     --screenshot "$tmp/$name.png" "$@" >"$tmp/$name.log" 2>&1 || { cat "$tmp/$name.log"; fail "run '$name' ($*) failed"; }
 }
 # Stroke 1 along image row 24 (window y 200) from x 15 to 60; stroke 2 along row 70 (window y 353).

@@ -12,7 +12,8 @@
 . "$(dirname "$0")/lib/common.sh"
 need_python3 "to write the test image"
 python3 "$src/tests/scripts/stream_images.py" png "$tmp/img.png" 301 203 || fail "cannot write the test image"
-args=(--backend cpu --refine none --dof-mode gather_box --focus 0.4 --max-radius 9)
+# The synthetic gradient (a photo without depth opens sharp in the app): a result that differs from the input.
+args=(--backend cpu --synthetic-depth gradient --refine none --dof-mode gather_box --focus 0.4 --max-radius 9)
 app() {  # app NAME DELAY_MS SCRIPT_LINES...: a headless run in $tmp/NAME (the export folder '.')
   local name=$1 delay=$2
   shift 2
