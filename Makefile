@@ -1,8 +1,9 @@
 # The two commands of the README:
 #   make run   install missing Debian packages, configure, build, open the app on the bundled scene
 #   make test  the same set-up, then every test (what .ci/run calls)
-# Other targets: make build, make deps (the app's packages), make test-deps (also the tests' and the
-# benchmark scripts'), make gpu-build (sm_90 tree for the GPU machine), make clean.
+# Other targets: make build, make deps (the app's packages), make test-deps (also the tests'), make
+# bench-deps (also the benchmark scripts' anchors: OpenCV, matplotlib), make gpu-build (sm_90 tree for the
+# GPU machine), make clean.
 # make test also rebuilds the CPU code CPU-only under ASan+UBSan (preset asan) and runs its tests.
 
 SHELL := /bin/bash
@@ -10,13 +11,16 @@ JOBS ?= $(shell nproc)
 # CUDA architecture for `make run`: the local GPU's, else sm_90.
 CUDA_ARCH ?= $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d . | grep -E '^[0-9]+$$' || echo 90)
 
-.PHONY: run test build deps test-deps gpu-build clean
+.PHONY: run test build deps test-deps bench-deps gpu-build clean
 
 deps:
 	@bash tools/install-deps.sh
 
 test-deps:
 	@bash tools/install-deps.sh --test
+
+bench-deps:
+	@bash tools/install-deps.sh --bench
 
 build: deps
 	cmake --preset release -DCMAKE_CUDA_ARCHITECTURES=$(CUDA_ARCH)
