@@ -153,6 +153,7 @@ struct AppState {
   std::string pixel_info;  // the image pixel under the cursor, for the status overlay
   float zoom = 1.f;        // the viewer's framebuffer pixels per image pixel, for display (1: 100%)
   bool zoom_fit = true;    // the viewer fits the image to its pane
+  double first_view_ms = 0;  // the last open's first result on screen, ms after the open began (host clock)
 
   // SAT builder and min/max reduction: what the backend offers, the selection (a panel changes it and
   // sets algorithms_changed; the session applies it, or puts back what runs).

@@ -53,6 +53,16 @@ void Session::load(AppState& s, ImageRGBA8 image, ImageF depth) {
   preview_failed_ = showing_preview_ = s.showing_preview = false;
   preview_ms_per_px_ = 0, preview_level_ = 0;
   last_full_ms_ = -1;
+  if (!image_.empty()) {  // the new image's full frame, estimated: over kFirstViewMs, a preview comes first
+    const std::string kind = pipeline_->backend_name().rfind("cpu", 0) == 0 ? "cpu" : "gpu";
+    const auto known = full_ms_per_px_.find(kind);
+    last_full_ms_ = double(image_.pixels()) * (known != full_ms_per_px_.end() ? known->second
+                                               : kind == "cpu"                ? kGuessCpuMsPerPx
+                                                                              : kGuessGpuMsPerPx);
+  }
+  first_view_waits_ = 0;
+  s.visible = PixelRect{};  // the viewer's region of the last image: drawn again before a preview
+  s.display_scale = 0;
   ++image_inputs_, ++inputs_, ++generation_;
   s.full_running = false;  // discarded above
   has_result_ = false;
@@ -76,6 +86,7 @@ void Session::load(AppState& s, ImageRGBA8 image, ImageF depth) {
 void Session::set_backend(AppState& s) { load(s, image_, depth_); }  // copies: a refusal keeps them
 
 void Session::open(AppState& s, const std::string& image_path, const std::string& depth_path) {
+  const auto opened = std::chrono::steady_clock::now();
   const bool bundled = image_path.empty();
   const std::string path = bundled ? io::default_scene_image() : image_path;
   if (!bundled && open_large(s, path)) return;
@@ -119,6 +130,7 @@ void Session::open(AppState& s, const std::string& image_path, const std::string
   s.truth.score.clear();
   s.depth_edit.clicks.clear();  // a selection belongs to its image
   s.depth_edit.subject_note.clear();
+  opened_at_ = opened, first_view_pending_ = true;
 }
 
 void Session::open_truth_case(AppState& s) {
@@ -238,6 +250,14 @@ bool Session::update(AppState& s) {
   if (image_.empty()) return std::exchange(unseen_, false);
   if (large_.factor) return update_large(s);
   const bool changed = s.params_changed || s.continuous;
+  // A new image whose full frame is estimated over kFirstViewMs waits (a frame or two) for the viewer to
+  // draw its area, so that the first view is a preview of what is visible, never a frozen window.
+  if (changed && !s.continuous && !preview_failed_ && last_full_ms_ > kFirstViewMs && !has_result_ &&
+      (s.display_scale <= 0 || s.visible.empty()) && first_view_waits_ < 3) {
+    ++first_view_waits_;
+    s.frame_note = "waiting for the first draw of the image area: a preview first";
+    return std::exchange(unseen_, false);
+  }
   if (changed) s.params_changed = false, ++generation_;
   // A preview on screen follows the view (zoom, pan, window size), as a change would.
   const bool moved =
@@ -261,9 +281,21 @@ bool Session::update(AppState& s) {
     } catch (const Error&) {
     }
   }
+  if (ran || has_result_) note_first_view(s);
   // Nothing held: the full frame of what the preview shows.
   if (showing_preview_ && !s.interacting) start_full(s);
   return std::exchange(unseen_, false);
+}
+
+void Session::note_first_view(AppState& s) {
+  if (!first_view_pending_) return;
+  first_view_pending_ = false;
+  char note[128];
+  std::snprintf(note, sizeof(note), "%sfirst view (%s) %.1f ms after the open began (decoding included)",
+                s.frame_note.empty() ? "" : "; ", showing_preview_ ? "a preview" : "the full frame",
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - opened_at_).count());
+  s.frame_note += note;
+  s.first_view_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - opened_at_).count();
 }
 
 // A GPU error during a frame (out of memory, a failed launch): the same image, depth and parameters go

@@ -2,6 +2,8 @@
 // transactional: a file that fails to load leaves everything as it was and throws satlab::Error.
 #pragma once
 #include <atomic>
+#include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -39,7 +41,12 @@ class Session {
   // through a second pipeline, at the display's resolution or the largest power-of-2 fraction of it
   // whose estimated time fits the budget; once nothing is held (s.interacting false) the full frame
   // renders on a worker thread, and a later update() shows it when it is done (session_preview.cpp).
+  // A new image's first frame does the same where its full frame is estimated over kFirstViewMs (from the
+  // backend's last full frame per pixel, else kGuess*MsPerPx): the first view is a preview.
   bool update(AppState& s);
+  static constexpr double kFirstViewMs = 250;
+  static constexpr double kGuessCpuMsPerPx = 4e-4;  // 12 Mpx in 4.8 s: the CPU backend on 2 cores, dof
+  static constexpr double kGuessGpuMsPerPx = 1e-6;
   // Waits for a full frame on the worker thread and shows it (a scripted run's last frame); true when
   // there is a new result.
   bool settle(AppState& s);
@@ -73,6 +80,7 @@ class Session {
   // The depth of the subject selected by s.depth_edit.clicks (none with a subject click: the photo's own
   // depth again, synthetic or none).
   void select_subject(AppState& s);
+  void note_first_view(AppState& s);  // once per open(): how long until its first result was shown
   void set_depth(AppState& s, ImageF raw, DepthSource source, const std::string& detail,
                  ImageF confidence = ImageF());
   // Depth from a rectified pair: the open image is the left view, `right_path` the right one; the
@@ -137,7 +145,15 @@ class Session {
   bool unseen_ = false;             // a new result (full or preview) that update() has not reported yet
   unsigned generation_ = 0;         // bumps with every change a run must follow
   unsigned full_generation_ = ~0u;  // of the full pipeline's result
-  double last_full_ms_ = -1;        // wall clock of the last full run (-1: none since the backend was made)
+  double last_full_ms_ = -1;        // wall clock of the last full run (-1: none since the backend was made);
+                                    // after a load, the estimate full_ms_per_px_ gives for the new image
+  // Wall ms per pixel of the last full run on each backend ("cpu", "gpu"), kept across images: the first
+  // frame of a new image is estimated from it (before any run: kGuessMsPerPx).
+  std::map<std::string, double> full_ms_per_px_;
+  int first_view_waits_ = 0;  // frames a new image waited for the viewer's first draw of it
+  // When open() began (decoding included), until the first result of its image is shown.
+  std::chrono::steady_clock::time_point opened_at_{};
+  bool first_view_pending_ = false;
   struct Worker {
     std::thread thread;
     std::atomic<bool> done{false};

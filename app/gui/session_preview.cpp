@@ -72,6 +72,7 @@ void Session::show_full(AppState& s, double ms, unsigned generation) {
   const std::vector<StageTiming>& timings = pipeline_->timings();
   ++s.pipeline_runs;
   last_full_ms_ = ms;
+  full_ms_per_px_[pipeline_->backend_name().rfind("cpu", 0) == 0 ? "cpu" : "gpu"] = ms / double(image_.pixels());
   s.show_timings_of(false);
   s.record(timings);
   s.highlights = pipeline_->highlight_stats();
@@ -267,6 +268,8 @@ void Session::discard_worker() {
 
 bool Session::settle(AppState& s) {
   collect_full(s, true);
+  // The one collected may have been of earlier parameters (the first view's, say): then the current one.
+  if (showing_preview_ && !s.interacting && !image_.empty()) start_full(s), collect_full(s, true);
   return std::exchange(unseen_, false);
 }
 
