@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/select.hpp"
+#include "core/select_pixel.hpp"
+
 namespace satlab {
 
 float brush_coverage(float d, float radius, float feather) {
@@ -13,8 +16,71 @@ float brush_coverage(float d, float radius, float feather) {
   return t * t * (3.f - 2.f * t);
 }
 
-void paint_stroke(ImageF& depth, const BrushStroke& s) {
+namespace {
+
+// Distance from (x, y) to the stroke's path (its segments; one point: that point).
+float path_distance(const BrushStroke& s, float x, float y) {
+  float best = INFINITY;
+  const size_t segments = s.points.size() == 1 ? 1 : s.points.size() - 1;
+  for (size_t k = 0; k < segments; ++k) {
+    const auto [ax, ay] = s.points[k];
+    const auto [qx, qy] = s.points[std::min(k + 1, s.points.size() - 1)];
+    const float dx = qx - ax, dy = qy - ay, len2 = dx * dx + dy * dy;
+    const float px = x - ax, py = y - ay;
+    const float t = len2 > 0.f ? std::clamp((px * dx + py * dy) / len2, 0.f, 1.f) : 0.f;
+    const float ex = px - t * dx, ey = py - t * dy;
+    best = std::min(best, ex * ex + ey * ey);
+  }
+  return std::sqrt(best);
+}
+
+void fill_region(ImageF& depth, const BrushStroke& s, const ImageRGBA8& image) {
+  const Selection sel = select_subject_cpu(image, {{s.points[0].first, s.points[0].second, false}});
+  for (size_t i = 0; i < depth.data.size(); ++i) depth.data[i] += (s.value - depth.data[i]) * sel.alpha.data[i];
+}
+
+}  // namespace
+
+std::vector<uint8_t> snap_mask(const ImageRGBA8& image, const BrushStroke& s, int x0, int y0, int x1, int y1) {
+  // The footprint and a margin of two pixels: the ring the outside distances start from.
+  const int m = 2;
+  const int ax = std::max(0, x0 - m), ay = std::max(0, y0 - m);
+  const int bx = std::min(image.width - 1, x1 + m), by = std::min(image.height - 1, y1 + m);
+  const int w = bx - ax + 1, h = by - ay + 1;
+  SelectWork work;
+  work.width = w, work.height = h;
+  work.rgb.resize(size_t(w) * size_t(h) * 3);
+  std::vector<float> dist(size_t(w) * size_t(h));
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const size_t k = size_t(y) * size_t(w) + size_t(x);
+      for (int c = 0; c < 3; ++c) work.rgb[k * 3 + size_t(c)] = image.px(ax + x, ay + y)[c];
+      dist[k] = path_distance(s, float(ax + x), float(ay + y));
+    }
+  const SelectParams p;
+  std::vector<uint32_t> ch, cv;
+  select_edge_costs(work, p.edge_floor, ch, cv);
+  std::vector<uint32_t> in(dist.size(), select::kGeoInf), out(dist.size(), select::kGeoInf);
+  for (size_t k = 0; k < dist.size(); ++k) {
+    if (dist[k] <= 0.75f) in[k] = 0;  // the path
+    if (dist[k] >= s.radius && dist[k] < s.radius + float(m)) out[k] = 0;  // the ring outside the footprint
+  }
+  geodesic_passes(in.data(), w, h, ch.data(), cv.data(), p.iterations, 1);
+  geodesic_passes(out.data(), w, h, ch.data(), cv.data(), p.iterations, 1);
+  const uint32_t edge = uint32_t(p.edge_threshold) * select::kEdgeWeight;
+  std::vector<uint8_t> keep(size_t(x1 - x0 + 1) * size_t(y1 - y0 + 1), 1);
+  for (int y = y0; y <= y1; ++y)
+    for (int x = x0; x <= x1; ++x) {
+      const size_t k = size_t(y - ay) * size_t(w) + size_t(x - ax);
+      keep[size_t(y - y0) * size_t(x1 - x0 + 1) + size_t(x - x0)] = !(in[k] >= edge && out[k] < in[k]);
+    }
+  return keep;
+}
+
+void paint_stroke(ImageF& depth, const BrushStroke& s, const ImageRGBA8* image) {
   if (depth.empty() || s.points.empty() || !(s.radius > 0.f)) return;
+  const bool follow = image && image->width == depth.width && image->height == depth.height;
+  if (follow && s.mode == BrushStroke::Mode::Fill) return fill_region(depth, s, *image);
   const int w = depth.width, h = depth.height;
   float x0 = s.points[0].first, x1 = x0, y0 = s.points[0].second, y1 = y0;
   for (const auto& [x, y] : s.points)
@@ -43,6 +109,10 @@ void paint_stroke(ImageF& depth, const BrushStroke& s) {
         float& c = cover[size_t(y - by0) * size_t(cw) + size_t(x - bx0)];
         c = std::max(c, brush_coverage(std::sqrt(ex * ex + ey * ey), s.radius, s.feather));
       }
+  }
+  if (follow && s.mode == BrushStroke::Mode::Snap) {
+    const std::vector<uint8_t> keep = snap_mask(*image, s, bx0, by0, bx1, by1);
+    for (size_t i = 0; i < cover.size(); ++i) cover[i] *= float(keep[i]);
   }
   for (int y = by0; y <= by1; ++y)
     for (int x = bx0; x <= bx1; ++x) {
@@ -75,9 +145,9 @@ void StrokeHistory::clear() {
   undone_.clear();
 }
 
-ImageF StrokeHistory::paint(const ImageF& base) const {
+ImageF StrokeHistory::paint(const ImageF& base, const ImageRGBA8* image) const {
   ImageF d = base;
-  for (const BrushStroke& s : done_) paint_stroke(d, s);
+  for (const BrushStroke& s : done_) paint_stroke(d, s, image);
   return d;
 }
 

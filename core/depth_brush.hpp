@@ -3,6 +3,7 @@
 // a stroke costs its area, fast enough while painting on the images the app edits live.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -15,6 +16,10 @@ struct BrushStroke {
   float value = 0.f;     // depth painted, [0,1] (0 near)
   float feather = 0.5f;  // fraction of the radius over which the coverage falls from 1 to 0
   std::vector<std::pair<float, float>> points;  // pixel centres, image coordinates
+  // With the image given to paint_stroke: the stroke stops at the image's edges inside its footprint
+  // (snap), or fills the region of the image its first point lies in (fill), whatever the radius.
+  enum class Mode { Paint, Snap, Fill };
+  Mode mode = Mode::Paint;
 };
 
 // Coverage at distance d from the stroke's path: 1 inside radius * (1 - feather), 0 beyond the radius,
@@ -22,8 +27,16 @@ struct BrushStroke {
 float brush_coverage(float d, float radius, float feather);
 
 // depth (1 channel) <- depth + (value - depth) * coverage, the coverage of a pixel the largest over the
-// stroke's segments (so a stroke never paints over itself twice).
-void paint_stroke(ImageF& depth, const BrushStroke& stroke);
+// stroke's segments (so a stroke never paints over itself twice). `image` (the depth's size) makes Snap
+// and Fill strokes follow its edges; without it (or in Paint mode) the stroke is the disc's sweep.
+//  - Snap: core/select.hpp's geodesic distances on the stroke's footprint (its bounding box and a margin),
+//    from the stroke's path and from the ring just outside the footprint: a footprint pixel the path
+//    reaches only across an edge (edge_threshold of SelectParams), and that the ring reaches more cheaply,
+//    is left unpainted. On a region without such an edge the stroke keeps its painted shape.
+//  - Fill: the subject select of the whole image from a click at the first point (its alpha matte).
+void paint_stroke(ImageF& depth, const BrushStroke& stroke, const ImageRGBA8* image = nullptr);
+// Which footprint pixels a Snap stroke keeps: 1 kept, 0 cut, over the box [x0, x1] x [y0, y1] (row-major).
+std::vector<uint8_t> snap_mask(const ImageRGBA8& image, const BrushStroke& stroke, int x0, int y0, int x1, int y1);
 
 // The strokes in order, undo moving the last to the redo list, a new stroke clearing that list.
 class StrokeHistory {
@@ -34,8 +47,8 @@ class StrokeHistory {
   void clear();
   const std::vector<BrushStroke>& strokes() const { return done_; }
   size_t redo_size() const { return undone_.size(); }
-  // base with every stroke painted.
-  ImageF paint(const ImageF& base) const;
+  // base with every stroke painted (Snap and Fill strokes following `image`'s edges where given).
+  ImageF paint(const ImageF& base, const ImageRGBA8* image = nullptr) const;
 
  private:
   std::vector<BrushStroke> done_, undone_;

@@ -37,6 +37,8 @@ struct DepthEditState {
   float value = 0.f;  // depth painted, 0 near .. 1 far
   float feather = 0.5f;
   bool eyedropper = false;
+  bool snap = true;   // strokes stop at the image's edges inside the brush (core/depth_brush.hpp, Snap)
+  bool fill = false;  // the next click fills the region it lies in with the brush's depth
   bool painting = false;  // a stroke is being drawn (`current`)
   BrushStroke current;
   StrokeHistory history;

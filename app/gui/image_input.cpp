@@ -51,6 +51,7 @@ void handle_keys(AppState& s, Viewer& viewer) {
   if (ImGui::IsKeyPressed('B')) s.depth_edit.brush = !s.depth_edit.brush, s.depth_edit.subject = false;
   if (ImGui::IsKeyPressed('S')) s.depth_edit.subject = !s.depth_edit.subject, s.depth_edit.brush = false;
   if (ImGui::IsKeyPressed('E') && s.depth_edit.brush) s.depth_edit.eyedropper = !s.depth_edit.eyedropper;
+  if (ImGui::IsKeyPressed('G') && s.depth_edit.brush) s.depth_edit.fill = !s.depth_edit.fill;
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Tab))) s.show_ui = !s.show_ui;
   if (ImGui::IsKeyPressed('R')) viewer.reset_view();
   if (ImGui::IsKeyPressed('A')) viewer.actual_size();
@@ -155,7 +156,15 @@ bool handle_brush(AppState& s, Session& session, const Viewer& viewer, float mx,
       e.eyedropper = false;
       return true;
     }
-    e.current = BrushStroke{e.size, e.value, e.feather, {{float(px), float(py)}}};
+    e.current = BrushStroke{e.size, e.value, e.feather, {{float(px), float(py)}},
+                            e.fill   ? BrushStroke::Mode::Fill
+                            : e.snap ? BrushStroke::Mode::Snap
+                                     : BrushStroke::Mode::Paint};
+    if (e.fill) {  // one click: the region, then back to painting
+      e.fill = false;
+      e.stroke_done = e.changed = true;
+      return true;
+    }
     e.painting = true;
     e.changed = true;
     return true;

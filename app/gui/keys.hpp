@@ -30,6 +30,7 @@ inline constexpr KeyBinding kKeyBindings[] = {
     {"`Ctrl+O`", "file browser (open an image or a depth map, recent files)"},
     {"`B`", "depth brush on or off (a drag paints depth instead of panning; strokes are refined)"},
     {"`E`", "with the depth brush on: eyedropper (the next click takes the depth there as the brush's)"},
+    {"`G`", "with the depth brush on: fill (the next click paints the region it lies in, up to its edges)"},
     {"`S`", "subject select on or off: a click on the image selects the subject there and focuses on it"},
     {"`Shift+click`", "with subject select on: mark background (takes back what the click lies in)"},
     {"`Ctrl+Z` / `Ctrl+Y`", "undo / redo a depth brush stroke (with subject select on: take back the last click)"},

@@ -11,7 +11,8 @@ void draw_sidebar(AppState& s, float x, float y, float w, float h);
 void draw_scene_panel(AppState& s);    // what is open, and the view selector
 void draw_params_panel(AppState& s);   // filter, box radius, focus, aperture, max radius, near/far, disparity
 void draw_depth_panel(AppState& s);    // depth source, guided-filter refinement, synthetic depth
-void draw_brush_panel(AppState& s);    // the depth brush: size, depth, feather, eyedropper, undo/redo, save
+void draw_brush_panel(AppState& s);
+void draw_brush_toolbar(AppState& s, float x, float y);  // over the image while the brush is on: depth, size...    // the depth brush: size, depth, feather, eyedropper, undo/redo, save
 void draw_timings_panel(AppState& s);  // builder selectors, per-stage ms (EMA), GB/s, C, history plot
 void draw_backend_panel(AppState& s);  // backend choice and what runs where
 void draw_lab_panel(AppState& s);      // registered GPU variants and their live comparison

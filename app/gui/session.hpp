@@ -185,11 +185,14 @@ class Session {
   void reset_edit(AppState& s, DepthSource source, const std::string& detail);  // a new raw depth
   ImageF base01_;  // depth_ normalised to [0,1] (zeros where there is none and strokes are painted)
   ImageF raw01_;   // raw_ normalised to [0,1] as base01_ is: what a refiner gets where no stroke is painted
-  ImageF committed_;  // base01_ with the finished strokes
-  ImageF painted_;    // committed_ with the stroke being drawn
+  ImageF refined_;          // raw01_ refined to the image's size (empty: not refined), under the strokes
+  std::string refined_key_;  // the refiner and parameters refined_ was made with
+  ImageF committed_;        // refined_ (or base01_) with the finished strokes
+  ImageF raw_committed_;    // base01_ with the finished strokes, where refined_ is under committed_
+  ImageF painted_;          // the strokes (the one being drawn too) over the unrefined depth: the raw view
   ImageF used_;       // what the pipeline was given by the edit (refined or painted); empty: the raw depth
   bool edit_dirty_ = false, strokes_dirty_ = false;
-  double last_refine_ms_ = 0;  // a refine slower than kLiveRefineMs waits for the end of a stroke
+  double last_refine_ms_ = 0;  // the last refine's wall time
   ImageF difference_;
   ImageF raw_depth_view_;             // of the last show(RawDepth)
   void open_truth_case(AppState& s);  // s.truth.open; throws satlab::Error, state unchanged

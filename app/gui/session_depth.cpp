@@ -1,7 +1,7 @@
-// The session's depth edit (depth_edit.hpp): the raw depth, or strokes painted over it (CPU rasterisation,
-// core/depth_brush), refined to the image's size by the refiner chosen (app/ops/depth_refine.hpp: auto is the
-// best one wherever the depth is not exact; GPU where available, else CPU), given to the pipeline; saving
-// what the pipeline was given as a 16-bit PNG.
+// The session's depth edit (depth_edit.hpp): the raw depth refined to the image's size by the refiner
+// chosen (app/ops/depth_refine.hpp: auto is the best one wherever the depth is not exact; GPU where
+// available, else CPU), strokes painted over it at full resolution (CPU rasterisation, core/depth_brush:
+// stopping at the image's edges), given to the pipeline; saving what the pipeline was given as a 16-bit PNG.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -16,10 +16,6 @@
 
 namespace satlab::gui {
 namespace {
-
-// While a stroke is drawn it is refined at every change if a refine takes at most this long (the GPU, small
-// images); else the stroke shows unrefined until it ends (a CPU refiner on a large image takes seconds).
-constexpr double kLiveRefineMs = 100;
 
 // The raw depth in [0,1]: as it is when it lies there already (a saved depth map reloads unchanged), else
 // normalised by its min and max.
@@ -50,7 +46,7 @@ void Session::reset_edit(AppState& s, DepthSource source, const std::string& det
   base01_ = depth_.empty() ? ImageF() : to_unit(depth_);
   raw01_ = raw_.empty() ? ImageF() : to_unit(raw_);
   last_refine_ms_ = 0;
-  committed_ = painted_ = ImageF();
+  committed_ = painted_ = raw_committed_ = refined_ = ImageF();
   strokes_dirty_ = edit_dirty_ = true;
   // used_ stays until apply_edit: it tells whether the pipeline holds an edit to take back.
 }
@@ -119,15 +115,13 @@ void Session::apply_edit(AppState& s) {
   // No strokes: nothing to repaint. Left set, strokes_dirty_ would mark the edit dirty again at every
   // frame, and the refiner and a pipeline run would follow at every frame with no input.
   if (!strokes) strokes_dirty_ = false;
-  // Strokes are painted at the image's size over the raw depth; without them the refiner takes the raw
-  // depth at its own size (a phone's map: a fraction of the image's).
-  e.resolved.clear();
-  if (strokes || !raw_.empty())
-    e.resolved = strokes ? resolve_refiner(e.refine, DepthOrigin::Brush, false)
-                         : resolved_refiner(e.refine, origin_of(e.source), image_, raw_);
+  // The raw depth is refined to the image's size (at its own size: a phone's map is a fraction of the
+  // image's); strokes are painted over that at full resolution, stopping at the image's edges, and are
+  // not refined: no cell of a refiner's grid turns a stroke's edge into a staircase.
+  e.resolved = raw_.empty() ? std::string() : resolved_refiner(e.refine, origin_of(e.source), image_, raw_);
   const bool refine = !e.resolved.empty() && e.resolved != "none";
   if (!strokes && !refine) {  // no edit: the pipeline has (or gets back) the raw depth, resampled
-    painted_ = committed_ = ImageF();
+    painted_ = committed_ = refined_ = ImageF();
     e.refine_note.clear(), e.refine_summary.clear();
     if (used_.empty()) return;
     used_ = ImageF();
@@ -139,28 +133,15 @@ void Session::apply_edit(AppState& s) {
     s.params_changed = true;
     return;
   }
-  const ImageF* input = &raw01_;
-  const ImageF* confidence = raw_confidence_.empty() ? nullptr : &raw_confidence_;
-  if (strokes) {
-    if (base01_.empty()) base01_ = ImageF(image_.width, image_.height, 1);  // strokes on no depth: all near
-    if (strokes_dirty_ || committed_.empty()) committed_ = e.history.paint(base01_), strokes_dirty_ = false;
-    painted_ = committed_;
-    if (e.painting) paint_stroke(painted_, e.current);
-    input = &painted_, confidence = nullptr;
-  } else {
-    painted_ = committed_ = ImageF();
-  }
-  if (refine && e.painting && last_refine_ms_ > kLiveRefineMs) {  // too slow to follow the hand
-    used_ = painted_;
-    e.refine_note = e.resolved + ": after the stroke (the last refine took " +
-                    std::to_string(int(last_refine_ms_)) + " ms)";
-    e.refine_summary = e.resolved + ", after the stroke";
-  } else if (refine) {
-    // The guided filter's own parameters only where they were changed: else core's `guided` as it is.
-    const GuidedParams d;
-    const bool tuned = e.guided.radius != d.radius || e.guided.eps != d.eps || e.guided.gray != d.gray;
-    RefinedDepth r = refine_for_image(image_, *input, confidence, e.resolved,
-                                      strokes ? DepthOrigin::Brush : origin_of(e.source),
+  // The guided filter's own parameters only where they were changed: else core's `guided` as it is.
+  const GuidedParams d;
+  const bool tuned = e.guided.radius != d.radius || e.guided.eps != d.eps || e.guided.gray != d.gray;
+  char key[96];
+  std::snprintf(key, sizeof(key), "%s r%d e%g g%d", e.resolved.c_str(), e.guided.radius, double(e.guided.eps),
+                int(e.guided.gray));
+  if (refine && (refined_.empty() || refined_key_ != key)) {
+    const ImageF* confidence = raw_confidence_.empty() ? nullptr : &raw_confidence_;
+    RefinedDepth r = refine_for_image(image_, raw01_, confidence, e.resolved, origin_of(e.source),
                                       s.backend == "cpu" ? "cpu" : "auto", tuned ? &e.guided : nullptr);
     char note[160];
     std::snprintf(note, sizeof(note), "%s on %s, %.1f ms wall (transfers included)", r.refiner.c_str(),
@@ -171,11 +152,33 @@ void Session::apply_edit(AppState& s) {
     s.record_stage({"depth refine", r.ms, 0, ""},
                    r.backend == "gpu" ? "wall clock (GPU, transfers included)" : "wall clock (CPU)",
                    "it runs when the depth or its refiner changes, not every frame");
-    used_ = std::move(r.depth);
+    refined_ = std::move(r.depth);
+    refined_key_ = key;
     last_refine_ms_ = r.ms;
-  } else {
-    used_ = painted_;
+    strokes_dirty_ = true;  // repainted over the new depth
+  }
+  if (!refine) {
+    refined_ = ImageF();
     e.refine_note.clear(), e.refine_summary.clear();
+  }
+  if (strokes) {
+    if (base01_.empty()) base01_ = ImageF(image_.width, image_.height, 1);  // strokes on no depth: all near
+    const ImageF& under = refine ? refined_ : base01_;
+    if (strokes_dirty_ || committed_.empty()) {
+      committed_ = e.history.paint(under, &image_);
+      raw_committed_ = refine ? e.history.paint(base01_, &image_) : ImageF();
+      strokes_dirty_ = false;
+    }
+    used_ = committed_;
+    painted_ = refine ? raw_committed_ : committed_;  // the raw depth view: strokes over the unrefined depth
+    if (e.painting) {
+      paint_stroke(used_, e.current, &image_);
+      if (refine) paint_stroke(painted_, e.current, &image_);
+    }
+    if (!refine) painted_ = used_;
+  } else {
+    painted_ = committed_ = raw_committed_ = ImageF();
+    used_ = refined_;
   }
   give_depth(s, used_);
   s.params_changed = true;

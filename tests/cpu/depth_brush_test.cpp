@@ -69,3 +69,69 @@ TEST(DepthBrush, UndoAndRedoRestoreTheDepth) {
 }
 
 }  // namespace
+
+namespace {
+
+using namespace satlab;
+
+// Dark left of x = 30, bright from it on, with a little noise: a sharp vertical edge of known geometry.
+ImageRGBA8 edge_image(int w, int h) {
+  ImageRGBA8 img(w, h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const uint8_t n = uint8_t((x * 7 + y * 13) % 5);
+      const uint8_t v = uint8_t(x < 30 ? 40 + n : 210 + n);
+      img.px(x, y)[0] = v, img.px(x, y)[1] = v, img.px(x, y)[2] = uint8_t(v / 2), img.px(x, y)[3] = 255;
+    }
+  return img;
+}
+
+TEST(DepthBrush, ASnappedStrokeStopsAtASharpColourEdge) {
+  const ImageRGBA8 img = edge_image(60, 40);
+  ImageF d(60, 40, 1);
+  for (float& v : d.data) v = 1.f;
+  BrushStroke s;
+  s.radius = 12.f, s.value = 0.f, s.feather = 0.f, s.mode = BrushStroke::Mode::Snap;
+  s.points = {{24.f, 8.f}, {24.f, 32.f}};  // 6 px left of the edge: the footprint reaches 6 px past it
+  paint_stroke(d, s, &img);
+  for (int y = 10; y <= 30; ++y) {
+    for (int x = 13; x < 30; ++x) ASSERT_EQ(d.at(x, y), 0.f) << x << "," << y;   // painted up to the edge
+    for (int x = 30; x < 40; ++x) ASSERT_EQ(d.at(x, y), 1.f) << x << "," << y;   // nothing past it
+  }
+  // Without the image (or in Paint mode) the disc's sweep crosses the edge.
+  ImageF plain(60, 40, 1);
+  for (float& v : plain.data) v = 1.f;
+  BrushStroke p = s;
+  p.mode = BrushStroke::Mode::Paint;
+  paint_stroke(plain, p, &img);
+  EXPECT_EQ(plain.at(33, 20), 0.f);
+}
+
+TEST(DepthBrush, ASnappedStrokeOnAFlatRegionKeepsItsPaintedShape) {
+  ImageRGBA8 img(50, 50);
+  for (size_t i = 0; i < img.data.size(); ++i) img.data[i] = uint8_t(i % 4 == 3 ? 255 : 120 + (i / 4) % 7);
+  ImageF snapped(50, 50, 1), plain(50, 50, 1);
+  BrushStroke s;
+  s.radius = 9.f, s.value = 1.f, s.feather = 0.5f, s.mode = BrushStroke::Mode::Snap;
+  s.points = {{10.f, 10.f}, {40.f, 35.f}};
+  paint_stroke(snapped, s, &img);
+  BrushStroke p = s;
+  p.mode = BrushStroke::Mode::Paint;
+  paint_stroke(plain, p, &img);
+  EXPECT_EQ(snapped.data, plain.data);
+}
+
+TEST(DepthBrush, AFillPaintsTheRegionUnderItsPoint) {
+  const ImageRGBA8 img = edge_image(60, 40);
+  ImageF d(60, 40, 1);
+  BrushStroke s;
+  s.radius = 2.f, s.value = 0.75f, s.mode = BrushStroke::Mode::Fill;
+  s.points = {{45.f, 20.f}};
+  paint_stroke(d, s, &img);
+  EXPECT_EQ(d.at(59, 0), 0.75f);  // the whole bright half, far from the point
+  EXPECT_EQ(d.at(31, 39), 0.75f);
+  EXPECT_EQ(d.at(28, 20), 0.f);   // the dark half untouched
+  EXPECT_EQ(d.at(0, 0), 0.f);
+}
+
+}  // namespace
