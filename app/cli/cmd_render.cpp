@@ -46,7 +46,7 @@ struct RenderOptions {
   FilterOptions filter;         // the filter parameter flags as parsed
   ParamOverlay overlay;         // the parameter options named on the command line (they beat --preset)
   Params params;                // the parameters used: the defaults or --preset, under `overlay`
-  std::set<std::string> given;  // --synthetic-depth and --refine, when named (they beat --preset too)
+  std::set<std::string> given;  // --synthetic-depth, --refine, --layout when named (they beat --preset)
   Algorithms algorithms;        // SAT builder and reduction by name; empty: the backend's defaults
   std::string memory_budget;    // --memory-budget as given ("": the default)
   size_t budget = 0;            // its bytes (0: default_memory_budget)
@@ -55,6 +55,7 @@ struct RenderOptions {
   std::string compression = "deflate";  // TIFF output
   std::string subject, background;      // --subject / --background positions ("" none)
   std::string layout = "open";          // --layout of the selection's depth
+  std::vector<SelectClick> clicks;      // the selection: --subject's and --background's, or the preset's
 };
 
 struct Job {
@@ -101,7 +102,7 @@ void save_result(const std::string& path, const std::string& input, const ImageR
 // a bad file gives exactly one line). Returns the summary of what was done.
 std::string render_one(const RenderOptions& o, Params p, const SyntheticDepth& synthetic,
                        const std::string& depth_option, const Job& job, Backend& backend) {
-  const bool subject = !o.subject.empty() && p.filter == FilterKind::Dof;
+  const bool subject = !o.clicks.empty() && p.filter == FilterKind::Dof;
   const std::string depth_path = subject                 ? ""
                                  : !depth_option.empty() ? depth_option
                                                          : io::depth_beside(job.input);
@@ -130,12 +131,7 @@ std::string render_one(const RenderOptions& o, Params p, const SyntheticDepth& s
   if (p.filter == FilterKind::Dof) {
     DepthOrigin origin = DepthOrigin::File;
     if (subject) {  // the depth of a selection: full size, its edges from the matte (nothing to refine)
-      std::vector<SelectClick> clicks = parse_clicks(o.subject, false);
-      if (!o.background.empty()) {
-        const std::vector<SelectClick> bg = parse_clicks(o.background, true);
-        clicks.insert(clicks.end(), bg.begin(), bg.end());
-      }
-      SubjectDepth sd = subject_depth(img, clicks, parse_subject_layout(o.layout), o.backend);
+      SubjectDepth sd = subject_depth(img, o.clicks, parse_subject_layout(o.layout), o.backend);
       if (!sd.selection.note.empty()) note(job.input + ": " + sd.selection.note);
       if (!o.overlay.has("--focus")) p.focus = sd.focus;
       depth = std::move(sd.depth);
@@ -239,7 +235,7 @@ std::vector<Job> plan(const RenderOptions& o, bool* batch) {
     throw Error(o.out + ": cannot write this format: the extension must be one of " + io::saveable_extensions());
   if (*batch && !o.depth.empty())
     throw Error("--depth is for one image: put NAME.depth.png beside each image instead");
-  if (*batch && !o.subject.empty()) throw Error("--subject positions are for one image");
+  if (*batch && !o.clicks.empty()) throw Error("--subject positions (or a preset's selection) are for one image");
   if (!o.out_dir.empty() && !io::is_dir(o.out_dir))
     throw Error(o.out_dir + ": --out-dir is not an existing folder");
   std::vector<Job> jobs;
@@ -277,6 +273,10 @@ int run_render(RenderOptions o) {
     p = o.overlay.over(preset.params);
     synthetic = preset.synthetic;
     if (!preset.refine.empty() && !o.given.count("--refine")) o.refine = preset.refine;
+    if (!preset.clicks.empty() && o.subject.empty()) {  // the preset's selection, unless --subject is given
+      o.clicks = preset.clicks;
+      if (!o.given.count("--layout")) o.layout = preset.layout;
+    }
     try {
       validate(p);
     } catch (const Error& e) {
@@ -284,6 +284,13 @@ int run_render(RenderOptions o) {
     }
   }
   if (o.given.count("--synthetic-depth") || o.preset.empty()) synthetic = parse_synthetic_depth(o.synthetic);
+  if (!o.subject.empty()) {
+    o.clicks = parse_clicks(o.subject, false);
+    if (!o.background.empty()) {
+      const std::vector<SelectClick> bg = parse_clicks(o.background, true);
+      o.clicks.insert(o.clicks.end(), bg.begin(), bg.end());
+    }
+  }
   o.params = p;  // output names follow the parameters used
 
   bool batch = false;
@@ -403,6 +410,7 @@ void add_render_command(CLI::App& app, Action& action) {
     if (!o->memory_budget.empty()) o->budget = parse_memory_size(o->memory_budget);
     if (sub->get_option("--synthetic-depth")->count()) o->given.insert("--synthetic-depth");
     if (sub->get_option("--refine")->count()) o->given.insert("--refine");
+    if (sub->get_option("--layout")->count()) o->given.insert("--layout");
     try {
       if (o->preset.empty()) validate(o->overlay.over(Params{}));
     } catch (const Error& e) {

@@ -58,7 +58,11 @@ io::Preset preset_of(const AppState& s) {
     std::snprintf(buf, sizeof(buf), "split:%.3g", double(s.split));
     compare = buf;
   }
-  return {s.params, s.synthetic, to_string(s.view), compare, to_string(s.compare_view), s.depth_edit.refine};
+  io::Preset p{s.params, s.synthetic, to_string(s.view), compare, to_string(s.compare_view), s.depth_edit.refine,
+               {}, {}};
+  if (s.depth_edit.source == DepthSource::Selection)
+    p.clicks = s.depth_edit.clicks, p.layout = to_string(s.depth_edit.layout);
+  return p;
 }
 
 // warm: ema_ms is of warm runs and the last frame ran it; cold: its last run was a first run after a
@@ -256,6 +260,11 @@ void apply_preset_file(AppState& s, const std::string& path) {
   s.synthetic = p.synthetic;
   if (!p.refine.empty() && p.refine != s.depth_edit.refine)
     s.depth_edit.refine = p.refine, s.depth_edit.changed = true;
+  if (!p.clicks.empty()) {  // the selection's clicks, on the image now open
+    s.depth_edit.clicks = p.clicks;
+    s.depth_edit.layout = parse_subject_layout(p.layout);
+    s.depth_edit.subject_changed = true;
+  }
   s.params_changed = true;
 }
 

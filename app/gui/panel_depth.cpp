@@ -13,6 +13,36 @@ void tip(const char* text) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text);
 }
 
+// Subject select: on or off, the layout of the selection's depth, what the last selection did.
+void subject_section(AppState& s) {
+  DepthEditState& e = s.depth_edit;
+  ImGui::Checkbox("subject select (S)", &e.subject);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("click the subject on the image: it is selected (edges matted), put near and in focus;\n"
+                      "Shift+click marks background; Ctrl+Z takes the last click back");
+  int layout = int(e.layout);
+  bool c = ImGui::RadioButton("open", &layout, int(SubjectLayout::Open));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the rest far (depth 1)");
+  ImGui::SameLine();
+  c |= ImGui::RadioButton("wall", &layout, int(SubjectLayout::Wall));
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the rest a wall a short way behind (depth %.1f)", double(kWallDepth));
+  ImGui::SameLine();
+  c |= ImGui::RadioButton("floor", &layout, int(SubjectLayout::Floor));
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("a ground receding from the bottom row to the top of the highest subject,\n"
+                      "each subject at its base's depth");
+  if (c) {
+    e.layout = SubjectLayout(layout);
+    e.subject_changed = !e.clicks.empty();
+  }
+  ImGui::BeginDisabled(e.clicks.empty());
+  if (ImGui::Button("clear selection")) e.clicks.clear(), e.subject_changed = true;
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::TextDisabled("%zu click(s)", e.clicks.size());
+  if (!e.subject_note.empty()) ImGui::TextWrapped("%s", e.subject_note.c_str());
+}
+
 // Synthetic depth for images without a depth map: a tilt-shift gradient or a radial one.
 void synthetic_section(AppState& s) {
   if (!s.depth_path.empty()) {
@@ -107,6 +137,8 @@ void draw_depth_panel(AppState& s) {
   ImGui::Text("source: %s%s%s", painted ? "painted over " : "", to_string(e.source),
               e.source_detail.empty() ? "" : ("  (" + e.source_detail + ")").c_str());
   refine_section(s);
+  ImGui::Separator();
+  subject_section(s);
   ImGui::Separator();
   ImGui::TextDisabled("synthetic depth");
   synthetic_section(s);

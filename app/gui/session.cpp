@@ -128,8 +128,8 @@ void Session::open(AppState& s, const std::string& image_path, const std::string
   truth_ = ImageRGBA8();
   s.truth.loaded.clear();
   s.truth.score.clear();
-  s.depth_edit.clicks.clear();  // a selection belongs to its image
-  s.depth_edit.subject_note.clear();
+  if (!s.depth_edit.subject_changed) s.depth_edit.clicks.clear();  // a selection belongs to its image (a
+  s.depth_edit.subject_note.clear();                             // preset's, pending, to the one opened)
   opened_at_ = opened, first_view_pending_ = true;
 }
 

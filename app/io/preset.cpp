@@ -191,6 +191,32 @@ Preset parse_preset(std::string_view text) {
       preset.refine = read_string(v, key);
       if (preset.refine != "auto" && !find_refiner(preset.refine))
         bad(key, "unknown refiner '" + preset.refine + "' (expected auto, " + refiner_list() + ")");
+    } else if (key == "selection") {
+      if (!v.is_object()) bad(key, "not an object (layout, clicks)");
+      for (const auto& [k, f] : v.items()) {
+        if (k == "layout") {
+          preset.layout = read_string(f, "selection.layout");
+          try {
+            parse_subject_layout(preset.layout);
+          } catch (const Error& e) {
+            bad("selection.layout", e.what());
+          }
+        } else if (k == "clicks") {
+          if (!f.is_array() || f.size() > 1024) bad("selection.clicks", "not an array of at most 1024 [x, y, 0|1]");
+          for (const auto& c : f) {
+            if (!c.is_array() || c.size() != 3 || !c[0].is_number() || !c[1].is_number() ||
+                !(c[2] == 0 || c[2] == 1))
+              bad("selection.clicks", "each click is [x, y, 0|1] (1: background), got " + c.dump());
+            const float x = c[0].get<float>(), y = c[1].get<float>();
+            if (!std::isfinite(x) || !std::isfinite(y) || x < 0 || y < 0)
+              bad("selection.clicks", "a click's position is not a finite non-negative pixel: " + c.dump());
+            preset.clicks.push_back({x, y, c[2] == 1});
+          }
+        } else {
+          bad("selection." + k, "unknown field");
+        }
+      }
+      if (preset.layout.empty()) preset.layout = "open";
     } else {
       bad(key, "unknown field");
     }
@@ -212,6 +238,11 @@ std::string preset_to_json(const Preset& preset) {
   if (!preset.compare.empty()) j["compare"] = preset.compare;
   if (!preset.compare_view.empty()) j["compare_view"] = preset.compare_view;
   if (!preset.refine.empty()) j["refine"] = preset.refine;
+  if (!preset.clicks.empty()) {
+    json clicks = json::array();
+    for (const SelectClick& c : preset.clicks) clicks.push_back({shortest(c.x), shortest(c.y), c.background ? 1 : 0});
+    j["selection"] = {{"layout", preset.layout.empty() ? "open" : preset.layout}, {"clicks", clicks}};
+  }
   return j.dump(2) + "\n";
 }
 

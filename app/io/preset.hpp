@@ -2,14 +2,17 @@
 //   {"satlab_preset": 1,
 //    "params": {"filter": "dof", "box_radius": 4, "focus": 0.2, ...},
 //    "synthetic_depth": "gradient:angle=90,pos=0.5,width=1",
-//    "view": "result", "compare": "split:0.5", "compare_view": "input", "refine": "auto"}
+//    "view": "result", "compare": "split:0.5", "compare_view": "input", "refine": "auto",
+//    "selection": {"layout": "open", "clicks": [[x, y, 0], [x, y, 1]]}}   (1: a background click)
 // Parsing is strict: an unknown field, a wrong type or an out-of-range value throws satlab::Error naming
 // the field, and nothing is applied. Fields left out keep their defaults (Params{}, SyntheticDepth{}).
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/params.hpp"
+#include "core/select.hpp"
 #include "core/synthetic_depth.hpp"
 
 namespace satlab::io {
@@ -22,6 +25,9 @@ struct Preset {
   std::string view, compare, compare_view;
   // The depth refiner (core/refine.hpp): "auto", "none" or a refiner's name (checked). Empty: unchanged.
   std::string refine;
+  // Subject select (core/select.hpp): the clicks in order and the layout ("" and none: no selection).
+  std::vector<SelectClick> clicks;
+  std::string layout;
 };
 
 // The number of Params fields a preset reads and writes; a test compares it with the number of fields

@@ -218,3 +218,27 @@ TEST(Preset, TheReadmeExampleParses) {
   EXPECT_EQ(p.params.focus, 0.27f);
   EXPECT_EQ(p.view, "result");
 }
+
+TEST(Preset, ASelectionRoundTripsInOrderAndBadClicksAreNamed) {
+  satlab::io::Preset a;
+  a.clicks = {{12.5f, 40.f, false}, {3.f, 4.f, true}, {100.f, 7.25f, false}};
+  a.layout = "floor";
+  const Preset b = satlab::io::parse_preset(satlab::io::preset_to_json(a));
+  ASSERT_EQ(b.clicks.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(b.clicks[i].x, a.clicks[i].x);
+    EXPECT_EQ(b.clicks[i].y, a.clicks[i].y);
+    EXPECT_EQ(b.clicks[i].background, a.clicks[i].background);
+  }
+  EXPECT_EQ(b.layout, "floor");
+  const std::string head = R"({"satlab_preset": 1, "selection": )";
+  for (const char* bad : {R"({"clicks": [[1, 2]]})", R"({"clicks": [[1, 2, 3]]})", R"({"clicks": [[-1, 2, 0]]})",
+                          R"({"layout": "sideways"})", R"({"clicks": 5})", R"({"bogus": 1})"}) {
+    try {
+      satlab::io::parse_preset(head + bad + "}");
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const satlab::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("selection"), std::string::npos) << e.what();
+    }
+  }
+}

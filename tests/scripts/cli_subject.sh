@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `satlab render --subject` and `satlab depth select` (CPU backend): a click on a flat disc over a fine
 # checker selects the disc (the matte's IoU with it >= 0.99), the render keeps the disc's interior equal to
-# the input and blurs the background, and the summary names the selection; bad positions and conflicting
+# the input and blurs the background, and the summary names the selection; a preset's selection renders
+# the same; bad positions and conflicting
 # options are one line and a non-zero exit, leaving no output.
 # Usage: cli_subject.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 . "$(dirname "$0")/lib/common.sh"
@@ -39,6 +40,12 @@ assert blurred > 0.9 * len(outside), f"{blurred} of {len(outside)} background pi
 assert all(depth(*p) == 0 for p in inside) and all(depth(*p) == 1 for p in outside), "open layout depth"
 print(f"ok: IoU {both / either:.4f}, interior kept, {blurred} of {len(outside)} background pixels blurred")
 PY
+# A preset's selection renders as the same --subject does.
+printf '{"satlab_preset": 1, "params": {"max_radius": 6}, "selection": {"layout": "open", "clicks": [[70, 50, 0]]}}\n' \
+  >sel.json
+"$bin" render photo.png --backend cpu --preset sel.json --out preset.png >preset.log 2>&1 ||
+  { cat preset.log; fail "render --preset with a selection failed"; }
+cmp -s preset.png out.png || fail "the preset's selection rendered differently from --subject"
 refuse() {  # refuse CODE WHAT ARGS...: exits CODE with one line, no output file
   local code=$1 what=$2
   shift 2
