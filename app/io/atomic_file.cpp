@@ -1,11 +1,13 @@
 #include "app/io/atomic_file.hpp"
 
+#include <dirent.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -60,11 +62,32 @@ int take_slot(const std::string& tmp) {
   return -1;  // more than kSlots at once: this one is removed on failure, not on a signal
 }
 
+// PATH.tmp-PID files of processes that no longer exist (killed with SIGKILL, which no handler sees) are
+// removed: they are this writer's own leftovers for the same output.
+void remove_stale(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  const std::string prefix = (slash == std::string::npos ? path : path.substr(slash + 1)) + ".tmp-";
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.compare(0, prefix.size(), prefix) != 0 || name.size() == prefix.size()) continue;
+    char* end = nullptr;
+    const long pid = std::strtol(name.c_str() + prefix.size(), &end, 10);
+    if (*end || pid <= 0 || pid == long(::getpid())) continue;
+    if (::kill(pid_t(pid), 0) != 0 && errno == ESRCH)
+      ::unlink((slash == std::string::npos ? name : dir + name).c_str());
+  }
+  ::closedir(d);
+}
+
 }  // namespace
 
 TempFile::TempFile(const std::string& path) : path_(path), tmp_(path + ".tmp-" + std::to_string(::getpid())) {
   refuse_overwriting_inputs(path);
   install_handler();
+  remove_stale(path);
   slot_ = take_slot(tmp_);
 }
 

@@ -198,6 +198,18 @@ int fill_depth_holes(ImageF& d, std::vector<std::string>* notes) {
 
 namespace {
 
+// Writes n bytes to a new file at path; false (errno set) when any write, the flush or the close fails.
+bool write_file_checked(const std::string& path, const void* data, size_t n) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return false;
+  bool ok = std::fwrite(data, 1, n, f) == n;
+  ok = std::fflush(f) == 0 && ok && !std::ferror(f);
+  const int e = errno;
+  ok = std::fclose(f) == 0 && ok;
+  if (!ok && errno == 0) errno = e ? e : EIO;
+  return ok;
+}
+
 // Writes bytes to path through a temporary file and rename (atomic_file.hpp), so readers never see a
 // partial file.
 template <typename WriteFn>
@@ -509,7 +521,16 @@ ImageRGBA8 resample_image(const ImageRGBA8& image, int width, int height) {
 void save_png(const std::string& path, const ImageRGBA8& image) {
   if (image.empty()) fail(path, "nothing to save (empty image)");
   write_atomically(path, [&](const std::string& tmp) {
-    return stbi_write_png(tmp.c_str(), image.width, image.height, 4, image.data.data(), image.width * 4) != 0;
+    // Encoded in memory, then written with every write, flush and close checked (stb's own file writer
+    // ignores them: on a full disk it left a truncated PNG and reported success).
+    std::vector<uint8_t> png;
+    auto append = [](void* ctx, void* data, int size) {
+      auto* out = static_cast<std::vector<uint8_t>*>(ctx);
+      out->insert(out->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
+    };
+    if (!stbi_write_png_to_func(append, &png, image.width, image.height, 4, image.data.data(), image.width * 4))
+      return false;
+    return write_file_checked(tmp, png.data(), png.size());
   });
 }
 
