@@ -24,6 +24,7 @@
 #include "app/io/assets.hpp"
 #include "app/io/embedded_depth.hpp"
 #include "app/io/file_formats.hpp"
+#include "app/io/format_guard.hpp"
 #include "app/io/image_io.hpp"
 #include "app/io/output_names.hpp"
 #include "app/io/preset.hpp"
@@ -293,6 +294,9 @@ int run_render(RenderOptions o) {
   }
   o.params = p;  // output names follow the parameters used
 
+  // No decoder allocates past the budget (a progressive JPEG's coefficients): a file that cannot fit is
+  // refused, never decoded into swap.
+  io::set_decode_memory_limit(o.budget ? o.budget : default_memory_budget(choose_backend(o.backend).gpu));
   bool batch = false;
   const std::vector<Job> jobs = plan(o, &batch);
   Backend backend;

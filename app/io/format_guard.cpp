@@ -9,6 +9,13 @@
 #include "core/error.hpp"
 
 namespace satlab::io {
+
+namespace {
+std::atomic<size_t> g_decode_limit{0};
+}  // namespace
+
+void set_decode_memory_limit(size_t bytes) { g_decode_limit = bytes; }
+size_t decode_memory_limit() { return g_decode_limit.load(); }
 namespace {
 
 std::atomic<uint64_t> g_memory_override{0};

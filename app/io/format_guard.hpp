@@ -2,6 +2,7 @@
 // any pixel is decoded (found by fuzzing the loaders, docs/reliability.md), and the limits every image
 // must fit: the configured pixel limit and the host memory that is actually available.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -23,6 +24,11 @@ void check_pixel_limit(const std::string& path, uint64_t width, uint64_t height)
 // format's best compression: a 100-byte file declaring 2^28 pixels would otherwise cost a gigabyte and
 // seconds of decoding. JPEG files get the same kind of check in jpeg.cpp.
 void check_untrusted_image(const std::string& path, int width, int height);
+
+// What a decoder may allocate beyond the pixels it returns (libjpeg's coefficient buffers of a progressive
+// file): the memory budget of the run (render sets it from --memory-budget); 0: unbounded.
+void set_decode_memory_limit(size_t bytes);
+size_t decode_memory_limit();
 
 // Throws satlab::Error when a file of `file_bytes` cannot hold `pixels` even if its format packs
 // `max_pixels_per_byte` pixels into each byte (the format's best case, from how its coding works).

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 // jpeglib.h needs FILE and size_t declared first.
 #include <jpeglib.h>
 #include <jerror.h>
@@ -94,6 +95,10 @@ class JpegReader final : public ImageReader {
     err_.pub.output_message = on_message;
     err_.pub.emit_message = on_emit;
     jpeg_create_decompress(&cinfo_);
+    // libjpeg allocates no more than this (a progressive file's coefficients past it fail, as libjpeg
+    // has no backing store here), so a file that cannot fit is refused rather than decoded into swap.
+    if (const size_t limit = decode_memory_limit())
+      cinfo_.mem->max_memory_to_use = long(std::min<size_t>(limit, size_t(std::numeric_limits<long>::max())));
     const bool started = start(want_meta);
     if (icc_) header_.icc.assign(icc_, icc_ + icc_len_);
     std::free(icc_);
@@ -116,9 +121,9 @@ class JpegReader final : public ImageReader {
       header_.icc.clear();
     }
     cinfo_.out_color_space = cmyk_ ? JCS_CMYK : channels == 1 ? JCS_GRAYSCALE : JCS_EXT_RGBA;
-    if (!start_decompress()) throw Error(path + ": cannot decode JPEG (" + err_.message + ")");
     // A file of several scans (progressive) keeps every component's coefficients, 2 bytes each; one scan
-    // needs a few rows of blocks.
+    // needs a few rows of blocks. Known from the header: decompression (which decodes every scan of a
+    // progressive file) starts with the first rows read, after the caller has checked its budget.
     const bool whole = jpeg_has_multiple_scans(&cinfo_);
     for (int c = 0; c < cinfo_.num_components; ++c) {
       const jpeg_component_info& k = cinfo_.comp_info[c];
@@ -133,6 +138,11 @@ class JpegReader final : public ImageReader {
                   std::to_string(y1) + " after " + std::to_string(cinfo_.output_scanline) + ")");
     if (y0 == y1) return;
     if (failed_) throw Error(path_ + ": cannot decode JPEG (" + err_.message + ")");
+    if (!decompressing_) {
+      failed_ = !start_decompress();
+      if (failed_) throw Error(path_ + ": cannot decode JPEG (" + decompress_error() + ")");
+      decompressing_ = true;
+    }
     const size_t w = header_.width;
     failed_ = true;  // until the rows are in: libjpeg's state after an error is not to be used again
     if (!cmyk_) {
@@ -232,7 +242,13 @@ class JpegReader final : public ImageReader {
   int channels_;
   ErrorManager err_{};
   Decompress cinfo_;
-  bool finished_ = false, failed_ = false;
+  bool finished_ = false, failed_ = false, decompressing_ = false;
+  // libjpeg's message where decompression failed, with what the limit means where it was the limit.
+  std::string decompress_error() const {
+    if (std::string(err_.message).find("Backing store not supported") == std::string::npos) return err_.message;
+    return "its " + std::to_string(header_.buffer_bytes >> 20) + " MiB of coefficients (a progressive file is "
+           "decoded whole) exceed the memory limit of " + std::to_string(decode_memory_limit() >> 20) + " MiB";
+  }
   JOCTET* icc_ = nullptr;
   unsigned int icc_len_ = 0;
   bool cmyk_ = false, inverted_ = false;
