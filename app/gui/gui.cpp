@@ -235,6 +235,10 @@ int run(const Options& o) {
         split_ms[i].push_back(std::chrono::duration<double, std::milli>(marks[i] - (i ? marks[i - 1] : t0)).count());
     }
   }
+  if (o.frames > 0 && frame_ms.size() <= 10)  // too few for a steady median: said, not left silent
+    std::printf("satlab: %zu frames of %dx%d (%s): no median frame time or stage summary (the first 5 frames "
+                "load, compile and allocate: give --frames 11 or more)\n",
+                frame_ms.size(), s.image_width, s.image_height, s.backend_name.c_str());
   if (frame_ms.size() > 10) {  // the first frames load, compile and allocate
     std::vector<double> steady(frame_ms.begin() + 5, frame_ms.end());
     std::nth_element(steady.begin(), steady.begin() + steady.size() / 2, steady.end());

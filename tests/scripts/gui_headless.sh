@@ -9,6 +9,9 @@ need_python3 "to check the screenshots"
 for view in result input; do
   headless --size 1280x720 --frames 5 --view $view --backend cpu --screenshot "$tmp/$view.png" >"$tmp/log" 2>&1 ||
     { cat "$tmp/log"; fail "headless run ($view) failed"; }
+  # Five frames are too few for the summary: the run says so rather than ending silently.
+  grep -q "^satlab: 5 frames of .*: no median frame time or stage summary" "$tmp/log" ||
+    { cat "$tmp/log"; fail "a 5-frame run did not say why it has no summary"; }
 done
 python3 "$src/tools/check_screenshot.py" "$tmp/result.png" "$tmp/input.png" 1280 720 || fail "headless screenshots"
 
