@@ -480,8 +480,35 @@ ImageRGBA8 load_image(const std::string& path, LoadInfo* info) {
 }
 
 // PFM, HDR, float TIFF or HEIF may hold NaN or inf: filled once the map is upright.
+namespace {
+
+// The loaders' "PATH: why" as "PATH (depth map): why", so that a refusal says which of the files it was.
+ImageF load_depth_named(const std::string& path, LoadInfo* info) {
+  try {
+    return load_depth_file(path, info);
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    if (m.rfind(path + ": ", 0) == 0) throw Error(path + " (depth map): " + m.substr(path.size() + 2));
+    throw Error(path + " (depth map): " + m);
+  }
+}
+
+// "3:2", or "1.78:1" where the ratio has no small terms.
+std::string aspect_text(int w, int h) {
+  int a = w, b = h;
+  while (b) a %= b, std::swap(a, b);
+  char buf[32];
+  if (w / a <= 32 && h / a <= 32)
+    std::snprintf(buf, sizeof(buf), "%d:%d", w / a, h / a);
+  else
+    std::snprintf(buf, sizeof(buf), "%.2f:1", double(w) / double(h));
+  return buf;
+}
+
+}  // namespace
+
 ImageF load_depth(const std::string& path) {
-  ImageF d = load_depth_file(path, nullptr);
+  ImageF d = load_depth_named(path, nullptr);
   inputs().add(path);
   fill_depth_holes(d, nullptr);
   return d;
@@ -489,7 +516,7 @@ ImageF load_depth(const std::string& path) {
 
 ImageF load_depth(const std::string& path, const LoadInfo& image, LoadInfo* info) {
   LoadInfo own;
-  ImageF d = load_depth_file(path, &own);
+  ImageF d = load_depth_named(path, &own);
   inputs().add(path);
   const int o = image.orientation;
   if (own.orientation == 1 && orientation_swaps_axes(o) && d.width == image.stored_width &&
@@ -498,6 +525,14 @@ ImageF load_depth(const std::string& path, const LoadInfo& image, LoadInfo* info
     own.notes.push_back("depth map has the image's stored size: given the image's orientation " + std::to_string(o));
   }
   fill_depth_holes(d, &own.notes);  // rows as displayed
+  // A depth map of another shape than the image is stretched to it: accepted, and said.
+  const bool swaps = orientation_swaps_axes(o);
+  const int iw = swaps ? image.stored_height : image.stored_width, ih = swaps ? image.stored_width : image.stored_height;
+  if (iw > 0 && ih > 0 && d.width > 0 && d.height > 0 &&
+      std::fabs(double(d.width) * ih / (double(d.height) * iw) - 1.0) > 0.01)
+    own.notes.push_back("depth map is " + std::to_string(d.width) + "x" + std::to_string(d.height) + " (" +
+                        aspect_text(d.width, d.height) + "), the image " + std::to_string(iw) + "x" +
+                        std::to_string(ih) + " (" + aspect_text(iw, ih) + "): stretched to the image's shape");
   if (info) *info = std::move(own);
   return d;
 }
