@@ -8,6 +8,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -49,6 +50,19 @@ bool combo(const char* label, const std::vector<std::string>& names, std::string
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", tip);
   return changed;
+}
+
+// GB/s to two significant digits: what the measurement supports ("4200", "85", "0.63").
+std::string two_digits(double v) {
+  char buf[32];
+  if (v >= 100) {
+    double p = 1;
+    while (v / p >= 100) p *= 10;
+    std::snprintf(buf, sizeof(buf), "%.0f", std::round(v / p) * p);
+  } else {
+    std::snprintf(buf, sizeof(buf), v >= 10 ? "%.0f" : v >= 1 ? "%.1f" : "%.2f", v);
+  }
+  return buf;
 }
 
 // What the tooltip of a row says about a stage that is not warm this frame.
@@ -105,7 +119,7 @@ void stage_row(AppState& s, const TimingRow& r, std::string& plotted) {
   else if (state == StageStats::State::Cold) ImGui::TextColored(ImVec4(0.95f, 0.65f, 0.3f, 1.f), "%.3f", st.cold_ms);
   else ImGui::TextUnformatted("not run");
   ImGui::TableNextColumn();
-  if (r.gbps > 0) ImGui::Text("%.0f", r.gbps);
+  if (r.gbps > 0) ImGui::Text("%s", two_digits(r.gbps).c_str());
   else ImGui::TextDisabled("-");
   ImGui::TableNextColumn();
   if (r.of_c > 0) {
@@ -177,12 +191,14 @@ void draw_timings_panel(AppState& s) {
     s.algorithms_changed = true;
   ImGui::PushTextWrapPos(0.f);
   if (s.copy_gbps > 0)
-    ImGui::Text("C = %.0f GB/s", s.copy_gbps);
+    ImGui::Text("copy bandwidth C = %s GB/s (what a plain copy moves: the memory's practical limit)",
+                two_digits(s.copy_gbps).c_str());
   else
-    ImGui::TextDisabled("C: %s", s.copy_note.c_str());
+    ImGui::TextDisabled("copy bandwidth C: %s", s.copy_note.c_str());
   ImGui::PopTextWrapPos();
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("device-to-device copy of 256 MiB (read + write), median of 7, measured once at start-up");
+    ImGui::SetTooltip("device-to-device copy of 256 MiB (read + write), median of 7, measured once at start-up.\n"
+                      "A stage's \"of C\" is its GB/s over C: 1.0 moves its bytes as fast as a copy could");
   ImGui::Checkbox("run every frame", &s.continuous);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("every stage, every frame (reduce and SAT included): each row a warm time of this frame;\n"
@@ -195,13 +211,27 @@ void draw_timings_panel(AppState& s) {
   static std::string plotted;  // "" = the pipeline's frame time
   const TimingTable table = timing_table(s);
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_BordersInnerV;
-  if (ImGui::BeginTable("stages", 5, flags)) {
+  // The rows scroll within a bounded height rather than running off the panel.
+  const float rows_h = std::min(ImGui::GetTextLineHeightWithSpacing() * float(table.rows.size() + 3),
+                                ImGui::GetTextLineHeightWithSpacing() * 16.f);
+  if (ImGui::BeginTable("stages", 5, flags | ImGuiTableFlags_ScrollY, ImVec2(0.f, rows_h))) {
+    ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("stage", ImGuiTableColumnFlags_WidthStretch, 1.6f);
     ImGui::TableSetupColumn("ms", ImGuiTableColumnFlags_WidthStretch, 0.7f);
     ImGui::TableSetupColumn("GB/s", ImGuiTableColumnFlags_WidthStretch, 0.6f);
     ImGui::TableSetupColumn("of C", ImGuiTableColumnFlags_WidthStretch, 0.5f);
     ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthStretch, 1.2f);
-    ImGui::TableHeadersRow();
+    ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+    for (int c = 0; c < 5; ++c) {
+      ImGui::TableSetColumnIndex(c);
+      ImGui::TableHeader(ImGui::TableGetColumnName(c));
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("%s", c == 0   ? "a pipeline stage (phases indented); click: plot its history"
+                                : c == 1 ? "warm EMA in ms; a cold run is shown apart and in no total"
+                                : c == 2 ? "GB/s on the bytes the stage must move through DRAM (its model)"
+                                : c == 3 ? "its GB/s over the copy bandwidth C: 1.0 is as fast as a copy"
+                                         : "its share of the warm total");
+    }
     for (const TimingRow& r : table.rows) stage_row(s, r, plotted);
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
