@@ -15,25 +15,14 @@
 #include "app/io/format_guard.hpp"
 #include "app/io/stream_io.hpp"
 #include "core/error.hpp"
+#include "test_util.hpp"
 
 using namespace satlab;
 
 namespace {
 
-double peak_rss_mb() {
-  std::ifstream f("/proc/self/status");
-  std::string key;
-  while (f >> key) {
-    if (key == "VmHWM:") {
-      double kib = 0;
-      f >> kib;
-      return kib / 1024.0;
-    }
-    f.ignore(1 << 12, '\n');
-  }
-  return -1;
-}
-bool reset_peak_rss() { return bool(std::ofstream("/proc/self/clear_refs") << "5" << std::flush); }
+using satlab::test::peak_rss_mb;
+using satlab::test::reset_peak_rss;
 
 // A w x h progressive RGB JPEG (4:4:4) of a gentle gradient: a few hundred KB on disk, w h 6 bytes of
 // coefficients.

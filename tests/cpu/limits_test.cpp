@@ -24,21 +24,8 @@ std::string tmp_path(const std::string& name) {
   return ::testing::TempDir() + "satlab_limits_" + std::to_string(::getpid()) + "_" + name;
 }
 
-// Peak resident set in MiB since the last reset_peak_rss().
-double peak_rss_mb() {
-  std::ifstream f("/proc/self/status");
-  std::string key;
-  while (f >> key) {
-    if (key == "VmHWM:") {
-      double kib = 0;
-      f >> kib;
-      return kib / 1024.0;
-    }
-    f.ignore(1 << 12, '\n');
-  }
-  return -1;
-}
-bool reset_peak_rss() { return bool(std::ofstream("/proc/self/clear_refs") << "5" << std::flush); }
+using satlab::test::peak_rss_mb;
+using satlab::test::reset_peak_rss;
 
 // The pixel limit and the memory override are process-wide: every test puts them back.
 struct LimitsTest : ::testing::Test {

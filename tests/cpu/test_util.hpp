@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <random>
 #include <string>
@@ -16,6 +17,22 @@
 #include "core/reference.hpp"
 
 namespace satlab::test {
+
+// The process's peak resident set in MiB since the last reset_peak_rss() (VmHWM; -1 where /proc lacks it).
+inline double peak_rss_mb() {
+  std::ifstream f("/proc/self/status");
+  std::string key;
+  while (f >> key) {
+    if (key == "VmHWM:") {
+      double kib = 0;
+      f >> kib;
+      return kib / 1024.0;
+    }
+    f.ignore(1 << 12, '\n');
+  }
+  return -1;
+}
+inline bool reset_peak_rss() { return bool(std::ofstream("/proc/self/clear_refs") << "5" << std::flush); }
 
 // A fresh seed per call, or SATLAB_TEST_SEED where set (to replay a traced failure); SCOPED_TRACE it, or
 // take a SeededRng.
