@@ -8,7 +8,7 @@
 //  - none:    bilinear resampling to the image's size (what satlab did before refiners existed).
 //  - guided:  bilinear resampling, then the guided filter (He et al. 2010) with the image as the guide.
 //             It copies the image's texture into the depth: kept as a baseline.
-//  - wmedian: per pixel, the weighted median of the depth samples of a 5 x 5-sample window, each sample
+//  - wmedian: per pixel, the weighted median of the depth samples of a 7 x 7-sample window, each sample
 //             weighted by its closeness in position and in colour to the pixel and by how flat the depth
 //             is around it (samples that straddle a depth edge are mixtures) and its confidence
 //             (after Ma et al. 2013 and Zhang et al. 2014's weighted median filters).

@@ -15,13 +15,13 @@
 
 namespace satlab::refine {
 
-constexpr int kWindow = 2;       // window radius in samples: (2 kWindow + 1)^2 samples (9 x 9 scored the same)
+constexpr int kWindow = 3;       // window radius in samples: (2 kWindow + 1)^2 samples (docs/quality.md, cut-outs)
 constexpr int kWindowSamples = (2 * kWindow + 1) * (2 * kWindow + 1);
 constexpr int kCell = 4;         // grid step (pixels) for depth at more than half the image's size
 constexpr int kSubSample = 16;   // pixel positions on the grid in 1/16 of a sample
 constexpr float kFlatTol = 0.02f;   // mixture test tolerance, a fraction of the input's depth span
 constexpr float kPolishTol = 0.03f; // wmedian: samples this close to the median (fraction of the span) are averaged
-constexpr int kSpatialSigma16 = 8;   // spatial scale, 1/16 sample (half a sample)
+constexpr int kSpatialSigma16 = 24;  // spatial scale, 1/16 sample (1.5 samples)
 constexpr int kColourSigma = 20;     // colour scale, 8-bit units per channel
 
 struct Sample {

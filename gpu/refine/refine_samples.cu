@@ -16,7 +16,7 @@
 //            core's quickselect finds), stopping once the polish cannot depend on the rest; then polishes
 //            in row-major order. Regridded depth with confidence then keeps its confident values
 //            (keep_confident with the input and confidence at the image's size).
-// Cost per pixel: kWindowSamples (25) weights (~25 instructions each); wmedian adds as many predictions
+// Cost per pixel: kWindowSamples (49) weights (~25 instructions each); wmedian adds as many predictions
 // and a few selection passes (2.3 on average on verify-like inputs, in a host emulation). Bytes: the
 // image read twice (samples, pixels: 8 B/px), the depth read (and at the image's size, the grid written
 // and read), the output written (4 B/px).

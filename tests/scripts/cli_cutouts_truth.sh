@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The cut-out truth set (tools/gen_cutouts, docs/quality.md "Photographs as planes and cut-outs"): every
+# case's exact-depth render (spread, CPU) scores what docs/quality/cutouts-*.json records, whole and band,
+# to 0.01 dB; and the tuning and held-out sets share no photograph.
+# Usage: cli_cutouts_truth.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
+. "$(dirname "$0")/lib/common.sh"
+need_python3 "to compare the scores"
+for set in tuning heldout; do
+  cases="$src/assets/ground_truth/cutouts_$set/cases.json"
+  [ -f "$cases" ] || skip "no $cases"
+  "$bin" quality --cases "$cases" --backend cpu --modes spread --depth exact --refine none --json "$tmp/$set.json" \
+    >"$tmp/$set.log" 2>&1 || { cat "$tmp/$set.log"; fail "quality on the $set set failed"; }
+done
+python3 - "$tmp" "$src" <<'PY' || fail "the cut-out truth set"
+import json, sys
+tmp, src = sys.argv[1], sys.argv[2]
+photos = {}
+for s in ("tuning", "heldout"):
+    got = {r["case"]: r for r in json.load(open(f"{tmp}/{s}.json"))["rows"]}
+    rec = {r["case"]: r for r in json.load(open(f"{src}/docs/quality/cutouts-{s}.json"))["rows"]
+           if r["depth"] == "exact" and r["refine"] == "none" and r["mode"] == "spread"}
+    assert rec and set(got) == set(rec), f"{s}: cases {sorted(got)} against the record's {sorted(rec)}"
+    for c, r in got.items():
+        for part in ("whole", "band"):
+            d = abs(r[part]["psnr"] - rec[c][part]["psnr"])
+            assert d <= 0.01, f"{s} {c} {part}: {r[part]['psnr']:.3f} dB, recorded {rec[c][part]['psnr']:.3f}"
+    manifest = json.load(open(f"{src}/assets/ground_truth/cutouts_{s}/cases.json"))["cases"]
+    photos[s] = {p for c in manifest for p in c["photographs"]}
+both = photos["tuning"] & photos["heldout"]
+assert not both, f"photographs in both sets: {sorted(both)}"
+print(f"ok: {len(photos['tuning'])} and {len(photos['heldout'])} photographs, none in both; scores as recorded")
+PY
+echo "cli_cutouts_truth: all checks passed"
