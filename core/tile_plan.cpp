@@ -164,9 +164,14 @@ TilePlan plan_tiles(uint32_t width, uint32_t height, const Params& p, size_t mem
   if (best.tile_width == 0) {
     const uint32_t tw = std::min(kMinTile, width), th = std::min(kMinTile, height);
     const FrameBytes b = plan_bytes(width, height, p, gpu, workers, tw, th, halo);
+    // Name what takes the memory: the band of full-width rows the tiles are cut from, or the tile itself.
+    const bool rows = b.rows > 0.5 * std::max(b.host, b.device);
     throw Error("memory budget of " + std::to_string(memory_budget >> 20) + " MB is too small for one " +
-                std::to_string(tw) + "x" + std::to_string(th) + " tile with its halo of " +
-                std::to_string(halo) + " (needs " + mb(std::max(b.host, b.device)) + " MB)");
+                std::to_string(tw) + "x" + std::to_string(th) + " tile with its halo of " + std::to_string(halo) +
+                ": it needs " + mb(std::max(b.host, b.device)) + " MB" +
+                (rows ? ", " + mb(b.rows) + " MB of it the band of " + std::to_string(width) +
+                            "-pixel rows the tiles are cut from (tile height plus twice the halo)"
+                      : ""));
   }
   return best;
 }
