@@ -51,7 +51,10 @@ std::unique_ptr<ImageWriter> open_jpeg_writer(const std::string& path, const Str
 void samples_to_rgba(const void* samples, size_t n, int channels, bool deep, uint8_t* rgba8, uint16_t* rgba16);
 
 // PNG metadata stb does not return: the eXIf chunk's orientation and the iCCP profile (inflated, at most
-// 16 MiB). Walks the chunks before the first IDAT with every length checked.
-void png_metadata(const std::vector<uint8_t>& bytes, int* orientation, std::vector<uint8_t>* icc);
+// 16 MiB). Walks the chunks with every length checked; `bad_crc`, where given, receives the first chunk
+// whose CRC does not match ("IDAT chunk at byte 1234"; stb checks none), `critical` whether it was one the
+// image needs (IHDR, PLTE, IDAT, IEND).
+void png_metadata(const std::vector<uint8_t>& bytes, int* orientation, std::vector<uint8_t>* icc,
+                  std::string* bad_crc = nullptr, bool* critical = nullptr);
 
 }  // namespace satlab::io

@@ -314,7 +314,13 @@ Decoded decode_stb(const std::string& path, bool want_high) {
   const std::vector<uint8_t> head = read_head(path);
   const bool png = head.size() >= 4 && head[0] == 0x89 && head[1] == 'P';
   d.format = png ? "PNG" : "image";
-  if (png) png_metadata(read_all(path), &d.orientation, &d.icc);
+  if (png) {
+    std::string bad;
+    bool critical = false;
+    png_metadata(read_all(path), &d.orientation, &d.icc, &bad, &critical);
+    if (critical) fail(path, "damaged PNG: the " + bad + " fails its CRC check");
+    if (!bad.empty()) d.notes.push_back("the " + bad + " fails its CRC check (an ancillary chunk: ignored)");
+  }
   if (stbi_is_hdr(path.c_str())) {
     d.format = "HDR";
     // Radiance HDR: clamp to [0,1] and encode with the sRGB-like gamma stb uses for LDR conversion.
@@ -451,7 +457,10 @@ ImageF load_depth_file(const std::string& path, LoadInfo* info) {
     }
     if (head.size() >= 4 && head[0] == 0x89 && head[1] == 'P') {
       std::vector<uint8_t> icc;
-      png_metadata(read_all(path), &orientation, &icc);
+      std::string bad;
+      bool critical = false;
+      png_metadata(read_all(path), &orientation, &icc, &bad, &critical);
+      if (critical) fail(path, "damaged PNG: the " + bad + " fails its CRC check");
       format = "PNG";
     }
   }

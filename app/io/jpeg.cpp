@@ -38,7 +38,10 @@ void on_message(j_common_ptr) {}  // warnings (e.g. premature end of data) are n
 void on_emit(j_common_ptr cinfo, int level) {
   if (level >= 0) return;
   ++cinfo->err->num_warnings;
-  if (cinfo->err->msg_code == JWRN_JPEG_EOF) reinterpret_cast<ErrorManager*>(cinfo->err)->truncated = true;
+  // The data ends (the file, or its entropy-coded segment at a marker such as EOI) before the rows the
+  // header declares: libjpeg fills the rest with grey; satlab refuses the file instead.
+  if (cinfo->err->msg_code == JWRN_JPEG_EOF || cinfo->err->msg_code == JWRN_HIT_MARKER)
+    reinterpret_cast<ErrorManager*>(cinfo->err)->truncated = true;
 }
 
 struct File {

@@ -36,9 +36,12 @@ std::vector<uint8_t> inflate_limited(const uint8_t* p, size_t n, size_t limit) {
 
 }  // namespace
 
-void png_metadata(const std::vector<uint8_t>& b, int* orientation, std::vector<uint8_t>* icc) {
+void png_metadata(const std::vector<uint8_t>& b, int* orientation, std::vector<uint8_t>* icc, std::string* bad_crc,
+                  bool* critical) {
   *orientation = 0;
   icc->clear();
+  if (bad_crc) bad_crc->clear();
+  if (critical) *critical = false;
   if (b.size() < 8 || std::memcmp(b.data(), "\x89PNG\r\n\x1a\n", 8) != 0) return;
   size_t at = 8;
   while (at + 12 <= b.size()) {
@@ -46,6 +49,14 @@ void png_metadata(const std::vector<uint8_t>& b, int* orientation, std::vector<u
     if (n > b.size() - at - 12) return;
     const char* type = reinterpret_cast<const char*>(&b[at + 4]);
     const uint8_t* data = &b[at + 8];
+    if (bad_crc && bad_crc->empty()) {
+      const uint32_t want = be32(&b[at + 8 + n]);
+      const uint32_t got = uint32_t(crc32(crc32(0L, Z_NULL, 0), &b[at + 4], uInt(n + 4)));
+      if (want != got) {
+        *bad_crc = std::string(type, 4) + " chunk at byte " + std::to_string(at);
+        if (critical) *critical = (type[0] & 0x20) == 0;  // an upper-case first letter: critical
+      }
+    }
     // eXIf may follow IDAT (PNG 1.5 extensions allow it); iCCP must precede it.
     if (std::memcmp(type, "eXIf", 4) == 0 && *orientation == 0) *orientation = exif_orientation(data, n);
     if (std::memcmp(type, "iCCP", 4) == 0 && icc->empty()) {
