@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu/check.hpp"
@@ -45,6 +46,30 @@ inline float elapsed_ms(cudaEvent_t a, cudaEvent_t b) {
   float ms = 0;
   SATLAB_CUDA(cudaEventElapsedTime(&ms, a, b), "cudaEventElapsedTime");
   return ms;
+}
+
+// Medians per phase over `runs` runs: run(hook) enqueues one run, calling hook(name) before each phase's
+// launches; an event is recorded there and after the run (apart from whole-run timings, so that the hook's
+// host work never enters them). `what` names the runs in a CUDA error.
+template <typename Run>
+std::vector<std::pair<std::string, double>> phase_medians(int runs, const std::string& what, Run&& run) {
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> ms;
+  for (int i = 0; i < std::max(runs, 1); ++i) {
+    EventSet e;
+    std::vector<std::string> seen;
+    run([&](const char* s) {
+      SATLAB_CUDA(cudaEventRecord(e.add()), "record");
+      seen.push_back(s);
+    });
+    SATLAB_CUDA(cudaEventRecord(e.add()), "record");
+    SATLAB_CUDA(cudaDeviceSynchronize(), what + " phase-timed run");
+    if (names.empty()) names = seen, ms.resize(seen.size());
+    for (size_t s = 0; s < seen.size() && s < ms.size(); ++s) ms[s].push_back(elapsed_ms(e.ev[s], e.ev[s + 1]));
+  }
+  std::vector<std::pair<std::string, double>> out;
+  for (size_t s = 0; s < names.size(); ++s) out.emplace_back(names[s], median_of(ms[s]));
+  return out;
 }
 
 }  // namespace satlab::gpu

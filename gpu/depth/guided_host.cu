@@ -100,22 +100,11 @@ GuidedTiming time_guided(int w, int h, const GuidedParams& g, int warmup, int ru
     t.median_ms = median_of(ms);
   }
   // Per stage: an event before each stage's launches.
-  std::vector<std::string> names;
-  std::vector<std::vector<double>> ms;
-  for (int i = 0; i < std::max(runs, 1); ++i) {
-    EventSet e;
-    std::vector<std::string> seen;
-    a.phase = [&](const char* s) {
-      SATLAB_CUDA(cudaEventRecord(e.add()), "record");
-      seen.push_back(s);
-    };
+  t.stages = phase_medians(runs, "guided", [&](auto hook) {
+    a.phase = hook;
     guided_filter(a);
-    SATLAB_CUDA(cudaEventRecord(e.add()), "record");
-    SATLAB_CUDA(cudaDeviceSynchronize(), "guided stage-timed run");
-    if (names.empty()) names = seen, ms.resize(seen.size());
-    for (size_t s = 0; s < seen.size() && s < ms.size(); ++s) ms[s].push_back(elapsed_ms(e.ev[s], e.ev[s + 1]));
-  }
-  for (size_t s = 0; s < names.size(); ++s) t.stages.emplace_back(names[s], median_of(ms[s]));
+  });
+  a.phase = nullptr;
   return t;
 }
 

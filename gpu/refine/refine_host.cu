@@ -192,24 +192,12 @@ RefineTiming time_refine(const std::string& name, int W, int H, int w, int h, in
   }
   // Per phase: an event before each phase's launches (apart from the whole runs, so that the hook's host
   // work never enters their times).
-  std::vector<std::string> names;
-  std::vector<std::vector<double>> ms;
-  for (int i = 0; i < std::max(runs, 1); ++i) {
-    EventSet e;
-    std::vector<std::string> seen;
-    a.phase = [&](const char* s) {
-      SATLAB_CUDA(cudaEventRecord(e.add()), "record");
-      seen.push_back(s);
-    };
+  t.phases = phase_medians(runs, ctx, [&](auto hook) {
+    a.phase = hook;
     next();
     v.refine(a);
-    SATLAB_CUDA(cudaEventRecord(e.add()), "record");
-    SATLAB_CUDA(cudaDeviceSynchronize(), ctx + " phase-timed run");
-    if (names.empty()) names = seen, ms.resize(seen.size());
-    for (size_t s = 0; s < seen.size() && s < ms.size(); ++s) ms[s].push_back(elapsed_ms(e.ev[s], e.ev[s + 1]));
-  }
+  });
   a.phase = nullptr;
-  for (size_t s = 0; s < names.size(); ++s) t.phases.emplace_back(names[s], median_of(ms[s]));
   return t;
 }
 

@@ -167,22 +167,11 @@ SelectTiming time_select(int W, int H, const SelectParams& p, int warmup, int ru
     ms.push_back(elapsed_ms(b, en));
   }
   t.median_ms = median_of(ms);
-  std::vector<std::string> names;
-  std::vector<std::vector<double>> per;
-  for (int i = 0; i < std::max(runs, 1); ++i) {
-    EventSet e;
-    std::vector<std::string> seen;
-    a.phase = [&](const char* s) {
-      SATLAB_CUDA(cudaEventRecord(e.add()), "record");
-      seen.push_back(s);
-    };
+  t.stages = phase_medians(runs, ctx, [&](auto hook) {
+    a.phase = hook;
     v.select(a);
-    SATLAB_CUDA(cudaEventRecord(e.add()), "record");
-    SATLAB_CUDA(cudaDeviceSynchronize(), ctx + " phase-timed run");
-    if (names.empty()) names = seen, per.resize(seen.size());
-    for (size_t s = 0; s < seen.size() && s < per.size(); ++s) per[s].push_back(elapsed_ms(e.ev[s], e.ev[s + 1]));
-  }
-  for (size_t s = 0; s < names.size(); ++s) t.stages.emplace_back(names[s], median_of(per[s]));
+  });
+  a.phase = nullptr;
   return t;
 }
 
