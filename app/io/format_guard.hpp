@@ -30,6 +30,12 @@ void check_untrusted_image(const std::string& path, int width, int height);
 void set_decode_memory_limit(size_t bytes);
 size_t decode_memory_limit();
 
+// Throws satlab::Error when a PNG's image data inflates to fewer bytes than its declared rows take: a
+// header edited to a 1,000,000-pixel side otherwise costs gigabytes before the decoder finds the data short.
+// Counted through a small buffer, before anything the image's size is allocated, and only where the header
+// declares over 64 pixels a byte of the file (an ordinary PNG is not inflated twice).
+void check_png_data(const std::string& path, uint64_t file_bytes, uint64_t width, uint64_t height);
+
 // Throws satlab::Error when a file of `file_bytes` cannot hold `pixels` even if its format packs
 // `max_pixels_per_byte` pixels into each byte (the format's best case, from how its coding works).
 void check_declared_size(const std::string& path, uint64_t file_bytes, uint64_t pixels, uint64_t max_pixels_per_byte,

@@ -79,6 +79,7 @@ class PngReader final : public ImageReader {
     // Deflate cannot beat 1032:1 and every pixel costs at least one bit before compression. Checked
     // before libpng allocates its row buffers.
     check_declared_size(path, size, uint64_t(header_.width) * header_.height, 1032 * 8, "PNG");
+    check_png_data(path, uint64_t(size), header_.width, header_.height);
     if (!transform()) throw fail("not a readable PNG image");
     row_.resize(png_get_rowbytes(s_.png, s_.info));
     header_.buffer_bytes = row_.size() * (passes_ > 1 ? size_t(header_.height) : 1);

@@ -2,7 +2,9 @@
 # Damaged files that decoders let through: a JPEG whose header declares more rows than its data holds (SOF
 # height doubled) is refused in one line, whole and streamed, as a truncated one is (libjpeg alone fills
 # the missing rows with grey); a PNG whose IDAT chunk has a bad CRC is refused (stb checks no CRC), one whose
-# ancillary tEXt chunk has one renders with a note.
+# ancillary tEXt chunk has one renders with a note; a PNG whose header declares far more rows than its
+# image data inflates to is refused from a count of that data, whole, streamed and as a depth map, before
+# anything of the image's size is allocated.
 # Usage: cli_damaged_files.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 . "$(dirname "$0")/lib/common.sh"
 need_python3 "to edit the JPEG header"
@@ -51,4 +53,19 @@ rc=$?
 "$bin" render bad_text.png --backend cpu --filter box --radius 1 --out text.png >log 2>&1 || { cat log; fail "a bad tEXt CRC was refused"; }
 grep -q "note: .*tEXt chunk at byte 33 fails its CRC check (an ancillary chunk: ignored)" log ||
   { cat log; fail "no note of the bad tEXt CRC"; }
+python3 - <<'PY' || fail "cannot write the short PNG"
+import struct, zlib
+w, h = 200000, 100  # 60 MB of rows declared; 30 MB of zeros given (30 KB on disk: the size check passes)
+def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d) & 0xffffffff)
+data = zlib.compress(b"\0" * (30 << 20), 9)
+open("short.png", "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+                             + chunk(b"IDAT", data) + chunk(b"IEND", b""))
+PY
+for args in "short.png --whole --out s.png" "short.png --tile 256 --out s.tif" "$src/assets/coffee.png --depth short.png --out s.png"; do
+  # shellcheck disable=SC2086
+  "$bin" render $args --backend cpu --memory-budget 8G >log 2>&1
+  rc=$?
+  [ $rc = 1 ] && grep -q "its image data inflates to 31457280 bytes, short of the 60000000" log ||
+    { cat log; fail "$args: exit $rc, not the short-data refusal"; }
+done
 echo "cli_damaged_files: all checks passed"
