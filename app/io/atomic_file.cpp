@@ -84,6 +84,17 @@ void remove_stale(const std::string& path) {
 
 }  // namespace
 
+bool write_file_checked(const std::string& path, const void* data, size_t n) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return false;
+  bool ok = std::fwrite(data, 1, n, f) == n;
+  ok = std::fflush(f) == 0 && ok && !std::ferror(f);
+  const int e = errno;
+  ok = std::fclose(f) == 0 && ok;
+  if (!ok && errno == 0) errno = e ? e : EIO;
+  return ok;
+}
+
 TempFile::TempFile(const std::string& path) : path_(path), tmp_(path + ".tmp-" + std::to_string(::getpid())) {
   refuse_overwriting_inputs(path);
   install_handler();

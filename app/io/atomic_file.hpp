@@ -3,10 +3,15 @@
 // SIGINT, SIGTERM or SIGHUP while such a file is open removes it first (where those signals have no
 // handler of their own).
 #pragma once
+#include <cstddef>
 #include <cstdio>
 #include <string>
 
 namespace satlab::io {
+
+// Writes n bytes to a new file at path (a TempFile's tmp()); false, errno set, when any write, the flush or
+// the close fails (on a full disk the close may be the first to say so).
+bool write_file_checked(const std::string& path, const void* data, size_t n);
 
 class TempFile {
  public:

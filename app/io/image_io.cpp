@@ -198,18 +198,6 @@ int fill_depth_holes(ImageF& d, std::vector<std::string>* notes) {
 
 namespace {
 
-// Writes n bytes to a new file at path; false (errno set) when any write, the flush or the close fails.
-bool write_file_checked(const std::string& path, const void* data, size_t n) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return false;
-  bool ok = std::fwrite(data, 1, n, f) == n;
-  ok = std::fflush(f) == 0 && ok && !std::ferror(f);
-  const int e = errno;
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok && errno == 0) errno = e ? e : EIO;
-  return ok;
-}
-
 // Writes bytes to path through a temporary file and rename (atomic_file.hpp), so readers never see a
 // partial file.
 template <typename WriteFn>

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "app/io/atomic_file.hpp"
+
 namespace satlab::io {
 
 namespace {
@@ -37,11 +39,7 @@ bool write_png16_gray(const std::string& path, int width, int height, const std:
   z.resize(len);
   chunk(out, "IDAT", z);
   chunk(out, "IEND", {});
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return false;
-  bool ok = std::fwrite(out.data(), 1, out.size(), f) == out.size();
-  ok = (std::fclose(f) == 0) && ok;
-  return ok;
+  return write_file_checked(path, out.data(), out.size());
 }
 
 }  // namespace satlab::io

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "app/io/atomic_file.hpp"
 #include "app/io/decoded.hpp"
 #include "app/io/exif.hpp"
 #include "app/io/format_guard.hpp"
@@ -119,11 +120,7 @@ bool write_webp(const std::string& path, const ImageRGBA8& image, int quality, c
     const uint32_t riff = uint32_t(file.size() - 8);
     for (int i = 0; i < 4; ++i) file[4 + size_t(i)] = uint8_t(riff >> (8 * i));
   }
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return false;
-  bool ok = std::fwrite(file.data(), 1, file.size(), f) == file.size();
-  ok = std::fclose(f) == 0 && ok;
-  return ok;
+  return write_file_checked(path, file.data(), file.size());
 }
 
 }  // namespace satlab::io
