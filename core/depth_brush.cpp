@@ -34,11 +34,6 @@ float path_distance(const BrushStroke& s, float x, float y) {
   return std::sqrt(best);
 }
 
-void fill_region(ImageF& depth, const BrushStroke& s, const ImageRGBA8& image) {
-  const Selection sel = select_subject_cpu(image, {{s.points[0].first, s.points[0].second, false}});
-  for (size_t i = 0; i < depth.data.size(); ++i) depth.data[i] += (s.value - depth.data[i]) * sel.alpha.data[i];
-}
-
 }  // namespace
 
 std::vector<uint8_t> snap_mask(const ImageRGBA8& image, const BrushStroke& s, int x0, int y0, int x1, int y1) {
@@ -77,11 +72,15 @@ std::vector<uint8_t> snap_mask(const ImageRGBA8& image, const BrushStroke& s, in
   return keep;
 }
 
-void paint_stroke(ImageF& depth, const BrushStroke& s, const ImageRGBA8* image) {
-  if (depth.empty() || s.points.empty() || !(s.radius > 0.f)) return;
-  const bool follow = image && image->width == depth.width && image->height == depth.height;
-  if (follow && s.mode == BrushStroke::Mode::Fill) return fill_region(depth, s, *image);
-  const int w = depth.width, h = depth.height;
+StrokeCover stroke_cover(const BrushStroke& s, int w, int h, const ImageRGBA8* image) {
+  StrokeCover out;
+  if (w < 1 || h < 1 || s.points.empty() || !(s.radius > 0.f)) return out;
+  const bool follow = image && image->width == w && image->height == h;
+  if (follow && s.mode == BrushStroke::Mode::Fill) {  // the region under the first point: the selection's matte
+    const Selection sel = select_subject_cpu(*image, {{s.points[0].first, s.points[0].second, false}});
+    out.x0 = out.y0 = 0, out.width = w, out.height = h, out.c = sel.alpha.data;
+    return out;
+  }
   float x0 = s.points[0].first, x1 = x0, y0 = s.points[0].second, y1 = y0;
   for (const auto& [x, y] : s.points)
     x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
@@ -89,9 +88,11 @@ void paint_stroke(ImageF& depth, const BrushStroke& s, const ImageRGBA8* image) 
             by0 = std::max(0, int(std::floor(y0 - s.radius)));
   const int bx1 = std::min(w - 1, int(std::ceil(x1 + s.radius))),
             by1 = std::min(h - 1, int(std::ceil(y1 + s.radius)));
-  if (bx0 > bx1 || by0 > by1) return;
+  if (bx0 > bx1 || by0 > by1) return out;
   const int cw = bx1 - bx0 + 1;
-  std::vector<float> cover(size_t(cw) * size_t(by1 - by0 + 1), 0.f);
+  out.x0 = bx0, out.y0 = by0, out.width = cw, out.height = by1 - by0 + 1;
+  std::vector<float>& cover = out.c;
+  cover.assign(size_t(cw) * size_t(out.height), 0.f);
   const size_t segments = s.points.size() == 1 ? 1 : s.points.size() - 1;
   for (size_t k = 0; k < segments; ++k) {
     const auto [ax, ay] = s.points[k];
@@ -114,11 +115,21 @@ void paint_stroke(ImageF& depth, const BrushStroke& s, const ImageRGBA8* image) 
     const std::vector<uint8_t> keep = snap_mask(*image, s, bx0, by0, bx1, by1);
     for (size_t i = 0; i < cover.size(); ++i) cover[i] *= float(keep[i]);
   }
-  for (int y = by0; y <= by1; ++y)
-    for (int x = bx0; x <= bx1; ++x) {
-      const float c = cover[size_t(y - by0) * size_t(cw) + size_t(x - bx0)];
-      if (c > 0.f) depth.at(x, y) += (s.value - depth.at(x, y)) * c;
+  return out;
+}
+
+void apply_cover(ImageF& depth, const StrokeCover& cover, float value) {
+  for (int y = 0; y < cover.height; ++y)
+    for (int x = 0; x < cover.width; ++x) {
+      const float c = cover.c[size_t(y) * size_t(cover.width) + size_t(x)];
+      float& d = depth.at(cover.x0 + x, cover.y0 + y);
+      if (c > 0.f) d += (value - d) * c;
     }
+}
+
+void paint_stroke(ImageF& depth, const BrushStroke& s, const ImageRGBA8* image) {
+  if (depth.empty()) return;
+  apply_cover(depth, stroke_cover(s, depth.width, depth.height, image), s.value);
 }
 
 void StrokeHistory::push(BrushStroke s) {
@@ -147,8 +158,16 @@ void StrokeHistory::clear() {
 
 ImageF StrokeHistory::paint(const ImageF& base, const ImageRGBA8* image) const {
   ImageF d = base;
-  for (const BrushStroke& s : done_) paint_stroke(d, s, image);
+  paint_onto({&d}, image);
   return d;
+}
+
+void StrokeHistory::paint_onto(const std::vector<ImageF*>& depths, const ImageRGBA8* image) const {
+  if (depths.empty() || depths[0]->empty()) return;
+  for (const BrushStroke& s : done_) {
+    const StrokeCover c = stroke_cover(s, depths[0]->width, depths[0]->height, image);
+    for (ImageF* d : depths) apply_cover(*d, c, s.value);
+  }
 }
 
 }  // namespace satlab

@@ -35,6 +35,14 @@ float brush_coverage(float d, float radius, float feather);
 //    is left unpainted. On a region without such an edge the stroke keeps its painted shape.
 //  - Fill: the subject select of the whole image from a click at the first point (its alpha matte).
 void paint_stroke(ImageF& depth, const BrushStroke& stroke, const ImageRGBA8* image = nullptr);
+// paint_stroke in two steps, so that one coverage paints several depth maps of one size: the stroke's
+// coverage over its box (Fill: the whole image), and depth <- depth + (value - depth) * coverage.
+struct StrokeCover {
+  int x0 = 0, y0 = 0, width = 0, height = 0;
+  std::vector<float> c;  // width * height
+};
+StrokeCover stroke_cover(const BrushStroke& stroke, int width, int height, const ImageRGBA8* image = nullptr);
+void apply_cover(ImageF& depth, const StrokeCover& cover, float value);
 // Which footprint pixels a Snap stroke keeps: 1 kept, 0 cut, over the box [x0, x1] x [y0, y1] (row-major).
 std::vector<uint8_t> snap_mask(const ImageRGBA8& image, const BrushStroke& stroke, int x0, int y0, int x1, int y1);
 
@@ -49,6 +57,8 @@ class StrokeHistory {
   size_t redo_size() const { return undone_.size(); }
   // base with every stroke painted (Snap and Fill strokes following `image`'s edges where given).
   ImageF paint(const ImageF& base, const ImageRGBA8* image = nullptr) const;
+  // Every stroke onto each of `depths` (one size), each stroke's coverage computed once.
+  void paint_onto(const std::vector<ImageF*>& depths, const ImageRGBA8* image = nullptr) const;
 
  private:
   std::vector<BrushStroke> done_, undone_;

@@ -164,16 +164,19 @@ void Session::apply_edit(AppState& s) {
   if (strokes) {
     if (base01_.empty()) base01_ = ImageF(image_.width, image_.height, 1);  // strokes on no depth: all near
     const ImageF& under = refine ? refined_ : base01_;
-    if (strokes_dirty_ || committed_.empty()) {
-      committed_ = e.history.paint(under, &image_);
-      raw_committed_ = refine ? e.history.paint(base01_, &image_) : ImageF();
+    if (strokes_dirty_ || committed_.empty()) {  // each stroke's coverage once, onto both depths
+      committed_ = under;
+      raw_committed_ = refine ? base01_ : ImageF();
+      if (refine) e.history.paint_onto({&committed_, &raw_committed_}, &image_);
+      else e.history.paint_onto({&committed_}, &image_);
       strokes_dirty_ = false;
     }
     used_ = committed_;
-    painted_ = refine ? raw_committed_ : committed_;  // the raw depth view: strokes over the unrefined depth
+    painted_ = refine ? raw_committed_ : ImageF();  // the raw depth view: strokes over the unrefined depth
     if (e.painting) {
-      paint_stroke(used_, e.current, &image_);
-      if (refine) paint_stroke(painted_, e.current, &image_);
+      const StrokeCover c = stroke_cover(e.current, image_.width, image_.height, &image_);
+      apply_cover(used_, c, e.current.value);
+      if (refine) apply_cover(painted_, c, e.current.value);
     }
     if (!refine) painted_ = used_;
   } else {
