@@ -9,12 +9,8 @@
 need_python3 "to write the image and read the results"
 cd "$tmp" || exit 1
 export PYTHONPATH="$src/tests/scripts"
-python3 - <<'PY' || fail "cannot write the test image"
-import png_util
-disc = lambda x, y: (x + 0.5 - 70) ** 2 + (y + 0.5 - 50) ** 2 <= 30 ** 2
-png_util.write_rgb("photo.png", 151, 101, lambda x, y: (230, 140, 40) if disc(x, y) else
-                   (30, 60, 140) if (x // 2 + y // 2) % 2 else (90, 150, 220))
-PY
+python3 -c 'import png_util; png_util.write_disc_photo("photo.png", 151, 101, 70, 50, 30)' ||
+  fail "cannot write the test image"
 "$bin" render photo.png --backend cpu --subject 70,50 --max-radius 6 --out out.png >render.log 2>&1 ||
   { cat render.log; fail "render --subject failed"; }
 grep -q "subject select geodesic (cpu" render.log || { cat render.log; fail "the summary does not name the selection"; }

@@ -10,12 +10,8 @@ cd "$tmp" || exit 1
 export PYTHONPATH="$src/tests/scripts"
 # 160x90: a flat orange disc of radius 25 at (80, 45) over a fine blue checker (the area shows the image at
 # 3.3125 px per pixel from y = 121 in a 960x540 window, as gui_depth_brush.sh finds).
-python3 - <<'PY' || fail "cannot write the test image"
-import png_util
-disc = lambda x, y: (x + 0.5 - 80) ** 2 + (y + 0.5 - 45) ** 2 <= 25 ** 2
-png_util.write_rgb("photo.png", 160, 90, lambda x, y: (230, 140, 40) if disc(x, y) else
-                   (30, 60, 140) if (x // 2 + y // 2) % 2 else (90, 150, 220))
-PY
+python3 -c 'import png_util; png_util.write_disc_photo("photo.png", 160, 90, 80, 45, 25)' ||
+  fail "cannot write the test image"
 run() {  # run NAME SCRIPT_LINES...: a headless run in $tmp/NAME (the export folder '.')
   local name=$1
   shift

@@ -16,6 +16,15 @@ def write_rgb(path, w, h, px):
                            + chunk(b"IEND", b""))
 
 
+def write_disc_photo(path, w, h, cx, cy, r):
+    """A flat orange disc of radius r at (cx, cy) over a fine blue checker: a subject of known geometry."""
+    def px(x, y):
+        if (x + 0.5 - cx) ** 2 + (y + 0.5 - cy) ** 2 <= r * r:
+            return (230, 140, 40)
+        return (30, 60, 140) if (x // 2 + y // 2) % 2 else (90, 150, 220)
+    write_rgb(path, w, h, px)
+
+
 def read(path):
     """-> (w, h, get) with get(x, y) an RGB tuple (8-bit colour) or a float in [0,1] (16-bit grey)."""
     data, pos, idat = open(path, "rb").read(), 8, b""
