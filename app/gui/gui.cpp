@@ -171,7 +171,7 @@ int run(const Options& o) {
     if (s.show_ui) {
       draw_sidebar(s, layout.panel_x, 0, layout.panel_w, display.y);
       draw_status_overlay(s, 8 * fe.scale, 8 * fe.scale, viewer.legend_texture(s));
-      draw_brush_toolbar(s, 8 * fe.scale, layout.image_h - 44 * fe.scale);
+      draw_brush_toolbar(s, 8 * fe.scale, layout.image_h - 40 * fe.scale, layout.image_w - 16 * fe.scale);
     }
     draw_file_browser(s, display.x, display.y);
     draw_help_overlay(s, display.x, display.y);

@@ -49,10 +49,12 @@ void draw_brush_panel(AppState& s) {
   if (!e.saved.empty()) ImGui::TextDisabled("saved %s", e.saved.c_str());
 }
 
-void draw_brush_toolbar(AppState& s, float x, float y) {
+void draw_brush_toolbar(AppState& s, float x, float bottom, float max_width) {
   DepthEditState& e = s.depth_edit;
   if (!e.brush) return;
-  ImGui::SetNextWindowPos(ImVec2(x, y));
+  // Two rows, bottom-aligned at `bottom`, never wider than the image area.
+  ImGui::SetNextWindowPos(ImVec2(x, bottom), ImGuiCond_Always, ImVec2(0.f, 1.f));
+  ImGui::SetNextWindowSizeConstraints(ImVec2(0.f, 0.f), ImVec2(max_width, 1e6f));
   ImGui::SetNextWindowBgAlpha(0.75f);
   ImGui::Begin("##brush_toolbar", nullptr,
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
@@ -68,7 +70,6 @@ void draw_brush_toolbar(AppState& s, float x, float y) {
   ImGui::SameLine();
   ImGui::SetNextItemWidth(8 * ImGui::GetFontSize());
   ImGui::SliderFloat("##size", &e.size, 1.f, 256.f, "%.0f px", ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic);
-  ImGui::SameLine();
   ImGui::SetNextItemWidth(6 * ImGui::GetFontSize());
   ImGui::SliderFloat("##feather", &e.feather, 0.f, 1.f, "feather %.2f", ImGuiSliderFlags_AlwaysClamp);
   ImGui::SameLine();

@@ -12,7 +12,9 @@ void draw_scene_panel(AppState& s);    // what is open, and the view selector
 void draw_params_panel(AppState& s);   // filter, box radius, focus, aperture, max radius, near/far, disparity
 void draw_depth_panel(AppState& s);    // depth source, guided-filter refinement, synthetic depth
 void draw_brush_panel(AppState& s);
-void draw_brush_toolbar(AppState& s, float x, float y);  // over the image while the brush is on: depth, size...    // the depth brush: size, depth, feather, eyedropper, undo/redo, save
+// Over the image while the brush is on (depth, size, feather, edges, eyedropper, fill): two rows whose bottom
+// lies at `bottom`, at most max_width wide.
+void draw_brush_toolbar(AppState& s, float x, float bottom, float max_width);    // the depth brush: size, depth, feather, eyedropper, undo/redo, save
 void draw_timings_panel(AppState& s);  // builder selectors, per-stage ms (EMA), GB/s, C, history plot
 void draw_backend_panel(AppState& s);  // backend choice and what runs where
 void draw_lab_panel(AppState& s);      // registered GPU variants and their live comparison

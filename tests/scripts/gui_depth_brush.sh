@@ -94,4 +94,4 @@ PY
 printf '%s\n' "2 key B" "4 move 80 250" "5 down" "6 move 140 240" "7 move 200 230" "8 up" "10 move -1000 -1000" >"$tmp/side.txt"
 run side 14 photo.png --input-script "$tmp/side.txt" --compare side --compare-view raw-depth --view depth
 [ -n "${SATLAB_SCREENSHOT_DIR:-}" ] && cp "$tmp/side.png" "$SATLAB_SCREENSHOT_DIR/depth_brush_side.png"
-echo "gui_depth_brush: strokes painted and refined, undo and redo, saved, reloaded identical"
+echo "gui_depth_brush: strokes painted, undo and redo, saved, reloaded identical"
