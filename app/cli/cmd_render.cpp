@@ -285,13 +285,6 @@ int run_render(RenderOptions o) {
     }
   }
   if (o.given.count("--synthetic-depth") || o.preset.empty()) synthetic = parse_synthetic_depth(o.synthetic);
-  if (!o.subject.empty()) {
-    o.clicks = parse_clicks(o.subject, false);
-    if (!o.background.empty()) {
-      const std::vector<SelectClick> bg = parse_clicks(o.background, true);
-      o.clicks.insert(o.clicks.end(), bg.begin(), bg.end());
-    }
-  }
   o.params = p;  // output names follow the parameters used
 
   // No decoder allocates past the budget (a progressive JPEG's coefficients): a file that cannot fit is
@@ -404,9 +397,12 @@ void add_render_command(CLI::App& app, Action& action) {
     if (!o->out.empty() && !o->out_dir.empty())
       throw CLI::ValidationError("give --out or --out-dir, not both");
     if (!o->subject.empty() && !o->depth.empty()) throw CLI::ValidationError("give --depth or --subject, not both");
-    try {
-      if (!o->subject.empty()) parse_clicks(o->subject, false);
-      if (!o->background.empty()) parse_clicks(o->background, true);
+    try {  // parsed once, here: a malformed position is a usage error
+      if (!o->subject.empty()) o->clicks = parse_clicks(o->subject, false);
+      if (!o->background.empty()) {
+        const std::vector<SelectClick> bg = parse_clicks(o->background, true);
+        o->clicks.insert(o->clicks.end(), bg.begin(), bg.end());
+      }
     } catch (const Error& e) {
       throw CLI::ValidationError(std::string("--subject/--background: ") + e.what());
     }
