@@ -71,7 +71,7 @@ double SplitMix64::gaussian() {
 }
 
 const std::vector<std::string>& depth_source_names() {
-  static const std::vector<std::string> names = {"exact", "phone", "phone_noisy", "stereo", "brush"};
+  static const std::vector<std::string> names = {"exact", "phone", "phone_noisy", "stereo", "brush", "selection"};
   return names;
 }
 
@@ -86,6 +86,7 @@ DepthSourceOrigin depth_source_origin(const std::string& name) {
   if (name == "phone" || name == "phone_noisy") return {DepthOrigin::Embedded, true};
   if (name == "stereo") return {DepthOrigin::Stereo, false};
   if (name == "brush") return {DepthOrigin::Brush, false};
+  if (name == "selection") return {DepthOrigin::Synthetic, false};  // as the app's selection depth
   throw Error("unknown depth source '" + name + "' (valid: " + depth_source_list() + ")");
 }
 
@@ -276,6 +277,39 @@ DepthSource stereo_depth(const ImageRGBA8& left, const ImageRGBA8& right, double
   return s;
 }
 
+DepthSource selection_depth(const ImageRGBA8& image, const ImageF& exact, const std::vector<SelectClick>& clicks,
+                            int threads) {
+  check_depth(exact, "exact depth");
+  if (image.width != exact.width || image.height != exact.height)
+    throw Error("depth source selection: the image and the depth differ in size");
+  struct Object {
+    float d;
+    ImageF alpha;
+  };
+  std::vector<Object> objects;
+  for (const SelectClick& c : clicks) {
+    const int x = std::clamp(int(c.x), 0, exact.width - 1), y = std::clamp(int(c.y), 0, exact.height - 1);
+    objects.push_back({exact.at(x, y), select_subject_cpu(image, {c}, SelectParams{}, threads).alpha});
+  }
+  std::vector<float> rest;
+  for (size_t i = 0; i < exact.pixels(); ++i)
+    if (std::all_of(objects.begin(), objects.end(), [&](const Object& o) { return o.alpha.data[i] < 0.5f; }))
+      rest.push_back(exact.data[i]);
+  float background = 1.f;
+  if (!rest.empty()) {
+    std::nth_element(rest.begin(), rest.begin() + rest.size() / 2, rest.end());
+    background = rest[rest.size() / 2];
+  }
+  std::stable_sort(objects.begin(), objects.end(), [](const Object& a, const Object& b) { return a.d > b.d; });
+  ImageF depth(exact.width, exact.height);
+  std::fill(depth.data.begin(), depth.data.end(), background);
+  for (const Object& o : objects)
+    for (size_t i = 0; i < depth.pixels(); ++i) {
+      if (o.alpha.data[i] >= 0.5f) depth.data[i] = o.d;
+    }
+  return {std::move(depth), ImageF()};
+}
+
 DepthSource make_depth_source(const std::string& name, const DepthSourceInput& in, int threads) {
   depth_source_origin(name);  // checks the name
   if (!in.exact) throw Error("depth source " + name + ": no exact depth");
@@ -286,6 +320,11 @@ DepthSource make_depth_source(const std::string& name, const DepthSourceInput& i
   if (name == "phone") return phone_depth(*in.exact);
   if (name == "phone_noisy") return phone_noisy_depth(*in.exact, in.seed);
   if (name == "brush") return brush_depth(*in.exact, in.near_depth, in.far_depth, in.seed);
+  if (name == "selection") {
+    if (!in.left || in.clicks.empty())
+      throw Error("depth source selection: the case has no clicks (tools/gen_cutouts writes them)");
+    return selection_depth(*in.left, *in.exact, in.clicks, threads);
+  }
   if (!in.left || !in.right || in.right->empty())
     throw Error("depth source stereo: the case has no right view (gen_scene --truth writes one)");
   if (in.left->width != in.exact->width || in.left->height != in.exact->height)

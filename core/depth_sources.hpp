@@ -29,6 +29,12 @@
 //                 (far - near), clamped to [0,1] (D = 0: d = 1). NaN where the hole filling left nothing.
 //                 Confidence: 1 where the left-right check (and uniqueness) kept the match, 0 where the hole
 //                 filling made it up.
+//  - selection:   subject select (core/select.hpp, CPU, default parameters) from the case's clicks, one
+//                 selection per click alone (a user's click inside each object); each object gets the exact
+//                 depth under its click (the brush's eyedropper), the rest the median exact depth of the
+//                 pixels outside every matte (alpha < 1/2), and each object's depth is laid over it where
+//                 its alpha is at least 1/2, far to near (a hard edge, as depth_from_selection makes). Full
+//                 resolution, no confidence; refined as the app refines a selection's depth (not at all).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -36,6 +42,7 @@
 
 #include "core/image.hpp"
 #include "core/refine.hpp"
+#include "core/select.hpp"
 
 namespace satlab {
 
@@ -59,10 +66,11 @@ struct DepthSourceInput {
   const ImageRGBA8* left = nullptr;   // stereo: the pinhole image (W x H)
   const ImageRGBA8* right = nullptr;  // stereo: the right view, camera moved right
   double disparity_scale = 0;         // stereo: disparity = disparity_scale / z px (focal_px * baseline)
+  std::vector<SelectClick> clicks;    // selection: one click inside each object (on `left`)
   uint64_t seed = kDepthSourceSeed;
 };
 
-// "exact, phone, phone_noisy, stereo, brush", in that order.
+// "exact, phone, phone_noisy, stereo, brush, selection", in that order.
 const std::vector<std::string>& depth_source_names();
 std::string depth_source_list();
 // Where the source's depth comes from, for resolve_refiner (core/refine.hpp).
@@ -82,6 +90,8 @@ DepthSource brush_depth(const ImageF& exact, float near_depth, float far_depth,
                         uint64_t seed = kDepthSourceSeed);
 DepthSource stereo_depth(const ImageRGBA8& left, const ImageRGBA8& right, double disparity_scale,
                          float near_depth, float far_depth, int threads = 0);
+DepthSource selection_depth(const ImageRGBA8& image, const ImageF& exact, const std::vector<SelectClick>& clicks,
+                            int threads = 0);
 
 // Area average onto w x h (footprints as for phone).
 ImageF area_downsample(const ImageF& depth, int width, int height);

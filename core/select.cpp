@@ -479,9 +479,8 @@ ImageF depth_from_selection(const Selection& s, const std::vector<SelectClick>& 
   ImageF d(W, H, 1);
   for (int y = 0; y < H; ++y)
     for (int x = 0; x < W; ++x) {
-      const float a = s.alpha.at(x, y);
-      const float r = rest(y);
-      if (a <= 0.f) {
+      const float a = s.alpha.at(x, y), r = rest(y);
+      if (a < 0.5f) {  // a hard depth edge at alpha 1/2 (core/select.hpp)
         d.at(x, y) = r;
         continue;
       }
@@ -493,7 +492,7 @@ ImageF depth_from_selection(const Selection& s, const std::vector<SelectClick>& 
           if (ii >= 0 && jj >= 0 && ii < w && jj < h) id = comp[size_t(jj) * size_t(w) + size_t(ii)];
         }
       const float sd = id >= 0 ? subject_depth(id) : r;
-      d.at(x, y) = a * sd + (1.f - a) * r;
+      d.at(x, y) = sd;
     }
   if (focus) {
     *focus = rest(0);

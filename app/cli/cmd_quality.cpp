@@ -306,6 +306,7 @@ int run_quality(const QualityOptions& o) {
         in.left = &lc.image;
         in.right = &lc.right;
         in.disparity_scale = lc.c.disparity_scale;
+        in.clicks = lc.c.clicks;
         src = made.emplace(scene_key, make_depth_source(source, in)).first;
         if (o.save_depth) {
           const std::string base = o.images + "/" + lc.c.scene + "_" + source;

@@ -85,6 +85,15 @@ std::vector<TruthCase> load_truth_cases(const std::string& manifest) {
       t.disparity_scale = number("disparity_scale");
       if (!(t.disparity_scale > 0)) throw Error(where + ": \"disparity_scale\" must be > 0");
     }
+    if (c.contains("clicks")) {
+      const nlohmann::json& k = c["clicks"];
+      if (!k.is_array()) throw Error(where + ": \"clicks\" must be an array");
+      for (const nlohmann::json& p : k) {
+        if (!p.is_object() || !p.contains("x") || !p.contains("y") || !p["x"].is_number() || !p["y"].is_number())
+          throw Error(where + ": a click needs numbers \"x\" and \"y\"");
+        t.clicks.push_back({p["x"].get<float>(), p["y"].get<float>(), false});  // as `depth select --subject X,Y`
+      }
+    }
     if (c.contains("crop")) {
       const nlohmann::json& r = c["crop"];
       auto side = [&](const char* key) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/params.hpp"
+#include "core/select.hpp"
 
 namespace satlab::io {
 
@@ -21,6 +22,9 @@ struct TruthCase {
   // disparity_scale / z px further left in it.
   std::string right;
   double disparity_scale = 0;
+  // One click inside each object of at least 2% of the frame (tools/gen_cutouts; others: none), for the
+  // selection depth source and subject select's truth.
+  std::vector<SelectClick> clicks;
 };
 
 // Parses a manifest; throws satlab::Error "FILE: ..." naming the first bad case and field (files are

@@ -55,6 +55,7 @@ TEST(DepthSources, EverySourceIsTheSameOnTwoCallsAndTheSeedChangesTheRandomOnes)
   in.near_depth = 2.f, in.far_depth = 20.f;
   in.left = &pair.left, in.right = &pair.right;
   in.disparity_scale = 18.0;
+  in.clicks = {{20.f, 30.f, false}};
   for (const std::string& name : depth_source_names()) {
     SCOPED_TRACE(name);
     const DepthSource a = make_depth_source(name, in), b = make_depth_source(name, in, 1);
@@ -239,11 +240,13 @@ TEST(DepthSources, UnknownSourcesAndMissingInputsAreOneLineErrors) {
     make_depth_source("lidar", in);
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("exact, phone, phone_noisy, stereo, brush"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("exact, phone, phone_noisy, stereo, brush, selection"), std::string::npos)
         << e.what();
   }
   EXPECT_THROW(make_depth_source("stereo", in), Error);  // no right view
   EXPECT_THROW(make_depth_source("brush", in), Error);   // no near and far
+  EXPECT_THROW(make_depth_source("selection", in), Error);  // no image, no clicks
+  EXPECT_EQ(resolve_refiner("auto", depth_source_origin("selection").origin, false), "none");
   EXPECT_THROW(phone_depth(ImageF()), Error);
   EXPECT_EQ(depth_source_origin("phone").origin, DepthOrigin::Embedded);
   EXPECT_TRUE(depth_source_origin("phone_noisy").lower_resolution);
@@ -251,6 +254,40 @@ TEST(DepthSources, UnknownSourcesAndMissingInputsAreOneLineErrors) {
   EXPECT_EQ(depth_source_origin("brush").origin, DepthOrigin::Brush);
   EXPECT_EQ(resolve_refiner("auto", DepthOrigin::File, depth_source_origin("exact").lower_resolution),
             "none");
+}
+
+// Two flat-colour discs at their own depths on a far plane: one click in each gives each disc its exact
+// depth up to its edge and the plane its own, in either order of the clicks.
+TEST(DepthSources, SelectionGivesEachClickedObjectItsDepthWithAHardEdge) {
+  const int w = 121, h = 83;
+  ImageRGBA8 img(w, h);
+  ImageF exact(w, h);
+  auto in_disc = [](int x, int y, float cx, float cy, float r) {
+    const float dx = float(x) + 0.5f - cx, dy = float(y) + 0.5f - cy;
+    return dx * dx + dy * dy < r * r;
+  };
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const bool a = in_disc(x, y, 35.f, 40.f, 20.f), b = in_disc(x, y, 88.f, 45.f, 17.f);
+      const uint8_t c[3] = {uint8_t(a ? 220 : b ? 30 : 90), uint8_t(a ? 60 : b ? 200 : 120), uint8_t(b ? 60 : 170)};
+      for (int k = 0; k < 3; ++k) img.px(x, y)[k] = c[k];
+      img.px(x, y)[3] = 255;
+      exact.at(x, y) = a ? 0.1f : b ? 0.4f : 0.9f;
+    }
+  for (const bool swap : {false, true}) {
+    std::vector<SelectClick> clicks = {{35.f, 40.f, false}, {88.f, 45.f, false}};
+    if (swap) std::swap(clicks[0], clicks[1]);
+    const DepthSource d = selection_depth(img, exact, clicks);
+    ASSERT_EQ(d.depth.width, w);
+    EXPECT_TRUE(d.confidence.empty());
+    size_t wrong = 0;
+    for (size_t i = 0; i < exact.pixels(); ++i) {
+      const float v = d.depth.data[i];
+      ASSERT_TRUE(v == 0.1f || v == 0.4f || v == 0.9f) << i << " " << v;  // no mixed depths
+      wrong += v != exact.data[i];
+    }
+    EXPECT_LE(wrong, exact.pixels() / 200) << swap;  // at most an edge pixel here and there
+  }
 }
 
 std::string file_text(const std::string& path) {

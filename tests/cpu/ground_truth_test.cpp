@@ -14,6 +14,7 @@
 
 #include "app/io/ground_truth.hpp"
 #include "app/io/image_io.hpp"
+#include "core/error.hpp"
 #include "core/params.hpp"
 #include "core/reference.hpp"
 #include "tools/scene/render.hpp"
@@ -137,6 +138,30 @@ TEST(GroundTruth, HoldoutCasesAreOtherViewsFocusesAndApertures) {
     EXPECT_GT(differ, x.data.size() / 4) << scene;
   }
   fs::remove_all(root);
+}
+
+// The cut-out manifests' clicks (tools/gen_cutouts) are read as `depth select --subject X,Y` reads them;
+// a malformed click is a one-line error naming the case.
+TEST(GroundTruth, ManifestClicksAreReadAndMalformedOnesRefused) {
+  const std::string path = (std::filesystem::temp_directory_path() / ("clicks_" + std::to_string(getpid()) + ".json")).string();
+  auto manifest = [&](const std::string& clicks) {
+    std::ofstream(path) << R"({"cases": [{"name": "c", "image": "i.png", "depth": "d.png", "reference": "r.png",
+      "focus": 0.5, "aperture": 4, "max_radius": 8, "near_depth": 1, "far_depth": 9)" + clicks + "}]}";
+  };
+  manifest(R"(, "clicks": [{"x": 3, "y": 4, "object": 1}, {"x": 10, "y": 2.5}])");
+  const auto cases = io::load_truth_cases(path);
+  ASSERT_EQ(cases.size(), 1u);
+  ASSERT_EQ(cases[0].clicks.size(), 2u);
+  EXPECT_EQ(cases[0].clicks[0].x, 3.f);
+  EXPECT_EQ(cases[0].clicks[1].y, 2.5f);
+  EXPECT_FALSE(cases[0].clicks[1].background);
+  manifest("");
+  EXPECT_TRUE(io::load_truth_cases(path)[0].clicks.empty());
+  manifest(R"(, "clicks": [{"x": "3", "y": 4}])");
+  EXPECT_THROW(io::load_truth_cases(path), Error);
+  manifest(R"(, "clicks": {"x": 3})");
+  EXPECT_THROW(io::load_truth_cases(path), Error);
+  std::filesystem::remove(path);
 }
 
 }  // namespace

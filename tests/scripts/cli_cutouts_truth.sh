@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The cut-out truth set (tools/gen_cutouts, docs/quality.md "Photographs as planes and cut-outs"): every
 # case's exact-depth render (spread, CPU) scores what docs/quality/cutouts-*.json records, whole and band,
-# to 0.01 dB; and the tuning and held-out sets share no photograph.
+# to 0.01 dB, and so does the render from subject select's depth (--depth selection, recorded in
+# docs/quality/cutouts-selection-*.json); and the tuning and held-out sets share no photograph.
 # Usage: cli_cutouts_truth.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 . "$(dirname "$0")/lib/common.sh"
 need_python3 "to compare the scores"
@@ -10,6 +11,8 @@ for set in tuning heldout; do
   [ -f "$cases" ] || skip "no $cases"
   "$bin" quality --cases "$cases" --backend cpu --modes spread --depth exact --refine none --json "$tmp/$set.json" \
     >"$tmp/$set.log" 2>&1 || { cat "$tmp/$set.log"; fail "quality on the $set set failed"; }
+  "$bin" quality --cases "$cases" --backend cpu --modes spread --depth selection --json "$tmp/$set-selection.json" \
+    >"$tmp/$set-selection.log" 2>&1 || { cat "$tmp/$set-selection.log"; fail "quality --depth selection ($set)"; }
 done
 python3 - "$tmp" "$src" <<'PY' || fail "the cut-out truth set"
 import json, sys
@@ -24,6 +27,14 @@ for s in ("tuning", "heldout"):
         for part in ("whole", "band"):
             d = abs(r[part]["psnr"] - rec[c][part]["psnr"])
             assert d <= 0.01, f"{s} {c} {part}: {r[part]['psnr']:.3f} dB, recorded {rec[c][part]['psnr']:.3f}"
+    got = {r["case"]: r for r in json.load(open(f"{tmp}/{s}-selection.json"))["rows"]}
+    rec = {r["case"]: r for r in json.load(open(f"{src}/docs/quality/cutouts-selection-{s}.json"))["rows"]
+           if r["depth"] == "selection"}
+    assert rec and set(got) == set(rec), f"{s} selection: cases {sorted(got)} against {sorted(rec)}"
+    for c, r in got.items():
+        for part in ("whole", "band"):
+            d = abs(r[part]["psnr"] - rec[c][part]["psnr"])
+            assert d <= 0.01, f"{s} {c} selection {part}: {r[part]['psnr']:.3f} dB, recorded {rec[c][part]['psnr']:.3f}"
     manifest = json.load(open(f"{src}/assets/ground_truth/cutouts_{s}/cases.json"))["cases"]
     photos[s] = {p for c in manifest for p in c["photographs"]}
 both = photos["tuning"] & photos["heldout"]
