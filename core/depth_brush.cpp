@@ -72,6 +72,56 @@ std::vector<uint8_t> snap_mask(const ImageRGBA8& image, const BrushStroke& s, in
   return keep;
 }
 
+size_t stroke_segments(const BrushStroke& s) { return s.points.empty() ? 0 : s.points.size(); }
+
+namespace {
+
+// Segment k of s (0: the dab at the first point) as a stroke of its own.
+BrushStroke segment_of(const BrushStroke& s, size_t k) {
+  BrushStroke g = s;
+  g.points = k == 0 ? std::vector<std::pair<float, float>>{s.points[0]}
+                    : std::vector<std::pair<float, float>>{s.points[k - 1], s.points[k]};
+  return g;
+}
+
+// The pixels segment g (one point or two) can touch, clipped to the w x h image (x0 > x1: none).
+struct Box {
+  int x0, y0, x1, y1;
+};
+Box segment_box(const BrushStroke& g, int w, int h) {
+  const auto [ax, ay] = g.points.front();
+  const auto [qx, qy] = g.points.back();
+  return {std::max(0, int(std::floor(std::min(ax, qx) - g.radius))),
+          std::max(0, int(std::floor(std::min(ay, qy) - g.radius))),
+          std::min(w - 1, int(std::ceil(std::max(ax, qx) + g.radius))),
+          std::min(h - 1, int(std::ceil(std::max(ay, qy) + g.radius)))};
+}
+
+// Segment g's coverage (g: one point or two), snapped to `image`'s edges in Snap mode, max-combined into
+// cover (the box x0, y0 of width cw, covering g's box).
+void cover_segment(const BrushStroke& g, const ImageRGBA8* image, int w, int h, std::vector<float>& cover, int x0,
+                   int y0, int cw) {
+  const auto [ax, ay] = g.points.front();
+  const auto [qx, qy] = g.points.back();
+  const Box b = segment_box(g, w, h);
+  const int sx0 = b.x0, sx1 = b.x1, sy0 = b.y0, sy1 = b.y1;
+  if (sx0 > sx1 || sy0 > sy1) return;
+  std::vector<uint8_t> keep;
+  if (image && g.mode == BrushStroke::Mode::Snap) keep = snap_mask(*image, g, sx0, sy0, sx1, sy1);
+  const float dx = qx - ax, dy = qy - ay, len2 = dx * dx + dy * dy;
+  for (int y = sy0; y <= sy1; ++y)
+    for (int x = sx0; x <= sx1; ++x) {
+      if (!keep.empty() && !keep[size_t(y - sy0) * size_t(sx1 - sx0 + 1) + size_t(x - sx0)]) continue;
+      const float px = float(x) - ax, py = float(y) - ay;
+      const float t = len2 > 0.f ? std::clamp((px * dx + py * dy) / len2, 0.f, 1.f) : 0.f;
+      const float ex = px - t * dx, ey = py - t * dy;
+      float& c = cover[size_t(y - y0) * size_t(cw) + size_t(x - x0)];
+      c = std::max(c, brush_coverage(std::sqrt(ex * ex + ey * ey), g.radius, g.feather));
+    }
+}
+
+}  // namespace
+
 StrokeCover stroke_cover(const BrushStroke& s, int w, int h, const ImageRGBA8* image) {
   StrokeCover out;
   if (w < 1 || h < 1 || s.points.empty() || !(s.radius > 0.f)) return out;
@@ -91,31 +141,52 @@ StrokeCover stroke_cover(const BrushStroke& s, int w, int h, const ImageRGBA8* i
   if (bx0 > bx1 || by0 > by1) return out;
   const int cw = bx1 - bx0 + 1;
   out.x0 = bx0, out.y0 = by0, out.width = cw, out.height = by1 - by0 + 1;
-  std::vector<float>& cover = out.c;
-  cover.assign(size_t(cw) * size_t(out.height), 0.f);
-  const size_t segments = s.points.size() == 1 ? 1 : s.points.size() - 1;
-  for (size_t k = 0; k < segments; ++k) {
-    const auto [ax, ay] = s.points[k];
-    const auto [qx, qy] = s.points[std::min(k + 1, s.points.size() - 1)];
-    const float dx = qx - ax, dy = qy - ay, len2 = dx * dx + dy * dy;
-    const int sx0 = std::max(bx0, int(std::floor(std::min(ax, qx) - s.radius)));
-    const int sx1 = std::min(bx1, int(std::ceil(std::max(ax, qx) + s.radius)));
-    const int sy0 = std::max(by0, int(std::floor(std::min(ay, qy) - s.radius)));
-    const int sy1 = std::min(by1, int(std::ceil(std::max(ay, qy) + s.radius)));
-    for (int y = sy0; y <= sy1; ++y)
-      for (int x = sx0; x <= sx1; ++x) {
-        const float px = float(x) - ax, py = float(y) - ay;
-        const float t = len2 > 0.f ? std::clamp((px * dx + py * dy) / len2, 0.f, 1.f) : 0.f;
-        const float ex = px - t * dx, ey = py - t * dy;
-        float& c = cover[size_t(y - by0) * size_t(cw) + size_t(x - bx0)];
-        c = std::max(c, brush_coverage(std::sqrt(ex * ex + ey * ey), s.radius, s.feather));
-      }
-  }
-  if (follow && s.mode == BrushStroke::Mode::Snap) {
-    const std::vector<uint8_t> keep = snap_mask(*image, s, bx0, by0, bx1, by1);
-    for (size_t i = 0; i < cover.size(); ++i) cover[i] *= float(keep[i]);
-  }
+  out.c.assign(size_t(cw) * size_t(out.height), 0.f);
+  for (size_t k = 0; k < stroke_segments(s); ++k)
+    cover_segment(segment_of(s, k), follow ? image : nullptr, w, h, out.c, bx0, by0, cw);
   return out;
+}
+
+void LiveStroke::reset() {
+  painted_ = 0;
+  for (int y = ty0_; y <= ty1_; ++y)
+    std::fill(cover_.begin() + ptrdiff_t(size_t(y) * size_t(width_) + size_t(tx0_)),
+              cover_.begin() + ptrdiff_t(size_t(y) * size_t(width_) + size_t(tx1_) + 1), 0.f);
+  tx0_ = ty0_ = 0, tx1_ = ty1_ = -1;
+}
+
+size_t LiveStroke::extend(const BrushStroke& s, const ImageRGBA8* image, const std::vector<Layer>& layers) {
+  if (layers.empty() || layers[0].base->empty() || !(s.radius > 0.f)) return 0;
+  const int w = layers[0].base->width, h = layers[0].base->height;
+  const bool follow = image && image->width == w && image->height == h;
+  if (cover_.empty() || width_ != w || height_ != h) {
+    cover_.assign(size_t(w) * size_t(h), 0.f), width_ = w, height_ = h;
+    tx0_ = ty0_ = 0, tx1_ = ty1_ = -1;
+  }
+  size_t n = 0;
+  if (follow && s.mode == BrushStroke::Mode::Fill) {  // one region, whatever the path: painted once
+    if (painted_ > 0 || s.points.empty()) return 0;
+    const StrokeCover c = stroke_cover(s, w, h, image);
+    for (const Layer& l : layers) *l.target = *l.base, apply_cover(*l.target, c, s.value);
+    painted_ = 1;
+    return 1;
+  }
+  for (; painted_ < stroke_segments(s); ++painted_, ++n) {
+    const BrushStroke g = segment_of(s, painted_);
+    cover_segment(g, follow ? image : nullptr, w, h, cover_, 0, 0, w);
+    const Box b = segment_box(g, w, h);
+    if (b.x0 > b.x1 || b.y0 > b.y1) continue;
+    if (tx0_ > tx1_) tx0_ = b.x0, ty0_ = b.y0, tx1_ = b.x1, ty1_ = b.y1;
+    tx0_ = std::min(tx0_, b.x0), ty0_ = std::min(ty0_, b.y0), tx1_ = std::max(tx1_, b.x1), ty1_ = std::max(ty1_, b.y1);
+    for (const Layer& l : layers)
+      for (int y = b.y0; y <= b.y1; ++y)
+        for (int x = b.x0; x <= b.x1; ++x) {
+          const float c = cover_[size_t(y) * size_t(w) + size_t(x)];
+          const float b = l.base->at(x, y);
+          l.target->at(x, y) = c > 0.f ? b + (s.value - b) * c : b;
+        }
+  }
+  return n;
 }
 
 void apply_cover(ImageF& depth, const StrokeCover& cover, float value) {

@@ -43,8 +43,33 @@ struct StrokeCover {
 };
 StrokeCover stroke_cover(const BrushStroke& stroke, int width, int height, const ImageRGBA8* image = nullptr);
 void apply_cover(ImageF& depth, const StrokeCover& cover, float value);
+// A stroke's segments: the dab at its first point, then (p_k, p_{k+1}) for each later point. Its coverage is
+// the largest of its segments', each segment's (Snap) cut by its own snap mask, so that painting a stroke
+// segment by segment as it is drawn (LiveStroke) gives what painting it whole gives, bit for bit.
+size_t stroke_segments(const BrushStroke& stroke);
 // Which footprint pixels a Snap stroke keeps: 1 kept, 0 cut, over the box [x0, x1] x [y0, y1] (row-major).
 std::vector<uint8_t> snap_mask(const ImageRGBA8& image, const BrushStroke& stroke, int x0, int y0, int x1, int y1);
+
+// A stroke painted while it is drawn: each extend() covers only the segments added since the last call,
+// so a frame costs its new segments, not the whole stroke (nor a copy of the image's depth). For each
+// layer, target = base + (value - base) * coverage on the pixels the new segments touch; the targets must
+// hold their bases when the stroke starts (reset()). The result equals apply_cover(base, stroke_cover).
+class LiveStroke {
+ public:
+  void reset();  // a new stroke: clears only what the last one touched (the buffer is kept)
+  struct Layer {
+    const ImageF* base;
+    ImageF* target;
+  };
+  // Returns the number of segments painted by this call.
+  size_t extend(const BrushStroke& stroke, const ImageRGBA8* image, const std::vector<Layer>& layers);
+
+ private:
+  size_t painted_ = 0;
+  int width_ = 0, height_ = 0;
+  std::vector<float> cover_;  // the stroke's coverage so far, the image's size (allocated once per size)
+  int tx0_ = 0, ty0_ = 0, tx1_ = -1, ty1_ = -1;  // the box the stroke has touched (tx0_ > tx1_: none)
+};
 
 // The strokes in order, undo moving the last to the redo list, a new stroke clearing that list.
 class StrokeHistory {

@@ -4,7 +4,9 @@
 // image's size, with its phases, and against the copy bandwidth C measured in the same run on its minimum
 // bytes (image read, depth read, output written). Medians of CUDA-event-timed runs after warm-up, whole
 // runs and per stage. Then subject select (gpu/select) on a 12 Mpx photo-like scene (4000x3000, or
-// --select-sizes) with its stages. --cpu adds the CPU references (wall time).
+// --select-sizes) with its stages. --cpu adds the CPU references (wall time). Then the depth brush's snap
+// on the same scene (CPU, its only backend, on every machine): a frame's new segment of a stroke drawn
+// across the subject, and the whole stroke repainted at once (what a frame cost before LiveStroke).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -18,6 +20,7 @@
 #include "app/cli/commands.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "core/depth_brush.hpp"
 #include "core/guided_filter.hpp"
 #include "core/refine.hpp"
 #include "core/select.hpp"
@@ -42,6 +45,12 @@ struct BenchDepthOptions {
   int runs = 20, warmup = 5;
   bool cpu = false;
 };
+
+std::string fmt_ms(double ms) {
+  char b[32];
+  std::snprintf(b, sizeof(b), "%.2f", ms);
+  return b;
+}
 
 int run_bench_depth(const BenchDepthOptions& o) {
   const auto& dev = gpu::probe();
@@ -162,8 +171,9 @@ int run_bench_depth(const BenchDepthOptions& o) {
     if (std::sscanf(size.c_str(), "%dx%d", &w, &h) != 2 || w <= 0 || h <= 0) throw Error("bad size " + size);
     const SelectParams p;
     auto select_row = [&](const std::string& name, const std::string& backend, double ms, const std::string& note) {
-      std::printf("%-34s %-4s %5dx%-6d %9.4f ms %8.1f Mpx/s  %s\n", name.c_str(), backend.c_str(), w, h, ms,
-                  double(w) * h / (ms * 1e-3) / 1e6, note.c_str());
+      const bool whole = name.rfind("select", 0) == 0;  // the brush's rows cover a stroke, not the image
+      std::printf("%-34s %-4s %5dx%-6d %9.4f ms %8s Mpx/s  %s\n", name.c_str(), backend.c_str(), w, h, ms,
+                  whole ? std::to_string(int(double(w) * h / (ms * 1e-3) / 1e6)).c_str() : "-", note.c_str());
       std::fflush(stdout);
       rows.push_back({{"family", "select"}, {"variant", name}, {"backend", backend}, {"width", w}, {"height", h},
                       {"ms", ms}, {"median_ms", ms}, {"note", note}});
@@ -188,6 +198,44 @@ int run_bench_depth(const BenchDepthOptions& o) {
       select_row("select.geodesic", "cpu", ms[ms.size() / 2],
                  "reference, " + std::to_string(default_threads()) + " threads, wall time, median of " +
                      std::to_string(ms.size()));
+    }
+    {
+      // A Snap stroke of radius 40 across the subject, a point every 6 px (a mouse move per frame), over
+      // the refined and the raw depth (two layers, as the app paints when a refiner runs).
+      std::vector<SelectClick> clicks;
+      const ImageRGBA8 img = select_bench_scene(w, h, &clicks);
+      ImageF base(w, h, 1), raw(w, h, 1), live = base, live_raw = raw;
+      BrushStroke s;
+      s.radius = 40.f, s.value = 0.f, s.feather = 0.5f, s.mode = BrushStroke::Mode::Snap;
+      const float y = clicks[0].y, x0 = std::max(0.f, clicks[0].x - w / 4.f), x1 = std::min(w - 1.f, clicks[0].x + w / 4.f);
+      LiveStroke painter;
+      // The first stroke on an image allocates the stroke's coverage buffer (the image's size): timed
+      // on its own, then the stroke painted again after reset(), as every later stroke is.
+      s.points = {{x0, y}};
+      auto t1 = std::chrono::steady_clock::now();
+      painter.extend(s, &img, {{&base, &live}, {&raw, &live_raw}});
+      const double first = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
+      painter.reset();
+      s.points.clear();
+      std::vector<double> seg;
+      for (float x = x0; x <= x1; x += 6.f) {
+        s.points.emplace_back(x, y);
+        const auto t0 = std::chrono::steady_clock::now();
+        painter.extend(s, &img, {{&base, &live}, {&raw, &live_raw}});
+        seg.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      }
+      std::sort(seg.begin(), seg.end());
+      select_row("brush.snap segment", "cpu", seg[seg.size() / 2],
+                 "a frame's new segment of a radius-40 stroke, two layers, 1 thread, median of " +
+                     std::to_string(seg.size()) + " (max " + fmt_ms(seg.back()) + " ms; an image's first stroke: " +
+                     fmt_ms(first) + " ms); 16.7 ms is a 60 Hz frame");
+      const auto t0 = std::chrono::steady_clock::now();
+      const StrokeCover c = stroke_cover(s, w, h, &img);
+      ImageF whole = base;
+      apply_cover(whole, c, s.value);
+      select_row("brush.snap whole stroke", "cpu",
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+                 "the same " + std::to_string(s.points.size()) + "-point stroke covered at once, one layer, once");
     }
   }
   if (!o.json.empty()) {

@@ -190,6 +190,8 @@ class Session {
   ImageF committed_;        // refined_ (or base01_) with the finished strokes
   ImageF raw_committed_;    // base01_ with the finished strokes, where refined_ is under committed_
   ImageF painted_;          // the strokes (the one being drawn too) over the unrefined depth: the raw view
+  LiveStroke live_;         // the stroke being drawn, painted onto used_ (and painted_) as it grows
+  bool live_valid_ = false; // used_ and painted_ hold committed_ and raw_committed_ under live_'s segments
   ImageF used_;       // what the pipeline was given by the edit (refined or painted); empty: the raw depth
   bool edit_dirty_ = false, strokes_dirty_ = false;
   double last_refine_ms_ = 0;  // the last refine's wall time

@@ -170,13 +170,20 @@ void Session::apply_edit(AppState& s) {
       if (refine) e.history.paint_onto({&committed_, &raw_committed_}, &image_);
       else e.history.paint_onto({&committed_}, &image_);
       strokes_dirty_ = false;
+      live_valid_ = false;
     }
-    used_ = committed_;
-    painted_ = refine ? raw_committed_ : ImageF();  // the raw depth view: strokes over the unrefined depth
+    // The stroke being drawn: painted segment by segment onto copies of the committed depths made when
+    // it started, so a frame costs the stroke's new segments (docs/performance.md, brush).
+    if (!e.painting || !live_valid_) {
+      used_ = committed_;
+      painted_ = refine ? raw_committed_ : ImageF();  // the raw depth view: strokes over the unrefined depth
+      live_.reset();
+      live_valid_ = e.painting;
+    }
     if (e.painting) {
-      const StrokeCover c = stroke_cover(e.current, image_.width, image_.height, &image_);
-      apply_cover(used_, c, e.current.value);
-      if (refine) apply_cover(painted_, c, e.current.value);
+      std::vector<LiveStroke::Layer> layers = {{&committed_, &used_}};
+      if (refine) layers.push_back({&raw_committed_, &painted_});
+      live_.extend(e.current, &image_, layers);
     }
     if (!refine) painted_ = used_;
   } else {

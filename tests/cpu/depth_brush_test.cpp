@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 namespace {
 
 using namespace satlab;
@@ -132,6 +135,40 @@ TEST(DepthBrush, AFillPaintsTheRegionUnderItsPoint) {
   EXPECT_EQ(d.at(31, 39), 0.75f);
   EXPECT_EQ(d.at(28, 20), 0.f);   // the dark half untouched
   EXPECT_EQ(d.at(0, 0), 0.f);
+}
+
+// What the app shows while a stroke is drawn (LiveStroke, a segment per frame) is what the stroke paints
+// once finished, bit for bit: on two layers at once, in Snap and Paint modes, with points off the image.
+TEST(DepthBrush, ALiveStrokePaintedSegmentBySegmentEqualsTheWholeStroke) {
+  std::mt19937 rng(43);
+  const ImageRGBA8 edges = edge_image(73, 41);
+  ImageRGBA8 img = edges;
+  for (size_t i = 0; i < img.data.size(); ++i)
+    if (i % 4 != 3) img.data[i] = uint8_t(std::clamp(int(img.data[i]) + int(rng() % 9) - 4, 0, 255));
+  LiveStroke painter;  // one painter for every stroke: reset() clears what the last one touched
+  for (const BrushStroke::Mode mode : {BrushStroke::Mode::Snap, BrushStroke::Mode::Paint, BrushStroke::Mode::Snap}) {
+    ImageF base(73, 41, 1), raw(73, 41, 1);
+    for (float& v : base.data) v = float(rng() % 1000) / 999.f;
+    for (float& v : raw.data) v = float(rng() % 1000) / 999.f;
+    BrushStroke s;
+    s.radius = 6.5f, s.value = 0.3f, s.feather = 0.4f, s.mode = mode;
+    ImageF live = base, live_raw = raw;
+    painter.reset();
+    size_t painted = 0;
+    for (int k = 0; k < 25; ++k) {
+      s.points.emplace_back(float(int(rng() % 90) - 8), float(int(rng() % 56) - 7));
+      painted += painter.extend(s, &img, {{&base, &live}, {&raw, &live_raw}});
+    }
+    EXPECT_EQ(painted, stroke_segments(s));
+    EXPECT_EQ(painter.extend(s, &img, {{&base, &live}}), 0u);  // nothing new
+    ImageF whole = base, whole_raw = raw;
+    const StrokeCover c = stroke_cover(s, 73, 41, &img);
+    apply_cover(whole, c, s.value);
+    apply_cover(whole_raw, c, s.value);
+    EXPECT_EQ(live.data, whole.data) << int(mode);
+    EXPECT_EQ(live_raw.data, whole_raw.data) << int(mode);
+    EXPECT_NE(live.data, base.data);  // the stroke painted something
+  }
 }
 
 }  // namespace
