@@ -1,0 +1,656 @@
+#include "app/io/clip.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <regex>
+#include <thread>
+#include <unistd.h>
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/display.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/opt.h>
+#include <libswscale/swscale.h>
+}
+
+#include "app/io/atomic_file.hpp"
+#include "app/io/dynlib.hpp"
+#include "app/io/image_io.hpp"
+#include "app/io/output_names.hpp"
+#include "core/error.hpp"
+
+namespace satlab::io {
+namespace {
+
+std::string lower_extension(const std::string& path) {
+  const size_t slash = path.find_last_of('/'), dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string e = path.substr(dot);
+  for (char& c : e) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return e;
+}
+
+std::string time_text(double t) {
+  char b[32];
+  std::snprintf(b, sizeof(b), "%.3f s", t);
+  return b;
+}
+
+// FFmpeg's libraries (Debian 12: libavformat59, libavcodec59, libavutil57, libswscale6), opened once.
+struct Av {
+  DynLib util{"libavutil.so.57"}, codec{"libavcodec.so.59"}, format{"libavformat.so.59"}, scale{"libswscale.so.6"};
+#define SATLAB_AV(lib, name) decltype(&::name) name = nullptr;
+#define SATLAB_AV_FUNCTIONS(X)                                                                                  \
+  X(util, av_frame_alloc) X(util, av_frame_free) X(util, av_frame_get_buffer) X(util, av_strerror)              \
+  X(util, av_frame_make_writable)              \
+  X(util, av_display_rotation_get) X(util, av_log_set_level) X(util, av_opt_set) X(util, av_dict_set)           \
+  X(util, av_dict_free)                                                                                          \
+  X(codec, avcodec_find_decoder) X(codec, avcodec_find_encoder_by_name) X(codec, avcodec_alloc_context3)         \
+  X(codec, avcodec_free_context) X(codec, avcodec_parameters_to_context)                                        \
+  X(codec, avcodec_parameters_from_context) X(codec, avcodec_open2) X(codec, avcodec_send_packet)               \
+  X(codec, avcodec_receive_frame) X(codec, avcodec_send_frame) X(codec, avcodec_receive_packet)                 \
+  X(codec, av_packet_alloc) X(codec, av_packet_free) X(codec, av_packet_unref) X(codec, av_packet_rescale_ts)   \
+  X(format, avformat_open_input) X(format, avformat_find_stream_info) X(format, av_find_best_stream)            \
+  X(format, av_read_frame) X(format, avformat_close_input) X(format, avformat_alloc_output_context2)            \
+  X(format, avformat_new_stream) X(format, avio_open) X(format, avio_closep) X(format, avformat_write_header)    \
+  X(format, av_interleaved_write_frame) X(format, av_write_trailer) X(format, avformat_free_context)            \
+  X(format, av_stream_get_side_data)                                                                             \
+  X(scale, sws_getContext) X(scale, sws_scale) X(scale, sws_freeContext) X(scale, sws_setColorspaceDetails)     \
+  X(scale, sws_getCoefficients)
+  SATLAB_AV_FUNCTIONS(SATLAB_AV)
+#undef SATLAB_AV
+  std::string error;
+
+  Av() {
+#define SATLAB_AV(lib, name) lib.get(name, #name);
+    SATLAB_AV_FUNCTIONS(SATLAB_AV)
+#undef SATLAB_AV
+    for (const DynLib* l : {&util, &codec, &format, &scale})
+      if (!l->ok() && error.empty()) error = l->error();
+    if (!error.empty()) {
+      error = "video needs FFmpeg's libraries (" + error +
+              "): install libavformat59, libavcodec59 and libswscale6 (Debian 12)";
+      return;
+    }
+    // Quiet: failures are reported as one line (SATLAB_FFMPEG_LOG=1 shows FFmpeg's own messages).
+    const char* log = std::getenv("SATLAB_FFMPEG_LOG");
+    av_log_set_level(log && *log == '1' ? AV_LOG_INFO : AV_LOG_QUIET);
+  }
+  std::string what(int e) const {
+    char b[128] = "";
+    av_strerror(e, b, sizeof(b));
+    return b;
+  }
+};
+#undef SATLAB_AV_FUNCTIONS
+
+const Av& av() {
+  static const Av a;
+  if (!a.error.empty()) throw Error(a.error);
+  return a;
+}
+
+// An RGBA image turned counter-clockwise by deg (0, 90, 180, 270) degrees, as a display matrix asks.
+ImageRGBA8 rotated(const ImageRGBA8& in, int deg) {
+  if (deg == 0) return in;
+  const bool side = deg == 90 || deg == 270;
+  ImageRGBA8 out(side ? in.height : in.width, side ? in.width : in.height);
+  for (int y = 0; y < out.height; ++y)
+    for (int x = 0; x < out.width; ++x) {
+      int sx = x, sy = y;
+      if (deg == 90) sx = in.width - 1 - y, sy = x;          // counter-clockwise
+      if (deg == 180) sx = in.width - 1 - x, sy = in.height - 1 - y;
+      if (deg == 270) sx = y, sy = in.height - 1 - x;        // clockwise
+      const uint8_t* p = in.px(sx, sy);
+      std::copy(p, p + 4, out.px(x, y));
+    }
+  return out;
+}
+
+ImageF rotated(const ImageF& in, int deg) {
+  if (deg == 0) return in;
+  const bool side = deg == 90 || deg == 270;
+  ImageF out(side ? in.height : in.width, side ? in.width : in.height, 1);
+  for (int y = 0; y < out.height; ++y)
+    for (int x = 0; x < out.width; ++x) {
+      int sx = x, sy = y;
+      if (deg == 90) sx = in.width - 1 - y, sy = x;
+      if (deg == 180) sx = in.width - 1 - x, sy = in.height - 1 - y;
+      if (deg == 270) sx = y, sy = in.height - 1 - x;
+      out.at(x, y) = in.at(sx, sy);
+    }
+  return out;
+}
+
+class VideoReader final : public ClipReader {
+ public:
+  VideoReader(const std::string& path, bool depth) : a_(av()), path_(path), depth_(depth) {
+    if (int r = a_.avformat_open_input(&fmt_, path.c_str(), nullptr, nullptr); r < 0)
+      throw Error(path + ": cannot open as a video (" + a_.what(r) + ")");
+    if (int r = a_.avformat_find_stream_info(fmt_, nullptr); r < 0)
+      throw Error(path + ": no stream information (" + a_.what(r) + "): the file may be cut short");
+    const AVCodec* dec = nullptr;
+    stream_ = a_.av_find_best_stream(fmt_, AVMEDIA_TYPE_VIDEO, -1, -1, &dec, 0);
+    if (stream_ < 0) throw Error(path + ": no video stream");
+    AVStream* st = fmt_->streams[stream_];
+    if (!dec) throw Error(path + ": no decoder for its video codec (id " + std::to_string(int(st->codecpar->codec_id)) + ")");
+    ctx_ = a_.avcodec_alloc_context3(dec);
+    if (!ctx_ || a_.avcodec_parameters_to_context(ctx_, st->codecpar) < 0) throw Error(path + ": out of memory");
+    ctx_->thread_count = 0;  // FFmpeg's own frame and slice threads
+    ctx_->pkt_timebase = st->time_base;
+    if (int r = a_.avcodec_open2(ctx_, dec, nullptr); r < 0)
+      throw Error(path + ": cannot open the " + dec->name + " decoder (" + a_.what(r) + ")");
+    size_t n = 0;
+    if (const uint8_t* m = a_.av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &n); m && n >= 36) {
+      const double r = a_.av_display_rotation_get(reinterpret_cast<const int32_t*>(m));
+      if (std::isfinite(r)) info_.rotation = ((int(std::lround(r / 90.0)) % 4) + 4) % 4 * 90;
+    }
+    pkt_ = a_.av_packet_alloc();
+    frame_ = a_.av_frame_alloc();
+    if (!pkt_ || !frame_) throw Error(path + ": out of memory");
+    info_.kind = "video";
+    info_.codec = dec->name;
+    const bool side = info_.rotation == 90 || info_.rotation == 270;
+    info_.width = side ? ctx_->height : ctx_->width;
+    info_.height = side ? ctx_->width : ctx_->height;
+    if (info_.width <= 0 || info_.height <= 0) throw Error(path + ": the video has no frame size");
+    const AVRational fr = st->avg_frame_rate.num > 0 ? st->avg_frame_rate : st->r_frame_rate;
+    info_.fps = fr.num > 0 && fr.den > 0 ? av_q2d(fr) : 0;
+    info_.frames = st->nb_frames > 0 ? st->nb_frames : -1;
+    info_.bits = ctx_->bits_per_raw_sample > 0 ? ctx_->bits_per_raw_sample : 8;
+    tb_ = av_q2d(st->time_base);
+    start_ = st->start_time != AV_NOPTS_VALUE ? st->start_time : 0;
+  }
+  ~VideoReader() override {
+    if (sws_) a_.sws_freeContext(sws_);
+    a_.av_frame_free(&frame_);
+    a_.av_packet_free(&pkt_);
+    a_.avcodec_free_context(&ctx_);
+    if (fmt_) a_.avformat_close_input(&fmt_);
+  }
+
+  bool next(ClipFrame& out) override {
+    for (;;) {
+      const int r = a_.avcodec_receive_frame(ctx_, frame_);
+      if (r == 0) {
+        convert(out);
+        return true;
+      }
+      if (r == AVERROR_EOF) return false;
+      if (r != AVERROR(EAGAIN)) throw Error(path_ + ": frame " + std::to_string(index_) + " (near " + time_text(last_) + ") does not decode (" + a_.what(r) + ")");
+      if (flushed_) return false;
+      const int rd = a_.av_read_frame(fmt_, pkt_);
+      if (rd < 0) {
+        if (rd != AVERROR_EOF)
+          throw Error(path_ + ": reading stopped after frame " + std::to_string(index_) + " (" + time_text(last_) + "): " + a_.what(rd));
+        a_.avcodec_send_packet(ctx_, nullptr);
+        flushed_ = true;
+        continue;
+      }
+      if (pkt_->stream_index == stream_) {
+        const int s = a_.avcodec_send_packet(ctx_, pkt_);
+        const double t = pkt_->pts != AV_NOPTS_VALUE ? double(pkt_->pts - start_) * tb_ : last_;
+        a_.av_packet_unref(pkt_);
+        if (s < 0 && s != AVERROR(EAGAIN))
+          throw Error(path_ + ": the frame at " + time_text(t) + " (after frame " + std::to_string(index_) + ") is damaged (" + a_.what(s) + ")");
+      } else {
+        a_.av_packet_unref(pkt_);
+      }
+    }
+  }
+
+ private:
+  void convert(ClipFrame& out) {
+    const int64_t pts = frame_->best_effort_timestamp != AV_NOPTS_VALUE ? frame_->best_effort_timestamp : frame_->pts;
+    const double t = pts != AV_NOPTS_VALUE ? double(pts - start_) * tb_ : (index_ > 0 ? last_ + 1.0 / std::max(1.0, info_.fps) : 0.0);
+    if ((frame_->flags & AV_FRAME_FLAG_CORRUPT) || frame_->decode_error_flags)
+      throw Error(path_ + ": frame " + std::to_string(index_) + " at " + time_text(t) + " is damaged");
+    const int w = frame_->width, h = frame_->height;
+    const bool side = info_.rotation == 90 || info_.rotation == 270;
+    if ((side ? h : w) != info_.width || (side ? w : h) != info_.height)
+      throw Error(path_ + ": frame " + std::to_string(index_) + " at " + time_text(t) + " is " + std::to_string(w) + "x" +
+                  std::to_string(h) + ", the clip's first " + std::to_string(side ? info_.height : info_.width) + "x" +
+                  std::to_string(side ? info_.width : info_.height) + ": frames of mixed sizes are not read");
+    const AVPixelFormat want = depth_ ? AV_PIX_FMT_GRAY16LE : AV_PIX_FMT_RGBA;
+    if (!sws_ || frame_->format != sws_format_) {
+      if (sws_) a_.sws_freeContext(sws_);
+      sws_ = a_.sws_getContext(w, h, AVPixelFormat(frame_->format), w, h, want,
+                               SWS_BILINEAR | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, nullptr, nullptr, nullptr);
+      if (!sws_) throw Error(path_ + ": cannot convert its pixel format (" + std::to_string(frame_->format) + ")");
+      sws_format_ = frame_->format;
+      // The matrix and range the stream states (BT.601 where it states none), to full-range sRGB.
+      const int cs = frame_->colorspace == AVCOL_SPC_BT709 ? SWS_CS_ITU709
+                     : frame_->colorspace == AVCOL_SPC_BT2020_NCL || frame_->colorspace == AVCOL_SPC_BT2020_CL ? SWS_CS_BT2020
+                                                                                                               : SWS_CS_DEFAULT;
+      const int full = frame_->color_range == AVCOL_RANGE_JPEG;
+      a_.sws_setColorspaceDetails(sws_, a_.sws_getCoefficients(cs), full, a_.sws_getCoefficients(SWS_CS_DEFAULT), 1, 0,
+                                  1 << 16, 1 << 16);
+    }
+    out.index = out.number = index_;
+    out.time = t;
+    if (depth_) {
+      std::vector<uint16_t> g(size_t(w) * size_t(h));
+      uint8_t* dst[4] = {reinterpret_cast<uint8_t*>(g.data()), nullptr, nullptr, nullptr};
+      int stride[4] = {w * 2, 0, 0, 0};
+      a_.sws_scale(sws_, frame_->data, frame_->linesize, 0, h, dst, stride);
+      ImageF d(w, h, 1);
+      for (size_t i = 0; i < g.size(); ++i) d.data[i] = float(g[i]) / 65535.f;
+      out.depth = rotated(d, info_.rotation);
+      out.image = ImageRGBA8();
+    } else {
+      ImageRGBA8 img(w, h);
+      uint8_t* dst[4] = {img.data.data(), nullptr, nullptr, nullptr};
+      int stride[4] = {w * 4, 0, 0, 0};
+      a_.sws_scale(sws_, frame_->data, frame_->linesize, 0, h, dst, stride);
+      out.image = rotated(img, info_.rotation);
+      out.depth = ImageF();
+    }
+    last_ = t;
+    ++index_;
+  }
+
+  const Av& a_;
+  std::string path_;
+  bool depth_;
+  AVFormatContext* fmt_ = nullptr;
+  AVCodecContext* ctx_ = nullptr;
+  AVPacket* pkt_ = nullptr;
+  AVFrame* frame_ = nullptr;
+  SwsContext* sws_ = nullptr;
+  int sws_format_ = -1;
+  int stream_ = -1;
+  double tb_ = 0;
+  int64_t start_ = 0;
+  bool flushed_ = false;
+  long long index_ = 0;
+  double last_ = 0;
+};
+
+// A pattern's folder and the regular expression of its file names (the number captured).
+struct PatternParts {
+  std::string dir, name;
+  std::regex re;
+};
+PatternParts pattern_parts(const std::string& pattern) {
+  const size_t slash = pattern.find_last_of('/');
+  PatternParts p;
+  p.dir = slash == std::string::npos ? "." : pattern.substr(0, slash + (slash == 0));
+  p.name = slash == std::string::npos ? pattern : pattern.substr(slash + 1);
+  static const std::regex spec("%(0?([0-9]*))d");
+  std::smatch m;
+  if (!std::regex_search(p.name, m, spec)) throw Error(pattern + ": not a sequence pattern (it needs %d or %04d)");
+  auto escape = [](const std::string& s) {
+    std::string e;
+    for (char c : s) {
+      if (std::string("\\^$.|?*+()[]{}").find(c) != std::string::npos) e += '\\';
+      e += c;
+    }
+    return e;
+  };
+  const std::string digits = m[2].length() ? "([0-9]{" + m[2].str() + ",})" : "([0-9]+)";
+  p.re = std::regex(escape(m.prefix().str()) + digits + escape(m.suffix().str()));
+  return p;
+}
+
+class SequenceReader final : public ClipReader {
+ public:
+  SequenceReader(const std::string& path, bool depth, double fps) : depth_(depth) {
+    if (!(fps > 0) || !std::isfinite(fps)) throw Error(path + ": a sequence's frame rate must be positive");
+    if (is_dir(path)) {
+      for (const std::string& f : images_in_dir(path)) files_.push_back({(long long)files_.size(), f});
+      if (files_.empty()) throw Error(path + ": no image files in this folder");
+    } else {
+      const PatternParts p = pattern_parts(path);
+      std::error_code ec;
+      for (const auto& e : std::filesystem::directory_iterator(p.dir, ec)) {
+        const std::string n = e.path().filename().string();
+        std::smatch m;
+        if (std::regex_match(n, m, p.re)) files_.push_back({std::stoll(m[1].str()), e.path().string()});
+      }
+      if (ec) throw Error(p.dir + ": cannot list the folder (" + ec.message() + ")");
+      if (files_.empty()) throw Error(path + ": no file matches the pattern");
+      std::sort(files_.begin(), files_.end());
+      for (size_t i = 1; i < files_.size(); ++i) {
+        if (files_[i].first == files_[i - 1].first)
+          throw Error(path + ": two files have frame number " + std::to_string(files_[i].first) + " (" +
+                      files_[i - 1].second + ", " + files_[i].second + ")");
+        if (files_[i].first != files_[i - 1].first + 1)
+          throw Error(path + ": a gap in the numbering: " + files_[i].second + " follows " + files_[i - 1].second);
+      }
+    }
+    info_.kind = "sequence";
+    info_.fps = fps;
+    info_.frames = (long long)files_.size();
+    ClipFrame first;
+    load(0, first);
+    info_.width = depth_ ? first.depth.width : first.image.width;
+    info_.height = depth_ ? first.depth.height : first.image.height;
+    first_ = std::move(first);
+  }
+
+  bool next(ClipFrame& out) override {
+    if (at_ >= files_.size()) return false;
+    if (at_ == 0) {
+      out = std::move(first_);
+    } else {
+      load(at_, out);
+      const int w = depth_ ? out.depth.width : out.image.width, h = depth_ ? out.depth.height : out.image.height;
+      if (w != info_.width || h != info_.height)
+        throw Error(files_[at_].second + ": frame " + std::to_string(at_) + " is " + std::to_string(w) + "x" +
+                    std::to_string(h) + ", the sequence's first " + std::to_string(info_.width) + "x" +
+                    std::to_string(info_.height) + ": frames of mixed sizes are not read");
+    }
+    ++at_;
+    return true;
+  }
+
+ private:
+  void load(size_t i, ClipFrame& out) {
+    out.index = (long long)i;
+    out.number = files_[i].first;
+    out.time = double(i) / info_.fps;
+    if (depth_) {
+      out.depth = load_depth(files_[i].second);
+    } else {
+      LoadInfo li;
+      out.image = load_image(files_[i].second, &li);
+      if (i == 0) info_.codec = li.format, info_.bits = li.bits;
+    }
+  }
+
+  bool depth_;
+  std::vector<std::pair<long long, std::string>> files_;
+  size_t at_ = 0;
+  ClipFrame first_;
+};
+
+class AheadReader final : public ClipReader {
+ public:
+  AheadReader(std::unique_ptr<ClipReader> r, int ahead) : r_(std::move(r)), ahead_(std::max(1, ahead)) {
+    info_ = r_->info();
+    worker_ = std::thread([this] { run(); });
+  }
+  ~AheadReader() override {
+    {
+      std::lock_guard<std::mutex> l(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    worker_.join();
+  }
+  bool next(ClipFrame& out) override {
+    std::unique_lock<std::mutex> l(m_);
+    cv_.wait(l, [&] { return !q_.empty() || done_; });
+    if (q_.empty()) {
+      if (error_) std::rethrow_exception(error_);
+      return false;
+    }
+    out = std::move(q_.front());
+    q_.pop_front();
+    cv_.notify_all();
+    return true;
+  }
+
+ private:
+  void run() {
+    try {
+      for (;;) {
+        {
+          std::unique_lock<std::mutex> l(m_);
+          cv_.wait(l, [&] { return stop_ || int(q_.size()) < ahead_; });
+          if (stop_) break;
+        }
+        ClipFrame f;
+        if (!r_->next(f)) break;
+        std::lock_guard<std::mutex> l(m_);
+        q_.push_back(std::move(f));
+        cv_.notify_all();
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> l(m_);
+      error_ = std::current_exception();
+    }
+    std::lock_guard<std::mutex> l(m_);
+    done_ = true;
+    cv_.notify_all();
+  }
+
+  std::unique_ptr<ClipReader> r_;
+  int ahead_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<ClipFrame> q_;
+  bool stop_ = false, done_ = false;
+  std::exception_ptr error_;
+  std::thread worker_;
+};
+
+class VideoWriter final : public ClipWriter {
+ public:
+  VideoWriter(const std::string& path, const ClipSpec& spec) : a_(av()), path_(path), tmp_(path), spec_(spec) {
+    if (spec.width <= 0 || spec.height <= 0) throw Error(path + ": no frame size to write");
+    if (!(spec.fps > 0)) throw Error(path + ": the frame rate must be positive");
+    const std::string ext = lower_extension(path);
+    std::string name = spec.codec.empty() ? (ext == ".webm" ? "libvpx-vp9" : "libx264") : spec.codec;
+    if (name == "h264") name = "libx264";
+    if (name == "vp9") name = "libvpx-vp9";
+    // The container by the final name's extension (the bytes go to the temporary file).
+    if (a_.avformat_alloc_output_context2(&fmt_, nullptr, nullptr, path.c_str()) < 0 || !fmt_)
+      throw Error(path + ": no container for this extension (.mp4, .mov, .mkv, .webm, .avi)");
+    const AVCodec* enc = a_.avcodec_find_encoder_by_name(name.c_str());
+    if (!enc) throw Error(path + ": no encoder '" + name + "' in this FFmpeg (try --codec ffv1 into .mkv, or mpeg4)");
+    ctx_ = a_.avcodec_alloc_context3(enc);
+    if (!ctx_) throw Error(path + ": out of memory");
+    ctx_->width = spec.width, ctx_->height = spec.height;
+    ctx_->time_base = AVRational{1, 90000};
+    ctx_->framerate = AVRational{int(std::lround(spec.fps * 1000)), 1000};
+    const bool even = spec.width % 2 == 0 && spec.height % 2 == 0;
+    if (name == "ffv1") {
+      ctx_->pix_fmt = AV_PIX_FMT_0RGB32;  // lossless 8-bit RGB
+      label_ = "FFV1 (lossless)";
+    } else if (name == "mpeg4") {
+      if (!even) throw Error(path + ": mpeg4 needs an even width and height (" + std::to_string(spec.width) + "x" + std::to_string(spec.height) + ")");
+      ctx_->pix_fmt = AV_PIX_FMT_YUV420P;
+      ctx_->bit_rate = int64_t(spec.width) * spec.height * 8;
+      label_ = "MPEG-4 part 2";
+    } else {
+      ctx_->pix_fmt = even ? AV_PIX_FMT_YUV420P : AV_PIX_FMT_YUV444P;  // 4:2:0 needs even sides
+      a_.av_opt_set(ctx_->priv_data, "crf", std::to_string(spec.quality).c_str(), 0);
+      if (name == "libx264") a_.av_opt_set(ctx_->priv_data, "preset", "veryfast", 0);
+      if (name == "libvpx-vp9") a_.av_opt_set(ctx_->priv_data, "deadline", "realtime", 0), ctx_->bit_rate = 0;
+      label_ = std::string(name == "libx264" ? "H.264" : name == "libvpx-vp9" ? "VP9" : name) + " (" + name + ", CRF " +
+               std::to_string(spec.quality) + (even ? "" : ", 4:4:4 for odd sides") + ")";
+    }
+    ctx_->color_range = AVCOL_RANGE_MPEG;
+    ctx_->colorspace = AVCOL_SPC_BT709, ctx_->color_primaries = AVCOL_PRI_BT709, ctx_->color_trc = AVCOL_TRC_IEC61966_2_1;
+    if (fmt_->oformat->flags & AVFMT_GLOBALHEADER) ctx_->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    if (int r = a_.avcodec_open2(ctx_, enc, nullptr); r < 0) throw Error(path + ": cannot open the " + name + " encoder (" + a_.what(r) + ")");
+    st_ = a_.avformat_new_stream(fmt_, nullptr);
+    if (!st_ || a_.avcodec_parameters_from_context(st_->codecpar, ctx_) < 0) throw Error(path + ": out of memory");
+    st_->time_base = ctx_->time_base;
+    if (int r = a_.avio_open(&fmt_->pb, tmp_.tmp().c_str(), AVIO_FLAG_WRITE); r < 0)
+      throw Error(tmp_.tmp() + ": cannot create (" + a_.what(r) + ")");
+    if (int r = a_.avformat_write_header(fmt_, nullptr); r < 0) throw Error(path + ": cannot write the header (" + a_.what(r) + ")");
+    frame_ = a_.av_frame_alloc();
+    pkt_ = a_.av_packet_alloc();
+    if (!frame_ || !pkt_) throw Error(path + ": out of memory");
+    frame_->format = ctx_->pix_fmt, frame_->width = spec.width, frame_->height = spec.height;
+    if (a_.av_frame_get_buffer(frame_, 0) < 0) throw Error(path + ": out of memory");
+    sws_ = a_.sws_getContext(spec.width, spec.height, AV_PIX_FMT_RGBA, spec.width, spec.height, ctx_->pix_fmt,
+                             SWS_BILINEAR | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, nullptr, nullptr, nullptr);
+    if (!sws_) throw Error(path + ": cannot convert to the encoder's pixel format");
+    a_.sws_setColorspaceDetails(sws_, a_.sws_getCoefficients(SWS_CS_DEFAULT), 1, a_.sws_getCoefficients(SWS_CS_ITU709),
+                                0, 0, 1 << 16, 1 << 16);
+  }
+  ~VideoWriter() override {
+    if (sws_) a_.sws_freeContext(sws_);
+    a_.av_frame_free(&frame_);
+    a_.av_packet_free(&pkt_);
+    a_.avcodec_free_context(&ctx_);
+    if (fmt_) {
+      if (fmt_->pb) a_.avio_closep(&fmt_->pb);
+      a_.avformat_free_context(fmt_);
+    }
+  }
+
+  void write(const ImageRGBA8& img, double time, long long) override {
+    if (img.width != spec_.width || img.height != spec_.height)
+      throw Error(path_ + ": frame " + std::to_string(frames_) + " is " + std::to_string(img.width) + "x" +
+                  std::to_string(img.height) + ", the clip's " + std::to_string(spec_.width) + "x" + std::to_string(spec_.height));
+    const uint8_t* src[4] = {img.data.data(), nullptr, nullptr, nullptr};
+    const int stride[4] = {img.width * 4, 0, 0, 0};
+    // The encoder may still hold the last frame's buffer: a fresh one where it is shared.
+    if (a_.av_frame_make_writable(frame_) < 0) throw Error(path_ + ": out of memory");
+    a_.sws_scale(sws_, src, stride, 0, img.height, frame_->data, frame_->linesize);
+    int64_t pts = std::llround(time * 90000.0);
+    if (frames_ > 0 && pts <= last_pts_) pts = last_pts_ + 1;  // strictly increasing, whatever the input said
+    frame_->pts = last_pts_ = pts;
+    send(frame_);
+    ++frames_;
+  }
+
+  void finish() override {
+    send(nullptr);
+    if (int r = a_.av_write_trailer(fmt_); r < 0) throw Error(path_ + ": cannot finish the file (" + a_.what(r) + ")");
+    const int err = fmt_->pb->error;
+    if (int r = a_.avio_closep(&fmt_->pb); r < 0 || err < 0)
+      throw Error(path_ + ": writing failed (" + a_.what(r < 0 ? r : err) + "); nothing was written");
+    tmp_.commit();
+  }
+
+  std::string summary() const override { return label_ + ", " + std::to_string(frames_) + " frames"; }
+
+ private:
+  void send(AVFrame* f) {
+    if (int r = a_.avcodec_send_frame(ctx_, f); r < 0) throw Error(path_ + ": the encoder refused frame " + std::to_string(frames_) + " (" + a_.what(r) + ")");
+    for (;;) {
+      const int r = a_.avcodec_receive_packet(ctx_, pkt_);
+      if (r == AVERROR(EAGAIN) || r == AVERROR_EOF) return;
+      if (r < 0) throw Error(path_ + ": encoding failed at frame " + std::to_string(frames_) + " (" + a_.what(r) + ")");
+      // Every packet lasts a frame interval where the encoder says nothing (MP4 drops a last sample
+      // of no duration).
+      if (pkt_->duration <= 0) pkt_->duration = std::max<int64_t>(1, std::llround(90000.0 / spec_.fps));
+      a_.av_packet_rescale_ts(pkt_, ctx_->time_base, st_->time_base);
+      pkt_->stream_index = st_->index;
+      const int w = a_.av_interleaved_write_frame(fmt_, pkt_);
+      a_.av_packet_unref(pkt_);
+      if (w < 0 || (fmt_->pb && fmt_->pb->error < 0))
+        throw Error(path_ + ": writing failed at frame " + std::to_string(frames_) + " (" + a_.what(w < 0 ? w : fmt_->pb->error) +
+                    "); nothing was written");
+    }
+  }
+
+  const Av& a_;
+  std::string path_;
+  TempFile tmp_;
+  ClipSpec spec_;
+  std::string label_;
+  AVFormatContext* fmt_ = nullptr;
+  AVCodecContext* ctx_ = nullptr;
+  AVStream* st_ = nullptr;
+  AVFrame* frame_ = nullptr;
+  AVPacket* pkt_ = nullptr;
+  SwsContext* sws_ = nullptr;
+  long long frames_ = 0;
+  int64_t last_pts_ = 0;
+};
+
+class SequenceWriter final : public ClipWriter {
+ public:
+  SequenceWriter(const std::string& pattern, const ClipSpec& spec) : pattern_(pattern), spec_(spec) {
+    pattern_parts(pattern);  // checks the pattern
+    if (!can_save(sequence_file(pattern, 0)))
+      throw Error(pattern + ": cannot write this format: the extension must be one of " + std::string(saveable_extensions()));
+  }
+  ~SequenceWriter() override {
+    if (finished_) return;
+    for (const std::string& f : written_) std::remove(f.c_str());  // an unfinished clip leaves nothing
+  }
+  void write(const ImageRGBA8& img, double, long long number) override {
+    if (spec_.width > 0 && (img.width != spec_.width || img.height != spec_.height))
+      throw Error(pattern_ + ": frame " + std::to_string(written_.size()) + " differs in size from the clip's");
+    const std::string f = sequence_file(pattern_, number);
+    if (std::find(written_.begin(), written_.end(), f) != written_.end())
+      throw Error(pattern_ + ": two frames would be written to " + f);
+    save_image(f, img);
+    written_.push_back(f);
+  }
+  void finish() override { finished_ = true; }
+  std::string summary() const override {
+    return std::to_string(written_.size()) + " frames" +
+           (written_.empty() ? "" : " (" + written_.front() + " .. " + written_.back() + ")");
+  }
+
+ private:
+  std::string pattern_;
+  ClipSpec spec_;
+  std::vector<std::string> written_;
+  bool finished_ = false;
+};
+
+}  // namespace
+
+bool is_video_path(const std::string& path) {
+  const std::string e = lower_extension(path);
+  return e == ".mp4" || e == ".m4v" || e == ".mov" || e == ".mkv" || e == ".webm" || e == ".avi";
+}
+
+bool is_sequence_pattern(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  static const std::regex spec("%0?[0-9]*d");
+  return std::regex_search(slash == std::string::npos ? path : path.substr(slash + 1), spec);
+}
+
+bool is_clip_path(const std::string& path) { return is_video_path(path) || is_sequence_pattern(path) || is_dir(path); }
+
+bool video_available(std::string* why) {
+  try {
+    av();
+    return true;
+  } catch (const Error& e) {
+    if (why) *why = e.what();
+    return false;
+  }
+}
+
+std::string sequence_file(const std::string& pattern, long long number) {
+  const size_t slash = pattern.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "" : pattern.substr(0, slash + 1);
+  const std::string name = slash == std::string::npos ? pattern : pattern.substr(slash + 1);
+  static const std::regex spec("%(0?)([0-9]*)d");
+  std::smatch m;
+  if (!std::regex_search(name, m, spec)) throw Error(pattern + ": not a sequence pattern (it needs %d or %04d)");
+  std::string digits = std::to_string(number < 0 ? -number : number);
+  const int width = m[2].length() ? std::stoi(m[2].str()) : 0;
+  if (int(digits.size()) < width) digits.insert(0, size_t(width) - digits.size(), m[1].length() ? '0' : ' ');
+  return dir + m.prefix().str() + (number < 0 ? "-" : "") + digits + m.suffix().str();
+}
+
+std::unique_ptr<ClipReader> open_clip(const std::string& path, bool depth, double fps) {
+  if (is_video_path(path) && !is_dir(path)) return std::make_unique<VideoReader>(path, depth);
+  if (is_sequence_pattern(path) || is_dir(path)) return std::make_unique<SequenceReader>(path, depth, fps);
+  throw Error(path + ": not a clip (a video .mp4/.mov/.mkv/.webm/.avi, a pattern such as shot_%04d.png, or a folder)");
+}
+
+std::unique_ptr<ClipReader> read_ahead(std::unique_ptr<ClipReader> r, int ahead) {
+  return std::make_unique<AheadReader>(std::move(r), ahead);
+}
+
+std::unique_ptr<ClipWriter> open_clip_writer(const std::string& path, const ClipSpec& spec) {
+  if (is_video_path(path)) return std::make_unique<VideoWriter>(path, spec);
+  if (is_sequence_pattern(path)) return std::make_unique<SequenceWriter>(path, spec);
+  throw Error(path + ": a clip is written to a video (.mp4, .mov, .mkv, .webm, .avi) or a pattern such as out_%04d.png");
+}
+
+}  // namespace satlab::io

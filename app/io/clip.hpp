@@ -1,0 +1,82 @@
+// Clips: videos (MP4, MOV, MKV, WebM, AVI through FFmpeg's libraries, opened at run time like libheif, so
+// the binary starts where they are not installed) and image sequences (a printf pattern such as
+// shot_%04d.png, or a folder of images, in every still format satlab reads). Frames come in display order
+// with their times (variable frame rate kept), turned by the stream's rotation. Every failure throws
+// satlab::Error with one line naming the file, and the frame and its time where one is at fault.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/image.hpp"
+
+namespace satlab::io {
+
+// A video container by extension (.mp4 .m4v .mov .mkv .webm .avi).
+bool is_video_path(const std::string& path);
+// A printf pattern of one integer (%d or %0Nd) in the file name.
+bool is_sequence_pattern(const std::string& path);
+// Either, or a folder (of a sequence's frames).
+bool is_clip_path(const std::string& path);
+// FFmpeg's libraries could be opened (else why not: the packages to install).
+bool video_available(std::string* why = nullptr);
+
+struct ClipInfo {
+  int width = 0, height = 0;  // as displayed (rotation applied)
+  double fps = 0;             // the nominal rate (sequences: the one asked for)
+  long long frames = -1;      // the count where known (sequences; a video's header), else -1
+  std::string kind;           // "video" or "sequence"
+  std::string codec;          // the video's decoder ("h264", ...); a sequence: its first frame's format
+  int rotation = 0;           // degrees turned on reading (0, 90, 180, 270)
+  int bits = 8;               // bits per sample as stored
+};
+
+struct ClipFrame {
+  long long index = 0;  // 0-based order in the clip
+  long long number = 0; // a sequence's frame number (shot_0007: 7); a video's: index
+  double time = 0;      // seconds from the clip's start
+  ImageRGBA8 image;     // colour clips
+  ImageF depth;         // depth clips (open_clip(..., true)): the first channel in [0,1], 16-bit where stored so
+};
+
+class ClipReader {
+ public:
+  virtual ~ClipReader() = default;
+  const ClipInfo& info() const { return info_; }
+  // The next frame; false at the end. Throws satlab::Error naming the frame and its time for a damaged one.
+  virtual bool next(ClipFrame& frame) = 0;
+
+ protected:
+  ClipInfo info_;
+};
+
+// A video, a pattern or a folder. `depth`: frames as depth maps (ClipFrame::depth). `fps`: a sequence's rate.
+// A sequence whose numbering has a gap, or whose frames differ in size, is refused with one line.
+std::unique_ptr<ClipReader> open_clip(const std::string& path, bool depth = false, double fps = 24.0);
+// Decodes `r` ahead on a thread of its own, up to `ahead` frames, while the caller works on earlier ones.
+std::unique_ptr<ClipReader> read_ahead(std::unique_ptr<ClipReader> r, int ahead = 3);
+
+struct ClipSpec {
+  int width = 0, height = 0;
+  double fps = 24.0;
+  std::string codec;  // "": by extension (libx264 for .mp4/.mov/.mkv/.m4v/.avi, libvpx-vp9 for .webm); "ffv1": lossless
+  int quality = 18;   // the encoder's constant-rate factor (x264/VP9 CRF), lower is better
+};
+
+// Writes frames in order. A video goes to PATH.tmp-PID and is renamed by finish(); a sequence's frames are
+// each written whole (save_image) and removed again if the clip is not finished. A writer destroyed
+// before finish() leaves nothing behind.
+class ClipWriter {
+ public:
+  virtual ~ClipWriter() = default;
+  // `number`: a sequence's frame number (the input's, so shot_1001 stays 1001); `time`: seconds.
+  virtual void write(const ImageRGBA8& frame, double time, long long number) = 0;
+  virtual void finish() = 0;
+  virtual std::string summary() const = 0;  // "H.264 (libx264), CRF 18, 120 frames"
+};
+std::unique_ptr<ClipWriter> open_clip_writer(const std::string& path, const ClipSpec& spec);
+
+// A sequence pattern's file for one number: printf of the pattern.
+std::string sequence_file(const std::string& pattern, long long number);
+
+}  // namespace satlab::io
