@@ -217,6 +217,8 @@ Preset parse_preset(std::string_view text) {
         }
       }
       if (preset.layout.empty()) preset.layout = "open";
+    } else if (key == "keys") {
+      preset.keys = parse_keys(v);
     } else {
       bad(key, "unknown field");
     }
@@ -243,7 +245,88 @@ std::string preset_to_json(const Preset& preset) {
     for (const SelectClick& c : preset.clicks) clicks.push_back({shortest(c.x), shortest(c.y), c.background ? 1 : 0});
     j["selection"] = {{"layout", preset.layout.empty() ? "open" : preset.layout}, {"clicks", clicks}};
   }
+  if (!preset.keys.empty()) {
+    json keys = json::array();
+    for (const ParamKey& k : preset.keys) {
+      json o = {{"time", k.time}, {"ease", to_string(k.ease)}};
+      if (k.focus == k.focus) o["focus"] = shortest(k.focus);
+      if (k.point_x >= 0.f) o["focus_point"] = {shortest(k.point_x), shortest(k.point_y)};
+      if (k.aperture == k.aperture) o["aperture"] = shortest(k.aperture);
+      if (k.focus_range == k.focus_range) o["focus_range"] = shortest(k.focus_range);
+      if (k.max_radius == k.max_radius) o["max_radius"] = shortest(k.max_radius);
+      keys.push_back(o);
+    }
+    j["keys"] = keys;
+  }
   return j.dump(2) + "\n";
+}
+
+std::vector<ParamKey> parse_keys(const json& v) {
+  if (!v.is_array() || v.empty() || v.size() > 100000) bad("keys", "not an array of 1 to 100000 keys");
+  std::vector<ParamKey> keys;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const json& o = v[i];
+    const std::string where = "keys[" + std::to_string(i) + "]";
+    if (!o.is_object()) bad(where, "not an object (time, focus or focus_point, aperture, focus_range, max_radius, ease)");
+    ParamKey k;
+    bool has_time = false, sets = false;
+    for (const auto& [f, x] : o.items()) {
+      auto number = [&]() {
+        if (!x.is_number() || !std::isfinite(x.get<double>())) bad(where + "." + f, "not a finite number: " + x.dump());
+        sets = sets || f != "time";
+        return x.get<double>();
+      };
+      if (f == "time") k.time = number(), has_time = true;
+      else if (f == "focus") k.focus = float(number());
+      else if (f == "aperture") k.aperture = float(number());
+      else if (f == "focus_range") k.focus_range = float(number());
+      else if (f == "max_radius") k.max_radius = float(number());
+      else if (f == "focus_point") {
+        if (!x.is_array() || x.size() != 2 || !x[0].is_number() || !x[1].is_number())
+          bad(where + ".focus_point", "not [x, y] (fractions of the frame's width and height)");
+        k.point_x = x[0].get<float>(), k.point_y = x[1].get<float>(), sets = true;
+        if (!(k.point_x >= 0.f)) bad(where + ".focus_point", "x must be in [0,1]");
+      } else if (f == "ease") {
+        try {
+          k.ease = parse_ease(read_string(x, where + ".ease"));
+        } catch (const Error& e) {
+          bad(where + ".ease", e.what());
+        }
+      } else {
+        bad(where + "." + f, "unknown field (time, focus, focus_point, aperture, focus_range, max_radius, ease)");
+      }
+    }
+    if (!has_time) bad(where, "no \"time\" (seconds)");
+    if (!sets) bad(where, "sets nothing (focus, focus_point, aperture, focus_range or max_radius)");
+    keys.push_back(k);
+  }
+  try {
+    return Timeline(keys).keys();  // checked and sorted
+  } catch (const Error& e) {
+    bad("keys", e.what());
+  }
+  return keys;
+}
+
+std::vector<ParamKey> load_keys(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error(path + ": cannot open the keys file");
+  std::ostringstream text;
+  text << f.rdbuf();
+  if (text.str().size() > (16 << 20)) throw Error(path + ": keys file larger than 16 MiB");
+  try {
+    json j = json::parse(text.str(), nullptr, true);
+    if (!j.is_object() || !j.contains("keys")) throw Error("expected {\"keys\": [...]}");
+    for (const auto& [k, v] : j.items())
+      if (k != "keys") throw Error("unknown field \"" + k + "\" (expected only \"keys\")");
+    return parse_keys(j["keys"]);
+  } catch (const json::exception& e) {
+    std::string msg = e.what();
+    const auto close = msg.find("] ");
+    throw Error(path + ": not valid JSON: " + (close == std::string::npos ? msg : msg.substr(close + 2)));
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.what());
+  }
 }
 
 Preset load_preset(const std::string& path) {

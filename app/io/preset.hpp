@@ -7,11 +7,13 @@
 // Parsing is strict: an unknown field, a wrong type or an out-of-range value throws satlab::Error naming
 // the field, and nothing is applied. Fields left out keep their defaults (Params{}, SyntheticDepth{}).
 #pragma once
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/params.hpp"
+#include "core/timeline.hpp"
 #include "core/select.hpp"
 #include "core/synthetic_depth.hpp"
 
@@ -28,6 +30,8 @@ struct Preset {
   // Subject select (core/select.hpp): the clicks in order and the layout ("" and none: no selection).
   std::vector<SelectClick> clicks;
   std::string layout;
+  // Parameters over time for clips (core/timeline.hpp): "keys", as in a --keys file. Empty: none.
+  std::vector<ParamKey> keys;
 };
 
 // The number of Params fields a preset reads and writes; a test compares it with the number of fields
@@ -36,7 +40,12 @@ int preset_param_field_count();
 
 Preset parse_preset(std::string_view json);  // throws satlab::Error naming the field
 std::string preset_to_json(const Preset& preset);
-Preset load_preset(const std::string& path);                      // throws satlab::Error "PATH: reason"
+Preset load_preset(const std::string& path);
+// A keys file (`render --keys`): {"keys": [{"time": S, "focus": F | "focus_point": [X, Y], "aperture": A,
+// "focus_range": T, "max_radius": R, "ease": "smooth" | "linear" | "hold"}, ...]}. Throws satlab::Error
+// "PATH: reason" naming the key and field.
+std::vector<ParamKey> parse_keys(const nlohmann::json& keys);
+std::vector<ParamKey> load_keys(const std::string& path);                      // throws satlab::Error "PATH: reason"
 void save_preset(const std::string& path, const Preset& preset);  // through a temporary file + rename
 
 }  // namespace satlab::io
