@@ -20,8 +20,10 @@
 #include "app/cli/commands.hpp"
 #include "app/cli/filter_options.hpp"
 #include "app/cli/progress.hpp"
+#include "app/cli/render_clip.hpp"
 #include "app/cli/render_stream.hpp"
 #include "app/io/assets.hpp"
+#include "app/io/clip.hpp"
 #include "app/io/embedded_depth.hpp"
 #include "app/io/file_formats.hpp"
 #include "app/io/format_guard.hpp"
@@ -57,6 +59,11 @@ struct RenderOptions {
   std::string subject, background;      // --subject / --background positions ("" none)
   std::string layout = "open";          // --layout of the selection's depth
   std::vector<SelectClick> clicks;      // the selection: --subject's and --background's, or the preset's
+  // Clips (a video or a sequence pattern in and out: render_clip.hpp).
+  std::string keys, frames, codec;
+  double fps = 24.0;
+  int quality = 18;
+  std::vector<ParamKey> preset_keys;
 };
 
 struct Job {
@@ -274,6 +281,7 @@ int run_render(RenderOptions o) {
     p = o.overlay.over(preset.params);
     synthetic = preset.synthetic;
     if (!preset.refine.empty() && !o.given.count("--refine")) o.refine = preset.refine;
+    o.preset_keys = preset.keys;
     if (!preset.clicks.empty() && o.subject.empty()) {  // the preset's selection, unless --subject is given
       o.clicks = preset.clicks;
       if (!o.given.count("--layout")) o.layout = preset.layout;
@@ -287,6 +295,19 @@ int run_render(RenderOptions o) {
   if (o.given.count("--synthetic-depth") || o.preset.empty()) synthetic = parse_synthetic_depth(o.synthetic);
   o.params = p;  // output names follow the parameters used
 
+  if (o.inputs.size() == 1 && (io::is_video_path(o.inputs[0]) || io::is_sequence_pattern(o.inputs[0]))) {
+    if (o.out.empty() || !(io::is_video_path(o.out) || io::is_sequence_pattern(o.out)))
+      throw Error("a clip renders to a video (--out OUT.mp4, .mov, .mkv, .webm) or a sequence (--out out_%04d.png)");
+    if (!o.clicks.empty()) throw Error("--subject is for a still image, not a clip");
+    ClipRequest r;
+    r.input = o.inputs[0], r.output = o.out, r.depth = o.depth, r.synthetic = synthetic, r.refine = o.refine;
+    r.backend = o.backend, r.algorithms = o.algorithms, r.fps = o.fps, r.codec = o.codec, r.quality = o.quality;
+    r.keys = o.keys.empty() ? o.preset_keys : io::load_keys(o.keys);
+    if (!o.frames.empty()) parse_frame_range(o.frames, &r.first, &r.last);
+    std::printf("wrote %s %s\n", o.out.c_str(), render_clip(r, p).c_str());
+    return 0;
+  }
+  if (!o.keys.empty() || !o.frames.empty()) throw Error("--keys and --frames are for clips (a video or a sequence pattern)");
   // No decoder allocates past the budget (a progressive JPEG's coefficients): a file that cannot fit is
   // refused, never decoded into swap.
   io::set_decode_memory_limit(o.budget ? o.budget : default_memory_budget(choose_backend(o.backend).gpu));
@@ -334,9 +355,11 @@ void add_render_command(CLI::App& app, Action& action) {
   sub->option_defaults()->always_capture_default();  // --help shows every default
   sub->add_option("--image,image", o->inputs,
                   "Input images or folders of them (repeat --image, or list them); none: the bundled scene. "
-                  "Read: " + io::image_formats_text());
+                  "Read: " + io::image_formats_text() +
+                      ". Or one clip: a video (.mp4 .mov .mkv .webm .avi) or a sequence pattern (shot_%04d.png)");
   sub->add_option("--depth", o->depth,
-                  "Depth map for a single image (any size: refined to the image's): " + io::depth_formats_text());
+                  "Depth map for a single image (any size: refined to the image's): " + io::depth_formats_text() +
+                      "; for a clip, a depth clip (video or pattern, matched by time) or one map for every frame");
   sub->add_option(
          "--refine", o->refine,
          "Depth refiner: auto (" + std::string(kDefaultRefiner) +
@@ -346,7 +369,7 @@ void add_render_command(CLI::App& app, Action& action) {
       ->check(refine_choice());
   sub->add_option("--out,-o", o->out,
                   "Output image for a single image, its format from the extension: " + io::written_formats_text() +
-                      " (written through a temporary file and rename)");
+                      " (written through a temporary file and rename); for a clip, a video or a pattern out_%04d.png");
   sub->add_option(
       "--out-dir", o->out_dir,
       "Folder for the results of several images: NAME_<filter and parameters>.png (never an input)");
@@ -388,6 +411,16 @@ void add_render_command(CLI::App& app, Action& action) {
                 "Filter an image whole where it fits the memory budget (by default it streams wherever the "
                 "result is the same file): for tests and measurements")
       ->excludes(tile);
+  sub->add_option("--keys", o->keys,
+                  "Clips: parameters over time from a JSON file {\"keys\": [{\"time\": S, \"focus\": F | \"focus_point\": "
+                  "[X, Y], \"aperture\": A, \"focus_range\": T, \"max_radius\": R, \"ease\": smooth|linear|hold}]}");
+  sub->add_option("--frames", o->frames, "Clips: only frames A:B (0-based, B exclusive; either may be empty)");
+  sub->add_option("--fps", o->fps, "Clips: an image sequence's frame rate")->check(CLI::Range(0.001, 1000.0));
+  sub->add_option("--codec", o->codec,
+                  "Clips: the output video's encoder: libx264 (.mp4/.mov/.mkv default), libvpx-vp9 (.webm default), "
+                  "ffv1 (lossless, .mkv), mpeg4");
+  sub->add_option("--crf", o->quality, "Clips: the encoder's constant-rate factor (lower: better, larger)")
+      ->check(CLI::Range(0, 63));
   sub->add_option("--compression", o->compression, "TIFF output: deflate, or none (faster to write and read)")
       ->check(CLI::IsMember({"deflate", "none"}));
   sub->callback([o, sub, &action] {

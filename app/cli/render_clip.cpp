@@ -1,0 +1,155 @@
+#include "app/cli/render_clip.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include "app/cli/progress.hpp"
+#include "app/io/clip.hpp"
+#include "app/io/image_io.hpp"
+#include "app/io/output_names.hpp"
+#include "app/ops/backend_choice.hpp"
+#include "app/ops/depth_refine.hpp"
+#include "core/error.hpp"
+#include "core/refine.hpp"
+
+namespace satlab::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+// Per-frame wall times of the stages, summed over the frames.
+struct Stages {
+  double decode = 0, depth = 0, filter = 0, encode = 0;
+};
+
+}  // namespace
+
+void parse_frame_range(const std::string& spec, long long* first, long long* last) {
+  const size_t colon = spec.find(':');
+  if (colon == std::string::npos) throw Error("--frames: expected A:B (0-based, B exclusive; either may be empty)");
+  auto num = [&](const std::string& s, long long dflt) {
+    if (s.empty()) return dflt;
+    char* end = nullptr;
+    const long long v = std::strtoll(s.c_str(), &end, 10);
+    if (*end || v < 0) throw Error("--frames: '" + s + "' is not a frame number >= 0");
+    return v;
+  };
+  *first = num(spec.substr(0, colon), 0);
+  *last = num(spec.substr(colon + 1), -1);
+  if (*last >= 0 && *last <= *first) throw Error("--frames: the range " + spec + " holds no frame");
+}
+
+std::string render_clip(const ClipRequest& r, const Params& base) {
+  std::unique_ptr<io::ClipReader> in = io::read_ahead(io::open_clip(r.input, false, r.fps));
+  const io::ClipInfo info = in->info();
+  const Timeline timeline(r.keys);
+  const bool dof = base.filter == FilterKind::Dof;
+  // Depth: a clip matched by time, one map for all frames, or the synthetic depth of the frame's size.
+  std::unique_ptr<io::ClipReader> depth_clip;
+  ImageF still_depth;
+  DepthOrigin origin = DepthOrigin::Synthetic;
+  std::string depth_from;
+  if (dof && !r.depth.empty()) {
+    if (io::is_clip_path(r.depth)) {
+      depth_clip = io::read_ahead(io::open_clip(r.depth, true, r.fps));
+      origin = DepthOrigin::File;
+      const io::ClipInfo& d = depth_clip->info();
+      depth_from = "depth clip " + io::file_stem(r.depth) + " (" + std::to_string(d.width) + "x" + std::to_string(d.height) + ")";
+      if (d.frames >= 0 && info.frames >= 0 && d.frames != info.frames)
+        std::fprintf(stderr, "satlab: note: %s has %lld frames, %s %lld: depth frames are matched by time\n",
+                     r.depth.c_str(), d.frames, r.input.c_str(), info.frames);
+    } else {
+      still_depth = io::load_depth(r.depth);
+      origin = DepthOrigin::File;
+      depth_from = "depth " + io::file_stem(r.depth) + " on every frame";
+    }
+  } else if (dof) {
+    still_depth = make_synthetic_depth(r.synthetic, info.width, info.height);
+    depth_from = "synthetic depth " + to_spec(r.synthetic);
+  }
+  std::string backend_note;
+  std::unique_ptr<Pipeline> pipe = make_backend(r.backend, &backend_note);
+  if (!backend_note.empty()) std::fprintf(stderr, "satlab: note: %s\n", backend_note.c_str());
+  pipe->set_algorithms(r.algorithms);
+  io::ClipSpec spec;
+  spec.width = info.width, spec.height = info.height;
+  spec.fps = info.fps > 0 ? info.fps : r.fps;
+  spec.codec = r.codec, spec.quality = r.quality;
+  std::unique_ptr<io::ClipWriter> out = io::open_clip_writer(r.output, spec);
+
+  Stages st;
+  io::ClipFrame frame, dframe, dnext;
+  bool have_dnext = false, depth_done = false;
+  ImageF refined_still;  // a still depth, refined once (every frame has one size)
+  std::string refiner;
+  long long written = 0;
+  const Progress progress(info.frames > 0 ? size_t(info.frames) : 0);
+  auto t_all = Clock::now();
+  for (;;) {
+    auto t0 = Clock::now();
+    if (!in->next(frame)) break;
+    st.decode += ms_since(t0);
+    if (frame.index < r.first) continue;
+    if (r.last >= 0 && frame.index >= r.last) break;
+    t0 = Clock::now();
+    ImageF depth;
+    if (depth_clip) {  // the latest depth frame at or before this frame's time (half a frame's slack)
+      const double slack = 0.5 / std::max(1.0, spec.fps);
+      for (;;) {
+        if (!have_dnext && !depth_done) have_dnext = depth_clip->next(dnext), depth_done = !have_dnext;
+        if (!have_dnext || (dframe.depth.empty() ? false : dnext.time > frame.time + slack)) break;
+        dframe = std::move(dnext);
+        have_dnext = false;
+      }
+      if (dframe.depth.empty()) throw Error(r.depth + ": no depth frame for frame " + std::to_string(frame.index));
+      RefinedDepth rd = refine_for_image(frame.image, dframe.depth, nullptr, r.refine, origin, r.backend);
+      refiner = rd.refiner;
+      depth = std::move(rd.depth);
+    } else if (!still_depth.empty()) {
+      if (refined_still.empty()) {
+        RefinedDepth rd = refine_for_image(frame.image, still_depth, nullptr, r.refine, origin, r.backend);
+        refiner = rd.refiner;
+        refined_still = std::move(rd.depth);
+      }
+      depth = refined_still;
+    }
+    st.depth += ms_since(t0);
+    t0 = Clock::now();
+    const Params p = timeline.empty() ? base : timeline.at(base, frame.time, depth.empty() ? nullptr : &depth);
+    pipe->set_image(frame.image);
+    if (!depth.empty()) pipe->set_depth(depth);
+    pipe->set_params(p);
+    pipe->run();
+    const ImageRGBA8& result = pipe->result();
+    st.filter += ms_since(t0);
+    t0 = Clock::now();
+    out->write(result, frame.time, frame.number);
+    st.encode += ms_since(t0);
+    ++written;
+    progress.show(size_t(frame.index + 1), "frame " + std::to_string(frame.index));
+  }
+  progress.clear();
+  if (written == 0) throw Error(r.input + ": no frame in the range asked for (--frames)");
+  {
+    auto t0 = Clock::now();
+    out->finish();
+    st.encode += ms_since(t0);
+  }
+  const double wall = ms_since(t_all);
+  char line[512];
+  const double n = double(written);
+  std::snprintf(line, sizeof(line),
+                "(%lld frames %dx%d at %.3g fps, %s filter%s%s, %s; %s; per frame: decode wait %.2f, depth %.2f, "
+                "filter %.2f, encode %.2f ms; %.2f frames/s)",
+                written, info.width, info.height, spec.fps, to_string(base.filter),
+                dof ? (", " + depth_from).c_str() : "", dof && !refiner.empty() ? (", refine " + refiner).c_str() : "",
+                pipe->backend_name().c_str(), out->summary().c_str(), st.decode / n, st.depth / n, st.filter / n,
+                st.encode / n, n / (wall / 1000.0));
+  return line;
+}
+
+}  // namespace satlab::cli

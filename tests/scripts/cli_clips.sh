@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# satlab render on clips (app/cli/render_clip.hpp): a sequence rendered frame by frame equals each frame
+# rendered as a still, with the parameters the keys give at its time; a lossless video (FFV1) carries the
+# frames exactly; a gap in the numbering, a cut video, bad keys and a still output are one line, exit 1,
+# nothing written. The video checks skip (and say so) where FFmpeg's libraries are not installed.
+# Usage: cli_clips.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
+. "$(dirname "$0")/lib/common.sh"
+bundled_scene
+need_python3 "to compare the frames"
+cd "$tmp" || fail "no tmp"
+# Five frames: the scene shifted right by k pixels (so frames differ), numbered from 7.
+for k in 0 1 2 3 4; do
+  "$bin" render "$scene" --filter box --radius "$k" --out "in_$((k + 7)).png" >/dev/null 2>&1 || fail "cannot make frame $k"
+done
+# Keys: focus 0.1 held until 0.1 s, then 0.8 (a step), aperture 30 then 60 at 0.15 s (hold).
+cat >keys.json <<'J'
+{"keys": [{"time": 0, "focus": 0.1, "aperture": 30},
+          {"time": 0.1, "focus": 0.8, "ease": "hold"},
+          {"time": 0.15, "aperture": 60, "ease": "hold"}]}
+J
+"$bin" render 'in_%d.png' --depth "$scene_depth" --keys keys.json --fps 20 --backend cpu --out 'out_%03d.png' \
+  >log 2>&1 || { cat log; fail "the sequence render failed"; }
+grep -q "^wrote out_%03d.png (5 frames 384x216 at 20 fps" log || { cat log; fail "no summary line"; }
+for n in 7 8 9 10 11; do [ -f "out_$(printf %03d $n).png" ] || fail "frame $n not written by its number"; done
+# Frame times 0, 0.05, 0.10, 0.15, 0.20 s: focus 0.1, 0.1, 0.8, 0.8, 0.8; aperture 30, 30, 30, 60, 60.
+still() {  # still N FOCUS APERTURE
+  "$bin" render "in_$1.png" --depth "$scene_depth" --focus "$2" --aperture "$3" --backend cpu --out "still_$1.png" \
+    >/dev/null 2>&1 || fail "still $1 failed"
+}
+still 7 0.1 30; still 8 0.1 30; still 9 0.8 30; still 10 0.8 60; still 11 0.8 60
+python3 - "$src" <<'PY' || fail "the sequence differs from the stills"
+import sys
+sys.path.insert(0, sys.argv[1] + "/tests/scripts")
+import png_util
+for n in range(7, 12):
+    a = png_util.read(f"out_{n:03d}.png")
+    b = png_util.read(f"still_{n}.png")
+    w, h = a[0], a[1]
+    assert (w, h) == (b[0], b[1]), n
+    diff = sum(1 for y in range(h) for x in range(w) if a[2](x, y) != b[2](x, y))
+    assert diff == 0, f"frame {n}: {diff} pixels differ from the still"
+PY
+# The keys changed the picture: frames 8 and 9 (focus 0.1 -> 0.8) are not the same render.
+cmp -s still_8.png still_9.png && fail "the keys made no difference"
+# Refusals: one line, exit 1, nothing written.
+refuse() {  # refuse WHAT-IT-SAYS COMMAND...
+  local want=$1
+  shift
+  "$@" >r.out 2>r.err && fail "accepted: $*"
+  [ "$(grep -c . r.err)" -le 2 ] || { cat r.err; fail "more than one line: $*"; }
+  grep -q -- "$want" r.err || { cat r.err; fail "'$want' not said: $*"; }
+}
+mkdir gap && cp in_7.png gap/g_1.png && cp in_8.png gap/g_2.png && cp in_9.png gap/g_4.png
+refuse "gap in the numbering" "$bin" render 'gap/g_%d.png' --out 'gap_%d.png'
+ls gap_* >/dev/null 2>&1 && fail "a refused sequence left frames"
+refuse "renders to a video" "$bin" render 'in_%d.png' --out still.png
+echo '{"keys": [{"time": 0, "focus": 3}]}' >bad.json
+refuse "bad.json" "$bin" render 'in_%d.png' --keys bad.json --out 'bad_%d.png'
+refuse "are for clips" "$bin" render in_7.png --keys keys.json --out x.png
+ls bad_* >/dev/null 2>&1 && fail "bad keys left frames"
+# Videos, where FFmpeg's libraries are installed.
+if ! "$bin" render 'in_%d.png' --out v.mkv --codec ffv1 --filter box --radius 0 --backend cpu >log 2>&1; then
+  grep -q "FFmpeg's libraries" log && { echo "SKIP: $(cat log)"; exit 77; }
+  cat log; fail "the lossless video failed"
+fi
+"$bin" render v.mkv --filter box --radius 0 --backend cpu --out 'back_%d.png' >log 2>&1 || { cat log; fail "reading it back"; }
+for n in 0 1 2 3 4; do cmp -s <(python3 -c "
+import sys; sys.path.insert(0, '$src/tests/scripts'); import png_util
+w, h, f = png_util.read('back_$n.png'); print([f(x, y) for y in range(0, h, 7) for x in range(0, w, 5)])") \
+  <(python3 -c "
+import sys; sys.path.insert(0, '$src/tests/scripts'); import png_util
+w, h, f = png_util.read('in_$((n + 7)).png'); print([f(x, y) for y in range(0, h, 7) for x in range(0, w, 5)])") ||
+  fail "frame $n did not survive FFV1"; done
+head -c 20000 v.mkv >cut.mkv
+refuse "cut.mkv" "$bin" render cut.mkv --backend cpu --out 'cut_%d.png'
+ls cut_* >/dev/null 2>&1 && fail "a cut video left frames"
+echo "cli_clips: all checks passed"
