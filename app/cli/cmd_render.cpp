@@ -60,7 +60,7 @@ struct RenderOptions {
   std::string layout = "open";          // --layout of the selection's depth
   std::vector<SelectClick> clicks;      // the selection: --subject's and --background's, or the preset's
   // Clips (a video or a sequence pattern in and out: render_clip.hpp).
-  std::string keys, frames, codec;
+  std::string keys, frames, codec, temporal = "auto";
   double fps = 24.0;
   int quality = 18;
   std::vector<ParamKey> preset_keys;
@@ -302,6 +302,7 @@ int run_render(RenderOptions o) {
     ClipRequest r;
     r.input = o.inputs[0], r.output = o.out, r.depth = o.depth, r.synthetic = synthetic, r.refine = o.refine;
     r.backend = o.backend, r.algorithms = o.algorithms, r.fps = o.fps, r.codec = o.codec, r.quality = o.quality;
+    r.temporal = o.temporal;
     r.keys = o.keys.empty() ? o.preset_keys : io::load_keys(o.keys);
     if (!o.frames.empty()) parse_frame_range(o.frames, &r.first, &r.last);
     std::printf("wrote %s %s\n", o.out.c_str(), render_clip(r, p).c_str());
@@ -419,6 +420,10 @@ void add_render_command(CLI::App& app, Action& action) {
   sub->add_option("--codec", o->codec,
                   "Clips: the output video's encoder: libx264 (.mp4/.mov/.mkv default), libvpx-vp9 (.webm default), "
                   "ffv1 (lossless, .mkv), mpeg4");
+  sub->add_option("--temporal", o->temporal,
+                  "Clips: the temporal depth filter: auto (gated for a depth clip that is refined: noisy or lower "
+                  "resolution; off for exact full-size depth), off, gated")
+      ->check(CLI::IsMember({"auto", "off", "gated"}));
   sub->add_option("--crf", o->quality, "Clips: the encoder's constant-rate factor (lower: better, larger)")
       ->check(CLI::Range(0, 63));
   sub->add_option("--compression", o->compression, "TIFF output: deflate, or none (faster to write and read)")

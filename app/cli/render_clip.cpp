@@ -14,6 +14,7 @@
 #include "app/ops/depth_refine.hpp"
 #include "core/error.hpp"
 #include "core/refine.hpp"
+#include "core/temporal.hpp"
 
 namespace satlab::cli {
 namespace {
@@ -81,6 +82,8 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
   spec.codec = r.codec, spec.quality = r.quality;
   std::unique_ptr<io::ClipWriter> out = io::open_clip_writer(r.output, spec);
 
+  TemporalFilter temporal;
+  bool filtering = r.temporal == "gated";  // auto: decided at the first depth frame (its refiner)
   Stages st;
   io::ClipFrame frame, dframe, dnext;
   bool have_dnext = false, depth_done = false;
@@ -109,6 +112,8 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
       RefinedDepth rd = refine_for_image(frame.image, dframe.depth, nullptr, r.refine, origin, r.backend);
       refiner = rd.refiner;
       depth = std::move(rd.depth);
+      if (r.temporal == "auto" && written == 0) filtering = refiner != "none";
+      if (filtering) temporal.apply(depth, frame.image);
     } else if (!still_depth.empty()) {
       if (refined_still.empty()) {
         RefinedDepth rd = refine_for_image(frame.image, still_depth, nullptr, r.refine, origin, r.backend);
@@ -143,10 +148,11 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
   char line[512];
   const double n = double(written);
   std::snprintf(line, sizeof(line),
-                "(%lld frames %dx%d at %.3g fps, %s filter%s%s, %s; %s; per frame: decode wait %.2f, depth %.2f, "
+                "(%lld frames %dx%d at %.3g fps, %s filter%s%s%s, %s; %s; per frame: decode wait %.2f, depth %.2f, "
                 "filter %.2f, encode %.2f ms; %.2f frames/s)",
                 written, info.width, info.height, spec.fps, to_string(base.filter),
                 dof ? (", " + depth_from).c_str() : "", dof && !refiner.empty() ? (", refine " + refiner).c_str() : "",
+                dof && depth_clip ? (filtering ? ", temporal filter gated" : ", no temporal filter") : "",
                 pipe->backend_name().c_str(), out->summary().c_str(), st.decode / n, st.depth / n, st.filter / n,
                 st.encode / n, n / (wall / 1000.0));
   return line;

@@ -25,6 +25,9 @@ struct ClipRequest {
   double fps = 24.0;             // a sequence's rate (a video's is its own)
   std::string codec;             // the output video's encoder ("": by extension)
   int quality = 18;              // its constant-rate factor
+  // The temporal depth filter (core/temporal.hpp): auto (gated where a depth clip is refined: a noisy or
+  // lower-resolution source; off for exact full-size depth and depth that is the same every frame), off, gated.
+  std::string temporal = "auto";
 };
 
 // Renders the clip; throws satlab::Error (one line) leaving no output. Returns the summary line's text.

@@ -42,6 +42,14 @@ for n in range(7, 12):
 PY
 # The keys changed the picture: frames 8 and 9 (focus 0.1 -> 0.8) are not the same render.
 cmp -s still_8.png still_9.png && fail "the keys made no difference"
+# A depth clip: exact and full size, so auto runs no temporal filter; gated is asked for by name.
+for n in 7 8 9 10 11; do cp "$scene_depth" "d_$n.png"; done
+"$bin" render 'in_%d.png' --depth 'd_%d.png' --backend cpu --out 'dc_%d.png' >log 2>&1 || { cat log; fail "depth clip"; }
+grep -q "depth clip d_%d.*no temporal filter" log || { cat log; fail "auto filtered exact depth"; }
+"$bin" render 'in_%d.png' --depth 'd_%d.png' --temporal gated --backend cpu --out 'dg_%d.png' >log 2>&1 ||
+  { cat log; fail "gated"; }
+grep -q "temporal filter gated" log || { cat log; fail "--temporal gated not said"; }
+cmp -s dc_9.png dg_9.png || fail "the same exact depth every frame changed under the temporal filter"
 # Refusals: one line, exit 1, nothing written.
 refuse() {  # refuse WHAT-IT-SAYS COMMAND...
   local want=$1
