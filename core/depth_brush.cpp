@@ -155,14 +155,17 @@ void LiveStroke::reset() {
   tx0_ = ty0_ = 0, tx1_ = ty1_ = -1;
 }
 
+void LiveStroke::prepare(int w, int h) {
+  if (!cover_.empty() && width_ == w && height_ == h) return;
+  cover_.assign(size_t(w) * size_t(h), 0.f), width_ = w, height_ = h;
+  tx0_ = ty0_ = 0, tx1_ = ty1_ = -1;
+}
+
 size_t LiveStroke::extend(const BrushStroke& s, const ImageRGBA8* image, const std::vector<Layer>& layers) {
   if (layers.empty() || layers[0].base->empty() || !(s.radius > 0.f)) return 0;
   const int w = layers[0].base->width, h = layers[0].base->height;
   const bool follow = image && image->width == w && image->height == h;
-  if (cover_.empty() || width_ != w || height_ != h) {
-    cover_.assign(size_t(w) * size_t(h), 0.f), width_ = w, height_ = h;
-    tx0_ = ty0_ = 0, tx1_ = ty1_ = -1;
-  }
+  prepare(w, h);
   size_t n = 0;
   if (follow && s.mode == BrushStroke::Mode::Fill) {  // one region, whatever the path: painted once
     if (painted_ > 0 || s.points.empty()) return 0;

@@ -57,6 +57,8 @@ std::vector<uint8_t> snap_mask(const ImageRGBA8& image, const BrushStroke& strok
 class LiveStroke {
  public:
   void reset();  // a new stroke: clears only what the last one touched (the buffer is kept)
+  // Makes the coverage buffer for a width x height image ahead of the first stroke (nothing if it has it).
+  void prepare(int width, int height);
   struct Layer {
     const ImageF* base;
     ImageF* target;

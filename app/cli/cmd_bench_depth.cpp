@@ -209,8 +209,8 @@ int run_bench_depth(const BenchDepthOptions& o) {
       s.radius = 40.f, s.value = 0.f, s.feather = 0.5f, s.mode = BrushStroke::Mode::Snap;
       const float y = clicks[0].y, x0 = std::max(0.f, clicks[0].x - w / 4.f), x1 = std::min(w - 1.f, clicks[0].x + w / 4.f);
       LiveStroke painter;
-      // The first stroke on an image allocates the stroke's coverage buffer (the image's size): timed
-      // on its own, then the stroke painted again after reset(), as every later stroke is.
+      // The first stroke on an image allocates the stroke's coverage buffer (the image's size; the app
+      // makes it when the brush is picked up): timed on its own, then the stroke again after reset().
       s.points = {{x0, y}};
       auto t1 = std::chrono::steady_clock::now();
       painter.extend(s, &img, {{&base, &live}, {&raw, &live_raw}});

@@ -59,7 +59,7 @@ io::Preset preset_of(const AppState& s) {
     compare = buf;
   }
   io::Preset p{s.params, s.synthetic, to_string(s.view), compare, to_string(s.compare_view), s.depth_edit.refine,
-               {}, {}};
+               {}, {}, {}};
   if (s.depth_edit.source == DepthSource::Selection)
     p.clicks = s.depth_edit.clicks, p.layout = to_string(s.depth_edit.layout);
   return p;

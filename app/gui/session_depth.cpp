@@ -87,6 +87,9 @@ void Session::select_subject(AppState& s) {
 
 void Session::handle_edit_requests(AppState& s) {
   DepthEditState& e = s.depth_edit;
+  // The live stroke's coverage buffer (the image's size) is made when the brush is picked up, not in the
+  // frame of the first stroke (39 ms at 12 Mpx on the GPU machine's CPU: docs/performance.md).
+  if (e.brush && !image_.empty()) live_.prepare(image_.width, image_.height);
   if (e.subject_changed) {
     e.subject_changed = false;
     select_subject(s);
