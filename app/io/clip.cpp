@@ -136,6 +136,18 @@ ImageF rotated(const ImageF& in, int deg) {
 class VideoReader final : public ClipReader {
  public:
   VideoReader(const std::string& path, bool depth) : a_(av()), path_(path), depth_(depth) {
+    try {
+      open();
+    } catch (...) {
+      release();  // a constructor that throws runs no destructor
+      throw;
+    }
+  }
+  ~VideoReader() override { release(); }
+
+ private:
+  void open() {
+    const std::string& path = path_;
     if (int r = a_.avformat_open_input(&fmt_, path.c_str(), nullptr, nullptr); r < 0)
       throw Error(path + ": cannot open as a video (" + a_.what(r) + ")");
     if (int r = a_.avformat_find_stream_info(fmt_, nullptr); r < 0)
@@ -172,14 +184,15 @@ class VideoReader final : public ClipReader {
     tb_ = av_q2d(st->time_base);
     start_ = st->start_time != AV_NOPTS_VALUE ? st->start_time : 0;
   }
-  ~VideoReader() override {
-    if (sws_) a_.sws_freeContext(sws_);
+  void release() {
+    if (sws_) a_.sws_freeContext(sws_), sws_ = nullptr;
     a_.av_frame_free(&frame_);
     a_.av_packet_free(&pkt_);
     a_.avcodec_free_context(&ctx_);
     if (fmt_) a_.avformat_close_input(&fmt_);
   }
 
+ public:
   bool next(ClipFrame& out) override {
     for (;;) {
       const int r = a_.avcodec_receive_frame(ctx_, frame_);
@@ -439,6 +452,19 @@ class AheadReader final : public ClipReader {
 class VideoWriter final : public ClipWriter {
  public:
   VideoWriter(const std::string& path, const ClipSpec& spec) : a_(av()), path_(path), tmp_(path), spec_(spec) {
+    try {
+      open();
+    } catch (...) {
+      release();  // a constructor that throws runs no destructor
+      throw;
+    }
+  }
+  ~VideoWriter() override { release(); }
+
+ private:
+  void open() {
+    const std::string& path = path_;
+    const ClipSpec& spec = spec_;
     if (spec.width <= 0 || spec.height <= 0) throw Error(path + ": no frame size to write");
     if (!(spec.fps > 0)) throw Error(path + ": the frame rate must be positive");
     const std::string ext = lower_extension(path);
@@ -493,17 +519,19 @@ class VideoWriter final : public ClipWriter {
     a_.sws_setColorspaceDetails(sws_, a_.sws_getCoefficients(SWS_CS_DEFAULT), 1, a_.sws_getCoefficients(SWS_CS_ITU709),
                                 0, 0, 1 << 16, 1 << 16);
   }
-  ~VideoWriter() override {
-    if (sws_) a_.sws_freeContext(sws_);
+  void release() {
+    if (sws_) a_.sws_freeContext(sws_), sws_ = nullptr;
     a_.av_frame_free(&frame_);
     a_.av_packet_free(&pkt_);
     a_.avcodec_free_context(&ctx_);
     if (fmt_) {
       if (fmt_->pb) a_.avio_closep(&fmt_->pb);
       a_.avformat_free_context(fmt_);
+      fmt_ = nullptr;
     }
   }
 
+ public:
   void write(const ImageRGBA8& img, double time, long long) override {
     if (img.width != spec_.width || img.height != spec_.height)
       throw Error(path_ + ": frame " + std::to_string(frames_) + " is " + std::to_string(img.width) + "x" +
