@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
@@ -34,6 +35,32 @@ void TemporalFilter::apply(ImageF& depth, const ImageRGBA8& image, int threads) 
   }
   for (size_t i = 0; i < n; ++i)
     for (int k = 0; k < 3; ++k) prev_[i * 3 + size_t(k)] = image.data[i * 4 + size_t(k)];
+}
+
+bool parse_temporal(const std::string& spec, TemporalParams* p) {
+  *p = TemporalParams{};
+  const size_t colon = spec.find(':');
+  const std::string name = spec.substr(0, colon);
+  if (name == "off" && colon == std::string::npos) return false;
+  if (name != "gated") throw Error("unknown temporal filter '" + spec + "' (off, gated[:history=H,depth=S,colour=C])");
+  if (colon == std::string::npos) return true;
+  size_t at = colon + 1;
+  while (at <= spec.size()) {
+    const size_t comma = std::min(spec.find(',', at), spec.size());
+    const std::string kv = spec.substr(at, comma - at);
+    const size_t eq = kv.find('=');
+    char* end = nullptr;
+    const float v = eq == std::string::npos ? 0.f : std::strtof(kv.c_str() + eq + 1, &end);
+    if (eq == std::string::npos || !end || *end || !std::isfinite(v))
+      throw Error("temporal filter: '" + kv + "' is not KEY=NUMBER (history, depth, colour)");
+    const std::string k = kv.substr(0, eq);
+    if (k == "history" && v >= 0.f && v < 1.f) p->history = v;
+    else if (k == "depth" && v > 0.f) p->depth_sigma = v;
+    else if (k == "colour" && v > 0.f) p->colour_sigma = v;
+    else throw Error("temporal filter: '" + kv + "' (history in [0,1), depth > 0, colour > 0)");
+    at = comma + 1;
+  }
+  return true;
 }
 
 const std::vector<std::string>& temporal_filter_names() {

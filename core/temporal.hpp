@@ -22,8 +22,8 @@
 namespace satlab {
 
 struct TemporalParams {
-  float history = 0.85f;      // the weight of the running depth where nothing changed (about 1/(1-h) frames)
-  float depth_sigma = 0.05f;  // the depth gate, a fraction of the depth's range
+  float history = 0.9f;       // the weight of the running depth where nothing changed (about 1/(1-h) frames)
+  float depth_sigma = 0.2f;   // the depth gate, a fraction of the depth's range
   float colour_sigma = 12.f;  // the colour gate, 8-bit units (Euclidean over R, G, B)
 };
 
@@ -66,5 +66,8 @@ class TemporalFilter {
 
 // The filters by id (`render --temporal`): "off", "gated" (the above, the default for noisy depth).
 const std::vector<std::string>& temporal_filter_names();
+// "off" | "gated[:history=H,depth=S,colour=C]" -> whether to filter and with what (unnamed keys: the
+// defaults). Throws satlab::Error naming the bad part.
+bool parse_temporal(const std::string& spec, TemporalParams* p);
 
 }  // namespace satlab

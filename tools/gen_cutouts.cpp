@@ -7,7 +7,11 @@
 // light, then applies the camera response of the other cases (tone(), shoulder 0.4). Exact depth: the
 // nearest plane whose alpha is at least 1/2.
 //
-//   gen_cutouts PHOTO_DIR OUT_DIR --set tuning|heldout [--lens N]
+//   gen_cutouts PHOTO_DIR OUT_DIR --set tuning|heldout [--lens N] [--sequence]
+//
+// --sequence: instead, a clip of the set's photographs (issue 45's truth sequences): kFrames frames at
+// kFps in which the nearest cut-out crosses the frame by kStep px a frame over a still scene, one focus;
+// each frame a case with "sequence", "frame" and "fps", for `satlab quality --video`.
 //
 // PHOTO_DIR holds the photographs (Debian's python3-skimage data: rocket.jpg, astronaut.png, gravel.png,
 // brick.png for the tuning set; hubble_deep_field.jpg, chelsea.png, grass.png, coffee.png for the held-out
@@ -46,7 +50,12 @@ struct Layer {
   std::vector<float> rgb, alpha;  // linear radiance, coverage; kW x kH
   double z = 1;
   bool extend = false;  // the background plane: sampled clamped (a lens sees past the frame)
+  int dx = 0;           // moved right by this many pixels (a sequence's frame)
 };
+
+constexpr int kFrames = 10, kStep = 14;
+constexpr double kDisparity = 60;  // a sequence's right view: disparity kDisparity / z px (24 px at z 2.5)
+constexpr double kFps = 24;
 
 // The photograph centre-cropped to the frame's aspect and resampled to it, as radiance; `tint` scales a
 // grey texture's channels.
@@ -149,7 +158,7 @@ std::vector<float> stripes(double period, double angle, const double a[3], const
 
 // Bilinear sample of layer L at (x, y) (pixel centres at +0.5): premultiplied radiance and alpha.
 void sample(const Layer& L, double x, double y, double out[4]) {
-  x -= 0.5, y -= 0.5;
+  x -= 0.5 + L.dx, y -= 0.5;
   const int ix = int(std::floor(x)), iy = int(std::floor(y));
   const double fx = x - ix, fy = y - iy;
   for (int k = 0; k < 4; ++k) out[k] = 0;
@@ -247,6 +256,34 @@ std::vector<Scene> scenes(const std::string& dir, bool heldout) {
   return out;
 }
 
+// The clip of a set: its first scene's photographs, the nearest cut-out crossing (dx per frame).
+std::vector<Scene> sequence_frames(const std::string& dir, bool heldout) {
+  const double one[3] = {1, 1, 1}, warm[3] = {1.0, 0.8, 0.6}, green[3] = {0.5, 1.0, 0.4};
+  const double red[3] = {0.8, 0.08, 0.05}, cream[3] = {0.9, 0.85, 0.6};
+  std::vector<Scene> out;
+  Scene base;
+  if (!heldout) {
+    base = Scene{"rocket_cross", {}, {4.0}, 60, {"astronaut.png", "gravel.png", "rocket.jpg"}};
+    base.layers.push_back(layer(photo(dir + "/astronaut.png", one), coverage(disc(70, 140, 55)), 2.5));
+    base.layers.push_back(layer(photo(dir + "/gravel.png", warm), coverage(rounded_box(220, 40, 350, 150, 18)), 4.0));
+    base.layers.push_back(background(photo(dir + "/rocket.jpg", one), 10.0));
+  } else {
+    base = Scene{"coffee_cross", {}, {4.5}, 56, {"grass.png", "coffee.png"}};
+    base.layers.push_back(layer(stripes(9, 0.6, red, cream), coverage(star(70, 150, 60, 28, 0.3)), 2.8));
+    base.layers.push_back(layer(photo(dir + "/grass.png", green), coverage(star(290, 90, 60, 38, 1.1)), 4.5));
+    base.layers.push_back(background(photo(dir + "/coffee.png", one), 9.0));
+  }
+  for (int k = 0; k < kFrames; ++k) {
+    Scene f = base;
+    f.layers.front().dx = k * kStep;
+    char name[64];
+    std::snprintf(name, sizeof(name), "%s_f%02d", base.name.c_str(), k);
+    f.name = name;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -256,9 +293,16 @@ int main(int argc, char** argv) {
     const std::string dir = argv[1], out = argv[2], set = argv[4];
     if (set != "tuning" && set != "heldout") throw Error("--set is tuning or heldout");
     int lens = 24;
-    if (argc >= 7 && std::string(argv[5]) == "--lens") lens = std::max(2, std::atoi(argv[6]));
+    bool sequence = false;
+    for (int a = 5; a < argc; ++a) {
+      if (std::string(argv[a]) == "--lens" && a + 1 < argc) lens = std::max(2, std::atoi(argv[++a]));
+      else if (std::string(argv[a]) == "--sequence") sequence = true;
+      else throw Error(std::string("unknown option ") + argv[a]);
+    }
     nlohmann::json cases = nlohmann::json::array();
-    for (const Scene& s : scenes(dir, set == "heldout")) {
+    const std::vector<Scene> all = sequence ? sequence_frames(dir, set == "heldout") : scenes(dir, set == "heldout");
+    for (size_t si = 0; si < all.size(); ++si) {
+      const Scene& s = all[si];
       const double znear = s.layers.front().z, zfar = s.layers.back().z;
       // Pinhole view, exact depth and object labels.
       std::vector<double> pin(size_t(kW) * kH * 3, 0.0);
@@ -268,13 +312,22 @@ int main(int argc, char** argv) {
       for (int y = 0; y < kH; ++y)
         for (int x = 0; x < kW; ++x) {
           size_t i = 0;
-          while (i + 1 < s.layers.size() && s.layers[i].alpha[size_t(y) * kW + x] < 0.5f) ++i;
+          auto alpha_at = [&](const Layer& L) {
+            const int sx = x - L.dx;
+            return sx >= 0 && sx < kW ? L.alpha[size_t(y) * kW + size_t(sx)] : (L.extend ? 1.f : 0.f);
+          };
+          while (i + 1 < s.layers.size() && alpha_at(s.layers[i]) < 0.5f) ++i;
           depth.at(x, y) = float((s.layers[i].z - znear) / (zfar - znear));
           const bool object = i + 1 < s.layers.size();
           objects.at(x, y) = object ? float(i + 1) / 255.f : 0.f;
           if (object) pixels[i].emplace_back(x, y);
         }
       io::save_png(out + "/" + s.name + ".png", toned(pin, 1));
+      if (sequence) {  // a right view for stereo: the pinhole camera moved right, disparity kDisparity / z px
+        std::vector<double> right(size_t(kW) * kH * 3, 0.0);
+        composite(s.layers, kDisparity, 1e30, 1, 0, right, 0, kH);
+        io::save_png(out + "/" + s.name + "_right.png", toned(right, 1));
+      }
       io::save_png16(out + "/" + s.name + "_depth.png", depth);
       io::save_png16(out + "/" + s.name + "_objects.png", objects);
       // One click an object: its pixel farthest from the object's edge (of its visible part).
@@ -308,7 +361,10 @@ int main(int argc, char** argv) {
           ++n;
         }
         char name[96];
-        std::snprintf(name, sizeof(name), "%s_focus%.1f", s.name.c_str(), zf);
+        if (sequence)
+          std::snprintf(name, sizeof(name), "%s_ref", s.name.c_str());
+        else
+          std::snprintf(name, sizeof(name), "%s_focus%.1f", s.name.c_str(), zf);
         io::save_png(out + "/" + name + ".png", toned(acc, n));
         float largest = 0;
         for (const Layer& L : s.layers) largest = std::max(largest, float(std::fabs(s.K * (1 / L.z - 1 / zf))));
@@ -332,6 +388,13 @@ int main(int argc, char** argv) {
                          {"set", set},
                          {"photographs", s.photographs},
                          {"clicks", clicks}});
+        if (sequence) {
+          cases.back()["sequence"] = s.name.substr(0, s.name.rfind("_f"));
+          cases.back()["frame"] = int(si);
+          cases.back()["fps"] = kFps;
+          cases.back()["right"] = s.name + "_right.png";
+          cases.back()["disparity_scale"] = kDisparity;
+        }
         std::printf("%-28s focus z %.1f  K %.0f px  largest CoC %.1f px  %d lens samples\n", name, zf, s.K,
                     largest, n);
       }

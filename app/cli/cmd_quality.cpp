@@ -40,6 +40,7 @@
 #include "core/error.hpp"
 #include "core/quality.hpp"
 #include "core/refine.hpp"
+#include "core/temporal.hpp"
 
 namespace satlab::cli {
 namespace {
@@ -53,6 +54,8 @@ struct QualityOptions {
   int layers = Params{}.dof_layers;  // of the occlusion-aware modes
   float response_shoulder = -1.f;    // < 0: each case's camera response, from the manifest
   float focus_range = 0.f;           // in the case's normalised depth units, mapped like the focus
+  bool video = false;                // --video: the manifest's sequences, frame by frame (run_quality_video)
+  std::string temporal = "off;gated";  // --video: the temporal depth filters, a row each (';' between)
 };
 
 struct LoadedCase {
@@ -228,7 +231,154 @@ ImageF viewable(ImageF d) {
   return d;
 }
 
+// The error's change from frame to frame where the truth did not change (every channel equal): the mean over
+// those pixels and channels of |(out_t - ref_t) - (out_t-1 - ref_t-1)|, 8-bit units; NaN where none.
+double error_flicker(const ImageRGBA8& out, const ImageRGBA8& ref, const ImageRGBA8& out_prev,
+                     const ImageRGBA8& ref_prev, size_t* pixels) {
+  double sum = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < ref.pixels(); ++i) {
+    const uint8_t* r = ref.data.data() + i * 4;
+    const uint8_t* q = ref_prev.data.data() + i * 4;
+    if (r[0] != q[0] || r[1] != q[1] || r[2] != q[2]) continue;
+    for (int c = 0; c < 3; ++c)
+      sum += std::fabs(double(int(out.data[i * 4 + c]) - r[c]) - double(int(out_prev.data[i * 4 + c]) - q[c]));
+    ++n;
+  }
+  *pixels = n;
+  return n ? sum / double(3 * n) : std::nan("");
+}
+
+// satlab quality --video: each sequence of the manifest (cases with "sequence", tools/gen_cutouts
+// --sequence) frame by frame, for every depth source, refiner and temporal filter: the source made with a
+// seed of its own per frame (noise independent from frame to frame), refined, filtered over time (or
+// not), rendered by the first mode of --modes (spread by default) and scored per frame, whole and band,
+// with the error's flicker in the regions the truth holds still.
+int run_quality_video(const QualityOptions& o) {
+  const std::string manifest = o.cases.empty() ? io::default_truth_cases() : o.cases;
+  const DofMode* mode = o.modes.empty() ? find_dof_mode("spread") : chosen_modes(o.modes).front();
+  const std::vector<std::string> sources = chosen_sources(o.depth), refines = chosen_refiners(o.refine);
+  std::vector<std::string> filters;
+  {
+    std::stringstream ss(o.temporal);
+    std::string v;
+    while (std::getline(ss, v, ';')) filters.push_back(v);
+  }
+  for (const std::string& f : filters) {
+    TemporalParams tp;
+    parse_temporal(f, &tp);  // checks it
+  }
+  const bool stereo = std::find(sources.begin(), sources.end(), "stereo") != sources.end();
+  if (!o.images.empty() && !io::is_dir(o.images)) throw Error(o.images + ": --images is not an existing folder");
+  std::map<std::string, std::vector<LoadedCase>> seqs;
+  for (io::TruthCase& c : io::load_truth_cases(manifest)) {
+    if (c.sequence.empty()) continue;
+    LoadedCase lc;
+    lc.image = io::load_image(c.image);
+    lc.reference = io::load_image(c.reference);
+    lc.depth = io::load_depth(c.depth);
+    if (lc.reference.width != lc.image.width || lc.depth.width != lc.image.width ||
+        lc.reference.height != lc.image.height || lc.depth.height != lc.image.height)
+      throw Error(manifest + ": case " + c.name + ": image, depth and reference differ in size");
+    lc.band = occlusion_band(lc.depth, c.params);
+    if (stereo) {
+      if (c.right.empty()) throw Error(manifest + ": case " + c.name + ": no right view for --depth stereo");
+      lc.right = io::load_image(c.right);
+    }
+    const std::string name = c.sequence;
+    lc.c = std::move(c);
+    seqs[name].push_back(std::move(lc));
+  }
+  if (seqs.empty()) throw Error(manifest + ": no sequences (cases with \"sequence\": tools/gen_cutouts --sequence)");
+  std::string note;
+  std::unique_ptr<Pipeline> pipe = make_backend(o.backend, &note);
+  if (!note.empty()) std::fprintf(stderr, "satlab: note: %s\n", note.c_str());
+  std::printf("backend %s, mode %s; per-frame PSNR means, flicker: mean |change of the error| where the truth is still\n",
+              pipe->backend_name().c_str(), mode->name);
+  std::printf("%-16s %6s %-11s %-14s %-8s %9s %9s %9s %9s\n", "sequence", "frames", "depth", "refine", "temporal",
+              "PSNR dB", "band dB", "flicker", "still px");
+  nlohmann::json rows = nlohmann::json::array();
+  for (auto& [name, frames] : seqs) {
+    std::sort(frames.begin(), frames.end(), [](const LoadedCase& a, const LoadedCase& b) { return a.c.frame < b.c.frame; });
+    for (const std::string& source : sources)
+      for (const std::string& choice : refines)
+        for (const std::string& filter : filters) {
+          const DepthSourceOrigin origin = depth_source_origin(source);
+          const std::string refiner = resolve_refiner(choice, origin.origin, origin.lower_resolution);
+          TemporalParams tp;
+          const bool filtering = parse_temporal(filter, &tp);
+          TemporalFilter temporal(tp);
+          ImageRGBA8 prev_out;
+          nlohmann::json whole = nlohmann::json::array(), band = nlohmann::json::array(), flick = nlohmann::json::array();
+          double sw = 0, sb = 0, sf = 0;
+          size_t nf = 0, still = 0;
+          for (size_t k = 0; k < frames.size(); ++k) {
+            const LoadedCase& lc = frames[k];
+            DepthSourceInput in;
+            in.exact = &lc.depth;
+            in.near_depth = lc.c.params.near_depth, in.far_depth = lc.c.params.far_depth;
+            in.left = &lc.image;
+            in.right = &lc.right;
+            in.disparity_scale = lc.c.disparity_scale;
+            in.clicks = lc.c.clicks;
+            in.seed = kDepthSourceSeed + uint64_t(lc.c.frame) * 0x9e3779b97f4a7c15ull;  // its own noise
+            SourceDepth sd = make_source_depth(lc, make_depth_source(source, in), refiner);
+            if (filtering) {
+              temporal.apply(sd.depth, lc.image);
+              sd.lo = std::numeric_limits<float>::infinity(), sd.hi = -sd.lo;
+              for (float v : sd.depth.data) sd.lo = std::min(sd.lo, v), sd.hi = std::max(sd.hi, v);
+            }
+            Params p = lc.c.params;
+            if (source != "exact") keep_units(p, sd.lo, sd.hi);
+            p.dof_mode = mode->name;
+            if (o.response_shoulder >= 0.f) p.response_shoulder = o.response_shoulder;
+            validate(p);
+            pipe->set_image(lc.image);
+            pipe->set_depth(sd.depth);
+            pipe->set_params(p);
+            pipe->run();
+            const ImageRGBA8 out = pipe->result();
+            if (!o.images.empty())
+              io::save_png(o.images + "/" + lc.c.name + "_" + source + "_" + (filtering ? "gated" : "off") + ".png", out);
+            const Scores sc = score(lc.reference, out, lc.band);
+            whole.push_back(sc.whole.psnr), band.push_back(sc.band.psnr);
+            sw += sc.whole.psnr, sb += sc.band.psnr;
+            if (k > 0) {
+              size_t px = 0;
+              const double f = error_flicker(out, lc.reference, prev_out, frames[k - 1].reference, &px);
+              flick.push_back(f);
+              if (px) sf += f, ++nf, still += px;
+            }
+            prev_out = out;
+          }
+          const double n = double(frames.size());
+          const double fl = nf ? sf / double(nf) : std::nan("");
+          std::printf("%-16s %6zu %-11s %-14s %-8s %9.2f %9.2f %9.4f %9zu\n", name.c_str(), frames.size(), source.c_str(),
+                      (choice == refiner ? refiner : choice + ":" + refiner).c_str(), filter.c_str(), sw / n, sb / n, fl,
+                      nf ? still / nf : 0);
+          rows.push_back({{"sequence", name}, {"frames", frames.size()}, {"depth", source}, {"refine", refiner},
+                          {"refine_choice", choice}, {"temporal", filter}, {"mode", mode->name},
+                          {"psnr_mean", sw / n}, {"band_psnr_mean", sb / n}, {"flicker", fl},
+                          {"still_pixels_mean", nf ? still / nf : 0}, {"psnr", whole}, {"band_psnr", band},
+                          {"flicker_per_frame", flick}});
+        }
+  }
+  if (!o.json.empty()) {
+    nlohmann::json j = {{"command", "satlab quality --video"}, {"rev", git_rev()}, {"cases_file", manifest},
+                        {"backend", pipe->backend_name()},
+                        {"about", "per sequence, depth source, refiner and temporal filter: per-frame PSNR over R,G,B "
+                                  "(whole and occlusion band) and their means; flicker: the mean over frames and "
+                                  "pixels where the truth is unchanged from the frame before (every channel equal) "
+                                  "of |(out_t - truth_t) - (out_t-1 - truth_t-1)| per channel, 8-bit units; the "
+                                  "depth sources' noise is drawn with a seed per frame"},
+                        {"rows", rows}};
+    io::save_text(o.json, j.dump(1) + "\n");
+  }
+  return 0;
+}
+
 int run_quality(const QualityOptions& o) {
+  if (o.video) return run_quality_video(o);
   const std::string manifest = o.cases.empty() ? io::default_truth_cases() : o.cases;
   const std::vector<const DofMode*> modes = chosen_modes(o.modes);
   const std::vector<bool> highlights = chosen_highlights(o.highlights);
@@ -440,6 +590,11 @@ void add_quality_command(CLI::App& app, Action& action) {
   sub->add_option("--focus-range", o->focus_range,
                   "Keep depths within +-T of each case's focus sharp (T in the case's normalised depth, 0-0.5)")
       ->check(CLI::Range(0.0, 0.5));
+  sub->add_flag("--video", o->video,
+                "The manifest's truth sequences frame by frame (tools/gen_cutouts --sequence): per-frame PSNR and "
+                "the error's flicker, for each --temporal filter");
+  sub->add_option("--temporal", o->temporal,
+                  "With --video: temporal depth filters, a row each; ';' between them (off; gated[:history=H,depth=S,colour=C])");
   sub->add_option("--runs", o->runs, "Timed frames per mode and case (median)")->check(CLI::Range(1, 1000));
   sub->callback([o, &action] { action = [o] { return run_quality(*o); }; });
 }

@@ -38,6 +38,7 @@
 #include "core/error.hpp"
 #include "core/refine.hpp"
 #include "core/synthetic_depth.hpp"
+#include "core/temporal.hpp"
 
 namespace satlab::cli {
 namespace {
@@ -422,8 +423,18 @@ void add_render_command(CLI::App& app, Action& action) {
                   "ffv1 (lossless, .mkv), mpeg4");
   sub->add_option("--temporal", o->temporal,
                   "Clips: the temporal depth filter: auto (gated for a depth clip that is refined: noisy or lower "
-                  "resolution; off for exact full-size depth), off, gated")
-      ->check(CLI::IsMember({"auto", "off", "gated"}));
+                  "resolution; off for exact full-size depth), off, gated[:history=H,depth=S,colour=C]")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            TemporalParams tp;
+            try {
+              if (v != "auto") parse_temporal(v, &tp);
+            } catch (const Error& e) {
+              return std::string(e.what());
+            }
+            return std::string();
+          },
+          "auto|off|gated[:history=H,depth=S,colour=C]"));
   sub->add_option("--crf", o->quality, "Clips: the encoder's constant-rate factor (lower: better, larger)")
       ->check(CLI::Range(0, 63));
   sub->add_option("--compression", o->compression, "TIFF output: deflate, or none (faster to write and read)")

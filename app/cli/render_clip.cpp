@@ -82,8 +82,9 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
   spec.codec = r.codec, spec.quality = r.quality;
   std::unique_ptr<io::ClipWriter> out = io::open_clip_writer(r.output, spec);
 
-  TemporalFilter temporal;
-  bool filtering = r.temporal == "gated";  // auto: decided at the first depth frame (its refiner)
+  TemporalParams tp;
+  bool filtering = r.temporal != "auto" && parse_temporal(r.temporal, &tp);  // auto: at the first depth frame
+  TemporalFilter temporal(tp);
   Stages st;
   io::ClipFrame frame, dframe, dnext;
   bool have_dnext = false, depth_done = false;

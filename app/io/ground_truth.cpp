@@ -94,6 +94,15 @@ std::vector<TruthCase> load_truth_cases(const std::string& manifest) {
         t.clicks.push_back({p["x"].get<float>(), p["y"].get<float>(), false});  // as `depth select --subject X,Y`
       }
     }
+    if (c.contains("sequence")) {
+      t.sequence = text_of("sequence");
+      if (!c.contains("frame") || !c["frame"].is_number_integer() || c["frame"].get<long>() < 0 ||
+          c["frame"].get<long>() > 1000000)
+        throw Error(where + ": \"frame\" must be a frame number >= 0");
+      t.frame = int(c["frame"].get<long>());
+      t.fps = number("fps");
+      if (!(t.fps > 0)) throw Error(where + ": \"fps\" must be > 0");
+    }
     if (c.contains("crop")) {
       const nlohmann::json& r = c["crop"];
       auto side = [&](const char* key) {

@@ -25,6 +25,11 @@ struct TruthCase {
   // One click inside each object of at least 2% of the frame (tools/gen_cutouts; others: none), for the
   // selection depth source and subject select's truth.
   std::vector<SelectClick> clicks;
+  // A frame of a truth sequence (tools/gen_cutouts --sequence; others: sequence ""): its clip's name,
+  // its frame number and the clip's rate, for `satlab quality --video`.
+  std::string sequence;
+  int frame = 0;
+  double fps = 0;
 };
 
 // Parses a manifest; throws satlab::Error "FILE: ..." naming the first bad case and field (files are
