@@ -17,12 +17,9 @@ void TemporalFilter::apply(ImageF& depth, const ImageRGBA8& image, int threads) 
   if (running_.width != depth.width || running_.height != depth.height) {  // the first frame
     running_ = depth;
     prev_.resize(n * 3);
-    float lo = INFINITY, hi = -INFINITY;
-    for (float v : depth.data)
-      if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
-    span_ = hi > lo ? hi - lo : 1.f;
+    span_ = depth_span(depth);
   } else {
-    const float ds = p_.depth_sigma * span_, depth_s2 = ds * ds, colour_s2 = p_.colour_sigma * p_.colour_sigma;
+    const float depth_s2 = temporal_depth_s2(p_, span_), colour_s2 = temporal_colour_s2(p_);
     const float h = p_.history;
     parallel_for(0, long(n), [&](long b, long e) {
       for (long j = b; j < e; ++j) {
@@ -61,6 +58,20 @@ bool parse_temporal(const std::string& spec, TemporalParams* p) {
     at = comma + 1;
   }
   return true;
+}
+
+float depth_span(const ImageF& depth) {
+  float lo = INFINITY, hi = -INFINITY;
+  for (float v : depth.data)
+    if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+  return hi > lo ? hi - lo : 1.f;
+}
+
+const std::vector<TemporalRow>& temporal_rows() {
+  static const std::vector<TemporalRow> rows = {
+      {"gated", "gated running depth",
+       "a recursive filter gated by colour and depth change (after Lang et al., SIGGRAPH 2012)"}};
+  return rows;
 }
 
 const std::vector<std::string>& temporal_filter_names() {

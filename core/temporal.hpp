@@ -55,6 +55,7 @@ class TemporalFilter {
   // size starts over.
   void apply(ImageF& depth, const ImageRGBA8& image, int threads = 0);
   void reset() { running_ = ImageF(), prev_.clear(); }
+  float span() const { return span_; }
   const TemporalParams& params() const { return p_; }
 
  private:
@@ -66,6 +67,21 @@ class TemporalFilter {
 
 // The filters by id (`render --temporal`): "off", "gated" (the above, the default for noisy depth).
 const std::vector<std::string>& temporal_filter_names();
+// The family's rows (the GPU registers one variant each, bound by name): gated.
+struct TemporalRow {
+  const char* name;
+  const char* label;
+  const char* source;
+};
+const std::vector<TemporalRow>& temporal_rows();
+// The gates' squared scales for a depth of range `span` (the first frame's).
+inline float temporal_depth_s2(const TemporalParams& p, float span) {
+  const float ds = p.depth_sigma * span;
+  return ds * ds;
+}
+inline float temporal_colour_s2(const TemporalParams& p) { return p.colour_sigma * p.colour_sigma; }
+// The range of a depth map's finite values (1 where it has none or one value).
+float depth_span(const ImageF& depth);
 // "off" | "gated[:history=H,depth=S,colour=C]" -> whether to filter and with what (unnamed keys: the
 // defaults). Throws satlab::Error naming the bad part.
 bool parse_temporal(const std::string& spec, TemporalParams* p);

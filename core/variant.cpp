@@ -12,6 +12,7 @@ const char* to_string(Family f) {
     case Family::Sort: return "sort";
     case Family::Refine: return "refine";
     case Family::Select: return "select";
+    case Family::Temporal: return "temporal";
   }
   return "?";
 }

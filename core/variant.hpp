@@ -12,7 +12,7 @@
 
 namespace satlab {
 
-enum class Family { Reduce, Scan, Sat, Dof, Compact, Sort, Refine, Select };
+enum class Family { Reduce, Scan, Sat, Dof, Compact, Sort, Refine, Select, Temporal };
 enum class DType { I32, U32, F32, U8, RGBA8, RGBA16 };  // RGBA16: 4 x uint16 per pixel
 enum class ReduceOp { Sum, Min, Max };
 
@@ -144,6 +144,20 @@ struct SelectArgs {
   float* guided_offsets = nullptr;  // optional: a device float[4], the matte's guided filter's centring offsets
 };
 
+// Temporal depth filtering (core/temporal.hpp): one frame's step on device arrays. `running` (the filter's
+// depth) and `prev_rgb` (the last frame's RGB, 3 bytes a pixel) carry the state from frame to frame; on
+// the first frame (first = true) they are set from this frame.
+struct TemporalArgs {
+  const float* depth = nullptr;   // this frame's depth, width*height
+  const void* image = nullptr;    // this frame's RGBA8, width*height
+  float* running = nullptr;       // in/out
+  uint8_t* prev_rgb = nullptr;    // in/out
+  int width = 0, height = 0;
+  bool first = false;
+  float depth_s2 = 0, colour_s2 = 0, history = 0;  // the gates' squared scales and the history weight
+  void* stream = nullptr;
+};
+
 struct Variant {
   std::string name;          // stable id used on the command line: "harris7", "blelloch_padded", ...
   Family family = Family::Reduce;
@@ -168,6 +182,7 @@ struct Variant {
   std::function<void(const SortArgs&)> sort;
   std::function<void(const RefineArgs&)> refine;
   std::function<void(const SelectArgs&)> select;
+  std::function<void(const TemporalArgs&)> temporal;
 };
 
 }  // namespace satlab

@@ -8,6 +8,7 @@
 #include "gpu/refine/refine_gpu.hpp"
 #include "gpu/sat/sat_host.hpp"
 #include "gpu/select/select_gpu.hpp"
+#include "gpu/temporal/temporal_gpu.hpp"
 #include "gpu/verify.hpp"
 
 namespace satlab::gpu {
@@ -35,6 +36,14 @@ std::string check_select(const ImageRGBA8&, const std::vector<SelectClick>&, con
   throw Error("built without CUDA");
 }
 SelectTiming time_select(int, int, const SelectParams&, int, int) { throw Error("built without CUDA"); }
+
+struct GpuTemporalFilter::State {};
+GpuTemporalFilter::GpuTemporalFilter(TemporalParams p) : p_(p) {}
+GpuTemporalFilter::~GpuTemporalFilter() = default;
+void GpuTemporalFilter::apply(ImageF&, const ImageRGBA8&) { throw Error("built without CUDA"); }
+void GpuTemporalFilter::reset() {}
+std::string check_temporal(int, int, int, uint64_t) { throw Error("built without CUDA"); }
+double time_temporal(int, int, int, int) { throw Error("built without CUDA"); }
 
 std::unique_ptr<Pipeline> make_pipeline() { throw Error("built without CUDA"); }
 

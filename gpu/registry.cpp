@@ -11,6 +11,7 @@
 #include "gpu/scan/scan.hpp"
 #include "gpu/select/select_gpu.hpp"
 #include "gpu/sort/sort.hpp"
+#include "gpu/temporal/temporal_gpu.hpp"
 
 namespace satlab::gpu {
 
@@ -65,6 +66,7 @@ const std::vector<Variant>& variants() {
     for (Variant& v : dof_variants()) t.push_back(std::move(v));
     for (Variant& v : refine_variants()) t.push_back(std::move(v));
     for (Variant& v : select_variants()) t.push_back(std::move(v));
+    for (Variant& v : temporal_variants()) t.push_back(std::move(v));
     return t;
   }();
   return table;

@@ -20,6 +20,7 @@
 #include "gpu/refine/refine_gpu.hpp"
 #include "gpu/sat/sat_host.hpp"
 #include "gpu/select/select_gpu.hpp"
+#include "gpu/temporal/temporal_gpu.hpp"
 
 namespace satlab::gpu {
 namespace {
@@ -519,6 +520,17 @@ void verify_select(const Variant& v, std::mt19937_64& rng, VerifyLine& line) {
   if (line.ok) line.detail = "last case: " + note;
 }
 
+void verify_temporal(const Variant& v, std::mt19937_64& rng, VerifyLine& line) {
+  const int sizes[][2] = {{1, 1}, {1, 37}, {53, 1}, {127, 131}, {641, 479}};
+  for (const auto& sz : sizes) {
+    const int W = sz[0] + int(rng() % 3), H = sz[1] + int(rng() % 3);
+    ++line.cases;
+    const std::string d = check_temporal(W, H, 6, rng());
+    if (!d.empty() && line.ok) line.ok = false, line.detail = v.name + " " + std::to_string(W) + "x" + std::to_string(H) + ": " + d;
+  }
+  if (line.ok) line.detail = "6 frames each, bit for bit";
+}
+
 }  // namespace
 
 std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(const VerifyLine&)>& on_line,
@@ -551,9 +563,11 @@ std::vector<VerifyLine> verify_variants(uint64_t seed, const std::function<void(
     if (!families.empty() && std::find(families.begin(), families.end(), v.family) == families.end()) continue;
     VerifyLine line{v.name, to_string(v.family), true, 0, "", "", false};
     if (v.family == Family::Sat || v.family == Family::Compact || v.family == Family::Sort ||
-        v.family == Family::Dof || v.family == Family::Refine || v.family == Family::Select) {
+        v.family == Family::Dof || v.family == Family::Refine || v.family == Family::Select ||
+        v.family == Family::Temporal) {
       if (v.family == Family::Sat) verify_sat(v, rng, line);
       else if (v.family == Family::Select) verify_select(v, rng, line);
+      else if (v.family == Family::Temporal) verify_temporal(v, rng, line);
       else if (v.family == Family::Refine) verify_refine(v, rng, line);
       else if (v.family == Family::Compact) verify_compact(v, awkward(), rng, line);
       else if (v.family == Family::Sort)

@@ -29,6 +29,7 @@
 #include "gpu/refine/refine_gpu.hpp"
 #include "gpu/sat/sat_host.hpp"
 #include "gpu/select/select_gpu.hpp"
+#include "gpu/temporal/temporal_gpu.hpp"
 
 namespace satlab::cli {
 namespace {
@@ -165,6 +166,16 @@ int run_bench_depth(const BenchDepthOptions& o) {
       }
     }
   }
+  // The temporal depth filter: one frame's step on device arrays (clips; gpu/temporal), against C.
+  if (dev.available && c_gbs > 0)
+    for (const std::string& size : o.sizes) {
+      int w = 0, h = 0;
+      if (std::sscanf(size.c_str(), "%dx%d", &w, &h) != 2 || w <= 0 || h <= 0) throw Error("bad size " + size);
+      const double ms = gpu::time_temporal(w, h, o.warmup, o.runs);
+      refine_row("temporal.gated", "gpu", w, h, w, h, ms, double(w) * h * 22,
+                 "one frame's step, median of " + std::to_string(o.runs) +
+                     "; bytes: depth, image and last RGB read, running depth read and written, RGB written");
+    }
   // Subject select: one click on the scene's subject, the whole selection (working image to matte).
   for (const std::string& size : o.select_sizes) {
     int w = 0, h = 0;

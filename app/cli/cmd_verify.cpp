@@ -26,7 +26,7 @@ int run_verify(const Options& o) {
   std::vector<Family> families;
   for (const std::string& f : o.families)
     for (Family k : {Family::Reduce, Family::Scan, Family::Sat, Family::Compact, Family::Sort, Family::Dof,
-                      Family::Refine, Family::Select})
+                      Family::Refine, Family::Select, Family::Temporal})
       if (f == to_string(k)) families.push_back(k);
   std::printf("satlab verify on %s, seed %llu\n", gpu::probe().name.c_str(), (unsigned long long)seed);
   int bad = 0, total = 0, skipped = 0;
@@ -58,11 +58,12 @@ void add_verify_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<Options>();
   CLI::App* sub = app.add_subcommand(
       "verify",
-      "Check every GPU reduction, scan, SAT, compaction, sort, DoF, refine and select variant against the CPU reference");
+      "Check every GPU reduction, scan, SAT, compaction, sort, DoF, refine, select and temporal variant against the CPU "
+      "reference");
   sub->add_option("--seed", o->seed, "Random seed (default: fresh each run)");
   sub->add_option("--families", o->families,
-                  "Only these families: reduce, scan, sat, compact, sort, dof, refine, select (default all)")
-      ->check(CLI::IsMember({"reduce", "scan", "sat", "compact", "sort", "dof", "refine", "select"}));
+                  "Only these families: reduce, scan, sat, compact, sort, dof, refine, select, temporal (default all)")
+      ->check(CLI::IsMember({"reduce", "scan", "sat", "compact", "sort", "dof", "refine", "select", "temporal"}));
   sub->callback([o, &action] { action = [o] { return run_verify(*o); }; });
 }
 

@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "core/refine.hpp"
 #include "core/temporal.hpp"
+#include "gpu/temporal/temporal_gpu.hpp"
 
 namespace satlab::cli {
 namespace {
@@ -85,6 +86,9 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
   TemporalParams tp;
   bool filtering = r.temporal != "auto" && parse_temporal(r.temporal, &tp);  // auto: at the first depth frame
   TemporalFilter temporal(tp);
+  // On the GPU backend the filter runs there too (bit for bit the CPU's: gpu/temporal).
+  const bool gpu_temporal = pipe->backend_name().rfind("cpu", 0) != 0;
+  gpu::GpuTemporalFilter temporal_gpu(tp);
   Stages st;
   io::ClipFrame frame, dframe, dnext;
   bool have_dnext = false, depth_done = false;
@@ -114,7 +118,8 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
       refiner = rd.refiner;
       depth = std::move(rd.depth);
       if (r.temporal == "auto" && written == 0) filtering = refiner != "none";
-      if (filtering) temporal.apply(depth, frame.image);
+      if (filtering && gpu_temporal) temporal_gpu.apply(depth, frame.image);
+      else if (filtering) temporal.apply(depth, frame.image);
     } else if (!still_depth.empty()) {
       if (refined_still.empty()) {
         RefinedDepth rd = refine_for_image(frame.image, still_depth, nullptr, r.refine, origin, r.backend);
@@ -153,7 +158,9 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
                 "filter %.2f, encode %.2f ms; %.2f frames/s)",
                 written, info.width, info.height, spec.fps, to_string(base.filter),
                 dof ? (", " + depth_from).c_str() : "", dof && !refiner.empty() ? (", refine " + refiner).c_str() : "",
-                dof && depth_clip ? (filtering ? ", temporal filter gated" : ", no temporal filter") : "",
+                dof && depth_clip ? (filtering ? (gpu_temporal ? ", temporal filter gated (gpu)" : ", temporal filter gated (cpu)")
+                                            : ", no temporal filter")
+                                 : "",
                 pipe->backend_name().c_str(), out->summary().c_str(), st.decode / n, st.depth / n, st.filter / n,
                 st.encode / n, n / (wall / 1000.0));
   return line;
