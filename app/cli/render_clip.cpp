@@ -21,11 +21,18 @@ namespace satlab::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+std::string fmt2(double v) {
+  char b[32];
+  std::snprintf(b, sizeof(b), "%.2f", v);
+  return b;
+}
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 // Per-frame wall times of the stages, summed over the frames.
 struct Stages {
   double decode = 0, depth = 0, filter = 0, encode = 0;
+  double pipeline = 0;  // the pipeline's own stage times (GPU: CUDA events), upload excluded, warm frames
+  int warm = 0;         // frames whose stages were all warm
 };
 
 }  // namespace
@@ -104,7 +111,8 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
     if (frame.index < r.first) continue;
     if (r.last >= 0 && frame.index >= r.last) break;
     t0 = Clock::now();
-    ImageF depth;
+    ImageF depth;                  // a depth clip's frame, refined
+    const ImageF* used = &depth;   // the depth this frame takes
     if (depth_clip) {  // the latest depth frame at or before this frame's time (half a frame's slack)
       const double slack = 0.5 / std::max(1.0, spec.fps);
       for (;;) {
@@ -126,17 +134,24 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
         refiner = rd.refiner;
         refined_still = std::move(rd.depth);
       }
-      depth = refined_still;
+      used = &refined_still;  // no copy a frame
     }
     st.depth += ms_since(t0);
     t0 = Clock::now();
-    const Params p = timeline.empty() ? base : timeline.at(base, frame.time, depth.empty() ? nullptr : &depth);
+    const Params p = timeline.empty() ? base : timeline.at(base, frame.time, used->empty() ? nullptr : used);
     pipe->set_image(frame.image);
-    if (!depth.empty()) pipe->set_depth(depth);
+    if (!used->empty()) pipe->set_depth(*used);
     pipe->set_params(p);
     pipe->run();
     const ImageRGBA8& result = pipe->result();
     st.filter += ms_since(t0);
+    {
+      double t = 0;
+      bool cold = false;
+      for (const StageTiming& s : pipe->timings())
+        if (s.parent.empty() && s.name != "upload") t += s.ms, cold = cold || s.cold;
+      if (!cold) st.pipeline += t, ++st.warm;
+    }
     t0 = Clock::now();
     out->write(result, frame.time, frame.number);
     st.encode += ms_since(t0);
@@ -155,14 +170,14 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
   const double n = double(written);
   std::snprintf(line, sizeof(line),
                 "(%lld frames %dx%d at %.3g fps, %s filter%s%s%s, %s; %s; per frame: decode wait %.2f, depth %.2f, "
-                "filter %.2f, encode %.2f ms; %.2f frames/s)",
+                "filter %.2f (the pipeline's stages %s), encode %.2f ms; %.2f frames/s)",
                 written, info.width, info.height, spec.fps, to_string(base.filter),
                 dof ? (", " + depth_from).c_str() : "", dof && !refiner.empty() ? (", refine " + refiner).c_str() : "",
                 dof && depth_clip ? (filtering ? (gpu_temporal ? ", temporal filter gated (gpu)" : ", temporal filter gated (cpu)")
                                             : ", no temporal filter")
                                  : "",
                 pipe->backend_name().c_str(), out->summary().c_str(), st.decode / n, st.depth / n, st.filter / n,
-                st.encode / n, n / (wall / 1000.0));
+                st.warm ? (fmt2(st.pipeline / st.warm) + " warm").c_str() : "all cold", st.encode / n, n / (wall / 1000.0));
   return line;
 }
 
