@@ -188,6 +188,18 @@ std::vector<std::string> chosen_refiners(const std::string& list) {
   return r;
 }
 
+// What a depth source needs of a case: its exact depth, depths, views and clicks (the default seed).
+DepthSourceInput source_input(const LoadedCase& lc) {
+  DepthSourceInput in;
+  in.exact = &lc.depth;
+  in.near_depth = lc.c.params.near_depth, in.far_depth = lc.c.params.far_depth;
+  in.left = &lc.image;
+  in.right = &lc.right;
+  in.disparity_scale = lc.c.disparity_scale;
+  in.clicks = lc.c.clicks;
+  return in;
+}
+
 // The depth of `source` for the case's scene, refined by `refiner` to the image's size, holes filled.
 SourceDepth make_source_depth(const LoadedCase& lc, const DepthSource& src, const std::string& refiner) {
   SourceDepth r;
@@ -314,13 +326,7 @@ int run_quality_video(const QualityOptions& o) {
           size_t nf = 0, still = 0;
           for (size_t k = 0; k < frames.size(); ++k) {
             const LoadedCase& lc = frames[k];
-            DepthSourceInput in;
-            in.exact = &lc.depth;
-            in.near_depth = lc.c.params.near_depth, in.far_depth = lc.c.params.far_depth;
-            in.left = &lc.image;
-            in.right = &lc.right;
-            in.disparity_scale = lc.c.disparity_scale;
-            in.clicks = lc.c.clicks;
+            DepthSourceInput in = source_input(lc);
             in.seed = kDepthSourceSeed + uint64_t(lc.c.frame) * 0x9e3779b97f4a7c15ull;  // its own noise
             SourceDepth sd = make_source_depth(lc, make_depth_source(source, in), refiner);
             if (filtering) {
@@ -450,14 +456,7 @@ int run_quality(const QualityOptions& o) {
                                     std::to_string(lc.c.params.far_depth) + "|" + lc.c.right + "|" + source;
       auto src = made.find(scene_key);
       if (src == made.end()) {
-        DepthSourceInput in;
-        in.exact = &lc.depth;
-        in.near_depth = lc.c.params.near_depth, in.far_depth = lc.c.params.far_depth;
-        in.left = &lc.image;
-        in.right = &lc.right;
-        in.disparity_scale = lc.c.disparity_scale;
-        in.clicks = lc.c.clicks;
-        src = made.emplace(scene_key, make_depth_source(source, in)).first;
+        src = made.emplace(scene_key, make_depth_source(source, source_input(lc))).first;
         if (o.save_depth) {
           const std::string base = o.images + "/" + lc.c.scene + "_" + source;
           io::save_png16(base + "_depth.png", viewable(src->second.depth));
