@@ -24,8 +24,23 @@ Ease parse_ease(const std::string& name) {
   throw Error("unknown easing '" + name + "' (smooth, linear, hold)");
 }
 
+float& synthetic_field(SyntheticDepth& d, int i) {
+  switch (i) {
+    case 0: return d.angle;
+    case 1: return d.position;
+    case 2: return d.width;
+    case 3: return d.centre_x;
+    case 4: return d.centre_y;
+    default: return d.radius;
+  }
+}
+
 Timeline::Timeline(std::vector<ParamKey> keys) : keys_(std::move(keys)) {
   std::stable_sort(keys_.begin(), keys_.end(), [](const ParamKey& a, const ParamKey& b) { return a.time < b.time; });
+  check();
+}
+
+void Timeline::check() const {
   for (size_t i = 0; i < keys_.size(); ++i) {
     const ParamKey& k = keys_[i];
     const std::string where = "key at " + std::to_string(k.time) + " s";
@@ -39,12 +54,46 @@ Timeline::Timeline(std::vector<ParamKey> keys) : keys_(std::move(keys)) {
     if (k.aperture == k.aperture) p.aperture = k.aperture;
     if (k.focus_range == k.focus_range) p.focus_range = k.focus_range;
     if (k.max_radius == k.max_radius) p.max_radius = k.max_radius;
+    SyntheticDepth d;  // the synthetic fields as parse_synthetic_depth checks them
+    for (int f = 0; f < ParamKey::kSyntheticFields; ++f)
+      if (k.synthetic[f] == k.synthetic[f]) synthetic_field(d, f) = k.synthetic[f];
     try {
       validate(p);
+      validate(d);
     } catch (const Error& e) {
       throw Error(where + ": " + e.what());
     }
   }
+}
+
+void Timeline::set(const ParamKey& key) {
+  std::vector<ParamKey> keys = keys_;
+  auto same = std::find_if(keys.begin(), keys.end(), [&](const ParamKey& k) { return k.time == key.time; });
+  if (same == keys.end()) {
+    keys.push_back(key);
+  } else {  // the new key's fields over the old one's
+    ParamKey k = *same;
+    k.ease = key.ease;
+    if (key.focus == key.focus) k.focus = key.focus, k.point_x = k.point_y = -1.f;
+    if (key.point_x >= 0.f) k.point_x = key.point_x, k.point_y = key.point_y, k.focus = __builtin_nanf("");
+    if (key.aperture == key.aperture) k.aperture = key.aperture;
+    if (key.focus_range == key.focus_range) k.focus_range = key.focus_range;
+    if (key.max_radius == key.max_radius) k.max_radius = key.max_radius;
+    for (int f = 0; f < ParamKey::kSyntheticFields; ++f)
+      if (key.synthetic[f] == key.synthetic[f]) k.synthetic[f] = key.synthetic[f];
+    *same = k;
+  }
+  *this = Timeline(std::move(keys));  // checked before it replaces anything
+}
+
+bool Timeline::remove_near(double time, double within) {
+  auto best = keys_.end();
+  for (auto it = keys_.begin(); it != keys_.end(); ++it)
+    if (std::abs(it->time - time) <= within && (best == keys_.end() || std::abs(it->time - time) < std::abs(best->time - time)))
+      best = it;
+  if (best == keys_.end()) return false;
+  keys_.erase(best);
+  return true;
 }
 
 float focus_at_point(const ImageF& depth, float x, float y) {
@@ -60,11 +109,11 @@ float focus_at_point(const ImageF& depth, float x, float y) {
   return std::clamp(v[v.size() / 2], 0.f, 1.f);
 }
 
-Params Timeline::at(const Params& base, double t, const ImageF* depth) const {
-  Params p = base;
-  // One field: the keys that set it around t, eased by the later one.
-  auto field = [&](const std::function<bool(const ParamKey&)>& sets, const std::function<float(const ParamKey&)>& value,
-                   float& out) {
+namespace {
+
+// One field at time t: the keys that set it around t, eased by the later one.
+void keyed_field(const std::vector<ParamKey>& keys_, double t, const std::function<bool(const ParamKey&)>& sets,
+                 const std::function<float(const ParamKey&)>& value, float& out) {
     const ParamKey* before = nullptr;
     const ParamKey* after = nullptr;
     for (const ParamKey& k : keys_) {
@@ -88,7 +137,26 @@ Params Timeline::at(const Params& base, double t, const ImageF* depth) const {
     if (after->ease == Ease::Hold) s = 0;
     if (after->ease == Ease::Smooth) s = s * s * (3 - 2 * s);
     out = float(double(a) + (double(b) - double(a)) * s);
-  };
+}
+
+}  // namespace
+
+bool Timeline::moves_synthetic() const {
+  return std::any_of(keys_.begin(), keys_.end(), [](const ParamKey& k) { return k.sets_synthetic(); });
+}
+
+SyntheticDepth Timeline::synthetic_at(const SyntheticDepth& base, double t) const {
+  SyntheticDepth d = base;
+  for (int f = 0; f < ParamKey::kSyntheticFields; ++f)
+    keyed_field(keys_, t, [f](const ParamKey& k) { return k.synthetic[f] == k.synthetic[f]; },
+                [f](const ParamKey& k) { return k.synthetic[f]; }, synthetic_field(d, f));
+  return d;
+}
+
+Params Timeline::at(const Params& base, double t, const ImageF* depth) const {
+  Params p = base;
+  auto field = [&](const std::function<bool(const ParamKey&)>& sets, const std::function<float(const ParamKey&)>& value,
+                   float& out) { keyed_field(keys_, t, sets, value, out); };
   field([](const ParamKey& k) { return k.sets_focus(); },
         [&](const ParamKey& k) {
           return k.point_x >= 0.f ? (depth ? focus_at_point(*depth, k.point_x, k.point_y) : __builtin_nanf("")) : k.focus;

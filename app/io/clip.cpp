@@ -59,13 +59,13 @@ struct Av {
   X(codec, avcodec_find_decoder) X(codec, avcodec_find_encoder_by_name) X(codec, avcodec_alloc_context3)         \
   X(codec, avcodec_free_context) X(codec, avcodec_parameters_to_context)                                        \
   X(codec, avcodec_parameters_from_context) X(codec, avcodec_open2) X(codec, avcodec_send_packet)               \
-  X(codec, avcodec_receive_frame) X(codec, avcodec_send_frame) X(codec, avcodec_receive_packet)                 \
+  X(codec, avcodec_receive_frame) X(codec, avcodec_flush_buffers) X(codec, avcodec_send_frame) X(codec, avcodec_receive_packet)                 \
   X(codec, av_packet_alloc) X(codec, av_packet_free) X(codec, av_packet_unref) X(codec, av_packet_rescale_ts)   \
   X(format, avformat_open_input) X(format, avformat_find_stream_info) X(format, av_find_best_stream)            \
   X(format, av_read_frame) X(format, avformat_close_input) X(format, avformat_alloc_output_context2)            \
   X(format, avformat_new_stream) X(format, avio_open) X(format, avio_closep) X(format, avformat_write_header)    \
   X(format, av_interleaved_write_frame) X(format, av_write_trailer) X(format, avformat_free_context)            \
-  X(format, av_stream_get_side_data)                                                                             \
+  X(format, av_stream_get_side_data) X(format, av_seek_frame)                                                                             \
   X(scale, sws_getContext) X(scale, sws_scale) X(scale, sws_freeContext) X(scale, sws_setColorspaceDetails)     \
   X(scale, sws_getCoefficients)
   SATLAB_AV_FUNCTIONS(SATLAB_AV)
@@ -183,6 +183,8 @@ class VideoReader final : public ClipReader {
     info_.bits = ctx_->bits_per_raw_sample > 0 ? ctx_->bits_per_raw_sample : 8;
     tb_ = av_q2d(st->time_base);
     start_ = st->start_time != AV_NOPTS_VALUE ? st->start_time : 0;
+    if (st->duration > 0) info_.duration = double(st->duration) * tb_;
+    else if (fmt_->duration > 0) info_.duration = double(fmt_->duration) / AV_TIME_BASE;
   }
   void release() {
     if (sws_) a_.sws_freeContext(sws_), sws_ = nullptr;
@@ -197,14 +199,23 @@ class VideoReader final : public ClipReader {
     for (;;) {
       const int r = a_.avcodec_receive_frame(ctx_, frame_);
       if (r == 0) {
+        if (skip_before_ > -1e300) {  // after a seek: the frames before the time asked for are dropped
+          const int64_t pts = frame_->best_effort_timestamp != AV_NOPTS_VALUE ? frame_->best_effort_timestamp : frame_->pts;
+          const double t = pts != AV_NOPTS_VALUE ? double(pts - start_) * tb_ : skip_before_;
+          if (t < skip_before_) continue;
+          skip_before_ = -1e301;
+          index_ = std::llround(t * std::max(1.0, info_.fps));
+        }
         convert(out);
         return true;
       }
       if (r == AVERROR_EOF) return false;
       if (r != AVERROR(EAGAIN)) throw Error(path_ + ": frame " + std::to_string(index_) + " (near " + time_text(last_) + ") does not decode (" + a_.what(r) + ")");
       if (flushed_) return false;
+      if (dead_) return false;
       const int rd = a_.av_read_frame(fmt_, pkt_);
       if (rd < 0) {
+        if (rd != AVERROR_EOF) dead_ = true;  // reported once; the clip ends there
         if (rd != AVERROR_EOF)
           throw Error(path_ + ": reading stopped after frame " + std::to_string(index_) + " (" + time_text(last_) + "): " + a_.what(rd));
         a_.avcodec_send_packet(ctx_, nullptr);
@@ -223,12 +234,26 @@ class VideoReader final : public ClipReader {
     }
   }
 
+  void seek(double time) override {
+    const double slack = 0.5 / std::max(1.0, info_.fps);
+    const int64_t ts = start_ + int64_t(std::floor(std::max(0.0, time - slack) / tb_));
+    if (int r = a_.av_seek_frame(fmt_, stream_, ts, AVSEEK_FLAG_BACKWARD); r < 0)
+      throw Error(path_ + ": cannot seek to " + time_text(time) + " (" + a_.what(r) + ")");
+    a_.avcodec_flush_buffers(ctx_);
+    flushed_ = dead_ = false;
+    skip_before_ = time - slack;
+    last_ = std::max(0.0, time);
+  }
+
  private:
   void convert(ClipFrame& out) {
     const int64_t pts = frame_->best_effort_timestamp != AV_NOPTS_VALUE ? frame_->best_effort_timestamp : frame_->pts;
     const double t = pts != AV_NOPTS_VALUE ? double(pts - start_) * tb_ : (index_ > 0 ? last_ + 1.0 / std::max(1.0, info_.fps) : 0.0);
-    if ((frame_->flags & AV_FRAME_FLAG_CORRUPT) || frame_->decode_error_flags)
-      throw Error(path_ + ": frame " + std::to_string(index_) + " at " + time_text(t) + " is damaged");
+    if ((frame_->flags & AV_FRAME_FLAG_CORRUPT) || frame_->decode_error_flags) {
+      const long long bad = index_++;  // the next frame keeps its own index
+      last_ = t;
+      throw Error(path_ + ": frame " + std::to_string(bad) + " at " + time_text(t) + " is damaged");
+    }
     const int w = frame_->width, h = frame_->height;
     const bool side = info_.rotation == 90 || info_.rotation == 270;
     if ((side ? h : w) != info_.width || (side ? w : h) != info_.height)
@@ -286,6 +311,8 @@ class VideoReader final : public ClipReader {
   double tb_ = 0;
   int64_t start_ = 0;
   bool flushed_ = false;
+  bool dead_ = false;  // reading failed (not at the end): nothing more comes
+  double skip_before_ = -1e301;  // after a seek: frames before this time are dropped
   long long index_ = 0;
   double last_ = 0;
 };
@@ -345,6 +372,7 @@ class SequenceReader final : public ClipReader {
     info_.kind = "sequence";
     info_.fps = fps;
     info_.frames = (long long)files_.size();
+    info_.duration = double(files_.size()) / fps;
     ClipFrame first;
     load(0, first);
     info_.width = depth_ ? first.depth.width : first.image.width;
@@ -354,17 +382,18 @@ class SequenceReader final : public ClipReader {
 
   bool next(ClipFrame& out) override {
     if (at_ >= files_.size()) return false;
-    if (at_ == 0) {
+    const size_t i = at_++;  // a frame that fails to load is passed over by the next call
+    if (i == 0 && !first_taken_) {
       out = std::move(first_);
+      first_taken_ = true;
     } else {
-      load(at_, out);
+      load(i, out);
       const int w = depth_ ? out.depth.width : out.image.width, h = depth_ ? out.depth.height : out.image.height;
       if (w != info_.width || h != info_.height)
-        throw Error(files_[at_].second + ": frame " + std::to_string(at_) + " is " + std::to_string(w) + "x" +
+        throw Error(files_[i].second + ": frame " + std::to_string(i) + " is " + std::to_string(w) + "x" +
                     std::to_string(h) + ", the sequence's first " + std::to_string(info_.width) + "x" +
                     std::to_string(info_.height) + ": frames of mixed sizes are not read");
     }
-    ++at_;
     return true;
   }
 
@@ -373,19 +402,32 @@ class SequenceReader final : public ClipReader {
     out.index = (long long)i;
     out.number = files_[i].first;
     out.time = double(i) / info_.fps;
-    if (depth_) {
-      out.depth = load_depth(files_[i].second);
-    } else {
-      LoadInfo li;
-      out.image = load_image(files_[i].second, &li);
-      if (i == 0) info_.codec = li.format, info_.bits = li.bits;
+    try {
+      if (depth_) {
+        out.depth = load_depth(files_[i].second);
+      } else {
+        LoadInfo li;
+        out.image = load_image(files_[i].second, &li);
+        if (i == 0) info_.codec = li.format, info_.bits = li.bits;
+      }
+    } catch (const Error& e) {
+      throw Error("frame " + std::to_string(i) + " at " + time_text(out.time) + ": " + e.what());
     }
   }
 
+
+ public:
+  void seek(double time) override {
+    const double i = std::ceil(time * info_.fps - 0.5);  // the first frame at or after time - half a frame
+    at_ = size_t(std::clamp(i, 0.0, double(files_.size())));
+  }
+
+ private:
   bool depth_;
   std::vector<std::pair<long long, std::string>> files_;
   size_t at_ = 0;
-  ClipFrame first_;
+  ClipFrame first_;  // read by the constructor (the clip's size), given by the first next()
+  bool first_taken_ = false;
 };
 
 class AheadReader final : public ClipReader {
@@ -394,58 +436,73 @@ class AheadReader final : public ClipReader {
     info_ = r_->info();
     worker_ = std::thread([this] { run(); });
   }
-  ~AheadReader() override {
-    {
-      std::lock_guard<std::mutex> l(m_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    worker_.join();
+  ~AheadReader() override { stop(); }
+  void seek(double time) override {
+    stop();
+    q_.clear();
+    stop_ = done_ = false;
+    r_->seek(time);
+    worker_ = std::thread([this] { run(); });
   }
   bool next(ClipFrame& out) override {
     std::unique_lock<std::mutex> l(m_);
     cv_.wait(l, [&] { return !q_.empty() || done_; });
-    if (q_.empty()) {
-      if (error_) std::rethrow_exception(error_);
-      return false;
-    }
-    out = std::move(q_.front());
+    if (q_.empty()) return false;
+    Item it = std::move(q_.front());
     q_.pop_front();
     cv_.notify_all();
+    if (it.error) std::rethrow_exception(it.error);
+    out = std::move(it.frame);
     return true;
   }
 
  private:
+  // A frame that fails is queued as its error, in order, and reading goes on (the caller may pass over
+  // bad frames); after kMaxErrors failures in a row the clip ends there.
+  static constexpr int kMaxErrors = 16;
   void run() {
-    try {
-      for (;;) {
-        {
-          std::unique_lock<std::mutex> l(m_);
-          cv_.wait(l, [&] { return stop_ || int(q_.size()) < ahead_; });
-          if (stop_) break;
-        }
-        ClipFrame f;
-        if (!r_->next(f)) break;
-        std::lock_guard<std::mutex> l(m_);
-        q_.push_back(std::move(f));
-        cv_.notify_all();
+    for (int errors = 0; errors < kMaxErrors;) {
+      {
+        std::unique_lock<std::mutex> l(m_);
+        cv_.wait(l, [&] { return stop_ || int(q_.size()) < ahead_; });
+        if (stop_) break;
       }
-    } catch (...) {
+      Item it;
+      try {
+        if (!r_->next(it.frame)) break;
+        errors = 0;
+      } catch (...) {
+        it.error = std::current_exception();
+        ++errors;
+      }
       std::lock_guard<std::mutex> l(m_);
-      error_ = std::current_exception();
+      q_.push_back(std::move(it));
+      cv_.notify_all();
     }
     std::lock_guard<std::mutex> l(m_);
     done_ = true;
     cv_.notify_all();
   }
 
+  void stop() {
+    {
+      std::lock_guard<std::mutex> l(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (worker_.joinable()) worker_.join();
+  }
+
   std::unique_ptr<ClipReader> r_;
   int ahead_;
   std::mutex m_;
   std::condition_variable cv_;
-  std::deque<ClipFrame> q_;
+  struct Item {
+    ClipFrame frame;
+    std::exception_ptr error;  // set: this frame failed
+  };
+  std::deque<Item> q_;
   bool stop_ = false, done_ = false;
-  std::exception_ptr error_;
   std::thread worker_;
 };
 

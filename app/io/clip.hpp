@@ -29,6 +29,7 @@ struct ClipInfo {
   std::string codec;          // the video's decoder ("h264", ...); a sequence: its first frame's format
   int rotation = 0;           // degrees turned on reading (0, 90, 180, 270)
   int bits = 8;               // bits per sample as stored
+  double duration = 0;        // seconds where known (a sequence: frames / fps; a video: its header's), else 0
 };
 
 struct ClipFrame {
@@ -45,6 +46,9 @@ class ClipReader {
   const ClipInfo& info() const { return info_; }
   // The next frame; false at the end. Throws satlab::Error naming the frame and its time for a damaged one.
   virtual bool next(ClipFrame& frame) = 0;
+  // Moves so that next() returns the first frame at or after `time` (seconds; half a frame's slack); a
+  // video seeks to the key frame before it and decodes forward. Throws satlab::Error where it cannot.
+  virtual void seek(double time) = 0;
 
  protected:
   ClipInfo info_;

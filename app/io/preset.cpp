@@ -254,6 +254,12 @@ std::string preset_to_json(const Preset& preset) {
       if (k.aperture == k.aperture) o["aperture"] = shortest(k.aperture);
       if (k.focus_range == k.focus_range) o["focus_range"] = shortest(k.focus_range);
       if (k.max_radius == k.max_radius) o["max_radius"] = shortest(k.max_radius);
+      if (k.sets_synthetic()) {
+        json d = json::object();
+        for (int f = 0; f < ParamKey::kSyntheticFields; ++f)
+          if (k.synthetic[f] == k.synthetic[f]) d[ParamKey::kSyntheticNames[f]] = shortest(k.synthetic[f]);
+        o["synthetic"] = d;
+      }
       keys.push_back(o);
     }
     j["keys"] = keys;
@@ -286,6 +292,16 @@ std::vector<ParamKey> parse_keys(const json& v) {
           bad(where + ".focus_point", "not [x, y] (fractions of the frame's width and height)");
         k.point_x = x[0].get<float>(), k.point_y = x[1].get<float>(), sets = true;
         if (!(k.point_x >= 0.f)) bad(where + ".focus_point", "x must be in [0,1]");
+      } else if (f == "synthetic") {  // the synthetic depth's fields: {"position": 0.3, "angle": 90, ...}
+        if (!x.is_object() || x.empty()) bad(where + ".synthetic", "not an object of angle, position, width, x, y, radius");
+        for (const auto& [g, y] : x.items()) {
+          int i = 0;
+          while (i < ParamKey::kSyntheticFields && g != ParamKey::kSyntheticNames[i]) ++i;
+          if (i == ParamKey::kSyntheticFields) bad(where + ".synthetic." + g, "unknown field (angle, position, width, x, y, radius)");
+          if (!y.is_number() || !std::isfinite(y.get<double>())) bad(where + ".synthetic." + g, "not a finite number: " + y.dump());
+          k.synthetic[i] = y.get<float>();
+        }
+        sets = true;
       } else if (f == "ease") {
         try {
           k.ease = parse_ease(read_string(x, where + ".ease"));
@@ -293,11 +309,11 @@ std::vector<ParamKey> parse_keys(const json& v) {
           bad(where + ".ease", e.what());
         }
       } else {
-        bad(where + "." + f, "unknown field (time, focus, focus_point, aperture, focus_range, max_radius, ease)");
+        bad(where + "." + f, "unknown field (time, focus, focus_point, aperture, focus_range, max_radius, synthetic, ease)");
       }
     }
     if (!has_time) bad(where, "no \"time\" (seconds)");
-    if (!sets) bad(where, "sets nothing (focus, focus_point, aperture, focus_range or max_radius)");
+    if (!sets) bad(where, "sets nothing (focus, focus_point, aperture, focus_range, max_radius or synthetic)");
     keys.push_back(k);
   }
   try {

@@ -240,5 +240,86 @@ TEST(Clip, DepthClipsGiveFloatDepth) {
   for (size_t i = 0; i < a.data.size(); ++i) EXPECT_NEAR(f.depth.data[i], a.data[i], 1.0 / 65535);
 }
 
+// Seeking (the app's scrubber and steps): next() gives the first frame at or after the time, the same
+// pixels as reading on to it; before the start is the first frame, past the end nothing. Through the
+// read-ahead thread too, which drops what it had decoded.
+TEST(Clip, SeekGivesTheFrameAtATime) {
+  TempDir d;
+  for (int k = 0; k < 6; ++k) save_image(d / ("s_" + std::to_string(k + 3) + ".png"), frame(31, 23, k));
+  for (bool ahead : {false, true}) {
+    std::unique_ptr<ClipReader> r = open_clip(d / "s_%d.png", false, 10.0);
+    if (ahead) r = read_ahead(std::move(r), 2);
+    EXPECT_NEAR(r->info().duration, 0.6, 1e-9);
+    ClipFrame f;
+    ASSERT_TRUE(r->next(f));
+    r->seek(0.4);
+    ASSERT_TRUE(r->next(f));
+    EXPECT_EQ(f.index, 4);
+    EXPECT_EQ(f.number, 7);
+    EXPECT_EQ(f.image.data, frame(31, 23, 4).data);
+    ASSERT_TRUE(r->next(f));
+    EXPECT_EQ(f.index, 5);
+    r->seek(0.12);  // between frames 1 and 2: the first at or after it, with half a frame's slack
+    ASSERT_TRUE(r->next(f));
+    EXPECT_EQ(f.index, 1);
+    r->seek(-1);
+    ASSERT_TRUE(r->next(f));
+    EXPECT_EQ(f.index, 0);
+    EXPECT_EQ(f.image.data, frame(31, 23, 0).data);  // the first frame again after it was given once
+    r->seek(5);
+    EXPECT_FALSE(r->next(f));
+  }
+}
+
+TEST(Clip, VideoSeekDecodesForwardToTheFrame) {
+  NEED_VIDEO();
+  TempDir d;
+  const std::string path = d / "seek.mkv";
+  const int w = 40, h = 30;
+  {
+    ClipSpec spec;
+    spec.width = w, spec.height = h, spec.fps = 20, spec.codec = "ffv1";
+    auto wr = open_clip_writer(path, spec);
+    for (int k = 0; k < 12; ++k) wr->write(frame(w, h, k), k / 20.0, k);
+    wr->finish();
+  }
+  auto r = read_ahead(open_clip(path), 3);
+  EXPECT_NEAR(r->info().duration, 0.6, 0.051);
+  ClipFrame f;
+  for (int k : {7, 2, 11, 0, 5}) {
+    r->seek(k / 20.0);
+    ASSERT_TRUE(r->next(f)) << k;
+    EXPECT_EQ(f.index, k);
+    EXPECT_NEAR(f.time, k / 20.0, 2e-3);
+    EXPECT_EQ(f.image.data, frame(w, h, k).data) << "frame " << k;
+  }
+  ASSERT_TRUE(r->next(f));
+  EXPECT_EQ(f.index, 6);  // reading goes on from there
+}
+
+// A frame that does not decode is reported in its place, and the frames after it still come (what
+// --skip-bad-frames needs); the error names the frame and its time.
+TEST(Clip, ABadFrameIsReportedInItsPlaceAndReadingGoesOn) {
+  TempDir d;
+  for (int k = 0; k < 5; ++k) save_image(d / ("b_" + std::to_string(k) + ".png"), frame(16, 12, k));
+  std::ofstream(d / "b_2.png", std::ios::binary | std::ios::trunc) << "\x89PNG\r\n\x1a\n broken";
+  auto r = read_ahead(open_clip(d / "b_%d.png", false, 25.0), 2);
+  ClipFrame f;
+  ASSERT_TRUE(r->next(f));
+  ASSERT_TRUE(r->next(f));
+  EXPECT_EQ(f.index, 1);
+  try {
+    r->next(f);
+    ADD_FAILURE() << "the broken frame was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("frame 2 at 0.080 s"), std::string::npos) << e.what();
+  }
+  ASSERT_TRUE(r->next(f));
+  EXPECT_EQ(f.index, 3);
+  EXPECT_EQ(f.image.data, frame(16, 12, 3).data);
+  ASSERT_TRUE(r->next(f));
+  EXPECT_FALSE(r->next(f));
+}
+
 }  // namespace
 }  // namespace satlab::io

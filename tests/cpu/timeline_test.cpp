@@ -110,5 +110,53 @@ TEST(Timeline, KeysFilesAndPresetsCarryTheKeys) {
   EXPECT_EQ(back.keys[1].ease, Ease::Linear);
 }
 
+// Keys move the synthetic depth's fields (a travelling tilt-shift band): exact at the keys, between them
+// by the easing, the fields no key sets as the base has them; the JSON carries them.
+TEST(Timeline, KeysMoveTheSyntheticDepth) {
+  ParamKey a, b;
+  a.time = 0, a.synthetic[1] = 0.2f;  // position
+  b.time = 2, b.synthetic[1] = 0.8f, b.synthetic[0] = 45.f, b.ease = Ease::Linear;  // position, angle
+  const Timeline t({a, b});
+  EXPECT_TRUE(t.moves_synthetic());
+  EXPECT_FALSE(Timeline({key(0, 0.3f)}).moves_synthetic());
+  SyntheticDepth base;
+  base.width = 0.4f;
+  EXPECT_EQ(t.synthetic_at(base, 0).position, 0.2f);
+  EXPECT_EQ(t.synthetic_at(base, 2).position, 0.8f);
+  EXPECT_NEAR(t.synthetic_at(base, 1).position, 0.5f, 1e-6f);
+  EXPECT_EQ(t.synthetic_at(base, 1).angle, 45.f);  // one key sets it: held
+  EXPECT_EQ(t.synthetic_at(base, 1).width, 0.4f);  // no key: the base's
+  ParamKey bad;
+  bad.synthetic[2] = -1.f;  // a width <= 0
+  EXPECT_THROW(Timeline({bad}), Error);
+  io::Preset preset;
+  preset.keys = {a, b};
+  const io::Preset back = io::parse_preset(io::preset_to_json(preset));
+  ASSERT_EQ(back.keys.size(), 2u);
+  EXPECT_EQ(back.keys[1].synthetic[1], 0.8f);
+  EXPECT_EQ(back.keys[1].synthetic[0], 45.f);
+  EXPECT_NE(back.keys[1].synthetic[3], back.keys[1].synthetic[3]);  // x: not set
+  EXPECT_THROW(io::parse_preset(R"({"keys": [{"time": 0, "synthetic": {"tilt": 3}}]})"), Error);
+}
+
+// The app's timeline: a key set at a time replaces the fields it sets there; remove_near takes the
+// nearest key within the window, and none outside it.
+TEST(Timeline, SetAndRemoveKeys) {
+  Timeline t;
+  t.set(key(1.0, 0.2f, 30.f));
+  t.set(key(0.5, 0.6f));
+  t.set(key(1.0, 0.4f));  // the focus replaced, the aperture kept
+  ASSERT_EQ(t.keys().size(), 2u);
+  EXPECT_EQ(t.keys()[0].time, 0.5);
+  EXPECT_EQ(t.keys()[1].focus, 0.4f);
+  EXPECT_EQ(t.keys()[1].aperture, 30.f);
+  EXPECT_THROW(t.set(key(2.0, 7.f)), Error);  // refused, nothing changed
+  EXPECT_EQ(t.keys().size(), 2u);
+  EXPECT_FALSE(t.remove_near(0.7, 0.1));
+  EXPECT_TRUE(t.remove_near(0.96, 0.05));
+  ASSERT_EQ(t.keys().size(), 1u);
+  EXPECT_EQ(t.keys()[0].time, 0.5);
+}
+
 }  // namespace
 }  // namespace satlab
