@@ -61,7 +61,8 @@ struct RenderOptions {
   std::string layout = "open";          // --layout of the selection's depth
   std::vector<SelectClick> clicks;      // the selection: --subject's and --background's, or the preset's
   // Clips (a video or a sequence pattern in and out: render_clip.hpp).
-  std::string keys, frames, codec, temporal = "auto";
+  std::string keys, frames, codec, temporal = "auto", right, stereo;
+  bool skip_bad_frames = false;
   double fps = 24.0;
   int quality = 18;
   std::vector<ParamKey> preset_keys;
@@ -303,13 +304,15 @@ int run_render(RenderOptions o) {
     ClipRequest r;
     r.input = o.inputs[0], r.output = o.out, r.depth = o.depth, r.synthetic = synthetic, r.refine = o.refine;
     r.backend = o.backend, r.algorithms = o.algorithms, r.fps = o.fps, r.codec = o.codec, r.quality = o.quality;
-    r.temporal = o.temporal;
+    r.temporal = o.temporal, r.right = o.right, r.stereo = o.stereo, r.skip_bad_frames = o.skip_bad_frames;
     r.keys = o.keys.empty() ? o.preset_keys : io::load_keys(o.keys);
     if (!o.frames.empty()) parse_frame_range(o.frames, &r.first, &r.last);
     std::printf("wrote %s %s\n", o.out.c_str(), render_clip(r, p).c_str());
     return 0;
   }
-  if (!o.keys.empty() || !o.frames.empty()) throw Error("--keys and --frames are for clips (a video or a sequence pattern)");
+  if (!o.keys.empty() || !o.frames.empty() || !o.right.empty() || !o.stereo.empty() || o.skip_bad_frames)
+    throw Error("--keys, --frames, --right, --stereo and --skip-bad-frames are for clips (a video or a sequence "
+                "pattern; a still pair: satlab depth stereo)");
   // No decoder allocates past the budget (a progressive JPEG's coefficients): a file that cannot fit is
   // refused, never decoded into swap.
   io::set_decode_memory_limit(o.budget ? o.budget : default_memory_budget(choose_backend(o.backend).gpu));
@@ -415,7 +418,8 @@ void add_render_command(CLI::App& app, Action& action) {
       ->excludes(tile);
   sub->add_option("--keys", o->keys,
                   "Clips: parameters over time from a JSON file {\"keys\": [{\"time\": S, \"focus\": F | \"focus_point\": "
-                  "[X, Y], \"aperture\": A, \"focus_range\": T, \"max_radius\": R, \"ease\": smooth|linear|hold}]}");
+                  "[X, Y], \"aperture\": A, \"focus_range\": T, \"max_radius\": R, \"synthetic\": {\"position\": P, ...}, "
+                  "\"ease\": smooth|linear|hold}]}");
   sub->add_option("--frames", o->frames, "Clips: only frames A:B (0-based, B exclusive; either may be empty)");
   sub->add_option("--fps", o->fps, "Clips: an image sequence's frame rate")->check(CLI::Range(0.001, 1000.0));
   sub->add_option("--codec", o->codec,
@@ -437,6 +441,13 @@ void add_render_command(CLI::App& app, Action& action) {
           "auto|off|gated[:history=H,depth=S,colour=C]"));
   sub->add_option("--crf", o->quality, "Clips: the encoder's constant-rate factor (lower: better, larger)")
       ->check(CLI::Range(0, 63));
+  sub->add_option("--right", o->right, "Clips: the right views (a clip of as many frames): depth from stereo per frame");
+  sub->add_option("--stereo", o->stereo,
+                  "Clips: each frame holds both views, left first: sbs (side by side) or tb (top and bottom); the "
+                  "left view is rendered with depth from stereo")
+      ->check(CLI::IsMember({"sbs", "tb"}));
+  sub->add_flag("--skip-bad-frames", o->skip_bad_frames,
+                "Clips: a frame that does not decode repeats the last good one (the summary says how many)");
   sub->add_option("--compression", o->compression, "TIFF output: deflate, or none (faster to write and read)")
       ->check(CLI::IsMember({"deflate", "none"}));
   sub->callback([o, sub, &action] {

@@ -1,5 +1,6 @@
 #include "app/cli/render_clip.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include "app/io/output_names.hpp"
 #include "app/ops/backend_choice.hpp"
 #include "app/ops/depth_refine.hpp"
+#include "app/ops/stereo_matching.hpp"
 #include "core/error.hpp"
 #include "core/refine.hpp"
 #include "core/temporal.hpp"
@@ -53,16 +55,36 @@ void parse_frame_range(const std::string& spec, long long* first, long long* las
 }
 
 std::string render_clip(const ClipRequest& r, const Params& base) {
+  if (!r.stereo.empty() && r.stereo != "sbs" && r.stereo != "tb")
+    throw Error("--stereo: '" + r.stereo + "' is not a layout (sbs: side by side, tb: top and bottom)");
+  if (int(!r.stereo.empty()) + int(!r.right.empty()) + int(!r.depth.empty()) > 1)
+    throw Error("--depth, --right and --stereo each give the depth: name one");
   std::unique_ptr<io::ClipReader> in = io::read_ahead(io::open_clip(r.input, false, r.fps));
   const io::ClipInfo info = in->info();
   const Timeline timeline(r.keys);
   const bool dof = base.filter == FilterKind::Dof;
-  // Depth: a clip matched by time, one map for all frames, or the synthetic depth of the frame's size.
-  std::unique_ptr<io::ClipReader> depth_clip;
+  const bool stereo = dof && (!r.stereo.empty() || !r.right.empty());
+  // The frame rendered: the left view of a packed stereo frame, else the frame.
+  const int width = r.stereo == "sbs" ? info.width / 2 : info.width, height = r.stereo == "tb" ? info.height / 2 : info.height;
+  if (width < 1 || height < 1) throw Error(r.input + ": frames of " + std::to_string(info.width) + "x" + std::to_string(info.height) + " hold no two views");
+  // Depth: a clip matched by time, a stereo pair, one map for all frames, or the synthetic depth.
+  std::unique_ptr<io::ClipReader> depth_clip, right_clip;
   ImageF still_depth;
   DepthOrigin origin = DepthOrigin::Synthetic;
   std::string depth_from;
-  if (dof && !r.depth.empty()) {
+  const bool moving_synthetic = dof && r.depth.empty() && !stereo && timeline.moves_synthetic();
+  if (dof && !r.right.empty()) {
+    right_clip = io::read_ahead(io::open_clip(r.right, false, r.fps));
+    const io::ClipInfo& ri = right_clip->info();
+    if (ri.width != info.width || ri.height != info.height)
+      throw Error(r.right + ": its frames are " + std::to_string(ri.width) + "x" + std::to_string(ri.height) + ", the left clip's " +
+                  std::to_string(info.width) + "x" + std::to_string(info.height));
+    origin = DepthOrigin::Stereo;
+    depth_from = "stereo with " + io::file_stem(r.right);
+  } else if (stereo) {
+    origin = DepthOrigin::Stereo;
+    depth_from = std::string("stereo, views ") + (r.stereo == "sbs" ? "side by side" : "top and bottom");
+  } else if (dof && !r.depth.empty()) {
     if (io::is_clip_path(r.depth)) {
       depth_clip = io::read_ahead(io::open_clip(r.depth, true, r.fps));
       origin = DepthOrigin::File;
@@ -77,43 +99,96 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
       depth_from = "depth " + io::file_stem(r.depth) + " on every frame";
     }
   } else if (dof) {
-    still_depth = make_synthetic_depth(r.synthetic, info.width, info.height);
-    depth_from = "synthetic depth " + to_spec(r.synthetic);
+    if (!moving_synthetic) still_depth = make_synthetic_depth(r.synthetic, width, height);
+    depth_from = "synthetic depth " + to_spec(r.synthetic) + (moving_synthetic ? " moved by the keys" : "");
   }
   std::string backend_note;
   std::unique_ptr<Pipeline> pipe = make_backend(r.backend, &backend_note);
   if (!backend_note.empty()) std::fprintf(stderr, "satlab: note: %s\n", backend_note.c_str());
   pipe->set_algorithms(r.algorithms);
   io::ClipSpec spec;
-  spec.width = info.width, spec.height = info.height;
+  spec.width = width, spec.height = height;
   spec.fps = info.fps > 0 ? info.fps : r.fps;
   spec.codec = r.codec, spec.quality = r.quality;
   std::unique_ptr<io::ClipWriter> out = io::open_clip_writer(r.output, spec);
 
   TemporalParams tp;
-  bool filtering = r.temporal != "auto" && parse_temporal(r.temporal, &tp);  // auto: at the first depth frame
+  // auto: at the first depth frame (a refined depth clip, stereo); off for exact and still depth.
+  bool filtering = r.temporal != "auto" && parse_temporal(r.temporal, &tp);
   TemporalFilter temporal(tp);
   // On the GPU backend the filter runs there too (bit for bit the CPU's: gpu/temporal).
   const bool gpu_temporal = pipe->backend_name().rfind("cpu", 0) != 0;
   gpu::GpuTemporalFilter temporal_gpu(tp);
+  StereoParams sp;
+  sp.disparities = default_disparities(width);
   Stages st;
-  io::ClipFrame frame, dframe, dnext;
+  io::ClipFrame frame, dframe, dnext, rframe;
   bool have_dnext = false, depth_done = false;
   ImageF refined_still;  // a still depth, refined once (every frame has one size)
   std::string refiner;
-  long long written = 0;
-  const Progress progress(info.frames > 0 ? size_t(info.frames) : 0);
+  long long written = 0, replaced = 0;
+  ImageRGBA8 last_good;  // the last frame that decoded (--skip-bad-frames)
+  double last_time = -1;
+  const long long total = (r.last >= 0 ? r.last : info.frames) >= 0 ? (r.last >= 0 ? r.last : info.frames) - r.first : -1;
+  const Progress progress(total > 0 ? size_t(total) : 0);
   auto t_all = Clock::now();
-  for (;;) {
+  for (long long index = 0;; ++index) {
+    if (r.cancel && r.cancel->load()) throw Error(r.output + ": cancelled; nothing was written");
     auto t0 = Clock::now();
-    if (!in->next(frame)) break;
+    bool bad = false;
+    try {
+      if (!in->next(frame)) break;
+      if (right_clip) {
+        if (!right_clip->next(rframe))
+          throw Error(r.right + ": ends at frame " + std::to_string(frame.index) + ", before the left clip");
+      }
+    } catch (const Error& e) {
+      if (!r.skip_bad_frames || last_good.empty()) throw;  // before any good frame there is nothing to repeat
+      std::fprintf(stderr, "satlab: note: %s; the frame before repeats (--skip-bad-frames)\n", e.what());
+      bad = true;
+    }
     st.decode += ms_since(t0);
-    if (frame.index < r.first) continue;
-    if (r.last >= 0 && frame.index >= r.last) break;
+    if (bad) {  // the last good frame's result again, a frame later
+      frame.index = index, frame.number = frame.number + 1;
+      frame.time = last_time + 1.0 / spec.fps;
+    } else {
+      index = frame.index;
+    }
+    if (index < r.first) continue;
+    if (r.last >= 0 && index >= r.last) break;
+    last_time = frame.time;
+    if (bad) {
+      t0 = Clock::now();
+      out->write(pipe->result(), frame.time, frame.number);
+      st.encode += ms_since(t0);
+      ++written, ++replaced;
+      continue;
+    }
+    if (r.skip_bad_frames) last_good = frame.image;
     t0 = Clock::now();
-    ImageF depth;                  // a depth clip's frame, refined
+    ImageRGBA8 view;  // the left view of a packed stereo frame
+    if (!r.stereo.empty()) {
+      ImageRGBA8 second(width, height);
+      view = ImageRGBA8(width, height);
+      for (int y = 0; y < height; ++y) {
+        const bool sbs = r.stereo == "sbs";
+        const uint8_t* a = frame.image.px(0, y);
+        const uint8_t* b = sbs ? frame.image.px(width, y) : frame.image.px(0, y + height);
+        std::copy(a, a + size_t(width) * 4, view.px(0, y));
+        std::copy(b, b + size_t(width) * 4, second.px(0, y));
+      }
+      frame.image = std::move(view);
+      rframe.image = std::move(second);
+    }
+    ImageF depth;                  // a depth clip's or the stereo pair's frame, refined
     const ImageF* used = &depth;   // the depth this frame takes
-    if (depth_clip) {  // the latest depth frame at or before this frame's time (half a frame's slack)
+    if (stereo) {
+      const StereoResult m = match_stereo(frame.image, rframe.image, sp, r.backend);
+      RefinedDepth rd = refine_disparity(frame.image, m, r.refine, r.backend);
+      refiner = rd.refiner;
+      depth = disparity_depth(rd.depth);
+      if (r.temporal == "auto" && written == 0) filtering = true;  // stereo is noisy frame to frame
+    } else if (depth_clip) {  // the latest depth frame at or before this frame's time (half a frame's slack)
       const double slack = 0.5 / std::max(1.0, spec.fps);
       for (;;) {
         if (!have_dnext && !depth_done) have_dnext = depth_clip->next(dnext), depth_done = !have_dnext;
@@ -126,8 +201,8 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
       refiner = rd.refiner;
       depth = std::move(rd.depth);
       if (r.temporal == "auto" && written == 0) filtering = refiner != "none";
-      if (filtering && gpu_temporal) temporal_gpu.apply(depth, frame.image);
-      else if (filtering) temporal.apply(depth, frame.image);
+    } else if (moving_synthetic) {  // made again at this frame's time: exact, no refinement
+      depth = make_synthetic_depth(timeline.synthetic_at(r.synthetic, frame.time), width, height);
     } else if (!still_depth.empty()) {
       if (refined_still.empty()) {
         RefinedDepth rd = refine_for_image(frame.image, still_depth, nullptr, r.refine, origin, r.backend);
@@ -136,9 +211,15 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
       }
       used = &refined_still;  // no copy a frame
     }
+    if (filtering && (stereo || depth_clip)) {
+      if (gpu_temporal) temporal_gpu.apply(depth, frame.image);
+      else temporal.apply(depth, frame.image);
+    }
     st.depth += ms_since(t0);
     t0 = Clock::now();
-    const Params p = timeline.empty() ? base : timeline.at(base, frame.time, used->empty() ? nullptr : used);
+    // Focus points read this frame's depth.
+    Params p = timeline.empty() ? base : timeline.at(base, frame.time, used->empty() ? nullptr : used);
+    if (stereo) p.disparity = true;
     pipe->set_image(frame.image);
     if (!used->empty()) pipe->set_depth(*used);
     pipe->set_params(p);
@@ -156,7 +237,11 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
     out->write(result, frame.time, frame.number);
     st.encode += ms_since(t0);
     ++written;
-    progress.show(size_t(frame.index + 1), "frame " + std::to_string(frame.index));
+    if (r.on_frame) r.on_frame(written, total);
+    const double left_s = total > 0 ? ms_since(t_all) / 1000.0 * double(total - written) / double(written) : 0;
+    char eta[64];
+    std::snprintf(eta, sizeof(eta), total > 0 ? "frame %lld, %.0f s left" : "frame %lld", frame.index, left_s);
+    progress.show(size_t(written), eta);
   }
   progress.clear();
   if (written == 0) throw Error(r.input + ": no frame in the range asked for (--frames)");
@@ -166,17 +251,20 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
     st.encode += ms_since(t0);
   }
   const double wall = ms_since(t_all);
-  char line[512];
+  char line[640];
   const double n = double(written);
+  const double rendered = std::max(1.0, n - double(replaced));
   std::snprintf(line, sizeof(line),
-                "(%lld frames %dx%d at %.3g fps, %s filter%s%s%s, %s; %s; per frame: decode wait %.2f, depth %.2f, "
+                "(%lld frames %dx%d at %.3g fps, %s filter%s%s%s, %s; %s%s; per frame: decode wait %.2f, depth %.2f, "
                 "filter %.2f (the pipeline's stages %s), encode %.2f ms; %.2f frames/s)",
-                written, info.width, info.height, spec.fps, to_string(base.filter),
+                written, width, height, spec.fps, to_string(base.filter),
                 dof ? (", " + depth_from).c_str() : "", dof && !refiner.empty() ? (", refine " + refiner).c_str() : "",
-                dof && depth_clip ? (filtering ? (gpu_temporal ? ", temporal filter gated (gpu)" : ", temporal filter gated (cpu)")
-                                            : ", no temporal filter")
-                                 : "",
-                pipe->backend_name().c_str(), out->summary().c_str(), st.decode / n, st.depth / n, st.filter / n,
+                dof && (depth_clip || stereo) ? (filtering ? (gpu_temporal ? ", temporal filter gated (gpu)" : ", temporal filter gated (cpu)")
+                                                          : ", no temporal filter")
+                                             : "",
+                pipe->backend_name().c_str(), out->summary().c_str(),
+                replaced ? (", " + std::to_string(replaced) + " bad frame(s) replaced by the one before").c_str() : "",
+                st.decode / n, st.depth / rendered, st.filter / rendered,
                 st.warm ? (fmt2(st.pipeline / st.warm) + " warm").c_str() : "all cold", st.encode / n, n / (wall / 1000.0));
   return line;
 }

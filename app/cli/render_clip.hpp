@@ -1,8 +1,12 @@
 // satlab render's clip path: a video or an image sequence in, one out (app/io/clip.hpp). Frames are
 // decoded ahead on their own thread while the filter works; each frame takes its depth from a depth clip
-// (matched by time), one depth map for every frame, or the synthetic depth, refined to the frame's size
-// as a still's is; its parameters come from the keys (core/timeline.hpp) at its time.
+// (matched by time), a stereo pair (a right clip, or both views side by side or top and bottom in each
+// frame: the left view is rendered), one depth map for every frame, or the synthetic depth (made again
+// each frame where keys move it), refined to the frame's size as a still's is; its parameters come from
+// the keys (core/timeline.hpp) at its time. The app's export runs the same function.
 #pragma once
+#include <atomic>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,9 +32,17 @@ struct ClipRequest {
   // The temporal depth filter (core/temporal.hpp): auto (gated where a depth clip is refined: a noisy or
   // lower-resolution source; off for exact full-size depth and depth that is the same every frame), off, gated.
   std::string temporal = "auto";
+  std::string right;              // the right views: a clip of as many frames (depth from stereo)
+  std::string stereo;             // "sbs" | "tb": each frame holds both views, left (top) first; "": no
+  bool skip_bad_frames = false;   // a frame that does not decode repeats the last good one (counted)
+  // The app's export: polled between frames (set: the render stops, leaving nothing), and told of every
+  // frame written (frames done, frames in all or -1 where unknown).
+  const std::atomic<bool>* cancel = nullptr;
+  std::function<void(long long done, long long total)> on_frame;
 };
 
-// Renders the clip; throws satlab::Error (one line) leaving no output. Returns the summary line's text.
+// Renders the clip; throws satlab::Error (one line) leaving no output (a cancel: "cancelled"). Returns the
+// summary line's text.
 std::string render_clip(const ClipRequest& r, const Params& p);
 
 // "A:B" (either side may be empty) -> [first, last); throws satlab::Error.

@@ -14,9 +14,7 @@ namespace satlab::gui {
 void Session::open_stereo(AppState& s, const std::string& right_path) {
   const ImageRGBA8 right = io::load_image(right_path);
   StereoParams p;
-  // Disparities up to an eighth of the width (16..256): a pair taken for depth of field has its nearest
-  // objects well inside that.
-  p.disparities = std::clamp(image_.width / 8, 16, 256) + 1;
+  p.disparities = default_disparities(image_.width);
   std::string note;
   const StereoResult r = match_stereo(image_, right, p, backend_, "", &note);
   s.params.disparity = true;

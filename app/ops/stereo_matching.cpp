@@ -47,6 +47,8 @@ RefinedDepth refine_disparity(const ImageRGBA8& left, const StereoResult& r, con
   return out;
 }
 
+int default_disparities(int width) { return std::clamp(width / 8, 16, 256) + 1; }
+
 ImageF disparity_depth(const ImageF& disparity) {
   ImageF d = disparity;
   for (float& v : d.data) v = std::max(v, 0.f);

@@ -17,6 +17,10 @@ StereoResult match_stereo(const ImageRGBA8& left, const ImageRGBA8& right, const
                           const std::string& backend = "auto", const std::string& sat_builder = "",
                           std::string* note = nullptr);
 
+// The disparity search for a view `width` wide: up to an eighth of it (16..256), a pair taken for depth of
+// field has its nearest objects well inside that. The count of disparities (0..n-1).
+int default_disparities(int width);
+
 // The matcher's checks as a refiner's confidence: 1 where raw holds a disparity, 0 where it was rejected.
 ImageF stereo_confidence(const StereoResult& r);
 

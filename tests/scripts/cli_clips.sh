@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # satlab render on clips (app/cli/render_clip.hpp): a sequence rendered frame by frame equals each frame
-# rendered as a still, with the parameters the keys give at its time; a lossless video (FFV1) carries the
+# rendered as a still, with the parameters the keys give at its time (keys that move the synthetic depth
+# too); stereo frames (side by side, top and bottom, or a right clip) agree; --skip-bad-frames repeats the
+# frame before a damaged one and counts it; a lossless video (FFV1) carries the
 # frames exactly; a gap in the numbering, a cut video, bad keys and a still output are one line, exit 1,
 # nothing written. The video checks skip (and say so) where FFmpeg's libraries are not installed.
 # Usage: cli_clips.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
@@ -8,6 +10,13 @@
 bundled_scene
 need_python3 "to compare the frames"
 cd "$tmp" || fail "no tmp"
+refuse() {  # refuse WHAT-IT-SAYS COMMAND...
+  local want=$1
+  shift
+  "$@" >r.out 2>r.err && fail "accepted: $*"
+  [ "$(grep -c . r.err)" -le 2 ] || { cat r.err; fail "more than one line: $*"; }
+  grep -q -- "$want" r.err || { cat r.err; fail "'$want' not said: $*"; }
+}
 # Five frames: the scene shifted right by k pixels (so frames differ), numbered from 7.
 for k in 0 1 2 3 4; do
   "$bin" render "$scene" --filter box --radius "$k" --out "in_$((k + 7)).png" >/dev/null 2>&1 || fail "cannot make frame $k"
@@ -50,14 +59,61 @@ grep -q "depth clip d_%d.*no temporal filter" log || { cat log; fail "auto filte
   { cat log; fail "gated"; }
 grep -q "temporal filter gated" log || { cat log; fail "--temporal gated not said"; }
 cmp -s dc_9.png dg_9.png || fail "the same exact depth every frame changed under the temporal filter"
+# Stereo: frames holding both views side by side (or top and bottom) render as the left view with depth
+# from stereo, the same as a left clip with a right one (--right); small frames, three of them.
+python3 - "$src" <<'PY' || fail "cannot make the stereo frames"
+import sys
+sys.path.insert(0, sys.argv[1] + "/tests/scripts")
+import png_util
+W, H = 96, 64
+for k in range(3):
+    def left(x, y):  # a near square (disparity 6) over a far checker (disparity 2), moving right
+        if 30 + 2 * k <= x < 60 + 2 * k and 16 <= y < 48:
+            return (220, 120 + 3 * ((x * 7 + y * 3) % 11), 40)
+        return (30 + 20 * ((x // 4 + y // 4) % 2), 80, 150 + ((x * 5 + y) % 7) * 9)
+    def right(x, y):
+        sq = 30 + 2 * k <= x + 6 < 60 + 2 * k and 16 <= y < 48
+        return left(x + 6, y) if sq else left(x + 2, y) if x + 2 < W else left(W - 1, y)
+    png_util.write_rgb(f"L_{k}.png", W, H, left)
+    png_util.write_rgb(f"R_{k}.png", W, H, right)
+    png_util.write_rgb(f"SBS_{k}.png", 2 * W, H, lambda x, y: left(x, y) if x < W else right(x - W, y))
+    png_util.write_rgb(f"TB_{k}.png", W, 2 * H, lambda x, y: left(x, y) if y < H else right(x, y - H))
+PY
+"$bin" render 'L_%d.png' --right 'R_%d.png' --backend cpu --out 'st_%d.png' >log 2>&1 || { cat log; fail "--right"; }
+grep -q "3 frames 96x64.*stereo with R_%d.*temporal filter gated" log || { cat log; fail "--right: not said"; }
+"$bin" render 'SBS_%d.png' --stereo sbs --backend cpu --out 'sbs_%d.png' >log 2>&1 || { cat log; fail "--stereo sbs"; }
+grep -q "3 frames 96x64.*stereo, views side by side" log || { cat log; fail "--stereo sbs: not said"; }
+"$bin" render 'TB_%d.png' --stereo tb --backend cpu --out 'tb_%d.png' >log 2>&1 || { cat log; fail "--stereo tb"; }
+for k in 0 1 2; do
+  cmp -s "st_$k.png" "sbs_$k.png" || fail "frame $k: side by side differs from --right"
+  cmp -s "st_$k.png" "tb_$k.png" || fail "frame $k: top and bottom differs from --right"
+done
+"$bin" render 'L_%d.png' --right 'R_%d.png' --temporal off --backend cpu --out 'so_%d.png' >/dev/null 2>&1 || fail "--temporal off"
+cmp -s so_0.png st_0.png || fail "frame 0 differs with the filter off (it starts from the first frame's depth)"
+# Keys that move the synthetic depth: a tilt-shift band that travels; each frame is the still with the
+# synthetic depth at that frame's position.
+cat >band.json <<'J'
+{"keys": [{"time": 0, "synthetic": {"position": 0.2}}, {"time": 0.2, "synthetic": {"position": 0.8}, "ease": "linear"}]}
+J
+"$bin" render 'in_%d.png' --synthetic-depth gradient:width=0.5 --keys band.json --fps 20 --aperture 40 --backend cpu \
+  --out 'band_%d.png' >log 2>&1 || { cat log; fail "moving synthetic depth"; }
+grep -q "moved by the keys" log || { cat log; fail "moving synthetic depth not said"; }
+"$bin" render in_9.png --synthetic-depth gradient:pos=0.5,width=0.5 --aperture 40 --backend cpu --out band_still.png \
+  >/dev/null 2>&1 || fail "still with the band at 0.5"
+cmp -s band_9.png band_still.png || fail "frame 9 (t = 0.1 s) is not the still with the band at 0.5"
+cmp -s band_7.png band_9.png && fail "the band did not move"
+# --skip-bad-frames: a damaged frame repeats the one before and is counted; without it, one line.
+mkdir bad && for n in 0 1 2 3; do cp "in_$((n + 7)).png" "bad/f_$n.png"; done
+printf '\x89PNG\r\n\x1a\nbroken' >bad/f_2.png
+refuse "frame 2 at 0.083 s" "$bin" render 'bad/f_%d.png' --backend cpu --out 'nb_%d.png'
+ls nb_* >/dev/null 2>&1 && fail "a refused sequence with a bad frame left frames"
+"$bin" render 'bad/f_%d.png' --skip-bad-frames --backend cpu --out 'sk_%d.png' >log 2>&1 || { cat log; fail "--skip-bad-frames"; }
+grep -q "4 frames.*1 bad frame(s) replaced" log || { cat log; fail "the replaced frame not counted"; }
+cmp -s sk_1.png sk_2.png || fail "the bad frame did not repeat the one before"
+[ -f sk_3.png ] || fail "the frame after the bad one is missing"
+refuse "are for clips" "$bin" render in_7.png --stereo sbs --out x.png
+refuse "name one" "$bin" render 'L_%d.png' --right 'R_%d.png' --depth "$scene_depth" --out 'y_%d.png'
 # Refusals: one line, exit 1, nothing written.
-refuse() {  # refuse WHAT-IT-SAYS COMMAND...
-  local want=$1
-  shift
-  "$@" >r.out 2>r.err && fail "accepted: $*"
-  [ "$(grep -c . r.err)" -le 2 ] || { cat r.err; fail "more than one line: $*"; }
-  grep -q -- "$want" r.err || { cat r.err; fail "'$want' not said: $*"; }
-}
 mkdir gap && cp in_7.png gap/g_1.png && cp in_8.png gap/g_2.png && cp in_9.png gap/g_4.png
 refuse "gap in the numbering" "$bin" render 'gap/g_%d.png' --out 'gap_%d.png'
 ls gap_* >/dev/null 2>&1 && fail "a refused sequence left frames"

@@ -1,0 +1,80 @@
+// satlab render's clip path (app/cli/render_clip.hpp) as the app's export runs it: told of every frame,
+// and a cancel between frames stops it leaving nothing behind.
+#include "app/cli/render_clip.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+
+#include "app/io/clip.hpp"
+#include "app/io/image_io.hpp"
+#include "core/error.hpp"
+
+namespace satlab::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Frames {
+  fs::path dir = fs::temp_directory_path() / ("satlab_rclip_" + std::to_string(getpid()));
+  explicit Frames(int n) {
+    fs::create_directories(dir);
+    for (int k = 0; k < n; ++k) {
+      ImageRGBA8 img(23, 17);
+      for (size_t i = 0; i < img.data.size(); ++i) img.data[i] = uint8_t((i * 7 + size_t(k) * 31) % 251);
+      io::save_image((dir / ("f_" + std::to_string(k) + ".png")).string(), img);
+    }
+  }
+  ~Frames() { fs::remove_all(dir); }
+  std::string operator/(const std::string& n) const { return (dir / n).string(); }
+};
+
+TEST(RenderClip, ReportsEveryFrameAndACancelLeavesNothing) {
+  Frames f(5);
+  ClipRequest r;
+  r.input = f / "f_%d.png";
+  r.output = f / "o_%d.png";
+  r.backend = "cpu";
+  std::vector<long long> seen;
+  r.on_frame = [&](long long done, long long total) {
+    seen.push_back(done);
+    EXPECT_EQ(total, 5);
+  };
+  Params p;
+  render_clip(r, p);
+  EXPECT_EQ(seen, (std::vector<long long>{1, 2, 3, 4, 5}));
+  EXPECT_TRUE(fs::exists(f / "o_4.png"));
+
+  std::atomic<bool> cancel{false};
+  r.output = f / "c_%d.png";
+  r.cancel = &cancel;
+  r.on_frame = [&](long long done, long long) {
+    if (done == 2) cancel = true;  // as the app's Cancel button, between frames
+  };
+  try {
+    render_clip(r, p);
+    ADD_FAILURE() << "a cancelled render finished";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cancelled"), std::string::npos) << e.what();
+  }
+  for (int k = 0; k < 5; ++k) EXPECT_FALSE(fs::exists(f / ("c_" + std::to_string(k) + ".png"))) << k;
+}
+
+TEST(RenderClip, RefusesTwoDepthSourcesAndAnUnknownLayout) {
+  Frames f(2);
+  ClipRequest r;
+  r.input = f / "f_%d.png";
+  r.output = f / "o_%d.png";
+  r.backend = "cpu";
+  Params p;
+  r.stereo = "sbs", r.right = f / "f_%d.png";
+  EXPECT_THROW(render_clip(r, p), Error);
+  r.right.clear(), r.stereo = "lr";
+  EXPECT_THROW(render_clip(r, p), Error);
+  EXPECT_FALSE(fs::exists(f / "o_0.png"));
+}
+
+}  // namespace
+}  // namespace satlab::cli
