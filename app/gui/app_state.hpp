@@ -7,6 +7,7 @@
 
 #include "app/gui/depth_edit.hpp"
 #include "app/gui/export.hpp"
+#include "app/gui/playback.hpp"
 #include "app/io/dir_listing.hpp"
 #include "app/io/ground_truth.hpp"
 #include "core/params.hpp"
@@ -128,6 +129,7 @@ struct AppState {
   bool synthetic_changed = false;  // the session regenerates it
   FilesState files;                // bundled scenes, presets, export (export.cpp)
   TruthState truth;                // ground-truth cases (panel_truth.cpp)
+  ClipState clip;                  // a video or sequence open (playback.hpp)
 
   // What is loaded, for display.
   std::string image_path, depth_path, backend_name, backend_note, surface_name;

@@ -62,6 +62,7 @@ io::Preset preset_of(const AppState& s) {
                {}, {}, {}};
   if (s.depth_edit.source == DepthSource::Selection)
     p.clicks = s.depth_edit.clicks, p.layout = to_string(s.depth_edit.layout);
+  p.keys = s.clip.keys.keys();  // a clip's keys (playback.hpp)
   return p;
 }
 
@@ -250,6 +251,8 @@ void apply_preset_file(AppState& s, const std::string& path) {
   if (!p.compare_view.empty())
     check("compare_view", [&] { compare_view = view_from_string(p.compare_view); });
   if (!p.compare.empty()) check("compare", [&] { compare = compare_from_string(p.compare, &split); });
+  Timeline keys;  // a clip's keys (playback.hpp)
+  check("keys", [&] { keys = Timeline(p.keys); });
   // Everything checked: now apply.
   s.params = p.params;
   s.view = view;
@@ -265,6 +268,7 @@ void apply_preset_file(AppState& s, const std::string& path) {
     s.depth_edit.layout = parse_subject_layout(p.layout);
     s.depth_edit.subject_changed = true;
   }
+  if (!p.keys.empty()) s.clip.keys = keys;
   s.params_changed = true;
 }
 

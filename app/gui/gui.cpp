@@ -19,6 +19,7 @@
 #include "app/gui/input_script.hpp"
 #include "app/gui/gl_timer.hpp"
 #include "app/gui/panels.hpp"
+#include "app/gui/playback.hpp"
 #include "app/gui/result_writer.hpp"
 #include "app/gui/session.hpp"
 #include "app/gui/surface.hpp"
@@ -61,8 +62,9 @@ struct Frontend {
 };
 
 // Opens what the command line named; a bad file is reported and the bundled scene opens instead.
-void open_initial(AppState& s, Session& session, const Options& o) {
+void open_initial(AppState& s, Session& session, Playback& playback, const Options& o) {
   try {
+    if (is_clip_request(o.image_path)) return playback.open(s, session, o.image_path, o.depth_path);
     session.open(s, o.image_path, o.depth_path);
   } catch (const Error& e) {
     if (o.image_path.empty()) throw;  // the bundled scene itself is missing
@@ -135,7 +137,8 @@ int run(const Options& o) {
     } catch (const Error& e) {
       s.error = std::string(e.what()) + " (after applying " + o.preset + " and the command line)";
     }
-  open_initial(s, session, o);
+  Playback playback;
+  open_initial(s, session, playback, o);
   // Builders named on the command line are applied (or refused with a popup) by the first frame's requests.
   s.algorithms = {o.sat_builder, o.reduction};
   s.algorithms_changed = !o.sat_builder.empty() || !o.reduction.empty();
@@ -171,21 +174,27 @@ int run(const Options& o) {
     if (s.show_ui) {
       draw_sidebar(s, layout.panel_x, 0, layout.panel_w, display.y);
       draw_status_overlay(s, 8 * fe.scale, 8 * fe.scale, viewer.legend_texture(s));
-      draw_brush_toolbar(s, 8 * fe.scale, layout.image_h - 40 * fe.scale, layout.image_w - 16 * fe.scale);
     }
+    // The clip's timeline along the bottom of the image area; the brush's toolbar and an export's progress above it.
+    const float timeline_h = draw_timeline(s, 0, layout.image_h, layout.image_w);
+    if (s.show_ui)
+      draw_brush_toolbar(s, 8 * fe.scale, layout.image_h - timeline_h - 40 * fe.scale, layout.image_w - 16 * fe.scale);
     draw_file_browser(s, display.x, display.y);
     draw_help_overlay(s, display.x, display.y);
-    draw_export_progress(s, 8 * fe.scale, layout.image_h - 8 * fe.scale,
+    draw_export_progress(s, 8 * fe.scale, layout.image_h - timeline_h - 8 * fe.scale,
                          std::min(layout.image_w - 16 * fe.scale, 520 * fe.scale));
     draw_error_popup(s);
     // A widget held with the mouse (a slider dragged), the focus sweeping or a depth stroke being painted:
     // changes get previews, and the full frame waits until it is let go (Session::update).
-    s.interacting =
-        (ImGui::IsAnyItemActive() && !ImGui::GetIO().WantTextInput) || s.sweeping || s.depth_edit.painting;
+    // A clip playing or scrubbed counts too: on a slow backend its frames are previews until it stops.
+    s.interacting = (ImGui::IsAnyItemActive() && !ImGui::GetIO().WantTextInput) || s.sweeping ||
+                    s.depth_edit.painting || s.clip.playing || s.clip.scrubbing;
     ImGui::Render();
     marks[0] = Clock::now();
 
     session.handle_requests(s, surface.take_dropped_files());
+    playback.update(s, session);  // a clip opened, played, stepped or keyed: the frame it shows
+    handle_clip_export(s);
     if (s.vsync != vsync) surface.set_vsync(vsync = s.vsync);
     bool fresh = session.update(s);
     // A scripted run's last frame shows the full frame a worker thread renders (not a preview of it).
@@ -281,6 +290,20 @@ int run(const Options& o) {
                 s.depth_edit.history.strokes().size(),
                 s.depth_edit.refine_note.empty() ? "none" : s.depth_edit.refine_note.c_str(),
                 s.depth_edit.saved.c_str());
+  if (s.clip.open && o.frames > 0) {  // scripted runs: where the clip stands
+    std::printf("satlab: clip %s: frame %lld at %.3f s, %lld frames shown, %zu key(s)%s%s\n", s.clip.path.c_str(),
+                s.clip.index, s.clip.time, s.clip.shown, s.clip.keys.keys().size(),
+                s.clip.note.empty() ? "" : "; ", s.clip.note.c_str());
+    for (const ParamKey& k : s.clip.keys.keys())
+      std::printf("satlab: clip key %.3f s: focus %.4f aperture %.2f\n", k.time, double(k.focus), double(k.aperture));
+  }
+  if (s.clip.job) {  // a clip export still running: a scripted run waits for it, a closed window cancels it
+    if (o.frames == 0) s.clip.job->cancel = true;
+    if (s.clip.job->thread.joinable()) s.clip.job->thread.join();
+    s.clip.job->done = true;
+    handle_clip_export(s);
+  }
+  if (!s.clip.export_message.empty() && o.frames > 0) std::printf("satlab: clip %s\n", s.clip.export_message.c_str());
   if (s.files.job) {  // an export still running: a scripted run waits for it, a closed window cancels it
     if (o.frames == 0) s.files.cancel_requested = true;
     const std::string message = s.files.message;

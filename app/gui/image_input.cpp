@@ -32,6 +32,7 @@ void handle_keys(AppState& s, Viewer& viewer) {
   }
   if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Escape))) {
     s.files.cancel_requested = s.files.job != nullptr;  // a running export first
+    s.clip.cancel_requested = s.clip.job != nullptr;
     s.show_help = s.show_browser = false;
   }
   if (ImGui::IsKeyPressed(kKeyF1) || (!io.WantTextInput && typed('?'))) s.show_help = !s.show_help;
@@ -45,7 +46,8 @@ void handle_keys(AppState& s, Viewer& viewer) {
     }
     if (ImGui::IsKeyPressed('Y')) s.depth_edit.redo = true;
     if (ImGui::IsKeyPressed('S')) s.depth_edit.save = true;
-    if (ImGui::IsKeyPressed('E')) s.files.export_requested = true;
+    if (ImGui::IsKeyPressed('E')) (s.clip.open ? s.clip.export_requested : s.files.export_requested) = true;
+    if (ImGui::IsKeyPressed('K') && s.clip.open) s.clip.delete_key = true;
   }
   if (io.WantCaptureKeyboard || io.KeyCtrl) return;
   if (ImGui::IsKeyPressed('B')) s.depth_edit.brush = !s.depth_edit.brush, s.depth_edit.subject = false;
@@ -60,6 +62,12 @@ void handle_keys(AppState& s, Viewer& viewer) {
   if (ImGui::IsKeyPressed('C')) s.compare = Compare((int(s.compare) + 1) % 3);
   if (ImGui::IsKeyPressed('V')) s.vsync = !s.vsync;
   if (ImGui::IsKeyPressed('F') && s.params.filter == FilterKind::Dof) s.sweeping = true, s.sweep_dir = 1.f;
+  if (s.clip.open) {
+    if (ImGui::IsKeyPressed(kKeySpace, false)) s.clip.toggle = true;
+    if (ImGui::IsKeyPressed(kKeyLeft)) s.clip.step = -1;
+    if (ImGui::IsKeyPressed(kKeyRight)) s.clip.step = 1;
+    if (ImGui::IsKeyPressed('K')) s.clip.set_key = true;
+  }
 }
 
 // Focus moves at a full sweep (near to far) in 3 s and turns at either end; by at most 1/30 of the range

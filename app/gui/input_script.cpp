@@ -15,6 +15,9 @@ int key_code(const std::string& name, char* typed) {
   if (name == "Tab") return kKeyTab;
   if (name == "Esc") return kKeyEscape;
   if (name == "F1") return kKeyF1;
+  if (name == "Space") return kKeySpace;
+  if (name == "Left") return kKeyLeft;
+  if (name == "Right") return kKeyRight;
   if (name == "?") {
     *typed = '?';
     return -1;
@@ -42,7 +45,7 @@ InputScript::InputScript(const std::string& path) {
       ls >> name;
       e.ctrl = e.what == "ctrl";
       e.key = key_code(name, &e.typed);
-      if (e.key == -2) throw Error(where + "unknown key '" + name + "' (A-Z, 0-9, F1, Tab, Esc, ?)");
+      if (e.key == -2) throw Error(where + "unknown key '" + name + "' (A-Z, 0-9, F1, Tab, Esc, Space, Left, Right, ?)");
     } else if (e.what == "move") {
       if (!(ls >> e.x >> e.y)) throw Error(where + "move needs X Y");
     } else if (e.what == "wheel") {

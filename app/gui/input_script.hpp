@@ -1,7 +1,7 @@
 // Scripted input for tests: keys and mouse events fed to ImGui at given frames, so a headless run
 // (--headless --input-script FILE) exercises the same key and mouse handling as a user at the window.
 // One event per line, '#' starts a comment:
-//   FRAME key NAME        press and release (next frame) a key: A-Z, 0-9, F1, Tab, Esc; '?' types it
+//   FRAME key NAME        press and release (next frame) a key: A-Z, 0-9, F1, Tab, Esc, Space, Left, Right; '?' types it
 //   FRAME ctrl NAME       the same with Ctrl held
 //   FRAME move X Y        the pointer to window coordinates (X, Y)
 //   FRAME down | up       the left button

@@ -8,7 +8,7 @@ namespace satlab::gui {
 
 // io.KeysDown indices of the keys that are not letters or digits: ImGui 1.86's GLFW backend indexes by
 // GLFW key codes (letters and digits are their ASCII capitals).
-constexpr int kKeyEscape = 256, kKeyTab = 258, kKeyF1 = 290;
+constexpr int kKeyEscape = 256, kKeyTab = 258, kKeyF1 = 290, kKeySpace = 32, kKeyRight = 262, kKeyLeft = 263;
 
 struct KeyBinding {
   const char* input;  // as the README writes it: `F1` or plain words ("mouse wheel")
@@ -37,9 +37,12 @@ inline constexpr KeyBinding kKeyBindings[] = {
     {"`Ctrl+S`", "save the depth in use as a 16-bit PNG (NAME.depth.png beside the image, or the brush panel's path)"},
     {"`Tab`", "hide or show the panels"},
     {"`F1` or `?`", "show or hide this table of keys"},
-    {"`Ctrl+E`", "export as the Files panel's export button does (the result streams at full resolution with a progress bar)"},
+    {"`Ctrl+E`", "export as the Files panel's export button does (the result streams at full resolution with a progress bar); a clip open: render the whole clip as the timeline's Export does"},
     {"`Esc`", "cancel a running export (no file is left); close the help or the file browser"},
-    {"drop a file on the window", "open it (a file whose name contains `depth` is taken as the depth map)"},
+    {"`Space`", "a clip open: play or pause"},
+    {"`Left` / `Right`", "a clip open: a frame back or forward (the timeline's bar scrubs)"},
+    {"`K` / `Ctrl+K`", "a clip open: set a key at the playhead from the sliders / delete the key there"},
+    {"drop a file on the window", "open it (a file whose name contains `depth` is taken as the depth map; a video, a sequence folder: a clip)"},
 };
 
 // One markdown table row, as the README holds it: "| `R` | reset zoom and pan |".

@@ -217,7 +217,7 @@ void Session::handle_requests(AppState& s, const std::vector<std::string>& dropp
   }
   try {
     if (!s.truth.open.empty()) open_truth_case(s);
-    if (!s.open_image.empty()) open(s, s.open_image, "");
+    if (!s.open_image.empty() && !is_clip_request(s.open_image)) open(s, s.open_image, "");  // clips: Playback
     if (!s.open_depth.empty()) open_depth(s, s.open_depth);
     if (s.backend_changed) set_backend(s);
     if (s.synthetic_changed) apply_synthetic_depth(s);
@@ -232,7 +232,7 @@ void Session::handle_requests(AppState& s, const std::vector<std::string>& dropp
   }
   if (pipeline_ && !worker_.active) s.algorithms = pipeline_->algorithms();
   s.algorithms_changed = false;
-  s.open_image.clear();
+  if (!is_clip_request(s.open_image)) s.open_image.clear();
   s.open_depth.clear();
   s.truth.open.clear();
   s.backend_changed = false;

@@ -27,6 +27,13 @@ class Session {
   // Opens the image (empty: the bundled scene) with its depth map; throws satlab::Error.
   void open(AppState& s, const std::string& image_path, const std::string& depth_path);
   void open_depth(AppState& s, const std::string& depth_path);  // throws satlab::Error
+  // A clip's first frame as the image (`name`: the clip, for display), with `raw` as its depth (any size;
+  // empty: the synthetic depth) from `depth_name` (a depth clip, or ""). Throws satlab::Error, state unchanged.
+  void open_clip(AppState& s, const std::string& name, ImageRGBA8 first, ImageF raw, const std::string& depth_name);
+  // A later frame of the clip, the size of the image open: the backend, depth source, edit and parameters
+  // stay; the pipeline is given the new image (and `raw`, where not empty: the frame's own depth, refined
+  // as the depth section says). Throws satlab::Error for a frame of another size.
+  void set_frame(AppState& s, ImageRGBA8 frame, ImageF raw);
   // Regenerates the synthetic depth map from s.synthetic where no depth map file is open.
   void apply_synthetic_depth(AppState& s);  // throws satlab::Error
   void set_backend(AppState& s);                                // throws satlab::Error

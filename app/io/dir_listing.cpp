@@ -41,10 +41,13 @@ std::string extension_list(bool FileFormat::*want) {
   return out;
 }
 
+// Videos the browser lists with the images (app/io/clip.hpp opens them).
+constexpr const char* kClipExtensions = "mp4 m4v mov mkv webm avi";
+
 }  // namespace
 
 const char* to_string(FileFilter f) {
-  static const std::string images = "images (" + extension_list(&FileFormat::image) + ")";
+  static const std::string images = "images and clips (" + extension_list(&FileFormat::image) + " " + kClipExtensions + ")";
   static const std::string depth = "depth maps (" + extension_list(&FileFormat::depth_listed) + ")";
   switch (f) {
     case FileFilter::Images:
@@ -62,7 +65,11 @@ bool passes(FileFilter f, const std::string& file_name) {
   const size_t dot = file_name.find_last_of('.');
   if (dot == std::string::npos || dot == 0) return false;
   const std::string ext = lower(file_name.substr(dot + 1));
-  static const std::vector<std::string> images = format_extensions(&FileFormat::image);
+  static const std::vector<std::string> images = [] {  // stills, and videos (opened as clips)
+    std::vector<std::string> v = format_extensions(&FileFormat::image);
+    for (const char* e : {"mp4", "m4v", "mov", "mkv", "webm", "avi"}) v.push_back(e);
+    return v;
+  }();
   static const std::vector<std::string> depth = format_extensions(&FileFormat::depth_listed);
   const std::vector<std::string>& listed = f == FileFilter::Images ? images : depth;
   return std::find(listed.begin(), listed.end(), ext) != listed.end();

@@ -126,6 +126,7 @@ TEST(DirPaths, ParentAndJoinNormalise) {
 TEST(DirPaths, PassesIsCaseInsensitiveAndNeedsAnExtension) {
   EXPECT_TRUE(passes(FileFilter::Images, "X.JPEG"));
   EXPECT_FALSE(passes(FileFilter::Images, "x.pfm"));
+  EXPECT_TRUE(passes(FileFilter::Images, "walk.MP4"));  // videos open as clips
   EXPECT_TRUE(passes(FileFilter::Depth, "x.pfm"));
   EXPECT_FALSE(passes(FileFilter::Depth, "x.jpg"));
   EXPECT_FALSE(passes(FileFilter::Images, "png"));

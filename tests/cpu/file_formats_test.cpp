@@ -38,7 +38,7 @@ TEST(FileFormats, HelpTextsNameEveryFormatReadAndWritten) {
 }
 
 TEST(FileFormats, BrowserFiltersTakeTheTablesExtensions) {
-  EXPECT_STREQ(to_string(FileFilter::Images), "images (png jpg jpeg webp tif tiff heic heif avif bmp tga hdr)");
+  EXPECT_STREQ(to_string(FileFilter::Images), "images and clips (png jpg jpeg webp tif tiff heic heif avif bmp tga hdr mp4 m4v mov mkv webm avi)");
   EXPECT_STREQ(to_string(FileFilter::Depth), "depth maps (png webp tif tiff hdr pfm)");
   for (const std::string& e : format_extensions(&FileFormat::image)) EXPECT_TRUE(passes(FileFilter::Images, "a." + e));
   for (const std::string& e : format_extensions(&FileFormat::depth_listed))
