@@ -423,8 +423,8 @@ void add_render_command(CLI::App& app, Action& action) {
   sub->add_option("--frames", o->frames, "Clips: only frames A:B (0-based, B exclusive; either may be empty)");
   sub->add_option("--fps", o->fps, "Clips: an image sequence's frame rate")->check(CLI::Range(0.001, 1000.0));
   sub->add_option("--codec", o->codec,
-                  "Clips: the output video's encoder: libx264 (.mp4/.mov/.mkv default), libvpx-vp9 (.webm default), "
-                  "ffv1 (lossless, .mkv), mpeg4");
+                  "Clips: the output video's encoder: libx264 (.mp4/.mov/.mkv default), hevc (libx265), libvpx-vp9 "
+                  "(.webm default), ffv1 (lossless, .mkv), mpeg4");
   sub->add_option("--temporal", o->temporal,
                   "Clips: the temporal depth filter: auto (gated for a depth clip that is refined: noisy or lower "
                   "resolution; off for exact full-size depth), off, gated[:history=H,depth=S,colour=C]")

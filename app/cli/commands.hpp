@@ -40,5 +40,6 @@ void add_depth_select_command(CLI::App& app, Action& action);      // satlab dep
 void add_bench_stereo_command(CLI::App& app, Action& action);      // satlab bench stereo
 void add_quality_command(CLI::App& app, Action& action);           // satlab quality
 void add_bench_stream_command(CLI::App& app, Action& action);      // satlab bench stream
+void add_bench_video_command(CLI::App& app, Action& action);       // satlab bench video
 
 }  // namespace satlab::cli

@@ -125,6 +125,7 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
   io::ClipFrame frame, dframe, dnext, rframe;
   bool have_dnext = false, depth_done = false;
   ImageF refined_still;  // a still depth, refined once (every frame has one size)
+  bool still_given = false;  // the pipeline has it
   std::string refiner;
   long long written = 0, replaced = 0;
   ImageRGBA8 last_good;  // the last frame that decoded (--skip-bad-frames)
@@ -221,7 +222,9 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
     Params p = timeline.empty() ? base : timeline.at(base, frame.time, used->empty() ? nullptr : used);
     if (stereo) p.disparity = true;
     pipe->set_image(frame.image);
-    if (!used->empty()) pipe->set_depth(*used);
+    // A depth that is the same every frame is given once: the backend keeps it (and, on the GPU, its
+    // normalisation) across images.
+    if (!used->empty() && (used != &refined_still || !still_given)) pipe->set_depth(*used), still_given = used == &refined_still;
     pipe->set_params(p);
     pipe->run();
     const ImageRGBA8& result = pipe->result();
@@ -251,6 +254,13 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
     st.encode += ms_since(t0);
   }
   const double wall = ms_since(t_all);
+  if (r.stats) {
+    ClipStats& c = *r.stats;
+    c.frames = written, c.replaced = replaced, c.wall_ms = wall;
+    c.decode_ms = st.decode, c.depth_ms = st.depth, c.filter_ms = st.filter, c.encode_ms = st.encode;
+    c.pipeline_ms = st.pipeline, c.warm = st.warm;
+    c.refiner = refiner, c.backend = pipe->backend_name();
+  }
   char line[640];
   const double n = double(written);
   const double rendered = std::max(1.0, n - double(replaced));

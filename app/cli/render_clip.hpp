@@ -17,6 +17,19 @@
 
 namespace satlab::cli {
 
+// What a clip's render measured (host clock, summed over its frames; `satlab bench video` reads it).
+struct ClipStats {
+  long long frames = 0, replaced = 0;
+  double wall_ms = 0;          // the whole render, opening included
+  double decode_ms = 0;        // waiting for the decoder (it decodes ahead on its own thread)
+  double depth_ms = 0;         // the frame's depth: a depth clip's frame refined and filtered, stereo, synthetic
+  double filter_ms = 0;        // the pipeline: upload, run, download of the result
+  double encode_ms = 0;        // the writer
+  double pipeline_ms = 0;      // the pipeline's own stage times (GPU: CUDA events), upload excluded, warm frames
+  long long warm = 0;          // frames in pipeline_ms
+  std::string refiner, backend;
+};
+
 struct ClipRequest {
   std::string input, output;
   std::string depth;             // a depth clip (video or pattern), or one depth map file; "": synthetic
@@ -39,6 +52,7 @@ struct ClipRequest {
   // frame written (frames done, frames in all or -1 where unknown).
   const std::atomic<bool>* cancel = nullptr;
   std::function<void(long long done, long long total)> on_frame;
+  ClipStats* stats = nullptr;  // filled when done
 };
 
 // Renders the clip; throws satlab::Error (one line) leaving no output (a cancel: "cancelled"). Returns the

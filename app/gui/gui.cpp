@@ -139,6 +139,7 @@ int run(const Options& o) {
     }
   Playback playback;
   open_initial(s, session, playback, o);
+  s.clip.toggle = o.play && s.clip.open;
   // Builders named on the command line are applied (or refused with a popup) by the first frame's requests.
   s.algorithms = {o.sat_builder, o.reduction};
   s.algorithms_changed = !o.sat_builder.empty() || !o.reduction.empty();
@@ -294,6 +295,10 @@ int run(const Options& o) {
     std::printf("satlab: clip %s: frame %lld at %.3f s, %lld frames shown, %zu key(s)%s%s\n", s.clip.path.c_str(),
                 s.clip.index, s.clip.time, s.clip.shown, s.clip.keys.keys().size(),
                 s.clip.note.empty() ? "" : "; ", s.clip.note.c_str());
+    if (s.clip.played > 0 && s.clip.played_s > 0)  // frames shown while playing over the wall time they took
+      std::printf("satlab: clip playback: %lld frame intervals in %.3f s, %.1f frames/s (the clip's rate %.3g; %s)\n",
+                  s.clip.played, s.clip.played_s, double(s.clip.played) / s.clip.played_s, s.clip.info.fps,
+                  s.backend_name.c_str());
     for (const ParamKey& k : s.clip.keys.keys())
       std::printf("satlab: clip key %.3f s: focus %.4f aperture %.2f\n", k.time, double(k.focus), double(k.aperture));
   }

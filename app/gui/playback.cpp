@@ -72,7 +72,7 @@ void Playback::open(AppState& s, Session& session, const std::string& path, cons
   c.info = reader_->info();
   c.index = first.index, c.time = first.time;
   c.playing = false, c.step = 0, c.seek = -1, c.toggle = c.set_key = c.delete_key = false;
-  c.shown = 1, c.rate_fps = 0, c.decode_ms = c.frame_in_ms = 0;
+  c.shown = 1, c.rate_fps = 0, c.decode_ms = c.frame_in_ms = 0, c.played = 0, c.played_s = 0;
   c.note.clear();
   apply_keys(s, session);
 }
@@ -120,6 +120,7 @@ void Playback::show_frame(AppState& s, Session& session, io::ClipFrame frame) {
   if (c.playing && c.shown > 1 && last_shown_ != Clock::time_point{}) {
     const double dt = std::chrono::duration<double>(now - last_shown_).count();
     if (dt > 0) c.rate_fps = c.rate_fps > 0 ? 0.9 * c.rate_fps + 0.1 / dt : 1.0 / dt;
+    c.played_s += dt, ++c.played;
   }
   last_shown_ = now;
   apply_keys(s, session);

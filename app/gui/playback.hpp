@@ -54,6 +54,8 @@ struct ClipState {
   double decode_ms = 0, frame_in_ms = 0;
   double rate_fps = 0;     // frames shown per second while playing (EMA of the intervals)
   long long shown = 0;     // frames shown since the clip was opened
+  long long played = 0;    // frame intervals while playing (the first frame after Play starts none), their seconds
+  double played_s = 0;
   // Export of the whole clip.
   char export_path[1024] = "";  // "": NAME_dof.mp4 (a sequence: NAME_dof_%04d.png) in the Files folder
   bool export_requested = false, cancel_requested = false;

@@ -63,7 +63,8 @@ std::unique_ptr<ClipReader> read_ahead(std::unique_ptr<ClipReader> r, int ahead 
 struct ClipSpec {
   int width = 0, height = 0;
   double fps = 24.0;
-  std::string codec;  // "": by extension (libx264 for .mp4/.mov/.mkv/.m4v/.avi, libvpx-vp9 for .webm); "ffv1": lossless
+  std::string codec;  // "": by extension (libx264 for .mp4/.mov/.mkv/.m4v/.avi, libvpx-vp9 for .webm); "ffv1": lossless;
+                      // "hevc" (libx265), "h264", "vp9", "mpeg4", or an FFmpeg encoder's name
   int quality = 18;   // the encoder's constant-rate factor (x264/VP9 CRF), lower is better
 };
 
@@ -79,6 +80,11 @@ class ClipWriter {
   virtual std::string summary() const = 0;  // "H.264 (libx264), CRF 18, 120 frames"
 };
 std::unique_ptr<ClipWriter> open_clip_writer(const std::string& path, const ClipSpec& spec);
+
+// FFmpeg's libraries alone, for a benchmark's anchor: `in` decoded and each frame, as the decoder gave it
+// (no conversion), encoded into `out` as open_clip_writer would (`spec`'s codec and quality; its size is
+// the input's). Returns the frames; throws satlab::Error where the pixel formats differ.
+long long transcode_clip(const std::string& in, const std::string& out, const ClipSpec& spec);
 
 // A sequence pattern's file for one number: printf of the pattern.
 std::string sequence_file(const std::string& pattern, long long number);
