@@ -132,6 +132,7 @@ nlohmann::json stats_json(const ClipStats& c) {
           {"depth_ms", c.depth_ms / n},
           {"filter_ms", c.filter_ms / n},
           {"encode_ms", c.encode_ms / n},
+          {"encode_wait_ms", c.encode_wait_ms / n},
           {"pipeline_warm_ms", c.warm ? c.pipeline_ms / double(c.warm) : 0.0},
           {"refiner", c.refiner},
           {"backend", c.backend}};

@@ -6,6 +6,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <vector>
+#include <thread>
+#include <mutex>
+#include <exception>
+#include <deque>
+#include <condition_variable>
 
 #include "app/cli/progress.hpp"
 #include "app/io/clip.hpp"
@@ -33,8 +39,114 @@ double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std
 // Per-frame wall times of the stages, summed over the frames.
 struct Stages {
   double decode = 0, depth = 0, filter = 0, encode = 0;
+  double encode_wait = 0;  // the loop waiting for the writer (encode: the writer's own time, on its thread)
   double pipeline = 0;  // the pipeline's own stage times (GPU: CUDA events), upload excluded, warm frames
   int warm = 0;         // frames whose stages were all warm
+};
+
+// The writer on a thread of its own, a few frames behind, so that encoding overlaps the next frames'
+// filtering: each result is read from the pipeline (Pipeline::read_result) into one of kBuffers frames,
+// page-locked for a GPU backend's copies where it can, and handed to the thread. An encoder failure is
+// rethrown by the next put() or by finish().
+class WriteBehind {
+ public:
+  static constexpr int kBuffers = 3;
+  WriteBehind(io::ClipWriter& out, Pipeline& pipe, int w, int h) : out_(out), pipe_(pipe) {
+    for (int i = 0; i < kBuffers; ++i) {
+      buffers_.emplace_back(w, h);
+      if (pipe_.pin_host(buffers_.back().data.data(), buffers_.back().data.size())) pinned_.push_back(i);
+      free_.push_back(i);
+    }
+    thread_ = std::thread([this] { run(); });
+  }
+  ~WriteBehind() {
+    stop();
+    for (int i : pinned_) pipe_.unpin_host(buffers_[size_t(i)].data.data());
+  }
+  // The pipeline's last result, to be written with this time and number; returns the ms waited for a
+  // free buffer (the writer behind).
+  double put(double time, long long number) {
+    const auto t0 = Clock::now();
+    int b = -1;
+    {
+      std::unique_lock<std::mutex> l(m_);
+      cv_.wait(l, [&] { return !free_.empty() || error_; });
+      if (error_) std::rethrow_exception(error_);
+      b = free_.front();
+      free_.pop_front();
+    }
+    const double waited = ms_since(t0);
+    ImageRGBA8& img = buffers_[size_t(b)];
+    pipe_.read_result(PixelRect{0, 0, img.width, img.height}, img.data.data(), size_t(img.width) * 4);
+    {
+      std::lock_guard<std::mutex> l(m_);
+      queue_.push_back({b, time, number});
+    }
+    cv_.notify_all();
+    return waited;
+  }
+  // Waits for every frame to be written, then finishes the file; throws the writer's error.
+  void finish() {
+    stop();
+    if (error_) std::rethrow_exception(error_);
+    const auto t0 = Clock::now();
+    out_.finish();
+    busy_ms_ += ms_since(t0);
+  }
+  double busy_ms() const { return busy_ms_; }  // the thread's time in the writer (after finish)
+
+ private:
+  struct Job {
+    int buffer;
+    double time;
+    long long number;
+  };
+  void run() {
+    for (;;) {
+      Job j{};
+      {
+        std::unique_lock<std::mutex> l(m_);
+        cv_.wait(l, [&] { return !queue_.empty() || stop_; });
+        if (queue_.empty()) return;
+        j = queue_.front();
+        queue_.pop_front();
+      }
+      try {
+        const auto t0 = Clock::now();
+        out_.write(buffers_[size_t(j.buffer)], j.time, j.number);
+        busy_ms_ += ms_since(t0);
+      } catch (...) {
+        std::lock_guard<std::mutex> l(m_);
+        error_ = std::current_exception();
+        queue_.clear();
+        cv_.notify_all();
+        return;
+      }
+      std::lock_guard<std::mutex> l(m_);
+      free_.push_back(j.buffer);
+      cv_.notify_all();
+    }
+  }
+  void stop() {
+    {
+      std::lock_guard<std::mutex> l(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+  io::ClipWriter& out_;
+  Pipeline& pipe_;
+  std::vector<ImageRGBA8> buffers_;
+  std::vector<int> pinned_;
+  std::deque<int> free_;
+  std::deque<Job> queue_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::exception_ptr error_;
+  double busy_ms_ = 0;
+  std::thread thread_;
 };
 
 }  // namespace
@@ -111,6 +223,7 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
   spec.fps = info.fps > 0 ? info.fps : r.fps;
   spec.codec = r.codec, spec.quality = r.quality;
   std::unique_ptr<io::ClipWriter> out = io::open_clip_writer(r.output, spec);
+  WriteBehind writer(*out, *pipe, width, height);
 
   TemporalParams tp;
   // auto: at the first depth frame (a refined depth clip, stereo); off for exact and still depth.
@@ -158,10 +271,8 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
     if (index < r.first) continue;
     if (r.last >= 0 && index >= r.last) break;
     last_time = frame.time;
-    if (bad) {
-      t0 = Clock::now();
-      out->write(pipe->result(), frame.time, frame.number);
-      st.encode += ms_since(t0);
+    if (bad) {  // the pipeline still holds the last good frame's result
+      st.encode_wait += writer.put(frame.time, frame.number);
       ++written, ++replaced;
       continue;
     }
@@ -227,7 +338,6 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
     if (!used->empty() && (used != &refined_still || !still_given)) pipe->set_depth(*used), still_given = used == &refined_still;
     pipe->set_params(p);
     pipe->run();
-    const ImageRGBA8& result = pipe->result();
     st.filter += ms_since(t0);
     {
       double t = 0;
@@ -237,8 +347,9 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
       if (!cold) st.pipeline += t, ++st.warm;
     }
     t0 = Clock::now();
-    out->write(result, frame.time, frame.number);
-    st.encode += ms_since(t0);
+    const double waited = writer.put(frame.time, frame.number);  // the wait for the writer, then the read-back
+    st.encode_wait += waited;
+    st.filter += ms_since(t0) - waited;
     ++written;
     if (r.on_frame) r.on_frame(written, total);
     const double left_s = total > 0 ? ms_since(t_all) / 1000.0 * double(total - written) / double(written) : 0;
@@ -248,16 +359,14 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
   }
   progress.clear();
   if (written == 0) throw Error(r.input + ": no frame in the range asked for (--frames)");
-  {
-    auto t0 = Clock::now();
-    out->finish();
-    st.encode += ms_since(t0);
-  }
+  writer.finish();
+  st.encode = writer.busy_ms();
   const double wall = ms_since(t_all);
   if (r.stats) {
     ClipStats& c = *r.stats;
     c.frames = written, c.replaced = replaced, c.wall_ms = wall;
     c.decode_ms = st.decode, c.depth_ms = st.depth, c.filter_ms = st.filter, c.encode_ms = st.encode;
+    c.encode_wait_ms = st.encode_wait;
     c.pipeline_ms = st.pipeline, c.warm = st.warm;
     c.refiner = refiner, c.backend = pipe->backend_name();
   }
@@ -266,7 +375,7 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
   const double rendered = std::max(1.0, n - double(replaced));
   std::snprintf(line, sizeof(line),
                 "(%lld frames %dx%d at %.3g fps, %s filter%s%s%s, %s; %s%s; per frame: decode wait %.2f, depth %.2f, "
-                "filter %.2f (the pipeline's stages %s), encode %.2f ms; %.2f frames/s)",
+                "filter %.2f (the pipeline's stages %s), encode %.2f on its own thread (waited for %.2f) ms; %.2f frames/s)",
                 written, width, height, spec.fps, to_string(base.filter),
                 dof ? (", " + depth_from).c_str() : "", dof && !refiner.empty() ? (", refine " + refiner).c_str() : "",
                 dof && (depth_clip || stereo) ? (filtering ? (gpu_temporal ? ", temporal filter gated (gpu)" : ", temporal filter gated (cpu)")
@@ -275,7 +384,8 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
                 pipe->backend_name().c_str(), out->summary().c_str(),
                 replaced ? (", " + std::to_string(replaced) + " bad frame(s) replaced by the one before").c_str() : "",
                 st.decode / n, st.depth / rendered, st.filter / rendered,
-                st.warm ? (fmt2(st.pipeline / st.warm) + " warm").c_str() : "all cold", st.encode / n, n / (wall / 1000.0));
+                st.warm ? (fmt2(st.pipeline / st.warm) + " warm").c_str() : "all cold", st.encode / n, st.encode_wait / n,
+                n / (wall / 1000.0));
   return line;
 }
 

@@ -24,7 +24,8 @@ struct ClipStats {
   double decode_ms = 0;        // waiting for the decoder (it decodes ahead on its own thread)
   double depth_ms = 0;         // the frame's depth: a depth clip's frame refined and filtered, stereo, synthetic
   double filter_ms = 0;        // the pipeline: upload, run, download of the result
-  double encode_ms = 0;        // the writer
+  double encode_ms = 0;        // the writer, on a thread of its own (overlapping the next frames)
+  double encode_wait_ms = 0;   // the loop waiting for the writer (a free buffer)
   double pipeline_ms = 0;      // the pipeline's own stage times (GPU: CUDA events), upload excluded, warm frames
   long long warm = 0;          // frames in pipeline_ms
   std::string refiner, backend;

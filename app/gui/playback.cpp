@@ -77,9 +77,9 @@ void Playback::open(AppState& s, Session& session, const std::string& path, cons
   apply_keys(s, session);
 }
 
-bool Playback::read_next(AppState& s, io::ClipFrame& frame) {
+bool Playback::read_next(AppState& s) {
   const auto t0 = Clock::now();
-  const bool got = reader_->next(frame);
+  const bool got = reader_->next(frame_);
   s.clip.decode_ms = ms_since(t0);
   return got;
 }
@@ -93,8 +93,9 @@ void Playback::seek(double time) {
   }
 }
 
-void Playback::show_frame(AppState& s, Session& session, io::ClipFrame frame) {
+void Playback::show_frame(AppState& s, Session& session) {
   ClipState& c = s.clip;
+  io::ClipFrame& frame = frame_;
   const auto t0 = Clock::now();
   ImageF raw;
   if (depth_) {  // the latest depth frame at or before this frame's time (half a frame's slack)
@@ -108,7 +109,7 @@ void Playback::show_frame(AppState& s, Session& session, io::ClipFrame frame) {
     if (depth_frame_.depth.empty()) throw Error(c.depth_path + ": no depth frame for frame " + std::to_string(frame.index));
     raw = depth_frame_.depth;
   }
-  session.set_frame(s, std::move(frame.image), std::move(raw));
+  session.set_frame(s, frame.image, std::move(raw));
   c.frame_in_ms = ms_since(t0);
   // Host work of the main thread for this frame, in the display's rows: the wait for the decoder (ahead on
   // its own thread) and handing the frame (and its depth) to the session.
@@ -194,8 +195,7 @@ void Playback::update(AppState& s, Session& session) {
     if (step != 0) target = std::max(0.0, c.time + double(step) * frame_period(c.info)), c.playing = false;
     if (target >= 0) {
       if (!(step == 1 && seek_to < 0)) seek(target);  // the next frame is read on, without a seek
-      io::ClipFrame f;
-      if (read_next(s, f)) show_frame(s, session, std::move(f));
+      if (read_next(s)) show_frame(s, session);
       return;
     }
     if (!c.playing) return;
@@ -203,17 +203,16 @@ void Playback::update(AppState& s, Session& session) {
     // that takes longer to render plays slower, and the rate shown says so).
     const double now = play_time_ + std::chrono::duration<double>(Clock::now() - play_wall_).count();
     if (now + 1e-6 < c.time + frame_period(c.info)) return;
-    io::ClipFrame f;
-    if (!read_next(s, f)) {
+    if (!read_next(s)) {
       if (!c.loop) {
         c.playing = false;
         return;
       }
       seek(0);
-      if (!read_next(s, f)) return;
-      play_wall_ = Clock::now(), play_time_ = f.time;
+      if (!read_next(s)) return;
+      play_wall_ = Clock::now(), play_time_ = frame_.time;
     }
-    show_frame(s, session, std::move(f));
+    show_frame(s, session);
   } catch (const Error& e) {
     s.error = e.what();
     c.playing = false;

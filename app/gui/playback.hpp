@@ -77,12 +77,13 @@ class Playback {
   void update(AppState& s, Session& session);
 
  private:
-  void show_frame(AppState& s, Session& session, io::ClipFrame frame);
-  bool read_next(AppState& s, io::ClipFrame& frame);  // false at the end
+  void show_frame(AppState& s, Session& session);  // frame_, read last
+  bool read_next(AppState& s);  // into frame_; false at the end
   void seek(double time);
   void apply_keys(AppState& s, Session& session);
   void set_key(AppState& s);
   std::unique_ptr<io::ClipReader> reader_, depth_;
+  io::ClipFrame frame_;  // the frame read last; its image, once shown, the one it replaced (decoded into again)
   io::ClipFrame depth_frame_, depth_next_;  // the depth frame in use, and the one after it
   bool have_depth_next_ = false, depth_done_ = false;
   std::chrono::steady_clock::time_point play_wall_{};  // when playing started, and the clip time then

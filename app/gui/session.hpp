@@ -32,8 +32,9 @@ class Session {
   void open_clip(AppState& s, const std::string& name, ImageRGBA8 first, ImageF raw, const std::string& depth_name);
   // A later frame of the clip, the size of the image open: the backend, depth source, edit and parameters
   // stay; the pipeline is given the new image (and `raw`, where not empty: the frame's own depth, refined
-  // as the depth section says). Throws satlab::Error for a frame of another size.
-  void set_frame(AppState& s, ImageRGBA8 frame, ImageF raw);
+  // as the depth section says). `frame` gets the image it replaces back, for the decoder to decode into
+  // again. Throws satlab::Error for a frame of another size.
+  void set_frame(AppState& s, ImageRGBA8& frame, ImageF raw);
   // Regenerates the synthetic depth map from s.synthetic where no depth map file is open.
   void apply_synthetic_depth(AppState& s);  // throws satlab::Error
   void set_backend(AppState& s);                                // throws satlab::Error

@@ -377,6 +377,14 @@ class VideoReader final : public ClipReader {
       for (size_t i = 0; i < g.size(); ++i) d.data[i] = float(g[i]) / 65535.f;
       out.depth = rotated(d, info_.rotation);
       out.image = ImageRGBA8();
+    } else if (info_.rotation == 0) {
+      // Into the caller's image where it has this size (the read-ahead thread recycles them): a fresh 4K
+      // frame a time costs its page faults.
+      if (out.image.width != w || out.image.height != h) out.image = ImageRGBA8(w, h);
+      uint8_t* dst[4] = {out.image.data.data(), nullptr, nullptr, nullptr};
+      int stride[4] = {w * 4, 0, 0, 0};
+      sws_->scale(frame_->data, frame_->linesize, dst, stride);
+      out.depth = ImageF();
     } else {
       ImageRGBA8 img(w, h);
       uint8_t* dst[4] = {img.data.data(), nullptr, nullptr, nullptr};
@@ -540,9 +548,14 @@ class AheadReader final : public ClipReader {
     if (q_.empty()) return false;
     Item it = std::move(q_.front());
     q_.pop_front();
-    cv_.notify_all();
-    if (it.error) std::rethrow_exception(it.error);
+    if (it.error) {
+      cv_.notify_all();
+      std::rethrow_exception(it.error);
+    }
+    // The caller's last image goes back to the thread, to be decoded into again.
+    if (!out.image.empty() && spare_.size() < size_t(ahead_) + 1) spare_.push_back(std::move(out.image));
     out = std::move(it.frame);
+    cv_.notify_all();
     return true;
   }
 
@@ -558,6 +571,10 @@ class AheadReader final : public ClipReader {
         if (stop_) break;
       }
       Item it;
+      {
+        std::lock_guard<std::mutex> l(m_);
+        if (!spare_.empty()) it.frame.image = std::move(spare_.back()), spare_.pop_back();
+      }
       try {
         if (!r_->next(it.frame)) break;
         errors = 0;
@@ -592,6 +609,7 @@ class AheadReader final : public ClipReader {
     std::exception_ptr error;  // set: this frame failed
   };
   std::deque<Item> q_;
+  std::vector<ImageRGBA8> spare_;  // images the caller is done with, decoded into again
   bool stop_ = false, done_ = false;
   std::thread worker_;
 };
