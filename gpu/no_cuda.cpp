@@ -9,6 +9,7 @@
 #include "gpu/sat/sat_host.hpp"
 #include "gpu/select/select_gpu.hpp"
 #include "gpu/temporal/temporal_gpu.hpp"
+#include "gpu/convert/yuv_gpu.hpp"
 #include "gpu/verify.hpp"
 
 namespace satlab::gpu {
@@ -44,6 +45,12 @@ void GpuTemporalFilter::apply(ImageF&, const ImageRGBA8&) { throw Error("built w
 void GpuTemporalFilter::reset() {}
 std::string check_temporal(int, int, int, uint64_t) { throw Error("built without CUDA"); }
 double time_temporal(int, int, int, int) { throw Error("built without CUDA"); }
+
+struct GpuYuv::State {};
+GpuYuv::GpuYuv() = default;
+GpuYuv::~GpuYuv() = default;
+void GpuYuv::read(const void*, void*, int, int, Yuv420&) { throw Error("built without CUDA"); }
+std::string check_yuv(int, int, uint64_t) { throw Error("built without CUDA"); }
 
 std::unique_ptr<Pipeline> make_pipeline() { throw Error("built without CUDA"); }
 

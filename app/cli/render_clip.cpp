@@ -23,6 +23,7 @@
 #include "core/error.hpp"
 #include "core/refine.hpp"
 #include "core/temporal.hpp"
+#include "gpu/convert/yuv_gpu.hpp"
 #include "gpu/temporal/temporal_gpu.hpp"
 
 namespace satlab::cli {
@@ -51,21 +52,19 @@ struct Stages {
 class WriteBehind {
  public:
   static constexpr int kBuffers = 3;
-  WriteBehind(io::ClipWriter& out, Pipeline& pipe, int w, int h) : out_(out), pipe_(pipe) {
-    for (int i = 0; i < kBuffers; ++i) {
-      buffers_.emplace_back(w, h);
-      if (pipe_.pin_host(buffers_.back().data.data(), buffers_.back().data.size())) pinned_.push_back(i);
-      free_.push_back(i);
-    }
+  WriteBehind(io::ClipWriter& out, Pipeline& pipe, int w, int h) : out_(out), pipe_(pipe), w_(w), h_(h) {
+    for (int i = 0; i < kBuffers; ++i) free_.push_back(i);
     thread_ = std::thread([this] { run(); });
   }
   ~WriteBehind() {
     stop();
-    for (int i : pinned_) pipe_.unpin_host(buffers_[size_t(i)].data.data());
+    for (void* p : pinned_) pipe_.unpin_host(p);
   }
   // The pipeline's last result, to be written with this time and number; returns the ms waited for a
-  // free buffer (the writer behind).
+  // free buffer (the writer behind). A GPU result for a writer that takes 4:2:0 is converted on the
+  // device (gpu/convert) and only its planes come back.
   double put(double time, long long number) {
+    if (buffers_.empty()) allocate();
     const auto t0 = Clock::now();
     int b = -1;
     {
@@ -76,8 +75,15 @@ class WriteBehind {
       free_.pop_front();
     }
     const double waited = ms_since(t0);
-    ImageRGBA8& img = buffers_[size_t(b)];
-    pipe_.read_result(PixelRect{0, 0, img.width, img.height}, img.data.data(), size_t(img.width) * 4);
+    Frame& f = buffers_[size_t(b)];
+    if (yuv_) {
+      void* stream = nullptr;
+      const void* d = pipe_.device_result(&stream);
+      if (!d) throw Error("the GPU result went missing between frames");
+      gpu_yuv_.read(d, stream, w_, h_, f.yuv);
+    } else {
+      pipe_.read_result(PixelRect{0, 0, w_, h_}, f.rgba.data.data(), size_t(w_) * 4);
+    }
     {
       std::lock_guard<std::mutex> l(m_);
       queue_.push_back({b, time, number});
@@ -94,13 +100,36 @@ class WriteBehind {
     busy_ms_ += ms_since(t0);
   }
   double busy_ms() const { return busy_ms_; }  // the thread's time in the writer (after finish)
+  bool yuv() const { return yuv_; }
 
  private:
+  struct Frame {
+    ImageRGBA8 rgba;
+    Yuv420 yuv;
+  };
   struct Job {
     int buffer;
     double time;
     long long number;
   };
+  // At the first frame, when the backend's result is there: 4:2:0 planes from the device, else RGBA.
+  void allocate() {
+    void* stream = nullptr;
+    yuv_ = out_.takes_yuv420() && pipe_.device_result(&stream) != nullptr;
+    for (int i = 0; i < kBuffers; ++i) {
+      Frame f;
+      if (yuv_) f.yuv = Yuv420(w_, h_);
+      else f.rgba = ImageRGBA8(w_, h_);
+      buffers_.push_back(std::move(f));
+    }
+    auto pin = [&](void* p, size_t n) {  // for the device's copies into them by DMA, where it can
+      if (pipe_.pin_host(p, n)) pinned_.push_back(p);
+    };
+    for (Frame& f : buffers_) {
+      if (yuv_) pin(f.yuv.y.data(), f.yuv.y.size()), pin(f.yuv.u.data(), f.yuv.u.size()), pin(f.yuv.v.data(), f.yuv.v.size());
+      else pin(f.rgba.data.data(), f.rgba.data.size());
+    }
+  }
   void run() {
     for (;;) {
       Job j{};
@@ -113,7 +142,9 @@ class WriteBehind {
       }
       try {
         const auto t0 = Clock::now();
-        out_.write(buffers_[size_t(j.buffer)], j.time, j.number);
+        const Frame& f = buffers_[size_t(j.buffer)];
+        if (yuv_) out_.write_yuv420(f.yuv, j.time, j.number);
+        else out_.write(f.rgba, j.time, j.number);
         busy_ms_ += ms_since(t0);
       } catch (...) {
         std::lock_guard<std::mutex> l(m_);
@@ -137,8 +168,11 @@ class WriteBehind {
   }
   io::ClipWriter& out_;
   Pipeline& pipe_;
-  std::vector<ImageRGBA8> buffers_;
-  std::vector<int> pinned_;
+  int w_, h_;
+  bool yuv_ = false;
+  gpu::GpuYuv gpu_yuv_;
+  std::vector<Frame> buffers_;
+  std::vector<void*> pinned_;
   std::deque<int> free_;
   std::deque<Job> queue_;
   std::mutex m_;
@@ -381,7 +415,7 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
                 dof && (depth_clip || stereo) ? (filtering ? (gpu_temporal ? ", temporal filter gated (gpu)" : ", temporal filter gated (cpu)")
                                                           : ", no temporal filter")
                                              : "",
-                pipe->backend_name().c_str(), out->summary().c_str(),
+                pipe->backend_name().c_str(), (out->summary() + (writer.yuv() ? ", 4:2:0 made on the GPU" : "")).c_str(),
                 replaced ? (", " + std::to_string(replaced) + " bad frame(s) replaced by the one before").c_str() : "",
                 st.decode / n, st.depth / rendered, st.filter / rendered,
                 st.warm ? (fmt2(st.pipeline / st.warm) + " warm").c_str() : "all cold", st.encode / n, st.encode_wait / n,

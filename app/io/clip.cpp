@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <filesystem>
@@ -735,6 +736,25 @@ class VideoWriter final : public ClipWriter {
   }
   int pixel_format() const { return ctx_->pix_fmt; }
 
+  bool takes_yuv420() const override { return ctx_->pix_fmt == AV_PIX_FMT_YUV420P; }
+  void write_yuv420(const Yuv420& f, double time, long long number) override {
+    if (!takes_yuv420()) return ClipWriter::write_yuv420(f, time, number);
+    if (f.width != spec_.width || f.height != spec_.height)
+      throw Error(path_ + ": frame " + std::to_string(frames_) + " is " + std::to_string(f.width) + "x" +
+                  std::to_string(f.height) + ", the clip's " + std::to_string(spec_.width) + "x" + std::to_string(spec_.height));
+    if (a_.av_frame_make_writable(frame_) < 0) throw Error(path_ + ": out of memory");
+    const uint8_t* planes[3] = {f.y.data(), f.u.data(), f.v.data()};
+    const int widths[3] = {f.width, f.chroma_width(), f.chroma_width()}, heights[3] = {f.height, f.chroma_height(), f.chroma_height()};
+    for (int p = 0; p < 3; ++p)
+      for (int y = 0; y < heights[p]; ++y)
+        std::memcpy(frame_->data[p] + ptrdiff_t(y) * frame_->linesize[p], planes[p] + size_t(y) * size_t(widths[p]), size_t(widths[p]));
+    int64_t pts = std::llround(time * 90000.0);
+    if (frames_ > 0 && pts <= last_pts_) pts = last_pts_ + 1;
+    frame_->pts = last_pts_ = pts;
+    send(frame_);
+    ++frames_;
+  }
+
   void finish() override {
     send(nullptr);
     if (int r = a_.av_write_trailer(fmt_); r < 0) throw Error(path_ + ": cannot finish the file (" + a_.what(r) + ")");
@@ -860,6 +880,10 @@ std::unique_ptr<ClipReader> open_clip(const std::string& path, bool depth, doubl
 
 std::unique_ptr<ClipReader> read_ahead(std::unique_ptr<ClipReader> r, int ahead) {
   return std::make_unique<AheadReader>(std::move(r), ahead);
+}
+
+void ClipWriter::write_yuv420(const Yuv420&, double, long long) {
+  throw Error("this writer takes RGBA frames only (takes_yuv420 is false)");
 }
 
 long long transcode_clip(const std::string& in, const std::string& out, const ClipSpec& spec) {

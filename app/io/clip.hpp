@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/image.hpp"
+#include "core/yuv.hpp"
 
 namespace satlab::io {
 
@@ -78,6 +79,10 @@ class ClipWriter {
   virtual void write(const ImageRGBA8& frame, double time, long long number) = 0;
   virtual void finish() = 0;
   virtual std::string summary() const = 0;  // "H.264 (libx264), CRF 18, 120 frames"
+  // Whether write_yuv420 takes frames (an encoder fed 8-bit 4:2:0, BT.709 limited range: H.264, HEVC, VP9
+  // at even sides), which are then encoded as they are, with no conversion on the host.
+  virtual bool takes_yuv420() const { return false; }
+  virtual void write_yuv420(const Yuv420& frame, double time, long long number);  // throws where it does not
 };
 std::unique_ptr<ClipWriter> open_clip_writer(const std::string& path, const ClipSpec& spec);
 

@@ -129,6 +129,40 @@ TEST(Clip, H264KeepsTheFramesWithinAKnownPsnr) {
   EXPECT_EQ(k, 10);
 }
 
+// 4:2:0 frames made by core/yuv.hpp (what the GPU makes of a result) go to the encoder as they are and
+// read back as the RGBA frames did: the matrix and range the stream states are the ones used.
+TEST(Clip, Yuv420FramesEncodeAsTheRgbaOnesDo) {
+  NEED_VIDEO();
+  TempDir d;
+  const int w = 64, h = 48;
+  for (const char* codec : {"h264", "hevc"}) {
+    const std::string path = d / (std::string("yuv_") + codec + ".mp4");
+    {
+      ClipSpec spec;
+      spec.width = w, spec.height = h, spec.fps = 30, spec.codec = codec;
+      auto wr = open_clip_writer(path, spec);
+      ASSERT_TRUE(wr->takes_yuv420()) << codec;
+      Yuv420 y;
+      for (int k = 0; k < 6; ++k) rgba_to_yuv420(frame(w, h, k), y), wr->write_yuv420(y, k / 30.0, k);
+      wr->finish();
+    }
+    auto r = open_clip(path);
+    ClipFrame f;
+    int k = 0;
+    while (r->next(f)) {
+      EXPECT_GT(psnr(f.image, frame(w, h, k)), 26.0) << codec << " frame " << k;
+      ++k;
+    }
+    EXPECT_EQ(k, 6) << codec;
+  }
+  ClipSpec odd;
+  odd.width = 15, odd.height = 9;  // odd sides: 4:4:4, RGBA frames only
+  auto wr = open_clip_writer(d / "odd.mp4", odd);
+  EXPECT_FALSE(wr->takes_yuv420());
+  Yuv420 y(15, 9);
+  EXPECT_THROW(wr->write_yuv420(y, 0, 0), Error);
+}
+
 TEST(Clip, AnUnfinishedOrFailedVideoLeavesNothing) {
   NEED_VIDEO();
   TempDir d;
