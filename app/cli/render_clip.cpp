@@ -256,6 +256,15 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
   spec.width = width, spec.height = height;
   spec.fps = info.fps > 0 ? info.fps : r.fps;
   spec.codec = r.codec, spec.quality = r.quality;
+  // A video's audio goes into a video out as it is, over the frames rendered (--frames: their times).
+  if (!info.audio.empty() && io::is_video_path(r.input) && io::is_video_path(r.output)) {
+    spec.audio_from = r.input;
+    spec.audio_start = r.first > 0 ? (double(r.first) - 0.5) / std::max(1.0, spec.fps) : 0.0;
+    spec.audio_end = r.last >= 0 ? (double(r.last) - 0.5) / std::max(1.0, spec.fps) : -1.0;
+  } else if (!info.audio.empty()) {
+    std::fprintf(stderr, "satlab: note: %s has %s audio: a sequence holds none, it is not written\n", r.input.c_str(),
+                 info.audio.c_str());
+  }
   std::unique_ptr<io::ClipWriter> out = io::open_clip_writer(r.output, spec);
   WriteBehind writer(*out, *pipe, width, height);
 

@@ -64,11 +64,12 @@ struct Av {
   X(codec, avcodec_parameters_from_context) X(codec, avcodec_open2) X(codec, avcodec_send_packet)               \
   X(codec, avcodec_receive_frame) X(codec, avcodec_flush_buffers) X(codec, avcodec_send_frame) X(codec, avcodec_receive_packet)                 \
   X(codec, av_packet_alloc) X(codec, av_packet_free) X(codec, av_packet_unref) X(codec, av_packet_rescale_ts)   \
+  X(codec, avcodec_parameters_copy) X(codec, avcodec_get_name)                                                 \
   X(format, avformat_open_input) X(format, avformat_find_stream_info) X(format, av_find_best_stream)            \
   X(format, av_read_frame) X(format, avformat_close_input) X(format, avformat_alloc_output_context2)            \
   X(format, avformat_new_stream) X(format, avio_open) X(format, avio_closep) X(format, avformat_write_header)    \
   X(format, av_interleaved_write_frame) X(format, av_write_trailer) X(format, avformat_free_context)            \
-  X(format, av_stream_get_side_data) X(format, av_seek_frame)                                                                             \
+  X(format, av_stream_get_side_data) X(format, av_seek_frame) X(format, avformat_query_codec)                                                                             \
   X(scale, sws_getContext) X(scale, sws_scale) X(scale, sws_freeContext) X(scale, sws_setColorspaceDetails)     \
   X(scale, sws_getCoefficients)
   SATLAB_AV_FUNCTIONS(SATLAB_AV)
@@ -249,6 +250,8 @@ class VideoReader final : public ClipReader {
     info_.fps = fr.num > 0 && fr.den > 0 ? av_q2d(fr) : 0;
     info_.frames = st->nb_frames > 0 ? st->nb_frames : -1;
     info_.bits = ctx_->bits_per_raw_sample > 0 ? ctx_->bits_per_raw_sample : 8;
+    if (const int as = a_.av_find_best_stream(fmt_, AVMEDIA_TYPE_AUDIO, -1, stream_, nullptr, 0); as >= 0)
+      info_.audio = a_.avcodec_get_name(fmt_->streams[as]->codecpar->codec_id);
     tb_ = av_q2d(st->time_base);
     start_ = st->start_time != AV_NOPTS_VALUE ? st->start_time : 0;
     if (st->duration > 0) info_.duration = double(st->duration) * tb_;
@@ -673,6 +676,7 @@ class VideoWriter final : public ClipWriter {
     st_ = a_.avformat_new_stream(fmt_, nullptr);
     if (!st_ || a_.avcodec_parameters_from_context(st_->codecpar, ctx_) < 0) throw Error(path + ": out of memory");
     st_->time_base = ctx_->time_base;
+    if (!spec.audio_from.empty()) open_audio(spec.audio_from);
     if (int r = a_.avio_open(&fmt_->pb, tmp_.tmp().c_str(), AVIO_FLAG_WRITE); r < 0)
       throw Error(tmp_.tmp() + ": cannot create (" + a_.what(r) + ")");
     if (int r = a_.avformat_write_header(fmt_, nullptr); r < 0) throw Error(path + ": cannot write the header (" + a_.what(r) + ")");
@@ -693,10 +697,71 @@ class VideoWriter final : public ClipWriter {
       throw Error(path + ": " + e.what() + " (the encoder's)");
     }
   }
+  // The audio stream of `from`, copied packet for packet (no decoding) into a stream of this file, kept
+  // interleaved with the video (pump_audio). Refused with one line where the container cannot hold it.
+  void open_audio(const std::string& from) {
+    if (int r = a_.avformat_open_input(&in_, from.c_str(), nullptr, nullptr); r < 0)
+      throw Error(from + ": cannot open for its audio (" + a_.what(r) + ")");
+    if (a_.avformat_find_stream_info(in_, nullptr) < 0) throw Error(from + ": no stream information for its audio");
+    in_audio_ = a_.av_find_best_stream(in_, AVMEDIA_TYPE_AUDIO, -1, -1, nullptr, 0);
+    if (in_audio_ < 0) {  // nothing to copy
+      a_.avformat_close_input(&in_);
+      return;
+    }
+    const AVCodecParameters* par = in_->streams[in_audio_]->codecpar;
+    const std::string codec = a_.avcodec_get_name(par->codec_id);
+    if (a_.avformat_query_codec(fmt_->oformat, par->codec_id, FF_COMPLIANCE_NORMAL) == 0)
+      throw Error(path_ + ": the audio of " + from + " (" + codec + ") cannot be copied into a " + lower_extension(path_) +
+                  " file: write .mkv, or .mov");
+    ast_ = a_.avformat_new_stream(fmt_, nullptr);
+    if (!ast_ || a_.avcodec_parameters_copy(ast_->codecpar, par) < 0) throw Error(path_ + ": out of memory");
+    ast_->codecpar->codec_tag = 0;
+    ast_->time_base = in_->streams[in_audio_]->time_base;
+    apkt_ = a_.av_packet_alloc();
+    if (!apkt_) throw Error(path_ + ": out of memory");
+    audio_label_ = ", audio " + codec + " copied";
+  }
+  // The source's audio packets up to `until` seconds (from spec_.audio_start; none past audio_end).
+  void pump_audio(double until) {
+    if (!in_) return;
+    const AVStream* is = in_->streams[in_audio_];
+    const double tb = av_q2d(is->time_base);
+    const int64_t start = is->start_time != AV_NOPTS_VALUE ? is->start_time : 0;
+    for (;;) {
+      if (!have_apkt_) {
+        const int r = a_.av_read_frame(in_, apkt_);
+        if (r < 0) {  // the end (or a read error: the audio stops there, the video is whole)
+          a_.avformat_close_input(&in_);
+          return;
+        }
+        if (apkt_->stream_index != in_audio_) {
+          a_.av_packet_unref(apkt_);
+          continue;
+        }
+        have_apkt_ = true;
+      }
+      const int64_t ts = apkt_->pts != AV_NOPTS_VALUE ? apkt_->pts : apkt_->dts;
+      const double t = ts != AV_NOPTS_VALUE ? double(ts - start) * tb : 0.0;
+      if (t > until) return;
+      have_apkt_ = false;
+      if (t < spec_.audio_start || (spec_.audio_end >= 0 && t >= spec_.audio_end)) {
+        a_.av_packet_unref(apkt_);
+        continue;
+      }
+      a_.av_packet_rescale_ts(apkt_, is->time_base, ast_->time_base);
+      apkt_->stream_index = ast_->index;
+      apkt_->pos = -1;
+      const int w = a_.av_interleaved_write_frame(fmt_, apkt_);
+      a_.av_packet_unref(apkt_);
+      if (w < 0) throw Error(path_ + ": writing its audio failed (" + a_.what(w) + "); nothing was written");
+    }
+  }
   void release() {
     sws_.reset();
     a_.av_frame_free(&frame_);
     a_.av_packet_free(&pkt_);
+    a_.av_packet_free(&apkt_);
+    if (in_) a_.avformat_close_input(&in_);
     a_.avcodec_free_context(&ctx_);
     if (fmt_) {
       if (fmt_->pb) a_.avio_closep(&fmt_->pb);
@@ -757,6 +822,7 @@ class VideoWriter final : public ClipWriter {
 
   void finish() override {
     send(nullptr);
+    pump_audio(spec_.audio_end >= 0 ? spec_.audio_end : 1e300);
     if (int r = a_.av_write_trailer(fmt_); r < 0) throw Error(path_ + ": cannot finish the file (" + a_.what(r) + ")");
     const int err = fmt_->pb->error;
     if (int r = a_.avio_closep(&fmt_->pb); r < 0 || err < 0)
@@ -764,7 +830,7 @@ class VideoWriter final : public ClipWriter {
     tmp_.commit();
   }
 
-  std::string summary() const override { return label_ + ", " + std::to_string(frames_) + " frames"; }
+  std::string summary() const override { return label_ + ", " + std::to_string(frames_) + " frames" + audio_label_; }
 
  private:
   void send(AVFrame* f) {
@@ -799,6 +865,13 @@ class VideoWriter final : public ClipWriter {
   std::unique_ptr<BandScaler> sws_;
   long long frames_ = 0;
   int64_t last_pts_ = 0;
+  // The audio copied (open_audio): its source, stream there and here, the packet read ahead.
+  AVFormatContext* in_ = nullptr;
+  int in_audio_ = -1;
+  AVStream* ast_ = nullptr;
+  AVPacket* apkt_ = nullptr;
+  bool have_apkt_ = false;
+  std::string audio_label_;
 };
 
 class SequenceWriter final : public ClipWriter {

@@ -31,6 +31,7 @@ struct ClipInfo {
   int rotation = 0;           // degrees turned on reading (0, 90, 180, 270)
   int bits = 8;               // bits per sample as stored
   double duration = 0;        // seconds where known (a sequence: frames / fps; a video: its header's), else 0
+  std::string audio;          // a video's audio codec ("aac", ...); "": none
 };
 
 struct ClipFrame {
@@ -67,6 +68,10 @@ struct ClipSpec {
   std::string codec;  // "": by extension (libx264 for .mp4/.mov/.mkv/.m4v/.avi, libvpx-vp9 for .webm); "ffv1": lossless;
                       // "hevc" (libx265), "h264", "vp9", "mpeg4", or an FFmpeg encoder's name
   int quality = 18;   // the encoder's constant-rate factor (x264/VP9 CRF), lower is better
+  // A video whose audio stream is copied into this one, packet for packet, from audio_start to audio_end
+  // seconds (< 0: its end), with its own times; the container must hold that codec (else one line).
+  std::string audio_from;
+  double audio_start = 0, audio_end = -1;
 };
 
 // Writes frames in order. A video goes to PATH.tmp-PID and is renamed by finish(); a sequence's frames are

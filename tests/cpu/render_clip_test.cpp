@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 
 #include "app/io/clip.hpp"
 #include "app/io/image_io.hpp"
@@ -60,6 +61,43 @@ TEST(RenderClip, ReportsEveryFrameAndACancelLeavesNothing) {
     EXPECT_NE(std::string(e.what()).find("cancelled"), std::string::npos) << e.what();
   }
   for (int k = 0; k < 5; ++k) EXPECT_FALSE(fs::exists(f / ("c_" + std::to_string(k) + ".png"))) << k;
+}
+
+// A video's audio goes into the video rendered from it; a sequence out says it is not written.
+TEST(RenderClip, KeepsTheAudioOfAVideo) {
+  if (!io::video_available()) GTEST_SKIP() << "no FFmpeg libraries";
+  Frames f(6);
+  {  // a video with a tone: the frames through FFV1, the audio from a WAV written by hand
+    const std::string wav = f / "t.wav";
+    const uint32_t rate = 8000, n = rate, bytes = n * 2;
+    std::ofstream o(wav, std::ios::binary);
+    auto u32 = [&](uint32_t v) { o.write(reinterpret_cast<const char*>(&v), 4); };
+    auto u16 = [&](uint16_t v) { o.write(reinterpret_cast<const char*>(&v), 2); };
+    o.write("RIFF", 4), u32(36 + bytes), o.write("WAVEfmt ", 8), u32(16), u16(1), u16(1), u32(rate), u32(rate * 2),
+        u16(2), u16(16), o.write("data", 4), u32(bytes);
+    for (uint32_t i = 0; i < n; ++i) u16(uint16_t(i * 37));
+    o.close();
+    ClipRequest make;
+    make.input = f / "f_%d.png", make.output = f / "in.mkv", make.backend = "cpu", make.codec = "ffv1";
+    Params box;
+    box.filter = FilterKind::Box, box.box_radius = 0;
+    render_clip(make, box);  // no audio yet: a sequence in
+    io::ClipSpec spec;
+    spec.width = 23, spec.height = 17, spec.fps = 24, spec.codec = "ffv1", spec.audio_from = wav;
+    auto w = io::open_clip_writer(f / "av.mkv", spec);
+    auto r = io::open_clip(f / "in.mkv");
+    for (io::ClipFrame fr; r->next(fr);) w->write(fr.image, fr.time, fr.index);
+    w->finish();
+  }
+  ClipRequest r;
+  r.input = f / "av.mkv", r.output = f / "out.mkv", r.backend = "cpu", r.codec = "ffv1";
+  Params p;
+  const std::string line = render_clip(r, p);
+  EXPECT_NE(line.find("audio pcm_s16le copied"), std::string::npos) << line;
+  EXPECT_EQ(io::open_clip(f / "out.mkv")->info().audio, "pcm_s16le");
+  r.output = f / "out.webm", r.codec = "";
+  EXPECT_THROW(render_clip(r, p), Error);  // PCM cannot go into WebM: one line, nothing written
+  EXPECT_FALSE(fs::exists(f / "out.webm"));
 }
 
 TEST(RenderClip, RefusesTwoDepthSourcesAndAnUnknownLayout) {
