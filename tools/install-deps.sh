@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config libglfw3-dev libimgui-dev libstb-dev python3-glad libcli11-dev
       nlohmann-json3-dev zlib1g-dev libjpeg62-turbo-dev libwebp-dev libtiff-dev libheif-dev liblcms2-dev
       libgtest-dev libgmock-dev libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri
-      libavformat-dev libavcodec-dev libswscale-dev libavutil-dev)
+      libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libopenexr-dev)
 # libheif: HEIC images and depth; FFmpeg's libraries: videos (both loaded at run time). GoogleTest is a build dependency (the test targets).
 case "${1:-}" in
   --test) pkgs+=(xvfb xauth) ;;  # the tests' own: a virtual display for the window tests

@@ -21,6 +21,7 @@
 #include "app/cli/filter_options.hpp"
 #include "app/cli/progress.hpp"
 #include "app/cli/render_clip.hpp"
+#include "app/io/exr.hpp"
 #include "app/cli/render_stream.hpp"
 #include "app/io/assets.hpp"
 #include "app/io/clip.hpp"
@@ -61,7 +62,7 @@ struct RenderOptions {
   std::string layout = "open";          // --layout of the selection's depth
   std::vector<SelectClick> clicks;      // the selection: --subject's and --background's, or the preset's
   // Clips (a video or a sequence pattern in and out: render_clip.hpp).
-  std::string keys, frames, codec, temporal = "auto", right, stereo;
+  std::string keys, frames, codec, temporal = "auto", right, stereo, z_channel;
   bool skip_bad_frames = false;
   double fps = 24.0;
   int quality = 18;
@@ -113,9 +114,10 @@ void save_result(const std::string& path, const std::string& input, const ImageR
 std::string render_one(const RenderOptions& o, Params p, const SyntheticDepth& synthetic,
                        const std::string& depth_option, const Job& job, Backend& backend) {
   const bool subject = !o.clicks.empty() && p.filter == FilterKind::Dof;
-  const std::string depth_path = subject                 ? ""
-                                 : !depth_option.empty() ? depth_option
-                                                         : io::depth_beside(job.input);
+  std::string depth_path = subject                 ? ""
+                           : !depth_option.empty() ? depth_option
+                                                   : io::depth_beside(job.input);
+  if (!subject && depth_path.empty() && io::exr_has_depth(job.input)) depth_path = job.input;  // its Z pass
   const bool streams = !subject && !io::row_format(job.input).empty();  // a selection needs the whole image
   if (streams) {  // too large to filter whole (or --tile): by rows and tiles (render_stream.hpp)
     StreamRequest r;
@@ -296,6 +298,7 @@ int run_render(RenderOptions o) {
   }
   if (o.given.count("--synthetic-depth") || o.preset.empty()) synthetic = parse_synthetic_depth(o.synthetic);
   o.params = p;  // output names follow the parameters used
+  io::set_exr_depth_channel(o.z_channel);
 
   if (o.inputs.size() == 1 && (io::is_video_path(o.inputs[0]) || io::is_sequence_pattern(o.inputs[0]))) {
     if (o.out.empty() || !(io::is_video_path(o.out) || io::is_sequence_pattern(o.out)))
@@ -446,6 +449,8 @@ void add_render_command(CLI::App& app, Action& action) {
                   "Clips: each frame holds both views, left first: sbs (side by side) or tb (top and bottom); the "
                   "left view is rendered with depth from stereo")
       ->check(CLI::IsMember({"sbs", "tb"}));
+  sub->add_option("--z-channel", o->z_channel,
+                  "OpenEXR: the channel depth is read from (default: Z, else depth); an EXR with one gives its own depth");
   sub->add_flag("--skip-bad-frames", o->skip_bad_frames,
                 "Clips: a frame that does not decode repeats the last good one (the summary says how many)");
   sub->add_option("--compression", o->compression, "TIFF output: deflate, or none (faster to write and read)")

@@ -15,6 +15,7 @@
 
 #include "app/cli/progress.hpp"
 #include "app/io/clip.hpp"
+#include "app/io/exr.hpp"
 #include "app/io/image_io.hpp"
 #include "app/io/output_names.hpp"
 #include "app/ops/backend_choice.hpp"
@@ -218,7 +219,11 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
   ImageF still_depth;
   DepthOrigin origin = DepthOrigin::Synthetic;
   std::string depth_from;
-  const bool moving_synthetic = dof && r.depth.empty() && !stereo && timeline.moves_synthetic();
+  // An OpenEXR sequence with a Z pass gives its own depth, exact (no temporal filter under auto).
+  std::string depth_source = r.depth;
+  if (dof && depth_source.empty() && !stereo && !info.first_file.empty() && io::exr_has_depth(info.first_file))
+    depth_source = r.input;
+  const bool moving_synthetic = dof && depth_source.empty() && !stereo && timeline.moves_synthetic();
   if (dof && !r.right.empty()) {
     right_clip = io::read_ahead(io::open_clip(r.right, false, r.fps));
     const io::ClipInfo& ri = right_clip->info();
@@ -230,19 +235,19 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
   } else if (stereo) {
     origin = DepthOrigin::Stereo;
     depth_from = std::string("stereo, views ") + (r.stereo == "sbs" ? "side by side" : "top and bottom");
-  } else if (dof && !r.depth.empty()) {
-    if (io::is_clip_path(r.depth)) {
-      depth_clip = io::read_ahead(io::open_clip(r.depth, true, r.fps));
+  } else if (dof && !depth_source.empty()) {
+    if (io::is_clip_path(depth_source)) {
+      depth_clip = io::read_ahead(io::open_clip(depth_source, true, r.fps));
       origin = DepthOrigin::File;
       const io::ClipInfo& d = depth_clip->info();
-      depth_from = "depth clip " + io::file_stem(r.depth) + " (" + std::to_string(d.width) + "x" + std::to_string(d.height) + ")";
+      depth_from = "depth clip " + io::file_stem(depth_source) + " (" + std::to_string(d.width) + "x" + std::to_string(d.height) + ")";
       if (d.frames >= 0 && info.frames >= 0 && d.frames != info.frames)
         std::fprintf(stderr, "satlab: note: %s has %lld frames, %s %lld: depth frames are matched by time\n",
-                     r.depth.c_str(), d.frames, r.input.c_str(), info.frames);
+                     depth_source.c_str(), d.frames, r.input.c_str(), info.frames);
     } else {
-      still_depth = io::load_depth(r.depth);
+      still_depth = io::load_depth(depth_source);
       origin = DepthOrigin::File;
-      depth_from = "depth " + io::file_stem(r.depth) + " on every frame";
+      depth_from = "depth " + io::file_stem(depth_source) + " on every frame";
     }
   } else if (dof) {
     if (!moving_synthetic) still_depth = make_synthetic_depth(r.synthetic, width, height);
@@ -351,7 +356,7 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
         dframe = std::move(dnext);
         have_dnext = false;
       }
-      if (dframe.depth.empty()) throw Error(r.depth + ": no depth frame for frame " + std::to_string(frame.index));
+      if (dframe.depth.empty()) throw Error(depth_source + ": no depth frame for frame " + std::to_string(frame.index));
       RefinedDepth rd = refine_for_image(frame.image, dframe.depth, nullptr, r.refine, origin, r.backend);
       refiner = rd.refiner;
       depth = std::move(rd.depth);

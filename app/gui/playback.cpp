@@ -10,6 +10,7 @@
 #include "app/cli/render_clip.hpp"
 #include "app/gui/app_state.hpp"
 #include "app/gui/session.hpp"
+#include "app/io/exr.hpp"
 #include "app/io/image_io.hpp"
 #include "app/io/output_names.hpp"
 #include "core/error.hpp"
@@ -47,6 +48,8 @@ void Playback::open(AppState& s, Session& session, const std::string& path, cons
   std::unique_ptr<io::ClipReader> reader = io::read_ahead(io::open_clip(path, false));
   std::unique_ptr<io::ClipReader> depth;
   ImageF still;  // one depth map for every frame
+  if (depth_path.empty() && !reader->info().first_file.empty() && io::exr_has_depth(reader->info().first_file))
+    return open(s, session, path, path);  // an OpenEXR sequence with its Z pass: its own depth clip
   if (!depth_path.empty()) {
     if (is_clip_request(depth_path)) depth = io::read_ahead(io::open_clip(depth_path, true));
     else still = io::load_depth(depth_path);

@@ -8,6 +8,7 @@
 #include "app/gui/view_images.hpp"
 #include "app/io/assets.hpp"
 #include "app/io/embedded_depth.hpp"
+#include "app/io/exr.hpp"
 #include "app/io/image_io.hpp"
 #include "app/io/output_names.hpp"
 #include "app/ops/backend_choice.hpp"
@@ -95,6 +96,7 @@ void Session::open(AppState& s, const std::string& image_path, const std::string
   std::string dpath = !depth_path.empty() ? depth_path
                       : bundled           ? io::default_scene_depth()
                                           : io::depth_beside(path);
+  if (dpath.empty() && io::exr_has_depth(path)) dpath = path;  // an OpenEXR with its Z pass
   io::LoadInfo info, dinfo;
   ImageRGBA8 image = io::load_image(path, &info);
   ImageF raw;  // at its own size: refined to the image's by the depth edit (apply_edit)

@@ -475,6 +475,7 @@ class SequenceReader final : public ClipReader {
     info_.fps = fps;
     info_.frames = (long long)files_.size();
     info_.duration = double(files_.size()) / fps;
+    info_.first_file = files_.front().second;
     ClipFrame first;
     load(0, first);
     info_.width = depth_ ? first.depth.width : first.image.width;

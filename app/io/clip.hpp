@@ -32,6 +32,7 @@ struct ClipInfo {
   int bits = 8;               // bits per sample as stored
   double duration = 0;        // seconds where known (a sequence: frames / fps; a video: its header's), else 0
   std::string audio;          // a video's audio codec ("aac", ...); "": none
+  std::string first_file;     // a sequence's first frame's file
 };
 
 struct ClipFrame {

@@ -31,6 +31,8 @@ void check_webp_header(const std::string& path, const std::vector<uint8_t>& head
 // strips or tiles (open_tiff_reader), after checking its header.
 Decoded decode_tiff(const std::string& path, bool want_high);
 Decoded decode_heif(const std::string& path, const std::vector<uint8_t>& bytes, bool want_high);
+// OpenEXR's first part: R, G, B (and A) or Y, linear light encoded to sRGB (app/io/exr.cpp).
+Decoded decode_exr(const std::string& path, bool want_high);
 
 bool is_webp(const std::vector<uint8_t>& b);
 bool is_tiff(const std::vector<uint8_t>& b);

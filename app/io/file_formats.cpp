@@ -16,6 +16,7 @@ const std::vector<FileFormat>& file_formats() {
       {"TGA", "tga", "", true, true, false, nullptr},
       {"Radiance HDR", "hdr", "", true, true, true, nullptr},
       {"PFM", "pfm", "float", false, true, true, nullptr},
+      {"OpenEXR", "exr", "float, linear; depth: the Z channel; with libopenexr installed", true, true, true, nullptr},
   };
   return formats;
 }

@@ -24,6 +24,7 @@
 
 #include "app/io/atomic_file.hpp"
 #include "app/io/decoded.hpp"
+#include "app/io/exr.hpp"
 #include "app/io/exif.hpp"
 #include "app/io/file_formats.hpp"
 #include "app/io/format_guard.hpp"
@@ -359,6 +360,7 @@ Decoded decode_file(const std::string& path, bool want_high) {
   if (is_webp(head)) return decode_webp(path, read_all(path, check_webp_header));
   if (is_tiff(head)) return decode_tiff(path, want_high);
   if (is_heif(head)) return decode_heif(path, read_all(path), want_high);
+  if (is_exr(head)) return decode_exr(path, want_high);
   return decode_stb(path, want_high);
 }
 
@@ -412,7 +414,11 @@ ImageF load_depth_file(const std::string& path, LoadInfo* info) {
     for (size_t i = 0; i < d.data.size(); ++i) d.data[i] = float(px[i]) / 255.f;
     orientation = meta.orientation;
     format = "JPEG";
-  } else if (const std::vector<uint8_t> head = read_head(path); is_webp(head) || is_tiff(head) || is_heif(head)) {
+  } else if (const std::vector<uint8_t> head = read_head(path); is_exr(head)) {
+    std::string channel;
+    d = load_exr_depth(path, &channel);
+    format = "OpenEXR (" + channel + ")", bits = 32;
+  } else if (is_webp(head) || is_tiff(head) || is_heif(head)) {
     Decoded dec = is_webp(head)   ? decode_webp(path, read_all(path, check_webp_header))
                   : is_tiff(head) ? decode_tiff(path, true)
                                   : decode_heif(path, read_all(path), true);

@@ -27,7 +27,7 @@ TEST(FileFormats, WhatSaveImageWritesIsWhatTheTableSaysItWrites) {
 TEST(FileFormats, HelpTextsNameEveryFormatReadAndWritten) {
   const std::string images = image_formats_text(), depth = depth_formats_text(), written = written_formats_text();
   for (const char* name : {"JPEG", "PNG (8/16-bit)", "WebP", "TIFF (8/16-bit)", "HEIC/HEIF/AVIF", "BMP", "TGA",
-                           "Radiance HDR"}) {
+                           "Radiance HDR", "OpenEXR"}) {
     EXPECT_NE(images.find(name), std::string::npos) << name << " in " << images;
     EXPECT_NE(depth.find(name), std::string::npos) << name << " in " << depth;
   }
@@ -38,8 +38,8 @@ TEST(FileFormats, HelpTextsNameEveryFormatReadAndWritten) {
 }
 
 TEST(FileFormats, BrowserFiltersTakeTheTablesExtensions) {
-  EXPECT_STREQ(to_string(FileFilter::Images), "images and clips (png jpg jpeg webp tif tiff heic heif avif bmp tga hdr mp4 m4v mov mkv webm avi)");
-  EXPECT_STREQ(to_string(FileFilter::Depth), "depth maps (png webp tif tiff hdr pfm)");
+  EXPECT_STREQ(to_string(FileFilter::Images), "images and clips (png jpg jpeg webp tif tiff heic heif avif bmp tga hdr exr mp4 m4v mov mkv webm avi)");
+  EXPECT_STREQ(to_string(FileFilter::Depth), "depth maps (png webp tif tiff hdr pfm exr)");
   for (const std::string& e : format_extensions(&FileFormat::image)) EXPECT_TRUE(passes(FileFilter::Images, "a." + e));
   for (const std::string& e : format_extensions(&FileFormat::depth_listed))
     EXPECT_TRUE(passes(FileFilter::Depth, "a." + e));

@@ -2,7 +2,7 @@
 # satlab render on clips (app/cli/render_clip.hpp): a sequence rendered frame by frame equals each frame
 # rendered as a still, with the parameters the keys give at its time (keys that move the synthetic depth
 # too); stereo frames (side by side, top and bottom, or a right clip) agree; --skip-bad-frames repeats the
-# frame before a damaged one and counts it; a lossless video (FFV1) carries the
+# frame before a damaged one and counts it; an OpenEXR sequence's Z pass is its depth; a lossless video (FFV1) carries the
 # frames exactly; a gap in the numbering, a cut video, bad keys and a still output are one line, exit 1,
 # nothing written. The video checks skip (and say so) where FFmpeg's libraries are not installed.
 # Usage: cli_clips.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
@@ -113,6 +113,33 @@ cmp -s sk_1.png sk_2.png || fail "the bad frame did not repeat the one before"
 [ -f sk_3.png ] || fail "the frame after the bad one is missing"
 refuse "are for clips" "$bin" render in_7.png --stereo sbs --out x.png
 refuse "name one" "$bin" render 'L_%d.png' --right 'R_%d.png' --depth "$scene_depth" --out 'y_%d.png'
+# OpenEXR: a beauty pass with its Z pass per frame (tools/exr_write.py) gives its own depth, exact (no
+# temporal filter), and each frame equals the still render of its file; --z-channel names another.
+python3 - "$src" <<'PY' || fail "cannot write the EXR frames"
+import sys
+sys.path.insert(0, sys.argv[1] + "/tools")
+import exr_write
+W, H = 48, 32
+for k in range(3):
+    near = lambda x, y: 12 + k <= x < 30 + k and 8 <= y < 24
+    px = [(x, y) for y in range(H) for x in range(W)]
+    exr_write.write(f"e_{k}.exr", W, H, {
+        "R": [0.8 if near(x, y) else 0.05 * ((x // 4 + y // 4) % 2) for x, y in px],
+        "G": [0.3 if near(x, y) else 0.2 for x, y in px],
+        "B": [0.1 if near(x, y) else 0.6 * (x / W) for x, y in px],
+        "Z": [2.0 if near(x, y) else 9.0 + y / 8 for x, y in px]})
+PY
+if "$bin" render 'e_%d.exr' --focus 0.1 --aperture 40 --backend cpu --out 'eo_%d.png' >log 2>&1; then
+  grep -q "depth clip e_%d (48x32).*no temporal filter" log || { cat log; fail "the EXR's Z was not its depth"; }
+  for k in 0 1 2; do
+    "$bin" render "e_$k.exr" --focus 0.1 --aperture 40 --backend cpu --out "es_$k.png" >/dev/null 2>&1 || fail "EXR still $k"
+    cmp -s "eo_$k.png" "es_$k.png" || fail "EXR frame $k differs from its still"
+  done
+  refuse "no channel named 'depth' (it has B, G, R, Z)" "$bin" render 'e_%d.exr' --z-channel depth --backend cpu --out 'ez_%d.png'
+else
+  grep -q "OpenEXR needs its library" log || { cat log; fail "the EXR sequence failed"; }
+  echo "(the OpenEXR checks skipped: $(tail -1 log))"
+fi
 # Refusals: one line, exit 1, nothing written.
 mkdir gap && cp in_7.png gap/g_1.png && cp in_8.png gap/g_2.png && cp in_9.png gap/g_4.png
 refuse "gap in the numbering" "$bin" render 'gap/g_%d.png' --out 'gap_%d.png'

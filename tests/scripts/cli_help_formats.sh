@@ -16,7 +16,7 @@ has() {  # has TEXT_NAME TEXT WHAT...: each WHAT is in TEXT
     case "$text" in *"$what"*) ;; *) echo "$text"; fail "$name lacks '$what'" ;; esac
   done
 }
-read_formats=("JPEG" "PNG (8/16-bit)" "WebP" "TIFF (8/16-bit)" "HEIC/HEIF/AVIF" "BMP" "TGA" "Radiance HDR")
+read_formats=("JPEG" "PNG (8/16-bit)" "WebP" "TIFF (8/16-bit)" "HEIC/HEIF/AVIF" "BMP" "TGA" "Radiance HDR" "OpenEXR")
 has "satlab --help" "$app" "${read_formats[@]}" "PFM (float)"
 has "satlab render --help" "$render" "${read_formats[@]}" "PFM (float)" \
   "PNG (.png, 8-bit RGBA)" "JPEG (.jpg .jpeg, quality 95)" "WebP (.webp, lossless)" "TIFF (.tif .tiff, 8-bit RGBA)"
