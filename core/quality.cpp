@@ -151,4 +151,30 @@ Mask occlusion_band(const ImageF& depth, const Params& p) {
   return dilate(depth_edges(coc, kDepthEdgeJump), coc.width, coc.height, p.max_radius);
 }
 
+double warping_error(const ImageRGBA8& cur, const ImageRGBA8& prev, const std::vector<uint8_t>& ids_cur,
+                     const std::vector<uint8_t>& ids_prev, const std::vector<std::pair<double, double>>& motion,
+                     size_t* valid) {
+  const int w = cur.width, h = cur.height;
+  if (prev.width != w || prev.height != h || ids_cur.size() != cur.pixels() || ids_prev.size() != cur.pixels())
+    throw Error("warping error: the frames and their object maps differ in size");
+  double sum = 0;
+  size_t n = 0;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const uint8_t id = ids_cur[size_t(y) * size_t(w) + size_t(x)];
+      const auto& m = id < motion.size() ? motion[id] : std::pair<double, double>{0.0, 0.0};
+      const long sx = x - std::lround(m.first), sy = y - std::lround(m.second);
+      if (sx < 0 || sy < 0 || sx >= w || sy >= h || ids_prev[size_t(sy) * size_t(w) + size_t(sx)] != id) continue;
+      const uint8_t* a = cur.px(x, y);
+      const uint8_t* b = prev.px(int(sx), int(sy));
+      for (int c = 0; c < 3; ++c) {
+        const double d = (double(a[c]) - double(b[c])) / 255.0;
+        sum += d * d;
+      }
+      ++n;
+    }
+  if (valid) *valid = n;
+  return n ? sum / double(n) : std::nan("");
+}
+
 }  // namespace satlab

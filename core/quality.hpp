@@ -52,4 +52,14 @@ constexpr float kDepthEdgeJump = 1.0f;
 // under p (kDepthEdgeJump), dilated by p.max_radius.
 Mask occlusion_band(const ImageF& depth, const Params& p);
 
+// The warping error of a clip's frame (Lai et al., ECCV 2018, with the motion known): the mean over the
+// pixels of `cur` that were visible in `prev` of the squared RGB difference (channels in [0,1], summed)
+// between cur and prev at where that pixel was. `ids_cur`, `ids_prev`: each pixel's object (0..255);
+// `motion[id]`: how far object id moved since prev, in pixels (rounded to whole pixels). A pixel is visible
+// in prev where the pixel it came from lies in the frame and held the same object (disocclusions are left
+// out). `valid` receives how many pixels counted; NaN where none.
+double warping_error(const ImageRGBA8& cur, const ImageRGBA8& prev, const std::vector<uint8_t>& ids_cur,
+                     const std::vector<uint8_t>& ids_prev, const std::vector<std::pair<double, double>>& motion,
+                     size_t* valid = nullptr);
+
 }  // namespace satlab

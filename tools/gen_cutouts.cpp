@@ -11,7 +11,7 @@
 //
 // --sequence: instead, a clip of the set's photographs (issue 45's truth sequences): kFrames frames at
 // kFps in which the nearest cut-out crosses the frame by kStep px a frame over a still scene, one focus;
-// each frame a case with "sequence", "frame" and "fps", for `satlab quality --video`.
+// each frame a case with "sequence", "frame", "fps" and (after the first) "motion", for `satlab quality --video`.
 //
 // PHOTO_DIR holds the photographs (Debian's python3-skimage data: rocket.jpg, astronaut.png, gravel.png,
 // brick.png for the tuning set; hubble_deep_field.jpg, chelsea.png, grass.png, coffee.png for the held-out
@@ -394,6 +394,9 @@ int main(int argc, char** argv) {
           cases.back()["fps"] = kFps;
           cases.back()["right"] = s.name + "_right.png";
           cases.back()["disparity_scale"] = kDisparity;
+          // How far each object moved since the frame before, in pixels (the front cut-out alone moves): the
+          // known motion of the warping error.
+          if (si > 0) cases.back()["motion"] = nlohmann::json::array({{{"object", 1}, {"dx", kStep}, {"dy", 0}}});
         }
         std::printf("%-28s focus z %.1f  K %.0f px  largest CoC %.1f px  %d lens samples\n", name, zf, s.K,
                     largest, n);

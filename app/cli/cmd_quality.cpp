@@ -63,7 +63,17 @@ struct LoadedCase {
   ImageRGBA8 image, reference, right;  // right: the stereo right view, when a source needs it
   ImageF depth;
   Mask band;
+  std::vector<uint8_t> objects;  // a sequence's frame: each pixel's object (the manifest's "objects"); empty: none
 };
+
+// The warping error of frame k's output against frame k-1's (core/quality.hpp), through the frames' object
+// maps and the motion frame k lists; NaN where the frames have no object maps.
+double clip_warping_error(const LoadedCase& cur, const LoadedCase& prev, const ImageRGBA8& out, const ImageRGBA8& out_prev) {
+  if (cur.objects.empty() || prev.objects.empty()) return std::nan("");
+  std::vector<std::pair<double, double>> motion(256, {0.0, 0.0});
+  for (const io::TruthCase::Motion& m : cur.c.motion) motion[size_t(m.object)] = {m.dx, m.dy};
+  return warping_error(out, out_prev, cur.objects, prev.objects, motion);
+}
 
 // One source's depth refined for one scene: full resolution, finite, with its range.
 struct SourceDepth {
@@ -293,6 +303,13 @@ int run_quality_video(const QualityOptions& o) {
         lc.reference.height != lc.image.height || lc.depth.height != lc.image.height)
       throw Error(manifest + ": case " + c.name + ": image, depth and reference differ in size");
     lc.band = occlusion_band(lc.depth, c.params);
+    if (!c.objects.empty()) {
+      const ImageF ids = io::load_depth(c.objects);  // 16-bit labels k / 255
+      if (ids.width != lc.image.width || ids.height != lc.image.height)
+        throw Error(manifest + ": case " + c.name + ": its object map differs in size from the image");
+      lc.objects.resize(ids.data.size());
+      for (size_t i = 0; i < ids.data.size(); ++i) lc.objects[i] = uint8_t(std::clamp(std::lround(ids.data[i] * 255.f), 0L, 255L));
+    }
     if (stereo) {
       if (c.right.empty()) throw Error(manifest + ": case " + c.name + ": no right view for --depth stereo");
       lc.right = io::load_image(c.right);
@@ -305,10 +322,11 @@ int run_quality_video(const QualityOptions& o) {
   std::string note;
   std::unique_ptr<Pipeline> pipe = make_backend(o.backend, &note);
   if (!note.empty()) std::fprintf(stderr, "satlab: note: %s\n", note.c_str());
-  std::printf("backend %s, mode %s; per-frame PSNR means, flicker: mean |change of the error| where the truth is still\n",
+  std::printf("backend %s, mode %s; per-frame PSNR means, flicker: mean |change of the error| where the truth is still;\n"
+              "warp: the warping error x 1000 (the truth's own in brackets)\n",
               pipe->backend_name().c_str(), mode->name);
-  std::printf("%-16s %6s %-11s %-14s %-8s %9s %9s %9s %9s\n", "sequence", "frames", "depth", "refine", "temporal",
-              "PSNR dB", "band dB", "flicker", "still px");
+  std::printf("%-16s %6s %-11s %-14s %-8s %9s %9s %9s %9s %16s\n", "sequence", "frames", "depth", "refine", "temporal",
+              "PSNR dB", "band dB", "flicker", "still px", "warp (truth)");
   nlohmann::json rows = nlohmann::json::array();
   for (auto& [name, frames] : seqs) {
     std::sort(frames.begin(), frames.end(), [](const LoadedCase& a, const LoadedCase& b) { return a.c.frame < b.c.frame; });
@@ -322,8 +340,9 @@ int run_quality_video(const QualityOptions& o) {
           TemporalFilter temporal(tp);
           ImageRGBA8 prev_out;
           nlohmann::json whole = nlohmann::json::array(), band = nlohmann::json::array(), flick = nlohmann::json::array();
-          double sw = 0, sb = 0, sf = 0;
-          size_t nf = 0, still = 0;
+          double sw = 0, sb = 0, sf = 0, swarp = 0, struth = 0;
+          size_t nf = 0, still = 0, nwarp = 0;
+          nlohmann::json warps = nlohmann::json::array();
           for (size_t k = 0; k < frames.size(); ++k) {
             const LoadedCase& lc = frames[k];
             DepthSourceInput in = source_input(lc);
@@ -354,19 +373,27 @@ int run_quality_video(const QualityOptions& o) {
               const double f = error_flicker(out, lc.reference, prev_out, frames[k - 1].reference, &px);
               flick.push_back(f);
               if (px) sf += f, ++nf, still += px;
+              const double we = clip_warping_error(lc, frames[k - 1], out, prev_out);
+              const double wt = clip_warping_error(lc, frames[k - 1], lc.reference, frames[k - 1].reference);
+              warps.push_back(we);
+              if (std::isfinite(we) && std::isfinite(wt)) swarp += we, struth += wt, ++nwarp;
             }
             prev_out = out;
           }
           const double n = double(frames.size());
           const double fl = nf ? sf / double(nf) : std::nan("");
-          std::printf("%-16s %6zu %-11s %-14s %-8s %9.2f %9.2f %9.4f %9zu\n", name.c_str(), frames.size(), source.c_str(),
+          const double warp = nwarp ? swarp / double(nwarp) : std::nan(""), warp_truth = nwarp ? struth / double(nwarp) : std::nan("");
+          char warp_text[48];
+          std::snprintf(warp_text, sizeof(warp_text), "%.3f (%.3f)", 1000 * warp, 1000 * warp_truth);
+          std::printf("%-16s %6zu %-11s %-14s %-8s %9.2f %9.2f %9.4f %9zu %16s\n", name.c_str(), frames.size(), source.c_str(),
                       (choice == refiner ? refiner : choice + ":" + refiner).c_str(), filter.c_str(), sw / n, sb / n, fl,
-                      nf ? still / nf : 0);
+                      nf ? still / nf : 0, warp_text);
           rows.push_back({{"sequence", name}, {"frames", frames.size()}, {"depth", source}, {"refine", refiner},
                           {"refine_choice", choice}, {"temporal", filter}, {"mode", mode->name},
                           {"psnr_mean", sw / n}, {"band_psnr_mean", sb / n}, {"flicker", fl},
                           {"still_pixels_mean", nf ? still / nf : 0}, {"psnr", whole}, {"band_psnr", band},
-                          {"flicker_per_frame", flick}});
+                          {"flicker_per_frame", flick}, {"warping_error", warp}, {"warping_error_truth", warp_truth},
+                          {"warping_error_per_frame", warps}});
         }
   }
   if (!o.json.empty()) {
@@ -376,7 +403,9 @@ int run_quality_video(const QualityOptions& o) {
                                   "(whole and occlusion band) and their means; flicker: the mean over frames and "
                                   "pixels where the truth is unchanged from the frame before (every channel equal) "
                                   "of |(out_t - truth_t) - (out_t-1 - truth_t-1)| per channel, 8-bit units; the "
-                                  "depth sources' noise is drawn with a seed per frame"},
+                                  "depth sources' noise is drawn with a seed per frame; warping_error: Lai et al. 2018 "
+                                  "with the generator's motion (core/quality.hpp warping_error), the mean over frames "
+                                  "after the first, RGB in [0,1]; warping_error_truth: the same of the thin-lens truth"},
                         {"rows", rows}};
     io::save_text(o.json, j.dump(1) + "\n");
   }

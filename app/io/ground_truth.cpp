@@ -1,5 +1,7 @@
 #include "app/io/ground_truth.hpp"
 
+#include <cmath>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -102,6 +104,21 @@ std::vector<TruthCase> load_truth_cases(const std::string& manifest) {
       t.frame = int(c["frame"].get<long>());
       t.fps = number("fps");
       if (!(t.fps > 0)) throw Error(where + ": \"fps\" must be > 0");
+    }
+    if (c.contains("objects")) t.objects = path("objects");
+    if (c.contains("motion")) {
+      const nlohmann::json& m = c["motion"];
+      if (!m.is_array() || m.size() > 255) throw Error(where + ": \"motion\" must be an array of at most 255 objects");
+      for (const nlohmann::json& o : m) {
+        if (!o.is_object() || !o.contains("object") || !o["object"].is_number_integer() || !o.contains("dx") ||
+            !o["dx"].is_number() || !o.contains("dy") || !o["dy"].is_number())
+          throw Error(where + ": a motion needs an integer \"object\" and numbers \"dx\", \"dy\"");
+        const long id = o["object"].get<long>();
+        const double dx = o["dx"].get<double>(), dy = o["dy"].get<double>();
+        if (id < 1 || id > 255 || !std::isfinite(dx) || !std::isfinite(dy) || std::fabs(dx) > 1e5 || std::fabs(dy) > 1e5)
+          throw Error(where + ": a motion's object is 1..255 and its dx, dy finite pixels");
+        t.motion.push_back({int(id), dx, dy});
+      }
     }
     if (c.contains("crop")) {
       const nlohmann::json& r = c["crop"];

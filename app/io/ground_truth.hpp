@@ -30,6 +30,14 @@ struct TruthCase {
   std::string sequence;
   int frame = 0;
   double fps = 0;
+  // The object labels (a 16-bit PNG: 0 background, k object k; "": none) and, for a sequence's frame after
+  // the first, how far each object moved since the frame before (objects not listed stood still).
+  std::string objects;
+  struct Motion {
+    int object = 0;
+    double dx = 0, dy = 0;
+  };
+  std::vector<Motion> motion;
 };
 
 // Parses a manifest; throws satlab::Error "FILE: ..." naming the first bad case and field (files are

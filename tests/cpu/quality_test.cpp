@@ -127,5 +127,35 @@ TEST(Quality, DilateMarksTheDiscOfTheRadius) {
   EXPECT_EQ(count(dilate(one, 9, 9, 2.0f)), 13u + 6u);
 }
 
+// The warping error with known motion: an object moved exactly as said scores 0 wherever it was
+// visible before; a change of the pixels scores its squared size; the pixels it uncovered are left out.
+TEST(Quality, WarpingErrorFollowsTheKnownMotion) {
+  const int w = 20, h = 6;
+  ImageRGBA8 prev(w, h), cur(w, h);
+  std::vector<uint8_t> ip(size_t(w) * h, 0), ic(size_t(w) * h, 0);
+  auto paint = [&](ImageRGBA8& img, std::vector<uint8_t>& ids, int x0) {
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const bool obj = x >= x0 && x < x0 + 5;
+        uint8_t* p = img.px(x, y);
+        p[0] = uint8_t(obj ? 200 + (x - x0) * 10 : x * 5), p[1] = uint8_t(y * 20), p[2] = 90, p[3] = 255;
+        ids[size_t(y) * w + x] = obj ? 1 : 0;
+      }
+  };
+  paint(prev, ip, 4);
+  paint(cur, ic, 7);  // moved 3 px right
+  std::vector<std::pair<double, double>> motion(256, {0.0, 0.0});
+  motion[1] = {3.0, 0.0};
+  size_t n = 0;
+  EXPECT_EQ(warping_error(cur, prev, ic, ip, motion, &n), 0.0);
+  // The background pixels the object covered in either frame are not visible in both: 20 - 5 - 3 a row.
+  EXPECT_EQ(n, size_t((5 + 12) * h));
+  ImageRGBA8 brighter = cur;
+  for (size_t i = 0; i < brighter.pixels(); ++i) brighter.data[i * 4 + 2] = 141;  // blue +51 everywhere
+  EXPECT_NEAR(warping_error(brighter, prev, ic, ip, motion), 0.04, 1e-12);  // (51/255)^2
+  motion[1] = {0.0, 0.0};  // the motion not known: the moved object counts as change
+  EXPECT_GT(warping_error(cur, prev, ic, ip, motion), 0.0);
+}
+
 }  // namespace
 }  // namespace satlab

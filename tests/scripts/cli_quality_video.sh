@@ -2,7 +2,8 @@
 # satlab quality --video on the truth sequences (tools/gen_cutouts --sequence; docs/quality.md "Clips"): the
 # scores are what docs/quality/sequences-*.json records (0.01 dB, flicker to 1e-4), and on both sequences the
 # default temporal filter cuts the error's flicker of phone_noisy depth at least 3x against per-frame
-# rendering while the per-frame PSNR (whole and band) is not lower (a filter that does nothing fails).
+# rendering while the per-frame PSNR (whole and band) is not lower and the warping error (known motion) is
+# lower (a filter that does nothing fails).
 # Usage: cli_quality_video.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 . "$(dirname "$0")/lib/common.sh"
 need_python3 "to compare the scores"
@@ -24,11 +25,14 @@ for s in ("tuning", "heldout"):
         for f in ("psnr_mean", "band_psnr_mean"):
             assert abs(r[f] - rec[k][f]) <= 0.01, f"{s} {k} {f}: {r[f]:.3f}, recorded {rec[k][f]:.3f}"
         assert abs(r["flicker"] - rec[k]["flicker"]) <= 1e-4, f"{s} {k} flicker {r['flicker']}, recorded {rec[k]['flicker']}"
+        assert abs(r["warping_error"] - rec[k]["warping_error"]) <= 1e-6, f"{s} {k} warping error {r['warping_error']}"
+        assert r["warping_error"] >= r["warping_error_truth"] > 0, f"{s} {k}: warping error under the truth's own"
     for seq in {k[0] for k in got}:
         off, on = got[(seq, "phone_noisy", "off")], got[(seq, "phone_noisy", "gated")]
         assert on["flicker"] * 3 <= off["flicker"], f"{seq}: flicker {on['flicker']:.4f} gated, {off['flicker']:.4f} off"
         for f in ("psnr_mean", "band_psnr_mean"):
             assert on[f] >= off[f], f"{seq}: {f} {on[f]:.3f} gated < {off[f]:.3f} off"
+        assert on["warping_error"] < off["warping_error"], f"{seq}: the filter did not lower the warping error"
         print(f"ok: {seq} phone_noisy flicker {off['flicker']:.4f} -> {on['flicker']:.4f} "
               f"({off['flicker'] / on['flicker']:.2f}x), PSNR {off['psnr_mean']:.2f} -> {on['psnr_mean']:.2f}")
 PY
