@@ -65,6 +65,12 @@ void parse_size(const std::string& s, int* w, int* h) {
 
 std::string container_for(const std::string& codec) { return codec == "vp9" ? ".webm" : codec == "ffv1" ? ".mkv" : ".mp4"; }
 
+// The generated clip's encoder: a hardware encoder's clip is made with the matching software one (the
+// decoders are the same), so that decode and transcode compare like for like.
+std::string source_codec(const std::string& codec) {
+  return codec == "h264_nvenc" || codec == "nvenc" ? "h264" : codec == "hevc_nvenc" ? "hevc" : codec;
+}
+
 // The generated clip: the bundled scene at the size, panned; and a quarter-size depth clip of the scene's
 // depth panned alike (grey, the depth in the luma).
 void make_clips(const std::string& path, const std::string& depth_path, int w, int h, int frames, double fps,
@@ -209,7 +215,7 @@ int run_bench_video(const BenchVideoOptions& o) {
       const std::string src = base + ext, dsrc = base + "_depth" + ext, tout = base + "_transcode" + ext,
                         rout = base + "_render" + ext, dout = base + "_render_dclip" + ext;
       made.insert(made.end(), {src, dsrc, tout, rout, dout});
-      make_clips(src, dsrc, w, h, o.frames, o.fps, codec);
+      make_clips(src, dsrc, w, h, o.frames, o.fps, source_codec(codec));
       io::ClipSpec spec;
       spec.codec = codec;
       // Decode alone (satlab's reader: FFmpeg's decoder and the conversion to RGBA).
@@ -290,7 +296,7 @@ void add_bench_video_command(CLI::App& app, Action& action) {
   auto* sub = bench.add_subcommand("video", "Clips end to end (decode, depth, DoF, encode) against FFmpeg's transcode");
   auto o = std::make_shared<BenchVideoOptions>();
   sub->add_option("--sizes", o->sizes, "Frame sizes WxH")->delimiter(',');
-  sub->add_option("--codecs", o->codecs, "Encoders: h264, hevc, vp9, ffv1")->delimiter(',');
+  sub->add_option("--codecs", o->codecs, "Encoders: h264, hevc, vp9, ffv1, h264_nvenc, hevc_nvenc")->delimiter(',');
   sub->add_option("--frames", o->frames, "Frames a clip")->check(CLI::Range(8, 100000));
   sub->add_option("--fps", o->fps, "The generated clips' frame rate")->check(CLI::Range(1.0, 1000.0));
   sub->add_option("--backend", o->backend, "Pipeline backend")->check(CLI::IsMember({"auto", "cpu", "gpu"}));

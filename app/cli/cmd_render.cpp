@@ -427,7 +427,7 @@ void add_render_command(CLI::App& app, Action& action) {
   sub->add_option("--fps", o->fps, "Clips: an image sequence's frame rate")->check(CLI::Range(0.001, 1000.0));
   sub->add_option("--codec", o->codec,
                   "Clips: the output video's encoder: libx264 (.mp4/.mov/.mkv default), hevc (libx265), libvpx-vp9 "
-                  "(.webm default), ffv1 (lossless, .mkv), mpeg4");
+                  "(.webm default), ffv1 (lossless, .mkv), mpeg4, h264_nvenc or hevc_nvenc (NVIDIA's, where the driver has it)");
   sub->add_option("--temporal", o->temporal,
                   "Clips: the temporal depth filter: auto (gated for a depth clip that is refined: noisy or lower "
                   "resolution; off for exact full-size depth), off, gated[:history=H,depth=S,colour=C]")

@@ -642,6 +642,7 @@ class VideoWriter final : public ClipWriter {
     if (name == "h264") name = "libx264";
     if (name == "vp9") name = "libvpx-vp9";
     if (name == "hevc" || name == "h265") name = "libx265";
+    if (name == "nvenc") name = "h264_nvenc";
     // The container by the final name's extension (the bytes go to the temporary file).
     if (a_.avformat_alloc_output_context2(&fmt_, nullptr, nullptr, path.c_str()) < 0 || !fmt_)
       throw Error(path + ": no container for this extension (.mp4, .mov, .mkv, .webm, .avi)");
@@ -661,6 +662,17 @@ class VideoWriter final : public ClipWriter {
       ctx_->pix_fmt = AV_PIX_FMT_YUV420P;
       ctx_->bit_rate = int64_t(spec.width) * spec.height * 8;
       label_ = "MPEG-4 part 2";
+    } else if (name.size() > 6 && name.compare(name.size() - 6, 6, "_nvenc") == 0) {
+      // NVIDIA's encoder (h264_nvenc, hevc_nvenc: FFmpeg loads libnvidia-encode where the driver has it):
+      // constant quality `quality` (its CQ, the nearest to a CRF it has), preset p4.
+      if (!even) throw Error(path + ": " + name + " needs an even width and height (" + std::to_string(spec.width) + "x" +
+                             std::to_string(spec.height) + ")");
+      ctx_->pix_fmt = AV_PIX_FMT_YUV420P;
+      ctx_->bit_rate = 0;
+      a_.av_opt_set(ctx_->priv_data, "preset", "p4", 0);
+      a_.av_opt_set(ctx_->priv_data, "rc", "vbr", 0);
+      a_.av_opt_set(ctx_->priv_data, "cq", std::to_string(spec.quality).c_str(), 0);
+      label_ = std::string(name == "hevc_nvenc" ? "HEVC" : "H.264") + " (" + name + ", CQ " + std::to_string(spec.quality) + ")";
     } else {
       ctx_->pix_fmt = even ? AV_PIX_FMT_YUV420P : AV_PIX_FMT_YUV444P;  // 4:2:0 needs even sides
       a_.av_opt_set(ctx_->priv_data, "crf", std::to_string(spec.quality).c_str(), 0);
