@@ -267,7 +267,7 @@ int run_bench_video(const BenchVideoOptions& o) {
     const std::string src = o.dir + "/satlab_bench_video_" + std::to_string(getpid()) + "_long" + ext;
     const std::string rout = o.dir + "/satlab_bench_video_" + std::to_string(getpid()) + "_long_out" + ext;
     made.insert(made.end(), {src, rout});
-    make_clips(src, "", w, h, 4 * o.frames, o.fps, codec);
+    make_clips(src, "", w, h, 4 * o.frames, o.fps, source_codec(codec));
     nlohmann::json mem = nlohmann::json::array();
     for (int frames : {o.frames, 4 * o.frames}) {
       const ChildPeak c = render_child({self_exe(), "render", src, "--synthetic-depth", "radial", "--backend", o.backend,

@@ -297,24 +297,26 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
   for (long long index = 0;; ++index) {
     if (r.cancel && r.cancel->load()) throw Error(r.output + ": cancelled; nothing was written");
     auto t0 = Clock::now();
-    bool bad = false;
+    bool bad = false, left_read = false;
     try {
       if (!in->next(frame)) break;
+      left_read = true;
       if (right_clip) {
         if (!right_clip->next(rframe))
           throw Error(r.right + ": ends at frame " + std::to_string(frame.index) + ", before the left clip");
       }
     } catch (const Error& e) {
+      if (index < r.first) continue;  // before the range: never rendered
       if (!r.skip_bad_frames || last_good.empty()) throw;  // before any good frame there is nothing to repeat
       std::fprintf(stderr, "satlab: note: %s; the frame before repeats (--skip-bad-frames)\n", e.what());
       bad = true;
     }
     st.decode += ms_since(t0);
-    if (bad) {  // the last good frame's result again, a frame later
+    if (bad && !left_read) {  // the last good frame's result again, a frame later
       frame.index = index, frame.number = frame.number + 1;
       frame.time = last_time + 1.0 / spec.fps;
     } else {
-      index = frame.index;
+      index = frame.index;  // (a right view that failed: the left frame's own number and time)
     }
     if (index < r.first) continue;
     if (r.last >= 0 && index >= r.last) break;

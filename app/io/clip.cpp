@@ -543,8 +543,13 @@ class AheadReader final : public ClipReader {
   void seek(double time) override {
     stop();
     q_.clear();
+    try {
+      r_->seek(time);
+    } catch (...) {
+      done_ = true;  // stopped: next() says the end instead of waiting for a worker that is not there
+      throw;
+    }
     stop_ = done_ = false;
-    r_->seek(time);
     worker_ = std::thread([this] { run(); });
   }
   bool next(ClipFrame& out) override {
@@ -569,7 +574,8 @@ class AheadReader final : public ClipReader {
   // bad frames); after kMaxErrors failures in a row the clip ends there.
   static constexpr int kMaxErrors = 16;
   void run() {
-    for (int errors = 0; errors < kMaxErrors;) {
+    int errors = 0;
+    for (; errors < kMaxErrors;) {
       {
         std::unique_lock<std::mutex> l(m_);
         cv_.wait(l, [&] { return stop_ || int(q_.size()) < ahead_; });
@@ -592,6 +598,10 @@ class AheadReader final : public ClipReader {
       cv_.notify_all();
     }
     std::lock_guard<std::mutex> l(m_);
+    if (errors >= kMaxErrors)  // the clip does not end here quietly: the caller learns it was cut short
+      q_.push_back({ClipFrame(), std::make_exception_ptr(Error(
+                                     "reading stopped after " + std::to_string(kMaxErrors) +
+                                     " frames in a row that do not decode: the rest of the clip is not read"))});
     done_ = true;
     cv_.notify_all();
   }
@@ -798,6 +808,7 @@ class VideoWriter final : public ClipWriter {
     frame_->pts = last_pts_ = pts;
     send(frame_);
     ++frames_;
+    pump_audio(time);
   }
 
   // A frame in the encoder's own pixel format and size (a transcode's decoded frame): sent as it is.
@@ -811,6 +822,7 @@ class VideoWriter final : public ClipWriter {
     g->pict_type = AV_PICTURE_TYPE_NONE;
     send(g);
     ++frames_;
+    pump_audio(time);
   }
   int pixel_format() const { return ctx_->pix_fmt; }
 
@@ -831,6 +843,7 @@ class VideoWriter final : public ClipWriter {
     frame_->pts = last_pts_ = pts;
     send(frame_);
     ++frames_;
+    pump_audio(time);
   }
 
   void finish() override {
@@ -978,7 +991,7 @@ long long transcode_clip(const std::string& in, const std::string& out, const Cl
   if (r.info().rotation != 0) throw Error(in + ": a turned video is not transcoded (its frames would be turned)");
   ClipSpec s = spec;
   s.width = r.info().width, s.height = r.info().height;
-  if (!(s.fps > 0)) s.fps = r.info().fps > 0 ? r.info().fps : 24.0;
+  if (r.info().fps > 0) s.fps = r.info().fps;  // the input's rate, as the render's writer is given
   VideoWriter w(out, s);
   double t = 0;
   long long n = 0;

@@ -63,6 +63,15 @@ class Reader {
     init.max_image_width = init.max_image_height = 1 << 16;
     init.max_tile_width = init.max_tile_height = 1 << 14;
     check(e_.exr_start_read(&ctx_, path.c_str(), &init), "not a readable OpenEXR file");
+    try {
+      read_header();
+    } catch (...) {
+      e_.exr_finish(&ctx_);  // a constructor that throws runs no destructor
+      throw;
+    }
+  }
+  void read_header() {
+    const std::string& path = path_;
     int parts = 0;
     check(e_.exr_get_count(ctx_, &parts), "no parts");
     if (parts < 1) throw Error(path + ": an OpenEXR file with no part");
