@@ -12,9 +12,6 @@
 // Memory (--memory): the first size rendered over N and over 4N frames, each in a child process of its own
 // (`satlab render`, so that its peak RSS is its own: wait4's ru_maxrss), the device's used memory sampled
 // every 2 ms while it runs; flat in the clip's length when the longer clip's peaks are no higher.
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/cli/child_run.hpp"
 #include "app/cli/commands.hpp"
 #include "app/cli/render_clip.hpp"
 #include "app/io/assets.hpp"
@@ -40,8 +38,6 @@
 #include "core/synthetic_depth.hpp"
 #include "gpu/bench/primitives.hpp"
 #include "gpu/device.hpp"
-
-extern char** environ;
 
 namespace satlab::cli {
 namespace {
@@ -144,49 +140,6 @@ nlohmann::json stats_json(const ClipStats& c) {
           {"backend", c.backend}};
 }
 
-// `satlab render` of the clip's first `frames` frames in a child process: its peak RSS, and the device's
-// peak used memory above what it was before (sampled every 2 ms).
-struct ChildPeak {
-  double rss_mb = 0, device_mb = 0, wall_s = 0;
-};
-ChildPeak render_child(const std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  const size_t before = gpu::device_memory_in_use();
-  std::atomic<bool> done{false};
-  std::atomic<size_t> peak{before};
-  std::thread sampler([&] {
-    while (!done) {
-      const size_t u = gpu::device_memory_in_use();
-      if (u > peak) peak = u;
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-  });
-  const auto t0 = Clock::now();
-  pid_t pid = 0;
-  const int e = posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ);
-  int status = 0;
-  rusage ru{};
-  if (e == 0) wait4(pid, &status, 0, &ru);
-  done = true;
-  sampler.join();
-  if (e != 0) throw Error(args[0] + ": cannot start (" + std::to_string(e) + ")");
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) throw Error("the memory run (satlab render) failed");
-  ChildPeak c;
-  c.wall_s = s_since(t0);
-  c.rss_mb = double(ru.ru_maxrss) / 1024.0;
-  c.device_mb = double(peak > before ? peak - before : 0) / 1048576.0;
-  return c;
-}
-
-std::string self_exe() {
-  std::error_code ec;
-  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw Error("cannot find satlab's own binary (/proc/self/exe)");
-  return p.string();
-}
-
 int run_bench_video(const BenchVideoOptions& o) {
   std::string why;
   if (!io::video_available(&why)) throw Error(why);
@@ -270,12 +223,15 @@ int run_bench_video(const BenchVideoOptions& o) {
     make_clips(src, "", w, h, 4 * o.frames, o.fps, source_codec(codec));
     nlohmann::json mem = nlohmann::json::array();
     for (int frames : {o.frames, 4 * o.frames}) {
-      const ChildPeak c = render_child({self_exe(), "render", src, "--synthetic-depth", "radial", "--backend", o.backend,
-                                        "--codec", codec, "--frames", "0:" + std::to_string(frames), "--out", rout});
+      // `satlab render` of the first `frames` frames in a child process, so that its peak RSS is its own.
+      const ChildRun c = run_child({self_path(), "render", src, "--synthetic-depth", "radial", "--backend", o.backend,
+                                    "--codec", codec, "--frames", "0:" + std::to_string(frames), "--out", rout},
+                                   gpu, "", "bench video");
+      const double rss_mb = double(c.peak_rss) / 1048576.0, device_mb = double(c.peak_device) / 1048576.0;
       std::printf("memory: %s %s, %d frames: peak RSS %.1f MiB, device %.1f MiB above idle, %.2f s\n",
-                  o.sizes[0].c_str(), codec.c_str(), frames, c.rss_mb, c.device_mb, c.wall_s);
-      mem.push_back({{"size", o.sizes[0]}, {"codec", codec}, {"frames", frames}, {"peak_rss_mib", c.rss_mb},
-                     {"peak_device_mib", c.device_mb}, {"wall_s", c.wall_s}});
+                  o.sizes[0].c_str(), codec.c_str(), frames, rss_mb, device_mb, c.wall_s);
+      mem.push_back({{"size", o.sizes[0]}, {"codec", codec}, {"frames", frames}, {"peak_rss_mib", rss_mb},
+                     {"peak_device_mib", device_mb}, {"wall_s", c.wall_s}});
     }
     out["memory"] = mem;
   }

@@ -20,6 +20,8 @@ namespace {
 
 const ImageF kNone;
 
+}  // namespace
+
 void restore_range(AppState& s) {
   if (!s.saved_range.active) return;
   s.params.near_depth = s.saved_range.near_depth;
@@ -27,8 +29,6 @@ void restore_range(AppState& s) {
   s.params.disparity = s.saved_range.disparity;
   s.saved_range.active = false;
 }
-
-}  // namespace
 
 // A fresh backend per image as well: the Pipeline interface cannot forget a depth map, and timings of
 // another image size would not compare anyway. Nothing is replaced until the new one has accepted all.

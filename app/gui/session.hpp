@@ -18,6 +18,9 @@
 
 namespace satlab::gui {
 
+// The near/far/disparity an embedded depth's range replaced, put back (s.saved_range); nothing where none was saved.
+void restore_range(AppState& s);
+
 class Session {
  public:
   Session() = default;

@@ -24,11 +24,7 @@ void Session::open_clip(AppState& s, const std::string& name, ImageRGBA8 first, 
   raw_confidence_ = ImageF();
   s.image_path = name;
   s.depth_source.clear();
-  if (s.saved_range.active) {  // an embedded depth's range belongs to its photo
-    s.params.near_depth = s.saved_range.near_depth, s.params.far_depth = s.saved_range.far_depth;
-    s.params.disparity = s.saved_range.disparity;
-    s.saved_range.active = false;
-  }
+  restore_range(s);  // an embedded depth's range belongs to its photo
   s.depth_path = depth_name;
   image_info_ = io::LoadInfo();
   s.load_notes.clear();
