@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "app/io/image_io.hpp"
+#include "test_util.hpp"
 #include "core/error.hpp"
 
 namespace satlab::io {
@@ -163,23 +164,12 @@ TEST(Clip, Yuv420FramesEncodeAsTheRgbaOnesDo) {
   EXPECT_THROW(wr->write_yuv420(y, 0, 0), Error);
 }
 
-// A WAV file of `seconds` of a 440 Hz tone, 16-bit mono at 8 kHz, written by hand.
-void write_tone(const std::string& path, double seconds) {
-  const uint32_t rate = 8000, n = uint32_t(seconds * rate), bytes = n * 2;
-  std::ofstream f(path, std::ios::binary);
-  auto u32 = [&](uint32_t v) { f.write(reinterpret_cast<const char*>(&v), 4); };
-  auto u16 = [&](uint16_t v) { f.write(reinterpret_cast<const char*>(&v), 2); };
-  f.write("RIFF", 4), u32(36 + bytes), f.write("WAVEfmt ", 8), u32(16), u16(1), u16(1), u32(rate), u32(rate * 2), u16(2),
-      u16(16), f.write("data", 4), u32(bytes);
-  for (uint32_t i = 0; i < n; ++i) u16(uint16_t(int16_t(8000 * std::sin(2 * M_PI * 440 * i / rate))));
-}
-
 // A video's audio is copied into the video written (packet for packet), and a container that cannot hold
 // its codec is refused with one line before anything is written.
 TEST(Clip, AudioIsCopiedOrRefusedWithOneLine) {
   NEED_VIDEO();
   TempDir d;
-  write_tone(d / "tone.wav", 1.0);
+  test::write_wav(d / "tone.wav", 8000, [](uint32_t i) { return 8000 * std::sin(2 * M_PI * 440 * i / 8000.0); });
   ClipSpec spec;
   spec.width = 32, spec.height = 24, spec.fps = 10, spec.codec = "ffv1", spec.audio_from = d / "tone.wav";
   {

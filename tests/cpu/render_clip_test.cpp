@@ -12,6 +12,7 @@
 #include "app/io/clip.hpp"
 #include "app/io/image_io.hpp"
 #include "core/error.hpp"
+#include "test_util.hpp"
 
 namespace satlab::cli {
 namespace {
@@ -69,14 +70,7 @@ TEST(RenderClip, KeepsTheAudioOfAVideo) {
   Frames f(6);
   {  // a video with a tone: the frames through FFV1, the audio from a WAV written by hand
     const std::string wav = f / "t.wav";
-    const uint32_t rate = 8000, n = rate, bytes = n * 2;
-    std::ofstream o(wav, std::ios::binary);
-    auto u32 = [&](uint32_t v) { o.write(reinterpret_cast<const char*>(&v), 4); };
-    auto u16 = [&](uint16_t v) { o.write(reinterpret_cast<const char*>(&v), 2); };
-    o.write("RIFF", 4), u32(36 + bytes), o.write("WAVEfmt ", 8), u32(16), u16(1), u16(1), u32(rate), u32(rate * 2),
-        u16(2), u16(16), o.write("data", 4), u32(bytes);
-    for (uint32_t i = 0; i < n; ++i) u16(uint16_t(i * 37));
-    o.close();
+    test::write_wav(wav, 8000, [](uint32_t i) { return int16_t(i * 37); });
     ClipRequest make;
     make.input = f / "f_%d.png", make.output = f / "in.mkv", make.backend = "cpu", make.codec = "ffv1";
     Params box;

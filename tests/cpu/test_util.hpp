@@ -166,4 +166,16 @@ inline void make_mixed_pixels(ImageRGBA8& img, ImageF& coc) {
     }
 }
 
+// A WAV file of `samples` 16-bit mono samples at 8 kHz, written by hand: sample(i) gives each value.
+template <typename Sample>
+void write_wav(const std::string& path, uint32_t samples, Sample sample) {
+  const uint32_t rate = 8000, bytes = samples * 2;
+  std::ofstream f(path, std::ios::binary);
+  auto u32 = [&](uint32_t v) { f.write(reinterpret_cast<const char*>(&v), 4); };
+  auto u16 = [&](uint16_t v) { f.write(reinterpret_cast<const char*>(&v), 2); };
+  f.write("RIFF", 4), u32(36 + bytes), f.write("WAVEfmt ", 8), u32(16), u16(1), u16(1), u32(rate), u32(rate * 2), u16(2),
+      u16(16), f.write("data", 4), u32(bytes);
+  for (uint32_t i = 0; i < samples; ++i) u16(uint16_t(int16_t(sample(i))));
+}
+
 }  // namespace satlab::test
