@@ -3,9 +3,12 @@
 // contraction (-ffp-contract=off, nvcc -fmad=false; division and the rest IEEE round-to-nearest on both),
 // so the two agree bit for bit.
 //
-// Focus range t (Params::focus_range): every normalised depth within [focus - t, focus + t] is sharp;
-// outside, the CoC grows from the nearer edge of that band, c = K (1/z - 1/z_edge), so it is continuous at
-// the edges. t = 0 is the plain thin lens, c = K (1/z - 1/z_focus).
+// Focus range (Params::focus_range and the three fields after it): four normalised depths, near outer NO <=
+// near inner NI <= far inner FI <= far outer FO. Every depth in [NI, FI] is sharp; outside, the CoC grows
+// from the nearer inner edge, c = K (1/z - 1/z_edge) (continuous at the edges), scaled by a ramp that rises
+// linearly from 0 at the inner edge to 1 at the outer one (none where the outer edge equals the inner:
+// NO = NI). NI = FI = focus is the plain thin lens, c = K (1/z - 1/z_focus); the symmetric +-t band is NI =
+// NO = focus - t, FI = FO = focus + t.
 #pragma once
 #include <cmath>
 
@@ -35,12 +38,15 @@ SATLAB_HD float inverse_depth(float d, const Lens& p) {
 
 // The sharp band's edges and their inverse depths, once per frame.
 struct FocusBand {
-  float lo, hi;          // focus - t, focus + t (normalised depth)
+  float lo, hi;          // NI, FI (normalised depth)
   float inv_lo, inv_hi;  // inverse_depth of each
+  float ramp_lo, ramp_hi;  // NI - NO, FO - FI (0: no ramp)
 };
-SATLAB_HD FocusBand focus_band(float focus, float range, const Lens& p) {
-  const float lo = focus - range, hi = focus + range;
-  return FocusBand{lo, hi, inverse_depth(lo, p), inverse_depth(hi, p)};
+// The band around `focus`: NI = focus - near, FI = focus + far, the ramps beyond them.
+SATLAB_HD FocusBand focus_band(float focus, float near, float far, float ramp_near, float ramp_far,
+                               const Lens& p) {
+  const float lo = focus - near, hi = focus + far;
+  return FocusBand{lo, hi, inverse_depth(lo, p), inverse_depth(hi, p), ramp_near, ramp_far};
 }
 
 // Signed CoC in pixels (> 0 in front of the band), clamped to +-max_radius; 0 inside the band. fmaxf/fminf
@@ -49,7 +55,11 @@ SATLAB_HD float coc_of(float d, const Lens& p, const FocusBand& band) {
   const float inv = inverse_depth(d, p);
   // Inside the band (and for NaN) the edge is d itself: inv - inv is 0 (NaN stays NaN).
   const float edge = d < band.lo ? band.inv_lo : (d > band.hi ? band.inv_hi : inv);
-  const float c = p.aperture * (inv - edge);
+  float c = p.aperture * (inv - edge);
+  // Between an inner and its outer edge, the ramp's fraction of the way out (< 1: c unchanged beyond).
+  const float out = d < band.lo ? band.lo - d : d > band.hi ? d - band.hi : 0.f;
+  const float ramp = d < band.lo ? band.ramp_lo : band.ramp_hi;
+  if (out < ramp) c = c * (out / ramp);
   return fminf(fmaxf(c, -p.max_radius), p.max_radius);
 }
 

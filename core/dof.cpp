@@ -1,6 +1,7 @@
 #include "core/dof.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -34,16 +35,42 @@ struct Chord {
 };
 
 // A disc (blades = 0) or a regular polygon's vertices at circumradius 1, at angle a from the upward
-// direction (image y grows downwards).
+// direction (image y grows downwards), squeezed anamorphically (Params::anamorphic, width over height of
+// the unrotated aperture) and then rotated by blade_rotation: the squeezed axis is scaled by 1 / squeeze
+// (or the other by squeeze below 1), so the shape stays within the unit circle. A squeezed disc is an
+// ellipse, kept as the implicit A x^2 + B x y + C y^2 = 1.
 struct Outline {
   int blades = 0;
   double vx[9] = {}, vy[9] = {};  // vertex blades = vertex 0
+  bool ellipse = false;
+  double A = 1, B = 0, C = 1;
+  double extent = 1;  // the half-height at circumradius 1
   explicit Outline(const Params& p) {
-    if (p.aperture_shape != ApertureShape::Polygon) return;
+    const double squeeze = double(p.anamorphic), rotation = double(p.blade_rotation) * M_PI / 180.0;
+    const double sx = squeeze >= 1 ? 1 : squeeze, sy = squeeze >= 1 ? 1 / squeeze : 1;
+    const double cr = std::cos(rotation), sr = std::sin(rotation);
+    if (p.aperture_shape != ApertureShape::Polygon) {
+      if (squeeze == 1) return;
+      // (x, y) = Rot (sx u, sy v) with u^2 + v^2 = 1; Rot turns the image's x axis towards its y axis
+      // (clockwise on screen) by the rotation, as the polygon's vertices turn.
+      ellipse = true;
+      const double ia = 1 / (sx * sx), ib = 1 / (sy * sy);
+      A = cr * cr * ia + sr * sr * ib, B = 2 * cr * sr * (ia - ib), C = sr * sr * ia + cr * cr * ib;
+      extent = std::sqrt(4 * A / (4 * A * C - B * B));
+      return;
+    }
     blades = std::min(std::max(p.blades, 3), 8);  // Params allows 5..8 (core/params.cpp)
-    const double rotation = double(p.blade_rotation) * M_PI / 180.0;
     for (int i = 0; i <= blades; ++i)
       vx[i] = std::sin(rotation + 2 * M_PI * i / blades), vy[i] = -std::cos(rotation + 2 * M_PI * i / blades);
+    if (squeeze == 1) return;  // the unsqueezed polygon's rows: the circumradius's, as ever
+    // The squeeze along the rotated axes: Rot diag(sx, sy) Rot^-1.
+    extent = 0;
+    for (int i = 0; i <= blades; ++i) {
+      const double u = cr * vx[i] + sr * vy[i], v = -sr * vx[i] + cr * vy[i];
+      const double a = sx * u, b = sy * v;
+      vx[i] = cr * a - sr * b, vy[i] = sr * a + cr * b;
+      extent = std::max(extent, std::fabs(vy[i]));
+    }
   }
 };
 
@@ -62,6 +89,19 @@ Chord polygon_chord(double y, double R, const Outline& o) {
 // disc's in closed form, the polygon's exactly (lo and hi are linear between the vertices' heights, so
 // Simpson's rule between consecutive vertex heights is exact).
 Chord chord_integral(const Outline& o, double R, double a, double b) {
+  if (o.ellipse) {
+    // At height y the chord's centre is -B y / (2 A) and its half-width k sqrt(Y^2 - y^2), Y = R extent,
+    // k = sqrt(4 A C - B^2) / (2 A): the disc's integral of the half-width, the centre's in closed form.
+    const double Y = R * o.extent, k = std::sqrt(4 * o.A * o.C - o.B * o.B) / (2 * o.A);
+    const auto G = [&](double y) {
+      const double c = std::min(std::max(y, -Y), Y);
+      return 0.5 * (c * std::sqrt(std::max(Y * Y - c * c, 0.0)) + Y * Y * std::asin(c / Y));
+    };
+    const double lo = std::max(a, -Y), hi = std::min(b, Y);
+    const double centre = hi > lo ? -o.B / (2 * o.A) * 0.5 * (hi * hi - lo * lo) : 0;
+    const double I = k * (G(b) - G(a));
+    return {centre - I, centre + I};
+  }
   if (o.blades == 0) {
     const auto G = [&](double y) {  // the integral of sqrt(R^2 - t^2) over t in [0, y]
       const double c = std::min(std::max(y, -R), R);
@@ -104,11 +144,14 @@ constexpr int kBands = dof::kMaxRects - 1;  // odd: a centre band and pairs of b
 // a band covering under half a pixel's width is dropped), clamped to the square of radius r, the centre
 // pixel always in. Returns the number of rectangles.
 int build_shape(const Outline& o, int r, double R, dof::Rect* out) {
-  const int rows = 2 * r + 1, bands = std::min(kBands, rows), half = bands / 2;
+  // A squeezed shape's rows: those whose centres it reaches (every row of the unsqueezed shapes).
+  const double Y = R * o.extent;
+  const int ry = o.extent == 1 ? r : std::min(r, std::max(0, int(std::floor(Y + 0.5))));
+  const int rows = 2 * ry + 1, bands = std::min(kBands, rows), half = bands / 2;
   int edge[kBands + 1], ne = 0, up[kBands / 2 + 1];  // up[b]: band b's first row, counted from the top
   for (int b = 0; b <= half; ++b) {
-    const double yb = r + 0.5 - R * std::cos(double(b) / (half + 0.5) * M_PI / 2);
-    up[b] = b == 0 ? 0 : std::min(std::max(up[b - 1] + 1, int(std::lround(yb))), r);
+    const double yb = ry + 0.5 - Y * std::cos(double(b) / (half + 0.5) * M_PI / 2);
+    up[b] = b == 0 ? 0 : std::min(std::max(up[b - 1] + 1, int(std::lround(yb))), ry);
   }
   for (int b = 0; b <= half; ++b)
     if (ne == 0 || up[b] > edge[ne - 1]) edge[ne++] = up[b];
@@ -116,7 +159,7 @@ int build_shape(const Outline& o, int r, double R, dof::Rect* out) {
     if (rows - up[b] > edge[ne - 1]) edge[ne++] = rows - up[b];
   int n = 0;
   for (int b = 0; b + 1 < ne; ++b) {
-    const int y0 = -r + edge[b], y1 = -r + edge[b + 1] - 1;
+    const int y0 = -ry + edge[b], y1 = -ry + edge[b + 1] - 1;
     const double rows_in = y1 - y0 + 1;
     const Chord c = chord_integral(o, R, y0 - 0.5, y1 + 0.5);
     const double lo = c.lo / rows_in, hi = c.hi / rows_in;
@@ -132,6 +175,11 @@ int build_shape(const Outline& o, int r, double R, dof::Rect* out) {
 }
 
 }  // namespace
+
+std::string aperture_key(const Params& p, int max_r) {
+  return std::string(to_string(p.aperture_shape)) + "/" + std::to_string(p.blades) + "/" +
+         std::to_string(p.blade_rotation) + "/" + std::to_string(p.anamorphic) + "/" + std::to_string(max_r);
+}
 
 double aperture_second_moment(const dof::Rect* rects, int n) {
   const auto S = [](double k) { return k * (k + 1) * (2 * k + 1) / 6; };  // 1^2 + ... + k^2
@@ -150,7 +198,11 @@ double aperture_second_moment(const dof::Rect* rects, int n) {
 
 double aperture_moment_target(const Params& p, int r) {
   const double cos_n = std::cos(M_PI / p.blades);
-  const double k = p.aperture_shape == ApertureShape::Disc ? 0.5 : (1 + 2 * cos_n * cos_n) / 6;
+  double k = p.aperture_shape == ApertureShape::Disc ? 0.5 : (1 + 2 * cos_n * cos_n) / 6;
+  if (p.anamorphic != 1.f) {  // both shapes' moments are isotropic: a squeeze scales each axis's half
+    const double q = double(p.anamorphic), sx = q >= 1 ? 1 : q, sy = q >= 1 ? 1 / q : 1;
+    k *= 0.5 * (sx * sx + sy * sy);
+  }
   return k * (double(r) * r - 1.0 / 6);
 }
 
@@ -178,7 +230,7 @@ namespace {
 // Aperture r of a disc or polygon (the rule above): n rectangles into out.
 int shaped_aperture(const Params& p, const Outline& o, int r, dof::Rect* out) {
   const double target = aperture_moment_target(p, r);
-  const bool symmetric = p.aperture_shape == ApertureShape::Disc && 2 * r + 1 <= kBands;
+  const bool symmetric = p.aperture_shape == ApertureShape::Disc && p.anamorphic == 1.f && 2 * r + 1 <= kBands;
   double best = 1e300;
   int n = 0;
   const auto consider = [&](double R) {
@@ -217,9 +269,12 @@ ApertureTable aperture_table(const Params& p, int max_r) {
   t.max_r = max_r;
   t.rects.assign(size_t(max_r + 1) * dof::kMaxRects, dof::Rect{0, 0, 0, 0});
   t.counts.assign(size_t(max_r + 1), 0);
-  if (p.aperture_shape == ApertureShape::Square) {
+  if (p.aperture_shape == ApertureShape::Square) {  // squeezed: each half-side scaled, rounded
+    const double q = double(p.anamorphic), sx = q >= 1 ? 1 : q, sy = q >= 1 ? 1 / q : 1;
     for (int r = 0; r <= max_r; ++r) {
-      t.rects[size_t(r) * dof::kMaxRects] = {int16_t(-r), int16_t(r), int16_t(-r), int16_t(r)};
+      const auto side = [&](double s) { return int16_t(s == 1 ? r : std::lround(r * s)); };
+      const int16_t hx = side(sx), hy = side(sy);
+      t.rects[size_t(r) * dof::kMaxRects] = {int16_t(-hx), hx, int16_t(-hy), hy};
       t.counts[size_t(r)] = 1;
     }
     return t;
@@ -228,20 +283,21 @@ ApertureTable aperture_table(const Params& p, int max_r) {
   struct Cached {
     ApertureShape shape;
     int blades;
-    float rotation;
+    float rotation, squeeze;
     ApertureTable table;
   };
   static std::mutex mutex;
   static std::vector<Cached> cache;
   const std::lock_guard<std::mutex> lock(mutex);
   const int blades = p.aperture_shape == ApertureShape::Disc ? 0 : p.blades;
-  const float rot = p.aperture_shape == ApertureShape::Disc ? 0.f : p.blade_rotation;
+  // A disc turns only when squeezed.
+  const float rot = p.aperture_shape == ApertureShape::Disc && p.anamorphic == 1.f ? 0.f : p.blade_rotation;
   auto it = std::find_if(cache.begin(), cache.end(), [&](const Cached& c) {
-    return c.shape == p.aperture_shape && c.blades == blades && c.rotation == rot;
+    return c.shape == p.aperture_shape && c.blades == blades && c.rotation == rot && c.squeeze == p.anamorphic;
   });
   if (it == cache.end()) {
     if (cache.size() >= 8) cache.erase(cache.begin());
-    cache.push_back({p.aperture_shape, blades, rot, ApertureTable{-1, {}, {}}});
+    cache.push_back({p.aperture_shape, blades, rot, p.anamorphic, ApertureTable{-1, {}, {}}});
     it = cache.end() - 1;
   }
   ApertureTable& c = it->table;
@@ -328,14 +384,19 @@ namespace {
 struct LayersMemo {
   bool valid = false;
   std::vector<uint32_t> count;
-  float aperture = 0, max_radius = 0, near_depth = 0, far_depth = 0, focus = 0, focus_range = 0;
+  float aperture = 0, max_radius = 0, near_depth = 0, far_depth = 0, focus = 0;
+  float range[4] = {0, 0, 0, 0};  // focus_range, focus_range_far, focus_ramp_near, focus_ramp_far
   bool disparity = false;
   int layers = 0;
   dof::Layers result;
+  static std::array<float, 4> range_of(const Params& p) {
+    return {p.focus_range, p.focus_range_far, p.focus_ramp_near, p.focus_ramp_far};
+  }
   bool same(const Params& p, int n, const DepthHistogram& h) const {
+    const std::array<float, 4> r = range_of(p);
     return valid && layers == n && aperture == p.aperture && max_radius == p.max_radius &&
            near_depth == p.near_depth && far_depth == p.far_depth && focus == p.focus &&
-           focus_range == p.focus_range && disparity == p.disparity && count == h.count;
+           std::equal(r.begin(), r.end(), range) && disparity == p.disparity && count == h.count;
   }
 };
 
@@ -348,7 +409,9 @@ dof::Layers frame_layers(const Params& p, int count, const DepthHistogram* h) {
   memo.result = histogram_layers(p, count, *h);
   memo.count = h->count;
   memo.aperture = p.aperture, memo.max_radius = p.max_radius, memo.near_depth = p.near_depth;
-  memo.far_depth = p.far_depth, memo.focus = p.focus, memo.focus_range = p.focus_range;
+  memo.far_depth = p.far_depth, memo.focus = p.focus;
+  const std::array<float, 4> r = LayersMemo::range_of(p);
+  std::copy(r.begin(), r.end(), memo.range);
   memo.disparity = p.disparity, memo.layers = count;
   memo.valid = true;
   return memo.result;

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "core/dof_modes.hpp"
@@ -37,6 +38,8 @@ struct ApertureTable {
   std::vector<uint8_t> counts;
 };
 ApertureTable aperture_table(const Params& p, int max_r);
+// What aperture_table's result depends on, as text (the GPU re-uploads a table when it changes).
+std::string aperture_key(const Params& p, int max_r);
 // The mean of x^2 + y^2 over the pixels of n rectangles (0 for none), and the value aperture_table aims
 // aperture r of a disc or polygon at: k (r^2 - 1/6), k the shape's second moment over its area at
 // circumradius 1 (1/2 for the disc).

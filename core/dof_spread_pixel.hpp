@@ -23,13 +23,14 @@ namespace satlab::dof {
 // sum_q 1/area(q) over the apertures q covering it (area: the whole aperture's, the frame's edges extended,
 // virtual pixels beyond the frame splatting too: one splat per point of the plane, as inside); one of a
 // splat at Chebyshev distance d >= 1 covers it
-// only if its radius is at least d (an aperture lies within the square of its radius), and an aperture of
-// radius r has at least r^2 pixels (tests/cpu/dof_modes_test.cpp checks it for every shape up to
-// kMaxShapedRadius; the smallest, the polygons', have about 2.4 r^2), so the sum is at most
-// 1 + sum_d 8d / d^2 over d = 1..512 < 56 (plus at most 1 for rounding): below 256, the limit of
-// 2^32 / kSpreadOne, with margin. A mixed pixel's two fragments (mixed_of) share its weight (their shares
-// add up to the whole pixel's, each aperture within the square of its own radius), and a hidden background
-// (hidden_of) adds at most one whole pixel's more, so the sum stays below 2 x 57 and the bound holds.
+// only if its radius is at least d (an aperture lies within the square of its radius), with at most the
+// weight 1 / (the least area of the apertures of radius d and more), so the sum is at most 1 + sum_d 8d /
+// that area over d = 1..511: below 100 for every shape and anamorphic squeeze (tests/cpu/dof_modes_test.cpp
+// computes it: 91.4 at most, the squeeze of 4; every unsqueezed shape has at least r^2 pixels, giving < 56),
+// plus at most 1 for rounding: below 256, the limit of 2^32 / kSpreadOne. A mixed pixel's two fragments
+// (mixed_of) share its weight (their shares add up to the whole pixel's, each aperture within the square of
+// its own radius), and a hidden background (hidden_of) adds at most one whole pixel's more, so the sum stays
+// below 2 x 102 and the bound holds.
 // Quantisation: a splat's weight is off by at most 1/2 unit, relatively area / 2^25 for a whole pixel (3e-5
 // at radius 17, 4e-4 at radius 64) and area / (2^9 part) for a fragment's share part / 65536 (a share of a
 // few 256ths of a large aperture may round to 0).

@@ -1,6 +1,11 @@
 #include "core/params.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+#include <vector>
 
 #include "core/dof_modes.hpp"
 #include "core/error.hpp"
@@ -25,12 +30,86 @@ ApertureShape aperture_from_string(const std::string& s) {
   throw Error("unknown aperture '" + s + "' (expected square, disc or polygon)");
 }
 
+const std::vector<LensPreset>& lens_presets() {
+  static const std::vector<LensPreset> presets = {
+      {"modern-prime", "a round iris: round bokeh everywhere", ApertureShape::Disc, 6, 0.f, 1.f},
+      {"hexagon", "six straight blades stopped down", ApertureShape::Polygon, 6, 0.f, 1.f},
+      {"pentagon", "five straight blades, a point up", ApertureShape::Polygon, 5, 0.f, 1.f},
+      {"anamorphic", "a 2x anamorphic lens: tall oval bokeh", ApertureShape::Disc, 6, 0.f, 0.5f},
+      {"anamorphic-wide", "a 1.33x squeeze: slightly tall ovals", ApertureShape::Disc, 6, 0.f, 0.75f},
+      {"tilted-oval", "a wide oval turned by 30 degrees", ApertureShape::Disc, 6, 30.f, 1.6f},
+  };
+  return presets;
+}
+
+const LensPreset* find_lens_preset(const std::string& name) {
+  for (const LensPreset& l : lens_presets())
+    if (name == l.name) return &l;
+  return nullptr;
+}
+
+std::string lens_preset_list() {
+  std::string s;
+  for (const LensPreset& l : lens_presets()) s += (s.empty() ? "" : ", ") + std::string(l.name);
+  return s;
+}
+
+void set_focus_range(Params& p, float t) {
+  p.focus_range = p.focus_range_far = t;
+  p.focus_ramp_near = p.focus_ramp_far = 0.f;
+}
+
+FocusRange focus_range_of(const Params& p) {
+  const float ni = p.focus - p.focus_range, fi = p.focus + p.focus_range_far;
+  return {ni - p.focus_ramp_near, ni, fi, fi + p.focus_ramp_far};
+}
+
+void set_focus_range(Params& p, const FocusRange& r) {
+  const float v[5] = {r.near_outer, r.near_inner, p.focus, r.far_inner, r.far_outer};
+  for (int i = 0; i < 5; ++i)
+    if (!std::isfinite(v[i]) || (i > 0 && v[i] < v[i - 1])) {
+      char msg[200];
+      std::snprintf(msg, sizeof msg,
+                    "the focus range must be in order near outer <= near inner <= focus <= far inner <= far "
+                    "outer (got %g, %g, focus %g, %g, %g)",
+                    double(v[0]), double(v[1]), double(v[2]), double(v[3]), double(v[4]));
+      throw Error(msg);
+    }
+  p.focus_range = p.focus - r.near_inner, p.focus_range_far = r.far_inner - p.focus;
+  p.focus_ramp_near = r.near_inner - r.near_outer, p.focus_ramp_far = r.far_outer - r.far_inner;
+}
+
+FocusRange parse_focus_range(const std::string& s, float focus) {
+  std::vector<float> v;
+  size_t at = 0;
+  while (at <= s.size()) {
+    const size_t end = std::min(s.find(',', at), s.size());
+    const std::string part = s.substr(at, end - at);
+    char* stop = nullptr;
+    const float x = std::strtof(part.c_str(), &stop);
+    if (part.empty() || *stop != '\0' || !std::isfinite(x))
+      throw Error("--focus-range: '" + s + "' is not T or NO,NI,FI,FO (normalised depths)");
+    v.push_back(x);
+    at = end + 1;
+  }
+  if (v.size() == 1) {
+    if (!(v[0] >= 0.f && v[0] <= 1.f)) throw Error("--focus-range: T must be in [0, 1]");
+    return {focus - v[0], focus - v[0], focus + v[0], focus + v[0]};
+  }
+  if (v.size() != 4) throw Error("--focus-range: '" + s + "' is not T or NO,NI,FI,FO (normalised depths)");
+  return {v[0], v[1], v[2], v[3]};
+}
+
 void validate(const Params& p) {
   auto bad = [](const std::string& what) { throw Error("parameter out of range: " + what); };
   if (p.box_radius < 0 || p.box_radius > 2047) bad("box_radius (--radius) must be in [0, 2047]");
   if (!(p.focus >= 0.f && p.focus <= 1.f)) bad("focus (--focus) must be in [0, 1]");
-  if (!(p.focus_range >= 0.f && p.focus_range <= 0.5f))
-    bad("focus_range (--focus-range) must be in [0, 0.5]");
+  const std::pair<float, const char*> widths[] = {{p.focus_range, "focus_range"},
+                                                   {p.focus_range_far, "focus_range_far"},
+                                                   {p.focus_ramp_near, "focus_ramp_near"},
+                                                   {p.focus_ramp_far, "focus_ramp_far"}};
+  for (const auto& w : widths)
+    if (!(w.first >= 0.f && w.first <= 1.f)) bad(std::string(w.second) + " (--focus-range) must be in [0, 1]");
   if (!(p.aperture >= 0.f && std::isfinite(p.aperture))) bad("aperture (--aperture) must be finite and >= 0");
   if (!(p.max_radius >= 0.f && p.max_radius <= 2047.f)) bad("max_radius (--max-radius) must be in [0, 2047]");
   if (!(p.near_depth > 0.f && std::isfinite(p.near_depth))) bad("near_depth (--near) must be finite and > 0");
@@ -46,6 +125,7 @@ void validate(const Params& p) {
   if (!(p.response_shoulder >= 0.f && p.response_shoulder <= 0.9f))
     bad("response_shoulder (--response-shoulder) must be in [0, 0.9]");
   if (!std::isfinite(p.blade_rotation)) bad("blade_rotation (--blade-rotation) must be finite");
+  if (!(p.anamorphic >= 0.25f && p.anamorphic <= 4.f)) bad("anamorphic (--anamorphic) must be in [0.25, 4]");
   if (!(p.highlight_threshold >= 0.f && p.highlight_threshold <= 1.f))
     bad("highlight_threshold (--highlight-threshold) must be in [0, 1]");
   if (!(p.highlight_gain >= 1.f && p.highlight_gain <= 16.f)) bad("highlight_gain (--highlight-gain) must be in [1, 16]");

@@ -2,6 +2,7 @@
 // CLI and both backends read.
 #pragma once
 #include <string>
+#include <vector>
 
 namespace satlab {
 
@@ -17,11 +18,16 @@ struct Params {
   // depth z = near + d * (far - near) (or, with `disparity`, 1/z = 1/far + d * (1/near - 1/far)).
   // Thin-lens circle of confusion, signed (> 0 in front of the focus plane, < 0 behind):
   //   c = aperture * (1/z - 1/z_focus)   in pixels, radius = min(|c|, max_radius).
-  // With a focus range t > 0, every d in [focus - t, focus + t] is sharp and the CoC grows from the nearer
-  // edge of that band instead, c = aperture * (1/z - 1/z_edge) (continuous; core/coc_pixel.hpp): depth
-  // noise near the focus plane no longer blurs the subject.
-  float focus = 0.2f;        // normalised depth in [0,1] that is in focus
-  float focus_range = 0.0f;  // t, normalised depth in [0, 0.5]
+  // The focus range: four normalised depths NO <= NI <= focus <= FI <= FO, kept as widths from the focus
+  // (so that refocusing moves the range with it). Every d in [NI, FI] is sharp and the CoC grows from the
+  // nearer inner edge instead, c = aperture * (1/z - 1/z_edge), ramped in from 0 at the inner edge to the
+  // whole at the outer one (core/coc_pixel.hpp): depth noise near the focus plane no longer blurs the
+  // subject. The symmetric +-t band is focus_range = focus_range_far = t, no ramps (set_focus_range).
+  float focus = 0.2f;             // normalised depth in [0,1] that is in focus
+  float focus_range = 0.0f;       // focus - NI, in [0, 1]
+  float focus_range_far = 0.0f;   // FI - focus, in [0, 1]
+  float focus_ramp_near = 0.0f;   // NI - NO, in [0, 1]
+  float focus_ramp_far = 0.0f;    // FO - FI, in [0, 1]
   float aperture = 40.0f;    // K, pixels * depth units
   float max_radius = 24.0f;  // pixels
   float near_depth = 1.0f;   // scene depth at d = 0
@@ -36,7 +42,10 @@ struct Params {
   std::string dof_mode = "spread";
   ApertureShape aperture_shape = ApertureShape::Disc;
   int blades = 6;               // Polygon: 5..8 blades
-  float blade_rotation = 0.0f;  // Polygon: rotation in degrees
+  float blade_rotation = 0.0f;  // rotation of the aperture in degrees (a disc's only when squeezed)
+  // Anamorphic squeeze: the aperture's width over its height before the rotation, in [0.25, 4] (1: as
+  // drawn). The longer axis keeps the radius, the other is divided by the squeeze (oval bokeh).
+  float anamorphic = 1.0f;
   int dof_layers = 6;           // depth layers of the occlusion-aware modes: 2..8
   // The camera's response (core/dof.hpp, ResponseTables): it encoded scene radiance v as
   // sRGB(min(v / (1 + s v), 1)), a highlight shoulder s in [0, 0.9]; 0 is plain sRGB. The linear-light
@@ -51,6 +60,35 @@ struct Params {
                                       // the response decodes, 1 / (1 - response_shoulder)
   int highlight_cap = 65536;          // [1, 2^20] sprites a frame; beyond it, highlights stay in the gather
 };
+
+// The symmetric focus range +-t: both inner widths t, no ramps.
+void set_focus_range(Params& p, float t);
+// The four edges NO, NI, FI, FO about p.focus, and setting them (NO <= NI <= focus <= FI <= FO, else
+// satlab::Error naming the order expected).
+struct FocusRange {
+  float near_outer, near_inner, far_inner, far_outer;
+};
+FocusRange focus_range_of(const Params& p);
+void set_focus_range(Params& p, const FocusRange& r);
+// Parses "T" (+-T) or "NO,NI,FI,FO"; throws satlab::Error with the form expected.
+FocusRange parse_focus_range(const std::string& s, float focus);
+
+// Lenses by name (--lens, the app's Lens presets): each sets the aperture's fields (shape, blades,
+// rotation, anamorphic squeeze) and nothing else.
+struct LensPreset {
+  const char* name;
+  const char* description;
+  ApertureShape shape;
+  int blades;
+  float rotation, anamorphic;
+  void apply(Params& p) const {
+    p.aperture_shape = shape, p.blades = blades, p.blade_rotation = rotation, p.anamorphic = anamorphic;
+  }
+};
+const std::vector<LensPreset>& lens_presets();
+// nullptr for an unknown name; lens_preset_list() names them all ("modern-prime, ...").
+const LensPreset* find_lens_preset(const std::string& name);
+std::string lens_preset_list();
 
 const char* to_string(FilterKind f);
 // Parses "box" / "dof"; throws satlab::Error otherwise.

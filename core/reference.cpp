@@ -165,19 +165,23 @@ ImageF normalise_depth(const ImageF& raw, int threads) {
   return d;
 }
 
-static dof::Lens lens_of(const Params& p) {
+dof::Lens lens_of(const Params& p) {
   return dof::Lens{p.aperture, p.max_radius, p.near_depth, p.far_depth, p.disparity};
 }
 
+dof::FocusBand focus_band_of(const Params& p) {
+  return dof::focus_band(p.focus, p.focus_range, p.focus_range_far, p.focus_ramp_near, p.focus_ramp_far,
+                         lens_of(p));
+}
+
 float coc_from_depth(float d, const Params& p) {
-  const dof::Lens lens = lens_of(p);
-  return dof::coc_of(d, lens, dof::focus_band(p.focus, p.focus_range, lens));
+  return dof::coc_of(d, lens_of(p), focus_band_of(p));
 }
 
 void coc_map(const ImageF& depth_normalised, const Params& p, ImageF& c, int threads) {
   fit(c, depth_normalised.width, depth_normalised.height);
   const dof::Lens lens = lens_of(p);
-  const dof::FocusBand band = dof::focus_band(p.focus, p.focus_range, lens);
+  const dof::FocusBand band = focus_band_of(p);
   parallel_for(
       0, long(c.data.size()),
       [&](long b, long e) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/coc_pixel.hpp"
 #include "core/image.hpp"
 #include "core/params.hpp"
 
@@ -58,6 +59,9 @@ inline float normalised_depth(float raw, float min, float range) {
 // Signed circle of confusion in pixels from normalised depth (see Params), clamped to +-max_radius.
 // Computed in float without fused multiply-add so that a GPU kernel can match it bit for bit.
 float coc_from_depth(float d, const Params& p);
+// The lens and focus band of `p` (core/coc_pixel.hpp), as both backends compute the CoC map from them.
+dof::Lens lens_of(const Params& p);
+dof::FocusBand focus_band_of(const Params& p);
 ImageF coc_map(const ImageF& depth_normalised, const Params& p, int threads = 0);
 // Into-variants of normalise_depth / coc_map (and of the blurs below) write into `out`, reusing its
 // storage when the size matches: a caller running frame after frame avoids faulting in fresh pages.

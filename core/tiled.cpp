@@ -69,8 +69,8 @@ struct HighlightTest {
       : lin(srgb_to_linear12(p.response_shoulder)),
         lum_min(hl::luminance_min(p.highlight_threshold, p.response_shoulder)),
         max_r(shaped_max_radius(p)),
-        lens{p.aperture, p.max_radius, p.near_depth, p.far_depth, p.disparity},
-        band(dof::focus_band(p.focus, p.focus_range, lens)) {}
+        lens(lens_of(p)),
+        band(focus_band_of(p)) {}
   // d: the pixel's normalised depth.
   bool passes(const uint8_t* px, float d) const {
     if (hl::luminance(lin[px[0]], lin[px[1]], lin[px[2]]) < lum_min) return false;

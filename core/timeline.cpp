@@ -164,8 +164,10 @@ Params Timeline::at(const Params& base, double t, const ImageF* depth) const {
         p.focus);
   field([](const ParamKey& k) { return k.aperture == k.aperture; }, [](const ParamKey& k) { return k.aperture; },
         p.aperture);
-  field([](const ParamKey& k) { return k.focus_range == k.focus_range; },
-        [](const ParamKey& k) { return k.focus_range; }, p.focus_range);
+  // A key's focus range is the symmetric +-t: both inner widths (the ramps stay the base's).
+  const auto sets_range = [](const ParamKey& k) { return k.focus_range == k.focus_range; };
+  field(sets_range, [](const ParamKey& k) { return k.focus_range; }, p.focus_range);
+  if (std::any_of(keys_.begin(), keys_.end(), sets_range)) p.focus_range_far = p.focus_range;
   field([](const ParamKey& k) { return k.max_radius == k.max_radius; }, [](const ParamKey& k) { return k.max_radius; },
         p.max_radius);
   return p;

@@ -62,6 +62,10 @@ inline Params dof_sweep_params(const std::string& mode, int k, float max_radius)
   p.blades = 5 + k % 4, p.blade_rotation = 13.f * float(k);
   p.dof_layers = 2 + k % 7;
   p.max_radius = max_radius, p.aperture = 3.f * max_radius, p.focus = 0.4f;
+  // The lens's features in turn: an anamorphic squeeze (tall, wide), a four-edged focus range with ramps.
+  if (k % 5 == 1) p.anamorphic = 0.5f;
+  if (k % 5 == 3) p.anamorphic = 2.5f;
+  if (k % 4 == 2) set_focus_range(p, FocusRange{0.15f, 0.3f, 0.45f, 0.8f});
   return p;
 }
 

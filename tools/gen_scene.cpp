@@ -7,7 +7,9 @@
 //   gen_scene [--scene NAME] [OUT_DIR] [WIDTH HEIGHT]
 // With --truth, writes the thin-lens ground truth of `satlab quality` instead (tools/scene/lens_truth.hpp):
 //   gen_scene --truth OUT_DIR [--scene NAME] [--size W H] [--lens N] [--case NAME] [--holdout]
-// (default 384 x 216, 48 x 48 samples; --holdout: the held-out cases, which no DoF rule was fitted on)
+//             [--anamorphic SQUEEZE] [--rotation DEGREES]
+// (default 384 x 216, 48 x 48 samples; --holdout: the held-out cases, which no DoF rule was fitted on;
+// --anamorphic and --rotation: an oval aperture, recorded in each case as satlab's parameters)
 // With --truth OUT_DIR --right-views, renders only the stereo right views of OUT_DIR/cases.json's scenes
 // and adds their fields to it (every other file and field stays as it is):
 //   gen_scene --truth OUT_DIR --right-views [--scene NAME]
@@ -45,6 +47,10 @@ int main(int argc, char** argv) try {
       right_views = true;
     } else if (a == "--holdout") {
       truth.holdout = true;
+    } else if (a == "--anamorphic" && i + 1 < argc) {
+      truth.anamorphic = std::atof(argv[++i]);
+    } else if (a == "--rotation" && i + 1 < argc) {
+      truth.rotation = std::atof(argv[++i]);
     } else if (a == "--lens" && i + 1 < argc) {
       truth.lens = std::atoi(argv[++i]);
     } else if (a.size() > 1 && a[0] == '-') {

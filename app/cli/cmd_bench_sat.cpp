@@ -86,10 +86,19 @@ std::vector<BenchScene> bench_scenes(int w, int h) {
 // highlight threshold except at `lights` random pixels (a third of them clipped), and the rows are named
 // pipeline.dof_MODE_highlights.*, the highlight stage's phases (compact, sort, splat) with rows of their own.
 // With a scene, its image, depth and lens instead of the ramp's (rows named as above, then @CASE).
+// With a lens feature (kLensFeatures), its parameters over the frame's (rows named ...MODE+FEATURE.*).
+struct LensFeature {
+  const char* name;
+  void (*apply)(Params&);
+};
+const LensFeature kLensFeatures[] = {
+    {"anamorphic", [](Params& p) { p.anamorphic = 0.5f, p.blade_rotation = 30.f; }},
+    {"focus_ramps", [](Params& p) { set_focus_range(p, FocusRange{p.focus - 0.3f, p.focus - 0.1f, p.focus + 0.1f, p.focus + 0.4f}); }},
+};
 std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int runs,
                                 const DofMode& mode = dof_mode(DofModeId::GatherBox), int lights = 0,
                                 bool highlights = true, int layers = Params{}.dof_layers,
-                                const BenchScene* scene = nullptr) {
+                                const BenchScene* scene = nullptr, const LensFeature* feature = nullptr) {
   auto pipe = gpu::make_pipeline();
   ImageRGBA8 img(w, h);
   ImageF depth(w, h, 1);
@@ -112,8 +121,10 @@ std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int
   p.dof_mode = mode.name;
   p.dof_layers = layers;
   p.highlights = lights > 0 && highlights;
+  if (feature) feature->apply(p);
   const std::string prefix = std::string("pipeline.") + to_string(filter) +
                              (filter == FilterKind::Dof ? std::string("_") + mode.name : "") +
+                             (feature ? std::string("+") + feature->name : "") +
                              (lights > 0 ? highlights ? "_highlights" : "_lights_highlights_off" : "") +
                              (scene ? "@" + scene->name : "");
   pipe->set_image(img);
@@ -282,12 +293,22 @@ int run_bench_sat(const BenchSatOptions& o) {
                bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, m, 0, true, o.layers, &s))
             print(r);
   };
+  // The default mode's frame with each lens feature on (the same ramp frame as its plain row).
+  const auto feature_rows = [&] {
+    const DofMode& spread = dof_mode(DofModeId::Spread);
+    if (!wanted(spread.name)) return;
+    for (const LensFeature& f : kLensFeatures)
+      for (const Row& r :
+           bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, spread, 0, true, o.layers, nullptr, &f))
+        print(r);
+  };
   if (!o.dof_modes.empty()) {  // the named modes' frames alone (tuning runs)
     for (const DofMode& m : dof_modes())
       if (wanted(m.name))
         for (const Row& r :
              bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, m, 0, true, o.layers))
           print(r);
+    feature_rows();
     scene_rows();
     return finish();
   }
@@ -310,6 +331,7 @@ int run_bench_sat(const BenchSatOptions& o) {
   for (const DofMode& m : dof_modes())
     for (const Row& r : bench_pipeline(3840, 2160, FilterKind::Dof, o.warmup, o.runs, m, 0, true, o.layers))
       print(r);
+  feature_rows();
   scene_rows();
   // Bokeh highlights: gather_linear's frame (the default mode when they were added) with up to 64k sprites against the same frame without them
   // (same image, same run).

@@ -240,7 +240,9 @@ const char* keep_units(Params& p, float lo, float hi) {
   q.near_depth = float(p.near_depth + lo * range);
   q.far_depth = float(p.near_depth + hi * range);
   q.focus = float(std::clamp(focus, 0.0, 1.0));
-  q.focus_range = float(std::min(double(p.focus_range) / (double(hi) - lo), 0.5));
+  const auto width = [&](float t) { return float(std::min(double(t) / (double(hi) - lo), 1.0)); };
+  q.focus_range = width(p.focus_range), q.focus_range_far = width(p.focus_range_far);
+  q.focus_ramp_near = width(p.focus_ramp_near), q.focus_ramp_far = width(p.focus_ramp_far);
   if (!(hi - lo > 1e-6f) || !(q.far_depth > q.near_depth)) return "renormalised";
   p = q;
   return focus >= 0 && focus <= 1 ? "case" : "case_focus_clamped";
@@ -505,7 +507,7 @@ int run_quality(const QualityOptions& o) {
       for (const DofMode* m : modes)
       for (const bool hl : highlights) {
       Params p = lc.c.params;
-      p.focus_range = o.focus_range;
+      set_focus_range(p, o.focus_range);
       const char* units = source == "exact" ? "case" : keep_units(p, sd.lo, sd.hi);
       p.dof_mode = m->name;
       p.dof_layers = o.layers;

@@ -1,5 +1,6 @@
 #include "app/cli/filter_options.hpp"
 
+#include <cstdlib>
 #include <vector>
 
 #include "core/dof_modes.hpp"
@@ -15,10 +16,11 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
       ->check(CLI::IsMember({"box", "dof"}));
   add(app.add_option("--radius", p.box_radius, "Box filter radius in pixels"))->check(CLI::Range(0, 2047));
   add(app.add_option("--focus", p.focus, "Depth in focus, normalised to [0,1]"))->check(CLI::Range(0.0, 1.0));
-  add(app.add_option("--focus-range", p.focus_range,
-                     "Depths within +-T of --focus are all sharp; the blur grows from the band's edges "
-                     "(forgives depth noise)"))
-      ->check(CLI::Range(0.0, 0.5));
+  add(app.add_option("--focus-range", o.focus_range,
+                     "T: depths within +-T of --focus are all sharp, the blur growing from the band's edges "
+                     "(forgives depth noise); NO,NI,FI,FO: sharp from near inner NI to far inner FI, the blur "
+                     "ramped in to the whole beyond near outer NO and far outer FO (without --focus, the "
+                     "focus is (NI + FI) / 2)"));
   add(app.add_option("--aperture", p.aperture,
                      "Aperture K of c = K |1/z - 1/z_focus| (pixels; finite, >= 0)"));  // validate() names it
   add(app.add_option("--max-radius", p.max_radius,
@@ -36,7 +38,18 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
   add(app.add_option("--aperture-shape", o.aperture_shape, "Aperture of the shaped dof modes"))
       ->check(CLI::IsMember({"disc", "polygon", "square"}));
   add(app.add_option("--blades", p.blades, "Blades of the polygon aperture"))->check(CLI::Range(5, 8));
-  add(app.add_option("--blade-rotation", p.blade_rotation, "Rotation of the polygon aperture (degrees)"));
+  add(app.add_option("--blade-rotation", p.blade_rotation,
+                     "Rotation of the aperture in degrees (a disc's when --anamorphic squeezes it)"));
+  add(app.add_option("--anamorphic", p.anamorphic,
+                     "Anamorphic squeeze: the aperture's width over its height (1 round, 2 a wide oval, 0.5 a "
+                     "tall one)"))
+      ->check(CLI::Range(0.25, 4.0));
+  std::vector<std::string> lenses;
+  for (const LensPreset& l : lens_presets()) lenses.push_back(l.name);
+  add(app.add_option("--lens", o.lens,
+                     "A lens preset: sets --aperture-shape, --blades, --blade-rotation and --anamorphic, which "
+                     "given too win (" + lens_preset_list() + ")"))
+      ->check(CLI::IsMember(lenses));
   add(app.add_option("--layers", p.dof_layers, "Depth layers of the layered dof mode"))->check(CLI::Range(2, 8));
   add(app.add_option("--highlights", o.highlights,
                      "Bokeh highlights of the dof filter: bright pixels splatted as aperture-shaped sprites"))
@@ -64,11 +77,35 @@ ParamOverlay filter_overlay(const CLI::App& app, const FilterOptions& o) {
     overlay.values.filter = filter_from_string(o.filter);
     overlay.values.aperture_shape = aperture_from_string(o.aperture_shape);
     overlay.values.highlights = o.highlights == "on";
+    if (app.get_option("--focus-range")->count()) {
+      Params& v = overlay.values;
+      const FocusRange r = parse_focus_range(o.focus_range, v.focus);
+      if (o.focus_range.find(',') == std::string::npos) {
+        set_focus_range(v, std::strtof(o.focus_range.c_str(), nullptr));  // T exactly (parsed above)
+      } else {
+        if (!app.get_option("--focus")->count()) {
+          v.focus = 0.5f * (r.near_inner + r.far_inner);
+          overlay.give("--focus");
+        }
+        set_focus_range(v, r);
+      }
+    }
   } catch (const Error& e) {
     throw CLI::ValidationError(e.what());
   }
   for (const std::string& name : param_option_names())
     if (app.get_option(name)->count()) overlay.give(name);
+  if (const LensPreset* lens = find_lens_preset(o.lens)) {
+    Params l = overlay.values;
+    lens->apply(l);
+    const std::pair<const char*, void (*)(const Params&, Params&)> fields[] = {
+        {"--aperture-shape", [](const Params& f, Params& t) { t.aperture_shape = f.aperture_shape; }},
+        {"--blades", [](const Params& f, Params& t) { t.blades = f.blades; }},
+        {"--blade-rotation", [](const Params& f, Params& t) { t.blade_rotation = f.blade_rotation; }},
+        {"--anamorphic", [](const Params& f, Params& t) { t.anamorphic = f.anamorphic; }}};
+    for (const auto& [name, copy] : fields)
+      if (!overlay.has(name)) copy(l, overlay.values), overlay.give(name);
+  }
   return overlay;
 }
 

@@ -14,10 +14,13 @@ namespace satlab::cli {
 struct FilterOptions {
   Params params;  // the numeric and boolean fields
   std::string filter = "dof", aperture_shape = "disc", highlights = "off";
+  std::string focus_range = "0";  // T or NO,NI,FI,FO (parse_focus_range)
+  std::string lens;               // a lens preset's name (lens_presets); empty: none
 };
 
 // Adds --filter, --radius, --focus, --focus-range, --aperture, --max-radius, --near, --far, --disparity,
-// --fractional-radius, --dof-mode, --aperture-shape, --blades, --blade-rotation, --layers, --highlights,
+// --fractional-radius, --dof-mode, --aperture-shape, --blades, --blade-rotation, --anamorphic, --layers,
+// --highlights,
 // --highlight-threshold, --highlight-gain, --highlight-cap and --response-shoulder (param_option_names())
 // to `app`, writing into `o` (which must outlive the parse). Their help shows the defaults.
 void add_filter_options(CLI::App& app, FilterOptions& o);

@@ -199,6 +199,10 @@ struct AppState {
   RunInfo last_run;              // what the timings shown are of
   RunInfo last_full;             // the last full run
   bool showing_preview = false;  // the result, depth and CoC views show a preview
+  // The pipeline depth's histogram over its own [min, max], kDepthStrip bins summing to 1, under the
+  // focus-range handles (panel_params.cpp); empty: no depth yet.
+  static constexpr int kDepthStrip = 96;
+  std::vector<float> depth_histogram;
   bool full_running = false;     // the full frame renders on a worker thread
   int preview_runs = 0;
   std::string frame_note;  // what the pipeline did this frame (scripted runs print it); cleared each frame

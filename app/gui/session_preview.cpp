@@ -12,6 +12,7 @@
 #include "app/gui/session.hpp"
 #include "app/ops/backend_choice.hpp"
 #include "core/error.hpp"
+#include "core/reference.hpp"
 
 namespace satlab::gui {
 namespace {
@@ -65,6 +66,22 @@ Pipeline& Session::full(AppState& s) {
 
 void Session::give_depth(AppState& s, const ImageF& depth) {
   full(s).set_depth(depth);
+  // The histogram the focus-range handles are drawn over, of the depth normalised as the pipeline does it,
+  // from at most about 2^20 pixels (a brush stroke hands a depth over every frame).
+  const size_t step = std::max<size_t>(1, depth.data.size() >> 20);
+  float lo = INFINITY, hi = -INFINITY;
+  for (float v : depth.data)
+    if (v == v) lo = std::min(lo, v), hi = std::max(hi, v);
+  s.depth_histogram.assign(AppState::kDepthStrip, 0.f);
+  size_t counted = 0;
+  for (size_t i = 0; i < depth.data.size(); i += step) {
+    const float v = depth.data[i];
+    if (!(v == v)) continue;
+    const float d = normalised_depth(v, lo, hi - lo);
+    ++s.depth_histogram[size_t(std::clamp(int(d * AppState::kDepthStrip), 0, AppState::kDepthStrip - 1))];
+    ++counted;
+  }
+  for (float& b : s.depth_histogram) b = counted ? b / float(counted) : 0.f;
   ++inputs_, ++generation_;
 }
 

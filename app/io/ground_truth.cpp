@@ -76,6 +76,8 @@ std::vector<TruthCase> load_truth_cases(const std::string& manifest) {
     t.params.far_depth = float(number("far_depth"));
     // The camera response the generator used (older manifests: plain sRGB).
     if (c.contains("response_shoulder")) t.params.response_shoulder = float(number("response_shoulder"));
+    if (c.contains("anamorphic")) t.params.anamorphic = float(number("anamorphic"));
+    if (c.contains("blade_rotation")) t.params.blade_rotation = float(number("blade_rotation"));
     try {
       validate(t.params);
     } catch (const Error& e) {

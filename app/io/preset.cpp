@@ -28,11 +28,15 @@ struct Field {
 };
 constexpr Field<float> kFloatFields[] = {{"focus", &Params::focus},
                                          {"focus_range", &Params::focus_range},
+                                         {"focus_range_far", &Params::focus_range_far},
+                                         {"focus_ramp_near", &Params::focus_ramp_near},
+                                         {"focus_ramp_far", &Params::focus_ramp_far},
                                          {"aperture", &Params::aperture},
                                          {"max_radius", &Params::max_radius},
                                          {"near_depth", &Params::near_depth},
                                          {"far_depth", &Params::far_depth},
                                          {"blade_rotation", &Params::blade_rotation},
+                                         {"anamorphic", &Params::anamorphic},
                                          {"highlight_threshold", &Params::highlight_threshold},
                                          {"highlight_gain", &Params::highlight_gain},
                                          {"response_shoulder", &Params::response_shoulder}};
@@ -113,6 +117,8 @@ Params read_params(const json& j) {
       }
     if (!known) bad(field, "unknown field");
   }
+  // A preset from before the four-edged range holds its +-t as focus_range alone.
+  if (j.contains("focus_range") && !j.contains("focus_range_far")) p.focus_range_far = p.focus_range;
   try {
     validate(p);
   } catch (const Error& e) {  // "parameter out of range: focus (--focus) must be in [0, 1]": name the field

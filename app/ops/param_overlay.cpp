@@ -17,7 +17,11 @@ const ParamOption kParamOptions[] = {
     {"--filter", [](const Params& f, Params& t) { t.filter = f.filter; }},
     {"--radius", [](const Params& f, Params& t) { t.box_radius = f.box_radius; }},
     {"--focus", [](const Params& f, Params& t) { t.focus = f.focus; }},
-    {"--focus-range", [](const Params& f, Params& t) { t.focus_range = f.focus_range; }},
+    {"--focus-range",
+     [](const Params& f, Params& t) {
+       t.focus_range = f.focus_range, t.focus_range_far = f.focus_range_far;
+       t.focus_ramp_near = f.focus_ramp_near, t.focus_ramp_far = f.focus_ramp_far;
+     }},
     {"--aperture", [](const Params& f, Params& t) { t.aperture = f.aperture; }},
     {"--max-radius", [](const Params& f, Params& t) { t.max_radius = f.max_radius; }},
     {"--near", [](const Params& f, Params& t) { t.near_depth = f.near_depth; }},
@@ -28,6 +32,7 @@ const ParamOption kParamOptions[] = {
     {"--aperture-shape", [](const Params& f, Params& t) { t.aperture_shape = f.aperture_shape; }},
     {"--blades", [](const Params& f, Params& t) { t.blades = f.blades; }},
     {"--blade-rotation", [](const Params& f, Params& t) { t.blade_rotation = f.blade_rotation; }},
+    {"--anamorphic", [](const Params& f, Params& t) { t.anamorphic = f.anamorphic; }},
     {"--layers", [](const Params& f, Params& t) { t.dof_layers = f.dof_layers; }},
     {"--highlights", [](const Params& f, Params& t) { t.highlights = f.highlights; }},
     {"--highlight-threshold", [](const Params& f, Params& t) { t.highlight_threshold = f.highlight_threshold; }},

@@ -13,6 +13,7 @@
 #include "core/coc_pixel.hpp"
 #include "core/dof.hpp"
 #include "core/error.hpp"
+#include "core/reference.hpp"
 #include "gpu/filter/filter.hpp"
 
 namespace satlab::gpu {
@@ -72,8 +73,7 @@ __global__ void fill_kernel(float* __restrict__ d, size_t n, float value) {
 // are): a pixel per thread kept too few loads in flight (33 us at 4K, half the copy bandwidth, measured); the
 // tail of n mod 4 pixels by the first threads.
 __global__ void coc_kernel(const float4* __restrict__ d, float4* __restrict__ coc, size_t n, dof::Lens p,
-                           float focus, float range) {
-  const dof::FocusBand band = dof::focus_band(focus, range, p);
+                           dof::FocusBand band) {
   const size_t quads = n / 4, stride = size_t(gridDim.x) * kThreads;
   for (size_t i = blockIdx.x * size_t(kThreads) + threadIdx.x; i < quads; i += stride) {
     const float4 v = d[i];
@@ -112,11 +112,11 @@ void fill(float* d, size_t n, float value, void* stream) {
 }
 
 void coc_map(const float* d, float* coc, size_t n, const Params& p, void* stream) {
-  const dof::Lens lens{p.aperture, p.max_radius, p.near_depth, p.far_depth, p.disparity};
+  const dof::Lens lens = lens_of(p);
   if ((reinterpret_cast<uintptr_t>(d) | reinterpret_cast<uintptr_t>(coc)) % 16 != 0)
     throw Error("CoC map: the depth and CoC buffers must be 16-byte aligned");
   coc_kernel<<<blocks_for(std::max<size_t>(n / 4, 1)), kThreads, 0, cudaStream_t(stream)>>>(
-      reinterpret_cast<const float4*>(d), reinterpret_cast<float4*>(coc), n, lens, p.focus, p.focus_range);
+      reinterpret_cast<const float4*>(d), reinterpret_cast<float4*>(coc), n, lens, focus_band_of(p));
   check("CoC map");
 }
 

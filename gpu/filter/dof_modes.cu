@@ -303,8 +303,7 @@ void dof_shaped(const DofMode& m, const DofArgs& a) {
   };
 
   // Aperture rectangles and transfer tables: uploaded when the shape or the camera response changes.
-  const std::string key = std::string(to_string(p.aperture_shape)) + "/" + std::to_string(p.blades) + "/" +
-                          std::to_string(p.blade_rotation) + "/" + std::to_string(max_r);
+  const std::string key = aperture_key(p, max_r);
   const size_t rect_bytes = size_t(dof::kMaxShapedRadius + 1) * dof::kMaxRects * sizeof(dof::Rect);
   upload_aperture(ws.rects, ws.luts, ws.shape_key, key, p.response_shoulder, a.stream,
                   [&] { return aperture_table(p, max_r); });

@@ -958,9 +958,7 @@ SpreadFrame spread_frame(const DofArgs& a) {
 
   // The spread kernels take the aperture table with equal adjacent bands merged (merge_bands: the same
   // deltas, fewer corners), under a key of its own.
-  const std::string key = std::string("spread/") + to_string(p.aperture_shape) + "/" +
-                          std::to_string(p.blades) + "/" + std::to_string(p.blade_rotation) + "/" +
-                          std::to_string(max_r);
+  const std::string key = "spread/" + aperture_key(p, max_r);
   const size_t rect_bytes = size_t(dof::kMaxShapedRadius + 1) * dof::kMaxRects * sizeof(dof::Rect);
   upload_aperture(ws.rects, ws.luts, ws.shape_key, key, p.response_shoulder, a.stream,
                   [&] { return merge_bands(aperture_table(p, max_r)); });

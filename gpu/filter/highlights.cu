@@ -221,8 +221,7 @@ const void* highlights_prepare(const HighlightArgs& a) {
   if (!a.mode) throw Error("highlights_prepare: no DoF mode");
   Params shape = p;
   shape.aperture_shape = a.mode->aperture(p);
-  const std::string key = std::string(to_string(shape.aperture_shape)) + "/" + std::to_string(p.blades) +
-                          "/" + std::to_string(p.blade_rotation) + "/" + std::to_string(max_r);
+  const std::string key = aperture_key(shape, max_r);
   upload_aperture(ws.rects, ws.luts, ws.shape_key, key, p.response_shoulder, a.stream,
                   [&] { return aperture_table(shape, max_r); });
   const auto* img = static_cast<const uchar4*>(a.image);

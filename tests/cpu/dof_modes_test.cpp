@@ -249,6 +249,103 @@ TEST(Aperture, BladeRotationTurnsThePolygon) {
     EXPECT_EQ(pixels(shape, 6, 0.f, 20), pixels(shape, 6, 25.f, 20)) << to_string(shape);
 }
 
+// Anamorphic squeeze (Params::anamorphic): an oval (a squeezed polygon) of the radius's width and a
+// squeeze-th of its height, turned by the rotation; the blend's second moment as for the round shapes
+// (squeezed: k times the mean of the axes' squared scales; the radius of gyration within 0.45 px, the
+// tall pentagon at 0.25 falling 0.37 px short at radius 30 where the square of the radius clips it), the
+// centre in, within the square of the radius, and the spread's weight budget (core/dof_spread_pixel.hpp, kSpreadOne) kept: the weights reaching a
+// pixel, at most 1 + sum over d of 8 d / (the least area of the apertures of radius d and more), below 100.
+TEST(Aperture, AnamorphicSqueezeKeepsTheSpreadsWeightBudget) {
+  double worst = 0;
+  for (ApertureShape shape : {ApertureShape::Disc, ApertureShape::Polygon, ApertureShape::Square})
+    for (float squeeze : {0.25f, 0.5f, 1.f, 2.f, 4.f})
+      for (float rotation : {0.f, 45.f}) {
+        Params p;
+        p.aperture_shape = shape, p.blades = 5, p.blade_rotation = rotation, p.anamorphic = squeeze;
+        const ApertureTable t = aperture_table(p, dof::kMaxShapedRadius);
+        double least = 1e300, sum = 1;
+        for (int r = dof::kMaxShapedRadius; r >= 1; --r) {
+          least = std::min(least, double(area_of(t, r)));
+          sum += 8.0 * r / least;
+        }
+        worst = std::max(worst, sum);
+        EXPECT_LT(sum, 100.0) << to_string(shape) << " squeeze " << squeeze << " rotation " << rotation;
+      }
+  std::printf("the most weight a pixel can gather: %.1f kSpreadOne\n", worst);
+}
+
+TEST(Aperture, AnamorphicSqueezeMakesOvalsThatTurn) {
+  const auto mask = [](const Params& p, int r) {
+    const ApertureTable t = aperture_table(p, r);
+    std::vector<bool> in;
+    for (int y = -r; y <= r; ++y)
+      for (int x = -r; x <= r; ++x) in.push_back(contains(t, r, x, y));
+    return in;
+  };
+  const auto iou = [](const std::vector<bool>& a, const std::vector<bool>& b) {
+    long both = 0, any = 0;
+    for (size_t i = 0; i < a.size(); ++i) both += a[i] && b[i], any += a[i] || b[i];
+    return double(both) / double(any);
+  };
+  const auto transpose = [](const std::vector<bool>& a, int r) {
+    std::vector<bool> t(a.size());
+    const int n = 2 * r + 1;
+    for (int y = 0; y < n; ++y)
+      for (int x = 0; x < n; ++x) t[size_t(x * n + y)] = a[size_t(y * n + x)];
+    return t;
+  };
+  for (ApertureShape shape : {ApertureShape::Disc, ApertureShape::Polygon})
+    for (float squeeze : {0.25f, 0.5f, 0.8f, 2.f, 4.f})
+      for (float rotation : {0.f, 30.f, 90.f}) {
+        Params p;
+        p.aperture_shape = shape, p.blades = 6, p.blade_rotation = rotation, p.anamorphic = squeeze;
+        ASSERT_NO_THROW(validate(p));
+        const ApertureTable t = aperture_table(p, 64);
+        for (int r = 1; r <= 64; ++r) {
+          const int n = t.counts[size_t(r)];
+          const double m = aperture_second_moment(&t.rects[size_t(r) * dof::kMaxRects], n);
+          const double target = aperture_moment_target(p, r);
+          ASSERT_NEAR(std::sqrt(2 * (m + 1.0 / 6)), std::sqrt(2 * (target + 1.0 / 6)), r <= 3 ? 0.6 : 0.45)
+              << to_string(shape) << " squeeze " << squeeze << ", rotation " << rotation << ", radius " << r;
+          ASSERT_TRUE(contains(t, r, 0, 0)) << "radius " << r;
+          for (int i = 0; i < n; ++i) {
+            const dof::Rect q = t.rects[size_t(r) * dof::kMaxRects + size_t(i)];
+            ASSERT_TRUE(q.x0 >= -r && q.x1 <= r && q.y0 >= -r && q.y1 <= r && q.x0 <= q.x1 && q.y0 <= q.y1);
+            if (i > 0) ASSERT_GT(q.y0, t.rects[size_t(r) * dof::kMaxRects + size_t(i) - 1].y1);
+          }
+        }
+      }
+  Params wide;
+  wide.anamorphic = 2.f;
+  const int r = 30;
+  const ApertureTable t = aperture_table(wide, r);
+  int x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+  for (int i = 0; i < t.counts[r]; ++i) {
+    const dof::Rect q = t.rects[size_t(r) * dof::kMaxRects + size_t(i)];
+    x0 = std::min<int>(x0, q.x0), x1 = std::max<int>(x1, q.x1), y0 = std::min<int>(y0, q.y0), y1 = std::max<int>(y1, q.y1);
+  }
+  EXPECT_NEAR(x1 - x0 + 1, 61, 2);
+  EXPECT_NEAR(y1 - y0 + 1, 31, 2);
+  EXPECT_NEAR(double(area_of(t, r)) / (M_PI * r * r / 2), 1.0, 0.06);
+  // A wide oval turned a quarter is the tall one, and the tall one's transpose.
+  Params turned = wide, tall;
+  turned.blade_rotation = 90.f, tall.anamorphic = 0.5f;
+  EXPECT_GE(iou(mask(turned, r), mask(tall, r)), 0.95);
+  EXPECT_GE(iou(mask(tall, r), transpose(mask(wide, r), r)), 0.95);
+  // Turned by 45 degrees (clockwise on screen, y down), its long axis runs down-right: (12, 12) in, (12, -12) out.
+  Params lean = wide;
+  lean.blade_rotation = 45.f;
+  const ApertureTable l = aperture_table(lean, r);
+  EXPECT_TRUE(contains(l, r, 12, 12));
+  EXPECT_FALSE(contains(l, r, 12, -12));
+  // The square squeezed: one box of the radius's width and half its height.
+  Params sq = wide;
+  sq.aperture_shape = ApertureShape::Square;
+  const ApertureTable s10 = aperture_table(sq, 10);
+  EXPECT_EQ(s10.counts[10], 1);
+  EXPECT_EQ(area_of(s10, 10), 21 * 11);
+}
+
 TEST(TransferTables, EverySrgbValueSurvivesTheLinearRoundTrip) {
   const uint16_t* lin = srgb_to_linear12();
   const uint8_t* enc = linear12_to_srgb();

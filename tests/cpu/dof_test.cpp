@@ -50,7 +50,8 @@ TEST(Coc, FocusRangeKeepsTheBandSharpAndGrowsFromItsEdges) {
     SCOPED_TRACE(disparity ? "disparity" : "depth");
     Params p;
     p.disparity = disparity;
-    p.focus = 0.4f, p.focus_range = 0.15f, p.aperture = 40.f, p.max_radius = 500.f;
+    p.focus = 0.4f, p.aperture = 40.f, p.max_radius = 500.f;
+    set_focus_range(p, 0.15f);
     const float lo = p.focus - p.focus_range, hi = p.focus + p.focus_range;
     for (int i = 0; i <= 1000; ++i) {
       const float d = lo + (hi - lo) * float(i) / 1000.f;
@@ -75,12 +76,12 @@ TEST(Coc, FocusRangeKeepsTheBandSharpAndGrowsFromItsEdges) {
     // Outside: the thin lens focused on the nearer edge, exactly.
     for (const float d : {0.f, 0.1f, 0.2499f, 0.5501f, 0.8f, 1.f}) {
       Params edge = p;
-      edge.focus_range = 0.f;
+      set_focus_range(edge, 0.f);
       edge.focus = d < p.focus ? lo : hi;
       EXPECT_EQ(coc_from_depth(d, p), coc_from_depth(d, edge)) << "d " << d;
       EXPECT_NE(coc_from_depth(d, p), 0.f) << "d " << d;
       Params plain = p;
-      plain.focus_range = 0.f;  // the band takes some blur off every depth, never adds any
+      set_focus_range(plain, 0.f);  // the band takes some blur off every depth, never adds any
       EXPECT_LT(std::fabs(coc_from_depth(d, p)), std::fabs(coc_from_depth(d, plain))) << "d " << d;
     }
     // The CoC map applies the same band; a NaN depth still gives the bound.
@@ -110,14 +111,84 @@ TEST(Coc, FocusRangeOfZeroIsThePlainThinLens) {
   EXPECT_GT(coc_from_depth(0.29f, p), 0.f);  // no band: just off focus is blurred
 }
 
-TEST(Coc, FocusRangeOutsideZeroToHalfIsRefused) {
-  Params p;
-  for (const float t : {-0.01f, 0.51f, std::nanf("")}) {
-    p.focus_range = t;
-    EXPECT_THROW(validate(p), Error) << t;
+TEST(Coc, FocusRangeOutsideZeroToOneIsRefused) {
+  for (float Params::*field : {&Params::focus_range, &Params::focus_range_far, &Params::focus_ramp_near,
+                               &Params::focus_ramp_far}) {
+    Params p;
+    for (const float t : {-0.01f, 1.01f, std::nanf("")}) {
+      p.*field = t;
+      EXPECT_THROW(validate(p), Error) << t;
+    }
+    p.*field = 1.f;
+    EXPECT_NO_THROW(validate(p));
   }
-  p.focus_range = 0.5f;
-  EXPECT_NO_THROW(validate(p));
+}
+
+// The four-edged range: NI = FI = focus with no ramps is the plain lens, the +-T form is the four edges
+// (T, T, no ramps), the ramps scale the inner edge's CoC by the way out, and beyond the outer edges the
+// CoC is the symmetric band's.
+TEST(Coc, FourEdgedFocusRange) {
+  Params p;
+  p.focus = 0.45f, p.aperture = 60.f, p.max_radius = 500.f;
+  Params four = p;
+  set_focus_range(four, FocusRange{p.focus, p.focus, p.focus, p.focus});
+  for (int i = 0; i <= 200; ++i) EXPECT_EQ(coc_from_depth(i / 200.f, four), coc_from_depth(i / 200.f, p)) << i;
+
+  Params sym = p, edges = p;
+  set_focus_range(sym, 0.1f);
+  const FocusRange r = focus_range_of(sym);
+  EXPECT_EQ(r.near_outer, r.near_inner);
+  EXPECT_EQ(r.far_outer, r.far_inner);
+  set_focus_range(edges, r);
+  for (int i = 0; i <= 200; ++i) EXPECT_EQ(coc_from_depth(i / 200.f, edges), coc_from_depth(i / 200.f, sym)) << i;
+
+  Params ramped = p;
+  set_focus_range(ramped, FocusRange{0.2f, 0.4f, 0.5f, 0.8f});
+  EXPECT_EQ(coc_from_depth(0.42f, ramped), 0.f);
+  EXPECT_EQ(coc_from_depth(0.5f, ramped), 0.f);
+  Params band = ramped;  // the same inner edges without ramps
+  band.focus_ramp_near = band.focus_ramp_far = 0.f;
+  for (const float d : {0.3f, 0.35f, 0.6f, 0.65f, 0.7f}) {
+    const float way = d < 0.4f ? (0.4f - d) / 0.2f : (d - 0.5f) / 0.3f;
+    EXPECT_NEAR(coc_from_depth(d, ramped), coc_from_depth(d, band) * way, 1e-5f) << d;
+    EXPECT_LT(std::fabs(coc_from_depth(d, ramped)), std::fabs(coc_from_depth(d, band))) << d;
+  }
+  for (const float d : {0.f, 0.1f, 0.2f, 0.8f, 0.9f, 1.f}) EXPECT_EQ(coc_from_depth(d, ramped), coc_from_depth(d, band)) << d;
+  // Monotone away from the band on both sides.
+  float last = 0.f;
+  for (int i = 0; i <= 100; ++i) {
+    const float c = coc_from_depth(0.4f - 0.4f * i / 100.f, ramped);
+    EXPECT_GE(c, last);
+    last = c;
+  }
+}
+
+TEST(Coc, FocusRangeOutOfOrderIsRefusedWithTheOrderExpected) {
+  Params p;
+  p.focus = 0.5f;
+  for (const FocusRange r : {FocusRange{0.3f, 0.2f, 0.6f, 0.7f}, FocusRange{0.1f, 0.2f, 0.4f, 0.7f},
+                             FocusRange{0.1f, 0.6f, 0.7f, 0.8f}, FocusRange{0.1f, 0.2f, 0.7f, 0.6f}}) {
+    Params q = p;
+    try {
+      set_focus_range(q, r);
+      ADD_FAILURE() << "accepted " << r.near_outer << "," << r.near_inner << "," << r.far_inner << "," << r.far_outer;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("near outer <= near inner <= focus <= far inner <= far outer"),
+                std::string::npos)
+          << e.what();
+    }
+    EXPECT_EQ(q.focus_range, p.focus_range);  // unchanged
+  }
+  EXPECT_THROW(parse_focus_range("0.1,0.2,0.3", 0.5f), Error);
+  EXPECT_THROW(parse_focus_range("0.1,x,0.3,0.4", 0.5f), Error);
+  EXPECT_THROW(parse_focus_range("", 0.5f), Error);
+  EXPECT_THROW(parse_focus_range("-0.1", 0.5f), Error);
+  const FocusRange r = parse_focus_range("0.1,0.2,0.6,0.9", 0.5f);
+  EXPECT_EQ(r.near_outer, 0.1f);
+  EXPECT_EQ(r.far_outer, 0.9f);
+  const FocusRange t = parse_focus_range("0.25", 0.5f);
+  EXPECT_EQ(t.near_inner, 0.25f);
+  EXPECT_EQ(t.far_inner, 0.75f);
 }
 
 TEST(Reduce, MinMaxWithNegativeValues) {

@@ -61,6 +61,10 @@ Preset unusual_preset() {
   p.params.box_radius = 17;
   p.params.focus = 0.731f;
   p.params.focus_range = 0.125f;
+  p.params.focus_range_far = 0.0625f;
+  p.params.focus_ramp_near = 0.25f;
+  p.params.focus_ramp_far = 0.375f;
+  p.params.anamorphic = 0.5f;
   p.params.aperture = 123.25f;
   p.params.max_radius = 31.5f;
   p.params.near_depth = 0.3f;
@@ -90,6 +94,10 @@ void expect_same(const Preset& a, const Preset& b) {
   EXPECT_EQ(a.params.box_radius, b.params.box_radius);
   EXPECT_EQ(a.params.focus, b.params.focus);
   EXPECT_EQ(a.params.focus_range, b.params.focus_range);
+  EXPECT_EQ(a.params.focus_range_far, b.params.focus_range_far);
+  EXPECT_EQ(a.params.focus_ramp_near, b.params.focus_ramp_near);
+  EXPECT_EQ(a.params.focus_ramp_far, b.params.focus_ramp_far);
+  EXPECT_EQ(a.params.anamorphic, b.params.anamorphic);
   EXPECT_EQ(a.params.aperture, b.params.aperture);
   EXPECT_EQ(a.params.max_radius, b.params.max_radius);
   EXPECT_EQ(a.params.near_depth, b.params.near_depth);
@@ -131,7 +139,8 @@ TEST(Preset, RoundTripKeepsEveryValueExactly) {
        {"filter",     "box_radius",          "focus",          "focus_range",    "aperture",
         "max_radius", "near_depth",          "far_depth",      "disparity",      "fractional_radius",
         "dof_mode",   "aperture_shape",      "blades",         "blade_rotation", "dof_layers",
-        "highlights", "highlight_threshold", "highlight_gain", "highlight_cap",  "response_shoulder"})
+        "highlights", "highlight_threshold", "highlight_gain", "highlight_cap",  "response_shoulder",
+        "focus_range_far", "focus_ramp_near", "focus_ramp_far", "anamorphic"})
     EXPECT_NE(json.find(std::string("\"") + name + "\""), std::string::npos) << name << " missing in\n"
                                                                              << json;
   EXPECT_NE(json.find("\"focus\": 0.731"), std::string::npos) << "floats written in their shortest form:\n"
@@ -146,6 +155,14 @@ TEST(Preset, RoundTripThroughAFile) {
   expect_same(satlab::io::load_preset(path), unusual_preset());
   std::remove(path.c_str());
   rmdir(dir);
+}
+
+TEST(Preset, AnOlderPresetsFocusRangeIsTheSymmetricBand) {
+  const Preset p = satlab::io::parse_preset(R"({"satlab_preset": 1, "params": {"focus": 0.5, "focus_range": 0.2}})");
+  EXPECT_EQ(p.params.focus_range, 0.2f);
+  EXPECT_EQ(p.params.focus_range_far, 0.2f);
+  EXPECT_EQ(p.params.focus_ramp_near, 0.f);
+  EXPECT_EQ(p.params.focus_ramp_far, 0.f);
 }
 
 TEST(Preset, MissingFieldsKeepTheirDefaults) {
@@ -175,7 +192,9 @@ TEST(Preset, WrongTypesAreNamed) {
 
 TEST(Preset, OutOfRangeValuesAreNamed) {
   expect_refused_naming(R"("params": {"focus": 1.5})", "'params.focus'");
-  expect_refused_naming(R"("params": {"focus_range": 0.6})", "'params.focus_range'");
+  expect_refused_naming(R"("params": {"focus_range": 1.5})", "'params.focus_range'");
+  expect_refused_naming(R"("params": {"focus_ramp_far": 1.5})", "'params.focus_ramp_far'");
+  expect_refused_naming(R"("params": {"anamorphic": 5})", "'params.anamorphic'");
   expect_refused_naming(R"("params": {"focus_range": -0.1})", "'params.focus_range'");
   expect_refused_naming(R"("refine": "sharpest")", "'refine': unknown refiner");
   expect_refused_naming(R"("params": {"box_radius": -1})", "'params.box_radius'");

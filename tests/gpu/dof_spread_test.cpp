@@ -183,7 +183,7 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
             }
         }
         const test::ByteDiff d = test::byte_diff(gpu_pipe->result(), cpu_pipe->result());
-        EXPECT_EQ(d.bad, 0u) << what << " shoulder " << shoulder
+        EXPECT_EQ(d.bad, 0u) << what << " anamorphic " << p.anamorphic << " ramps " << p.focus_ramp_near << " shoulder " << shoulder
                              << (shoulder == 0.f ? " (one splits block)" : "") << ": " << d.message;
       }
     }
@@ -267,9 +267,15 @@ TEST(GpuDofSpread, CocMapEqualsTheCpusAtEveryTail) {
       p.disparity = disparity, p.focus = u(rng), p.aperture = 5.f + 60.f * u(rng),
       p.max_radius = 3.f + 20.f * u(rng);
       p.near_depth = 0.5f, p.far_depth = 30.f;
-      p.focus_range = range ? 0.5f * u(rng) : 0.f;
+      if (range) {  // a four-edged range, its ramps random (0 at times: the plain band)
+        const float ni = p.focus - 0.3f * u(rng), fi = p.focus + 0.3f * u(rng);
+        const float no = ni - (u(rng) < 0.3f ? 0.f : 0.4f * u(rng)), fo = fi + (u(rng) < 0.3f ? 0.f : 0.4f * u(rng));
+        set_focus_range(p, FocusRange{no, ni, fi, fo});
+      }
       d.data[0] = p.focus - p.focus_range;  // the band's edges
-      if (n > 1) d.data[1] = p.focus + p.focus_range;
+      if (n > 1) d.data[1] = p.focus + p.focus_range_far;
+      if (n > 2) d.data[2] = p.focus - p.focus_range - 0.5f * p.focus_ramp_near;  // in the ramps
+      if (n > 3) d.data[3] = p.focus + p.focus_range_far + 0.5f * p.focus_ramp_far;
       const ImageF want = coc_map(d, p);
       float *dd = nullptr, *dc = nullptr;
       ASSERT_EQ(cudaMalloc(&dd, size_t(n) * 4 + 16), cudaSuccess);

@@ -18,6 +18,7 @@ struct TruthOptions {
   std::string only;   // "": every case; else just the case of this name
   bool quiet = false;
   bool holdout = false;  // the held-out cases (other views, focus depths and lens radii) instead
+  double anamorphic = 1, rotation = 0;  // the aperture's squeeze and turn (render.hpp, LensShape)
 };
 
 // Writes OUT/SCENE.png, OUT/SCENE_depth.png, OUT/SCENE_right.png (the stereo right view), OUT/CASE.png

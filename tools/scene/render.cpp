@@ -85,8 +85,11 @@ PinholeView render_pinhole(const Scene& s, const Camera& cam, int ss) {
   return v;
 }
 
-ImageRGBA8 render_thin_lens(const Scene& s, const Camera& cam, double lens_radius, double focus_z, int n) {
+ImageRGBA8 render_thin_lens(const Scene& s, const Camera& cam, double lens_radius, double focus_z, int n,
+                            const LensShape& shape) {
   const int W = cam.width, H = cam.height;
+  const double q = shape.squeeze, sx = q >= 1 ? 1 : q, sy = q >= 1 ? 1 / q : 1;
+  const double rot = shape.rotation_deg * M_PI / 180, cr = std::cos(rot), sr = std::sin(rot);
   ImageRGBA8 img(W, H);
   for_rows(H, [&](int y) {
     std::vector<int> perm(size_t(n) * size_t(n));
@@ -103,6 +106,10 @@ ImageRGBA8 render_thin_lens(const Scene& s, const Camera& cam, double lens_radiu
           const uint64_t k = uint64_t(i * n + j);
           double lu, lv;
           concentric((i + hash01(pixel, k, 1)) / n, (j + hash01(pixel, k, 2)) / n, lu, lv);
+          if (q != 1) {  // the disc point as image coordinates (u, v), squeezed, turned, back to right/up
+            const double u = sx * lu, v = sy * -lv;
+            lu = cr * u - sr * v, lv = -(sr * u + cr * v);
+          }
           const int si = perm[k] % n, sj = perm[k] / n;
           const double px = x + (si + hash01(pixel, k, 3)) / n, py = y + (sj + hash01(pixel, k, 4)) / n;
           const Ray r = cam.thin_lens(px, py, lu, lv, lens_radius, focus_z);

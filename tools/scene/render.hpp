@@ -18,6 +18,14 @@ PinholeView render_pinhole(const Scene& s, const Camera& cam, int ss = 4);
 // jitter from a hash of pixel and stratum, so the result is deterministic and the strata pattern does
 // not repeat from pixel to pixel), mapped onto the disc by the concentric (area-preserving) map, each
 // paired with its own sub-pixel position. The average is tone-mapped afterwards, like a sensor.
-ImageRGBA8 render_thin_lens(const Scene& s, const Camera& cam, double lens_radius, double focus_z, int n);
+// `shape` makes the aperture an anamorphic oval: the unit disc squeezed as Params::anamorphic says (the
+// longer axis keeping the radius) and turned by rotation_deg, both in image coordinates (x right, y down),
+// as satlab draws the aperture (core/dof.cpp, Outline). The lens samples stay stratified: the oval is the
+// disc's linear image.
+struct LensShape {
+  double squeeze = 1, rotation_deg = 0;
+};
+ImageRGBA8 render_thin_lens(const Scene& s, const Camera& cam, double lens_radius, double focus_z, int n,
+                            const LensShape& shape = {});
 
 }  // namespace satlab::scene
