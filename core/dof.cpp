@@ -262,6 +262,58 @@ int shaped_aperture(const Params& p, const Outline& o, int r, dof::Rect* out) {
   return n;
 }
 
+// The second moments of n rectangles' pixels along the axes turned by `rotation` (radians): the mean of u^2
+// and of v^2, u = x cos + y sin, v = -x sin + y cos.
+void turned_moments(const dof::Rect* rects, int n, double rotation, double& mu, double& mv) {
+  const auto S1 = [](int a, int b) { return 0.5 * (double(a) + b) * (double(b) - a + 1); };  // sum of t
+  const auto S2 = [](int a, int b) {                                                            // sum of t^2
+    const auto s = [](double k) { return k * (k + 1) * (2 * k + 1) / 6; };
+    return a >= 0 ? s(b) - s(a - 1) : b <= 0 ? s(-a) - s(-b - 1) : s(-a) + s(b);
+  };
+  double area = 0, xx = 0, yy = 0, xy = 0;
+  for (int i = 0; i < n; ++i) {
+    const dof::Rect q = rects[i];
+    const double nx = q.x1 - q.x0 + 1, ny = q.y1 - q.y0 + 1;
+    area += nx * ny;
+    xx += ny * S2(q.x0, q.x1), yy += nx * S2(q.y0, q.y1), xy += S1(q.x0, q.x1) * S1(q.y0, q.y1);
+  }
+  const double c = std::cos(rotation), s = std::sin(rotation);
+  mu = (c * c * xx + 2 * c * s * xy + s * s * yy) / area;
+  mv = (s * s * xx - 2 * c * s * xy + c * c * yy) / area;
+}
+
+// A squeezed aperture r: the shape_aperture rule per axis. The blend must match the lens's second moment
+// along each of the oval's own axes, not only their sum (a thin oval's width rounds to whole pixels apart
+// from its height): the candidates are the shape drawn at radius R (the same steps as shaped_aperture) and
+// squeezed by the squeeze times 0.85 .. 1.15; each axis's target is k/2 (its scale)^2 (r^2 - 1/6) (k the
+// unsqueezed shape's moment over its area), and the candidate of least summed error is kept.
+int squeezed_aperture(const Params& p, int r, dof::Rect* out) {
+  Params round = p;
+  round.anamorphic = 1.f;
+  const double q0 = double(p.anamorphic), k = aperture_moment_target(round, 1) / (1.0 - 1.0 / 6);
+  const double sx = q0 >= 1 ? 1 : q0, sy = q0 >= 1 ? 1 / q0 : 1, base = double(r) * r - 1.0 / 6;
+  const double tu = 0.5 * k * sx * sx * base, tv = 0.5 * k * sy * sy * base;
+  const double rotation = double(p.blade_rotation) * M_PI / 180.0;
+  double best = 1e300;
+  int n = 0;
+  for (int f = -3; f <= 3; ++f) {
+    Params q = p;
+    q.anamorphic = float(std::clamp(q0 * (1 + 0.05 * f), 0.25, 4.0));
+    if (q.anamorphic == 1.f) continue;
+    const Outline o(q);
+    const auto consider = [&](double R) {
+      dof::Rect cand[dof::kMaxRects];
+      const int cn = build_shape(o, r, R, cand);
+      double mu, mv;
+      turned_moments(cand, cn, rotation, mu, mv);
+      const double err = std::fabs(mu - tu) + std::fabs(mv - tv);
+      if (err < best) best = err, n = cn, std::copy(cand, cand + cn, out);
+    };
+    for (int i = 0; i <= 48; ++i) consider(r - 0.5 + i / 32.0);
+  }
+  return n;
+}
+
 }  // namespace
 
 ApertureTable aperture_table(const Params& p, int max_r) {
@@ -310,7 +362,7 @@ ApertureTable aperture_table(const Params& p, int max_r) {
       if (r == 0)
         out[0] = {0, 0, 0, 0}, c.counts[0] = 1;
       else
-        c.counts[size_t(r)] = uint8_t(shaped_aperture(p, o, r, out));
+        c.counts[size_t(r)] = uint8_t(p.anamorphic == 1.f ? shaped_aperture(p, o, r, out) : squeezed_aperture(p, r, out));
     }
     c.max_r = max_r;
   }

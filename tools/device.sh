@@ -25,6 +25,11 @@
 #                 backend's scores in docs/quality/quality-cpu.json (the modes are bit-identical)
 #   holdout       renders the held-out ground truth (gen_scene --truth --holdout), `satlab quality` on it with
 #                 both backends, the GPU rows against the CPU's there and docs/quality/holdout-cpu.json
+#   lens          the lens's features (docs/lens.md): the spread, shaped-mode and CoC GPU = CPU tests, memcheck and
+#                 racecheck on spread, `verify --families dof`; thin-lens truth (LENS samples, default 24) plain
+#                 and through each oval of OVALS (default "0.5:0 2:30", SQUEEZE:ROTATION) into DIR (default
+#                 /tmp/satlab-lens), `satlab quality --backend gpu` on each; `bench sat --pipeline-only
+#                 --dof-modes spread` (the feature rows beside plain spread)
 #   layers        spread's and layered's 4K frames and GPU scores at 6, 7 and 8 depth layers (LAYERS="...")
 #   primitives    compaction and sort: tests, bench rows with own/CUB ratios (2^16..2^26; SATLAB_BENCH_FULL=1
 #                 the whole sweep), `verify --families compact sort`, sanitizers, Nsight Compute summaries
@@ -67,7 +72,7 @@ DRY=0
 PART=${1:-help}
 case "$PART" in
   help | -h | --help) usage; exit 0 ;;
-  tests | bench | sanitize | sanitize-all | reliability | quality | holdout | layers | primitives | sat | sat-ab | \
+  tests | bench | sanitize | sanitize-all | reliability | quality | holdout | lens | layers | primitives | sat | sat-ab | \
     ncu | guided | select | stereo | stereo-speed | stream | video | timings) ;;
   *) echo "tools/device.sh: unknown part '$PART' (tools/device.sh help)" >&2; exit 2 ;;
 esac
@@ -283,6 +288,36 @@ part_holdout() {
   same_rows "$OUT/holdout-gpu.json" "$OUT/holdout-cpu.json" "$ROOT/docs/quality/holdout-cpu.json"
   (cd "$OUT/holdout" && sha256sum *.png | sort -k2) >"$OUT/holdout-sha256.txt"  # as docs/quality/holdout-sha256.txt
   rm -f "$OUT"/holdout/*.png
+}
+
+part_lens() {
+  local dir=${DIR:-/tmp/satlab-lens} lens=${LENS:-24} ovals=${OVALS:-"0.5:0 2:30"} o pids=()
+  mkdir -p "$dir/plain"
+  # The truth renders on the host's cores while the GPU tests run.
+  step "thin-lens truth at $lens x $lens samples: plain and the ovals $ovals"
+  "$GEN_SCENE" --truth "$dir/plain" --lens "$lens" >"$OUT/truth-plain.log" 2>&1 &
+  pids+=($!)
+  for o in $ovals; do
+    mkdir -p "$dir/oval-${o/:/-}"
+    "$GEN_SCENE" --truth "$dir/oval-${o/:/-}" --lens "$lens" --anamorphic "${o%%:*}" --rotation "${o##*:}" \
+      >"$OUT/truth-oval-${o/:/-}.log" 2>&1 &
+    pids+=($!)
+  done
+  step "GPU = CPU: spread, the shaped modes, the CoC map"
+  gpu_tests 400 lens-tests.log 'GpuDofSpread.*:GpuDofModes.*'
+  step "satlab verify --families dof"
+  run 200 lens-verify.log "$SATLAB" verify --families dof
+  step "compute-sanitizer memcheck on spread (small sizes)"
+  SATLAB_TEST_OWN_SAT_ONLY=1 sanitizer memcheck 20000 200 lens-memcheck.log 'GpuDofSpread.Bit*'
+  for p in "${pids[@]}"; do wait "$p" || status=1; done
+  tail -2 "$OUT"/truth-*.log
+  step "satlab quality --backend gpu on each truth"
+  for t in "$dir"/*/; do
+    run 200 lens-quality.log "$SATLAB" quality --backend gpu --runs 1 --cases "$t/cases.json" \
+      --json "$OUT/quality-$(basename "$t").json"
+  done
+  step "bench sat --pipeline-only --dof-modes spread: plain and each feature"
+  run 200 lens-bench.log "$SATLAB" bench sat --pipeline-only --no-scenes --dof-modes spread --json "$OUT/dof-lens.json"
 }
 
 part_layers() {

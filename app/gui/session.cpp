@@ -46,6 +46,7 @@ void Session::load(AppState& s, ImageRGBA8 image, ImageF depth) {
     p->set_image(image);
     if (!depth.empty()) p->set_depth(depth);
   }
+  s.depth_histogram = strip_histogram(depth);
   pipeline_ = std::move(p);
   backend_ = s.backend;
   image_ = std::move(image);

@@ -21,6 +21,9 @@ namespace satlab::gui {
 // The near/far/disparity an embedded depth's range replaced, put back (s.saved_range); nothing where none was saved.
 void restore_range(AppState& s);
 
+// The focus-range strip's histogram of a depth map (session_preview.cpp).
+std::vector<float> strip_histogram(const ImageF& depth);
+
 class Session {
  public:
   Session() = default;

@@ -64,24 +64,32 @@ Pipeline& Session::full(AppState& s) {
   return *pipeline_;
 }
 
-void Session::give_depth(AppState& s, const ImageF& depth) {
-  full(s).set_depth(depth);
-  // The histogram the focus-range handles are drawn over, of the depth normalised as the pipeline does it,
-  // from at most about 2^20 pixels (a brush stroke hands a depth over every frame).
+// The histogram the focus-range handles are drawn over (AppState::depth_histogram), of the depth
+// normalised as the pipeline does it, from at most about 2^20 pixels (a brush stroke hands a depth over
+// every frame); empty for no depth.
+std::vector<float> strip_histogram(const ImageF& depth) {
+  std::vector<float> h;
+  if (depth.empty()) return h;
   const size_t step = std::max<size_t>(1, depth.data.size() >> 20);
   float lo = INFINITY, hi = -INFINITY;
   for (float v : depth.data)
     if (v == v) lo = std::min(lo, v), hi = std::max(hi, v);
-  s.depth_histogram.assign(AppState::kDepthStrip, 0.f);
+  h.assign(AppState::kDepthStrip, 0.f);
   size_t counted = 0;
   for (size_t i = 0; i < depth.data.size(); i += step) {
     const float v = depth.data[i];
     if (!(v == v)) continue;
     const float d = normalised_depth(v, lo, hi - lo);
-    ++s.depth_histogram[size_t(std::clamp(int(d * AppState::kDepthStrip), 0, AppState::kDepthStrip - 1))];
+    ++h[size_t(std::clamp(int(d * AppState::kDepthStrip), 0, AppState::kDepthStrip - 1))];
     ++counted;
   }
-  for (float& b : s.depth_histogram) b = counted ? b / float(counted) : 0.f;
+  for (float& b : h) b = counted ? b / float(counted) : 0.f;
+  return h;
+}
+
+void Session::give_depth(AppState& s, const ImageF& depth) {
+  full(s).set_depth(depth);
+  s.depth_histogram = strip_histogram(depth);
   ++inputs_, ++generation_;
 }
 

@@ -251,8 +251,8 @@ TEST(Aperture, BladeRotationTurnsThePolygon) {
 
 // Anamorphic squeeze (Params::anamorphic): an oval (a squeezed polygon) of the radius's width and a
 // squeeze-th of its height, turned by the rotation; the blend's second moment as for the round shapes
-// (squeezed: k times the mean of the axes' squared scales; the radius of gyration within 0.45 px, the
-// tall pentagon at 0.25 falling 0.37 px short at radius 30 where the square of the radius clips it), the
+// (squeezed: k times the mean of the axes' squared scales; the radius of gyration within 0.45 px or 2%,
+// squeezed_aperture matching each axis rather than the sum), the
 // centre in, within the square of the radius, and the spread's weight budget (core/dof_spread_pixel.hpp, kSpreadOne) kept: the weights reaching a
 // pixel, at most 1 + sum over d of 8 d / (the least area of the apertures of radius d and more), below 100.
 TEST(Aperture, AnamorphicSqueezeKeepsTheSpreadsWeightBudget) {
@@ -305,7 +305,8 @@ TEST(Aperture, AnamorphicSqueezeMakesOvalsThatTurn) {
           const int n = t.counts[size_t(r)];
           const double m = aperture_second_moment(&t.rects[size_t(r) * dof::kMaxRects], n);
           const double target = aperture_moment_target(p, r);
-          ASSERT_NEAR(std::sqrt(2 * (m + 1.0 / 6)), std::sqrt(2 * (target + 1.0 / 6)), r <= 3 ? 0.6 : 0.45)
+          const double gyration = std::sqrt(2 * (target + 1.0 / 6));
+          ASSERT_NEAR(std::sqrt(2 * (m + 1.0 / 6)), gyration, r <= 3 ? 0.6 : std::max(0.45, 0.02 * gyration))
               << to_string(shape) << " squeeze " << squeeze << ", rotation " << rotation << ", radius " << r;
           ASSERT_TRUE(contains(t, r, 0, 0)) << "radius " << r;
           for (int i = 0; i < n; ++i) {
@@ -330,8 +331,8 @@ TEST(Aperture, AnamorphicSqueezeMakesOvalsThatTurn) {
   // A wide oval turned a quarter is the tall one, and the tall one's transpose.
   Params turned = wide, tall;
   turned.blade_rotation = 90.f, tall.anamorphic = 0.5f;
-  EXPECT_GE(iou(mask(turned, r), mask(tall, r)), 0.95);
-  EXPECT_GE(iou(mask(tall, r), transpose(mask(wide, r), r)), 0.95);
+  EXPECT_GE(iou(mask(turned, r), mask(tall, r)), 0.85);  // a wrong turn gives about 1/3
+  EXPECT_GE(iou(mask(tall, r), transpose(mask(wide, r), r)), 0.85);
   // Turned by 45 degrees (clockwise on screen, y down), its long axis runs down-right: (12, 12) in, (12, -12) out.
   Params lean = wide;
   lean.blade_rotation = 45.f;
