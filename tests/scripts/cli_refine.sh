@@ -81,7 +81,7 @@ render narrow --depth "$depth" --focus 0.5 --focus-range 0.1
 render plain --depth "$depth" --focus 0.5
 cmp -s "$tmp/narrow.png" "$tmp/plain.png" && fail "--focus-range 0.1 changed nothing"
 cmp -s "$tmp/narrow.png" "$tmp/sharp.png" && fail "--focus-range 0.1 made everything sharp"
-one_line 2 "focus-range" render --image "$scene" --focus-range 0.6 --out "$tmp/o.png"
+one_line 2 "focus-range" render --image "$scene" --focus-range 1.5 --out "$tmp/o.png"
 printf '{"satlab_preset": 1, "params": {"focus": 0.5, "focus_range": 0.5}}\n' >"$tmp/band.json"
 render band_preset --depth "$depth" --preset "$tmp/band.json"
 cmp -s "$tmp/sharp.png" "$tmp/band_preset.png" || fail "the preset's focus_range was not applied"

@@ -12,9 +12,9 @@ run() {  # run NAME FRAMES ARGS...: a headless run on the CPU backend at 1280x72
   headless --backend cpu --size 1280x720 --frames "$frames" \
     --screenshot "$tmp/$name.png" "$@" >"$tmp/$name.log" 2>&1 || { cat "$tmp/$name.log"; fail "run '$name' ($*) failed"; }
 }
-# At 1280x720 the sidebar's "dof mode" box is at (990, 452); its list opens below it, entries 21 px apart
-# from y = 480: gather_box, gather_shape, gather_linear, layered (y = 543), spread.
-printf '%s\n' "2 move 990 452" "3 down" "4 up" "6 move 940 543" "7 down" "8 up" "10 move -1000 -1000" >"$tmp/pick.txt"
+# At 1280x720 the sidebar's "dof mode" box is at (990, 522); its list opens below it, entries 21 px apart
+# from y = 550: gather_box, gather_shape, gather_linear, layered (y = 613), spread.
+printf '%s\n' "2 move 990 522" "3 down" "4 up" "6 move 940 613" "7 down" "8 up" "10 move -1000 -1000" >"$tmp/pick.txt"
 mkdir -p "$tmp/export"
 run picked 14 --input-script "$tmp/pick.txt" --save-preset "$tmp/picked.json" --export "$tmp/export"
 printf '{"satlab_preset": 1, "params": {"dof_mode": "layered"}}\n' >"$tmp/layered.json"
