@@ -47,26 +47,26 @@ const std::vector<DofMode>& dof_modes() {
   static const std::vector<DofMode> modes = {
       {DofModeId::GatherBox, "gather_box", "gather, square box (sRGB)",
        "each pixel the mean of the square box of its CoC radius: 4 SAT taps, sRGB values, no occlusion",
-       "box blur through a SAT (Crow 1984)", false, false, false, false, true, float(kMaxBlurRadius),
+       "box blur through a SAT (Crow 1984)", false, false, false, false, true, false, float(kMaxBlurRadius),
        gather_box_cpu, frame_dram_bytes, gather_box_halo},
       {DofModeId::GatherShape, "gather_shape", "gather, aperture shape (sRGB)",
        "the mean over the aperture (disc, polygon or square) as up to 8 rectangles of rows: 4 SAT taps each",
-       "rectangles of an aperture from SAT taps (Crow 1984)", true, false, false, false, true,
+       "rectangles of an aperture from SAT taps (Crow 1984)", true, false, false, false, true, false,
        float(dof::kMaxShapedRadius), dof_shaped_cpu, frame_dram_bytes, dof_shaped_halo},
       {DofModeId::GatherLinear, "gather_linear", "gather, aperture shape, linear light",
        "gather_shape in linear light: sRGB decoded to 12-bit integers before the SAT (exact), encoded after",
-       "rectangles of an aperture from SAT taps (Crow 1984)", true, true, false, false, true,
+       "rectangles of an aperture from SAT taps (Crow 1984)", true, true, false, false, true, false,
        float(dof::kMaxShapedRadius), dof_shaped_cpu, frame_dram_bytes, dof_shaped_halo},
       {DofModeId::Layered, "layered", "layered, occlusion-aware, linear light",
        "depth layers with their own SATs composited back to front over the aperture; what near layers hide is "
        "filled by normalised convolution of the layers behind",
        "layered SAT composite (satlab), normalised convolution (Knutsson and Westin 1993)", true, true, true,
-       false, true, float(dof::kMaxShapedRadius), dof_shaped_cpu, frame_dram_bytes, dof_shaped_halo},
+       false, true, false, float(dof::kMaxShapedRadius), dof_shaped_cpu, frame_dram_bytes, dof_shaped_halo},
       {DofModeId::Spread, "spread", "spread, layered, linear light",
        "each pixel spreads its colour over its aperture as signed rectangle-corner deltas into its depth "
        "layer; SATs integrate them; layers composited back to front, what near layers hide filled as layered",
        "rectangle spreading per depth layer (Kosloff, Tao and Barsky 2009), exact SATs", true, true, true,
-       true, true, float(dof::kMaxShapedRadius), dof_spread_cpu, frame_dram_bytes, dof_spread_halo},
+       true, true, true, float(dof::kMaxShapedRadius), dof_spread_cpu, frame_dram_bytes, dof_spread_halo},
   };
   return modes;
 }

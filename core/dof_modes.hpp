@@ -58,6 +58,7 @@ struct DofMode {
   bool occlusion;     // depth layers (Params::dof_layers) composited with occlusion at depth edges
   bool spread;        // spreads (scatters) each pixel instead of gathering (core/dof_spread.hpp)
   bool highlights;    // takes bokeh highlights (Params::highlights) splatted with aperture()
+  bool profile;       // carries the aperture's profile, catadioptric hole and chromatic aberration
   float max_radius;   // the largest Params::max_radius it takes
   // The CPU entry point (the reference of the GPU entry), phases named as the GPU's; run_cpu calls it.
   void (*cpu)(const DofMode& self, const DofCpuArgs& args);

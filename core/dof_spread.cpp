@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "core/dof.hpp"
 #include "core/error.hpp"
@@ -12,7 +13,7 @@
 namespace satlab {
 
 void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers& layers,
-                   const ApertureTable& ap, float shoulder, std::vector<std::vector<uint32_t>>& deltas,
+                   const SpreadApertures& ap, float shoulder, std::vector<std::vector<uint32_t>>& deltas,
                    int threads) {
   const int w = image.width, h = image.height, max_r = ap.max_r;
   const size_t n = image.pixels();
@@ -78,12 +79,156 @@ void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers
                     [&](int X, int Y, int k, uint32_t v) {
                       d[(size_t(Y) * size_t(w) + size_t(X)) * 4 + size_t(k)] += v;
                     },
-                    l, sp, share, ap.rects.data(), ap.counts.data(), vx, vy, w, h);
+                    l, sp, share, ap.rects.data(), ap.info.data(), vx, vy, w, h);
               }
             }
         }
       },
       threads);
+}
+
+namespace {
+
+using Rects = std::vector<dof::Rect>;
+
+uint32_t pixels_of(const Rects& rs) {
+  uint32_t n = 0;
+  for (const dof::Rect& r : rs) n += uint32_t(r.x1 - r.x0 + 1) * uint32_t(r.y1 - r.y0 + 1);
+  return n;
+}
+
+// The rectangles of `in` cut to the pixels of `out` (rectangles with disjoint rows, as the aperture
+// table's are, hence so are the pieces), at most kMaxRects: while there are more, the two adjacent pieces
+// that lose the fewest pixels become the one rectangle of their rows and their common columns (inside
+// both, so still inside `out`).
+Rects nested(const Rects& in, const Rects& out) {
+  Rects pieces;
+  for (const dof::Rect& a : in)
+    for (const dof::Rect& b : out) {
+      const dof::Rect c = {std::max(a.x0, b.x0), std::min(a.x1, b.x1), std::max(a.y0, b.y0),
+                           std::min(a.y1, b.y1)};
+      if (c.x0 <= c.x1 && c.y0 <= c.y1) pieces.push_back(c);
+    }
+  std::sort(pieces.begin(), pieces.end(), [](const dof::Rect& a, const dof::Rect& b) { return a.y0 < b.y0; });
+  const auto merged = [](const dof::Rect& a, const dof::Rect& b) {
+    return dof::Rect{std::max(a.x0, b.x0), std::min(a.x1, b.x1), a.y0, b.y1};
+  };
+  for (size_t i = 0; i + 1 < pieces.size();)  // equal adjacent bands first (no loss)
+    if (pieces[i].x0 == pieces[i + 1].x0 && pieces[i].x1 == pieces[i + 1].x1 &&
+        pieces[i].y1 + 1 == pieces[i + 1].y0)
+      pieces[i] = merged(pieces[i], pieces[i + 1]), pieces.erase(pieces.begin() + long(i) + 1);
+    else
+      ++i;
+  while (pieces.size() > size_t(dof::kMaxRects)) {
+    size_t best = 0;
+    long least = -1;
+    for (size_t i = 0; i + 1 < pieces.size(); ++i) {
+      const dof::Rect m = merged(pieces[i], pieces[i + 1]);
+      const long loss = m.x0 > m.x1 ? 1L << 40
+                                    : long(pixels_of({pieces[i], pieces[i + 1]})) - long(pixels_of({m}));
+      if (least < 0 || loss < least) least = loss, best = i;
+    }
+    const dof::Rect m = merged(pieces[best], pieces[best + 1]);
+    pieces.erase(pieces.begin() + long(best) + 1);
+    if (m.x0 > m.x1)
+      pieces.erase(pieces.begin() + long(best));
+    else
+      pieces[best] = m;
+  }
+  return pieces;
+}
+
+Rects rects_at(const ApertureTable& t, int r) {
+  const dof::Rect* q = t.rects.data() + size_t(r) * dof::kMaxRects;
+  return Rects(q, q + t.counts[size_t(r)]);
+}
+
+void put(SpreadApertures& a, int r, const std::vector<std::pair<Rects, int>>& comps, uint32_t area) {
+  dof::SpreadInfo& in = a.info[size_t(r)];
+  in = dof::SpreadInfo{};
+  in.area = area, in.comps = uint8_t(comps.size());
+  int n = 0;
+  for (size_t c = 0; c < comps.size(); ++c) {
+    for (const dof::Rect& q : comps[c].first) a.rects[size_t(r) * dof::kMaxSpreadRects + size_t(n++)] = q;
+    in.end[c] = uint8_t(n), in.mult[c] = int8_t(comps[c].second);
+  }
+  in.count = uint8_t(n);
+}
+
+SpreadApertures empty_apertures(int max_r, uint32_t one) {
+  SpreadApertures a;
+  a.max_r = max_r, a.one = one;
+  a.rects.assign(size_t(max_r + 1) * dof::kMaxSpreadRects, dof::Rect{0, 0, 0, 0});
+  a.info.assign(size_t(max_r + 1), dof::SpreadInfo{});
+  return a;
+}
+
+}  // namespace
+
+SpreadApertures spread_apertures(const ApertureTable& t) {
+  SpreadApertures a = empty_apertures(t.max_r, dof::kSpreadOne);
+  for (int r = 0; r <= t.max_r; ++r) {
+    const Rects q = rects_at(t, r);
+    put(a, r, {{q, 1}}, std::max(pixels_of(q), 1u));
+  }
+  return a;
+}
+
+SpreadApertures spread_apertures(const Params& p, int max_r) {
+  const ApertureTable t = merge_bands(aperture_table(p, max_r));
+  if (!uses_aperture_profile(p)) return spread_apertures(t);
+  const double P = p.bokeh_profile, h = p.catadioptric;
+  // The steps, outermost first: the outline's scale sqrt(u) and the weight inside it (the profile's mean
+  // over the step: 1 + P (u'_a + u'_b - 1) for the step from u'_a to u'_b), then the hole's (weight 0).
+  const double h2 = h * h;
+  const int steps = P != 0 ? (h > 0 ? 2 : 3) : 1;
+  std::vector<std::pair<double, double>> levels;  // (scale, weight inside the outline down to the next)
+  for (int k = steps; k >= 1; --k) {
+    const double ua = double(k - 1) / steps, ub = double(k) / steps;
+    levels.push_back({std::sqrt(h2 + (1 - h2) * ub), 1 + P * (ua + ub - 1)});
+  }
+  if (h > 0) levels.push_back({h, 0.0});
+  SpreadApertures a = empty_apertures(max_r, spread_one(p));
+  for (int r = 0; r <= max_r; ++r) {
+    std::vector<std::pair<Rects, int>> comps;
+    std::vector<int> weight16;  // the weight inside each component's outline, in 16ths
+    int last_k = r + 1;
+    for (const auto& [scale, wt] : levels) {
+      const int k = int(std::lround(scale * r)), w16 = int(std::lround(16 * wt));
+      if (k >= last_k || (h > 0 && wt == 0.0 && scale * r < 0.5)) continue;
+      Rects q = rects_at(t, k);
+      if (!comps.empty()) q = nested(q, comps.back().first);
+      if (q.empty()) continue;
+      comps.push_back({q, comps.empty() ? w16 : w16 - weight16.back()});
+      weight16.push_back(w16);
+      last_k = k;
+    }
+    // Components that add nothing go (equal weights on both sides of an outline).
+    std::vector<std::pair<Rects, int>> kept;
+    for (auto& c : comps)
+      if (c.second != 0) kept.push_back(c);
+    int64_t area = 0;
+    for (const auto& c : kept) area += int64_t(c.second) * int64_t(pixels_of(c.first));
+    if (kept.size() <= 1 || area <= 0) {
+      const Rects q = rects_at(t, r);
+      put(a, r, {{q, 1}}, std::max(pixels_of(q), 1u) * kProfileBudget);
+      continue;
+    }
+    area *= kProfileBudget;
+    if (area > int64_t(1) << 31) throw Error("spread_apertures: aperture too large for its weights");
+    put(a, r, kept, uint32_t(area));
+  }
+  return a;
+}
+
+uint32_t spread_one(const Params& p) {
+  return uses_aperture_profile(p) ? dof::kSpreadOne / kProfileBudget : dof::kSpreadOne;
+}
+
+std::string spread_aperture_key(const Params& p, int max_r) {
+  char tail[64];
+  std::snprintf(tail, sizeof tail, "/profile %.9g/hole %.9g", double(p.bokeh_profile), double(p.catadioptric));
+  return aperture_key(p, max_r) + tail;
 }
 
 ApertureTable merge_bands(const ApertureTable& t) {
@@ -132,7 +277,7 @@ void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
   to("spread");
   const int w = image.width, h = image.height, max_r = shaped_max_radius(p);
   const dof::Layers layers = frame_layers(p, p.dof_layers, depth);
-  const ApertureTable ap = aperture_table(p, max_r);
+  const SpreadApertures ap = spread_apertures(p, max_r);
   std::vector<std::vector<uint32_t>> spread;
   spread_deltas(image, coc, layers, ap, p.response_shoulder, spread, threads);
   to("sat");
@@ -187,7 +332,7 @@ void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
               return s;
             };
             float v[3];
-            dof::spread_pixel(at, tap, layers.count, layers.edge, reach, x, y, w, h, v);
+            dof::spread_pixel(at, tap, layers.count, layers.edge, reach, float(ap.one), x, y, w, h, v);
             uint8_t* o = out.px(x, y);
             for (int k = 0; k < 3; ++k) o[k] = dof::encode(v[k], true, enc);
             o[3] = image.px(x, y)[3];

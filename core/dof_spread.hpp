@@ -2,6 +2,7 @@
 // backend and the CPU reference. The per-pixel arithmetic is core/dof_spread_pixel.hpp.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/dof.hpp"
@@ -11,12 +12,42 @@
 
 namespace satlab {
 
+// The spread's apertures (dof::SpreadInfo): per radius r in 0..max_r, kMaxSpreadRects rectangles (the
+// unused ones zero) and their components. `one` is the spread weight, in fixed point, of a pixel that
+// every splat of a uniform CoC covers: kSpreadOne over the budget factor (1 for flat apertures,
+// kProfileBudget with a profile or a hole, whose weight peaks above its mean: the budget of
+// core/dof_spread_pixel.hpp then holds with the peak; tests/cpu/dof_spread_test.cpp computes it).
+struct SpreadApertures {
+  int max_r = 0;
+  uint32_t one = dof::kSpreadOne;
+  std::vector<dof::Rect> rects;
+  std::vector<dof::SpreadInfo> info;
+};
+constexpr uint32_t kProfileBudget = 4;
+// SpreadApertures::one for a frame of `p` (what spread_apertures(p, ...) sets).
+uint32_t spread_one(const Params& p);
+
+// The flat apertures of a table: each radius one component of mult 1 (its rectangles as they are).
+SpreadApertures spread_apertures(const ApertureTable& t);
+// A frame's apertures: merge_bands(aperture_table(p, max_r)), and with Params::bokeh_profile P or
+// Params::catadioptric h set, the lens's weight 1 + P (2 u' - 1) over the aperture (u' the fraction of
+// the ring h^2 <= u <= 1 inside the point, u = (rho / R)^2; 0 inside the hole) in steps: the aperture's
+// area cut at equal fractions of u' (3 steps without a hole, 2 with one), each step's weight the mean of
+// the profile over it. Step k's outline is the aperture of radius round(sqrt(u_k) r) of the same shape,
+// cut to the outline outside it (so each lies inside the one before and the weight is nowhere negative),
+// its mult the step's weight less the weight outside it, in 16ths; the hole's outline (radius round(h r))
+// takes the rest to 0. An outline whose radius does not shrink below the one outside it is left out (small
+// radii: 1 keeps its flat disc, a hole needs h r >= 0.5), and a radius left with one component is flat.
+SpreadApertures spread_apertures(const Params& p, int max_r);
+// What spread_apertures(p, max_r) depends on, as text (the GPU re-uploads the table when it changes).
+std::string spread_aperture_key(const Params& p, int max_r);
+
 // Every layer's delta image (4 uint32 channels: colour, weight; wrap-around): each pixel of layer j, and
 // each virtual pixel of layer j beyond the frame's edges within reach of it (dof::outside: the frame's edges
-// extended), adds its splat's corner deltas (dof::splat_of, aperture_area, splat_weight, splat_values,
-// splat_corners) to deltas[j]. Colours are decoded under the camera response `shoulder` (Params::response_shoulder).
+// extended), adds its splat's corner deltas (dof::splat_of, splat_fragment, splat_corners) to deltas[j].
+// Colours are decoded under the camera response `shoulder` (Params::response_shoulder).
 void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers& layers,
-                   const ApertureTable& ap, float shoulder, std::vector<std::vector<uint32_t>>& deltas,
+                   const SpreadApertures& ap, float shoulder, std::vector<std::vector<uint32_t>>& deltas,
                    int threads = 0);
 
 // The aperture table with each run of adjacent rectangles of equal columns merged into one (the GPU's

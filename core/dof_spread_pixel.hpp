@@ -320,29 +320,55 @@ SATLAB_HD void splat_corners(const Add& add, const Rect* rects, int n, int x, in
   }
 }
 
+// The spread's apertures (core/dof_spread.hpp, spread_apertures): per radius up to kMaxSpreadRects
+// rectangles in up to kMaxSpreadComponents components, each a stack of rectangles (its own pixels, once)
+// that adds `mult` times the unit weight over them (signed: an aperture with a profile or a central hole
+// is its outline less or plus smaller copies of it, each inside the one before, so the weight is never
+// negative at any pixel). `area` is the aperture's weighted area sum_c mult_c pixels_c, times the
+// frame's budget factor (SpreadApertures::one). A flat aperture is one component of mult 1: its splat is
+// that of the plain rectangle stack, bit for bit.
+constexpr int kMaxSpreadComponents = 3, kMaxSpreadRects = kMaxSpreadComponents * kMaxRects;
+struct SpreadInfo {
+  uint32_t area;
+  uint8_t count, comps;               // rectangles, components
+  uint8_t end[kMaxSpreadComponents];  // component c holds rectangles end[c - 1] (0 for c = 0) .. end[c] - 1
+  int8_t mult[kMaxSpreadComponents];
+  uint8_t pad[4];
+};
+static_assert(sizeof(SpreadInfo) == 16, "one 16-byte load per radius");
+
+// A component's splat values: splat_values of the weight round(kSpreadOne part |mult| / (65536 area))
+// (splat_weight of part |mult|: (part |mult|) << 8 stays below 2^32 for part <= 65536 and |mult| <= 127),
+// negated (uint32 wrap-around) for a negative mult.
+SATLAB_HD void component_values(const uint32_t l[3], uint32_t part, uint32_t area, int mult, uint32_t v[4]) {
+  const uint32_t m = uint32_t(mult < 0 ? -mult : mult);
+  splat_values(l, splat_weight(part * m, area), v);
+  if (mult < 0)
+    for (int k = 0; k < 4; ++k) v[k] = 0u - v[k];
+}
+
 // One fragment at (x, y) (a whole pixel: share 256): colour l (12-bit linear), CoC splat sp, share of the
-// pixel in 256ths: add(X, Y, k, value) for every corner delta of its two apertures (counts[r] rectangles
-// of radius r in rects; whole-aperture weights scaled by the share, rectangles clipped to the frame).
+// pixel in 256ths: add(X, Y, k, value) for every corner delta of its two apertures (info[r] and the
+// kMaxSpreadRects rectangles of radius r in rects; each component's weight scaled by the share,
+// rectangles clipped to the frame).
 template <class Add>
 SATLAB_HD void splat_fragment(const Add& add, const uint32_t l[3], Splat sp, uint32_t share,
-                              const Rect* rects, const uint8_t* counts, int x, int y, int w, int h) {
+                              const Rect* rects, const SpreadInfo* info, int x, int y, int w, int h) {
   for (int a = 0; a < 2; ++a) {
     const uint32_t part = a ? sp.q : 256u - sp.q;
     if (!part) continue;
     const int r = sp.r + a;
-    const Rect* rr = rects + r * kMaxRects;
-#if defined(__CUDA_ARCH__)
-    const int nr = __ldg(counts + r);
-#else
-    const int nr = counts[r];
-#endif
-    uint32_t v[4];
-    splat_values(l, splat_weight(part * share, aperture_area(rr, nr)), v);
-    splat_corners(
-        [&](int X, int Y, int sign) {
-          for (int k = 0; k < 4; ++k) add(X, Y, k, sign > 0 ? v[k] : 0u - v[k]);
-        },
-        rr, nr, x, y, w, h);
+    const Rect* rr = rects + r * kMaxSpreadRects;
+    const SpreadInfo in = info[r];
+    for (int c = 0, q0 = 0; c < in.comps; q0 = in.end[c], ++c) {
+      uint32_t v[4];
+      component_values(l, part * share, in.area, in.mult[c], v);
+      splat_corners(
+          [&](int X, int Y, int sign) {
+            for (int k = 0; k < 4; ++k) add(X, Y, k, sign > 0 ? v[k] : 0u - v[k]);
+          },
+          rr + q0, in.end[c] - q0, x, y, w, h);
+    }
   }
 }
 
@@ -356,13 +382,13 @@ SATLAB_HD int fill_blocks(int n) {
   return (n + kFillBlock - 1) / kFillBlock;
 }
 
-// A layer's coverage is its spread weight (in kSpreadOne units) times this gain, at most 1. Fitted on the
+// A layer's coverage is its spread weight (in units of spread_pixel's `one`) times this gain, at most 1. Fitted on the
 // ground truth (docs/quality.md, "How spread meets the lens": surfaces across layers): with a surface's
 // layers added (spread_pixel), 1.03 scores best of 1.0 to 1.2 (mean of the 12 cases; 1.1 was best before
 // surfaces joined). A layer's weight dips below 1 where its CoC varies, which the gain covers.
 constexpr float kCoverageGain = 1.03f;
 
-// A layer joins the surface in front of it (spread_pixel) when its spread weight, in kSpreadOne units, is
+// A layer joins the surface in front of it (spread_pixel) when its spread weight, in units of `one`, is
 // at least this. Fitted on the ground truth (docs/quality.md, "How spread meets the lens": surfaces across
 // layers): 0.3 scores best of 0.15, 0.3 and 0.5; joining every adjacent layer present (0) loses most on
 // default_far_small, where a sharp object's sliver behind a blurred one (weight about 0.1) then no longer
@@ -374,7 +400,7 @@ constexpr float kSurfaceJoin = 0.3f;
 // Front to back, the layers present are grouped into surfaces: a surface starts at a layer and takes the
 // next farther layer while that one is present, adjacent and weighs at least kSurfaceJoin (one object cut
 // by a layer edge: a sphere's rim and its middle, a floor across an edge). Within a surface the layers add,
-// front first, each with coverage min(kCoverageGain weight / kSpreadOne, 1 - the coverage so far), so the
+// front first, each with coverage min(kCoverageGain weight / one, 1 - the coverage so far), so the
 // surface's coverage T is their sum up to 1 and its colour their coverage-weighted mean. The front surface
 // (coverage a_top, colour c_top) goes over the front-to-back composite of the surfaces behind it,
 // normalised by its coverage:
@@ -389,11 +415,12 @@ constexpr float kSurfaceJoin = 0.3f;
 // (at least 2), doubling up to `reach` (fill_reach); with nothing behind within reach, c_top. The tables hold
 // blocks of kFillBlock x kFillBlock pixels (fill_blocks; a block's sums over its pixels in the frame), and a
 // box takes the blocks that meet the square (so it reaches up to kFillBlock - 1 pixels further on the side
-// away from the pixel's place in its block). `edge` is Layers::edge. The pixel's own splat covers it,
-// so a layer is present.
+// away from the pixel's place in its block). `edge` is Layers::edge; `one` is the spread weight of a pixel
+// that every splat of a uniform CoC covers (SpreadApertures::one). The pixel's own splat covers it, so a
+// layer is present.
 template <class Spread, class Tap>
 SATLAB_HD void spread_pixel(const Spread& spread, const Tap& tap, int layers, const float* edge, int reach,
-                            int x, int y, int w, int h, float out[3]) {
+                            float one, int x, int y, int w, int h, float out[3]) {
   float acc[3] = {0.f, 0.f, 0.f}, cov = 0.f, t = 1.f;  // the surfaces behind top
   float ct[3] = {0.f, 0.f, 0.f}, at = 0.f;             // top
   float sc[3] = {0.f, 0.f, 0.f}, st = 0.f;             // the surface being built (premultiplied)
@@ -419,7 +446,7 @@ SATLAB_HD void spread_pixel(const Spread& spread, const Tap& tap, int layers, co
       open = false;
       continue;
     }
-    const float wt = float(s.c[3]), lw = wt / float(kSpreadOne);
+    const float wt = float(s.c[3]), lw = wt / one;
     if (st > 0.f && !(open && lw >= kSurfaceJoin)) close();
     float a = kCoverageGain * lw;
     a = a < 1.f - st ? a : 1.f - st;

@@ -32,12 +32,15 @@ ApertureShape aperture_from_string(const std::string& s) {
 
 const std::vector<LensPreset>& lens_presets() {
   static const std::vector<LensPreset> presets = {
-      {"modern-prime", "a round iris: round bokeh everywhere", ApertureShape::Disc, 6, 0.f, 1.f},
-      {"hexagon", "six straight blades stopped down", ApertureShape::Polygon, 6, 0.f, 1.f},
-      {"pentagon", "five straight blades, a point up", ApertureShape::Polygon, 5, 0.f, 1.f},
-      {"anamorphic", "a 2x anamorphic lens: tall oval bokeh", ApertureShape::Disc, 6, 0.f, 0.5f},
-      {"anamorphic-wide", "a 1.33x squeeze: slightly tall ovals", ApertureShape::Disc, 6, 0.f, 0.75f},
-      {"tilted-oval", "a wide oval turned by 30 degrees", ApertureShape::Disc, 6, 30.f, 1.6f},
+      {"modern-prime", "a round iris: round bokeh everywhere", ApertureShape::Disc, 6, 0.f, 1.f, 0.f, 0.f},
+      {"hexagon", "six straight blades stopped down", ApertureShape::Polygon, 6, 0.f, 1.f, 0.f, 0.f},
+      {"pentagon", "five straight blades, a point up", ApertureShape::Polygon, 5, 0.f, 1.f, 0.f, 0.f},
+      {"anamorphic", "a 2x anamorphic lens: tall oval bokeh", ApertureShape::Disc, 6, 0.f, 0.5f, 0.f, 0.f},
+      {"anamorphic-wide", "a 1.33x squeeze: slightly tall ovals", ApertureShape::Disc, 6, 0.f, 0.75f, 0.f, 0.f},
+      {"tilted-oval", "a wide oval turned by 30 degrees", ApertureShape::Disc, 6, 30.f, 1.6f, 0.f, 0.f},
+      {"soap-bubble", "bright-rimmed discs (spread)", ApertureShape::Disc, 6, 0.f, 1.f, 1.f, 0.f},
+      {"soft-focus", "discs bright in the middle, soft at the rim (spread)", ApertureShape::Disc, 6, 0.f, 1.f, -1.f, 0.f},
+      {"mirror-lens", "a catadioptric lens: ring bokeh (spread)", ApertureShape::Disc, 6, 0.f, 1.f, 0.f, 0.45f},
   };
   return presets;
 }
@@ -52,6 +55,10 @@ std::string lens_preset_list() {
   std::string s;
   for (const LensPreset& l : lens_presets()) s += (s.empty() ? "" : ", ") + std::string(l.name);
   return s;
+}
+
+bool uses_aperture_profile(const Params& p) {
+  return p.bokeh_profile != 0.f || p.catadioptric != 0.f;
 }
 
 void set_focus_range(Params& p, float t) {
@@ -126,6 +133,15 @@ void validate(const Params& p) {
     bad("response_shoulder (--response-shoulder) must be in [0, 0.9]");
   if (!std::isfinite(p.blade_rotation)) bad("blade_rotation (--blade-rotation) must be finite");
   if (!(p.anamorphic >= 0.25f && p.anamorphic <= 4.f)) bad("anamorphic (--anamorphic) must be in [0.25, 4]");
+  if (!(p.bokeh_profile >= -1.f && p.bokeh_profile <= 1.f)) bad("bokeh_profile (--bokeh-profile) must be in [-1, 1]");
+  if (!(p.catadioptric >= 0.f && p.catadioptric <= 0.8f)) bad("catadioptric (--catadioptric) must be in [0, 0.8]");
+  if (p.filter == FilterKind::Dof && uses_aperture_profile(p) && !mode->profile) {
+    std::string can;
+    for (const DofMode& m : dof_modes())
+      if (m.profile) can += (can.empty() ? "" : ", ") + std::string(m.name);
+    throw Error(std::string(p.bokeh_profile != 0.f ? "--bokeh-profile" : "--catadioptric") +
+                " needs a dof mode that carries aperture profiles (" + can + "), not " + p.dof_mode);
+  }
   if (!(p.highlight_threshold >= 0.f && p.highlight_threshold <= 1.f))
     bad("highlight_threshold (--highlight-threshold) must be in [0, 1]");
   if (!(p.highlight_gain >= 1.f && p.highlight_gain <= 16.f)) bad("highlight_gain (--highlight-gain) must be in [1, 16]");

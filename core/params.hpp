@@ -46,6 +46,13 @@ struct Params {
   // Anamorphic squeeze: the aperture's width over its height before the rotation, in [0.25, 4] (1: as
   // drawn). The longer axis keeps the radius, the other is divided by the squeeze (oval bokeh).
   float anamorphic = 1.0f;
+  // The aperture's profile (core/dof_spread.hpp, spread_apertures; carried by the modes with
+  // DofMode::profile: spread). bokeh_profile P in [-1, 1]: the lens's weight over the aperture grows as
+  // 1 + P (2 u - 1), u the fraction of the aperture's area inside the point (u = rho^2 on a disc): 0 flat,
+  // 1 a bright rim (soap bubble), -1 a bright centre (soft). catadioptric h in [0, 0.8]: a central hole of
+  // h times the aperture's radius (a mirror lens's ring bokeh; the profile then runs over the ring).
+  float bokeh_profile = 0.0f;
+  float catadioptric = 0.0f;
   int dof_layers = 6;           // depth layers of the occlusion-aware modes: 2..8
   // The camera's response (core/dof.hpp, ResponseTables): it encoded scene radiance v as
   // sRGB(min(v / (1 + s v), 1)), a highlight shoulder s in [0, 0.9]; 0 is plain sRGB. The linear-light
@@ -74,17 +81,21 @@ void set_focus_range(Params& p, const FocusRange& r);
 FocusRange parse_focus_range(const std::string& s, float focus);
 
 // Lenses by name (--lens, the app's Lens presets): each sets the aperture's fields (shape, blades,
-// rotation, anamorphic squeeze) and nothing else.
+// rotation, anamorphic squeeze, profile, catadioptric hole) and nothing else.
 struct LensPreset {
   const char* name;
   const char* description;
   ApertureShape shape;
   int blades;
-  float rotation, anamorphic;
+  float rotation, anamorphic, profile, catadioptric;
   void apply(Params& p) const {
     p.aperture_shape = shape, p.blades = blades, p.blade_rotation = rotation, p.anamorphic = anamorphic;
+    p.bokeh_profile = profile, p.catadioptric = catadioptric;
   }
 };
+// The aperture features only the modes with DofMode::profile carry (bokeh_profile, catadioptric): true
+// when either is on.
+bool uses_aperture_profile(const Params& p);
 const std::vector<LensPreset>& lens_presets();
 // nullptr for an unknown name; lens_preset_list() names them all ("modern-prime, ...").
 const LensPreset* find_lens_preset(const std::string& name);

@@ -44,10 +44,18 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
                      "Anamorphic squeeze: the aperture's width over its height (1 round, 2 a wide oval, 0.5 a "
                      "tall one)"))
       ->check(CLI::Range(0.25, 4.0));
+  add(app.add_option("--bokeh-profile", p.bokeh_profile,
+                     "The aperture's brightness profile (spread): -1 a bright centre (soft), 0 flat, 1 a bright "
+                     "rim (soap bubble)"))
+      ->check(CLI::Range(-1.0, 1.0));
+  add(app.add_option("--catadioptric", p.catadioptric,
+                     "A mirror lens's central hole (spread): its radius as a fraction of the aperture's, 0 none"))
+      ->check(CLI::Range(0.0, 0.8));
   std::vector<std::string> lenses;
   for (const LensPreset& l : lens_presets()) lenses.push_back(l.name);
   add(app.add_option("--lens", o.lens,
-                     "A lens preset: sets --aperture-shape, --blades, --blade-rotation and --anamorphic, which "
+                     "A lens preset: sets --aperture-shape, --blades, --blade-rotation, --anamorphic, "
+                     "--bokeh-profile and --catadioptric, which "
                      "given too win (" + lens_preset_list() + ")"))
       ->check(CLI::IsMember(lenses));
   add(app.add_option("--layers", p.dof_layers, "Depth layers of the layered dof mode"))->check(CLI::Range(2, 8));
@@ -96,15 +104,13 @@ ParamOverlay filter_overlay(const CLI::App& app, const FilterOptions& o) {
   for (const std::string& name : param_option_names())
     if (app.get_option(name)->count()) overlay.give(name);
   if (const LensPreset* lens = find_lens_preset(o.lens)) {
-    Params l = overlay.values;
-    lens->apply(l);
-    const std::pair<const char*, void (*)(const Params&, Params&)> fields[] = {
-        {"--aperture-shape", [](const Params& f, Params& t) { t.aperture_shape = f.aperture_shape; }},
-        {"--blades", [](const Params& f, Params& t) { t.blades = f.blades; }},
-        {"--blade-rotation", [](const Params& f, Params& t) { t.blade_rotation = f.blade_rotation; }},
-        {"--anamorphic", [](const Params& f, Params& t) { t.anamorphic = f.anamorphic; }}};
-    for (const auto& [name, copy] : fields)
-      if (!overlay.has(name)) copy(l, overlay.values), overlay.give(name);
+    // The preset's fields, but those given as flags beside it.
+    ParamOverlay from_lens;
+    lens->apply(from_lens.values);
+    for (const char* name : {"--aperture-shape", "--blades", "--blade-rotation", "--anamorphic", "--bokeh-profile",
+                             "--catadioptric"})
+      if (!overlay.has(name)) from_lens.give(name), overlay.give(name);
+    overlay.values = from_lens.over(overlay.values);
   }
   return overlay;
 }

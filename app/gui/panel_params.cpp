@@ -132,8 +132,14 @@ void draw_params_panel(AppState& s) {
     const DofMode* mode = find_dof_mode(p.dof_mode);
     if (ImGui::BeginCombo("dof mode", mode ? mode->label : p.dof_mode.c_str())) {
       for (const DofMode& m : dof_modes()) {
-        if (ImGui::Selectable(m.label, p.dof_mode == m.name)) p.dof_mode = m.name, c = true;
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s: %s", m.name, m.description);
+        if (ImGui::Selectable(m.label, p.dof_mode == m.name)) {
+          p.dof_mode = m.name, c = true;
+          // A mode that carries no aperture profile (validate refuses one) takes the flat aperture.
+          if (!m.profile) p.bokeh_profile = p.catadioptric = 0.f;
+        }
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip("%s: %s%s", m.name, m.description,
+                            !m.profile && uses_aperture_profile(p) ? " (the aperture profile and hole go flat)" : "");
       }
       ImGui::EndCombo();
     }
@@ -146,13 +152,16 @@ void draw_params_panel(AppState& s) {
         l.apply(q);
         const bool polygon = p.aperture_shape == ApertureShape::Polygon, turns = polygon || p.anamorphic != 1.f;
         if (q.aperture_shape == p.aperture_shape && (!polygon || q.blades == p.blades) &&
-            (!turns || q.blade_rotation == p.blade_rotation) && q.anamorphic == p.anamorphic)
+            (!turns || q.blade_rotation == p.blade_rotation) && q.anamorphic == p.anamorphic &&
+            q.bokeh_profile == p.bokeh_profile && q.catadioptric == p.catadioptric)
           now = &l;
       }
       if (ImGui::BeginCombo("lens", now ? now->name : "(own)")) {
         for (const LensPreset& l : lens_presets()) {
-          if (ImGui::Selectable(l.name, now == &l)) l.apply(p), c = true;
-          if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", l.description);
+          const bool can = mode->profile || (l.profile == 0.f && l.catadioptric == 0.f);
+          if (ImGui::Selectable(l.name, now == &l, can ? 0 : ImGuiSelectableFlags_Disabled)) l.apply(p), c = true;
+          if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+            ImGui::SetTooltip("%s%s", l.description, can ? "" : " (needs the spread dof mode)");
         }
         ImGui::EndCombo();
       }
@@ -166,6 +175,16 @@ void draw_params_panel(AppState& s) {
         ImGui::SetTooltip("the aperture's width over its height: 1 round, below 1 the tall ovals of an anamorphic lens");
       if (p.aperture_shape == ApertureShape::Polygon || p.anamorphic != 1.f)
         c |= ImGui::SliderFloat("rotation", &p.blade_rotation, 0.f, 360.f, "%.0f deg");
+      if (mode->profile) {
+        c |= ImGui::SliderFloat("bokeh profile", &p.bokeh_profile, -1.f, 1.f, "%.2f", ImGuiSliderFlags_AlwaysClamp);
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip("the brightness across each bokeh disc: -1 a bright centre (soft, spherical aberration), "
+                            "0 flat, 1 a bright rim (soap bubble)");
+        c |= ImGui::SliderFloat("mirror hole", &p.catadioptric, 0.f, 0.8f, "%.2f", ImGuiSliderFlags_AlwaysClamp);
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip("a catadioptric (mirror) lens's central obstruction, as a fraction of the aperture's "
+                            "radius: ring bokeh (0 none)");
+      }
       if (mode->occlusion) {
         c |= ImGui::SliderInt("depth layers", &p.dof_layers, 2, 8);
         if (ImGui::IsItemHovered())

@@ -78,6 +78,8 @@ std::vector<TruthCase> load_truth_cases(const std::string& manifest) {
     if (c.contains("response_shoulder")) t.params.response_shoulder = float(number("response_shoulder"));
     if (c.contains("anamorphic")) t.params.anamorphic = float(number("anamorphic"));
     if (c.contains("blade_rotation")) t.params.blade_rotation = float(number("blade_rotation"));
+    if (c.contains("bokeh_profile")) t.params.bokeh_profile = float(number("bokeh_profile"));
+    if (c.contains("catadioptric")) t.params.catadioptric = float(number("catadioptric"));
     try {
       validate(t.params);
     } catch (const Error& e) {

@@ -37,6 +37,8 @@ constexpr Field<float> kFloatFields[] = {{"focus", &Params::focus},
                                          {"far_depth", &Params::far_depth},
                                          {"blade_rotation", &Params::blade_rotation},
                                          {"anamorphic", &Params::anamorphic},
+                                         {"bokeh_profile", &Params::bokeh_profile},
+                                         {"catadioptric", &Params::catadioptric},
                                          {"highlight_threshold", &Params::highlight_threshold},
                                          {"highlight_gain", &Params::highlight_gain},
                                          {"response_shoulder", &Params::response_shoulder}};

@@ -257,20 +257,17 @@ void grow(DofBuffer& b, size_t bytes, const char* what) {
   b.bytes = bytes;
 }
 
-void upload_aperture(DofBuffer& rects, DofBuffer& luts, std::string& uploaded, const std::string& key,
-                     float shoulder, void* stream, const std::function<ApertureTable()>& table) {
+void upload_shape(DofBuffer& rects, DofBuffer& luts, std::string& uploaded, const std::string& key,
+                  float shoulder, void* stream, size_t bytes,
+                  const std::function<void(DofBuffer&, void*)>& put) {
   const cudaStream_t st = cudaStream_t(stream);
-  const size_t rect_bytes = size_t(dof::kMaxShapedRadius + 1) * dof::kMaxRects * sizeof(dof::Rect);
-  grow(rects, rect_bytes + dof::kMaxShapedRadius + 1, "aperture rectangles");
+  const void *was_rects = rects.p, *was_luts = luts.p;
+  grow(rects, bytes, "aperture rectangles");
   grow(luts, 256 * sizeof(uint16_t) + dof::kLinearOne + 1, "transfer tables");
+  if (rects.p != was_rects || luts.p != was_luts) uploaded.clear();  // a new buffer holds nothing yet
   const std::string full = key + "/" + std::to_string(response_key(shoulder));
   if (full == uploaded) return;
-  const ApertureTable t = table();
-  SATLAB_CUDA(cudaMemcpyAsync(rects.p, t.rects.data(), t.rects.size() * sizeof(dof::Rect), cudaMemcpyHostToDevice, st),
-              "aperture rectangles");
-  SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(rects.p) + rect_bytes, t.counts.data(), t.counts.size(),
-                              cudaMemcpyHostToDevice, st),
-              "aperture rectangles");
+  put(rects, stream);
   SATLAB_CUDA(cudaMemcpyAsync(luts.p, srgb_to_linear12(shoulder), 256 * sizeof(uint16_t), cudaMemcpyHostToDevice, st),
               "transfer tables");
   SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(luts.p) + 512, linear12_to_srgb(shoulder), dof::kLinearOne + 1,
@@ -278,6 +275,23 @@ void upload_aperture(DofBuffer& rects, DofBuffer& luts, std::string& uploaded, c
               "transfer tables");
   SATLAB_CUDA(cudaStreamSynchronize(st), "aperture upload");  // the host tables are temporaries
   uploaded = full;
+}
+
+void upload_aperture(DofBuffer& rects, DofBuffer& luts, std::string& uploaded, const std::string& key,
+                     float shoulder, void* stream, const std::function<ApertureTable()>& table) {
+  const size_t rect_bytes = size_t(dof::kMaxShapedRadius + 1) * dof::kMaxRects * sizeof(dof::Rect);
+  ApertureTable t;  // kept until upload_shape has waited for the copies
+  upload_shape(rects, luts, uploaded, key, shoulder, stream, rect_bytes + dof::kMaxShapedRadius + 1,
+               [&](DofBuffer& b, void* stream) {
+                 const cudaStream_t st = cudaStream_t(stream);
+                 t = table();
+                 SATLAB_CUDA(cudaMemcpyAsync(b.p, t.rects.data(), t.rects.size() * sizeof(dof::Rect),
+                                             cudaMemcpyHostToDevice, st),
+                             "aperture rectangles");
+                 SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(b.p) + rect_bytes, t.counts.data(),
+                                             t.counts.size(), cudaMemcpyHostToDevice, st),
+                             "aperture rectangles");
+               });
 }
 
 void DofBuffer::release() {

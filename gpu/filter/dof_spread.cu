@@ -9,8 +9,8 @@
 //              takes a tile's pixels of the layer (and, in the frame's first and last tile rows and columns,
 //              the virtual pixels beyond its edges within R: dof::outside) and, when the tile's window (the
 //              tile grown by the layer's largest aperture radius R, 1 + R beyond its right and bottom edges)
-//              fits in shared memory, adds their signed corner deltas there (the aperture's rectangles with
-//              equal adjacent bands merged, core's merge_bands: fewer corners, the same deltas; shared
+//              fits in shared memory, adds their signed corner deltas there (the apertures of core's
+//              spread_apertures: equal adjacent bands merged, fewer corners, the same deltas; shared
 //              atomics; uint32 wrap-around: exact and order-free; a tile at least R from every edge takes its
 //              corners unclipped from the layer's corner table), takes the window's SAT (its rows in place,
 //              its columns summed as they are added) and adds its non-zero words to the layer's spread image
@@ -157,7 +157,7 @@ __device__ __forceinline__ void splat_point(const Add& add, const uchar4* __rest
                                             const uint8_t* __restrict__ splits, const dof::Layers& layers,
                                             unsigned only, int x, int y, int w, int h, int max_r,
                                             const dof::Rect* __restrict__ rects,
-                                            const uint8_t* __restrict__ counts,
+                                            const dof::SpreadInfo* __restrict__ info,
                                             const uint16_t* __restrict__ lin) {
   if constexpr (!Mixed) {
     // One fragment, the whole pixel.
@@ -170,7 +170,7 @@ __device__ __forceinline__ void splat_point(const Add& add, const uchar4* __rest
     const uchar4 p = img[i];
     const uint32_t l[3] = {__ldg(lin + p.x), __ldg(lin + p.y), __ldg(lin + p.z)};
     dof::splat_fragment([&](int X, int Y, int k, uint32_t v) { add(j, X, Y, k, v); }, l, sp, 256u, rects,
-                        counts, x, y, w, h);
+                        info, x, y, w, h);
     return;
   }
   mixed_fragments(img, coc, mixed, splits, lin, x, y, w, h, only,
@@ -182,7 +182,7 @@ __device__ __forceinline__ void splat_point(const Add& add, const uchar4* __rest
                     uint32_t l[3];
                     colour(l);
                     dof::splat_fragment([&](int X, int Y, int k, uint32_t v) { add(j, X, Y, k, v); }, l, sp,
-                                        share, rects, counts, x, y, w, h);
+                                        share, rects, info, x, y, w, h);
                   });
 }
 
@@ -192,7 +192,7 @@ __global__ void __launch_bounds__(kBlock)
     spread_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc,
                   const uint32_t* __restrict__ mixed, const uint8_t* __restrict__ splits, int w, int h,
                   dof::Layers layers, unsigned only, int max_r, const dof::Rect* __restrict__ rects,
-                  const uint8_t* __restrict__ counts, const uint16_t* __restrict__ lin,
+                  const dof::SpreadInfo* __restrict__ info, const uint16_t* __restrict__ lin,
                   uint32_t* __restrict__ deltas) {
   const int x = int(blockIdx.x * blockDim.x + threadIdx.x) - max_r,
             y = int(blockIdx.y * blockDim.y + threadIdx.y) - max_r;
@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(kBlock)
       [&](int j, int X, int Y, int k, uint32_t v) {
         atomicAdd(deltas + size_t(j) * n * 4 + (size_t(Y) * size_t(w) + size_t(X)) * 4 + k, v);
       },
-      img, coc, mixed, splits, layers, only, x, y, w, h, max_r, rects, counts, lin);
+      img, coc, mixed, splits, layers, only, x, y, w, h, max_r, rects, info, lin);
 }
 
 // Tiles of 32 x 32 pixels (a block of 32 x 8 threads, 4 rows each).
@@ -483,22 +483,23 @@ struct Window {
 };
 
 // The interior tiles' corner tables (spread_tile_kernel), one per layer whose window fits: per radius r in
-// 0..R, kMaxRects int4 (rectangle i's corners (x0, y0) +, (x1 + 1, y0) -, (x0, y1 + 1) -, (x1 + 1, y1 + 1) +
-// as byte offsets in the window from the pixel's own word), then per radius its aperture area and rectangle
-// count. Global memory, read through L1: in shared memory they cost the main layer of the bench's frame a
+// 0..R, kMaxSpreadRects int4 (rectangle i's corners (x0, y0) +, (x1 + 1, y0) -, (x0, y1 + 1) -, (x1 + 1,
+// y1 + 1) + as byte offsets in the window from the pixel's own word), then per radius its dof::SpreadInfo
+// (weighted area, components). Global memory, read through L1: in shared memory they cost the main layer of the bench's frame a
 // block per SM (five windows at R = 10 leave 2.4 KB of the SM's 228 KB, five tables take 7.5 KB).
 // A window of 4 planes fits in 227 KB of shared memory up to R = 43 (on sm_90); the host sends a layer of
 // larger R, or whose window does not fit on the device at hand, through global memory, so the tables need
 // no more radii (47 leaves a few to spare).
 constexpr int kMaxWindowR = 47;
-constexpr size_t kCornerTable = size_t(kMaxWindowR + 1) * (dof::kMaxRects * sizeof(int4) + sizeof(int2));
+constexpr size_t kCornerTable =
+    size_t(kMaxWindowR + 1) * (dof::kMaxSpreadRects * sizeof(int4) + sizeof(dof::SpreadInfo));
 
 __device__ __forceinline__ const int4* corner_offsets(const char* table, int j) {
   return reinterpret_cast<const int4*>(table + size_t(j) * kCornerTable);
 }
-__device__ __forceinline__ const int2* corner_areas(const char* table, int j) {
-  return reinterpret_cast<const int2*>(table + size_t(j) * kCornerTable +
-                                       size_t(kMaxWindowR + 1) * dof::kMaxRects * sizeof(int4));
+__device__ __forceinline__ const uint4* corner_infos(const char* table, int j) {
+  return reinterpret_cast<const uint4*>(table + size_t(j) * kCornerTable +
+                                        size_t(kMaxWindowR + 1) * dof::kMaxSpreadRects * sizeof(int4));
 }
 
 // Grid: the layers; radius[j] is layer j's window radius R (or -1: no window).
@@ -506,22 +507,19 @@ struct WindowRadii {
   int R[dof::kMaxLayers];
 };
 __global__ void __launch_bounds__(kBlock)
-    corner_table_kernel(const dof::Rect* __restrict__ rects, const uint8_t* __restrict__ counts,
+    corner_table_kernel(const dof::Rect* __restrict__ rects, const dof::SpreadInfo* __restrict__ info,
                         WindowRadii radii, char* __restrict__ table) {
   const int j = blockIdx.x, R = radii.R[j];
   if (R < 0) return;
   const int ww = kTile + 2 * R + 1;
   int4* off = const_cast<int4*>(corner_offsets(table, j));
-  int2* area = const_cast<int2*>(corner_areas(table, j));
-  for (int t = threadIdx.x; t < (R + 1) * dof::kMaxRects; t += kBlock) {
+  dof::SpreadInfo* in = reinterpret_cast<dof::SpreadInfo*>(const_cast<uint4*>(corner_infos(table, j)));
+  for (int t = threadIdx.x; t < (R + 1) * dof::kMaxSpreadRects; t += kBlock) {
     const dof::Rect q = rects[t];
     const int y0 = q.y0 * ww, y1 = (q.y1 + 1) * ww;
     off[t] = make_int4(4 * (y0 + q.x0), 4 * (y0 + q.x1 + 1), 4 * (y1 + q.x0), 4 * (y1 + q.x1 + 1));
   }
-  for (int r = threadIdx.x; r <= R; r += kBlock) {
-    const int nr = counts[r];
-    area[r] = make_int2(int(dof::aperture_area(rects + r * dof::kMaxRects, nr)), nr);
-  }
+  for (int r = threadIdx.x; r <= R; r += kBlock) in[r] = info[r];
 }
 
 // A shared-memory add at a 32-bit shared address, its result unused.
@@ -545,7 +543,7 @@ template <bool Mixed>
 __global__ void __launch_bounds__(kBlock)
     spread_tile_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc,
                        const uint32_t* __restrict__ mixed, int w, int h, dof::Layers layers, int j, int R,
-                       int max_r, const dof::Rect* __restrict__ rects, const uint8_t* __restrict__ counts,
+                       int max_r, const dof::Rect* __restrict__ rects, const dof::SpreadInfo* __restrict__ info,
                        const uint16_t* __restrict__ lin, const uint8_t* __restrict__ present,
                        const uint8_t* __restrict__ splits, const unsigned* __restrict__ split_list,
                        const char* __restrict__ table, uint32_t* __restrict__ d) {
@@ -578,7 +576,7 @@ __global__ void __launch_bounds__(kBlock)
   const bool interior = tx0 >= R && ty0 >= R && tx0 + kTile + R < w && ty0 + kTile + R < h;
   if (interior) {
     const int4* corners = corner_offsets(table, j);
-    const int2* areas = corner_areas(table, j);
+    const uint4* infos = corner_infos(table, j);
     const uint32_t plane = 4u * uint32_t(W.plane), base = uint32_t(__cvta_generic_to_shared(win));
     // One fragment (colour l, splat sp, share of the pixel in 256ths) of the pixel whose own word is at a0.
     const auto splat = [&](const uint32_t l[3], dof::Splat sp, uint32_t share, uint32_t a0) {
@@ -587,21 +585,25 @@ __global__ void __launch_bounds__(kBlock)
         const uint32_t part = a ? sp.q : 256u - sp.q;
         if (!part) continue;
         const int r = sp.r + a;
-        const int2 an = __ldg(areas + r);
-        uint32_t v[4];
-        dof::splat_values(l, dof::splat_weight(part * share, uint32_t(an.x)), v);
-        const uint32_t m0 = 0u - v[0], m1 = 0u - v[1], m2 = 0u - v[2], m3 = 0u - v[3];
-        const int4* cr = corners + r * dof::kMaxRects;
-        for (int q = 0; q < an.y; ++q) {
-          const int4 o = __ldg(cr + q);
-          red_shared(a0 + o.x, v[0]), red_shared(a1 + o.x, v[1]), red_shared(a2 + o.x, v[2]);
-          red_shared(a3 + o.x, v[3]);
-          red_shared(a0 + o.y, m0), red_shared(a1 + o.y, m1), red_shared(a2 + o.y, m2),
-              red_shared(a3 + o.y, m3);
-          red_shared(a0 + o.z, m0), red_shared(a1 + o.z, m1), red_shared(a2 + o.z, m2),
-              red_shared(a3 + o.z, m3);
-          red_shared(a0 + o.w, v[0]), red_shared(a1 + o.w, v[1]), red_shared(a2 + o.w, v[2]);
-          red_shared(a3 + o.w, v[3]);
+        const uint4 raw = __ldg(infos + r);
+        const dof::SpreadInfo an = *reinterpret_cast<const dof::SpreadInfo*>(&raw);
+        const int4* cr = corners + r * dof::kMaxSpreadRects;
+        // Each component (one for a flat aperture) with its own values.
+        for (int c = 0, q0 = 0; c < an.comps; q0 = an.end[c], ++c) {
+          uint32_t v[4];
+          dof::component_values(l, part * share, an.area, an.mult[c], v);
+          const uint32_t m0 = 0u - v[0], m1 = 0u - v[1], m2 = 0u - v[2], m3 = 0u - v[3];
+          for (int q = q0; q < an.end[c]; ++q) {
+            const int4 o = __ldg(cr + q);
+            red_shared(a0 + o.x, v[0]), red_shared(a1 + o.x, v[1]), red_shared(a2 + o.x, v[2]);
+            red_shared(a3 + o.x, v[3]);
+            red_shared(a0 + o.y, m0), red_shared(a1 + o.y, m1), red_shared(a2 + o.y, m2),
+                red_shared(a3 + o.y, m3);
+            red_shared(a0 + o.z, m0), red_shared(a1 + o.z, m1), red_shared(a2 + o.z, m2),
+                red_shared(a3 + o.z, m3);
+            red_shared(a0 + o.w, v[0]), red_shared(a1 + o.w, v[1]), red_shared(a2 + o.w, v[2]);
+            red_shared(a3 + o.w, v[3]);
+          }
         }
       }
     };
@@ -638,7 +640,7 @@ __global__ void __launch_bounds__(kBlock)
       for (int x = xa + int(threadIdx.x); x <= xb; x += 32)
         splat_point<Mixed>([&](int, int X, int Y, int k,
                                uint32_t v) { atomicAdd(win + k * W.plane + (Y - oy) * W.ww + (X - ox), v); },
-                           img, coc, mixed, splits, layers, 1u << j, x, y, w, h, max_r, rects, counts, lin);
+                           img, coc, mixed, splits, layers, 1u << j, x, y, w, h, max_r, rects, info, lin);
   }
   __syncthreads();
   // The window's SAT: rows, a thread per window row and channel (a warp's rows ww apart, ww odd: no bank
@@ -856,7 +858,7 @@ struct SpreadTables {
 
 __global__ void __launch_bounds__(kBlock)
     spread_composite_kernel(SpreadTables tables, dof::Layers layers, const uint8_t* __restrict__ enc,
-                            const uchar4* __restrict__ img, int reach, int w, int h,
+                            const uchar4* __restrict__ img, int reach, float one, int w, int h,
                             uchar4* __restrict__ out) {
   // The layer edges in shared memory: spread_pixel takes them by pointer, which would otherwise copy the
   // whole dof::Layers to local memory in every thread.
@@ -875,7 +877,7 @@ __global__ void __launch_bounds__(kBlock)
     return dof::Sum4{{a.x, a.y, a.z, a.w}};
   };
   float v[3];
-  dof::spread_pixel(spread, tables, layers.count, edge, reach, x, y, w, h, v);
+  dof::spread_pixel(spread, tables, layers.count, edge, reach, one, x, y, w, h, v);
   out[i] = make_uchar4(dof::encode(v[0], true, enc), dof::encode(v[1], true, enc),
                        dof::encode(v[2], true, enc), img[i].w);
 }
@@ -924,7 +926,8 @@ struct SpreadFrame {
   size_t tile_count, spread_bytes;
   std::string size;
   const dof::Rect* rects;
-  const uint8_t* rect_counts;
+  const dof::SpreadInfo* info;
+  uint32_t one;  // SpreadApertures::one
   const uint16_t* lin;
   const float* coc;
   const uchar4* img;
@@ -956,12 +959,26 @@ SpreadFrame spread_frame(const DofArgs& a) {
   const size_t n = f.n;
   f.size = std::to_string(w) + "x" + std::to_string(h);
 
-  // The spread kernels take the aperture table with equal adjacent bands merged (merge_bands: the same
-  // deltas, fewer corners), under a key of its own.
-  const std::string key = "spread/" + aperture_key(p, max_r);
-  const size_t rect_bytes = size_t(dof::kMaxShapedRadius + 1) * dof::kMaxRects * sizeof(dof::Rect);
-  upload_aperture(ws.rects, ws.luts, ws.shape_key, key, p.response_shoulder, a.stream,
-                  [&] { return merge_bands(aperture_table(p, max_r)); });
+  // The spread kernels take their own apertures (spread_apertures: the aperture table with equal adjacent
+  // bands merged, fewer corners for the same deltas, and the profile's components), under a key of their
+  // own: kMaxSpreadRects rectangles per radius, then a dof::SpreadInfo per radius.
+  const std::string key = "spread/" + spread_aperture_key(p, max_r);
+  const size_t rect_bytes = size_t(dof::kMaxShapedRadius + 1) * dof::kMaxSpreadRects * sizeof(dof::Rect);
+  SpreadApertures ap;  // kept until upload_shape has waited for the copies
+  upload_shape(ws.rects, ws.luts, ws.shape_key, key, p.response_shoulder, a.stream,
+               rect_bytes + size_t(dof::kMaxShapedRadius + 1) * sizeof(dof::SpreadInfo),
+               [&](DofBuffer& b, void* stream) {
+                 const cudaStream_t s = cudaStream_t(stream);
+                 ap = spread_apertures(p, max_r);
+                 SATLAB_CUDA(cudaMemcpyAsync(b.p, ap.rects.data(), ap.rects.size() * sizeof(dof::Rect),
+                                             cudaMemcpyHostToDevice, s),
+                             "spread apertures");
+                 SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(b.p) + rect_bytes, ap.info.data(),
+                                             ap.info.size() * sizeof(dof::SpreadInfo), cudaMemcpyHostToDevice,
+                                             s),
+                             "spread apertures");
+               });
+  f.one = spread_one(p);
   // images: spread images (16 B per pixel and layer), fill slices (8 B per block of each table's box);
   // tables: fill tables (32 B per block of each table's box), band sums (16 B per column, band and layer),
   // the tiles' present and cover sets and whether they hold a split pixel (1 B each), the layers' tile
@@ -981,7 +998,7 @@ SpreadFrame spread_frame(const DofArgs& a) {
   const size_t corners_at = (mixed_at + (n + 2 * size_t(w) + 2 * size_t(h)) * 4 + 15) / 16 * 16;
   grow(ws.tables, corners_at + kCornerTable * dof::kMaxLayers, "spread tables");
   f.rects = static_cast<const dof::Rect*>(ws.rects.p);
-  f.rect_counts = reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
+  f.info = reinterpret_cast<const dof::SpreadInfo*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
   f.lin = static_cast<const uint16_t*>(ws.luts.p);
   f.coc = static_cast<const float*>(a.coc);
   f.img = static_cast<const uchar4*>(a.image);
@@ -1028,7 +1045,7 @@ void tile_pass(const SpreadFrame& f, bool mixed_tiles, unsigned count) {
     const auto kernel = mixed_tiles ? spread_tile_kernel<true> : spread_tile_kernel<false>;
     mixed_tiles ? allow_window_bytes<true>(bytes) : allow_window_bytes<false>(bytes);
     kernel<<<mixed_tiles ? dim3(count) : f.tiles, f.block, bytes, cudaStream_t(f.ws.layer[j].stream)>>>(
-        f.img, f.coc, f.mixed, f.w, f.h, f.layers, j, R, f.max_r, f.rects, f.rect_counts, f.lin, f.present,
+        f.img, f.coc, f.mixed, f.w, f.h, f.layers, j, R, f.max_r, f.rects, f.info, f.lin, f.present,
         f.splits, f.split_list, f.corner_table, f.spread + size_t(j) * f.n * 4);
     SATLAB_LAUNCHED("spread_tile_kernel", f.size + " layer " + std::to_string(j));
   }
@@ -1084,7 +1101,7 @@ void spread_tiles(SpreadFrame& f) {
   clear_kernel<<<dim3(unsigned(f.tx), unsigned(f.ty), unsigned(f.L)), f.block, 0, st>>>(
       f.cover, f.w, f.h, reinterpret_cast<uint4*>(f.spread));
   SATLAB_LAUNCHED("clear_kernel", f.size);
-  corner_table_kernel<<<unsigned(f.L), kBlock, 0, st>>>(f.rects, f.rect_counts, f.radii, f.corner_table);
+  corner_table_kernel<<<unsigned(f.L), kBlock, 0, st>>>(f.rects, f.info, f.radii, f.corner_table);
   SATLAB_LAUNCHED("corner_table_kernel", f.size);
   static_assert(sizeof(f.ws.layer) / sizeof(f.ws.layer[0]) >= size_t(dof::kMaxLayers), "a stream per layer");
   const cudaEvent_t cleared = [&] {
@@ -1101,7 +1118,7 @@ void spread_tiles(SpreadFrame& f) {
   if (f.global_layers) {
     const dim3 plane((unsigned(f.w + 2 * f.max_r) + 31) / 32, (unsigned(f.h + 2 * f.max_r) + 7) / 8);
     spread_kernel<<<plane, f.block, 0, st>>>(f.img, f.coc, f.mixed, f.splits, f.w, f.h, f.layers, f.global_layers,
-                                             f.max_r, f.rects, f.rect_counts, f.lin, f.spread);
+                                             f.max_r, f.rects, f.info, f.lin, f.spread);
     SATLAB_LAUNCHED("spread_kernel", f.size);
   }
 }
@@ -1281,7 +1298,7 @@ void composite(const SpreadFrame& f, SpreadTables& tables) {
   for (int j = 0; j < f.L; ++j) tables.spread[j] = reinterpret_cast<const uint4*>(f.spread) + size_t(j) * f.n;
   spread_composite_kernel<<<f.grid, f.block, 0, f.st>>>(tables, f.layers,
                                                         static_cast<const uint8_t*>(f.ws.luts.p) + 512, f.img,
-                                                        dof::fill_reach(f.max_r), f.w, f.h,
+                                                        dof::fill_reach(f.max_r), float(f.one), f.w, f.h,
                                                         static_cast<uchar4*>(f.a.out));
   SATLAB_LAUNCHED("spread_composite_kernel", f.size);
 }

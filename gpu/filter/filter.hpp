@@ -55,6 +55,12 @@ unsigned long buffer_growths();
 // `table()`; the copies are waited for (the host tables are temporaries).
 void upload_aperture(DofBuffer& rects, DofBuffer& luts, std::string& uploaded, const std::string& key,
                      float shoulder, void* stream, const std::function<ApertureTable()>& table);
+// upload_aperture's mechanism for any layout of `bytes` in `rects` (the spread's apertures): put(rects,
+// stream) enqueues the copies when the key or the response changed; its host data must live until this
+// returns (it waits for them).
+void upload_shape(DofBuffer& rects, DofBuffer& luts, std::string& uploaded, const std::string& key,
+                  float shoulder, void* stream, size_t bytes,
+                  const std::function<void(DofBuffer&, void*)>& put);
 
 // A second stream with its fork and join events, made on first use (the spread mode builds its fill tables
 // on one beside its spread, and runs each layer's tiles on one of their own; gpu/filter/dof_spread.cu).

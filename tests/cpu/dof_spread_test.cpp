@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "core/dof_modes.hpp"
@@ -69,19 +70,27 @@ TEST(SpreadMode, ListedAsASpreadingOcclusionAwareMode) {
 TEST(SpreadMode, DeltasIntegrateToExactlyTheSplatsRectangles) {
   const uint32_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
+  // Flat apertures, and with a profile or a hole (Params::bokeh_profile, catadioptric: signed components).
+  for (const auto& [profile, hole] : {std::pair{0.f, 0.f}, std::pair{1.f, 0.f}, std::pair{-0.6f, 0.5f}})
   for (ApertureShape shape : {ApertureShape::Disc, ApertureShape::Polygon, ApertureShape::Square})
     for (const bool mixes : {false, true}) {
       const int w = 23, h = 17;
-      const Params p = spread_params(6.5f, shape);
+      Params p = spread_params(6.5f, shape);
+      p.bokeh_profile = profile, p.catadioptric = hole;
       ImageRGBA8 img = test::random_image(w, h, seed);
       ImageF coc = random_coc(w, h, 6.5f, seed + 1, true);
       if (mixes) test::make_mixed_pixels(img, coc);
       const dof::Layers layers = make_layers(p, 3);
-      const ApertureTable ap = aperture_table(p, shaped_max_radius(p));
+      const SpreadApertures ap = spread_apertures(p, shaped_max_radius(p));
+      if (profile != 0.f) {  // the profile is there: some radius of several components
+        int most = 0;
+        for (const dof::SpreadInfo& in : ap.info) most = std::max(most, int(in.comps));
+        ASSERT_GE(most, 2);
+      }
       std::vector<std::vector<uint32_t>> deltas;
       spread_deltas(img, coc, layers, ap, 0.f, deltas, 1);
       ASSERT_EQ(deltas.size(), 3u);
-      std::vector<std::vector<uint64_t>> brute(3, std::vector<uint64_t>(size_t(w * h) * 4, 0));
+      std::vector<std::vector<int64_t>> brute(3, std::vector<int64_t>(size_t(w * h) * 4, 0));
       const uint16_t* lin = srgb_to_linear12();
       // Every point of the plane within 2 max_r of the frame (twice the reach that matters), the frame's
       // edges extended: the frame's pixel at the clamped position.
@@ -121,18 +130,26 @@ TEST(SpreadMode, DeltasIntegrateToExactlyTheSplatsRectangles) {
             for (int a = 0; a < 2; ++a) {
               const uint32_t part = a ? s.q : 256u - s.q;
               if (!part) continue;
-              const dof::Rect* rects = ap.rects.data() + size_t(s.r + a) * dof::kMaxRects;
-              const int nr = ap.counts[size_t(s.r + a)];
-              uint32_t area = 0;  // the whole aperture's
-              for (int i = 0; i < nr; ++i)
-                area += uint32_t((rects[i].x1 - rects[i].x0 + 1) * (rects[i].y1 - rects[i].y0 + 1));
-              uint32_t v[4];
-              dof::splat_values(l, dof::splat_weight(part * fs, area), v);
-              for (int i = 0; i < nr; ++i)
-                for (int yy = std::max(0, y + rects[i].y0); yy <= std::min(h - 1, y + rects[i].y1); ++yy)
-                  for (int xx = std::max(0, x + rects[i].x0); xx <= std::min(w - 1, x + rects[i].x1); ++xx)
-                    for (int k = 0; k < 4; ++k)
-                      brute[size_t(j)][(size_t(yy) * size_t(w) + size_t(xx)) * 4 + size_t(k)] += v[k];
+              const dof::Rect* rects = ap.rects.data() + size_t(s.r + a) * dof::kMaxSpreadRects;
+              const dof::SpreadInfo& in = ap.info[size_t(s.r + a)];
+              // The weighted area (whole apertures), in 16ths of the unit weight times the budget factor.
+              int64_t area = 0;
+              for (int c = 0, i = 0; c < in.comps; ++c)
+                for (; i < in.end[c]; ++i)
+                  area += int64_t(in.mult[c]) * (rects[i].x1 - rects[i].x0 + 1) * (rects[i].y1 - rects[i].y0 + 1);
+              if (in.comps > 1 || profile != 0.f || hole != 0.f) area *= kProfileBudget;
+              ASSERT_EQ(std::max<int64_t>(area, 1), int64_t(in.area)) << "radius " << s.r + a;
+              for (int c = 0, i = 0; c < in.comps; ++c) {
+                uint32_t v[4];
+                const int m = std::abs(int(in.mult[c]));
+                dof::splat_values(l, dof::splat_weight(part * fs * uint32_t(m), in.area), v);
+                for (; i < in.end[c]; ++i)
+                  for (int yy = std::max(0, y + rects[i].y0); yy <= std::min(h - 1, y + rects[i].y1); ++yy)
+                    for (int xx = std::max(0, x + rects[i].x0); xx <= std::min(w - 1, x + rects[i].x1); ++xx)
+                      for (int k = 0; k < 4; ++k)
+                        brute[size_t(j)][(size_t(yy) * size_t(w) + size_t(xx)) * 4 + size_t(k)] +=
+                            in.mult[c] < 0 ? -int64_t(v[k]) : int64_t(v[k]);
+              }
             }
           }
         }
@@ -149,9 +166,11 @@ TEST(SpreadMode, DeltasIntegrateToExactlyTheSplatsRectangles) {
           for (size_t i = 0; i < size_t(w) * 4; ++i)
             d[size_t(y) * size_t(w) * 4 + i] += d[size_t(y - 1) * size_t(w) * 4 + i];
         for (size_t i = 0; i < d.size(); ++i) {
-          ASSERT_LT(brute[size_t(j)][i], uint64_t(1) << 32);
-          ASSERT_EQ(uint64_t(d[i]), brute[size_t(j)][i])
-              << to_string(shape) << " layer " << j << " element " << i << (mixes ? " mixed" : "");
+          ASSERT_GE(brute[size_t(j)][i], 0);  // no negative weight anywhere
+          ASSERT_LT(brute[size_t(j)][i], int64_t(1) << 32);
+          ASSERT_EQ(int64_t(d[i]), brute[size_t(j)][i]) << to_string(shape) << " layer " << j << " element " << i
+                                                        << (mixes ? " mixed" : "") << " profile " << profile
+                                                        << " hole " << hole;
         }
       }
       if (mixes) {
@@ -248,8 +267,8 @@ TEST(SpreadMode, MergedBandsGiveTheSameDeltas) {
       const ImageF coc = random_coc(w, h, 9.5f, seed + 1, true);
       const dof::Layers layers = make_layers(p, 3);
       std::vector<std::vector<uint32_t>> d0, d1;
-      spread_deltas(img, coc, layers, ap, 0.f, d0, 1);
-      spread_deltas(img, coc, layers, m, 0.f, d1, 1);
+      spread_deltas(img, coc, layers, spread_apertures(ap), 0.f, d0, 1);
+      spread_deltas(img, coc, layers, spread_apertures(m), 0.f, d1, 1);
       EXPECT_EQ(d0, d1) << to_string(shape) << " blades " << blades;
     }
   EXPECT_GT(merged, 0);
@@ -262,17 +281,20 @@ TEST(SpreadMode, MergedBandsGiveTheSameDeltas) {
 // shape, integral and fractional CoCs up to max_r, on frames smaller than an aperture too.
 TEST(SpreadMode, UniformCocGivesAUniformWeightUpToTheEdges) {
   const ImageRGBA8 img = test::random_image(29, 17, test::fresh_seed());
+  for (const auto& [profile, hole] : {std::pair{0.f, 0.f}, std::pair{1.f, 0.f}, std::pair{-0.5f, 0.45f}})
   for (ApertureShape shape : {ApertureShape::Disc, ApertureShape::Polygon, ApertureShape::Square})
     for (float c : {0.f, 1.f, 2.5f, -4.25f, 7.f, 8.75f, 9.f})
       for (const auto& [w, h] : {std::pair{29, 17}, std::pair{1, 1}, std::pair{1, 9}, std::pair{5, 2}}) {
-        const Params p = spread_params(9.f, shape);
+        Params p = spread_params(9.f, shape);
+        p.bokeh_profile = profile, p.catadioptric = hole;
         ImageRGBA8 part(w, h);
         for (int y = 0; y < h; ++y)
           for (int x = 0; x < w; ++x) std::copy_n(img.px(x, y), 4, part.px(x, y));
         ImageF coc(w, h, 1);
         for (auto& v : coc.data) v = c;
         const dof::Layers layers = make_layers(p, 3);
-        const ApertureTable ap = aperture_table(p, 9);
+        const SpreadApertures ap = spread_apertures(p, 9);
+        EXPECT_EQ(ap.one, spread_one(p));
         std::vector<std::vector<uint32_t>> deltas;
         spread_deltas(part, coc, layers, ap, 0.f, deltas, 1);
         const int j = dof::layer_of(c, layers);
@@ -285,15 +307,17 @@ TEST(SpreadMode, UniformCocGivesAUniformWeightUpToTheEdges) {
             weight.push_back(col[size_t(x)]);
           }
         }
+        // Each component's weight is off by at most 1/2 unit over each of its pixels.
         const dof::Splat s = dof::splat_of(c, 9);
-        double slack = 0.5 * dof::aperture_area(ap.rects.data() + size_t(s.r) * dof::kMaxRects,
-                                                ap.counts[size_t(s.r)]);
-        if (s.q)
-          slack += 0.5 * dof::aperture_area(ap.rects.data() + size_t(s.r + 1) * dof::kMaxRects,
-                                            ap.counts[size_t(s.r + 1)]);
+        double slack = 0;
+        for (int a = 0; a < (s.q ? 2 : 1); ++a) {
+          const dof::SpreadInfo& in = ap.info[size_t(s.r + a)];
+          slack += 0.5 * dof::aperture_area(ap.rects.data() + size_t(s.r + a) * dof::kMaxSpreadRects, in.count);
+        }
         const std::string what = std::string(to_string(shape)) + " coc " + std::to_string(c) + " " + std::to_string(w) +
-                                 "x" + std::to_string(h);
-        EXPECT_NEAR(double(weight[0]), double(dof::kSpreadOne), slack) << what;
+                                 "x" + std::to_string(h) + " profile " + std::to_string(profile) + " hole " +
+                                 std::to_string(hole);
+        EXPECT_NEAR(double(weight[0]), double(ap.one), slack) << what;
         for (size_t i = 0; i < weight.size(); ++i) ASSERT_EQ(weight[i], weight[0]) << what << " pixel " << i;
       }
 }
@@ -328,8 +352,8 @@ TEST(SpreadMode, ExtendedEdgesEqualEdgeReplicatedPadding) {
       const dof::Layers layers = make_layers(p, 4);
       const ApertureTable ap = aperture_table(p, m);
       std::vector<std::vector<uint32_t>> d, pd;
-      spread_deltas(img, coc, layers, ap, 0.f, d, 1);
-      spread_deltas(pimg, pcoc, layers, ap, 0.f, pd, 1);
+      spread_deltas(img, coc, layers, spread_apertures(ap), 0.f, d, 1);
+      spread_deltas(pimg, pcoc, layers, spread_apertures(ap), 0.f, pd, 1);
       for (int j = 0; j < layers.count; ++j) {
         // The uint32 SATs; the padded one read on the frame.
         const auto sat = [](std::vector<uint32_t>& v, int sw, int sh) {
@@ -366,10 +390,12 @@ TEST(SpreadMode, ExtendedEdgesEqualEdgeReplicatedPadding) {
 TEST(SpreadMode, FlatImageStaysFlatWhateverTheCoc) {
   const uint32_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));
+  for (const auto& [profile, hole] : {std::pair{0.f, 0.f}, std::pair{1.f, 0.f}, std::pair{-1.f, 0.6f}})
   for (ApertureShape shape : {ApertureShape::Square, ApertureShape::Disc, ApertureShape::Polygon})
     for (int value : {0, 1, 97, 200, 255}) {
       Params p = spread_params(9.f, shape);
       p.dof_layers = 5;
+      p.bokeh_profile = profile, p.catadioptric = hole;
       ImageRGBA8 img(37, 23);
       for (size_t i = 0; i < img.pixels(); ++i) {
         uint8_t* px = img.data.data() + i * 4;
@@ -377,7 +403,8 @@ TEST(SpreadMode, FlatImageStaysFlatWhateverTheCoc) {
       }
       ImageRGBA8 out;
       dof_spread_blur(img, random_coc(37, 23, 9.f, seed), p, out, 2);
-      EXPECT_EQ(out.data, img.data) << to_string(shape) << " value " << value;
+      EXPECT_EQ(out.data, img.data) << to_string(shape) << " value " << value << " profile " << profile
+                                    << " hole " << hole;
     }
 }
 
@@ -518,7 +545,7 @@ TEST(SpreadMode, TheFillTakesTheBlocksMeetingItsSquare) {
       }
     if (count == 0) continue;  // the square grows: not this test's case
     float out[3];
-    dof::spread_pixel(spread, tap, 2, edge, dof::kMaxShapedRadius, x, y, w, h, out);
+    dof::spread_pixel(spread, tap, 2, edge, dof::kMaxShapedRadius, float(dof::kSpreadOne), x, y, w, h, out);
     const double a = std::min(1.0, double(dof::kCoverageGain) * 0.5);
     for (int k = 0; k < 3; ++k)
       EXPECT_NEAR(out[k], a * 0.25 + (1 - a) * sum[k] / count / 4095.0, 1e-5)
@@ -717,4 +744,179 @@ TEST(SpreadMode, DegenerateDepthMapsGiveADefinedResult) {
     if (depth) depth_histogram(normalise_depth(*depth), hist);
     dof_spread_blur(img, coc, p, out, 1, depth ? &hist : nullptr);
   });
+}
+
+namespace {
+
+// The pixels of rectangles [q0, q1) of a spread aperture of radius r as a (2r + 1)^2 count per pixel.
+std::vector<int> raster(const dof::Rect* q, int q0, int q1, int r) {
+  const int n = 2 * r + 1;
+  std::vector<int> c(size_t(n) * size_t(n), 0);
+  for (int i = q0; i < q1; ++i)
+    for (int y = q[i].y0; y <= q[i].y1; ++y)
+      for (int x = q[i].x0; x <= q[i].x1; ++x) ++c[size_t(y + r) * size_t(n) + size_t(x + r)];
+  return c;
+}
+
+}  // namespace
+
+// The spread's apertures with a profile or a hole (spread_apertures): at most kMaxSpreadComponents
+// components of at most kMaxRects rectangles each; each component's rectangles are disjoint and lie inside
+// the component before (so the weight is a staircase of nested outlines); the outermost is the flat
+// aperture (merge_bands of aperture_table), so the support does not change; the weight, in 16ths, is
+// nowhere negative and sums to area / kProfileBudget; and the spread's weight budget (core/
+// dof_spread_pixel.hpp, kSpreadOne) holds with the peak weight: max_r m(r) + sum over d of 8 d max_{r >= d}
+// m(r) below 100, m(r) the largest weight of one pixel of a splat of radius r in kSpreadOne units (the peak
+// of the nested components' sums over the area). Every shape, squeezes 0.25, 1 and 4, profiles -1, 0.5 and
+// 1, holes 0, 0.3 and 0.8; rasterised at radii 0..40 and 97, the budget over all 511.
+TEST(SpreadProfile, AperturesAreNestedNeverNegativeAndKeepTheBudget) {
+  double worst = 0;
+  for (ApertureShape shape : {ApertureShape::Disc, ApertureShape::Polygon, ApertureShape::Square})
+    for (float squeeze : {0.25f, 1.f, 4.f})
+      for (float profile : {-1.f, 0.f, 0.5f, 1.f})
+        for (float hole : {0.f, 0.3f, 0.8f}) {
+          if (profile == 0.f && hole == 0.f) continue;
+          Params p = spread_params(float(dof::kMaxShapedRadius), shape);
+          p.blades = 5, p.blade_rotation = 20.f, p.anamorphic = squeeze;
+          p.bokeh_profile = profile, p.catadioptric = hole;
+          const std::string what = std::string(to_string(shape)) + " squeeze " + std::to_string(squeeze) +
+                                   " profile " + std::to_string(profile) + " hole " + std::to_string(hole);
+          const int R = dof::kMaxShapedRadius;
+          const SpreadApertures ap = spread_apertures(p, R);
+          ASSERT_EQ(ap.one, dof::kSpreadOne / kProfileBudget);
+          const ApertureTable flat = merge_bands(aperture_table(p, R));
+          std::vector<double> m(size_t(R) + 1, 0.0);
+          int layered = 0;  // radii of more than one component
+          for (int r = 0; r <= R; ++r) {
+            const dof::SpreadInfo& in = ap.info[size_t(r)];
+            const dof::Rect* q = ap.rects.data() + size_t(r) * dof::kMaxSpreadRects;
+            ASSERT_GE(in.comps, 1) << what << " radius " << r;
+            ASSERT_LE(in.comps, dof::kMaxSpreadComponents) << what;
+            ASSERT_EQ(in.end[in.comps - 1], in.count) << what;
+            int64_t peak = 0, run = 0;
+            for (int c = 0; c < in.comps; ++c) {
+              ASSERT_LE(in.end[c] - (c ? in.end[c - 1] : 0), dof::kMaxRects) << what << " radius " << r;
+              ASSERT_GT(in.end[c], c ? in.end[c - 1] : 0) << what << " radius " << r;
+              run += in.mult[c], peak = std::max(peak, run);
+            }
+            ASSERT_GT(in.mult[0], 0) << what;
+            layered += in.comps > 1;
+            // The outline is the flat aperture.
+            const int nflat = flat.counts[size_t(r)];
+            ASSERT_EQ(in.end[0], nflat) << what << " radius " << r;
+            for (int i = 0; i < nflat; ++i) {
+              const dof::Rect a = q[i], b = flat.rects[size_t(r) * dof::kMaxRects + size_t(i)];
+              ASSERT_TRUE(a.x0 == b.x0 && a.x1 == b.x1 && a.y0 == b.y0 && a.y1 == b.y1) << what << " radius " << r;
+            }
+            m[size_t(r)] = double(peak) / double(in.area);
+            if (r > 40 && r != 97) continue;
+            const int n = 2 * r + 1;
+            std::vector<int> density(size_t(n) * size_t(n), 0), inside;
+            int64_t total = 0;
+            for (int c = 0; c < in.comps; ++c) {
+              const std::vector<int> own = raster(q, c ? in.end[c - 1] : 0, in.end[c], r);
+              for (size_t i = 0; i < own.size(); ++i) {
+                ASSERT_LE(own[i], 1) << what << " radius " << r << " component " << c << ": rectangles overlap";
+                if (c && own[i]) ASSERT_EQ(inside[i], 1) << what << " radius " << r << ": component " << c
+                                                         << " leaves the one outside it";
+                density[i] += in.mult[c] * own[i];
+                total += in.mult[c] * own[i];
+              }
+              inside = own;
+            }
+            for (size_t i = 0; i < density.size(); ++i) ASSERT_GE(density[i], 0) << what << " radius " << r;
+            ASSERT_EQ(total * int64_t(kProfileBudget), int64_t(in.area)) << what << " radius " << r;
+          }
+          // The profile takes hold from small radii on (a hole from h r >= 0.5, a profile from r = 2).
+          EXPECT_GT(layered, R - 4) << what;
+          double sum = 0, most = 0;
+          for (int r = 0; r <= R; ++r) most = std::max(most, m[size_t(r)]);
+          sum = most;
+          double beyond = 0;
+          for (int d = R; d >= 1; --d) beyond = std::max(beyond, m[size_t(d)]), sum += 8.0 * d * beyond;
+          worst = std::max(worst, sum);
+          EXPECT_LT(sum, 100.0) << what;
+        }
+  std::printf("the most weight a pixel can gather with a profile: %.1f kSpreadOne\n", worst);
+}
+
+// Without a profile and a hole the spread's apertures are the flat ones, byte for byte (so the frame is
+// today's: tests/gpu/dof_spread_test.cpp and the tests above hold them to the rendering).
+TEST(SpreadProfile, NoneGivesTheFlatApertures) {
+  for (ApertureShape shape : {ApertureShape::Disc, ApertureShape::Polygon, ApertureShape::Square}) {
+    Params p = spread_params(40.f, shape);
+    p.anamorphic = 0.7f;
+    const SpreadApertures a = spread_apertures(p, 40), b = spread_apertures(merge_bands(aperture_table(p, 40)));
+    EXPECT_EQ(a.one, dof::kSpreadOne);
+    ASSERT_EQ(a.rects.size(), b.rects.size());
+    ASSERT_EQ(a.info.size(), b.info.size());
+    EXPECT_EQ(std::memcmp(a.rects.data(), b.rects.data(), a.rects.size() * sizeof(dof::Rect)), 0);
+    EXPECT_EQ(std::memcmp(a.info.data(), b.info.data(), a.info.size() * sizeof(dof::SpreadInfo)), 0);
+    for (const dof::SpreadInfo& in : a.info) EXPECT_EQ(in.comps, 1);
+    EXPECT_NE(spread_aperture_key(p, 40), [&] {
+      Params q = p;
+      q.bokeh_profile = 0.5f;
+      return spread_aperture_key(q, 40);
+    }());
+  }
+}
+
+// What a point light becomes (the spread image's colour channel over a black frame with one white pixel:
+// the splat itself, exactly): a flat disc stays even; a bright rim (profile 1) has its rim at least twice
+// its middle, a soft one (-1) the reverse; a mirror lens's hole (0.45) leaves its middle dark; the support
+// is the flat aperture's in every case.
+TEST(SpreadProfile, APointLightShowsTheProfile) {
+  const int w = 41, h = 41, R = 14;
+  for (const auto& [profile, hole] :
+       {std::pair{0.f, 0.f}, std::pair{1.f, 0.f}, std::pair{-1.f, 0.f}, std::pair{0.f, 0.45f}}) {
+    Params p = spread_params(float(R));
+    p.bokeh_profile = profile, p.catadioptric = hole;
+    ImageRGBA8 img(w, h);
+    for (size_t i = 0; i < img.pixels(); ++i) img.data[i * 4 + 3] = 255;
+    img.px(w / 2, h / 2)[0] = 255;
+    ImageF coc(w, h, 1);
+    for (auto& v : coc.data) v = -float(R);
+    const dof::Layers layers = make_layers(p, 2);
+    const SpreadApertures ap = spread_apertures(p, R);
+    std::vector<std::vector<uint32_t>> deltas;
+    spread_deltas(img, coc, layers, ap, 0.f, deltas, 1);
+    const std::vector<uint32_t>& d = deltas[size_t(dof::layer_of(-float(R), layers))];
+    std::vector<double> psf(size_t(w) * size_t(h), 0.0), col(size_t(w), 0.0);
+    for (int y = 0; y < h; ++y) {
+      double run = 0;
+      for (int x = 0; x < w; ++x) {
+        run += double(int32_t(d[(size_t(y) * size_t(w) + size_t(x)) * 4]));
+        col[size_t(x)] += run;
+        psf[size_t(y) * size_t(w) + size_t(x)] = col[size_t(x)];
+      }
+    }
+    const ApertureTable flat = aperture_table(p, R);
+    double middle = 0, rim = 0;
+    int nm = 0, nr = 0;
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const int dx = x - w / 2, dy = y - h / 2;
+        bool in = false;
+        for (int i = 0; i < flat.counts[size_t(R)]; ++i) {
+          const dof::Rect q = flat.rects[size_t(R) * dof::kMaxRects + size_t(i)];
+          in |= dx >= q.x0 && dx <= q.x1 && dy >= q.y0 && dy <= q.y1;
+        }
+        const double v = psf[size_t(y) * size_t(w) + size_t(x)];
+        if (!in) ASSERT_EQ(v, 0.0) << profile << " " << hole << " at " << dx << "," << dy;
+        const double rho = std::sqrt(double(dx * dx + dy * dy)) / R;
+        if (rho <= 0.25) middle += v, ++nm;
+        if (rho >= 0.8 && in) rim += v, ++nr;
+      }
+    middle /= nm, rim /= nr;
+    const std::string what = "profile " + std::to_string(profile) + " hole " + std::to_string(hole);
+    if (hole > 0) {
+      EXPECT_LT(middle, 0.02 * rim) << what;
+    } else if (profile > 0) {
+      EXPECT_GT(rim, 2 * middle) << what;
+    } else if (profile < 0) {
+      EXPECT_GT(middle, 2 * rim) << what;
+    } else {
+      EXPECT_NEAR(middle / rim, 1.0, 0.01) << what;
+    }
+  }
 }

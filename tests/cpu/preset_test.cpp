@@ -65,6 +65,8 @@ Preset unusual_preset() {
   p.params.focus_ramp_near = 0.25f;
   p.params.focus_ramp_far = 0.375f;
   p.params.anamorphic = 0.5f;
+  p.params.bokeh_profile = -0.375f;
+  p.params.catadioptric = 0.25f;
   p.params.aperture = 123.25f;
   p.params.max_radius = 31.5f;
   p.params.near_depth = 0.3f;
@@ -98,6 +100,8 @@ void expect_same(const Preset& a, const Preset& b) {
   EXPECT_EQ(a.params.focus_ramp_near, b.params.focus_ramp_near);
   EXPECT_EQ(a.params.focus_ramp_far, b.params.focus_ramp_far);
   EXPECT_EQ(a.params.anamorphic, b.params.anamorphic);
+  EXPECT_EQ(a.params.bokeh_profile, b.params.bokeh_profile);
+  EXPECT_EQ(a.params.catadioptric, b.params.catadioptric);
   EXPECT_EQ(a.params.aperture, b.params.aperture);
   EXPECT_EQ(a.params.max_radius, b.params.max_radius);
   EXPECT_EQ(a.params.near_depth, b.params.near_depth);
@@ -140,7 +144,7 @@ TEST(Preset, RoundTripKeepsEveryValueExactly) {
         "max_radius", "near_depth",          "far_depth",      "disparity",      "fractional_radius",
         "dof_mode",   "aperture_shape",      "blades",         "blade_rotation", "dof_layers",
         "highlights", "highlight_threshold", "highlight_gain", "highlight_cap",  "response_shoulder",
-        "focus_range_far", "focus_ramp_near", "focus_ramp_far", "anamorphic"})
+        "focus_range_far", "focus_ramp_near", "focus_ramp_far", "anamorphic", "bokeh_profile", "catadioptric"})
     EXPECT_NE(json.find(std::string("\"") + name + "\""), std::string::npos) << name << " missing in\n"
                                                                              << json;
   EXPECT_NE(json.find("\"focus\": 0.731"), std::string::npos) << "floats written in their shortest form:\n"
