@@ -91,6 +91,10 @@ namespace {
 
 using Rects = std::vector<dof::Rect>;
 
+// The largest radius whose profile regions are searched for (spread_apertures); larger ones take equal
+// steps of the area fraction.
+constexpr int kProfileSearchRadius = 64;
+
 uint32_t pixels_of(const Rects& rs) {
   uint32_t n = 0;
   for (const dof::Rect& r : rs) n += uint32_t(r.x1 - r.x0 + 1) * uint32_t(r.y1 - r.y0 + 1);
@@ -177,46 +181,105 @@ SpreadApertures spread_apertures(const ApertureTable& t) {
 SpreadApertures spread_apertures(const Params& p, int max_r) {
   const ApertureTable t = merge_bands(aperture_table(p, max_r));
   if (!uses_aperture_profile(p)) return spread_apertures(t);
-  const double P = p.bokeh_profile, h = p.catadioptric;
-  // The steps, outermost first: the outline's scale sqrt(u) and the weight inside it (the profile's mean
-  // over the step: 1 + P (u'_a + u'_b - 1) for the step from u'_a to u'_b), then the hole's (weight 0).
-  const double h2 = h * h;
-  const int steps = P != 0 ? (h > 0 ? 2 : 3) : 1;
-  std::vector<std::pair<double, double>> levels;  // (scale, weight inside the outline down to the next)
-  for (int k = steps; k >= 1; --k) {
-    const double ua = double(k - 1) / steps, ub = double(k) / steps;
-    levels.push_back({std::sqrt(h2 + (1 - h2) * ub), 1 + P * (ua + ub - 1)});
-  }
-  if (h > 0) levels.push_back({h, 0.0});
+  const double P = p.bokeh_profile, h2 = double(p.catadioptric) * double(p.catadioptric);
+  const int K = dof::kMaxSpreadComponents;
+  // The integral of the lens's weight from u = 0 to u (0 inside the hole, 1 + P (2 u' - 1) beyond it).
+  const auto integral = [&](double u) {
+    const double v = std::max(u - h2, 0.0);
+    return (1 - P) * v + P * v * v / (1 - h2);
+  };
+  std::vector<double> area(size_t(max_r) + 1);  // A(k), the pixels of the flat aperture of radius k
+  for (int k = 0; k <= max_r; ++k) area[size_t(k)] = double(pixels_of(rects_at(t, k)));
   SpreadApertures a = empty_apertures(max_r, spread_one(p));
+  std::vector<double> n, m, sn, snm, snmm;
   for (int r = 0; r <= max_r; ++r) {
+    const double ar = area[size_t(r)];
+    // Ring k of radius r's aperture: the pixels of aperture k not in aperture k - 1, n_k of them, at area
+    // fractions A(k - 1) / A(r) .. A(k) / A(r), weighted m_k (the lens's mean weight over that interval).
+    n.assign(size_t(r) + 1, 0.0), m.assign(size_t(r) + 1, 0.0);
+    for (int k = 0; k <= r; ++k) {
+      // (A squeezed aperture's area is not monotonic in its radius: the fractions stay within the aperture.)
+      const double lo = std::min(k ? area[size_t(k - 1)] / ar : 0.0, 1.0), hi = std::min(area[size_t(k)] / ar, 1.0);
+      n[size_t(k)] = std::max(area[size_t(k)] - (k ? area[size_t(k - 1)] : 0.0), 0.0);
+      m[size_t(k)] = hi > lo ? (integral(hi) - integral(lo)) / (hi - lo) : 0.0;
+    }
+    // The regions (runs of rings, innermost first), at most K: where the rings are few enough, those
+    // that fit the rings' weights best (least squares over the pixels, each region at its mean: dynamic
+    // programming over the runs); else the runs between equal steps of the area fraction (K with no hole;
+    // K - 1 and the hole), near the best for a weight linear in u.
+    std::vector<int> top;  // each region's outermost ring, innermost region first
+    if (r <= kProfileSearchRadius) {
+      sn.assign(size_t(r) + 2, 0.0), snm = sn, snmm = sn;
+      for (int k = 0; k <= r; ++k) {
+        sn[size_t(k) + 1] = sn[size_t(k)] + n[size_t(k)];
+        snm[size_t(k) + 1] = snm[size_t(k)] + n[size_t(k)] * m[size_t(k)];
+        snmm[size_t(k) + 1] = snmm[size_t(k)] + n[size_t(k)] * m[size_t(k)] * m[size_t(k)];
+      }
+      const auto cost = [&](int i, int j) {  // rings i..j as one region
+        const double c = sn[size_t(j) + 1] - sn[size_t(i)], s1 = snm[size_t(j) + 1] - snm[size_t(i)];
+        return c > 0 ? snmm[size_t(j) + 1] - snmm[size_t(i)] - s1 * s1 / c : 0.0;
+      };
+      const size_t R1 = size_t(r) + 1;
+      std::vector<double> best(size_t(K) * R1, 1e300);
+      std::vector<int> from(size_t(K) * R1, -1);
+      for (int j = 0; j <= r; ++j) best[size_t(j)] = cost(0, j);
+      for (int g = 1; g < K; ++g)
+        for (int j = g; j <= r; ++j)
+          for (int i = g - 1; i < j; ++i) {
+            const double c = best[size_t(g - 1) * R1 + size_t(i)] + cost(i + 1, j);
+            if (c < best[size_t(g) * R1 + size_t(j)] - 1e-12) best[size_t(g) * R1 + size_t(j)] = c, from[size_t(g) * R1 + size_t(j)] = i;
+          }
+      int g = 0;
+      for (int q = 1; q < K && q <= r; ++q)
+        if (best[size_t(q) * R1 + size_t(r)] < best[size_t(g) * R1 + size_t(r)] - 1e-12) g = q;
+      for (int j = r; g >= 0; j = from[size_t(g) * R1 + size_t(j)], --g) top.insert(top.begin(), j);
+    } else {
+      std::vector<double> bounds;  // area fractions, innermost first
+      if (h2 > 0) bounds.push_back(h2);
+      const int steps = P != 0 ? (h2 > 0 ? K - 1 : K) : 1;
+      for (int c = 1; c < steps; ++c) bounds.push_back(h2 + (1 - h2) * double(c) / steps);
+      for (double b : bounds) {
+        int k = 0;
+        while (k < r && area[size_t(k)] / ar < b) ++k;  // the first aperture holding the fraction b
+        if (std::fabs(area[size_t(k)] / ar - b) > (k ? std::fabs(area[size_t(k - 1)] / ar - b) : 1e300)) --k;
+        if (k >= 0 && k < r && (top.empty() || k > top.back())) top.push_back(k);
+      }
+      top.push_back(r);
+    }
+    // Each region's weight in 32nds (the mean of its rings', at most 2: 64, so every mult fits an int8),
+    // outermost first.
+    std::vector<int> outline, w32;
+    for (size_t c = top.size(); c-- > 0;) {
+      const int lo = c ? top[c - 1] + 1 : 0;
+      double sw = 0, sc = 0;
+      for (int k = lo; k <= top[c]; ++k) sw += n[size_t(k)] * m[size_t(k)], sc += n[size_t(k)];
+      outline.push_back(top[c]), w32.push_back(int(std::lround(32 * (sc > 0 ? sw / sc : 0.0))));
+    }
+    // The centre keeps a 32nd in a hole: a pixel's own splat must cover it (dof::spread_pixel's premise:
+    // where nothing else reaches, the pixel is its own colour).
+    w32.back() = std::max(w32.back(), 1);
+    w32.front() = std::max(w32.front(), 1);  // and the rim of a soft profile, so the outline is the aperture's
     std::vector<std::pair<Rects, int>> comps;
-    std::vector<int> weight16;  // the weight inside each component's outline, in 16ths
-    int last_k = r + 1;
-    for (const auto& [scale, wt] : levels) {
-      const int k = int(std::lround(scale * r)), w16 = int(std::lround(16 * wt));
-      if (k >= last_k || (h > 0 && wt == 0.0 && scale * r < 0.5)) continue;
-      Rects q = rects_at(t, k);
-      if (!comps.empty()) q = nested(q, comps.back().first);
-      if (q.empty()) continue;
-      comps.push_back({q, comps.empty() ? w16 : w16 - weight16.back()});
-      weight16.push_back(w16);
-      last_k = k;
+    for (size_t c = 0; c < outline.size(); ++c) {
+      Rects q = rects_at(t, outline[c]);
+      if (c) q = nested(q, comps.back().first);
+      if (q.empty()) break;
+      comps.push_back({q, c ? w32[c] - w32[c - 1] : w32[c]});
     }
     // Components that add nothing go (equal weights on both sides of an outline).
     std::vector<std::pair<Rects, int>> kept;
     for (auto& c : comps)
       if (c.second != 0) kept.push_back(c);
-    int64_t area = 0;
-    for (const auto& c : kept) area += int64_t(c.second) * int64_t(pixels_of(c.first));
-    if (kept.size() <= 1 || area <= 0) {
+    int64_t total = 0;
+    for (const auto& c : kept) total += int64_t(c.second) * int64_t(pixels_of(c.first));
+    if (kept.size() <= 1 || total <= 0 || kept[0].second <= 0) {
       const Rects q = rects_at(t, r);
       put(a, r, {{q, 1}}, std::max(pixels_of(q), 1u) * kProfileBudget);
       continue;
     }
-    area *= kProfileBudget;
-    if (area > int64_t(1) << 31) throw Error("spread_apertures: aperture too large for its weights");
-    put(a, r, kept, uint32_t(area));
+    total *= kProfileBudget;
+    if (total > int64_t(1) << 31) throw Error("spread_apertures: aperture too large for its weights");
+    put(a, r, kept, uint32_t(total));
   }
   return a;
 }

@@ -30,14 +30,14 @@ uint32_t spread_one(const Params& p);
 // The flat apertures of a table: each radius one component of mult 1 (its rectangles as they are).
 SpreadApertures spread_apertures(const ApertureTable& t);
 // A frame's apertures: merge_bands(aperture_table(p, max_r)), and with Params::bokeh_profile P or
-// Params::catadioptric h set, the lens's weight 1 + P (2 u' - 1) over the aperture (u' the fraction of
-// the ring h^2 <= u <= 1 inside the point, u = (rho / R)^2; 0 inside the hole) in steps: the aperture's
-// area cut at equal fractions of u' (3 steps without a hole, 2 with one), each step's weight the mean of
-// the profile over it. Step k's outline is the aperture of radius round(sqrt(u_k) r) of the same shape,
-// cut to the outline outside it (so each lies inside the one before and the weight is nowhere negative),
-// its mult the step's weight less the weight outside it, in 16ths; the hole's outline (radius round(h r))
-// takes the rest to 0. An outline whose radius does not shrink below the one outside it is left out (small
-// radii: 1 keeps its flat disc, a hole needs h r >= 0.5), and a radius left with one component is flat.
+// Params::catadioptric h set, the lens's weight 1 + P (2 u' - 1) over the aperture (u the fraction of its
+// area inside the point, u' that of the ring h^2 <= u <= 1; 0 inside the hole) as a staircase of at most
+// kMaxSpreadComponents nested outlines: radius r's rings (aperture k less aperture k - 1) each take the
+// weight's mean over their area fractions; the regions (runs of rings) are those that fit the rings best
+// in least squares up to radius 64, equal steps of u beyond; each region weighs its rings' mean, in 32nds.
+// Each inner outline is the aperture of its radius cut to the one outside it (so the weight is nowhere
+// negative), its mult the step in weight there; the centre and the rim keep at least a 32nd (a pixel's own
+// splat covers it; the outline stays the flat aperture's). A radius left with one component is flat.
 SpreadApertures spread_apertures(const Params& p, int max_r);
 // What spread_apertures(p, max_r) depends on, as text (the GPU re-uploads the table when it changes).
 std::string spread_aperture_key(const Params& p, int max_r);

@@ -322,7 +322,7 @@ SATLAB_HD void splat_corners(const Add& add, const Rect* rects, int n, int x, in
 
 // The spread's apertures (core/dof_spread.hpp, spread_apertures): per radius up to kMaxSpreadRects
 // rectangles in up to kMaxSpreadComponents components, each a stack of rectangles (its own pixels, once)
-// that adds `mult` times the unit weight over them (signed: an aperture with a profile or a central hole
+// that adds `mult` times a unit weight over them (signed: an aperture with a profile or a central hole
 // is its outline less or plus smaller copies of it, each inside the one before, so the weight is never
 // negative at any pixel). `area` is the aperture's weighted area sum_c mult_c pixels_c, times the
 // frame's budget factor (SpreadApertures::one). A flat aperture is one component of mult 1: its splat is

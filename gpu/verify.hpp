@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dof_modes.hpp"
 #include "core/image.hpp"
 #include "core/params.hpp"
 #include "core/variant.hpp"
@@ -52,7 +53,8 @@ const char* to_string(KeyPattern p);
 std::vector<uint32_t> sort_keys(size_t n, KeyPattern p, uint64_t seed);
 
 // The k-th lens of the DoF sweeps (verify_dof, tests/gpu/dof_spread_test): disc, polygon and square
-// apertures, 5 to 8 blades and their rotation, 2 to 8 layers in turn; aperture 3 r, focus 0.4.
+// apertures, 5 to 8 blades and their rotation, 2 to 8 layers, squeezes, focus ranges and profiles in turn;
+// aperture 3 r, focus 0.4.
 inline Params dof_sweep_params(const std::string& mode, int k, float max_radius) {
   Params p;
   p.dof_mode = mode;
@@ -66,6 +68,10 @@ inline Params dof_sweep_params(const std::string& mode, int k, float max_radius)
   if (k % 5 == 1) p.anamorphic = 0.5f;
   if (k % 5 == 3) p.anamorphic = 2.5f;
   if (k % 4 == 2) set_focus_range(p, FocusRange{0.15f, 0.3f, 0.45f, 0.8f});
+  // In the modes that carry them (DofMode::profile), a bright rim, and a soft centre around a hole.
+  const DofMode* m = find_dof_mode(mode);
+  if (m && m->profile && k % 4 == 1) p.bokeh_profile = 0.8f;
+  if (m && m->profile && k % 4 == 3) p.bokeh_profile = -0.5f, p.catadioptric = 0.4f;
   return p;
 }
 

@@ -26,9 +26,9 @@
 #   holdout       renders the held-out ground truth (gen_scene --truth --holdout), `satlab quality` on it with
 #                 both backends, the GPU rows against the CPU's there and docs/quality/holdout-cpu.json
 #   lens          the lens's features (docs/lens.md): the spread, shaped-mode and CoC GPU = CPU tests, memcheck and
-#                 racecheck on spread, `verify --families dof`; thin-lens truth (LENS samples, default 24) plain
-#                 and through each oval of OVALS (default "0.5:0 2:30", SQUEEZE:ROTATION) into DIR (default
-#                 /tmp/satlab-lens), `satlab quality --backend gpu` on each; `bench sat --pipeline-only
+#                 racecheck on spread, `verify --families dof`; thin-lens truth (LENS samples, default 24) for
+#                 each of TRUTHS (default "plain oval-0.5-0 oval-2-30"; also profile-P, hole-H) into DIR
+#                 (default /tmp/satlab-lens), `satlab quality --backend gpu` on each; `bench sat --pipeline-only
 #                 --dof-modes spread` (the feature rows beside plain spread)
 #   layers        spread's and layered's 4K frames and GPU scores at 6, 7 and 8 depth layers (LAYERS="...")
 #   primitives    compaction and sort: tests, bench rows with own/CUB ratios (2^16..2^26; SATLAB_BENCH_FULL=1
@@ -291,16 +291,21 @@ part_holdout() {
 }
 
 part_lens() {
-  local dir=${DIR:-/tmp/satlab-lens} lens=${LENS:-24} ovals=${OVALS:-"0.5:0 2:30"} o pids=()
-  mkdir -p "$dir/plain"
+  # Each truth by name: plain, oval-SQUEEZE-DEGREES, profile-P (--bokeh-profile), hole-H (--catadioptric).
+  local dir=${DIR:-/tmp/satlab-lens} lens=${LENS:-24} truths=${TRUTHS:-"plain oval-0.5-0 oval-2-30"} t pids=()
+  flags_of() {
+    case $1 in
+      oval-*) local a=${1#oval-}; echo "--anamorphic ${a%-*} --rotation ${a##*-}" ;;
+      profile-*) echo "--bokeh-profile ${1#profile-}" ;;
+      hole-*) echo "--catadioptric ${1#hole-}" ;;
+    esac
+  }
   # The truth renders on the host's cores while the GPU tests run.
-  step "thin-lens truth at $lens x $lens samples: plain and the ovals $ovals"
-  "$GEN_SCENE" --truth "$dir/plain" --lens "$lens" >"$OUT/truth-plain.log" 2>&1 &
-  pids+=($!)
-  for o in $ovals; do
-    mkdir -p "$dir/oval-${o/:/-}"
-    "$GEN_SCENE" --truth "$dir/oval-${o/:/-}" --lens "$lens" --anamorphic "${o%%:*}" --rotation "${o##*:}" \
-      >"$OUT/truth-oval-${o/:/-}.log" 2>&1 &
+  step "thin-lens truth at $lens x $lens samples: $truths"
+  for t in $truths; do
+    mkdir -p "$dir/$t"
+    # shellcheck disable=SC2046  # the flags split into words
+    "$GEN_SCENE" --truth "$dir/$t" --lens "$lens" $(flags_of "$t") >"$OUT/truth-$t.log" 2>&1 &
     pids+=($!)
   done
   step "GPU = CPU: spread, the shaped modes, the CoC map"
@@ -310,7 +315,7 @@ part_lens() {
   step "compute-sanitizer memcheck on spread (small sizes)"
   SATLAB_TEST_OWN_SAT_ONLY=1 sanitizer memcheck 20000 200 lens-memcheck.log 'GpuDofSpread.Bit*'
   for p in "${pids[@]}"; do wait "$p" || status=1; done
-  tail -2 "$OUT"/truth-*.log
+  tail -n 2 "$OUT"/truth-*.log
   step "satlab quality --backend gpu on each truth"
   for t in "$dir"/*/; do
     run 200 lens-quality.log "$SATLAB" quality --backend gpu --runs 1 --cases "$t/cases.json" \

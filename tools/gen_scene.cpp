@@ -7,9 +7,10 @@
 //   gen_scene [--scene NAME] [OUT_DIR] [WIDTH HEIGHT]
 // With --truth, writes the thin-lens ground truth of `satlab quality` instead (tools/scene/lens_truth.hpp):
 //   gen_scene --truth OUT_DIR [--scene NAME] [--size W H] [--lens N] [--case NAME] [--holdout]
-//             [--anamorphic SQUEEZE] [--rotation DEGREES]
+//             [--anamorphic SQUEEZE] [--rotation DEGREES] [--bokeh-profile P] [--catadioptric H]
 // (default 384 x 216, 48 x 48 samples; --holdout: the held-out cases, which no DoF rule was fitted on;
-// --anamorphic and --rotation: an oval aperture, recorded in each case as satlab's parameters)
+// --anamorphic and --rotation: an oval aperture; --bokeh-profile and --catadioptric: a weighted lens and
+// a central hole; each recorded in each case as satlab's parameters)
 // With --truth OUT_DIR --right-views, renders only the stereo right views of OUT_DIR/cases.json's scenes
 // and adds their fields to it (every other file and field stays as it is):
 //   gen_scene --truth OUT_DIR --right-views [--scene NAME]
@@ -51,6 +52,10 @@ int main(int argc, char** argv) try {
       truth.anamorphic = std::atof(argv[++i]);
     } else if (a == "--rotation" && i + 1 < argc) {
       truth.rotation = std::atof(argv[++i]);
+    } else if (a == "--bokeh-profile" && i + 1 < argc) {
+      truth.profile = std::atof(argv[++i]);
+    } else if (a == "--catadioptric" && i + 1 < argc) {
+      truth.hole = std::atof(argv[++i]);
     } else if (a == "--lens" && i + 1 < argc) {
       truth.lens = std::atoi(argv[++i]);
     } else if (a.size() > 1 && a[0] == '-') {

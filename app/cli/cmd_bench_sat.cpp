@@ -94,6 +94,13 @@ struct LensFeature {
 const LensFeature kLensFeatures[] = {
     {"anamorphic", [](Params& p) { p.anamorphic = 0.5f, p.blade_rotation = 30.f; }},
     {"focus_ramps", [](Params& p) { set_focus_range(p, FocusRange{p.focus - 0.3f, p.focus - 0.1f, p.focus + 0.1f, p.focus + 0.4f}); }},
+    {"profile", [](Params& p) { p.bokeh_profile = 1.f; }},
+    {"catadioptric", [](Params& p) { p.catadioptric = 0.45f; }},
+    {"all", [](Params& p) {  // every feature built so far at once
+       p.anamorphic = 0.5f, p.blade_rotation = 30.f;
+       set_focus_range(p, FocusRange{p.focus - 0.3f, p.focus - 0.1f, p.focus + 0.1f, p.focus + 0.4f});
+       p.bokeh_profile = -0.5f, p.catadioptric = 0.45f;
+     }},
 };
 std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int runs,
                                 const DofMode& mode = dof_mode(DofModeId::GatherBox), int lights = 0,

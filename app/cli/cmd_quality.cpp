@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <set>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -468,6 +469,7 @@ int run_quality(const QualityOptions& o) {
   std::printf("%-24s %-11s %-14s %-17s %9s %7s %9s %7s %8s %9s\n", "case", "depth", "refine", "mode", "PSNR dB",
               "SSIM", "band dB", "b.SSIM", "band px", gpu ? "GPU ms" : "CPU ms");
   nlohmann::json rows = nlohmann::json::array();
+  std::set<std::string> skipped;  // modes left out of cases they cannot carry
   // Sources and refined depths depend on the scene (its depth file, depths and right view), not on the
   // case's focus or lens: made once per scene.
   std::map<std::string, DepthSource> made;
@@ -506,6 +508,10 @@ int run_quality(const QualityOptions& o) {
       const std::string depth_tag = source == "exact" && refiner == "none" ? "" : source + "_" + refiner + "_";
       for (const DofMode* m : modes)
       for (const bool hl : highlights) {
+      if (uses_aperture_profile(lc.c.params) && !m->profile) {  // validate would refuse it: a skip, said
+        skipped.insert(std::string(m->name));
+        continue;
+      }
       Params p = lc.c.params;
       set_focus_range(p, o.focus_range);
       const char* units = source == "exact" ? "case" : keep_units(p, sd.lo, sd.hi);
@@ -561,6 +567,14 @@ int run_quality(const QualityOptions& o) {
       if (!o.images.empty()) io::save_png(o.images + "/" + lc.c.name + "_" + file_tag + ".png", out);
     }
     }
+  if (!skipped.empty()) {
+    std::string names, can;
+    for (const std::string& n : skipped) names += (names.empty() ? "" : ", ") + n;
+    for (const DofMode& m : dof_modes())
+      if (m.profile) can += (can.empty() ? "" : ", ") + std::string(m.name);
+    std::printf("skipped %s on the cases with an aperture profile or hole: only %s carries them\n", names.c_str(),
+                can.c_str());
+  }
   if (!o.json.empty()) {
     nlohmann::json j = {
         {"command", "satlab quality"},
@@ -582,6 +596,7 @@ int run_quality(const QualityOptions& o) {
          "refiner's CPU time"},
         {"edge_jump_px", kDepthEdgeJump},
         {"rows", rows}};
+    if (!skipped.empty()) j["skipped_modes"] = skipped;  // on the cases with an aperture profile or hole
     io::save_text(o.json, j.dump(1) + "\n");
   }
   return 0;

@@ -863,7 +863,7 @@ TEST(SpreadProfile, NoneGivesTheFlatApertures) {
 
 // What a point light becomes (the spread image's colour channel over a black frame with one white pixel:
 // the splat itself, exactly): a flat disc stays even; a bright rim (profile 1) has its rim at least twice
-// its middle, a soft one (-1) the reverse; a mirror lens's hole (0.45) leaves its middle dark; the support
+// its middle, a soft one (-1) the reverse; a mirror lens's hole (0.45) leaves its middle dark (a 32nd); the support
 // is the flat aperture's in every case.
 TEST(SpreadProfile, APointLightShowsTheProfile) {
   const int w = 41, h = 41, R = 14;
@@ -910,7 +910,7 @@ TEST(SpreadProfile, APointLightShowsTheProfile) {
     middle /= nm, rim /= nr;
     const std::string what = "profile " + std::to_string(profile) + " hole " + std::to_string(hole);
     if (hole > 0) {
-      EXPECT_LT(middle, 0.02 * rim) << what;
+      EXPECT_LT(middle, 0.05 * rim) << what;  // the centre keeps a 32nd (spread_apertures)
     } else if (profile > 0) {
       EXPECT_GT(rim, 2 * middle) << what;
     } else if (profile < 0) {

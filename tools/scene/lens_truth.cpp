@@ -88,6 +88,8 @@ void write_ground_truth(const TruthOptions& o) {
   if (o.width < 8 || o.height < 8) throw Error("--size must be at least 8 x 8");
   if (o.lens < 1 || o.lens > 64) throw Error("--lens must be in [1, 64]");
   if (!(o.anamorphic >= 0.25 && o.anamorphic <= 4)) throw Error("--anamorphic must be in [0.25, 4]");
+  if (!(o.profile >= -1 && o.profile <= 1)) throw Error("--bokeh-profile must be in [-1, 1]");
+  if (!(o.hole >= 0 && o.hole <= 0.8)) throw Error("--catadioptric must be in [0, 0.8]");
   if (!o.scene.empty() && !find_scene(o.scene)) throw Error("unknown scene '" + o.scene + "'");
   nlohmann::json cases = nlohmann::json::array();
   const auto& table = o.holdout ? kHoldout : kCases;
@@ -123,7 +125,7 @@ void write_ground_truth(const TruthOptions& o) {
         p.max_radius = std::ceil(largest);
         const auto t0 = std::chrono::steady_clock::now();
         io::save_png(o.out_dir + "/" + name + ".png", render_thin_lens(s, cam, a.radius, f.z, o.lens,
-                                                                     LensShape{o.anamorphic, o.rotation}));
+                                                                     LensShape{o.anamorphic, o.rotation, o.profile, o.hole}));
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const int cw = std::max(4, int(std::lround(kCropW * o.width))),
                   ch = std::max(4, int(std::lround(kCropH * o.height)));
@@ -154,6 +156,8 @@ void write_ground_truth(const TruthOptions& o) {
                          {"baseline", rv.baseline},
                          {"disparity_scale", rv.disparity_scale}});
         if (o.anamorphic != 1) cases.back()["anamorphic"] = o.anamorphic, cases.back()["blade_rotation"] = o.rotation;
+        if (o.profile != 0) cases.back()["bokeh_profile"] = o.profile;
+        if (o.hole != 0) cases.back()["catadioptric"] = o.hole;
         if (!o.quiet)
           std::printf("%-24s focus %.3f (z %.1f)  K %.2f px  largest CoC %.2f px  (%.1f s)\n", name.c_str(),
                       p.focus, f.z, p.aperture, largest, secs);

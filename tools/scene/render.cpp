@@ -90,6 +90,7 @@ ImageRGBA8 render_thin_lens(const Scene& s, const Camera& cam, double lens_radiu
   const int W = cam.width, H = cam.height;
   const double q = shape.squeeze, sx = q >= 1 ? 1 : q, sy = q >= 1 ? 1 / q : 1;
   const double rot = shape.rotation_deg * M_PI / 180, cr = std::cos(rot), sr = std::sin(rot);
+  const double h2 = shape.hole * shape.hole;
   ImageRGBA8 img(W, H);
   for_rows(H, [&](int y) {
     std::vector<int> perm(size_t(n) * size_t(n));
@@ -101,11 +102,18 @@ ImageRGBA8 render_thin_lens(const Scene& s, const Camera& cam, double lens_radiu
       for (int k = n * n - 1; k > 0; --k)
         std::swap(perm[size_t(k)], perm[size_t(std::min(k, int(hash01(pixel, uint64_t(k), 5) * (k + 1))))]);
       V acc;
+      double weights = 0;
       for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j) {
           const uint64_t k = uint64_t(i * n + j);
           double lu, lv;
           concentric((i + hash01(pixel, k, 1)) / n, (j + hash01(pixel, k, 2)) / n, lu, lv);
+          const double u1 = lu * lu + lv * lv;  // u' (uniform over the disc's area)
+          const double wt = 1 + shape.profile * (2 * u1 - 1);
+          if (shape.hole > 0 && u1 > 0) {  // onto the ring: u = h^2 + (1 - h^2) u'
+            const double g = std::sqrt((h2 + (1 - h2) * u1) / u1);
+            lu *= g, lv *= g;
+          }
           if (q != 1) {  // the disc point as image coordinates (u, v), squeezed, turned, back to right/up
             const double u = sx * lu, v = sy * -lv;
             lu = cr * u - sr * v, lv = -(sr * u + cr * v);
@@ -113,9 +121,10 @@ ImageRGBA8 render_thin_lens(const Scene& s, const Camera& cam, double lens_radiu
           const int si = perm[k] % n, sj = perm[k] / n;
           const double px = x + (si + hash01(pixel, k, 3)) / n, py = y + (sj + hash01(pixel, k, 4)) / n;
           const Ray r = cam.thin_lens(px, py, lu, lv, lens_radius, focus_z);
-          acc = acc + radiance(s, r.o, r.d);
+          acc = acc + radiance(s, r.o, r.d) * wt;
+          weights += wt;
         }
-      store(img.px(x, y), acc * (1.0 / (n * n)));
+      store(img.px(x, y), acc * (1.0 / weights));
     }
   });
   return img;

@@ -21,9 +21,13 @@ PinholeView render_pinhole(const Scene& s, const Camera& cam, int ss = 4);
 // `shape` makes the aperture an anamorphic oval: the unit disc squeezed as Params::anamorphic says (the
 // longer axis keeping the radius) and turned by rotation_deg, both in image coordinates (x right, y down),
 // as satlab draws the aperture (core/dof.cpp, Outline). The lens samples stay stratified: the oval is the
-// disc's linear image.
+// disc's linear image. `profile` P and `hole` h weight the lens as Params::bokeh_profile and catadioptric
+// say: the samples are mapped onto the ring h <= rho <= 1 (area-preserving: u = rho^2 from h^2 to 1 as
+// the disc's u' from 0 to 1) and weighted 1 + P (2 u' - 1); the pixel is the weighted mean (the exact,
+// continuous profile, of which satlab's spread takes steps).
 struct LensShape {
   double squeeze = 1, rotation_deg = 0;
+  double profile = 0, hole = 0;
 };
 ImageRGBA8 render_thin_lens(const Scene& s, const Camera& cam, double lens_radius, double focus_z, int n,
                             const LensShape& shape = {});
