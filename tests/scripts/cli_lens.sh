@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The lens flags on `satlab render` (docs/lens.md): the four-edged focus range, the anamorphic squeeze and
-# the lens presets, their equalities and their refusals.
+# the bokeh profile and mirror hole, the lens presets, their equalities and their refusals.
 . "$(dirname "$0")/lib/common.sh"
 bundled_scene  # the 384 x 216 one
 
@@ -35,4 +35,25 @@ cmp -s "$tmp/plain.png" "$tmp/won.png" || fail "--anamorphic beside --lens did n
 r --focus 0.3 --anamorphic 5 --out "$tmp/bad.png" >/dev/null 2>"$tmp/err" && fail "--anamorphic 5 accepted"
 r --focus 0.3 --lens nope --out "$tmp/bad.png" >/dev/null 2>"$tmp/err" && fail "--lens nope accepted"
 grep -q "modern-prime" "$tmp/err" || { cat "$tmp/err"; fail "--lens nope does not list the presets"; }
+# A profile and a hole change the frame; the presets are their flags; a gather mode refuses them in one line
+# naming spread, and writes nothing; out of range is refused.
+r --focus 0.3 --bokeh-profile 1 --out "$tmp/rim.png" >/dev/null 2>&1 || fail "--bokeh-profile render failed"
+cmp -s "$tmp/plain.png" "$tmp/rim.png" && fail "the profile changed nothing"
+r --focus 0.3 --lens soap-bubble --out "$tmp/bubble.png" >/dev/null 2>&1 || fail "--lens soap-bubble failed"
+cmp -s "$tmp/rim.png" "$tmp/bubble.png" || fail "--lens soap-bubble is not --bokeh-profile 1"
+r --focus 0.3 --catadioptric 0.45 --out "$tmp/ring.png" >/dev/null 2>&1 || fail "--catadioptric render failed"
+cmp -s "$tmp/plain.png" "$tmp/ring.png" && fail "the hole changed nothing"
+r --focus 0.3 --lens mirror-lens --out "$tmp/mirror.png" >/dev/null 2>&1 || fail "--lens mirror-lens failed"
+cmp -s "$tmp/ring.png" "$tmp/mirror.png" || fail "--lens mirror-lens is not --catadioptric 0.45"
+r --focus 0.3 --lens soap-bubble --bokeh-profile 0 --out "$tmp/flat.png" >/dev/null 2>&1 || fail "preset + flag failed"
+cmp -s "$tmp/plain.png" "$tmp/flat.png" || fail "--bokeh-profile 0 beside --lens soap-bubble did not win"
+for flag in "--bokeh-profile -1" "--catadioptric 0.3"; do
+  # shellcheck disable=SC2086  # the flag and its value
+  r --focus 0.3 --dof-mode gather_shape $flag --out "$tmp/bad.png" >/dev/null 2>"$tmp/err" && fail "gather_shape took $flag"
+  [ "$(wc -l <"$tmp/err")" -eq 1 ] || { cat "$tmp/err"; fail "$flag in gather_shape: not one line"; }
+  grep -q "(spread)" "$tmp/err" || { cat "$tmp/err"; fail "$flag in gather_shape: spread is not named"; }
+  [ -e "$tmp/bad.png" ] && fail "$flag in gather_shape wrote a file"
+done
+r --focus 0.3 --catadioptric 0.9 --out "$tmp/bad.png" >/dev/null 2>&1 && fail "--catadioptric 0.9 accepted"
+r --focus 0.3 --bokeh-profile 2 --out "$tmp/bad.png" >/dev/null 2>&1 && fail "--bokeh-profile 2 accepted"
 echo "cli_lens: all checks passed"
