@@ -177,4 +177,36 @@ double warping_error(const ImageRGBA8& cur, const ImageRGBA8& prev, const std::v
   return n ? sum / double(n) : std::nan("");
 }
 
+DotShape dot_shape(const ImageRGBA8& truth, const ImageRGBA8& out, double x, double y, int reach) {
+  if (truth.width != out.width || truth.height != out.height) throw Error("dot_shape: the images differ in size");
+  const int cx = int(std::floor(x)), cy = int(std::floor(y));
+  const int x0 = std::max(cx - reach, 0), x1 = std::min(cx + reach, truth.width - 1);
+  const int y0 = std::max(cy - reach, 0), y1 = std::min(cy + reach, truth.height - 1);
+  const auto lum = [](const ImageRGBA8& im, int px, int py) {
+    const uint8_t* q = im.px(px, py);
+    return int(q[0]) + int(q[1]) + int(q[2]);
+  };
+  int peak[2] = {0, 0};
+  for (int py = y0; py <= y1; ++py)
+    for (int px = x0; px <= x1; ++px)
+      peak[0] = std::max(peak[0], lum(truth, px, py)), peak[1] = std::max(peak[1], lum(out, px, py));
+  DotShape d;
+  if (!peak[0] || !peak[1]) {
+    d.shift = std::nan("");
+    return d;
+  }
+  long both = 0, any = 0, n[2] = {0, 0};
+  double sx[2] = {0, 0}, sy[2] = {0, 0};
+  for (int py = y0; py <= y1; ++py)
+    for (int px = x0; px <= x1; ++px) {
+      const bool a = 2 * lum(truth, px, py) >= peak[0], b = 2 * lum(out, px, py) >= peak[1];
+      both += a && b, any += a || b;
+      if (a) ++n[0], sx[0] += px, sy[0] += py;
+      if (b) ++n[1], sx[1] += px, sy[1] += py;
+    }
+  d.iou = double(both) / double(any);
+  d.shift = std::hypot(sx[0] / double(n[0]) - sx[1] / double(n[1]), sy[0] / double(n[0]) - sy[1] / double(n[1]));
+  return d;
+}
+
 }  // namespace satlab

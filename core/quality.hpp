@@ -62,4 +62,14 @@ double warping_error(const ImageRGBA8& cur, const ImageRGBA8& prev, const std::v
                      const std::vector<uint8_t>& ids_prev, const std::vector<std::pair<double, double>>& motion,
                      size_t* valid = nullptr);
 
+// A point light's bokeh against the truth's (`satlab quality` on the points scene): in the window of
+// radius `reach` around the light's centre (x, y), each image's footprint is its pixels whose luminance
+// (R + G + B of the 8-bit values) is at least half the window's peak; `iou` is the footprints' intersection
+// over their union, `shift` the distance in pixels between their centroids (each footprint's pixels
+// weighed equally). A window whose peak is 0 in either image has iou 0 and shift NaN.
+struct DotShape {
+  double iou = 0, shift = 0;
+};
+DotShape dot_shape(const ImageRGBA8& truth, const ImageRGBA8& out, double x, double y, int reach);
+
 }  // namespace satlab

@@ -10,7 +10,8 @@
 //             [--anamorphic SQUEEZE] [--rotation DEGREES] [--bokeh-profile P] [--catadioptric H]
 // (default 384 x 216, 48 x 48 samples; --holdout: the held-out cases, which no DoF rule was fitted on;
 // --anamorphic and --rotation: an oval aperture; --bokeh-profile and --catadioptric: a weighted lens and
-// a central hole; each recorded in each case as satlab's parameters)
+// a central hole; each recorded in each case as satlab's parameters; --scene points: the point lights'
+// scene, only by name, its cases recording each light's centre for `satlab quality`'s shapes)
 // With --truth OUT_DIR --right-views, renders only the stereo right views of OUT_DIR/cases.json's scenes
 // and adds their fields to it (every other file and field stays as it is):
 //   gen_scene --truth OUT_DIR --right-views [--scene NAME]

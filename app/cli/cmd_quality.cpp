@@ -415,6 +415,26 @@ int run_quality_video(const QualityOptions& o) {
   return 0;
 }
 
+// The bokeh of each point light of a case with dots (the points scene) against the truth's: dot_shape in
+// a window reaching the case's largest CoC and 3 px more. The target: IoU >= 0.9, shift <= 1 px.
+constexpr double kShapeIou = 0.9, kShapeShift = 1.0;
+nlohmann::json dot_shapes(const LoadedCase& lc, const ImageRGBA8& out) {
+  if (lc.c.dots.empty()) return nullptr;
+  const int reach = int(std::ceil(lc.c.params.max_radius)) + 3;
+  int met = 0;
+  double worst_iou = 1, worst_shift = 0, sum_iou = 0;
+  nlohmann::json each = nlohmann::json::array();
+  for (const io::TruthCase::Dot& d : lc.c.dots) {
+    const DotShape sh = dot_shape(lc.reference, out, d.x, d.y, reach);
+    const double shift = std::isnan(sh.shift) ? 1e9 : sh.shift;
+    met += sh.iou >= kShapeIou && shift <= kShapeShift;
+    worst_iou = std::min(worst_iou, sh.iou), worst_shift = std::max(worst_shift, shift), sum_iou += sh.iou;
+    each.push_back({{"x", d.x}, {"y", d.y}, {"z", d.z}, {"iou", sh.iou}, {"shift", shift}});
+  }
+  return {{"dots", int(lc.c.dots.size())}, {"met", met},          {"worst_iou", worst_iou},
+          {"worst_shift", worst_shift},   {"mean_iou", sum_iou / double(lc.c.dots.size())}, {"each", each}};
+}
+
 int run_quality(const QualityOptions& o) {
   if (o.video) return run_quality_video(o);
   const std::string manifest = o.cases.empty() ? io::default_truth_cases() : o.cases;
@@ -478,6 +498,7 @@ int run_quality(const QualityOptions& o) {
     Scores s;
     double ms;
     nlohmann::json stages;
+    nlohmann::json shape;  // the point lights' bokeh against the truth's (cases with dots; else null)
   };
   std::map<std::string, Done> done;  // a refine choice that resolves to one already run reuses its row
   for (const LoadedCase& lc : cases)
@@ -532,7 +553,9 @@ int run_quality(const QualityOptions& o) {
         const double ms = frame_ms(*pipe, lc.image, sd.depth, o.runs, &stages);
         nlohmann::json st = nlohmann::json::object();
         for (const StageTiming& t : stages) st[t.parent.empty() ? t.name : t.parent + "/" + t.name] = t.ms;
-        again = done.emplace(run_key, Done{score(lc.reference, pipe->result(), lc.band), ms, st}).first;
+        again = done.emplace(run_key, Done{score(lc.reference, pipe->result(), lc.band), ms, st,
+                                           dot_shapes(lc, pipe->result())})
+                    .first;
       }
       const Scores& s = again->second.s;
       const double ms = again->second.ms;
@@ -540,6 +563,13 @@ int run_quality(const QualityOptions& o) {
                   refine_label.c_str(), label.c_str(), fmt(s.whole.psnr, "%.2f").c_str(),
                   fmt(s.whole.ssim, "%.4f").c_str(), fmt(s.band.psnr, "%.2f").c_str(),
                   fmt(s.band.ssim, "%.4f").c_str(), s.band.pixels, ms);
+      if (!again->second.shape.is_null()) {
+        const nlohmann::json& sh = again->second.shape;
+        std::printf("%-24s shapes: %d of %d dots with IoU >= %.1f and centroid within %.0f px; worst IoU %.3f, "
+                    "worst shift %.2f px\n",
+                    lc.c.name.c_str(), sh["met"].get<int>(), sh["dots"].get<int>(), kShapeIou, kShapeShift,
+                    sh["worst_iou"].get<double>(), sh["worst_shift"].get<double>());
+      }
       rows.push_back({{"case", lc.c.name},
                       {"scene", lc.c.scene},
                       {"depth", source},
@@ -558,6 +588,7 @@ int run_quality(const QualityOptions& o) {
                       {"band", score_json(s.band)},
                       {"ms", ms},
                       {"stages_ms", again->second.stages}});
+      if (!again->second.shape.is_null()) rows.back()["shape"] = again->second.shape;
       if (!fresh) continue;  // its crops and image are written already
       const ImageRGBA8& out = pipe->result();
       if (!o.crops.empty() && lc.c.crop.w > 0) {

@@ -91,6 +91,15 @@ std::vector<TruthCase> load_truth_cases(const std::string& manifest) {
       t.disparity_scale = number("disparity_scale");
       if (!(t.disparity_scale > 0)) throw Error(where + ": \"disparity_scale\" must be > 0");
     }
+    if (c.contains("dots")) {
+      const nlohmann::json& k = c["dots"];
+      if (!k.is_array()) throw Error(where + ": \"dots\" must be an array");
+      for (const nlohmann::json& d : k) {
+        if (!d.is_object() || !d.contains("x") || !d.contains("y") || !d["x"].is_number() || !d["y"].is_number())
+          throw Error(where + ": a dot needs numbers \"x\" and \"y\"");
+        t.dots.push_back({d["x"].get<double>(), d["y"].get<double>(), d.value("z", 0.0)});
+      }
+    }
     if (c.contains("clicks")) {
       const nlohmann::json& k = c["clicks"];
       if (!k.is_array()) throw Error(where + ": \"clicks\" must be an array");

@@ -38,6 +38,12 @@ struct TruthCase {
     double dx = 0, dy = 0;
   };
   std::vector<Motion> motion;
+  // The point lights' centres in the pinhole view, and their depths (gen_scene --truth --scene points;
+  // others: none), for the bokeh's shapes (dot_shape).
+  struct Dot {
+    double x = 0, y = 0, z = 0;
+  };
+  std::vector<Dot> dots;
 };
 
 // Parses a manifest; throws satlab::Error "FILE: ..." naming the first bad case and field (files are

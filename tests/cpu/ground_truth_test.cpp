@@ -68,6 +68,63 @@ TEST(GroundTruth, ThinLensBlursALightOverThePipelinesCocDisc) {
   EXPECT_LE(lit_pixels(s, cam, R, 10.0), int(M_PI * (light_px + 1) * (light_px + 1)));
 }
 
+// The truth's lens profile and hole (LensShape::profile, hole; Params::bokeh_profile, catadioptric): a
+// light's bokeh through a mirror lens is dark in the middle, through a soap-bubble lens brighter at the rim
+// than in the middle, through a soft one the reverse; the disc's size stays the flat lens's.
+TEST(GroundTruth, TheLensProfileShapesALightsBokeh) {
+  sc::Scene s = one_light();
+  s.wall = sc::Wall::Black;
+  s.lights[0].emit = 2;  // below the tone curve's clip over the whole disc
+  const sc::Camera cam = sc::Camera::of(s, 64, 64);
+  const double R = 0.5, z_f = 2.5, c = cam.focal_px() * R * (1 / 2.5 - 1 / 10.0);
+  const auto rings = [&](double profile, double hole, int* lit) {
+    const ImageRGBA8 im = sc::render_thin_lens(s, cam, R, z_f, 16, sc::LensShape{1, 0, profile, hole});
+    double middle = 0, rim = 0;
+    int nm = 0, nr = 0;
+    *lit = 0;
+    for (int y = 0; y < 64; ++y)
+      for (int x = 0; x < 64; ++x) {
+        const double rho = std::hypot(x + 0.5 - 32, y + 0.5 - 32) / c, v = im.px(x, y)[1];
+        if (rho < 0.3) middle += v, ++nm;
+        if (rho > 0.7 && rho < 0.9) rim += v, ++nr;
+        *lit += v > 2;
+      }
+    return std::pair{middle / nm, rim / nr};
+  };
+  int flat_lit = 0, lit = 0;
+  const auto [fm, fr] = rings(0, 0, &flat_lit);
+  EXPECT_NEAR(fm / fr, 1.0, 0.15);
+  const auto [hm, hr] = rings(0, 0.5, &lit);
+  EXPECT_LT(hm, 0.1 * hr);
+  EXPECT_NEAR(lit, flat_lit, 0.1 * flat_lit);
+  const auto [bm, br] = rings(1, 0, &lit);
+  EXPECT_GT(br, 1.3 * bm);
+  EXPECT_NEAR(lit, flat_lit, 0.1 * flat_lit);
+  const auto [sm, sr] = rings(-1, 0, &lit);
+  EXPECT_GT(sm, 1.3 * sr);
+}
+
+// The points scene's manifests carry each light's centre ("dots"), read for `satlab quality`'s shapes; a
+// malformed dot is a one-line error.
+TEST(GroundTruth, ManifestDotsAreReadAndMalformedOnesRefused) {
+  const std::string path = (std::filesystem::temp_directory_path() / ("dots_" + std::to_string(getpid()) + ".json")).string();
+  auto manifest = [&](const std::string& dots) {
+    std::ofstream(path) << R"({"cases": [{"name": "c", "image": "i.png", "depth": "d.png", "reference": "r.png",
+      "focus": 0.5, "aperture": 4, "max_radius": 8, "near_depth": 1, "far_depth": 9)" + dots + "}]}";
+  };
+  manifest(R"(, "dots": [{"x": 3.5, "y": 4, "z": 12}, {"x": 10, "y": 2.5}])");
+  const auto cases = io::load_truth_cases(path);
+  ASSERT_EQ(cases[0].dots.size(), 2u);
+  EXPECT_EQ(cases[0].dots[0].x, 3.5);
+  EXPECT_EQ(cases[0].dots[0].z, 12.0);
+  EXPECT_EQ(cases[0].dots[1].y, 2.5);
+  manifest(R"(, "dots": [{"x": 3}])");
+  EXPECT_THROW(io::load_truth_cases(path), Error);
+  manifest(R"(, "dots": 3)");
+  EXPECT_THROW(io::load_truth_cases(path), Error);
+  std::filesystem::remove(path);
+}
+
 TEST(GroundTruth, FocalLengthInPixelsIsHalfTheHeightOverTanHalfFov) {
   const sc::Camera cam = sc::Camera::of(sc::default_scene(), 384, 216);
   EXPECT_NEAR(cam.focal_px(), 216 / (2 * std::tan(M_PI / 6)), 1e-9);

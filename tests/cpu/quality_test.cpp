@@ -159,3 +159,40 @@ TEST(Quality, WarpingErrorFollowsTheKnownMotion) {
 
 }  // namespace
 }  // namespace satlab
+
+// A point light's footprint (pixels at half the window's peak or more): the same image gives IoU 1 and no
+// shift; a disc moved by 2 px gives a shift of 2 px and the discs' IoU; a window with nothing lit in one
+// image gives IoU 0 and no centroid; the window is clipped to the frame.
+TEST(Quality, DotShapeComparesHalfPeakFootprints) {
+  const auto disc = [](int w, int h, double cx, double cy, double r, int value) {
+    satlab::ImageRGBA8 im(w, h);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const bool in = (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r;
+        uint8_t* q = im.px(x, y);
+        q[0] = q[1] = q[2] = uint8_t(in ? value : 10), q[3] = 255;
+      }
+    return im;
+  };
+  const satlab::ImageRGBA8 a = disc(40, 30, 20, 15, 6, 200), b = disc(40, 30, 22, 15, 6, 90);
+  satlab::DotShape s = satlab::dot_shape(a, a, 20, 15, 10);
+  EXPECT_EQ(s.iou, 1.0);
+  EXPECT_EQ(s.shift, 0.0);
+  s = satlab::dot_shape(a, b, 20, 15, 10);  // brightness does not matter, only the footprint
+  EXPECT_NEAR(s.shift, 2.0, 1e-9);
+  long both = 0, any = 0;
+  for (int y = 0; y < 30; ++y)
+    for (int x = 0; x < 40; ++x) {
+      const bool p = (x - 20) * (x - 20) + (y - 15) * (y - 15) <= 36, q = (x - 22) * (x - 22) + (y - 15) * (y - 15) <= 36;
+      both += p && q, any += p || q;
+    }
+  EXPECT_NEAR(s.iou, double(both) / double(any), 1e-12);
+  EXPECT_LT(s.iou, 0.9);
+  satlab::ImageRGBA8 dark(40, 30);
+  s = satlab::dot_shape(a, dark, 20, 15, 10);
+  EXPECT_EQ(s.iou, 0.0);
+  EXPECT_TRUE(std::isnan(s.shift));
+  s = satlab::dot_shape(a, a, 1, 1, 50);  // a window past every edge
+  EXPECT_EQ(s.iou, 1.0);
+  EXPECT_THROW(satlab::dot_shape(a, disc(41, 30, 20, 15, 6, 200), 20, 15, 10), satlab::Error);
+}

@@ -45,6 +45,8 @@ const std::vector<SceneCases> kCases = {
      {{"near", 2.9, "halo", 0.65, 0.30},          // the yellow post sharp before the blurred wall
       {"middle", 7.0, "silhouette", 0.25, 0.34},  // the white post and wire blurred over the ball's depth
       {"far", 13.0, "silhouette", 0.25, 0.34}}},  // the white post and wire blurred over the sharp tiles
+    // The bokeh's shapes (only with --scene points): its lights' rows in front of and behind focus.
+    {"points", 0.0, {{"middle", 6.0, "dots", 0.5, 0.5}}},
 };
 struct Aperture {
   const char* name;
@@ -95,7 +97,7 @@ void write_ground_truth(const TruthOptions& o) {
   const auto& table = o.holdout ? kHoldout : kCases;
   const auto& apertures = o.holdout ? kHoldoutApertures : kApertures;
   for (const SceneCases& sc : table) {
-    if (!o.scene.empty() && o.scene != sc.scene) continue;
+    if (o.scene.empty() ? std::string(sc.scene) == "points" : o.scene != sc.scene) continue;
     if (!o.only.empty() && o.only.rfind(std::string(sc.scene) + "_", 0) != 0) continue;
     const Scene& s = *find_scene(sc.scene);
     const Camera cam = Camera::of(s, o.width, o.height, sc.eye_offset);
@@ -156,6 +158,17 @@ void write_ground_truth(const TruthOptions& o) {
                          {"baseline", rv.baseline},
                          {"disparity_scale", rv.disparity_scale}});
         if (o.anamorphic != 1) cases.back()["anamorphic"] = o.anamorphic, cases.back()["blade_rotation"] = o.rotation;
+        if (std::string(sc.scene) == "points") {  // each light's centre in the pinhole view, for quality's shapes
+          nlohmann::json dots = nlohmann::json::array();
+          const double tf = cam.tan_half_fov();
+          for (const Sphere& l : s.lights) {
+            const V q = l.c - cam.eye;
+            const double z = dot(q, cam.forward), u = dot(q, cam.right) / (z * tf * o.width / o.height),
+                         v = dot(q, cam.up) / (z * tf);
+            dots.push_back({{"x", (u + 1) * 0.5 * o.width}, {"y", (1 - v) * 0.5 * o.height}, {"z", z}});
+          }
+          cases.back()["dots"] = dots;
+        }
         if (o.profile != 0) cases.back()["bokeh_profile"] = o.profile;
         if (o.hole != 0) cases.back()["catadioptric"] = o.hole;
         if (!o.quiet)

@@ -71,6 +71,26 @@ Scene make_occlusion() {
   return s;
 }
 
+Scene make_points() {
+  Scene s;
+  s.name = "points";
+  s.floor = false;
+  s.wall = Wall::Black;
+  s.wall_z = 100.0;
+  s.eye = {0, 0, 0};
+  s.forward = {0, 0, 1};
+  // At 16:9 the frame spans x = +-1.026 z, y = +-0.577 z; the lights lie within 80% of it, each about
+  // 2.6 px across at 384 x 216 whatever its depth (so the pinhole depth holds it: a light smaller than a
+  // pixel would take the wall's depth, and the wall's blur).
+  const double depths[4] = {1.5, 12.0, 2.5, 40.0}, t = std::tan(30.0 * M_PI / 180.0);
+  for (int j = 0; j < 4; ++j)
+    for (int i = 0; i < 7; ++i) {
+      const double z = depths[j], u = -0.8 + 1.6 * i / 6.0, v = 0.8 - 1.6 * j / 3.0;
+      s.lights.push_back({{u * t * 16.0 / 9.0 * z, v * t * z, z}, 0.007 * z, {1.0, 0.96, 0.9}, 2.5, 0});
+    }
+  return s;
+}
+
 void hit_sphere(const Sphere& s, V o, V d, Hit& h, Hit::Kind kind) {
   const V oc = o - s.c;
   const double b = dot(oc, d), c = dot(oc, oc) - s.r * s.r, disc = b * b - c;
@@ -178,7 +198,8 @@ V backdrop_tiles(V p) {
 V shade(const Scene& s, V d, const Hit& h, int bounce) {
   if (h.kind == Hit::None) return {0.16, 0.17, 0.33};
   if (h.kind == Hit::Light) return h.albedo * h.emit;
-  if (h.kind == Hit::Wall) return s.wall == Wall::Dusk ? backdrop_dusk(h.p) : backdrop_tiles(h.p);
+  if (h.kind == Hit::Wall)
+    return s.wall == Wall::Dusk ? backdrop_dusk(h.p) : s.wall == Wall::Tiles ? backdrop_tiles(h.p) : V{};
   V albedo = h.albedo;
   double shine = h.shine, gloss = 0.15;
   if (h.kind == Hit::Floor) {
@@ -217,6 +238,11 @@ const Scene& occlusion_scene() {
   return s;
 }
 
+const Scene& points_scene() {
+  static const Scene s = make_points();
+  return s;
+}
+
 const std::vector<const Scene*>& scenes() {
   static const std::vector<const Scene*> all = {&default_scene(), &occlusion_scene()};
   return all;
@@ -225,7 +251,7 @@ const std::vector<const Scene*>& scenes() {
 const Scene* find_scene(const std::string& name) {
   for (const Scene* s : scenes())
     if (s->name == name) return s;
-  return nullptr;
+  return name == "points" ? &points_scene() : nullptr;
 }
 
 Hit trace(const Scene& s, V o, V d, bool with_lights) {

@@ -52,7 +52,8 @@ struct Box {
   double shine;
 };
 
-enum class Wall { Dusk, Tiles };  // the far wall's pattern: soft dusk gradient, or fine detailed tiles
+// The far wall's pattern: soft dusk gradient, fine detailed tiles, or black (the point lights' scene).
+enum class Wall { Dusk, Tiles, Black };
 
 struct Scene {
   std::string name;
@@ -73,9 +74,12 @@ struct Scene {
 // "default": spheres and boxes over a checker floor, a dusk backdrop, small lights near, middle and far.
 // "occlusion": thin bright posts and a wire close to the camera in front of a finely tiled far wall
 // with small lights on it: silhouettes and halos at every depth edge.
+// "points": a grid of small white lights on black, 7 x 4 across the frame, each row at its own depth
+// (1.5, 2.5, 12 and 40 units: in front of and behind the truth's focus at 6), for the bokeh's shapes.
 const Scene& default_scene();
 const Scene& occlusion_scene();
-const std::vector<const Scene*>& scenes();
+const Scene& points_scene();
+const std::vector<const Scene*>& scenes();          // default and occlusion (points only by name)
 const Scene* find_scene(const std::string& name);  // nullptr if unknown
 
 struct Hit {
