@@ -91,24 +91,23 @@ std::vector<TruthCase> load_truth_cases(const std::string& manifest) {
       t.disparity_scale = number("disparity_scale");
       if (!(t.disparity_scale > 0)) throw Error(where + ": \"disparity_scale\" must be > 0");
     }
-    if (c.contains("dots")) {
-      const nlohmann::json& k = c["dots"];
-      if (!k.is_array()) throw Error(where + ": \"dots\" must be an array");
-      for (const nlohmann::json& d : k) {
-        if (!d.is_object() || !d.contains("x") || !d.contains("y") || !d["x"].is_number() || !d["y"].is_number())
-          throw Error(where + ": a dot needs numbers \"x\" and \"y\"");
-        t.dots.push_back({d["x"].get<double>(), d["y"].get<double>(), d.value("z", 0.0)});
+    // Arrays of points {"x": X, "y": Y, ...} ("dots", "clicks"), each item handed to `take`.
+    const auto points = [&](const char* key, const char* what, const auto& take) {
+      if (!c.contains(key)) return;
+      const nlohmann::json& k = c[key];
+      if (!k.is_array()) throw Error(where + ": \"" + key + "\" must be an array");
+      for (const nlohmann::json& q : k) {
+        if (!q.is_object() || !q.contains("x") || !q.contains("y") || !q["x"].is_number() || !q["y"].is_number())
+          throw Error(where + ": a " + what + " needs numbers \"x\" and \"y\"");
+        take(q);
       }
-    }
-    if (c.contains("clicks")) {
-      const nlohmann::json& k = c["clicks"];
-      if (!k.is_array()) throw Error(where + ": \"clicks\" must be an array");
-      for (const nlohmann::json& p : k) {
-        if (!p.is_object() || !p.contains("x") || !p.contains("y") || !p["x"].is_number() || !p["y"].is_number())
-          throw Error(where + ": a click needs numbers \"x\" and \"y\"");
-        t.clicks.push_back({p["x"].get<float>(), p["y"].get<float>(), false});  // as `depth select --subject X,Y`
-      }
-    }
+    };
+    points("dots", "dot", [&](const nlohmann::json& q) {
+      t.dots.push_back({q["x"].get<double>(), q["y"].get<double>(), q.value("z", 0.0)});
+    });
+    points("clicks", "click", [&](const nlohmann::json& q) {  // as `depth select --subject X,Y`
+      t.clicks.push_back({q["x"].get<float>(), q["y"].get<float>(), false});
+    });
     if (c.contains("sequence")) {
       t.sequence = text_of("sequence");
       if (!c.contains("frame") || !c["frame"].is_number_integer() || c["frame"].get<long>() < 0 ||
