@@ -205,6 +205,8 @@ std::vector<std::string> export_next_free(AppState& s, Session& session, const s
   const std::string error = s.error;
   s.error.clear();
   written = collect_export(s, true);
+  s.files.ended = false;  // the caller reports what it returns
+  s.files.ended_files.clear();
   if (!s.error.empty()) throw Error(std::exchange(s.error, error));
   s.error = error;
   return written;
@@ -230,8 +232,10 @@ std::vector<std::string> collect_export(AppState& s, bool wait) {
   } else {
     s.error = "export of " + f.job->path() + " failed: " + f.job->error();
   }
+  f.ended = f.job->written() || f.job->cancelled();  // a failure is reported as s.error
   f.job.reset();
   f.others.clear();
+  f.ended_files = written;
   return written;
 }
 

@@ -33,6 +33,10 @@ struct FilesState {
   std::shared_ptr<StreamExport> job;
   std::vector<std::string> others;
   bool cancel_requested = false;  // the Cancel button or Esc
+  // Set when collect_export saw the job end (written, cancelled or failed), with the files it wrote:
+  // scripted runs print them on the frame it ended, whenever that is (report_ended_export in gui.cpp).
+  bool ended = false;
+  std::vector<std::string> ended_files;
   uint32_t max_tile = 0;          // tests: the export's largest tile side, written by rows (--export-tile)
   int band_delay_ms = 0;          // tests: a pause after each band of the export (--export-band-delay)
 };

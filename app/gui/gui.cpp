@@ -61,6 +61,16 @@ struct Frontend {
   float scale = 1.f;
 };
 
+// Scripted runs: an export that ended on its own thread (collect_export), on the frame it ended or at the
+// end of the run, prints the files it wrote and its message.
+void report_ended_export(AppState& s) {
+  if (!s.files.ended) return;
+  for (const auto& f : s.files.ended_files) std::printf("satlab: exported %s\n", f.c_str());
+  std::printf("satlab: %s\n", s.files.message.c_str());
+  s.files.ended = false;
+  s.files.ended_files.clear();
+}
+
 // Opens what the command line named; a bad file is reported and the bundled scene opens instead.
 void open_initial(AppState& s, Session& session, Playback& playback, const Options& o) {
   try {
@@ -237,6 +247,7 @@ int run(const Options& o) {
       // What the pipeline did in this frame (a preview, a full frame, one on the worker thread).
       if (!s.frame_note.empty())
         std::printf("satlab: frame %d: %s; frame %.1f ms\n", frame, s.frame_note.c_str(), frame_ms.back());
+      report_ended_export(s);
       if (s.files.job)
         std::printf("satlab: export at frame %d: %llu of %llu rows\n", frame,
                     static_cast<unsigned long long>(s.files.job->rows_done()),
@@ -311,9 +322,8 @@ int run(const Options& o) {
   if (!s.clip.export_message.empty() && o.frames > 0) std::printf("satlab: clip %s\n", s.clip.export_message.c_str());
   if (s.files.job) {  // an export still running: a scripted run waits for it, a closed window cancels it
     if (o.frames == 0) s.files.cancel_requested = true;
-    const std::string message = s.files.message;
-    for (const auto& f : collect_export(s, true)) std::printf("satlab: exported %s\n", f.c_str());
-    if (s.files.message != message && o.frames > 0) std::printf("satlab: %s\n", s.files.message.c_str());
+    collect_export(s, true);
+    if (o.frames > 0) report_ended_export(s);
   }
   if (o.frames > 0 && s.error.empty()) try {  // scripted exports of the final state
       if (!o.export_dir.empty())
