@@ -130,14 +130,15 @@ int run(int argc, char** argv) {
                  "fragment pass everywhere: for a driver whose compute pass misdraws, and to compare the two)")
       ->check(CLI::IsMember({"auto", "fragment"}));
   app.add_option("--lab", gui.lab,
-                 "Open the Lab and run every variant once: reduce|scan|compact|sort[:LOG2N[:TYPE]] (default 22, "
-                 "int32; sort uint32) (scripted runs print its table)")
+                 "Open the Lab and run every variant once: [cpu:|gpu:]reduce|scan|compact|sort[:LOG2N[:TYPE]] "
+                 "(default 22, int32; sort uint32; the GPU where there is one, cpu: the CPU's own reductions and "
+                 "scans) (scripted runs print its table)")
       ->check([](const std::string& v) {
         static const std::regex re(
-            "reduce(:(1[0-9]|2[0-8])(:(int32|float))?)?|scan(:(1[0-9]|2[0-8])(:(int32|float|uint32))?)?|"
-            "compact(:(1[0-9]|2[0-8])(:int32)?)?|sort(:(1[0-9]|2[0-8])(:uint32)?)?");
+            "(cpu:|gpu:)?(reduce(:(1[0-9]|2[0-8])(:(int32|float))?)?|scan(:(1[0-9]|2[0-8])(:(int32|float|uint32))?)?|"
+            "compact(:(1[0-9]|2[0-8])(:int32)?)?|sort(:(1[0-9]|2[0-8])(:uint32)?)?)");
         return std::regex_match(v, re) ? std::string()
-                                       : "expected reduce[:LOG2N[:int32|float]], scan[:LOG2N[:int32|float|uint32]], "
+                                       : "expected [cpu:|gpu:] then reduce[:LOG2N[:int32|float]], scan[:LOG2N[:int32|float|uint32]], "
                                          "compact[:LOG2N[:int32]] or sort[:LOG2N[:uint32]], LOG2N 10..28";
       });
   app.add_option("--view", gui.view, "Initial view")

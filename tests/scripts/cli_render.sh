@@ -117,17 +117,33 @@ cmp -s "$tmp/hl.png" "$tmp/nohl.png" && fail "highlights on gave the picture wit
 "$bin" bench sat --timing sometimes --sizes 64x64 >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] || fail "bench sat --timing sometimes is not a usage error (exit 2)"
 grep -q -- --timing "$tmp/err" || { cat "$tmp/err"; fail "the usage error does not name --timing"; }
-"$bin" bench cpu --size 64 --reps 1 >"$tmp/bench" 2>&1 || { cat "$tmp/bench"; fail "bench cpu failed"; }
+"$bin" bench cpu --family sat --size 64 --reps 1 >"$tmp/bench" 2>&1 || { cat "$tmp/bench"; fail "bench cpu failed"; }
 grep -q "^64x64 *sat" "$tmp/bench" || { cat "$tmp/bench"; fail "bench cpu printed no sat row"; }
+# The CPU's reduction and scan variants: every row correct (a wrong one fails the command), in the JSON too.
+"$bin" bench cpu --family reduce --family scan --log2n 17 --reps 1 --threads 2 --json "$tmp/prims.json" \
+  >"$tmp/bench" 2>&1 || { cat "$tmp/bench"; fail "bench cpu of the primitives failed"; }
+grep -q "^cpu_single_pass .* yes$" "$tmp/bench" && grep -q "^cpu_reduce_sequential .* yes$" "$tmp/bench" ||
+  { cat "$tmp/bench"; fail "bench cpu printed no scan or reduction rows"; }
+python3 - "$tmp/prims.json" <<'PY' || fail "bench cpu's JSON rows"
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+fams = {r["family"] for r in rows}
+assert fams == {"cpu.reduce", "cpu.scan"}, fams
+ran = [r for r in rows if "refused" not in r]
+assert ran and all(r["correct"] and r["n"] == 2**17 and r["fraction_of_copy"] > 0 for r in ran), ran
+PY
 # `satlab variants --json` lists the dof family: every mode `render --dof-mode` takes, gather_box first (a
-# build without CUDA has no GPU registry and lists no variant at all).
+# build without CUDA has no GPU registry), and the CPU's reductions and scans in every build.
 if command -v python3 >/dev/null; then
   "$bin" variants --json >"$tmp/variants.json" 2>"$tmp/err" || { cat "$tmp/err"; fail "variants --json failed"; }
   python3 - "$tmp/variants.json" <<'PY' || fail "variants --json does not list the dof modes"
 import json, sys
 variants = json.load(open(sys.argv[1]))
-dof = [v["name"] for v in variants if v["family"] == "dof"]
-assert not variants or dof == ["gather_box", "gather_shape", "gather_linear", "layered", "spread"], dof
+gpu = [v for v in variants if v["machine"] == "gpu"]
+dof = [v["name"] for v in gpu if v["family"] == "dof"]
+assert not gpu or dof == ["gather_box", "gather_shape", "gather_linear", "layered", "spread"], dof
+cpu = [v["name"] for v in variants if v["machine"] == "cpu"]  # every build: the CPU's reductions and scans
+assert "cpu_sequential" in cpu and "cpu_reduce_sequential" in cpu, cpu
 PY
 fi
 # A depth map with holes (NaN) and an infinity renders, with a note naming the file, as its filled map does

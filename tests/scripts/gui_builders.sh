@@ -24,13 +24,21 @@ done
 grep -q "satlab: compare all: nothing to compare: \|satlab: compare .* bit-identical" "$tmp/log" ||
   { cat "$tmp/log"; fail "--compare-all printed neither its table nor why it is empty"; }
 grep -q "DIFFERS\|failed:" "$tmp/log" && { cat "$tmp/log"; fail "a SAT builder differs from the CPU reference"; }
-# --lab: on a GPU the table with every variant correct; without one the reason, never silence. A bad spec
-# is a usage error.
+# --lab: on a GPU the table with every variant correct; without one the CPU's own reductions and scans
+# (cpu: asks for them anywhere), and for the other families the reason, never silence. A bad spec is a
+# usage error.
 "$bin" --headless --size 800x600 --frames 3 --backend cpu --lab scan:12:uint32 >"$tmp/log" 2>"$tmp/err" ||
   { cat "$tmp/log" "$tmp/err"; fail "headless run with --lab failed"; }
-grep -q "satlab: lab: no GPU variants to compare: \|satlab: lab: scan uint32 n=2^12" "$tmp/log" ||
-  { cat "$tmp/log"; fail "--lab printed neither its table nor why it is empty"; }
+grep -q "satlab: lab: scan uint32 n=2^12" "$tmp/log" || { cat "$tmp/log"; fail "--lab printed no table (the CPU's without a GPU)"; }
 grep -q " NO$" "$tmp/log" && { cat "$tmp/log"; fail "a Lab variant differs from the CPU reference"; }
+"$bin" --headless --size 800x600 --frames 1 --backend cpu --lab cpu:reduce:14 >"$tmp/log" 2>"$tmp/err" ||
+  { cat "$tmp/log" "$tmp/err"; fail "headless run with --lab cpu:reduce:14 failed"; }
+grep -q "satlab: lab: reduce int32 n=2^14 on the CPU" "$tmp/log" && grep -q "^cpu_reduce_sequential .* yes$" "$tmp/log" ||
+  { cat "$tmp/log"; fail "--lab cpu:reduce:14 printed no CPU table"; }
+grep -q " NO$" "$tmp/log" && { cat "$tmp/log"; fail "a CPU Lab variant differs from the reference"; }
+"$bin" --headless --size 800x600 --frames 1 --backend cpu --lab cpu:scan:12:float >"$tmp/log" 2>"$tmp/err" ||
+  { cat "$tmp/log" "$tmp/err"; fail "headless run with --lab cpu:scan:12:float failed"; }
+grep -q "satlab: lab: the CPU variants take 32-bit integers" "$tmp/log" || { cat "$tmp/log"; fail "a float CPU scan was not refused"; }
 for lab in "compact:12 compact int32" "sort:12 sort uint32"; do
   set -- $lab
   "$bin" --headless --size 800x600 --frames 1 --backend cpu --lab "$1" >"$tmp/log" 2>"$tmp/err" ||
