@@ -36,4 +36,9 @@ struct FrameStats {
   LayerSums layers;          // the layered mode's (count > 1), else count = 0
 };
 
+// Counts of a whole image's bins as a histogram: counts that pass 2^32 - 1 (images over 4 Gpx) are scaled
+// down together by a power of 2, a non-zero count staying at least 1 (the layer edges depend on their
+// proportions alone).
+DepthHistogram histogram_of_counts(const std::vector<uint64_t>& count);
+
 }  // namespace satlab

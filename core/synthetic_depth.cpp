@@ -5,7 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/dof.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
+#include "core/reference.hpp"
 
 namespace satlab {
 namespace {
@@ -112,35 +115,115 @@ ImageF make_synthetic_depth(const SyntheticDepth& s, int width, int height) {
   return d;
 }
 
+namespace {
+
+// The map's value at pixel (x, y), for synthetic_depth_rows and synthetic_frame_stats alike. Every step is
+// one correctly rounded operation (no FMA contraction in core/) on an argument monotone in x, so along a
+// row the gradient is monotone and the radial map falls to the centre's column, then rises.
+struct SyntheticMap {
+  bool gradient = true;
+  float dx = 0, dy = 0, centre = 0, ramp = 1;  // gradient
+  float cx = 0, cy = 0, r = 1;                 // radial
+  SyntheticMap(const SyntheticDepth& s, int width, int height) {
+    const float w = float(width), h = float(height);
+    gradient = s.mode == SyntheticDepth::Mode::Gradient;
+    if (gradient) {
+      // Direction with y up on screen; image rows go down, hence -sin.
+      dx = std::cos(s.angle * kPi / 180.f), dy = -std::sin(s.angle * kPi / 180.f);
+      // Projections of the image's corners bound the extent along the direction.
+      const float lo = std::min(0.f, dx * w) + std::min(0.f, dy * h);
+      const float extent = std::fabs(dx) * w + std::fabs(dy) * h;
+      centre = lo + s.position * extent, ramp = s.width * extent;
+    } else {
+      cx = s.centre_x * w, cy = s.centre_y * h, r = s.radius * std::min(w, h);
+    }
+  }
+  float operator()(int x, int y) const {
+    if (gradient) {
+      const float t = dx * (float(x) + 0.5f) + dy * (float(y) + 0.5f);
+      return std::min(std::max((t - centre) / ramp + 0.5f, 0.f), 1.f);
+    }
+    const float a = float(x) + 0.5f - cx, b = float(y) + 0.5f - cy;
+    return std::min(std::sqrt(a * a + b * b) / r, 1.f);
+  }
+  // The first column of the rising part of a row: 0 for the gradient (one run), the first x at or right of
+  // the centre for the radial map.
+  int split(int width) const {
+    if (gradient) return 0;
+    int x = 0;
+    while (x < width && float(x) + 0.5f - cx < 0.f) ++x;  // at most the image's width, once a frame
+    return x;
+  }
+};
+
+}  // namespace
+
 void synthetic_depth_rows(const SyntheticDepth& s, int width, int height, int y0, int y1, float* out,
                           size_t stride) {
   validate(s);
   if (s.mode == SyntheticDepth::Mode::None || width <= 0 || height <= 0) return;
-  const float w = float(width), h = float(height);
-  if (s.mode == SyntheticDepth::Mode::Gradient) {
-    // Direction with y up on screen; image rows go down, hence -sin.
-    const float dx = std::cos(s.angle * kPi / 180.f), dy = -std::sin(s.angle * kPi / 180.f);
-    // Projections of the image's corners bound the extent along the direction.
-    const float lo = std::min(0.f, dx * w) + std::min(0.f, dy * h);
-    const float extent = std::fabs(dx) * w + std::fabs(dy) * h;
-    const float centre = lo + s.position * extent, ramp = s.width * extent;
-    for (int y = y0; y < y1; ++y) {
-      float* row = out + size_t(y - y0) * stride;
-      for (int x = 0; x < width; ++x) {
-        const float t = dx * (float(x) + 0.5f) + dy * (float(y) + 0.5f);
-        row[x] = std::min(std::max((t - centre) / ramp + 0.5f, 0.f), 1.f);
-      }
-    }
-  } else {
-    const float cx = s.centre_x * w, cy = s.centre_y * h, r = s.radius * std::min(w, h);
-    for (int y = y0; y < y1; ++y) {
-      float* row = out + size_t(y - y0) * stride;
-      for (int x = 0; x < width; ++x) {
-        const float dist = std::hypot(float(x) + 0.5f - cx, float(y) + 0.5f - cy);
-        row[x] = std::min(dist / r, 1.f);
-      }
-    }
+  const SyntheticMap map(s, width, height);
+  for (int y = y0; y < y1; ++y) {
+    float* row = out + size_t(y - y0) * stride;
+    for (int x = 0; x < width; ++x) row[x] = map(x, y);
   }
+}
+
+FrameStats synthetic_frame_stats(const SyntheticDepth& s, int width, int height, int threads) {
+  validate(s);
+  FrameStats st;
+  if (s.mode == SyntheticDepth::Mode::None || width <= 0 || height <= 0) return st;
+  st.valid = st.has_depth = true;
+  const SyntheticMap map(s, width, height);
+  const int split = map.split(width);
+  // A row's runs: [0, split) and [split, width), each monotone (one of them empty for the gradient).
+  const int runs[2][2] = {{0, split}, {split, width}};
+  // 1. The range: at the ends of the runs.
+  float lo = INFINITY, hi = -INFINITY;
+  for (int y = 0; y < height; ++y)
+    for (const auto& run : runs)
+      if (run[0] < run[1])
+        for (int x : {run[0], run[1] - 1}) lo = std::min(lo, map(x, y)), hi = std::max(hi, map(x, y));
+  st.depth_min = lo, st.depth_max = hi;
+  // 2. The histogram of the normalised map (depth_histogram's bin of normalised_depth): along a run the bin
+  //    is monotone too, so the pixels of one bin are contiguous; each bin's last pixel is found by galloping
+  //    then halving, a few evaluations a bin crossed instead of one a pixel.
+  const float range = hi - lo;
+  const auto bin = [&](int x, int y) { return depth_bin(normalised_depth(map(x, y), lo, range)); };
+  const int chunks = std::max(1, std::min(height, 64));
+  std::vector<std::vector<uint64_t>> part(size_t(chunks), std::vector<uint64_t>(kDepthBins + 1, 0));
+  parallel_for(
+      0, chunks,
+      [&](long c0, long c1) {
+        for (long c = c0; c < c1; ++c) {
+          std::vector<uint64_t>& count = part[size_t(c)];
+          for (int y = int(int64_t(height) * c / chunks); y < int(int64_t(height) * (c + 1) / chunks); ++y)
+            for (const auto& run : runs)
+              for (int x = run[0]; x < run[1];) {
+                const int b = bin(x, y);
+                int in = x, out = run[1];  // bin(in) == b; out: the run's end or a pixel of another bin
+                for (int step = 1; in + step < run[1]; step *= 2) {
+                  if (bin(in + step, y) != b) {
+                    out = in + step;
+                    break;
+                  }
+                  in += step;
+                }
+                while (out - in > 1) {
+                  const int m = in + (out - in) / 2;
+                  (bin(m, y) == b ? in : out) = m;
+                }
+                count[size_t(b)] += uint64_t(in - x + 1);
+                x = in + 1;
+              }
+        }
+      },
+      threads);
+  std::vector<uint64_t> count(kDepthBins + 1, 0);
+  for (const auto& q : part)
+    for (int b = 0; b <= kDepthBins; ++b) count[size_t(b)] += q[size_t(b)];
+  st.histogram = histogram_of_counts(count);
+  return st;
 }
 
 }  // namespace satlab

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 
+#include "core/frame_stats.hpp"
 #include "core/image.hpp"
 
 namespace satlab {
@@ -38,5 +39,11 @@ ImageF make_synthetic_depth(const SyntheticDepth& s, int width, int height);
 // Rows [y0, y1) of the same map (`stride` floats apart), bit for bit, for an image streamed in bands
 // (core/tiled.hpp); Mode::None writes nothing.
 void synthetic_depth_rows(const SyntheticDepth& s, int width, int height, int y0, int y1, float* out, size_t stride);
+// The range and histogram that the statistics passes over the whole map find (core/tiled.hpp's
+// depth_frame_stats, bit for bit), from the formula, without making the map: along a row the map is
+// monotone (the gradient) or falls then rises (the radial map, about the centre's column), so a row's range
+// lies at the ends of its runs and its pixels of one bin are contiguous. A row costs a few evaluations a
+// bin it crosses, not one a pixel. Mode::None: valid = false.
+FrameStats synthetic_frame_stats(const SyntheticDepth& s, int width, int height, int threads = 0);
 
 }  // namespace satlab

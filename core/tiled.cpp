@@ -96,6 +96,16 @@ std::string tiled_support(const Params& p) {
   return "";
 }
 
+DepthHistogram histogram_of_counts(const std::vector<uint64_t>& count) {
+  int shift = 0;
+  while (!count.empty() && (*std::max_element(count.begin(), count.end()) >> shift) > UINT32_MAX) ++shift;
+  DepthHistogram h;
+  h.count.resize(count.size());
+  for (size_t b = 0; b < count.size(); ++b)
+    h.count[b] = uint32_t(count[b] ? std::max<uint64_t>(count[b] >> shift, 1) : 0);
+  return h;
+}
+
 FrameStats depth_frame_stats(const DepthRowSource& depth, uint32_t band_rows, const Params* p) {
   check_size(depth.width, depth.height, "depth map");
   if (!depth.read) throw Error("depth source has no reader");
@@ -142,30 +152,33 @@ FrameStats depth_frame_stats(const DepthRowSource& depth, uint32_t band_rows, co
       if (failed) std::rethrow_exception(failed);
     }
   };
-  // 1. The range, as minmax_reduce takes it over the whole image (NaN skipped wherever it lies).
-  const float inf = INFINITY;
-  MinMax mm{inf, -inf};
-  pass([&](const ImageF& b) {
-    const MinMax r = minmax_reduce(b.data.data(), b.data.size());
-    if (r.min == r.min) mm.min = std::min(mm.min, r.min), mm.max = std::max(mm.max, r.max);
-  });
-  if (mm.min > mm.max) mm.min = mm.max = NAN;
-  s.depth_min = mm.min, s.depth_max = mm.max;
-  // 2. The histogram of the normalised depth: normalise_depth's and depth_histogram's own arithmetic
-  //    (depth_histogram of the raw band, normalised value by value), so that the band is read once.
-  std::vector<uint64_t> count(kDepthBins + 1, 0);
-  DepthHistogram part;
-  pass([&](const ImageF& b) {
-    depth_histogram(b.data.data(), b.data.size(), mm.min, mm.max, part);
-    for (int k = 0; k <= kDepthBins; ++k) count[size_t(k)] += part.count[size_t(k)];
-  });
-  int shift = 0;
-  while ((*std::max_element(count.begin(), count.end()) >> shift) > UINT32_MAX) ++shift;
-  s.histogram.count.resize(kDepthBins + 1);
-  for (int b = 0; b <= kDepthBins; ++b) {
-    const uint64_t c = count[size_t(b)];
-    s.histogram.count[size_t(b)] = uint32_t(c ? std::max<uint64_t>(c >> shift, 1) : 0);
+  MinMax mm;
+  if (depth.known_stats) {  // the source's own range and histogram (synthetic depth: its formula)
+    const FrameStats known = depth.known_stats();
+    if (!known.valid || known.histogram.count.size() != size_t(kDepthBins + 1))
+      throw Error("depth source's statistics are incomplete");
+    s.histogram = known.histogram;
+    mm = {known.depth_min, known.depth_max};
+  } else {
+    // 1. The range, as minmax_reduce takes it over the whole image (NaN skipped wherever it lies).
+    const float inf = INFINITY;
+    mm = {inf, -inf};
+    pass([&](const ImageF& b) {
+      const MinMax r = minmax_reduce(b.data.data(), b.data.size());
+      if (r.min == r.min) mm.min = std::min(mm.min, r.min), mm.max = std::max(mm.max, r.max);
+    });
+    if (mm.min > mm.max) mm.min = mm.max = NAN;
+    // 2. The histogram of the normalised depth: normalise_depth's and depth_histogram's own arithmetic
+    //    (depth_histogram of the raw band, normalised value by value), so that the band is read once.
+    std::vector<uint64_t> count(kDepthBins + 1, 0);
+    DepthHistogram part;
+    pass([&](const ImageF& b) {
+      depth_histogram(b.data.data(), b.data.size(), mm.min, mm.max, part);
+      for (int k = 0; k <= kDepthBins; ++k) count[size_t(k)] += part.count[size_t(k)];
+    });
+    s.histogram = histogram_of_counts(count);
   }
+  s.depth_min = mm.min, s.depth_max = mm.max;
   // 3. The layered mode's layer sums: the CoC map's (coc_map) under the layers the tiles will use.
   if (p && p->filter == FilterKind::Dof) {
     const DofMode& m = dof_mode_of(*p);
@@ -237,9 +250,10 @@ class BandFlow {
 
 }  // namespace
 
-TiledReport run_tiled(const RowSource& image, const DepthRowSource* depth, const Params& p, const TilePlan& plan,
-                      const std::function<std::unique_ptr<Pipeline>()>& make_pipeline, const RowSink& out,
-                      int workers, const std::function<bool(const TiledProgress&)>& progress) {
+TiledReport run_tiled(const RowSource& image, const DepthRowSource* depth, const Params& p,
+                      const TilePlan& plan, const std::function<std::unique_ptr<Pipeline>()>& make_pipeline,
+                      const RowSink& out, int workers,
+                      const std::function<bool(const TiledProgress&)>& progress) {
   const auto start = std::chrono::steady_clock::now();
   check_size(image.width, image.height, "image");
   if (!image.read || !out.write || !make_pipeline) throw Error("tiled run: no row source, sink or pipeline");
@@ -321,7 +335,8 @@ TiledReport run_tiled(const RowSource& image, const DepthRowSource* depth, const
     try {
       for (uint32_t b = 0; b < bands; ++b) {
         const Span fy = ay.frame(band_rows(b).lo);
-        if (!flow.wait([&] { return uint64_t(fy.hi) <= uint64_t(ay.frame(band_rows(flow.filtered).lo).lo) + cap; }))
+        if (!flow.wait(
+                [&] { return uint64_t(fy.hi) <= uint64_t(ay.frame(band_rows(flow.filtered).lo).lo) + cap; }))
           return;
         {
           BusyClock busy(report.read_s);
@@ -382,9 +397,8 @@ TiledReport run_tiled(const RowSource& image, const DepthRowSource* depth, const
             k.pipe->set_image(k.img);
           }
           if (raw) {
-            const FrameRows depth_rows{fw, fh, [&](int y) -> const void* {
-                                         return raw->row(fy.lo + uint32_t(y)) + fx.lo;
-                                       }};
+            const FrameRows depth_rows{
+                fw, fh, [&](int y) -> const void* { return raw->row(fy.lo + uint32_t(y)) + fx.lo; }};
             if (!k.pipe->set_depth_rows(depth_rows)) {
               k.depth.width = fw, k.depth.height = fh, k.depth.channels = 1;
               k.depth.data.resize(size_t(fw) * size_t(fh));
@@ -393,8 +407,9 @@ TiledReport run_tiled(const RowSource& image, const DepthRowSource* depth, const
             }
           }
           k.pipe->run();
-          k.pipe->read_result(PixelRect{int(bx0 - fx.lo), int(by0 - fy.lo), int(bx1 - fx.lo), int(by1 - fy.lo)},
-                              res + size_t(bx0) * 4, size_t(W) * 4);
+          k.pipe->read_result(
+              PixelRect{int(bx0 - fx.lo), int(by0 - fy.lo), int(bx1 - fx.lo), int(by1 - fy.lo)},
+              res + size_t(bx0) * 4, size_t(W) * 4);
         }
       } catch (...) {
         std::lock_guard<std::mutex> lock(failed_mutex);

@@ -35,6 +35,10 @@ struct DepthRowSource {
   // y0: the statistics take two (the range, then the histogram of the normalised depth) and, for the
   // layered mode, a third (the layer sums of its CoC); run_tiled's bands one more.
   std::function<void(uint32_t y0, uint32_t y1, float* depth, size_t stride)> read;
+  // Optional: the range and histogram of the whole map, where the source knows them without a pass
+  // (synthetic depth: synthetic_frame_stats); the statistics then read rows only for the layered mode's
+  // layer sums.
+  std::function<FrameStats()> known_stats;
 };
 struct RowSink {
   // The next `n` rows of the result (RGBA8), `stride` bytes apart, in order.
@@ -76,7 +80,8 @@ TilePlan plan_tiles(uint32_t width, uint32_t height, const Params& p, size_t mem
                     uint32_t max_tile = 0, int workers = 1);
 
 // The statistics passes: the range and histogram of the whole depth, read band by band (band_rows rows at
-// a time); with `p` of the layered mode (layers > 1), also its layer sums (a third pass). Histogram counts
+// a time; or depth.known_stats's, without a pass); with `p` of the layered mode (layers > 1), also its layer
+// sums (a third pass). Histogram counts
 // that pass 2^32 - 1 (images over 4 Gpx) are scaled down together by a power of 2 (the layer edges depend
 // on their proportions alone).
 FrameStats depth_frame_stats(const DepthRowSource& depth, uint32_t band_rows = 1024, const Params* p = nullptr);

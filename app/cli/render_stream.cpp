@@ -114,6 +114,10 @@ class DepthRows {
   DepthRows(const SyntheticDepth& s, uint32_t width, uint32_t height, int threads)
       : synthetic_(true), spec_(s), width_(width), height_(height), threads_(threads) {}
 
+  bool synthetic() const { return synthetic_; }
+  // The synthetic map's range and histogram from its formula (no pass over the rows).
+  FrameStats synthetic_stats() const { return synthetic_frame_stats(spec_, int(width_), int(height_), threads_); }
+
   size_t buffer_bytes() const {
     return reader_ ? reader_->header().buffer_bytes + size_t(width_) * kDepthChunkRows * 12 : 0;
   }
@@ -334,10 +338,12 @@ std::string render_streamed(const StreamRequest& r, const Params& p, bool force)
   };
   DepthRowSource depth_source;
   depth_source.width = w, depth_source.height = h;
-  if (depth)
+  if (depth) {
     depth_source.read = [&](uint32_t y0, uint32_t y1, float* d, size_t stride) {
       depth->read(y0, y1, d, stride);
     };
+    if (depth->synthetic()) depth_source.known_stats = [&] { return depth->synthetic_stats(); };
+  }
   RowSink sink;
   // An RGB result is packed from the tiles' RGBA rows kPackRows at a time (on several threads on the GPU,
   // where writing bounds the run).

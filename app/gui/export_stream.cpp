@@ -60,10 +60,12 @@ void StreamExport::run() {
     };
     DepthRowSource depth_source;
     depth_source.width = w, depth_source.height = h;
-    if (synthetic)
+    if (synthetic) {
       depth_source.read = [&](uint32_t y0, uint32_t y1, float* d, size_t stride) {
         synthetic_depth_rows(r.synthetic, int(w), int(h), int(y0), int(y1), d, stride);
       };
+      depth_source.known_stats = [&] { return synthetic_frame_stats(r.synthetic, int(w), int(h)); };
+    }
     if (depth)
       depth_source.read = [&](uint32_t y0, uint32_t y1, float* d, size_t stride) {
         for (uint32_t y = y0; y < y1; ++y)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/tiled.hpp"
 
 using satlab::Error;
 using satlab::SyntheticDepth;
@@ -153,8 +154,8 @@ TEST(SyntheticDepth, BandsEqualTheWholeMapBitForBit) {
           const int y1 = std::min(h, y0 + band);
           satlab::synthetic_depth_rows(s, w, h, y0, y1, rows.data(), size_t(w + 3));
           for (int y = y0; y < y1; ++y)
-            ASSERT_EQ(0, std::memcmp(&rows[size_t(y - y0) * size_t(w + 3)], &whole.data[size_t(y) * size_t(w)],
-                                     size_t(w) * sizeof(float)))
+            ASSERT_EQ(0, std::memcmp(&rows[size_t(y - y0) * size_t(w + 3)],
+                                     &whole.data[size_t(y) * size_t(w)], size_t(w) * sizeof(float)))
                 << "row " << y << " of a band of " << band;
         }
       }
@@ -163,4 +164,50 @@ TEST(SyntheticDepth, BandsEqualTheWholeMapBitForBit) {
   std::vector<float> untouched(4, 7.f);
   satlab::synthetic_depth_rows(satlab::parse_synthetic_depth("none"), 2, 2, 0, 2, untouched.data(), 2);
   EXPECT_EQ(untouched, std::vector<float>(4, 7.f));  // Mode::None writes nothing
+}
+
+// synthetic_frame_stats: the range and every histogram count equal those of the statistics passes over the
+// map's rows (depth_frame_stats, which makes the map), for gradients at many angles (clamped ramps
+// included), radial maps with the centre inside, on an edge and at a corner, and odd sizes; and a tiled
+// source that knows them is not read for them.
+TEST(SyntheticDepth, FrameStatsFromTheFormulaEqualThePassesOverTheMap) {
+  const char* specs[] = {"gradient",
+                         "gradient:angle=0",
+                         "gradient:angle=180,pos=0.2,width=0.05",
+                         "gradient:angle=30,pos=0.3,width=0.2",
+                         "gradient:angle=-135",
+                         "gradient:angle=45,pos=1,width=10",
+                         "gradient:angle=271,pos=0.6,width=0.5",
+                         "radial",
+                         "radial:x=0.2,y=0.9,radius=0.3",
+                         "radial:x=0,y=0,radius=2",
+                         "radial:x=1,y=0.5,radius=0.01",
+                         "radial:x=0.5,y=0.5,radius=10"};
+  for (const char* spec : specs) {
+    const SyntheticDepth s = satlab::parse_synthetic_depth(spec);
+    for (const auto& [w, h] :
+         {std::pair<int, int>{1, 1}, {97, 61}, {1, 29}, {31, 1}, {256, 255}, {1031, 17}}) {
+      SCOPED_TRACE(std::string(spec) + " " + std::to_string(w) + "x" + std::to_string(h));
+      satlab::DepthRowSource src{uint32_t(w), uint32_t(h),
+                                 [&](uint32_t y0, uint32_t y1, float* d, size_t stride) {
+                                   satlab::synthetic_depth_rows(s, w, h, int(y0), int(y1), d, stride);
+                                 },
+                                 {}};
+      const satlab::FrameStats passes = satlab::depth_frame_stats(src, 13);
+      const satlab::FrameStats formula = satlab::synthetic_frame_stats(s, w, h, 3);
+      ASSERT_TRUE(formula.valid && formula.has_depth);
+      EXPECT_EQ(formula.depth_min, passes.depth_min);
+      EXPECT_EQ(formula.depth_max, passes.depth_max);
+      ASSERT_EQ(formula.histogram.count, passes.histogram.count);
+      // Known to the source: no row is read for them.
+      int reads = 0;
+      src.read = [&](uint32_t, uint32_t, float*, size_t) { ++reads; };
+      src.known_stats = [&] { return formula; };
+      const satlab::FrameStats known = satlab::depth_frame_stats(src, 13);
+      EXPECT_EQ(reads, 0);
+      EXPECT_EQ(known.depth_min, passes.depth_min);
+      EXPECT_EQ(known.histogram.count, passes.histogram.count);
+    }
+  }
+  EXPECT_FALSE(satlab::synthetic_frame_stats(satlab::parse_synthetic_depth("none"), 8, 8).valid);
 }

@@ -216,7 +216,8 @@ TEST(Tiled, DepthStatisticsReproduceTheWholeImagesNormalisation) {
                       [&](uint32_t y0, uint32_t y1, float* out, size_t stride) {
                         for (uint32_t y = y0; y < y1; ++y)
                           std::memcpy(out + (y - y0) * stride, depth.data.data() + size_t(y) * w, w * 4);
-                      }},
+                      },
+                      {}},
           rows);
       const MinMax mm = minmax_reduce(depth.data.data(), depth.data.size(), 3);
       ImageF want, got;
@@ -275,7 +276,8 @@ TEST(Tiled, AFramesOwnStatisticsChangeNothing) {
                     [&](uint32_t y0, uint32_t y1, float* out, size_t stride) {
                       for (uint32_t y = y0; y < y1; ++y)
                         std::memcpy(out + (y - y0) * stride, s.depth.data.data() + size_t(y) * w, w * 4);
-                    }},
+                    },
+                    {}},
         16, &p));
     pipe->run();
     EXPECT_TRUE(same_pixels(pipe->result(), own)) << m;
@@ -381,7 +383,7 @@ TEST(Tiled, RefusesWhatItCannotDoExactly) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("halo of 3"), std::string::npos) << e.what();
   }
-  DepthRowSource small{19, 10, [](uint32_t, uint32_t, float*, size_t) {}};
+  DepthRowSource small{19, 10, [](uint32_t, uint32_t, float*, size_t) {}, {}};
   RowSource src{20, 10, [](uint32_t, uint32_t, uint8_t*, size_t) {}};
   RowSink sink{[](uint32_t, const uint8_t*, size_t) {}};
   EXPECT_THROW(run_tiled(
@@ -552,7 +554,7 @@ TEST(Tiled, TheFillReachesAsFarAsItsHaloFromAnAlignedOrigin) {
       EXPECT_TRUE(same_pixels(tiled(img, &depth, p, tile, 2, halo).out, want)) << "halo " << halo;
     // The pixels that differ from the whole image's when each tile is run as run_tiled runs it, with a halo
     // of `halo` and its origin on the column `halo` columns before its interior (clamped at 0).
-    const FrameStats stats = depth_frame_stats(DepthRowSource{uint32_t(w), uint32_t(h), read}, 64, &p);
+    const FrameStats stats = depth_frame_stats(DepthRowSource{uint32_t(w), uint32_t(h), read, {}}, 64, &p);
     const auto differ = [&](int halo) {
       size_t n = 0;
       for (int x0 = 0; x0 < w; x0 += tile) {

@@ -100,7 +100,8 @@ inline Tiled tiled(
                      depth_at = y1;
                      for (uint32_t y = y0; y < y1; ++y)
                        std::memcpy(d + (y - y0) * stride, depth->data.data() + size_t(y) * w, w * 4);
-                   }};
+                   },
+                   {}};
   RowSink sink{[&](uint32_t n, const uint8_t* rows, size_t stride) {
     EXPECT_LE(written + n, h);
     for (uint32_t y = 0; y < n && written + y < h; ++y)

@@ -142,7 +142,8 @@ TEST(GpuTiled, AFramesOwnStatisticsChangeNothing) {
   const DepthRowSource src{w, h, [&](uint32_t y0, uint32_t y1, float* out, size_t stride) {
                           for (uint32_t y = y0; y < y1; ++y)
                             std::memcpy(out + (y - y0) * stride, s.depth.data.data() + size_t(y) * w, w * 4);
-                        }};
+                        },
+                        {}};
   for (const char* m : {"gather_shape", "layered", "spread"}) {
     const Params p = dof_params(m, 10.f);
     auto pipe = gpu::make_pipeline();
