@@ -186,7 +186,7 @@ void draw_lab_panel(AppState& app) {
   if (!s.error.empty()) ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", s.error.c_str());
   if (s.rows.empty()) return;
   if (s.cpu)
-    ImGui::TextWrapped("C = %.1f GB/s (threaded copy: memcpy or streaming stores, the faster); %s", s.bw.copy_gbps, s.cpu_note.c_str());
+    ImGui::TextWrapped("C = %.1f GB/s (the fastest of three threaded copies); %s", s.bw.copy_gbps, s.cpu_note.c_str());
   else
     ImGui::Text("C = %.0f GB/s (device copy), read = %.0f GB/s", s.bw.copy_gbps, s.bw.read_gbps);
   // Scrolls sideways in a narrow sidebar, the variant's name frozen.
