@@ -1,11 +1,16 @@
 // OpenEXR through OpenEXRCore's C API (Debian 12: libopenexr-3-1-30), opened at run time like libheif, so
-// the binary starts where it is not installed. The first part of a file, scanline or tiled (its full
-// resolution level), every compression the library has; deep parts are refused. Colour (R, G, B and A,
+// the binary starts where it is not installed. Reading: the first part of a file, scanline or tiled (its
+// full resolution level), every compression the library has; deep parts are refused. Writing: RGBA half,
+// scanlines, ZIP. Colour (R, G, B and A,
 // or Y) is linear light: encoded to sRGB for the 8-bit image, clamped to [0,1]. Depth is a channel as it
 // is stored: Z, else depth, else the one named (set_exr_depth_channel), else the first.
+#include "app/io/exr.hpp"
+
 #include <OpenEXR/openexr.h>
 
 #include <algorithm>
+#include <array>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -13,7 +18,6 @@
 
 #include "app/io/decoded.hpp"
 #include "app/io/dynlib.hpp"
-#include "app/io/exr.hpp"
 #include "app/io/format_guard.hpp"
 #include "core/error.hpp"
 
@@ -23,11 +27,17 @@ namespace {
 struct Exr {
   DynLib lib{"libOpenEXRCore-3_1.so.30"};
 #define SATLAB_EXR(name) decltype(&::name) name = nullptr;
-#define SATLAB_EXR_FUNCTIONS(X)                                                                               \
-  X(exr_start_read) X(exr_finish) X(exr_get_count) X(exr_get_storage) X(exr_get_data_window)                  \
-  X(exr_get_channels) X(exr_get_scanlines_per_chunk) X(exr_read_scanline_chunk_info) X(exr_read_tile_chunk_info) \
-  X(exr_get_tile_descriptor) X(exr_decoding_initialize) X(exr_decoding_choose_default_routines)              \
-  X(exr_decoding_update) X(exr_decoding_run) X(exr_decoding_destroy) X(exr_get_default_error_message)
+#define SATLAB_EXR_FUNCTIONS(X)                                                                         \
+  X(exr_start_read)                                                                                     \
+  X(exr_finish) X(exr_get_count) X(exr_get_storage) X(exr_get_data_window) X(exr_get_channels)          \
+      X(exr_get_scanlines_per_chunk) X(exr_read_scanline_chunk_info) X(exr_read_tile_chunk_info)        \
+          X(exr_get_tile_descriptor) X(exr_decoding_initialize) X(exr_decoding_choose_default_routines) \
+              X(exr_decoding_update) X(exr_decoding_run) X(exr_decoding_destroy)                        \
+                  X(exr_get_default_error_message) X(exr_start_write) X(exr_add_part)                   \
+                      X(exr_initialize_required_attr_simple) X(exr_add_channel) X(exr_write_header)     \
+                          X(exr_write_scanline_chunk_info) X(exr_encoding_initialize)                   \
+                              X(exr_encoding_choose_default_routines) X(exr_encoding_update)            \
+                                  X(exr_encoding_run) X(exr_encoding_destroy)
   SATLAB_EXR_FUNCTIONS(SATLAB_EXR)
 #undef SATLAB_EXR
   Exr() {
@@ -80,7 +90,8 @@ class Reader {
       throw Error(path + ": deep OpenEXR data (several samples a pixel) is not read");
     check(e_.exr_get_data_window(ctx_, 0, &dw_), "no data window");
     const int64_t w = int64_t(dw_.max.x) - dw_.min.x + 1, h = int64_t(dw_.max.y) - dw_.min.y + 1;
-    if (w <= 0 || h <= 0 || w > (1 << 16) || h > (1 << 16)) throw Error(path + ": the data window is empty or too large");
+    if (w <= 0 || h <= 0 || w > (1 << 16) || h > (1 << 16))
+      throw Error(path + ": the data window is empty or too large");
     width_ = int(w), height_ = int(h);
     check_image_limits(path, uint64_t(w), uint64_t(h));
     check(e_.exr_get_channels(ctx_, 0, &channels_), "no channel list");
@@ -112,15 +123,19 @@ class Reader {
         }
     for (int c = 0; c < channels_->num_channels; ++c)
       if (channels_->entries[c].x_sampling != 1 || channels_->entries[c].y_sampling != 1)
-        throw Error(path_ + ": channel " + channels_->entries[c].name.str + " is subsampled, which is not read");
-    if (storage_ == EXR_STORAGE_TILED) read_tiles(p);
-    else read_scanlines(p);
+        throw Error(path_ + ": channel " + channels_->entries[c].name.str +
+                    " is subsampled, which is not read");
+    if (storage_ == EXR_STORAGE_TILED)
+      read_tiles(p);
+    else
+      read_scanlines(p);
     return p;
   }
 
  private:
   void check(exr_result_t r, const char* what) const {
-    if (r != EXR_ERR_SUCCESS) throw Error(path_ + ": " + what + " (" + e_.exr_get_default_error_message(r) + ")");
+    if (r != EXR_ERR_SUCCESS)
+      throw Error(path_ + ": " + what + " (" + e_.exr_get_default_error_message(r) + ")");
   }
   // Points the decoder's channels at the planes for the chunk at (x0, y0) of cw x ch pixels (data window
   // coordinates made 0-based), then runs it.
@@ -139,7 +154,8 @@ class Reader {
       throw Error(path_ + ": a chunk lies outside the data window");
     // Every channel is decoded: those not asked for into one scratch plane (OpenEXRCore 3.1.5's unpacking
     // of half floats crashed with a channel left out).
-    if (scratch_.size() < size_t(width_) * size_t(height_)) scratch_.assign(size_t(width_) * size_t(height_), 0.f);
+    if (scratch_.size() < size_t(width_) * size_t(height_))
+      scratch_.assign(size_t(width_) * size_t(height_), 0.f);
     for (int c = 0; c < dec.channel_count; ++c) {
       exr_coding_channel_info_t& ch = dec.channels[c];
       float* plane = scratch_.data();
@@ -211,6 +227,26 @@ float srgb_encode(float v) {
   return v <= 0.0031308f ? 12.92f * v : 1.055f * std::pow(v, 1.f / 2.4f) - 0.055f;
 }
 
+// Round to nearest even; infinities and NaN kept (the writer gives finite values in [0, 1]).
+uint16_t half_of(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  const uint32_t sign = (x >> 16) & 0x8000u, fexp = (x >> 23) & 0xFFu, mant = x & 0x7FFFFFu;
+  if (fexp == 0xFFu) return uint16_t(sign | 0x7C00u | (mant ? 0x200u : 0u));
+  const int exp = int(fexp) - 127 + 15;
+  if (exp >= 31) return uint16_t(sign | 0x7C00u);
+  const auto rounded = [](uint32_t h, uint32_t rem, uint32_t halfway) {
+    return rem > halfway || (rem == halfway && (h & 1u)) ? h + 1 : h;  // a carry into the exponent is right
+  };
+  if (exp <= 0) {  // a subnormal half: m 2^-24
+    if (exp < -10) return uint16_t(sign);
+    const uint32_t m = mant | 0x800000u;
+    const int shift = 14 - exp;
+    return uint16_t(sign | rounded(m >> shift, m & ((1u << shift) - 1), 1u << (shift - 1)));
+  }
+  return uint16_t(sign | rounded((uint32_t(exp) << 10) | (mant >> 13), mant & 0x1FFFu, 0x1000u));
+}
+
 bool has(const std::vector<std::string>& names, const std::string& n) {
   return std::find(names.begin(), names.end(), n) != names.end();
 }
@@ -233,7 +269,9 @@ void set_exr_depth_channel(const std::string& name) {
   depth_channel_name = name;
 }
 
-std::vector<std::string> exr_channels(const std::string& path) { return Reader(path).channel_names(); }
+std::vector<std::string> exr_channels(const std::string& path) {
+  return Reader(path).channel_names();
+}
 
 bool exr_has_depth(const std::string& path) {
   std::string asked;
@@ -246,7 +284,8 @@ bool exr_has_depth(const std::string& path) {
     std::vector<uint8_t> head(4);
     if (!f.read(reinterpret_cast<char*>(head.data()), 4) || !is_exr(head) || !exr_available()) return false;
     const std::vector<std::string> names = exr_channels(path);
-    // A channel asked for by name counts as there: load_depth then refuses a file without it, naming those it has.
+    // A channel asked for by name counts as there: load_depth then refuses a file without it, naming those it
+    // has.
     return asked.empty() ? has(names, "Z") || has(names, "depth") || has(names, "Depth") : true;
   } catch (const Error&) {
     return false;
@@ -258,9 +297,13 @@ Decoded decode_exr(const std::string& path, bool want_high) {
   const std::vector<std::string> names = r.channel_names();
   std::vector<std::string> want;
   bool grey = false;
-  if (has(names, "R") || has(names, "G") || has(names, "B")) want = {"R", "G", "B", "A"};
-  else if (has(names, "Y")) want = {"Y", "A"}, grey = true;
-  else throw Error(path + ": no colour channel (R, G, B or Y) among " + std::to_string(names.size()) + " (a depth-only file: give it as the depth)");
+  if (has(names, "R") || has(names, "G") || has(names, "B"))
+    want = {"R", "G", "B", "A"};
+  else if (has(names, "Y"))
+    want = {"Y", "A"}, grey = true;
+  else
+    throw Error(path + ": no colour channel (R, G, B or Y) among " + std::to_string(names.size()) +
+                " (a depth-only file: give it as the depth)");
   const Planes p = r.read(want);
   Decoded d;
   d.format = "OpenEXR";
@@ -283,6 +326,87 @@ Decoded decode_exr(const std::string& path, bool want_high) {
   }
   d.notes.push_back("OpenEXR: linear light encoded to sRGB (values above 1 clipped)");
   return d;
+}
+
+bool write_exr_rgba8(const std::string& tmp, const ImageRGBA8& image) {
+  const Exr& e = exr();
+  std::string why;
+  if (!exr_available(&why)) throw Error(why);
+  // RGBA half, interleaved: the 8-bit result's sRGB codes decoded to linear light, alpha as it is.
+  static const std::array<uint16_t, 256> linear = [] {
+    std::array<uint16_t, 256> t{};
+    for (int c = 0; c < 256; ++c) {
+      const double v = c / 255.0;
+      t[size_t(c)] = half_of(float(v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4)));
+    }
+    return t;
+  }();
+  const size_t n = image.pixels();
+  std::vector<uint16_t> px(n * 4);
+  for (size_t i = 0; i < n; ++i) {
+    for (int k = 0; k < 3; ++k) px[i * 4 + size_t(k)] = linear[image.data[i * 4 + size_t(k)]];
+    px[i * 4 + 3] = half_of(float(image.data[i * 4 + 3]) / 255.f);
+  }
+  exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
+  init.flags = EXR_CONTEXT_FLAG_SILENT_HEADER_PARSE;
+  exr_context_t ctx = nullptr;
+  if (e.exr_start_write(&ctx, tmp.c_str(), EXR_WRITE_FILE_DIRECTLY, &init) != EXR_ERR_SUCCESS) return false;
+  struct Finish {  // closes the file however this ends
+    const Exr& e;
+    exr_context_t& ctx;
+    ~Finish() {
+      if (ctx) e.exr_finish(&ctx);
+    }
+  } finish{e, ctx};
+  int part = 0;
+  bool ok = e.exr_add_part(ctx, "rgba", EXR_STORAGE_SCANLINE, &part) == EXR_ERR_SUCCESS &&
+            e.exr_initialize_required_attr_simple(ctx, part, image.width, image.height,
+                                                  EXR_COMPRESSION_ZIP) == EXR_ERR_SUCCESS;
+  static const char* kNames[4] = {"R", "G", "B", "A"};
+  for (int k = 0; ok && k < 4; ++k)
+    ok = e.exr_add_channel(ctx, part, kNames[k], EXR_PIXEL_HALF,
+                           k < 3 ? EXR_PERCEPTUALLY_LOGARITHMIC : EXR_PERCEPTUALLY_LINEAR, 1,
+                           1) == EXR_ERR_SUCCESS;
+  ok = ok && e.exr_write_header(ctx) == EXR_ERR_SUCCESS;
+  int32_t lines = 1;
+  ok = ok && e.exr_get_scanlines_per_chunk(ctx, part, &lines) == EXR_ERR_SUCCESS && lines > 0;
+  exr_encode_pipeline_t enc = EXR_ENCODE_PIPELINE_INITIALIZER;
+  bool started = false;
+  for (int y = 0; ok && y < image.height; y += lines) {
+    exr_chunk_info_t chunk;
+    ok = e.exr_write_scanline_chunk_info(ctx, part, y, &chunk) == EXR_ERR_SUCCESS;
+    if (!ok) break;
+    ok = (started ? e.exr_encoding_update(ctx, part, &chunk, &enc)
+                  : e.exr_encoding_initialize(ctx, part, &chunk, &enc)) == EXR_ERR_SUCCESS;
+    if (!ok) break;
+    for (int c = 0; c < enc.channel_count; ++c) {
+      exr_coding_channel_info_t& ch = enc.channels[c];
+      int k = 0;
+      while (k < 4 && std::strcmp(ch.channel_name, kNames[k]) != 0) ++k;
+      if (k == 4) {  // a channel this writer did not add
+        ok = false;
+        break;
+      }
+      ch.user_data_type = EXR_PIXEL_HALF;
+      ch.user_bytes_per_element = 2;
+      ch.user_pixel_stride = 8;
+      ch.user_line_stride = image.width * 8;
+      ch.encode_from_ptr =
+          reinterpret_cast<const uint8_t*>(px.data() + (size_t(y) * size_t(image.width)) * 4 + size_t(k));
+    }
+    started = true;
+    if (!ok) break;
+    if (y == 0) ok = e.exr_encoding_choose_default_routines(ctx, part, &enc) == EXR_ERR_SUCCESS;
+    ok = ok && e.exr_encoding_run(ctx, part, &enc) == EXR_ERR_SUCCESS;
+  }
+  if (started) e.exr_encoding_destroy(ctx, &enc);
+  const exr_result_t closed = e.exr_finish(&ctx);  // writes the chunk table
+  ctx = nullptr;
+  if (!ok || closed != EXR_ERR_SUCCESS) {
+    if (!errno) errno = EIO;
+    return false;
+  }
+  return true;
 }
 
 ImageF load_exr_depth(const std::string& path, std::string* channel_used) {

@@ -25,5 +25,10 @@ std::vector<std::string> exr_channels(const std::string& path);
 // The depth channel (as set_exr_depth_channel says) of the first part, as stored (NaN and inf kept for
 // load_depth to fill); `channel_used` receives its name.
 ImageF load_exr_depth(const std::string& path, std::string* channel_used = nullptr);
+// Writes `image` to `tmp` (a new file: save_image renames it) as OpenEXR RGBA half, ZIP-compressed scanlines:
+// the 8-bit sRGB codes decoded to linear light, alpha as it is; reading it back gives the same 8-bit image.
+// The pipeline filters 8-bit RGBA, so a result holds no value above 1 and no more than 8 bits of precision.
+// false, errno set, when the library fails to write; throws satlab::Error without the library.
+bool write_exr_rgba8(const std::string& tmp, const ImageRGBA8& image);
 
 }  // namespace satlab::io

@@ -556,20 +556,29 @@ ImageRGBA8 resample_image(const ImageRGBA8& image, int width, int height) {
   return out;
 }
 
+bool write_png_rgba8(const std::string& tmp, const ImageRGBA8& image) {
+  // Encoded in memory, then written with every write, flush and close checked (stb's own file writer
+  // ignores them: on a full disk it left a truncated PNG and reported success).
+  std::vector<uint8_t> png;
+  auto append = [](void* ctx, void* data, int size) {
+    auto* out = static_cast<std::vector<uint8_t>*>(ctx);
+    out->insert(out->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
+  };
+  if (!stbi_write_png_to_func(append, &png, image.width, image.height, 4, image.data.data(), image.width * 4))
+    return false;
+  return write_file_checked(tmp, png.data(), png.size());
+}
+bool write_jpeg_rgba8(const std::string& tmp, const ImageRGBA8& image) {
+  return write_jpeg(tmp, image.data.data(), image.width, image.height, JpegKind::Rgb, 95);
+}
+bool write_webp_rgba8(const std::string& tmp, const ImageRGBA8& image) { return write_webp(tmp, image, 101); }
+bool write_tiff_rgba8(const std::string& tmp, const ImageRGBA8& image) {
+  return write_tiff(tmp, image.width, image.height, 4, 8, image.data.data());
+}
+
 void save_png(const std::string& path, const ImageRGBA8& image) {
   if (image.empty()) fail(path, "nothing to save (empty image)");
-  write_atomically(path, [&](const std::string& tmp) {
-    // Encoded in memory, then written with every write, flush and close checked (stb's own file writer
-    // ignores them: on a full disk it left a truncated PNG and reported success).
-    std::vector<uint8_t> png;
-    auto append = [](void* ctx, void* data, int size) {
-      auto* out = static_cast<std::vector<uint8_t>*>(ctx);
-      out->insert(out->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
-    };
-    if (!stbi_write_png_to_func(append, &png, image.width, image.height, 4, image.data.data(), image.width * 4))
-      return false;
-    return write_file_checked(tmp, png.data(), png.size());
-  });
+  write_atomically(path, [&](const std::string& tmp) { return write_png_rgba8(tmp, image); });
 }
 
 void save_png16_raw(const std::string& path, int width, int height, const std::vector<uint16_t>& samples) {
@@ -621,19 +630,9 @@ bool can_save(const std::string& path) {
 
 void save_image(const std::string& path, const ImageRGBA8& image) {
   if (image.empty()) fail(path, "nothing to save (empty image)");
-  const std::string e = ext_lower(path);
-  if (e == "png") return save_png(path, image);
-  if (e == "jpg" || e == "jpeg")
-    return write_atomically(path, [&](const std::string& tmp) {
-      return write_jpeg(tmp, image.data.data(), image.width, image.height, JpegKind::Rgb, 95);
-    });
-  if (e == "webp")
-    return write_atomically(path, [&](const std::string& tmp) { return write_webp(tmp, image, 101); });
-  if (e == "tif" || e == "tiff")
-    return write_atomically(path, [&](const std::string& tmp) {
-      return write_tiff(tmp, image.width, image.height, 4, 8, image.data.data());
-    });
-  fail(path, "cannot write this format: the extension must be one of " + std::string(saveable_extensions()));
+  const FileFormat* f = writer_for_extension(ext_lower(path));  // the table's row, by its entry point
+  if (!f) fail(path, "cannot write this format: the extension must be one of " + std::string(saveable_extensions()));
+  write_atomically(path, [&](const std::string& tmp) { return f->write(tmp, image); });
 }
 
 void save_tiff16(const std::string& path, const ImageF& image01) {

@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
 
 #include "app/io/image_io.hpp"
 #include "core/error.hpp"
@@ -59,7 +62,8 @@ TEST(Exr, DepthIsTheZChannelAsStored) {
     EXPECT_EQ(info.format, "OpenEXR (Z)") << f;
     ASSERT_EQ(d.width, 7);
     for (int y = 0; y < 5; ++y)
-      for (int x = 0; x < 7; ++x) EXPECT_EQ(d.at(x, y), float(1 + x + 10 * y)) << f;  // exact in half too (< 2048)
+      for (int x = 0; x < 7; ++x)
+        EXPECT_EQ(d.at(x, y), float(1 + x + 10 * y)) << f;  // exact in half too (< 2048)
   }
   const ImageF z = load_depth(kDir + "z_only.exr");  // inf and NaN filled from their neighbours
   for (float v : z.data) EXPECT_TRUE(std::isfinite(v));
@@ -71,7 +75,8 @@ TEST(Exr, DepthIsTheZChannelAsStored) {
     load_depth(kDir + "rgbz.exr");
     ADD_FAILURE() << "a missing channel was read";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("no channel named 'depth' (it has B, G, R, Z)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no channel named 'depth' (it has B, G, R, Z)"), std::string::npos)
+        << e.what();
   }
   set_exr_depth_channel("");
 }
@@ -90,6 +95,30 @@ TEST(Exr, BadFilesAreOneLine) {
   }
   EXPECT_THROW(load_depth(kDir + "cut.exr"), Error);
   EXPECT_EQ(exr_channels(kDir + "rgba_tiled.exr"), (std::vector<std::string>{"A", "B", "G", "R"}));
+}
+
+// save_image's OpenEXR: RGBA half of the 8-bit result in linear light, read back to the same 8-bit pixels
+// (every code of every channel, alpha included, on an odd size that spans several ZIP chunks of 16 lines),
+// with the channels a compositor expects; a folder that cannot be written to leaves nothing.
+TEST(Exr, SavedResultsReadBackToTheSame8BitPixels) {
+  NEED_EXR();
+  const int w = 257, h = 37;
+  ImageRGBA8 img(w, h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int k = 0; k < 4; ++k) img.px(x, y)[k] = uint8_t((x * (k + 1) + y * 7 * k) % 256);
+  const std::string path = ::testing::TempDir() + "satlab_exr_saved.exr";
+  save_image(path, img);
+  LoadInfo info;
+  const ImageRGBA8 back = load_image(path, &info);
+  EXPECT_EQ(info.format, "OpenEXR");
+  ASSERT_EQ(back.width, w);
+  ASSERT_EQ(back.height, h);
+  for (size_t i = 0; i < img.data.size(); ++i)
+    ASSERT_EQ(int(back.data[i]), int(img.data[i])) << "sample " << i;
+  EXPECT_EQ(exr_channels(path), (std::vector<std::string>{"A", "B", "G", "R"}));
+  std::remove(path.c_str());
+  EXPECT_THROW(save_image("/nonexistent-dir/out.exr", img), Error);
 }
 
 }  // namespace

@@ -114,7 +114,8 @@ cmp -s sk_1.png sk_2.png || fail "the bad frame did not repeat the one before"
 refuse "are for clips" "$bin" render in_7.png --stereo sbs --out x.png
 refuse "name one" "$bin" render 'L_%d.png' --right 'R_%d.png' --depth "$scene_depth" --out 'y_%d.png'
 # OpenEXR: a beauty pass with its Z pass per frame (tools/exr_write.py) gives its own depth, exact (no
-# temporal filter), and each frame equals the still render of its file; --z-channel names another.
+# temporal filter), and each frame equals the still render of its file; --z-channel names another; an
+# OpenEXR sequence is written too.
 python3 - "$src" <<'PY' || fail "cannot write the EXR frames"
 import sys
 sys.path.insert(0, sys.argv[1] + "/tools")
@@ -136,6 +137,15 @@ if "$bin" render 'e_%d.exr' --focus 0.1 --aperture 40 --backend cpu --out 'eo_%d
     cmp -s "eo_$k.png" "es_$k.png" || fail "EXR frame $k differs from its still"
   done
   refuse "no channel named 'depth' (it has B, G, R, Z)" "$bin" render 'e_%d.exr' --z-channel depth --backend cpu --out 'ez_%d.png'
+  # Written as an OpenEXR sequence: each frame reads back as the PNG sequence's pixels (a box r 1 of both
+  # gives the same file).
+  "$bin" render 'e_%d.exr' --focus 0.1 --aperture 40 --backend cpu --out 'ex_%d.exr' >log 2>&1 || { cat log; fail "EXR out"; }
+  grep -q "^wrote ex_%d.exr (3 frames 48x32" log || { cat log; fail "no EXR sequence summary"; }
+  for k in 0 1 2; do
+    "$bin" render "ex_$k.exr" --filter box --radius 1 --backend cpu --out "bx_$k.png" >/dev/null 2>&1 || fail "EXR frame $k unreadable"
+    "$bin" render "eo_$k.png" --filter box --radius 1 --backend cpu --out "bp_$k.png" >/dev/null 2>&1 || fail "PNG frame $k"
+    cmp -s "bx_$k.png" "bp_$k.png" || fail "EXR frame $k differs from the PNG sequence's"
+  done
 else
   grep -q "OpenEXR needs its library" log || { cat log; fail "the EXR sequence failed"; }
   echo "(the OpenEXR checks skipped: $(tail -1 log))"
