@@ -4,7 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "core/coc_pixel.hpp"
 #include "core/error.hpp"
@@ -99,7 +104,8 @@ size_t compact_at_least(const int32_t* in, size_t n, int32_t threshold, int32_t*
   return k;
 }
 
-void sort_pairs(const uint32_t* keys, const uint32_t* values, size_t n, uint32_t* keys_out, uint32_t* values_out) {
+void sort_pairs(const uint32_t* keys, const uint32_t* values, size_t n, uint32_t* keys_out,
+                uint32_t* values_out) {
   std::vector<uint32_t> k[2] = {std::vector<uint32_t>(keys, keys + n), std::vector<uint32_t>(n)};
   std::vector<uint32_t> v[2] = {std::vector<uint32_t>(values, values + n), std::vector<uint32_t>(n)};
   for (int pass = 0; pass < 4; ++pass) {
@@ -253,6 +259,34 @@ static void check_sat(const ImageRGBA8& image, const std::vector<uint32_t>& sat,
     out = ImageRGBA8(image.width, image.height);
 }
 
+#if defined(__SSE2__)
+namespace {
+// One interior pixel's box mean, its four channels at once (the SAT's 4 x uint32 of a pixel is one SSE2
+// register): the four taps, then RoundingDivider's arithmetic in two double pairs, so that the result is
+// bit for bit the scalar one's ((s + half) * inv + 1e-9, truncated; every box sum below 2^31, as an int32).
+// hi_r/hi_l null: the box starts at row 0.
+struct BoxMean4 {
+  __m128i half;
+  __m128d inv, eps;
+  explicit BoxMean4(const RoundingDivider& d)
+      : half(_mm_set1_epi32(int(d.half))), inv(_mm_set1_pd(d.inv)), eps(_mm_set1_pd(1e-9)) {}
+  void operator()(const uint32_t* lo_r, const uint32_t* lo_l, const uint32_t* hi_r, const uint32_t* hi_l,
+                  uint8_t* o) const {
+    const auto load = [](const uint32_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
+    __m128i s = _mm_sub_epi32(load(lo_r), load(lo_l));
+    if (hi_r) s = _mm_add_epi32(_mm_sub_epi32(s, load(hi_r)), load(hi_l));
+    s = _mm_add_epi32(s, half);
+    const __m128d a = _mm_add_pd(_mm_mul_pd(_mm_cvtepi32_pd(s), inv), eps);
+    const __m128d b = _mm_add_pd(_mm_mul_pd(_mm_cvtepi32_pd(_mm_shuffle_epi32(s, 0xEE)), inv), eps);
+    __m128i q = _mm_unpacklo_epi64(_mm_cvttpd_epi32(a), _mm_cvttpd_epi32(b));
+    q = _mm_packus_epi16(_mm_packs_epi32(q, q), q);
+    const int v = _mm_cvtsi128_si32(q);
+    std::memcpy(o, &v, 4);
+  }
+};
+}  // namespace
+#endif
+
 void box_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, int radius, ImageRGBA8& out,
               int threads) {
   check_sat(image, sat, out);
@@ -271,10 +305,24 @@ void box_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, int rad
           if (xb == xa) continue;
           const int y0 = std::max(y - r, 0) - 1, y1 = std::min(y + r, h - 1);
           const RoundingDivider div(uint32_t(2 * r + 1) * uint32_t(y1 - y0));
-          const uint32_t* lo = sat.data() + size_t(y1) * size_t(w) * 4;       // the box's last row
+          const uint32_t* lo = sat.data() + size_t(y1) * size_t(w) * 4;  // the box's last row
           const uint32_t* hi = y0 >= 0 ? sat.data() + size_t(y0) * size_t(w) * 4 : nullptr;  // above it
           const size_t right = size_t(r) * 4, left = size_t(r + 1) * 4;
           uint8_t* o = out.px(0, y);
+#if defined(__SSE2__)
+          const BoxMean4 mean(div);
+          for (int x = xa; x < xb; ++x) {
+            const size_t i = size_t(x) * 4;
+            // The box's last row, 128 pixels ahead: without it the loads of that row (the one stream from
+            // memory; the row above was read 2r + 1 rows ago and is in L2) stalled the loop (`bench cpu`
+            // 4096^2 on 2 cores: 63 -> 19.7 ms; 64 or 256 pixels ahead 22-26 ms).
+            if ((x & 3) == 0 && x + 128 < xb)
+              _mm_prefetch(reinterpret_cast<const char*>(lo + i + right + 512), _MM_HINT_T0);
+            mean(lo + i + right, lo + i - left, hi ? hi + i + right : nullptr, hi ? hi + i - left : nullptr,
+                 o + i);
+          }
+          continue;
+#endif
           if (hi) {
             for (int x = xa; x < xb; ++x) {
               const size_t i = size_t(x) * 4;
@@ -285,7 +333,8 @@ void box_blur(const ImageRGBA8& image, const std::vector<uint32_t>& sat, int rad
           } else {
             for (int x = xa; x < xb; ++x) {
               const size_t i = size_t(x) * 4;
-              for (int c = 0; c < 4; ++c) o[i + size_t(c)] = div(lo[i + right + size_t(c)] - lo[i - left + size_t(c)]);
+              for (int c = 0; c < 4; ++c)
+                o[i + size_t(c)] = div(lo[i + right + size_t(c)] - lo[i - left + size_t(c)]);
             }
           }
         }

@@ -138,7 +138,7 @@ TEST(Blur, FractionalRadiusSplitsTheCocIntoFloorAndFraction) {
 }
 
 TEST(Blur, BoxBlurEqualsBruteForceGather) {
-  for (auto [w, h, r] : {std::tuple{1, 1, 3}, {47, 31, 0}, {47, 31, 1}, {64, 17, 5}, {23, 59, 100}}) {
+  for (auto [w, h, r] : {std::tuple{1, 1, 3}, {47, 31, 0}, {47, 31, 1}, {64, 17, 5}, {23, 59, 100}, {301, 67, 4}}) {
     const uint32_t seed = test::fresh_seed();
     SCOPED_TRACE("size " + std::to_string(w) + "x" + std::to_string(h) + " r " + std::to_string(r) +
                  " seed " + std::to_string(seed));
