@@ -131,8 +131,8 @@ Rects nested(const Rects& in, const Rects& out, int most) {
     long least = -1;
     for (size_t i = 0; i + 1 < pieces.size(); ++i) {
       const dof::Rect m = merged(pieces[i], pieces[i + 1]);
-      const long loss = m.x0 > m.x1 ? 1L << 40
-                                    : long(pixels_of({pieces[i], pieces[i + 1]})) - long(pixels_of({m}));
+      const long loss =
+          m.x0 > m.x1 ? 1L << 40 : long(pixels_of({pieces[i], pieces[i + 1]})) - long(pixels_of({m}));
       if (least < 0 || loss < least) least = loss, best = i;
     }
     const dof::Rect m = merged(pieces[best], pieces[best + 1]);
@@ -202,7 +202,8 @@ SpreadApertures spread_apertures(const Params& p, int max_r) {
     n.assign(size_t(r) + 1, 0.0), m.assign(size_t(r) + 1, 0.0);
     for (int k = 0; k <= r; ++k) {
       // (A squeezed aperture's area is not monotonic in its radius: the fractions stay within the aperture.)
-      const double lo = std::min(k ? area[size_t(k - 1)] / ar : 0.0, 1.0), hi = std::min(area[size_t(k)] / ar, 1.0);
+      const double lo = std::min(k ? area[size_t(k - 1)] / ar : 0.0, 1.0),
+                   hi = std::min(area[size_t(k)] / ar, 1.0);
       n[size_t(k)] = std::max(area[size_t(k)] - (k ? area[size_t(k - 1)] : 0.0), 0.0);
       m[size_t(k)] = hi > lo ? (integral(hi) - integral(lo)) / (hi - lo) : 0.0;
     }
@@ -230,7 +231,8 @@ SpreadApertures spread_apertures(const Params& p, int max_r) {
         for (int j = g; j <= r; ++j)
           for (int i = g - 1; i < j; ++i) {
             const double c = best[size_t(g - 1) * R1 + size_t(i)] + cost(i + 1, j);
-            if (c < best[size_t(g) * R1 + size_t(j)] - 1e-12) best[size_t(g) * R1 + size_t(j)] = c, from[size_t(g) * R1 + size_t(j)] = i;
+            if (c < best[size_t(g) * R1 + size_t(j)] - 1e-12)
+              best[size_t(g) * R1 + size_t(j)] = c, from[size_t(g) * R1 + size_t(j)] = i;
           }
       int g = 0;
       for (int q = 1; q < K && q <= r; ++q)
@@ -261,7 +263,8 @@ SpreadApertures spread_apertures(const Params& p, int max_r) {
     // The centre keeps a 32nd in a hole: a pixel's own splat must cover it (dof::spread_pixel's premise:
     // where nothing else reaches, the pixel is its own colour).
     w32.back() = std::max(w32.back(), 1);
-    w32.front() = std::max(w32.front(), 1);  // and the rim of a soft profile, so the outline is the aperture's
+    w32.front() =
+        std::max(w32.front(), 1);  // and the rim of a soft profile, so the outline is the aperture's
     std::vector<std::pair<Rects, int>> comps;
     for (size_t c = 0; c < outline.size(); ++c) {
       Rects q = rects_at(t, outline[c]);
@@ -293,7 +296,8 @@ uint32_t spread_one(const Params& p) {
 
 std::string spread_aperture_key(const Params& p, int max_r) {
   char tail[64];
-  std::snprintf(tail, sizeof tail, "/profile %.9g/hole %.9g", double(p.bokeh_profile), double(p.catadioptric));
+  std::snprintf(tail, sizeof tail, "/profile %.9g/hole %.9g", double(p.bokeh_profile),
+                double(p.catadioptric));
   return aperture_key(p, max_r) + tail;
 }
 
@@ -359,21 +363,39 @@ void dof_spread_blur(const ImageRGBA8& image, const ImageF& coc, const Params& p
   const uint16_t* lin = srgb_to_linear12(p.response_shoulder);
   std::vector<std::vector<uint32_t>> tables(size_t(std::max(layers.count - 1, 0)));
   const int bw = dof::fill_blocks(w), bh = dof::fill_blocks(h);
-  std::vector<uint16_t> src(size_t(bw) * size_t(bh) * 4);
-  for (int t = 0; t + 1 < layers.count; ++t) {
-    std::fill(src.begin(), src.end(), uint16_t(0));
-    for (int y = 0; y < h; ++y)
-      for (int x = 0; x < w; ++x) {
-        const size_t i = size_t(y) * size_t(w) + size_t(x);
-        const float c = coc.data[i];
-        if (dof::layer_of(c == c ? c : 0.f, layers) > t) continue;
-        uint16_t* b =
-            src.data() + (size_t(y / dof::kFillBlock) * size_t(bw) + size_t(x / dof::kFillBlock)) * 4;
-        const uint8_t* px = image.data.data() + i * 4;
-        for (int k = 0; k < 3; ++k) b[k] = uint16_t(b[k] + lin[px[k]]);
-        b[3] = uint16_t(b[3] + 1);
-      }
-    sat_u16(src.data(), bw, bh, 4, tables[size_t(t)], threads);
+  std::vector<uint16_t> src(size_t(bw) * size_t(bh) * 4, 0);
+  if (layers.count > 1) {
+    // Each pixel's layer once; table t's blocks are then table t - 1's plus the pixels of layer t (the same
+    // integer sums as adding layers 0..t afresh), each pass a block row of pixels a task: a block's pixels
+    // are one task's, so no two threads add into one block.
+    std::vector<uint8_t> layer_map(size_t(w) * size_t(h));
+    parallel_for(
+        0, h,
+        [&](long y0, long y1) {
+          for (size_t i = size_t(y0) * size_t(w); i < size_t(y1) * size_t(w); ++i) {
+            const float c = coc.data[i];
+            layer_map[i] = uint8_t(dof::layer_of(c == c ? c : 0.f, layers));
+          }
+        },
+        threads);
+    for (int t = 0; t + 1 < layers.count; ++t) {
+      parallel_for(
+          0, bh,
+          [&](long b0, long b1) {
+            for (int y = int(b0) * dof::kFillBlock; y < std::min(h, int(b1) * dof::kFillBlock); ++y)
+              for (int x = 0; x < w; ++x) {
+                const size_t i = size_t(y) * size_t(w) + size_t(x);
+                if (layer_map[i] != t) continue;
+                uint16_t* b =
+                    src.data() + (size_t(y / dof::kFillBlock) * size_t(bw) + size_t(x / dof::kFillBlock)) * 4;
+                const uint8_t* px = image.data.data() + i * 4;
+                for (int k = 0; k < 3; ++k) b[k] = uint16_t(b[k] + lin[px[k]]);
+                b[3] = uint16_t(b[3] + 1);
+              }
+          },
+          threads);
+      sat_u16(src.data(), bw, bh, 4, tables[size_t(t)], threads);
+    }
   }
   const auto tap = [&](int t, int x, int y) {
     dof::Sum4 s = {{0u, 0u, 0u, 0u}};
