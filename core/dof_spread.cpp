@@ -29,18 +29,42 @@ void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers
         image.data.data() + (size_t(dof::clamp_to(y, h)) * size_t(w) + size_t(dof::clamp_to(x, w))) * 4;
     for (int k = 0; k < 3; ++k) l[k] = lin[px[k]];
   };
-  // Each point's split (dof::mixed_of) and hidden background (dof::hidden_of), once for all layers.
+  // A fragment's CoC: f 0 the pixel's own share, 1 its mixed neighbour's (dof::mixed_of), 2 the background
+  // hidden behind a thin near object (dof::hidden_of).
+  const auto fragment_coc = [&](int f, uint32_t m, uint32_t hb, int vx, int vy) {
+    return f == 2 ? dof::hidden_coc(coc_at, hb, vx, vy)
+           : f    ? coc_at(vx + dof::mixed_dx(dof::mixed_dir(m)), vy + dof::mixed_dy(dof::mixed_dir(m)))
+                  : coc_at(vx, vy);
+  };
+  const auto share_of = [](int f, uint32_t m, uint32_t hb) {
+    const uint32_t s = dof::mixed_share(m);
+    return f == 2 ? (hb ? 256u : 0u) : f ? s : 256u - s;
+  };
+  // Each point's split (dof::mixed_of) and hidden background (dof::hidden_of), and the layer of each of its
+  // three fragments (kNoLayer: nothing to splat: no share, or too far outside the frame to reach it), once
+  // for all layers: the layers' tasks below then look at one byte a fragment, not at its CoC.
+  constexpr uint8_t kNoLayer = 0xFF;
   const int pw = w + 2 * max_r, ph = h + 2 * max_r;
   std::vector<uint32_t> split(size_t(pw) * size_t(ph));
   std::vector<uint16_t> hidden(size_t(pw) * size_t(ph));
+  std::vector<uint8_t> layer_of_fragment(size_t(pw) * size_t(ph) * 3);
   parallel_for(
       0, ph,
       [&](long y0, long y1) {
         for (long py = y0; py < y1; ++py)
           for (int px = 0; px < pw; ++px) {
             const size_t i = size_t(py) * size_t(pw) + size_t(px);
-            split[i] = dof::mixed_of(coc_at, lin_at, px - max_r, int(py) - max_r);
-            hidden[i] = uint16_t(dof::hidden_of(coc_at, px - max_r, int(py) - max_r));
+            const int vx = px - max_r, vy = int(py) - max_r;
+            const uint32_t m = split[i] = dof::mixed_of(coc_at, lin_at, vx, vy);
+            const uint32_t hb = hidden[i] = uint16_t(dof::hidden_of(coc_at, vx, vy));
+            for (int f = 0; f < 3; ++f) {
+              uint8_t& l = layer_of_fragment[i * 3 + size_t(f)];
+              l = kNoLayer;
+              if (!share_of(f, m, hb)) continue;
+              const float c = fragment_coc(f, m, hb, vx, vy);
+              if (dof::outside(vx, vy, w, h) > dof::splat_reach(dof::splat_of(c, max_r))) continue;
+              l = uint8_t(dof::layer_of(c, layers));
+            }
           }
       },
       threads);
@@ -57,19 +81,15 @@ void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers
           // and where it is a thin near object's, the background hidden behind it (dof::hidden_of, whole).
           for (int vy = -max_r; vy < h + max_r; ++vy)
             for (int vx = -max_r; vx < w + max_r; ++vx) {
-              const uint32_t m = split[size_t(vy + max_r) * size_t(pw) + size_t(vx + max_r)],
-                             s = dof::mixed_share(m),
-                             hb = hidden[size_t(vy + max_r) * size_t(pw) + size_t(vx + max_r)];
+              const size_t i = size_t(vy + max_r) * size_t(pw) + size_t(vx + max_r);
+              const uint8_t* fl = &layer_of_fragment[i * 3];
+              if (fl[0] != j && fl[1] != j && fl[2] != j) continue;
+              const uint32_t m = split[i], hb = hidden[i];
               for (int f = 0; f < 3; ++f) {
-                const uint32_t share = f == 2 ? (hb ? 256u : 0u) : f ? s : 256u - s;
-                if (!share) continue;
-                const float c =
-                    f == 2 ? dof::hidden_coc(coc_at, hb, vx, vy)
-                    : f ? coc_at(vx + dof::mixed_dx(dof::mixed_dir(m)), vy + dof::mixed_dy(dof::mixed_dir(m)))
-                        : coc_at(vx, vy);
-                if (dof::layer_of(c, layers) != int(j)) continue;
+                if (fl[f] != j) continue;
+                const uint32_t share = share_of(f, m, hb);
+                const float c = fragment_coc(f, m, hb, vx, vy);
                 const dof::Splat sp = dof::splat_of(c, max_r);
-                if (dof::outside(vx, vy, w, h) > dof::splat_reach(sp)) continue;
                 uint32_t l[3];
                 if (f < 2)
                   dof::fragment_colour(f, m, lin_at, vx, vy, l);
