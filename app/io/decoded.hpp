@@ -45,6 +45,9 @@ std::unique_ptr<ImageReader> open_png_reader(const std::string& path);
 std::unique_ptr<ImageReader> open_jpeg_reader(const std::string& path);
 std::unique_ptr<ImageWriter> open_tiff_writer(const std::string& path, const StreamSpec& spec);
 std::unique_ptr<ImageWriter> open_png_writer(const std::string& path, const StreamSpec& spec);
+// A whole 8-bit RGBA image into the new file `tmp` with the same libpng settings as open_png_writer's rows;
+// false, errno set, on failure (save_image's PNG).
+bool encode_png_rgba8(const std::string& tmp, const ImageRGBA8& image);
 std::unique_ptr<ImageWriter> open_jpeg_writer(const std::string& path, const StreamSpec& spec);
 
 // `n` pixels of stored samples (`channels` 1 grey, 2 grey+alpha, 3 RGB, 4 RGBA; `deep`: native-endian

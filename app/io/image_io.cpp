@@ -4,7 +4,6 @@
 #include "app/io/image_io.hpp"
 
 #include <stb_image.h>
-#include <stb_image_write.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -556,18 +555,7 @@ ImageRGBA8 resample_image(const ImageRGBA8& image, int width, int height) {
   return out;
 }
 
-bool write_png_rgba8(const std::string& tmp, const ImageRGBA8& image) {
-  // Encoded in memory, then written with every write, flush and close checked (stb's own file writer
-  // ignores them: on a full disk it left a truncated PNG and reported success).
-  std::vector<uint8_t> png;
-  auto append = [](void* ctx, void* data, int size) {
-    auto* out = static_cast<std::vector<uint8_t>*>(ctx);
-    out->insert(out->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
-  };
-  if (!stbi_write_png_to_func(append, &png, image.width, image.height, 4, image.data.data(), image.width * 4))
-    return false;
-  return write_file_checked(tmp, png.data(), png.size());
-}
+bool write_png_rgba8(const std::string& tmp, const ImageRGBA8& image) { return encode_png_rgba8(tmp, image); }
 bool write_jpeg_rgba8(const std::string& tmp, const ImageRGBA8& image) {
   return write_jpeg(tmp, image.data.data(), image.width, image.height, JpegKind::Rgb, 95);
 }

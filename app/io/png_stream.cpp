@@ -38,6 +38,11 @@ struct File {
   }
 };
 
+// Every PNG satlab writes (rows streamed or a whole image): zlib level 1 with libpng's adaptive filters. On
+// a 12 Mpx result (2 cores): 0.67 s and 20.4 MB, where stb's writer took 2.60 s for 27.5 MB and zlib's
+// default level 6 4.51 s for 17.5 MB (level 3: 1.10 s, 19.1 MB).
+void set_png_compression(png_structp png) { png_set_compression_level(png, 1); }
+
 // The orientation of an eXIf chunk after the image data (PNG allows it there; libpng's header read stops at
 // IDAT), walking the chunk headers of the file and seeking past their data; 0 if there is none. The
 // whole-image loader reads it (png_metadata), so the row reader must too.
@@ -218,6 +223,7 @@ class PngWriter final : public ImageWriter {
     png_init_io(s_.png, out_.f);
     static const int kColour[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
                                    PNG_COLOR_TYPE_RGB_ALPHA};
+    set_png_compression(s_.png);
     png_set_IHDR(s_.png, s_.info, spec_.width, spec_.height, spec_.bits, kColour[spec_.channels], PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(s_.png, s_.info);
@@ -245,7 +251,41 @@ class PngWriter final : public ImageWriter {
   } s_;
 };
 
+// The whole image as 8-bit RGBA rows into the new file `tmp`, as PngWriter writes rows.
+bool write_png_rows(const std::string& tmp, const ImageRGBA8& image) {
+  File out;
+  out.f = std::fopen(tmp.c_str(), "wb");
+  if (!out.f) return false;
+  Messages msg;
+  struct Structs {
+    png_structp png = nullptr;
+    png_infop info = nullptr;
+    ~Structs() { png_destroy_write_struct(&png, &info); }
+  } s;
+  s.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &msg, on_error, on_warning);
+  if (s.png) s.info = png_create_info_struct(s.png);
+  if (!s.png || !s.info) return false;
+  if (setjmp(png_jmpbuf(s.png))) {
+    if (!errno) errno = EIO;
+    return false;
+  }
+  png_init_io(s.png, out.f);
+  set_png_compression(s.png);
+  png_set_IHDR(s.png, s.info, png_uint_32(image.width), png_uint_32(image.height), 8, PNG_COLOR_TYPE_RGB_ALPHA,
+               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(s.png, s.info);
+  for (int y = 0; y < image.height; ++y) png_write_row(s.png, image.px(0, y));
+  png_write_end(s.png, nullptr);
+  // Every write, the flush and the close checked: on a full disk the close may be the first to fail.
+  const bool written = std::fflush(out.f) == 0 && !std::ferror(out.f);
+  const bool closed = std::fclose(out.f) == 0;
+  out.f = nullptr;
+  return written && closed;
+}
+
 }  // namespace
+
+bool encode_png_rgba8(const std::string& tmp, const ImageRGBA8& image) { return write_png_rows(tmp, image); }
 
 std::unique_ptr<ImageReader> open_png_reader(const std::string& path) { return std::make_unique<PngReader>(path); }
 
