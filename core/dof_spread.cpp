@@ -2,6 +2,7 @@
 #include "core/dof_spread.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 
@@ -68,43 +69,66 @@ void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers
           }
       },
       threads);
-  // One task per layer: each writes only its own layer's deltas.
+  // The layers' deltas in tasks of a layer and a band of virtual rows, claimed in turn by the threads: one
+  // task a layer left the thread of the widest-blurred layer with half the work or more (12 Mpx, 2 cores:
+  // layer 1 1.84 s of 3.34). A fragment writes rows within `reach` of its own, so bands at least 2 reach + 1
+  // tall two apart never write one row: the even bands run at once, then the odd ones. The deltas are sums
+  // of integers, the same whatever the order.
+  int reach = 1;
+  for (const dof::Rect& r : ap.rects) reach = std::max({reach, -int(r.y0), int(r.y1) + 1});
+  const int T = std::max(1, threads <= 0 ? default_threads() : threads), vrows = h + 2 * max_r;
+  const int band =
+      std::max(2 * reach + 1, (vrows + 8 * T - 1) / (8 * T));  // 8 bands a thread where tall enough
+  const int bands = (vrows + band - 1) / band;
   parallel_for(
       0, layers.count,
       [&](long j0, long j1) {
-        for (long j = j0; j < j1; ++j) {
-          std::vector<uint32_t>& d = deltas[size_t(j)];
-          d.assign(n * 4, 0u);
-          // The frame's pixels and the virtual ones around it (dof::outside; each the frame's pixel at the
-          // clamped position) within max_r of it: no farther one reaches the frame. Each splats its
-          // fragments of layer j: the pixel, or its two shares where it is a mixed pixel (dof::mixed_of),
-          // and where it is a thin near object's, the background hidden behind it (dof::hidden_of, whole).
-          for (int vy = -max_r; vy < h + max_r; ++vy)
-            for (int vx = -max_r; vx < w + max_r; ++vx) {
-              const size_t i = size_t(vy + max_r) * size_t(pw) + size_t(vx + max_r);
-              const uint8_t* fl = &layer_of_fragment[i * 3];
-              if (fl[0] != j && fl[1] != j && fl[2] != j) continue;
-              const uint32_t m = split[i], hb = hidden[i];
-              for (int f = 0; f < 3; ++f) {
-                if (fl[f] != j) continue;
-                const uint32_t share = share_of(f, m, hb);
-                const float c = fragment_coc(f, m, hb, vx, vy);
-                const dof::Splat sp = dof::splat_of(c, max_r);
-                uint32_t l[3];
-                if (f < 2)
-                  dof::fragment_colour(f, m, lin_at, vx, vy, l);
-                else
-                  dof::hidden_colour(lin_at, hb, vx, vy, l);
-                dof::splat_fragment(
-                    [&](int X, int Y, int k, uint32_t v) {
-                      d[(size_t(Y) * size_t(w) + size_t(X)) * 4 + size_t(k)] += v;
-                    },
-                    l, sp, share, ap.rects.data(), ap.info.data(), vx, vy, w, h);
-              }
-            }
-        }
+        for (long j = j0; j < j1; ++j) deltas[size_t(j)].assign(n * 4, 0u);
       },
       threads);
+  for (int parity = 0; parity < 2; ++parity) {
+    const long per_layer = (bands - parity + 1) / 2, items = per_layer * layers.count;
+    std::atomic<long> next{0};
+    parallel_for(
+        0, T,
+        [&](long, long) {
+          for (long item; (item = next.fetch_add(1)) < items;) {
+            const long j = item / per_layer;
+            const int b = parity + 2 * int(item % per_layer);
+            const int vy0 = -max_r + b * band, vy1 = std::min(h + max_r, vy0 + band);
+            std::vector<uint32_t>& d = deltas[size_t(j)];
+            // The frame's pixels and the virtual ones around it (dof::outside; each the frame's pixel at
+            // the clamped position) within max_r of it: no farther one reaches the frame. Each splats its
+            // fragments of layer j: the pixel, or its two shares where it is a mixed pixel
+            // (dof::mixed_of), and where it is a thin near object's, the background hidden behind it
+            // (dof::hidden_of, whole).
+            for (int vy = vy0; vy < vy1; ++vy)
+              for (int vx = -max_r; vx < w + max_r; ++vx) {
+                const size_t i = size_t(vy + max_r) * size_t(pw) + size_t(vx + max_r);
+                const uint8_t* fl = &layer_of_fragment[i * 3];
+                if (fl[0] != j && fl[1] != j && fl[2] != j) continue;
+                const uint32_t m = split[i], hb = hidden[i];
+                for (int f = 0; f < 3; ++f) {
+                  if (fl[f] != j) continue;
+                  const uint32_t share = share_of(f, m, hb);
+                  const float c = fragment_coc(f, m, hb, vx, vy);
+                  const dof::Splat sp = dof::splat_of(c, max_r);
+                  uint32_t l[3];
+                  if (f < 2)
+                    dof::fragment_colour(f, m, lin_at, vx, vy, l);
+                  else
+                    dof::hidden_colour(lin_at, hb, vx, vy, l);
+                  dof::splat_fragment(
+                      [&](int X, int Y, int k, uint32_t v) {
+                        d[(size_t(Y) * size_t(w) + size_t(X)) * 4 + size_t(k)] += v;
+                      },
+                      l, sp, share, ap.rects.data(), ap.info.data(), vx, vy, w, h);
+                }
+              }
+          }
+        },
+        T);
+  }
 }
 
 namespace {
