@@ -370,7 +370,7 @@ bool write_exr_rgba8(const std::string& tmp, const ImageRGBA8& image) {
   ok = ok && e.exr_write_header(ctx) == EXR_ERR_SUCCESS;
   int32_t lines = 1;
   ok = ok && e.exr_get_scanlines_per_chunk(ctx, part, &lines) == EXR_ERR_SUCCESS && lines > 0;
-  exr_encode_pipeline_t enc = EXR_ENCODE_PIPELINE_INITIALIZER;
+  exr_encode_pipeline_t enc{};
   bool started = false;
   for (int y = 0; ok && y < image.height; y += lines) {
     exr_chunk_info_t chunk;
