@@ -71,9 +71,8 @@ std::vector<float> strip_histogram(const ImageF& depth) {
   std::vector<float> h;
   if (depth.empty()) return h;
   const size_t step = std::max<size_t>(1, depth.data.size() >> 20);
-  float lo = INFINITY, hi = -INFINITY;
-  for (float v : depth.data)
-    if (v == v) lo = std::min(lo, v), hi = std::max(hi, v);
+  const MinMax range = minmax_reduce(depth.data.data(), depth.data.size());  // NaN skipped, as the pipeline's
+  const float lo = range.min, hi = range.max;
   h.assign(AppState::kDepthStrip, 0.f);
   size_t counted = 0;
   for (size_t i = 0; i < depth.data.size(); i += step) {
