@@ -336,12 +336,6 @@ uint32_t reduce_threads(const Kernels& k, const uint32_t* in, size_t n, int thre
   return s;
 }
 
-double scan_bytes(size_t n) {
-  return 8.0 * double(n);
-}
-double reduce_bytes(size_t n) {
-  return 4.0 * double(n);
-}
 std::string runs_anywhere() {
   return "";
 }
@@ -349,29 +343,32 @@ std::string needs_avx2() {
   return has_avx2() ? "" : "this CPU has no AVX2";
 }
 
+// A row of the table without its entry point: bytes from the family (scan n read + n written, reduction n
+// read).
+CpuVariant row_of(Family family, std::string name, std::string label, std::string source,
+                  std::function<std::string()> refuses) {
+  CpuVariant v;
+  v.name = std::move(name);
+  v.family = family;
+  v.label = std::move(label);
+  v.source = std::move(source);
+  v.bytes = [family](size_t n) { return (family == Family::Scan ? 8.0 : 4.0) * double(n); };
+  v.refuses = std::move(refuses);
+  return v;
+}
 CpuVariant scan_variant(std::string name, std::string label, std::string source,
                         std::function<void(const uint32_t*, uint32_t*, size_t, int)> fn,
                         std::function<std::string()> refuses = runs_anywhere) {
-  CpuVariant v;
-  v.name = std::move(name);
-  v.family = Family::Scan;
-  v.label = std::move(label);
-  v.source = std::move(source);
-  v.bytes = scan_bytes;
-  v.refuses = std::move(refuses);
+  CpuVariant v =
+      row_of(Family::Scan, std::move(name), std::move(label), std::move(source), std::move(refuses));
   v.scan = std::move(fn);
   return v;
 }
 CpuVariant reduce_variant(std::string name, std::string label, std::string source,
                           std::function<uint32_t(const uint32_t*, size_t, int)> fn,
                           std::function<std::string()> refuses = runs_anywhere) {
-  CpuVariant v;
-  v.name = std::move(name);
-  v.family = Family::Reduce;
-  v.label = std::move(label);
-  v.source = std::move(source);
-  v.bytes = reduce_bytes;
-  v.refuses = std::move(refuses);
+  CpuVariant v =
+      row_of(Family::Reduce, std::move(name), std::move(label), std::move(source), std::move(refuses));
   v.reduce = std::move(fn);
   return v;
 }

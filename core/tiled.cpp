@@ -112,7 +112,8 @@ FrameStats depth_frame_stats(const DepthRowSource& depth, uint32_t band_rows, co
   const uint32_t w = depth.width, h = depth.height, rows = std::max(1u, std::min(band_rows, h));
   FrameStats s;
   s.valid = s.has_depth = true;
-  ImageF raw[2] = {ImageF(int(w), int(rows), 1), ImageF(int(w), int(rows), 1)}, norm;
+  ImageF raw[2], norm;  // each band buffer sized by its first read (none where the source knows its range)
+  for (ImageF& b : raw) b.width = int(w);
   // Each pass: band by band, raw.height rows of it in a band buffer (the last band fewer), the next band read
   // into the other buffer on a thread of its own while this one is worked on (in order, one read at a
   // time; read here when no thread can be had).

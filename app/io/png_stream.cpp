@@ -2,6 +2,7 @@
 // first, then one row at a time. Like stb_image, which the whole-image loader uses, CRCs are not checked
 // and a broken ancillary chunk is skipped, so both read the same pixels from the same files.
 #include <png.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -9,7 +10,6 @@
 #include <cstdio>
 #include <cstring>
 #include <vector>
-#include <sys/stat.h>
 
 #include "app/io/atomic_file.hpp"
 #include "app/io/decoded.hpp"
@@ -41,7 +41,9 @@ struct File {
 // Every PNG satlab writes (rows streamed or a whole image): zlib level 1 with libpng's adaptive filters. On
 // a 12 Mpx result (2 cores): 0.67 s and 20.4 MB, where stb's writer took 2.60 s for 27.5 MB and zlib's
 // default level 6 4.51 s for 17.5 MB (level 3: 1.10 s, 19.1 MB).
-void set_png_compression(png_structp png) { png_set_compression_level(png, 1); }
+void set_png_compression(png_structp png) {
+  png_set_compression_level(png, 1);
+}
 
 // The orientation of an eXIf chunk after the image data (PNG allows it there; libpng's header read stops at
 // IDAT), walking the chunk headers of the file and seeking past their data; 0 if there is none. The
@@ -132,7 +134,7 @@ class PngReader final : public ImageReader {
     png_uint_32 exif_len = 0;
     png_bytep exif = nullptr;
     const int o = png_get_eXIf_1(s_.png, s_.info, &exif_len, &exif) && exif ? exif_orientation(exif, exif_len)
-                                                                          : late_exif_orientation(path_);
+                                                                            : late_exif_orientation(path_);
     header_.orientation = o >= 1 && o <= 8 ? o : 1;
     return true;
   }
@@ -191,6 +193,13 @@ class PngReader final : public ImageReader {
   bool whole_done_ = false, failed_ = false;
 };
 
+// libpng's write structures, destroyed however the writer ends.
+struct WriteStructs {
+  png_structp png = nullptr;
+  png_infop info = nullptr;
+  ~WriteStructs() { png_destroy_write_struct(&png, &info); }
+};
+
 class PngWriter final : public ImageWriter {
  public:
   PngWriter(const std::string& path, const StreamSpec& spec) : file_(path) {
@@ -216,7 +225,8 @@ class PngWriter final : public ImageWriter {
 
  private:
   Error fail() const {
-    return Error(file_.path() + ": cannot write PNG" + (msg_.error[0] ? " (" + std::string(msg_.error) + ")" : ""));
+    return Error(file_.path() + ": cannot write PNG" +
+                 (msg_.error[0] ? " (" + std::string(msg_.error) + ")" : ""));
   }
   bool start() {
     if (setjmp(png_jmpbuf(s_.png))) return false;
@@ -224,8 +234,8 @@ class PngWriter final : public ImageWriter {
     static const int kColour[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
                                    PNG_COLOR_TYPE_RGB_ALPHA};
     set_png_compression(s_.png);
-    png_set_IHDR(s_.png, s_.info, spec_.width, spec_.height, spec_.bits, kColour[spec_.channels], PNG_INTERLACE_NONE,
-                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_set_IHDR(s_.png, s_.info, spec_.width, spec_.height, spec_.bits, kColour[spec_.channels],
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_write_info(s_.png, s_.info);
     if (spec_.bits == 16 && little_endian()) png_set_swap(s_.png);
     return true;
@@ -244,24 +254,18 @@ class PngWriter final : public ImageWriter {
   TempFile file_;
   File out_;
   Messages msg_;
-  struct Structs {
-    png_structp png = nullptr;
-    png_infop info = nullptr;
-    ~Structs() { png_destroy_write_struct(&png, &info); }
-  } s_;
+  WriteStructs s_;
 };
 
-// The whole image as 8-bit RGBA rows into the new file `tmp`, as PngWriter writes rows.
-bool write_png_rows(const std::string& tmp, const ImageRGBA8& image) {
+}  // namespace
+
+// The whole image as 8-bit RGBA rows, as PngWriter writes rows.
+bool encode_png_rgba8(const std::string& tmp, const ImageRGBA8& image) {
   File out;
   out.f = std::fopen(tmp.c_str(), "wb");
   if (!out.f) return false;
   Messages msg;
-  struct Structs {
-    png_structp png = nullptr;
-    png_infop info = nullptr;
-    ~Structs() { png_destroy_write_struct(&png, &info); }
-  } s;
+  WriteStructs s;
   s.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &msg, on_error, on_warning);
   if (s.png) s.info = png_create_info_struct(s.png);
   if (!s.png || !s.info) return false;
@@ -271,8 +275,9 @@ bool write_png_rows(const std::string& tmp, const ImageRGBA8& image) {
   }
   png_init_io(s.png, out.f);
   set_png_compression(s.png);
-  png_set_IHDR(s.png, s.info, png_uint_32(image.width), png_uint_32(image.height), 8, PNG_COLOR_TYPE_RGB_ALPHA,
-               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_set_IHDR(s.png, s.info, png_uint_32(image.width), png_uint_32(image.height), 8,
+               PNG_COLOR_TYPE_RGB_ALPHA, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+               PNG_FILTER_TYPE_DEFAULT);
   png_write_info(s.png, s.info);
   for (int y = 0; y < image.height; ++y) png_write_row(s.png, image.px(0, y));
   png_write_end(s.png, nullptr);
@@ -283,11 +288,9 @@ bool write_png_rows(const std::string& tmp, const ImageRGBA8& image) {
   return written && closed;
 }
 
-}  // namespace
-
-bool encode_png_rgba8(const std::string& tmp, const ImageRGBA8& image) { return write_png_rows(tmp, image); }
-
-std::unique_ptr<ImageReader> open_png_reader(const std::string& path) { return std::make_unique<PngReader>(path); }
+std::unique_ptr<ImageReader> open_png_reader(const std::string& path) {
+  return std::make_unique<PngReader>(path);
+}
 
 std::unique_ptr<ImageWriter> open_png_writer(const std::string& path, const StreamSpec& spec) {
   return std::make_unique<PngWriter>(path, spec);
