@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 
+#include "core/aperture_image.hpp"
 #include "core/dof_modes.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
@@ -177,6 +178,11 @@ int build_shape(const Outline& o, int r, double R, dof::Rect* out) {
 }  // namespace
 
 std::string aperture_key(const Params& p, int max_r) {
+  if (!p.aperture_image.empty()) {
+    const auto im = find_aperture_image(p.aperture_image);
+    return "image " + p.aperture_image + " " + (im ? im->digest : std::string("?")) + "/" +
+           std::to_string(p.blade_rotation) + "/" + std::to_string(p.anamorphic) + "/" + std::to_string(max_r);
+  }
   return std::string(to_string(p.aperture_shape)) + "/" + std::to_string(p.blades) + "/" +
          std::to_string(p.blade_rotation) + "/" + std::to_string(p.anamorphic) + "/" + std::to_string(max_r);
 }
@@ -316,11 +322,50 @@ int squeezed_aperture(const Params& p, int r, dof::Rect* out) {
 
 }  // namespace
 
+namespace {
+
+// The last few pictures' tables (by picture, squeeze, turn and budget), extended as max_r grows.
+ApertureTable image_table(const Params& p, int max_r, int most) {
+  const auto im = find_aperture_image(p.aperture_image);
+  if (!im) throw Error("aperture image '" + p.aperture_image + "' is not loaded");
+  struct Cached {
+    std::string key;
+    ApertureTable table;
+  };
+  static std::mutex mutex;
+  static std::vector<Cached> cache;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const std::string key = aperture_key(p, 0) + "/" + std::to_string(most);
+  auto it = std::find_if(cache.begin(), cache.end(), [&](const Cached& c) { return c.key == key; });
+  if (it == cache.end()) {
+    if (cache.size() >= 8) cache.erase(cache.begin());
+    cache.push_back({key, ApertureTable{-1, true, most, {}, {}}});
+    it = cache.end() - 1;
+  }
+  ApertureTable& c = it->table;
+  const size_t S = size_t(most);
+  if (c.max_r < max_r) {
+    c.rects.resize(size_t(max_r + 1) * S, dof::Rect{0, 0, 0, 0});
+    c.counts.resize(size_t(max_r + 1), 0);
+    for (int r = c.max_r + 1; r <= max_r; ++r)
+      c.counts[size_t(r)] = uint8_t(image_aperture(*im, p, r, c.rects.data() + size_t(r) * S, most));
+    c.max_r = max_r;
+  }
+  ApertureTable t;
+  t.max_r = max_r, t.flip_front = true, t.stride = most;
+  t.rects.assign(c.rects.begin(), c.rects.begin() + long(size_t(max_r + 1) * S));
+  t.counts.assign(c.counts.begin(), c.counts.begin() + long(max_r + 1));
+  return t;
+}
+
+}  // namespace
+
 ApertureTable aperture_table(const Params& p, int max_r) {
   ApertureTable t;
   t.max_r = max_r;
   t.rects.assign(size_t(max_r + 1) * dof::kMaxRects, dof::Rect{0, 0, 0, 0});
   t.counts.assign(size_t(max_r + 1), 0);
+  if (!p.aperture_image.empty()) return image_table(p, max_r, dof::kMaxRects);
   if (p.aperture_shape == ApertureShape::Square) {  // squeezed: each half-side scaled, rounded
     const double q = double(p.anamorphic), sx = q >= 1 ? 1 : q, sy = q >= 1 ? 1 / q : 1;
     for (int r = 0; r <= max_r; ++r) {
@@ -349,7 +394,7 @@ ApertureTable aperture_table(const Params& p, int max_r) {
   });
   if (it == cache.end()) {
     if (cache.size() >= 8) cache.erase(cache.begin());
-    cache.push_back({p.aperture_shape, blades, rot, p.anamorphic, ApertureTable{-1, {}, {}}});
+    cache.push_back({p.aperture_shape, blades, rot, p.anamorphic, ApertureTable{-1, false, dof::kMaxRects, {}, {}}});
     it = cache.end() - 1;
   }
   ApertureTable& c = it->table;
@@ -369,6 +414,10 @@ ApertureTable aperture_table(const Params& p, int max_r) {
   std::copy(c.rects.begin(), c.rects.begin() + long(t.rects.size()), t.rects.begin());
   std::copy(c.counts.begin(), c.counts.begin() + long(t.counts.size()), t.counts.begin());
   return t;
+}
+
+ApertureTable image_aperture_table(const Params& p, int max_r, int most) {
+  return image_table(p, max_r, most);
 }
 
 dof::Layers make_layers(const Params& p, int count) {

@@ -32,12 +32,19 @@ DofSetup dof_setup(const Params& p);
 // aperture_moment_target (the blend of apertures r and r + 1 by the fractional CoC then has the lens's
 // second moment in the least-squares sense; derivation at aperture_table in core/dof.cpp). Every shape
 // contains its centre pixel and lies within the square of radius r.
+// With Params::aperture_image, the picture's rectangles (core/aperture_image.hpp, image_aperture), upright,
+// and flip_front set: a CoC > 0 (in front of the focus plane) draws each turned by 180 degrees (dof::flipped).
 struct ApertureTable {
   int max_r = 0;
+  bool flip_front = false;
+  int stride = dof::kMaxRects;  // rectangle slots per radius (image_aperture_table's budget)
   std::vector<dof::Rect> rects;
   std::vector<uint8_t> counts;
 };
 ApertureTable aperture_table(const Params& p, int max_r);
+// Params::aperture_image's apertures with a budget of `most` rectangles a radius (the stride); aperture_table
+// takes dof::kMaxRects, spread more (core/dof_spread.hpp).
+ApertureTable image_aperture_table(const Params& p, int max_r, int most);
 // What aperture_table's result depends on, as text (the GPU re-uploads a table when it changes).
 std::string aperture_key(const Params& p, int max_r);
 // The mean of x^2 + y^2 over the pixels of n rectangles (0 for none), and the value aperture_table aims

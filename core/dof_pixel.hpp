@@ -37,6 +37,10 @@ SATLAB_HD int fill_reach(int max_r) {
 struct Rect {
   int16_t x0, x1, y0, y1;
 };
+// A rectangle turned by 180 degrees about the pixel (an asymmetric aperture in front of the focus plane).
+SATLAB_HD Rect flipped(Rect r) {
+  return Rect{int16_t(-r.x1), int16_t(-r.x0), int16_t(-r.y1), int16_t(-r.y0)};
+}
 
 // Four channel sums (r, g, b, count).
 struct Sum4 {

@@ -141,6 +141,9 @@ constexpr int kProfileSearchRadius = 64;
 // The most rectangles of an inner outline (the outermost keeps the aperture's): fewer corners to splat.
 // Against the profiles' truths (docs/lens.md), 6 scores as 8 to 0.03 dB; 4 loses 0.3-0.6 dB.
 constexpr int kInnerRects = 6;
+// An aperture image's rectangles a radius in spread (without a profile): measured in docs/lens.md.
+constexpr int kSpreadImageRects = 16;
+static_assert(kSpreadImageRects <= dof::kMaxSpreadRects, "one component's rectangles");
 
 uint32_t pixels_of(const Rects& rs) {
   uint32_t n = 0;
@@ -190,14 +193,14 @@ Rects nested(const Rects& in, const Rects& out, int most) {
 }
 
 Rects rects_at(const ApertureTable& t, int r) {
-  const dof::Rect* q = t.rects.data() + size_t(r) * dof::kMaxRects;
+  const dof::Rect* q = t.rects.data() + size_t(r) * size_t(t.stride);
   return Rects(q, q + t.counts[size_t(r)]);
 }
 
 void put(SpreadApertures& a, int r, const std::vector<std::pair<Rects, int>>& comps, uint32_t area) {
   dof::SpreadInfo& in = a.info[size_t(r)];
   in = dof::SpreadInfo{};
-  in.area = area, in.comps = uint8_t(comps.size());
+  in.area = area, in.comps = uint8_t(comps.size()), in.flip = a.flip_front ? 1 : 0;
   int n = 0;
   for (size_t c = 0; c < comps.size(); ++c) {
     for (const dof::Rect& q : comps[c].first) a.rects[size_t(r) * dof::kMaxSpreadRects + size_t(n++)] = q;
@@ -206,9 +209,9 @@ void put(SpreadApertures& a, int r, const std::vector<std::pair<Rects, int>>& co
   in.count = uint8_t(n);
 }
 
-SpreadApertures empty_apertures(int max_r, uint32_t one) {
+SpreadApertures empty_apertures(int max_r, uint32_t one, bool flip_front) {
   SpreadApertures a;
-  a.max_r = max_r, a.one = one;
+  a.max_r = max_r, a.one = one, a.flip_front = flip_front;
   a.rects.assign(size_t(max_r + 1) * dof::kMaxSpreadRects, dof::Rect{0, 0, 0, 0});
   a.info.assign(size_t(max_r + 1), dof::SpreadInfo{});
   return a;
@@ -217,7 +220,7 @@ SpreadApertures empty_apertures(int max_r, uint32_t one) {
 }  // namespace
 
 SpreadApertures spread_apertures(const ApertureTable& t) {
-  SpreadApertures a = empty_apertures(t.max_r, dof::kSpreadOne);
+  SpreadApertures a = empty_apertures(t.max_r, dof::kSpreadOne, t.flip_front);
   for (int r = 0; r <= t.max_r; ++r) {
     const Rects q = rects_at(t, r);
     put(a, r, {{q, 1}}, std::max(pixels_of(q), 1u));
@@ -226,7 +229,10 @@ SpreadApertures spread_apertures(const ApertureTable& t) {
 }
 
 SpreadApertures spread_apertures(const Params& p, int max_r) {
-  const ApertureTable t = merge_bands(aperture_table(p, max_r));
+  // A picture without a profile takes more rectangles than the profile's outlines leave room for.
+  const ApertureTable t = merge_bands(!p.aperture_image.empty() && !uses_aperture_profile(p)
+                                          ? image_aperture_table(p, max_r, kSpreadImageRects)
+                                          : aperture_table(p, max_r));
   if (!uses_aperture_profile(p)) return spread_apertures(t);
   const double P = p.bokeh_profile, h2 = double(p.catadioptric) * double(p.catadioptric);
   const int K = dof::kMaxSpreadComponents;
@@ -237,7 +243,7 @@ SpreadApertures spread_apertures(const Params& p, int max_r) {
   };
   std::vector<double> area(size_t(max_r) + 1);  // A(k), the pixels of the flat aperture of radius k
   for (int k = 0; k <= max_r; ++k) area[size_t(k)] = double(pixels_of(rects_at(t, k)));
-  SpreadApertures a = empty_apertures(max_r, spread_one(p));
+  SpreadApertures a = empty_apertures(max_r, spread_one(p), t.flip_front);
   std::vector<double> n, m, sn, snm, snmm;
   for (int r = 0; r <= max_r; ++r) {
     const double ar = area[size_t(r)];
@@ -348,8 +354,8 @@ std::string spread_aperture_key(const Params& p, int max_r) {
 ApertureTable merge_bands(const ApertureTable& t) {
   ApertureTable m = t;
   for (int r = 0; r <= t.max_r; ++r) {
-    const dof::Rect* in = t.rects.data() + size_t(r) * dof::kMaxRects;
-    dof::Rect* out = m.rects.data() + size_t(r) * dof::kMaxRects;
+    const dof::Rect* in = t.rects.data() + size_t(r) * size_t(t.stride);
+    dof::Rect* out = m.rects.data() + size_t(r) * size_t(t.stride);
     int n = 0;
     for (int i = 0; i < t.counts[size_t(r)]; ++i) {
       if (n > 0 && out[n - 1].x0 == in[i].x0 && out[n - 1].x1 == in[i].x1 && out[n - 1].y1 + 1 == in[i].y0)
@@ -357,7 +363,7 @@ ApertureTable merge_bands(const ApertureTable& t) {
       else
         out[n++] = in[i];
     }
-    for (int i = n; i < dof::kMaxRects; ++i) out[i] = dof::Rect{0, 0, 0, 0};
+    for (int i = n; i < t.stride; ++i) out[i] = dof::Rect{0, 0, 0, 0};
     m.counts[size_t(r)] = uint8_t(n);
   }
   return m;

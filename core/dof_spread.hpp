@@ -19,6 +19,7 @@ namespace satlab {
 // core/dof_spread_pixel.hpp then holds with the peak; tests/cpu/dof_spread_test.cpp computes it).
 struct SpreadApertures {
   int max_r = 0;
+  bool flip_front = false;  // ApertureTable::flip_front (each SpreadInfo's flip)
   uint32_t one = dof::kSpreadOne;
   std::vector<dof::Rect> rects;
   std::vector<dof::SpreadInfo> info;

@@ -68,6 +68,7 @@ SATLAB_HD int outside(int x, int y, int w, int h) {
 struct Splat {
   int r;
   uint32_t q;
+  bool front;  // CoC > 0: in front of the focus plane (an asymmetric aperture is drawn turned there)
 };
 
 SATLAB_HD Splat splat_of(float coc, int max_r) {
@@ -75,7 +76,7 @@ SATLAB_HD Splat splat_of(float coc, int max_r) {
   const float a = coc < 0.f ? -coc : coc;
   const int r = a < float(max_r) ? int(a) : max_r;
   const float f = r < max_r ? a - float(r) : 0.f;
-  return {r, uint32_t(f * 256.f + 0.5f)};  // q in 0..256
+  return {r, uint32_t(f * 256.f + 0.5f), coc > 0.f};  // q in 0..256
 }
 
 // The largest aperture radius of a splat: r, or r + 1 when it has a share of aperture r + 1.
@@ -306,9 +307,10 @@ SATLAB_HD float hidden_fragment(const Coc& coc, const Lin& lin, uint32_t h, int 
 // adds s * v at (X, Y), s = +1 or -1. A corner beyond the right or bottom edge is dropped (the SAT never
 // reaches it), one before the left or top edge moves onto it.
 template <class Add>
-SATLAB_HD void splat_corners(const Add& add, const Rect* rects, int n, int x, int y, int w, int h) {
+SATLAB_HD void splat_corners(const Add& add, const Rect* rects, int n, int x, int y, int w, int h,
+                             bool turn = false) {
   for (int i = 0; i < n; ++i) {
-    const Rect r = rects[i];
+    const Rect r = turn ? flipped(rects[i]) : rects[i];
     int x0 = x + r.x0, y0 = y + r.y0;
     const int x1 = x + r.x1 + 1, y1 = y + r.y1 + 1;
     if (x1 <= 0 || y1 <= 0 || x0 >= w || y0 >= h) continue;
@@ -333,7 +335,8 @@ struct SpreadInfo {
   uint8_t count, comps;               // rectangles, components
   uint8_t end[kMaxSpreadComponents];  // component c holds rectangles end[c - 1] (0 for c = 0) .. end[c] - 1
   int8_t mult[kMaxSpreadComponents];
-  uint8_t pad[4];
+  uint8_t flip;  // 1: a CoC > 0 draws the rectangles turned by 180 degrees (ApertureTable::flip_front)
+  uint8_t pad[3];
 };
 static_assert(sizeof(SpreadInfo) == 16, "one 16-byte load per radius");
 
@@ -367,7 +370,7 @@ SATLAB_HD void splat_fragment(const Add& add, const uint32_t l[3], Splat sp, uin
           [&](int X, int Y, int sign) {
             for (int k = 0; k < 4; ++k) add(X, Y, k, sign > 0 ? v[k] : 0u - v[k]);
           },
-          rr + q0, in.end[c] - q0, x, y, w, h);
+          rr + q0, in.end[c] - q0, x, y, w, h, in.flip && sp.front);
     }
   }
 }

@@ -86,14 +86,15 @@ void highlight_splat(const ImageRGBA8& image, const ImageF& coc, const Highlight
     const int r = dof::shaped_radius(coc.data[i], max_r);
     const dof::Rect* rects = ap.rects.data() + size_t(r) * dof::kMaxRects;
     const int nr = ap.counts[size_t(r)];
-    const uint32_t area = hl::clipped_area(rects, nr, x, y, w, h);
+    const bool turn = ap.flip_front && coc.data[i] > 0.f;  // a picture in front of the focus plane
+    const uint32_t area = hl::clipped_area(rects, nr, x, y, w, h, turn);
     const uint8_t* px = image.data.data() + size_t(i) * 4;
     const bool clipped = px[0] == 255 || px[1] == 255 || px[2] == 255;
     uint32_t wt[3];
     for (int c = 0; c < 3; ++c) wt[c] = hl::weight(lin[px[c]], clipped ? clip_boost : 1.0, area);
     uint32_t* out = planes.data() + (s.key[k] < hl::kNearKey ? 0 : 3 * n);
     for (int q = 0; q < nr; ++q) {
-      const dof::Rect rc = rects[q];
+      const dof::Rect rc = turn ? dof::flipped(rects[q]) : rects[q];
       const int x0 = std::max(x + rc.x0, 0), x1 = std::min(x + rc.x1, w - 1);
       if (x1 < x0) continue;
       for (int yy = std::max(y + rc.y0, 0); yy <= std::min(y + rc.y1, h - 1); ++yy)

@@ -43,10 +43,10 @@ SATLAB_HD uint32_t depth_key(float coc) {
 }
 
 // The pixel count of the aperture's rectangles around (x, y), clipped to the image.
-SATLAB_HD uint32_t clipped_area(const dof::Rect* rects, int n, int x, int y, int w, int h) {
+SATLAB_HD uint32_t clipped_area(const dof::Rect* rects, int n, int x, int y, int w, int h, bool turn = false) {
   uint32_t area = 0;
   for (int i = 0; i < n; ++i) {
-    const dof::Rect r = rects[i];
+    const dof::Rect r = turn ? dof::flipped(rects[i]) : rects[i];
     const int x0 = x + r.x0 > 0 ? x + r.x0 : 0, x1 = x + r.x1 < w - 1 ? x + r.x1 : w - 1;
     const int y0 = y + r.y0 > 0 ? y + r.y0 : 0, y1 = y + r.y1 < h - 1 ? y + r.y1 : h - 1;
     if (x1 >= x0 && y1 >= y0) area += uint32_t(x1 - x0 + 1) * uint32_t(y1 - y0 + 1);

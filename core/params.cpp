@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/aperture_image.hpp"
 #include "core/dof_modes.hpp"
 #include "core/error.hpp"
 
@@ -41,6 +42,12 @@ const std::vector<LensPreset>& lens_presets() {
       {"soap-bubble", "bright-rimmed discs (spread)", ApertureShape::Disc, 6, 0.f, 1.f, 1.f, 0.f},
       {"soft-focus", "discs bright in the middle, soft at the rim (spread)", ApertureShape::Disc, 6, 0.f, 1.f, -1.f, 0.f},
       {"mirror-lens", "a catadioptric lens: ring bokeh (spread)", ApertureShape::Disc, 6, 0.f, 1.f, 0.f, 0.45f},
+      {"star-card", "a star cut into a card before the lens (spread)", ApertureShape::Disc, 6, 0.f, 1.f, 0.f, 0.f,
+       "star"},
+      {"heart-card", "a heart cut into a card before the lens (spread)", ApertureShape::Disc, 6, 0.f, 1.f, 0.f,
+       0.f, "heart"},
+      {"vintage-blades", "five rounded iris blades (spread)", ApertureShape::Disc, 6, 0.f, 1.f, 0.f, 0.f,
+       "blades5"},
   };
   return presets;
 }
@@ -135,6 +142,16 @@ void validate(const Params& p) {
   if (!(p.anamorphic >= 0.25f && p.anamorphic <= 4.f)) bad("anamorphic (--anamorphic) must be in [0.25, 4]");
   if (!(p.bokeh_profile >= -1.f && p.bokeh_profile <= 1.f)) bad("bokeh_profile (--bokeh-profile) must be in [-1, 1]");
   if (!(p.catadioptric >= 0.f && p.catadioptric <= 0.8f)) bad("catadioptric (--catadioptric) must be in [0, 0.8]");
+  if (!p.aperture_image.empty() && !find_aperture_image(p.aperture_image))
+    bad("aperture_image (--aperture-image) '" + p.aperture_image + "' is neither a built-in (" +
+        builtin_aperture_list() + ") nor a loaded picture");
+  if (p.filter == FilterKind::Dof && !p.aperture_image.empty() && !mode->profile) {
+    std::string can;
+    for (const DofMode& m : dof_modes())
+      if (m.profile) can += (can.empty() ? "" : ", ") + std::string(m.name);
+    throw Error("--aperture-image needs a dof mode that draws aperture images (" + can + "), not " + p.dof_mode +
+                ": a gather mode's boxes cannot carry a picture");
+  }
   if (p.filter == FilterKind::Dof && uses_aperture_profile(p) && !mode->profile) {
     std::string can;
     for (const DofMode& m : dof_modes())

@@ -53,6 +53,11 @@ struct Params {
   // h times the aperture's radius (a mirror lens's ring bokeh; the profile then runs over the ring).
   float bokeh_profile = 0.0f;
   float catadioptric = 0.0f;
+  // An aperture image (core/aperture_image.hpp): a built-in picture's name (star, heart, ring, blades5 ..
+  // blades8) or a file's key once the I/O layer has registered it (app/io/aperture_files.hpp); "" for
+  // the shape above. Drawn by the modes with DofMode::profile (spread) and the bokeh highlights, upright
+  // behind the focus plane and turned by 180 degrees in front of it.
+  std::string aperture_image;
   int dof_layers = 6;           // depth layers of the occlusion-aware modes: 2..8
   // The camera's response (core/dof.hpp, ResponseTables): it encoded scene radiance v as
   // sRGB(min(v / (1 + s v), 1)), a highlight shoulder s in [0, 0.9]; 0 is plain sRGB. The linear-light
@@ -81,16 +86,17 @@ void set_focus_range(Params& p, const FocusRange& r);
 FocusRange parse_focus_range(const std::string& s, float focus);
 
 // Lenses by name (--lens, the app's Lens presets): each sets the aperture's fields (shape, blades,
-// rotation, anamorphic squeeze, profile, catadioptric hole) and nothing else.
+// rotation, anamorphic squeeze, profile, catadioptric hole, aperture image) and nothing else.
 struct LensPreset {
   const char* name;
   const char* description;
   ApertureShape shape;
   int blades;
   float rotation, anamorphic, profile, catadioptric;
+  const char* image = "";  // a built-in aperture image's name (core/aperture_image.hpp), "" none
   void apply(Params& p) const {
     p.aperture_shape = shape, p.blades = blades, p.blade_rotation = rotation, p.anamorphic = anamorphic;
-    p.bokeh_profile = profile, p.catadioptric = catadioptric;
+    p.bokeh_profile = profile, p.catadioptric = catadioptric, p.aperture_image = image;
   }
 };
 // The aperture features only the modes with DofMode::profile carry (bokeh_profile, catadioptric): true

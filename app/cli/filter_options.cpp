@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "app/io/aperture_files.hpp"
+#include "core/aperture_image.hpp"
 #include "core/dof_modes.hpp"
 #include "core/error.hpp"
 
@@ -51,11 +53,15 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
   add(app.add_option("--catadioptric", p.catadioptric,
                      "A mirror lens's central hole (spread): its radius as a fraction of the aperture's, 0 none"))
       ->check(CLI::Range(0.0, 0.8));
+  add(app.add_option("--aperture-image", o.aperture_image,
+                     "A picture as the aperture (spread and the bokeh highlights): a greyscale image file, its "
+                     "grey the lens's weight, upright behind the focus plane; or a built-in (" +
+                     builtin_aperture_list() + ")"));
   std::vector<std::string> lenses;
   for (const LensPreset& l : lens_presets()) lenses.push_back(l.name);
   add(app.add_option("--lens", o.lens,
                      "A lens preset: sets --aperture-shape, --blades, --blade-rotation, --anamorphic, "
-                     "--bokeh-profile and --catadioptric, which "
+                     "--bokeh-profile, --catadioptric and --aperture-image, which "
                      "given too win (" + lens_preset_list() + ")"))
       ->check(CLI::IsMember(lenses));
   add(app.add_option("--layers", p.dof_layers, "Depth layers of the layered dof mode"))->check(CLI::Range(2, 8));
@@ -85,6 +91,7 @@ ParamOverlay filter_overlay(const CLI::App& app, const FilterOptions& o) {
     overlay.values.filter = filter_from_string(o.filter);
     overlay.values.aperture_shape = aperture_from_string(o.aperture_shape);
     overlay.values.highlights = o.highlights == "on";
+    overlay.values.aperture_image = io::use_aperture_image(o.aperture_image);
     if (app.get_option("--focus-range")->count()) {
       Params& v = overlay.values;
       const FocusRange r = parse_focus_range(o.focus_range, v.focus);
@@ -108,7 +115,7 @@ ParamOverlay filter_overlay(const CLI::App& app, const FilterOptions& o) {
     ParamOverlay from_lens;
     lens->apply(from_lens.values);
     for (const char* name : {"--aperture-shape", "--blades", "--blade-rotation", "--anamorphic", "--bokeh-profile",
-                             "--catadioptric"})
+                             "--catadioptric", "--aperture-image"})
       if (!overlay.has(name)) from_lens.give(name), overlay.give(name);
     overlay.values = from_lens.over(overlay.values);
   }

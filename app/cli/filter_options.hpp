@@ -16,11 +16,12 @@ struct FilterOptions {
   std::string filter = "dof", aperture_shape = "disc", highlights = "off";
   std::string focus_range = "0";  // T or NO,NI,FI,FO (parse_focus_range)
   std::string lens;               // a lens preset's name (lens_presets); empty: none
+  std::string aperture_image;     // a built-in picture's name or an image file (io::use_aperture_image)
 };
 
 // Adds --filter, --radius, --focus, --focus-range, --aperture, --max-radius, --near, --far, --disparity,
 // --fractional-radius, --dof-mode, --aperture-shape, --blades, --blade-rotation, --anamorphic,
-// --bokeh-profile, --catadioptric, --layers, --highlights, --highlight-threshold, --highlight-gain, --highlight-cap and --response-shoulder (param_option_names())
+// --bokeh-profile, --catadioptric, --aperture-image, --layers, --highlights, --highlight-threshold, --highlight-gain, --highlight-cap and --response-shoulder (param_option_names())
 // to `app`, writing into `o` (which must outlive the parse). Their help shows the defaults.
 void add_filter_options(CLI::App& app, FilterOptions& o);
 

@@ -6,7 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "app/io/aperture_files.hpp"
 #include "app/io/assets.hpp"
+#include "core/aperture_image.hpp"
 #include "core/error.hpp"
 
 namespace satlab::io {
@@ -80,6 +82,14 @@ std::vector<TruthCase> load_truth_cases(const std::string& manifest) {
     if (c.contains("blade_rotation")) t.params.blade_rotation = float(number("blade_rotation"));
     if (c.contains("bokeh_profile")) t.params.bokeh_profile = float(number("bokeh_profile"));
     if (c.contains("catadioptric")) t.params.catadioptric = float(number("catadioptric"));
+    if (c.contains("aperture_image")) {  // a built-in's name, or a file beside the manifest
+      const std::string a = text_of("aperture_image");
+      try {
+        t.params.aperture_image = use_aperture_image(is_builtin_aperture(a) ? a : path("aperture_image"));
+      } catch (const Error& e) {
+        throw Error(where + ": " + e.what());
+      }
+    }
     try {
       validate(t.params);
     } catch (const Error& e) {

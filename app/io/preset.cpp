@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "app/io/aperture_files.hpp"
 #include "app/io/image_io.hpp"
 #include "core/error.hpp"
 #include "core/refine.hpp"
@@ -60,6 +61,8 @@ const TextField kTextFields[] = {
     {"dof_mode", [](const Params& p) { return p.dof_mode; }, [](Params& p, const std::string& v) { p.dof_mode = v; }},
     {"aperture_shape", [](const Params& p) { return std::string(to_string(p.aperture_shape)); },
      [](Params& p, const std::string& v) { p.aperture_shape = aperture_from_string(v); }},
+    {"aperture_image", [](const Params& p) { return p.aperture_image; },
+     [](Params& p, const std::string& v) { p.aperture_image = use_aperture_image(v); }},
 };
 
 [[noreturn]] void bad(const std::string& field, const std::string& why) {

@@ -35,6 +35,7 @@ const ParamOption kParamOptions[] = {
     {"--anamorphic", [](const Params& f, Params& t) { t.anamorphic = f.anamorphic; }},
     {"--bokeh-profile", [](const Params& f, Params& t) { t.bokeh_profile = f.bokeh_profile; }},
     {"--catadioptric", [](const Params& f, Params& t) { t.catadioptric = f.catadioptric; }},
+    {"--aperture-image", [](const Params& f, Params& t) { t.aperture_image = f.aperture_image; }},
     {"--layers", [](const Params& f, Params& t) { t.dof_layers = f.dof_layers; }},
     {"--highlights", [](const Params& f, Params& t) { t.highlights = f.highlights; }},
     {"--highlight-threshold", [](const Params& f, Params& t) { t.highlight_threshold = f.highlight_threshold; }},

@@ -67,6 +67,7 @@ Preset unusual_preset() {
   p.params.anamorphic = 0.5f;
   p.params.bokeh_profile = -0.375f;
   p.params.catadioptric = 0.25f;
+  p.params.aperture_image = "heart";
   p.params.aperture = 123.25f;
   p.params.max_radius = 31.5f;
   p.params.near_depth = 0.3f;
@@ -102,6 +103,7 @@ void expect_same(const Preset& a, const Preset& b) {
   EXPECT_EQ(a.params.anamorphic, b.params.anamorphic);
   EXPECT_EQ(a.params.bokeh_profile, b.params.bokeh_profile);
   EXPECT_EQ(a.params.catadioptric, b.params.catadioptric);
+  EXPECT_EQ(a.params.aperture_image, b.params.aperture_image);
   EXPECT_EQ(a.params.aperture, b.params.aperture);
   EXPECT_EQ(a.params.max_radius, b.params.max_radius);
   EXPECT_EQ(a.params.near_depth, b.params.near_depth);

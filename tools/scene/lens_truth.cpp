@@ -9,6 +9,7 @@
 #include <sstream>
 #include <vector>
 
+#include "app/io/aperture_files.hpp"
 #include "app/io/image_io.hpp"
 #include "core/error.hpp"
 #include "core/params.hpp"
@@ -92,6 +93,11 @@ void write_ground_truth(const TruthOptions& o) {
   if (!(o.anamorphic >= 0.25 && o.anamorphic <= 4)) throw Error("--anamorphic must be in [0.25, 4]");
   if (!(o.profile >= -1 && o.profile <= 1)) throw Error("--bokeh-profile must be in [-1, 1]");
   if (!(o.hole >= 0 && o.hole <= 0.8)) throw Error("--catadioptric must be in [0, 0.8]");
+  std::shared_ptr<const ApertureImage> picture;
+  if (!o.aperture_image.empty()) {
+    if (o.profile != 0 || o.hole != 0) throw Error("--aperture-image takes no --bokeh-profile or --catadioptric");
+    picture = find_aperture_image(io::use_aperture_image(o.aperture_image));
+  }
   if (!o.scene.empty() && !find_scene(o.scene)) throw Error("unknown scene '" + o.scene + "'");
   nlohmann::json cases = nlohmann::json::array();
   const auto& table = o.holdout ? kHoldout : kCases;
@@ -127,7 +133,7 @@ void write_ground_truth(const TruthOptions& o) {
         p.max_radius = std::ceil(largest);
         const auto t0 = std::chrono::steady_clock::now();
         io::save_png(o.out_dir + "/" + name + ".png", render_thin_lens(s, cam, a.radius, f.z, o.lens,
-                                                                     LensShape{o.anamorphic, o.rotation, o.profile, o.hole}));
+                                                                     LensShape{o.anamorphic, o.rotation, o.profile, o.hole, picture.get()}));
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const int cw = std::max(4, int(std::lround(kCropW * o.width))),
                   ch = std::max(4, int(std::lround(kCropH * o.height)));
@@ -157,7 +163,8 @@ void write_ground_truth(const TruthOptions& o) {
                          {"right", right},
                          {"baseline", rv.baseline},
                          {"disparity_scale", rv.disparity_scale}});
-        if (o.anamorphic != 1) cases.back()["anamorphic"] = o.anamorphic, cases.back()["blade_rotation"] = o.rotation;
+        if (o.anamorphic != 1 || (picture && o.rotation != 0))
+          cases.back()["anamorphic"] = o.anamorphic, cases.back()["blade_rotation"] = o.rotation;
         if (std::string(sc.scene) == "points") {  // each light's centre in the pinhole view, for quality's shapes
           nlohmann::json dots = nlohmann::json::array();
           const double tf = cam.tan_half_fov();
@@ -171,6 +178,7 @@ void write_ground_truth(const TruthOptions& o) {
         }
         if (o.profile != 0) cases.back()["bokeh_profile"] = o.profile;
         if (o.hole != 0) cases.back()["catadioptric"] = o.hole;
+        if (picture) cases.back()["aperture_image"] = o.aperture_image;
         if (!o.quiet)
           std::printf("%-24s focus %.3f (z %.1f)  K %.2f px  largest CoC %.2f px  (%.1f s)\n", name.c_str(),
                       p.focus, f.z, p.aperture, largest, secs);

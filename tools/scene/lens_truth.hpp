@@ -20,6 +20,7 @@ struct TruthOptions {
   bool holdout = false;  // the held-out cases (other views, focus depths and lens radii) instead
   double anamorphic = 1, rotation = 0;  // the aperture's squeeze and turn (render.hpp, LensShape)
   double profile = 0, hole = 0;         // its profile and central hole (LensShape; Params::bokeh_profile, catadioptric)
+  std::string aperture_image;           // a picture as the aperture (LensShape::image; Params::aperture_image)
 };
 
 // Writes OUT/SCENE.png, OUT/SCENE_depth.png, OUT/SCENE_right.png (the stereo right view), OUT/CASE.png

@@ -106,15 +106,21 @@ ImageRGBA8 render_thin_lens(const Scene& s, const Camera& cam, double lens_radiu
       for (int i = 0; i < n; ++i)
         for (int j = 0; j < n; ++j) {
           const uint64_t k = uint64_t(i * n + j);
-          double lu, lv;
-          concentric((i + hash01(pixel, k, 1)) / n, (j + hash01(pixel, k, 2)) / n, lu, lv);
-          const double u1 = lu * lu + lv * lv;  // u' (uniform over the disc's area)
-          const double wt = 1 + shape.profile * (2 * u1 - 1);
-          if (shape.hole > 0 && u1 > 0) {  // onto the ring: u = h^2 + (1 - h^2) u'
-            const double g = std::sqrt((h2 + (1 - h2) * u1) / u1);
-            lu *= g, lv *= g;
+          double lu, lv, wt;
+          if (shape.image) {  // the square, weighted by the picture
+            lu = 2 * (i + hash01(pixel, k, 1)) / n - 1, lv = 2 * (j + hash01(pixel, k, 2)) / n - 1;
+            wt = shape.image->at(lu, -lv);
+            if (!(wt > 0)) continue;
+          } else {
+            concentric((i + hash01(pixel, k, 1)) / n, (j + hash01(pixel, k, 2)) / n, lu, lv);
+            const double u1 = lu * lu + lv * lv;  // u' (uniform over the disc's area)
+            wt = 1 + shape.profile * (2 * u1 - 1);
+            if (shape.hole > 0 && u1 > 0) {  // onto the ring: u = h^2 + (1 - h^2) u'
+              const double g = std::sqrt((h2 + (1 - h2) * u1) / u1);
+              lu *= g, lv *= g;
+            }
           }
-          if (q != 1) {  // the disc point as image coordinates (u, v), squeezed, turned, back to right/up
+          if (q != 1 || (shape.image && shape.rotation_deg != 0)) {  // the lens point as image coordinates (u, v), squeezed, turned, back to right/up
             const double u = sx * lu, v = sy * -lv;
             lu = cr * u - sr * v, lv = -(sr * u + cr * v);
           }
@@ -124,7 +130,7 @@ ImageRGBA8 render_thin_lens(const Scene& s, const Camera& cam, double lens_radiu
           acc = acc + radiance(s, r.o, r.d) * wt;
           weights += wt;
         }
-      store(img.px(x, y), acc * (1.0 / weights));
+      store(img.px(x, y), weights > 0 ? acc * (1.0 / weights) : V{});  // a picture missed by every sample: none
     }
   });
   return img;

@@ -1,6 +1,7 @@
 // Images of a scene: the pinhole view with its exact depth (the pipeline's input), and the thin-lens
 // ground truth (the same view through a disc aperture, averaged in linear light, then tone-mapped).
 #pragma once
+#include "core/aperture_image.hpp"
 #include "core/image.hpp"
 #include "tools/scene/camera.hpp"
 
@@ -25,9 +26,14 @@ PinholeView render_pinhole(const Scene& s, const Camera& cam, int ss = 4);
 // say: the samples are mapped onto the ring h <= rho <= 1 (area-preserving: u = rho^2 from h^2 to 1 as
 // the disc's u' from 0 to 1) and weighted 1 + P (2 u' - 1); the pixel is the weighted mean (the exact,
 // continuous profile, of which satlab's spread takes steps).
+// `image` (core/aperture_image.hpp) makes the aperture a picture instead: the lens samples stratified over
+// the square circumscribing the disc, each weighted by the picture's grey there (the picture's x right, y
+// down; a lens point (lu, lv), right and up, reads it at (lu, -lv), so a point behind the focus plane
+// shows it upright), then squeezed and turned as the oval is; profile and hole do not apply.
 struct LensShape {
   double squeeze = 1, rotation_deg = 0;
   double profile = 0, hole = 0;
+  const ApertureImage* image = nullptr;
 };
 ImageRGBA8 render_thin_lens(const Scene& s, const Camera& cam, double lens_radius, double focus_z, int n,
                             const LensShape& shape = {});
