@@ -160,6 +160,12 @@ std::string builtin_aperture_list() {
   return s;
 }
 
+std::vector<std::string> builtin_aperture_names() {
+  std::vector<std::string> n;
+  for (const Builtin& b : kBuiltins) n.push_back(b.name);
+  return n;
+}
+
 std::shared_ptr<const ApertureImage> builtin_aperture_image(const std::string& name) {
   if (!is_builtin_aperture(name)) return nullptr;
   const std::lock_guard<std::mutex> lock(g_mutex);

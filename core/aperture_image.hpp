@@ -47,6 +47,7 @@ ApertureImage aperture_image_from_pixels(const ImageRGBA8& img, const std::strin
 // blades8 (rounded iris blades). nullptr for another name.
 std::shared_ptr<const ApertureImage> builtin_aperture_image(const std::string& name);
 std::string builtin_aperture_list();  // "star, heart, ..."
+std::vector<std::string> builtin_aperture_names();
 bool is_builtin_aperture(const std::string& name);
 
 // The pictures by key (Params::aperture_image): the built-ins by name, files once registered (the I/O

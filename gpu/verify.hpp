@@ -72,6 +72,8 @@ inline Params dof_sweep_params(const std::string& mode, int k, float max_radius)
   const DofMode* m = find_dof_mode(mode);
   if (m && m->profile && k % 4 == 1) p.bokeh_profile = 0.8f;
   if (m && m->profile && k % 4 == 3) p.bokeh_profile = -0.5f, p.catadioptric = 0.4f;
+  // An aperture image (upright behind focus, turned in front), alone and with the profiles above.
+  if (m && m->profile && (k % 6 == 2 || k % 6 == 5)) p.aperture_image = k % 12 < 6 ? "star" : "heart";
   return p;
 }
 

@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "app/gui/panels.hpp"
+#include "app/io/aperture_files.hpp"
+#include "core/aperture_image.hpp"
 #include "core/dof_modes.hpp"
 #include "core/error.hpp"
 
@@ -135,7 +137,7 @@ void draw_params_panel(AppState& s) {
         if (ImGui::Selectable(m.label, p.dof_mode == m.name)) {
           p.dof_mode = m.name, c = true;
           // A mode that carries no aperture profile (validate refuses one) takes the flat aperture.
-          if (!m.profile) p.bokeh_profile = p.catadioptric = 0.f;
+          if (!m.profile) p.bokeh_profile = p.catadioptric = 0.f, p.aperture_image.clear();
         }
         if (ImGui::IsItemHovered())
           ImGui::SetTooltip("%s: %s%s", m.name, m.description,
@@ -153,12 +155,13 @@ void draw_params_panel(AppState& s) {
         const bool polygon = p.aperture_shape == ApertureShape::Polygon, turns = polygon || p.anamorphic != 1.f;
         if (q.aperture_shape == p.aperture_shape && (!polygon || q.blades == p.blades) &&
             (!turns || q.blade_rotation == p.blade_rotation) && q.anamorphic == p.anamorphic &&
-            q.bokeh_profile == p.bokeh_profile && q.catadioptric == p.catadioptric)
+            q.bokeh_profile == p.bokeh_profile && q.catadioptric == p.catadioptric &&
+            q.aperture_image == p.aperture_image)
           now = &l;
       }
       if (ImGui::BeginCombo("lens", now ? now->name : "(own)")) {
         for (const LensPreset& l : lens_presets()) {
-          const bool can = mode->profile || (l.profile == 0.f && l.catadioptric == 0.f);
+          const bool can = mode->profile || (l.profile == 0.f && l.catadioptric == 0.f && !*l.image);
           if (ImGui::Selectable(l.name, now == &l, can ? 0 : ImGuiSelectableFlags_Disabled)) l.apply(p), c = true;
           if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
             ImGui::SetTooltip("%s%s", l.description, can ? "" : " (needs the spread dof mode)");
@@ -184,6 +187,29 @@ void draw_params_panel(AppState& s) {
         if (ImGui::IsItemHovered())
           ImGui::SetTooltip("a catadioptric (mirror) lens's central obstruction, as a fraction of the aperture's "
                             "radius: ring bokeh (0 none)");
+        // An aperture image (core/aperture_image.hpp): a built-in picture, or a greyscale file.
+        if (ImGui::BeginCombo("aperture image", p.aperture_image.empty() ? "(the shape above)" : p.aperture_image.c_str())) {
+          if (ImGui::Selectable("(the shape above)", p.aperture_image.empty())) p.aperture_image.clear(), c = true;
+          std::vector<std::string> names = builtin_aperture_names();
+          if (!p.aperture_image.empty() && !is_builtin_aperture(p.aperture_image)) names.push_back(p.aperture_image);
+          for (const std::string& n : names)
+            if (ImGui::Selectable(n.c_str(), p.aperture_image == n)) p.aperture_image = n, c = true;
+          ImGui::EndCombo();
+        }
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip("a picture as the aperture: upright in the bokeh behind the focus plane, turned in front "
+                            "(a card cut into a shape before the lens); the shape, blades and hole above give way");
+        static char file[512] = "";
+        static std::string file_error;
+        if (ImGui::InputTextWithHint("##aperture file", "greyscale image file, Enter", file, sizeof file,
+                                     ImGuiInputTextFlags_EnterReturnsTrue)) {
+          try {
+            p.aperture_image = io::use_aperture_image(file), c = true, file_error.clear();
+          } catch (const Error& e) {
+            file_error = e.what();
+          }
+        }
+        if (!file_error.empty()) ImGui::TextColored(ImVec4(1.f, 0.45f, 0.35f, 1.f), "%s", file_error.c_str());
       }
       if (mode->occlusion) {
         c |= ImGui::SliderInt("depth layers", &p.dof_layers, 2, 8);

@@ -588,13 +588,18 @@ __global__ void __launch_bounds__(kBlock)
         const uint4 raw = __ldg(infos + r);
         const dof::SpreadInfo an = *reinterpret_cast<const dof::SpreadInfo*>(&raw);
         const int4* cr = corners + r * dof::kMaxSpreadRects;
+        // A picture's aperture in front of the focus plane: each rectangle turned by 180 degrees (dof::flipped),
+        // its corners' offsets k - the opposite corner's, k the offset of (1, 1).
+        const bool turn = an.flip && sp.front;
+        const int k = 4 * (W.ww + 1);
         // Each component (one for a flat aperture) with its own values.
         for (int c = 0, q0 = 0; c < an.comps; q0 = an.end[c], ++c) {
           uint32_t v[4];
           dof::component_values(l, part * share, an.area, an.mult[c], v);
           const uint32_t m0 = 0u - v[0], m1 = 0u - v[1], m2 = 0u - v[2], m3 = 0u - v[3];
           for (int q = q0; q < an.end[c]; ++q) {
-            const int4 o = __ldg(cr + q);
+            int4 o = __ldg(cr + q);
+            if (turn) o = make_int4(k - o.w, k - o.z, k - o.y, k - o.x);
             red_shared(a0 + o.x, v[0]), red_shared(a1 + o.x, v[1]), red_shared(a2 + o.x, v[2]);
             red_shared(a3 + o.x, v[3]);
             red_shared(a0 + o.y, m0), red_shared(a1 + o.y, m1), red_shared(a2 + o.y, m2),

@@ -86,17 +86,19 @@ __global__ void __launch_bounds__(kBlock)
     splat_kernel(const uint32_t* __restrict__ stats, const uint32_t* __restrict__ vals,
                  const uchar4* __restrict__ img, const float* __restrict__ coc,
                  const uint16_t* __restrict__ lin, const dof::Rect* __restrict__ rect_table,
-                 const uint8_t* __restrict__ rect_counts, int max_r, double clip_boost, int w, int h,
-                 size_t n, uint32_t* __restrict__ planes, uint32_t* __restrict__ rows) {
+                 const uint8_t* __restrict__ rect_counts, int max_r, bool flip_front, double clip_boost, int w,
+                 int h, size_t n, uint32_t* __restrict__ planes, uint32_t* __restrict__ rows) {
   const uint32_t k = (blockIdx.x * kBlock + threadIdx.x) >> 5;
   const int lane = int(threadIdx.x & 31);
   if (k >= __ldg(stats + 1)) return;  // warp-uniform
   const uint32_t i = __ldg(vals + k);
   const int x = int(i % uint32_t(w)), y = int(i / uint32_t(w));
-  const int r = dof::shaped_radius(__ldg(coc + i), max_r);
+  const float ci = __ldg(coc + i);
+  const int r = dof::shaped_radius(ci, max_r);
   const dof::Rect* rects = rect_table + r * dof::kMaxRects;
   const int nr = __ldg(rect_counts + r);
-  const uint32_t area = hl::clipped_area(rects, nr, x, y, w, h);
+  const bool turn = flip_front && ci > 0.f;  // a picture in front of the focus plane (ApertureTable::flip_front)
+  const uint32_t area = hl::clipped_area(rects, nr, x, y, w, h, turn);
   const uchar4 p = __ldg(img + i);
   const double boost = (p.x == 255 || p.y == 255 || p.z == 255) ? clip_boost : 1.0;
   const uint32_t wt[3] = {hl::weight(__ldg(lin + p.x), boost, area),
@@ -108,7 +110,7 @@ __global__ void __launch_bounds__(kBlock)
   for (int t = lane; t < total; t += 32) {
     int q = 0, first = 0;
     while (t - first >= rects[q].y1 - rects[q].y0 + 1) first += rects[q].y1 - rects[q].y0 + 1, ++q;
-    const dof::Rect rc = rects[q];
+    const dof::Rect rc = turn ? dof::flipped(rects[q]) : rects[q];
     const int yy = y + rc.y0 + (t - first);
     if (yy < 0 || yy >= h) continue;
     const int x0 = max(x + rc.x0, 0), x1 = min(x + rc.x1, w - 1);
@@ -253,7 +255,8 @@ const void* highlights_prepare(const HighlightArgs& a) {
       reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
   const unsigned blocks = unsigned((size_t(cap) * 32 + kBlock - 1) / kBlock);
   splat_kernel<<<blocks, kBlock, 0, st>>>(
-      stats, vals_out, img, a.coc, lin, rects, rect_counts, max_r, highlight_clip_boost(p), w, h, n,
+      stats, vals_out, img, a.coc, lin, rects, rect_counts, max_r, !shape.aperture_image.empty(),
+      highlight_clip_boost(p), w, h, n,
       static_cast<uint32_t*>(ws.planes.p), static_cast<uint32_t*>(ws.rows.p));
   SATLAB_LAUNCHED("highlight splat_kernel", size);
   return masked;

@@ -14,6 +14,7 @@
 
 #include "app/io/ground_truth.hpp"
 #include "app/io/image_io.hpp"
+#include "core/aperture_image.hpp"
 #include "core/error.hpp"
 #include "core/params.hpp"
 #include "core/reference.hpp"
@@ -102,6 +103,39 @@ TEST(GroundTruth, TheLensProfileShapesALightsBokeh) {
   EXPECT_NEAR(lit, flat_lit, 0.1 * flat_lit);
   const auto [sm, sr] = rings(-1, 0, &lit);
   EXPECT_GT(sm, 1.3 * sr);
+}
+
+// The truth's aperture image (LensShape::image): a light behind the focus plane shows the picture upright,
+// one in front turned by 180 degrees (core/aperture_image.hpp), as satlab's spread draws it: an apex-up
+// triangle's light lies below the light's centre behind focus and above it in front.
+TEST(GroundTruth, AnApertureImageIsUprightBehindFocusAndTurnedInFront) {
+  ImageRGBA8 tri(64, 64);
+  for (int y = 0; y < 64; ++y)
+    for (int x = 0; x < 64; ++x) {
+      const double u = (x + 0.5) / 32 - 1, v = (y + 0.5) / 32 - 1;
+      uint8_t* q = tri.px(x, y);
+      q[0] = q[1] = q[2] = std::fabs(u) <= (v + 1) / 2 ? 255 : 0;
+      q[3] = 255;
+    }
+  const ApertureImage im = aperture_image_from_pixels(tri, "triangle");
+  sc::Scene s = one_light();
+  s.wall = sc::Wall::Black;
+  s.lights[0].emit = 2;
+  const sc::Camera cam = sc::Camera::of(s, 64, 64);
+  const auto centroid_y = [&](double focus_z) {
+    sc::LensShape shape;
+    shape.image = &im;
+    const ImageRGBA8 out = sc::render_thin_lens(s, cam, 0.5, focus_z, 16, shape);
+    double m = 0, w = 0;
+    for (int y = 0; y < 64; ++y)
+      for (int x = 0; x < 64; ++x) m += out.px(x, y)[1] * (y + 0.5 - 32), w += out.px(x, y)[1];
+    return m / w;
+  };
+  // The triangle's centroid lies a third of its half-height below its centre: CoC / 3 px, the CoC the
+  // light's (at depth 10) behind a focus at 2.5 and in front of one at 40.
+  const double behind = cam.focal_px() * 0.5 * (1 / 2.5 - 1 / 10.0), front = cam.focal_px() * 0.5 * (1 / 10.0 - 1 / 40.0);
+  EXPECT_NEAR(centroid_y(2.5), behind / 3, 0.25 * behind / 3);
+  EXPECT_NEAR(centroid_y(40.0), -front / 3, 0.25 * front / 3);
 }
 
 // The points scene's manifests carry each light's centre ("dots"), read for `satlab quality`'s shapes; a

@@ -184,7 +184,7 @@ TEST(GpuDofSpread, BitIdenticalToTheCpuReferenceOnHardInputs) {
         }
         const test::ByteDiff d = test::byte_diff(gpu_pipe->result(), cpu_pipe->result());
         EXPECT_EQ(d.bad, 0u) << what << " anamorphic " << p.anamorphic << " ramps " << p.focus_ramp_near << " profile "
-                             << p.bokeh_profile << " hole " << p.catadioptric << " shoulder " << shoulder
+                             << p.bokeh_profile << " hole " << p.catadioptric << " image " << p.aperture_image << " shoulder " << shoulder
                              << (shoulder == 0.f ? " (one splits block)" : "") << ": " << d.message;
       }
     }

@@ -73,10 +73,11 @@ TEST(GpuHighlights, BitIdenticalToTheCpuReference) {
       p.highlight_gain = 1.f + float(k % 16);
       p.highlight_cap = c.cap;
       p.response_shoulder = k % 2 ? 0.4f : 0.f;  // plain sRGB and the ground truth's camera
+      if (m.profile && k % 3 == 1) p.aperture_image = "star";  // a picture, turned in front of focus
       ++k;
       const std::string what = std::string(m.name) + " " + to_string(p.aperture_shape) + " " +
                                std::to_string(c.w) + "x" + std::to_string(c.h) + " cap " +
-                               std::to_string(c.cap) + " shoulder " + std::to_string(p.response_shoulder);
+                               std::to_string(c.cap) + " shoulder " + std::to_string(p.response_shoulder) + " image " + p.aperture_image;
       for (Pipeline* pipe : {gpu_pipe.get(), cpu_pipe.get()}) {
         pipe->set_image(f.image);
         pipe->set_depth(f.depth);
