@@ -268,14 +268,16 @@ Band fit(const std::vector<Spans>& rows, int y0, int y1, size_t k) {
 
 }  // namespace
 
-int image_rects_at(const ApertureImage& im, const Params& p, int r, double R, int most, dof::Rect* out) {
+namespace {
+
+// The picture's cells at radius R (the square of radius r): each the mean of S x S samples, row-major.
+std::vector<float> image_cells(const ApertureImage& im, const Params& p, int r, double R) {
   const double q = double(p.anamorphic), sx = q >= 1 ? 1 : q, sy = q >= 1 ? 1 / q : 1;
   const double rot = double(p.blade_rotation) * M_PI / 180.0, cr = std::cos(rot), sr = std::sin(rot);
-  const int S = std::clamp(int(std::ceil(double(im.size) / (2 * R + 1))), 1, 4);
+  const int S = std::clamp(int(std::ceil(double(im.size) / (2 * R + 1))), 2, 8);
   const int side = 2 * r + 1;
-  std::vector<Spans> rows(static_cast<size_t>(side));
-  for (int y = -r; y <= r; ++y) {
-    Spans& s = rows[size_t(y + r)];
+  std::vector<float> cov(size_t(side) * size_t(side));
+  for (int y = -r; y <= r; ++y)
     for (int x = -r; x <= r; ++x) {
       double c = 0;
       for (int j = 0; j < S; ++j)
@@ -284,7 +286,19 @@ int image_rects_at(const ApertureImage& im, const Params& p, int r, double R, in
           const double a = cr * ox + sr * oy, b = -sr * ox + cr * oy;
           c += im.at(a / (sx * R), b / (sy * R));
         }
-      if (c < 0.5 * S * S) continue;
+      cov[size_t(y + r) * size_t(side) + size_t(x + r)] = float(c / (S * S));
+    }
+  return cov;
+}
+
+// The cells of at least `threshold` as at most `most` rectangles (the band merging of the header).
+int rects_of_cells(const std::vector<float>& cov, int r, float threshold, int most, dof::Rect* out) {
+  const int side = 2 * r + 1;
+  std::vector<Spans> rows(static_cast<size_t>(side));
+  for (int y = 0; y < side; ++y) {
+    Spans& s = rows[size_t(y)];
+    for (int x = -r; x <= r; ++x) {
+      if (cov[size_t(y) * size_t(side) + size_t(x + r)] < threshold) continue;
       if (!s.empty() && s.back().second == x - 1)
         s.back().second = x;
       else
@@ -330,6 +344,12 @@ int image_rects_at(const ApertureImage& im, const Params& p, int r, double R, in
     for (const auto& s : b.spans)
       if (n < most) out[n++] = {int16_t(s.first), int16_t(s.second), int16_t(b.y0 - r), int16_t(b.y1 - r)};
   return n;
+}
+
+}  // namespace
+
+int image_rects_at(const ApertureImage& im, const Params& p, int r, double R, int most, dof::Rect* out) {
+  return rects_of_cells(image_cells(im, p, r, R), r, 0.5f, most, out);
 }
 
 int image_aperture(const ApertureImage& im, const Params& p, int r, dof::Rect* out, int most) {
