@@ -144,6 +144,36 @@ TEST(Highlights, SpritesHaveTheAperturesShape) {
   }
 }
 
+// An aperture image's sprite is the picture upright behind the focus plane and turned by 180 degrees in
+// front of it (ApertureTable::flip_front): the star's rows, mirrored top to bottom and left to right.
+TEST(Highlights, APicturesSpriteIsTurnedInFrontOfFocus) {
+  const int w = 41, h = 41, sx = 20, sy = 20;
+  ImageRGBA8 img(w, h);
+  uint8_t* px = img.px(sx, sy);
+  px[0] = px[1] = px[2] = 240;
+  Params p = highlight_params(12.f);
+  p.dof_mode = "spread", p.aperture_image = "star";
+  const ApertureTable ap = aperture_table(p, shaped_max_radius(p));
+  ASSERT_TRUE(ap.flip_front);
+  for (const float c : {-9.4f, 9.4f}) {
+    const ImageF coc = flat_coc(w, h, c);
+    const HighlightSprites s = highlight_sprites(img, coc, p);
+    ASSERT_EQ(s.stats.kept, 1u);
+    std::vector<uint32_t> planes, splat;
+    highlight_splat(img, coc, s, p, planes);
+    highlight_integrate(planes, w, h, splat);
+    const size_t plane = c > 0 ? 3 * img.pixels() : 0;
+    const uint32_t v = splat[plane + size_t(sy) * w + size_t(sx)];
+    EXPECT_GT(v, 0u);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const int dx = c > 0 ? sx - x : x - sx, dy = c > 0 ? sy - y : y - sy;  // turned in front
+        EXPECT_EQ(splat[plane + size_t(y) * w + size_t(x)], in_shape(ap, 9, dx, dy) ? v : 0u)
+            << "CoC " << c << " at " << x << "," << y;
+      }
+  }
+}
+
 // A far highlight's bokeh is added only where the pixel itself lies behind the focus plane.
 TEST(Highlights, FarBokehHidesBehindNearerPixels) {
   const int w = 41, h = 21;
