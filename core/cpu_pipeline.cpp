@@ -11,6 +11,7 @@
 #include "core/dof.hpp"
 #include "core/dof_modes.hpp"
 #include "core/error.hpp"
+#include "core/grain.hpp"
 #include "core/highlights.hpp"
 #include "core/parallel.hpp"
 #include "core/pipeline.hpp"
@@ -40,6 +41,7 @@ class CpuPipeline final : public Pipeline {
                   std::to_string(image.height) + " RGBA8");
     if (image.width != image_.width || image.height != image_.height) warm_.clear();  // new buffers: cold
     guard_memory("the image", [&] { image_ = image; });
+    grain_known_ = false;
     if (!depth_raw_.empty() && (depth_raw_.width != image.width || depth_raw_.height != image.height))
       depth_raw_ = ImageF();  // a depth map of the old size no longer applies
   }
@@ -183,6 +185,14 @@ class CpuPipeline final : public Pipeline {
     }
     if (highlights) time("highlights_add", 0,
                        [&] { highlight_add(planes_, coc_, params_.response_shoulder, result_, threads_); });
+    // Grain (core/grain.hpp): the frame's noise, estimated once per image, re-added where the blur took it
+    // (tiled runs refuse grain: core/tiled.cpp).
+    if (dof && params_.grain > 0.f) {
+      time("grain", 9 * n, [&] {
+        if (!grain_known_) grain_ = grain_noise(grain_sums(image_, threads_)), grain_known_ = true;
+        apply_grain(result_, coc_, params_.grain, grain_, threads_);
+      });
+    }
   }
 
   // Allocation failures become satlab::Error naming what did not fit (the state stays usable).
@@ -207,6 +217,8 @@ class CpuPipeline final : public Pipeline {
 
   int threads_;
   ImageRGBA8 image_, result_;
+  GrainNoise grain_;
+  bool grain_known_ = false;
   const DepthHistogram* hist() const { return hist_.count.empty() ? nullptr : &hist_; }
   // Whole-frame statistics apply (set_frame_stats) where the frame has a depth map.
   bool given() const { return frame_.valid && frame_.has_depth && !depth_raw_.empty(); }

@@ -163,6 +163,7 @@ void validate(const Params& p) {
     bad("highlight_threshold (--highlight-threshold) must be in [0, 1]");
   if (!(p.highlight_gain >= 1.f && p.highlight_gain <= 16.f)) bad("highlight_gain (--highlight-gain) must be in [1, 16]");
   if (p.highlight_cap < 1 || p.highlight_cap > (1 << 20)) bad("highlight_cap (--highlight-cap) must be in [1, 1048576]");
+  if (!(p.grain >= 0.f && p.grain <= 4.f)) bad("grain (--grain) must be in [0, 4]");
 }
 
 }  // namespace satlab

@@ -71,6 +71,10 @@ struct Params {
   float highlight_gain = 1.0f;        // [1, 16]: clipped highlights carry gain times the largest radiance
                                       // the response decodes, 1 / (1 - response_shoulder)
   int highlight_cap = 65536;          // [1, 2^20] sprites a frame; beyond it, highlights stay in the gather
+
+  // Grain (core/grain.hpp), [0, 4]: the photo's own noise times this re-added where the dof filter blurred
+  // it away (0 none, 1 the photo's level).
+  float grain = 0.0f;
 };
 
 // The symmetric focus range +-t: both inner widths t, no ramps.

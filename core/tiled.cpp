@@ -20,6 +20,7 @@
 #include "core/coc_pixel.hpp"
 #include "core/dof_modes.hpp"
 #include "core/error.hpp"
+#include "core/grain.hpp"
 #include "core/highlights.hpp"
 #include "core/highlights_pixel.hpp"
 #include "core/reference.hpp"
@@ -258,6 +259,7 @@ TiledReport run_tiled(const RowSource& image, const DepthRowSource* depth, const
   const auto start = std::chrono::steady_clock::now();
   check_size(image.width, image.height, "image");
   if (!image.read || !out.write || !make_pipeline) throw Error("tiled run: no row source, sink or pipeline");
+  if (p.filter == FilterKind::Dof && p.grain > 0.f) throw Error(kGrainWholeImage);
   const uint32_t W = image.width, H = image.height;
   const bool dof = p.filter == FilterKind::Dof;
   if (!dof) depth = nullptr;  // the box filter reads no depth

@@ -25,6 +25,7 @@
 #include "gpu/device.hpp"
 #include "gpu/fault.hpp"
 #include "gpu/filter/filter.hpp"
+#include "gpu/filter/grain_gpu.hpp"
 #include "gpu/filter/highlights_gpu.hpp"
 
 namespace satlab::gpu {
@@ -241,6 +242,7 @@ class GpuPipeline final : public Pipeline {
 
   void new_image() {
     upload_pending_ = true;
+    grain_known_ = false;
     ++image_id_;  // new pixels (DofArgs::input_id)
     sat_valid_ = false;
     dirty_ = true;
@@ -478,6 +480,17 @@ class GpuPipeline final : public Pipeline {
       });
       sat_valid_ = false;  // the table may hold gather_box's SAT (of a masked image, with highlights)
       add_highlights();
+      // Grain (core/grain.hpp): the frame's noise, estimated once per image (a wait for its sums).
+      if (params_.grain > 0.f)
+        stage(f, "grain", 9 * dn, [&] {
+          if (!grain_known_) {
+            grain_scratch_.reset(6 * sizeof(unsigned long long), "grain sums");
+            grain_ = grain_noise(
+                grain_sums_gpu(img_.p, width_, height_, grain_scratch_.as<unsigned long long>(), stream_));
+            grain_known_ = true;
+          }
+          apply_grain_gpu(out_.p, coc_.as<float>(), width_, height_, params_.grain, grain_, stream_);
+        });
       finish_frame(f);
       return;
     }
@@ -658,7 +671,9 @@ class GpuPipeline final : public Pipeline {
 
   cudaStream_t stream_ = nullptr;
   int width_ = 0, height_ = 0;
-  DeviceMemory img_, table_, out_, raw_, dnorm_, coc_, mm_, hist_;
+  DeviceMemory img_, table_, out_, raw_, dnorm_, coc_, mm_, hist_, grain_scratch_;
+  GrainNoise grain_;
+  bool grain_known_ = false;
   DepthHistogram hist_host_;  // hist_'s copy, read back once per depth map (or the given one)
   FrameStats frame_;          // set_frame_stats: whole-frame statistics of a tile's image
   float frame_mm_[2] = {};    // their range, the source of its upload to mm_

@@ -97,6 +97,7 @@ const LensFeature kLensFeatures[] = {
     {"profile", [](Params& p) { p.bokeh_profile = 1.f; }},
     {"catadioptric", [](Params& p) { p.catadioptric = 0.45f; }},
     {"aperture_image", [](Params& p) { p.aperture_image = "star"; }},
+    {"grain", [](Params& p) { p.grain = 1.f; }},
     {"all", [](Params& p) {  // every feature built so far at once
        p.anamorphic = 0.5f, p.blade_rotation = 30.f;
        set_focus_range(p, FocusRange{p.focus - 0.3f, p.focus - 0.1f, p.focus + 0.1f, p.focus + 0.4f});

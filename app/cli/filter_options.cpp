@@ -81,6 +81,10 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
                      "Camera response: radiance v was stored as sRGB(min(v / (1 + S v), 1)); the linear-light "
                      "dof modes blur radiance (0: plain sRGB)"))
       ->check(CLI::Range(0.0, 0.9));
+  add(app.add_option("--grain", p.grain,
+                     "Grain: the photo's own noise (estimated on its flat regions) times G re-added where the "
+                     "dof filter blurred it away, so the blur does not look like plastic (0 none, 1 the photo's)"))
+      ->check(CLI::Range(0.0, 4.0));
   for (CLI::Option* opt : added) opt->capture_default_str()->group("Filter parameters");
 }
 

@@ -223,6 +223,10 @@ void draw_params_panel(AppState& s) {
     } else {
       c |= ImGui::Checkbox("fractional radius (no banding)", &p.fractional_radius);
     }
+    c |= ImGui::SliderFloat("grain", &p.grain, 0.f, 4.f, "%.2f", ImGuiSliderFlags_AlwaysClamp);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("the photo's own noise (estimated on its flat regions) re-added where the blur took it away, "
+                        "times this: 1 the photo's level, 0 none (a blurred background without it looks like plastic)");
     // Bokeh highlights (core/highlights.hpp).
     c |= ImGui::Checkbox("bokeh highlights", &p.highlights);
     if (ImGui::IsItemHovered())

@@ -42,6 +42,7 @@ const ParamOption kParamOptions[] = {
     {"--highlight-gain", [](const Params& f, Params& t) { t.highlight_gain = f.highlight_gain; }},
     {"--highlight-cap", [](const Params& f, Params& t) { t.highlight_cap = f.highlight_cap; }},
     {"--response-shoulder", [](const Params& f, Params& t) { t.response_shoulder = f.response_shoulder; }},
+    {"--grain", [](const Params& f, Params& t) { t.grain = f.grain; }},
 };
 
 const ParamOption* find_option(const std::string& name) {

@@ -84,6 +84,7 @@ Preset unusual_preset() {
   p.params.highlight_gain = 7.5f;
   p.params.highlight_cap = 1234;
   p.params.response_shoulder = 0.375f;
+  p.params.grain = 1.25f;
   p.synthetic = satlab::parse_synthetic_depth("radial:x=0.2,y=0.9,radius=0.33");
   p.view = "coc";
   p.compare = "split:0.25";
@@ -104,6 +105,7 @@ void expect_same(const Preset& a, const Preset& b) {
   EXPECT_EQ(a.params.bokeh_profile, b.params.bokeh_profile);
   EXPECT_EQ(a.params.catadioptric, b.params.catadioptric);
   EXPECT_EQ(a.params.aperture_image, b.params.aperture_image);
+  EXPECT_EQ(a.params.grain, b.params.grain);
   EXPECT_EQ(a.params.aperture, b.params.aperture);
   EXPECT_EQ(a.params.max_radius, b.params.max_radius);
   EXPECT_EQ(a.params.near_depth, b.params.near_depth);
