@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "core/dof_modes.hpp"
+#include "core/dof_spread.hpp"
 #include "core/error.hpp"
 #include "core/highlights_pixel.hpp"
 #include "core/parallel.hpp"
@@ -70,16 +71,52 @@ void highlight_mask(const ImageRGBA8& image, const HighlightSprites& s, ImageRGB
   }
 }
 
+bool highlight_profiled(const Params& p, const DofMode& mode) {
+  return mode.profile && uses_aperture_profile(p);
+}
+
 void highlight_splat(const ImageRGBA8& image, const ImageF& coc, const HighlightSprites& s, const Params& p,
                      std::vector<uint32_t>& planes, const DofMode* mode) {
   const int w = image.width, h = image.height, max_r = shaped_max_radius(p);
   const size_t n = image.pixels();
   planes.assign(n * kHighlightPlanes, 0u);
+  const DofMode& m = mode ? *mode : dof_mode_of(p);
   Params shape = p;
-  shape.aperture_shape = (mode ? *mode : dof_mode_of(p)).aperture(p);
-  const ApertureTable ap = aperture_table(shape, max_r);
+  shape.aperture_shape = m.aperture(p);
   const uint16_t* lin = srgb_to_linear12(p.response_shoulder);
   const double clip_boost = highlight_clip_boost(p);
+  if (highlight_profiled(p, m)) {  // the spread's apertures, components and all
+    const SpreadApertures sa = spread_apertures(shape, max_r);
+    for (size_t k = 0; k < s.index.size(); ++k) {
+      const uint32_t i = s.index[k];
+      const int x = int(i % uint32_t(w)), y = int(i / uint32_t(w));
+      const int r = dof::shaped_radius(coc.data[i], max_r);
+      const dof::Rect* rects = sa.rects.data() + size_t(r) * dof::kMaxSpreadRects;
+      const dof::SpreadInfo& in = sa.info[size_t(r)];
+      const bool turn = in.flip && coc.data[i] > 0.f;
+      const uint32_t area = hl::profiled_area(rects, in, x, y, w, h, turn);
+      const uint8_t* px = image.data.data() + size_t(i) * 4;
+      const bool clipped = px[0] == 255 || px[1] == 255 || px[2] == 255;
+      uint32_t wt[3];
+      for (int c = 0; c < 3; ++c) wt[c] = hl::weight(lin[px[c]], clipped ? clip_boost : 1.0, area);
+      uint32_t* out = planes.data() + (s.key[k] < hl::kNearKey ? 0 : 3 * n);
+      for (int q = 0; q < in.count; ++q) {
+        const int mult = in.mult[hl::component_of(in, q)];
+        const dof::Rect rc = turn ? dof::flipped(rects[q]) : rects[q];
+        const int x0 = std::max(x + rc.x0, 0), x1 = std::min(x + rc.x1, w - 1);
+        if (x1 < x0) continue;
+        for (int yy = std::max(y + rc.y0, 0); yy <= std::min(y + rc.y1, h - 1); ++yy)
+          for (int c = 0; c < 3; ++c) {
+            const uint32_t v = wt[c] * uint32_t(mult);  // wraps for a negative mult: the planes are modular
+            uint32_t* row = out + size_t(c) * n + size_t(yy) * size_t(w);
+            row[x0] += v;
+            if (x1 + 1 < w) row[x1 + 1] -= v;
+          }
+      }
+    }
+    return;
+  }
+  const ApertureTable ap = aperture_table(shape, max_r);
   for (size_t k = 0; k < s.index.size(); ++k) {
     const uint32_t i = s.index[k];
     const int x = int(i % uint32_t(w)), y = int(i / uint32_t(w));

@@ -62,6 +62,10 @@ void highlight_sort(const ImageF& coc, HighlightSprites& s);
 void highlight_mask(const ImageRGBA8& image, const HighlightSprites& s, ImageRGBA8& masked);
 // The row-delta planes of the sprites (kHighlightPlanes * w * h values, overwritten), each splatted with
 // the aperture of the frame's DoF mode (DofMode::aperture): `mode`, or nullptr: Params::dof_mode's.
+// Whether a frame's sprites carry the aperture's profile and hole (Params::bokeh_profile, catadioptric):
+// in the modes that carry them (DofMode::profile), drawn with the spread's apertures (their nested
+// components), so a soap-bubble lens's highlights get bright rims; elsewhere flat.
+bool highlight_profiled(const Params& p, const DofMode& mode);
 void highlight_splat(const ImageRGBA8& image, const ImageF& coc, const HighlightSprites& s, const Params& p,
                      std::vector<uint32_t>& planes, const DofMode* mode = nullptr);
 // Integrates the planes' rows into per-pixel splat values (kScale units) for slice 0 (far) and 1 (near):

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "core/dof_pixel.hpp"
+#include "core/dof_spread_pixel.hpp"
 
 namespace satlab::hl {
 
@@ -52,6 +53,23 @@ SATLAB_HD uint32_t clipped_area(const dof::Rect* rects, int n, int x, int y, int
     if (x1 >= x0 && y1 >= y0) area += uint32_t(x1 - x0 + 1) * uint32_t(y1 - y0 + 1);
   }
   return area;
+}
+
+// A profiled sprite (Params::bokeh_profile or catadioptric in a mode with DofMode::profile): the spread's
+// apertures (core/dof_spread.hpp), each component's rectangles adding mult times the pixel weight. Its
+// weighted clipped area, sum over components of mult times its rectangles' clipped pixels, at least 1.
+SATLAB_HD uint32_t profiled_area(const dof::Rect* rects, const dof::SpreadInfo& in, int x, int y, int w, int h,
+                                 bool turn) {
+  long long a = 0;
+  for (int c = 0, q0 = 0; c < in.comps; q0 = in.end[c], ++c)
+    a += (long long)in.mult[c] * (long long)clipped_area(rects + q0, in.end[c] - q0, x, y, w, h, turn);
+  return a > 0 ? uint32_t(a) : 1u;
+}
+// The component of rectangle q.
+SATLAB_HD int component_of(const dof::SpreadInfo& in, int q) {
+  int c = 0;
+  while (c + 1 < in.comps && q >= in.end[c]) ++c;
+  return c;
 }
 
 // One channel's splat value per pixel of a sprite: its linear energy (12-bit value times boost) spread

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "core/dof.hpp"
+#include "core/dof_spread.hpp"
 #include "core/highlights.hpp"
 #include "core/highlights_pixel.hpp"
 #include "gpu/check.hpp"
@@ -124,6 +125,53 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
+// The profiled sprites (hl::profiled_area, core/highlights.cpp's profiled path): the spread's apertures,
+// each rectangle adding its component's mult times the pixel weight (uint32 wrap-around for a negative
+// mult, as the CPU's planes do).
+__global__ void __launch_bounds__(kBlock)
+    splat_profile_kernel(const uint32_t* __restrict__ stats, const uint32_t* __restrict__ vals,
+                         const uchar4* __restrict__ img, const float* __restrict__ coc,
+                         const uint16_t* __restrict__ lin, const dof::Rect* __restrict__ rect_table,
+                         const dof::SpreadInfo* __restrict__ infos, int max_r, double clip_boost, int w, int h,
+                         size_t n, uint32_t* __restrict__ planes, uint32_t* __restrict__ rows) {
+  const uint32_t k = (blockIdx.x * kBlock + threadIdx.x) >> 5;
+  const int lane = int(threadIdx.x & 31);
+  if (k >= __ldg(stats + 1)) return;  // warp-uniform
+  const uint32_t i = __ldg(vals + k);
+  const int x = int(i % uint32_t(w)), y = int(i / uint32_t(w));
+  const float ci = __ldg(coc + i);
+  const int r = dof::shaped_radius(ci, max_r);
+  const dof::Rect* rects = rect_table + r * dof::kMaxSpreadRects;
+  const dof::SpreadInfo in = infos[r];
+  const bool turn = in.flip && ci > 0.f;
+  const uint32_t area = hl::profiled_area(rects, in, x, y, w, h, turn);
+  const uchar4 p = __ldg(img + i);
+  const double boost = (p.x == 255 || p.y == 255 || p.z == 255) ? clip_boost : 1.0;
+  const uint32_t wt[3] = {hl::weight(__ldg(lin + p.x), boost, area),
+                          hl::weight(__ldg(lin + p.y), boost, area),
+                          hl::weight(__ldg(lin + p.z), boost, area)};
+  uint32_t* out = planes + (k < __ldg(stats + 2) ? size_t(0) : 3 * n);
+  int total = 0;
+  for (int q = 0; q < in.count; ++q) total += rects[q].y1 - rects[q].y0 + 1;
+  for (int t = lane; t < total; t += 32) {
+    int q = 0, first = 0;
+    while (t - first >= rects[q].y1 - rects[q].y0 + 1) first += rects[q].y1 - rects[q].y0 + 1, ++q;
+    const dof::Rect rc = turn ? dof::flipped(rects[q]) : rects[q];
+    const uint32_t mult = uint32_t(int(in.mult[hl::component_of(in, q)]));
+    const int yy = y + rc.y0 + (t - first);
+    if (yy < 0 || yy >= h) continue;
+    const int x0 = max(x + rc.x0, 0), x1 = min(x + rc.x1, w - 1);
+    if (x1 < x0) continue;
+    const size_t row = size_t(yy) * size_t(w);
+    for (int c = 0; c < 3; ++c) {
+      const uint32_t v = wt[c] * mult;
+      atomicAdd(out + size_t(c) * n + row + size_t(x0), v);
+      if (x1 + 1 < w) atomicAdd(out + size_t(c) * n + row + size_t(x1 + 1), 0u - v);
+    }
+    rows[yy] = 1u;
+  }
+}
+
 // One block per row: if touched, integrate its planes, add to the result, clear what was read.
 __global__ void __launch_bounds__(kBlock)
     add_kernel(uint32_t* __restrict__ planes, uint32_t* __restrict__ rows, const float* __restrict__ coc,
@@ -223,9 +271,29 @@ const void* highlights_prepare(const HighlightArgs& a) {
   if (!a.mode) throw Error("highlights_prepare: no DoF mode");
   Params shape = p;
   shape.aperture_shape = a.mode->aperture(p);
-  const std::string key = aperture_key(shape, max_r);
-  upload_aperture(ws.rects, ws.luts, ws.shape_key, key, p.response_shoulder, a.stream,
-                  [&] { return aperture_table(shape, max_r); });
+  const bool profiled = highlight_profiled(p, *a.mode);
+  const size_t spread_rect_bytes = size_t(dof::kMaxShapedRadius + 1) * dof::kMaxSpreadRects * sizeof(dof::Rect);
+  if (profiled) {  // the spread's apertures: rectangles, then a SpreadInfo per radius
+    SpreadApertures sa;  // kept until upload_shape has waited for the copies
+    upload_shape(ws.rects, ws.luts, ws.shape_key, "highlights/" + spread_aperture_key(shape, max_r),
+                 p.response_shoulder, a.stream,
+                 spread_rect_bytes + size_t(dof::kMaxShapedRadius + 1) * sizeof(dof::SpreadInfo),
+                 [&](DofBuffer& b, void* stream) {
+                   const cudaStream_t s2 = cudaStream_t(stream);
+                   sa = spread_apertures(shape, max_r);
+                   SATLAB_CUDA(cudaMemcpyAsync(b.p, sa.rects.data(), sa.rects.size() * sizeof(dof::Rect),
+                                               cudaMemcpyHostToDevice, s2),
+                               "highlight spread rectangles");
+                   SATLAB_CUDA(cudaMemcpyAsync(static_cast<char*>(b.p) + spread_rect_bytes, sa.info.data(),
+                                               sa.info.size() * sizeof(dof::SpreadInfo), cudaMemcpyHostToDevice,
+                                               s2),
+                               "highlight spread rectangles");
+                 });
+  } else {
+    const std::string key = aperture_key(shape, max_r);
+    upload_aperture(ws.rects, ws.luts, ws.shape_key, key, p.response_shoulder, a.stream,
+                    [&] { return aperture_table(shape, max_r); });
+  }
   const auto* img = static_cast<const uchar4*>(a.image);
   const auto* lin = static_cast<const uint16_t*>(ws.luts.p);
   auto* stats = static_cast<uint32_t*>(ws.stats.p);
@@ -254,11 +322,21 @@ const void* highlights_prepare(const HighlightArgs& a) {
   const auto* rect_counts =
       reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
   const unsigned blocks = unsigned((size_t(cap) * 32 + kBlock - 1) / kBlock);
-  splat_kernel<<<blocks, kBlock, 0, st>>>(
-      stats, vals_out, img, a.coc, lin, rects, rect_counts, max_r, !shape.aperture_image.empty(),
-      highlight_clip_boost(p), w, h, n,
-      static_cast<uint32_t*>(ws.planes.p), static_cast<uint32_t*>(ws.rows.p));
-  SATLAB_LAUNCHED("highlight splat_kernel", size);
+  if (profiled) {
+    const auto* infos = reinterpret_cast<const dof::SpreadInfo*>(static_cast<const char*>(ws.rects.p) +
+                                                                 spread_rect_bytes);
+    splat_profile_kernel<<<blocks, kBlock, 0, st>>>(stats, vals_out, img, a.coc, lin, rects, infos, max_r,
+                                                     highlight_clip_boost(p), w, h, n,
+                                                     static_cast<uint32_t*>(ws.planes.p),
+                                                     static_cast<uint32_t*>(ws.rows.p));
+    SATLAB_LAUNCHED("highlight splat_profile_kernel", size);
+  } else {
+    splat_kernel<<<blocks, kBlock, 0, st>>>(
+        stats, vals_out, img, a.coc, lin, rects, rect_counts, max_r, !shape.aperture_image.empty(),
+        highlight_clip_boost(p), w, h, n,
+        static_cast<uint32_t*>(ws.planes.p), static_cast<uint32_t*>(ws.rows.p));
+    SATLAB_LAUNCHED("highlight splat_kernel", size);
+  }
   return masked;
 }
 

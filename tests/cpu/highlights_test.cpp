@@ -174,6 +174,53 @@ TEST(Highlights, APicturesSpriteIsTurnedInFrontOfFocus) {
   }
 }
 
+// In spread, a soap-bubble lens's sprite is brighter at its rim than in its middle, a mirror lens's dark in
+// the middle, and either keeps the sprite's energy (the weighted area of the spread's apertures).
+TEST(Highlights, ProfiledSpritesShowTheProfileAndKeepTheEnergy) {
+  const int w = 41, h = 41, sx = 20, sy = 20;
+  for (const auto& [profile, hole] : {std::pair{1.f, 0.f}, std::pair{0.f, 0.45f}}) {
+    ImageRGBA8 img(w, h);
+    uint8_t* px = img.px(sx, sy);
+    px[0] = px[1] = px[2] = 240;
+    Params p = highlight_params(16.f);
+    p.dof_mode = "spread", p.bokeh_profile = profile, p.catadioptric = hole;
+    ASSERT_TRUE(highlight_profiled(p, *find_dof_mode("spread")));
+    const ImageF coc = flat_coc(w, h, -12.f);
+    const HighlightSprites s = highlight_sprites(img, coc, p);
+    ASSERT_EQ(s.stats.kept, 1u);
+    std::vector<uint32_t> planes, splat;
+    highlight_splat(img, coc, s, p, planes);
+    highlight_integrate(planes, w, h, splat);
+    double middle = 0, rim = 0, sum = 0;
+    int nm = 0, nr = 0;
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const double v = double(splat[size_t(y) * w + size_t(x)]);
+        const double rho = std::hypot(x - sx, y - sy) / 12.0;
+        sum += v;
+        if (rho <= 0.25) middle += v, ++nm;
+        if (rho >= 0.8 && rho <= 0.95) rim += v, ++nr;
+      }
+    middle /= nm, rim /= nr;
+    if (hole > 0)
+      EXPECT_LT(middle, 0.1 * rim);
+    else
+      EXPECT_GT(rim, 1.5 * middle);
+    // The energy: the sprite's linear value in splat units, up to the per-pixel rounding.
+    const uint32_t plain_v = [&] {
+      Params q = p;
+      q.bokeh_profile = q.catadioptric = 0.f;
+      std::vector<uint32_t> pl, sp;
+      highlight_splat(img, coc, highlight_sprites(img, coc, q), q, pl);
+      highlight_integrate(pl, w, h, sp);
+      double t = 0;
+      for (size_t i = 0; i < img.pixels(); ++i) t += sp[i];
+      return uint32_t(t);
+    }();
+    EXPECT_NEAR(sum, double(plain_v), 0.01 * plain_v) << profile << " " << hole;
+  }
+}
+
 // A far highlight's bokeh is added only where the pixel itself lies behind the focus plane.
 TEST(Highlights, FarBokehHidesBehindNearerPixels) {
   const int w = 41, h = 21;

@@ -74,10 +74,12 @@ TEST(GpuHighlights, BitIdenticalToTheCpuReference) {
       p.highlight_cap = c.cap;
       p.response_shoulder = k % 2 ? 0.4f : 0.f;  // plain sRGB and the ground truth's camera
       if (m.profile && k % 3 == 1) p.aperture_image = "star";  // a picture, turned in front of focus
+      if (m.profile && k % 4 == 2) p.bokeh_profile = 0.8f, p.catadioptric = k % 8 == 2 ? 0.4f : 0.f;  // profiled sprites
       ++k;
       const std::string what = std::string(m.name) + " " + to_string(p.aperture_shape) + " " +
                                std::to_string(c.w) + "x" + std::to_string(c.h) + " cap " +
-                               std::to_string(c.cap) + " shoulder " + std::to_string(p.response_shoulder) + " image " + p.aperture_image;
+                               std::to_string(c.cap) + " shoulder " + std::to_string(p.response_shoulder) + " image " + p.aperture_image +
+                               " profile " + std::to_string(p.bokeh_profile) + " hole " + std::to_string(p.catadioptric);
       for (Pipeline* pipe : {gpu_pipe.get(), cpu_pipe.get()}) {
         pipe->set_image(f.image);
         pipe->set_depth(f.depth);
