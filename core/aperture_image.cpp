@@ -318,26 +318,54 @@ int rects_of_cells(const std::vector<float>& cov, int r, float threshold, int mo
     for (const Band& b : bands) n += b.k;
     return n;
   };
-  // Candidate i < bands.size() - 1: merge i and i + 1; candidate bands.size() - 1 + i: band i one span less.
-  while (rect_count() > size_t(most)) {
-    long best = -1;
-    Band choice{};
+  // The candidates, kept between steps (a step changes only its neighbours'): merge[i] joins bands i and
+  // i + 1, reduce[i] takes band i one span less (none where it has none). The first cheapest merge wins,
+  // then a strictly cheaper reduction.
+  struct Candidate {
+    bool valid = false;
+    long delta = 0;
+    Band band{};
+  };
+  const auto merge_of = [&](size_t i) {
+    Candidate c;
+    c.band = fit(rows, bands[i].y0, bands[i + 1].y1, std::min(bands[i].k, bands[i + 1].k));
+    c.delta = c.band.loss - bands[i].loss - bands[i + 1].loss, c.valid = true;
+    return c;
+  };
+  const auto reduce_of = [&](size_t i) {
+    Candidate c;
+    if (bands[i].k == 0) return c;
+    c.band = fit(rows, bands[i].y0, bands[i].y1, bands[i].k - 1);
+    c.delta = c.band.loss - bands[i].loss, c.valid = true;
+    return c;
+  };
+  std::vector<Candidate> merges, reductions;
+  for (size_t i = 0; i + 1 < bands.size(); ++i) merges.push_back(merge_of(i));
+  for (size_t i = 0; i < bands.size(); ++i) reductions.push_back(reduce_of(i));
+  size_t count = rect_count();
+  while (count > size_t(most)) {
+    bool found = false, merge = false;
+    long best = 0;
     size_t at = 0;
-    bool merge = false;
-    for (size_t i = 0; i + 1 < bands.size(); ++i) {
-      const Band m = fit(rows, bands[i].y0, bands[i + 1].y1, std::min(bands[i].k, bands[i + 1].k));
-      const long d = m.loss - bands[i].loss - bands[i + 1].loss;
-      if (best < 0 || d < best) best = d, choice = m, at = i, merge = true;
+    for (size_t i = 0; i < merges.size(); ++i)
+      if (!found || merges[i].delta < best) found = true, best = merges[i].delta, at = i, merge = true;
+    for (size_t i = 0; i < reductions.size(); ++i)
+      if (reductions[i].valid && (!found || reductions[i].delta < best))
+        found = true, best = reductions[i].delta, at = i, merge = false;
+    if (!found) break;
+    if (merge) {
+      count -= bands[at].k + bands[at + 1].k - merges[at].band.k;
+      bands[at] = merges[at].band;
+      bands.erase(bands.begin() + long(at) + 1);
+      merges.erase(merges.begin() + long(at));
+      reductions.erase(reductions.begin() + long(at) + 1);
+    } else {
+      count -= 1;
+      bands[at] = reductions[at].band;
     }
-    for (size_t i = 0; i < bands.size(); ++i) {
-      if (bands[i].k == 0) continue;
-      const Band m = fit(rows, bands[i].y0, bands[i].y1, bands[i].k - 1);
-      const long d = m.loss - bands[i].loss;
-      if (best < 0 || d < best) best = d, choice = m, at = i, merge = false;
-    }
-    if (best < 0) break;
-    bands[at] = choice;
-    if (merge) bands.erase(bands.begin() + long(at) + 1);
+    reductions[at] = reduce_of(at);
+    if (at > 0) merges[at - 1] = merge_of(at - 1);
+    if (at + 1 < bands.size()) merges[at] = merge_of(at);
   }
   int n = 0;
   for (const Band& b : bands)
