@@ -196,7 +196,7 @@ TEST(ApertureImage, BadPicturesAreRefusedWithOneLine) {
   colour.px(8, 8)[1] = 0;
   EXPECT_NE(message(colour).find("not greyscale (pixel 8,8"), std::string::npos) << message(colour);
   EXPECT_NE(message(ImageRGBA8(kMaxApertureImageSide + 1, 1)).find("larger than 4096"), std::string::npos);
-  for (const std::string m : {message(black), message(colour)}) EXPECT_EQ(m.find('\n'), std::string::npos);
+  for (const std::string& m : {message(black), message(colour)}) EXPECT_EQ(m.find('\n'), std::string::npos);
 }
 
 // Only the modes that carry aperture profiles (spread) take a picture; an unknown one is named.
