@@ -85,62 +85,44 @@ void highlight_splat(const ImageRGBA8& image, const ImageF& coc, const Highlight
   shape.aperture_shape = m.aperture(p);
   const uint16_t* lin = srgb_to_linear12(p.response_shoulder);
   const double clip_boost = highlight_clip_boost(p);
-  if (highlight_profiled(p, m)) {  // the spread's apertures, components and all
-    const SpreadApertures sa = spread_apertures(shape, max_r);
-    for (size_t k = 0; k < s.index.size(); ++k) {
-      const uint32_t i = s.index[k];
-      const int x = int(i % uint32_t(w)), y = int(i / uint32_t(w));
-      const int r = dof::shaped_radius(coc.data[i], max_r);
-      const dof::Rect* rects = sa.rects.data() + size_t(r) * dof::kMaxSpreadRects;
-      const dof::SpreadInfo& in = sa.info[size_t(r)];
-      const bool turn = in.flip && coc.data[i] > 0.f;
-      const uint32_t area = hl::profiled_area(rects, in, x, y, w, h, turn);
-      const uint8_t* px = image.data.data() + size_t(i) * 4;
-      const bool clipped = px[0] == 255 || px[1] == 255 || px[2] == 255;
-      uint32_t wt[3];
-      for (int c = 0; c < 3; ++c) wt[c] = hl::weight(lin[px[c]], clipped ? clip_boost : 1.0, area);
-      uint32_t* out = planes.data() + (s.key[k] < hl::kNearKey ? 0 : 3 * n);
-      for (int q = 0; q < in.count; ++q) {
-        const int mult = in.mult[hl::component_of(in, q)];
-        const dof::Rect rc = turn ? dof::flipped(rects[q]) : rects[q];
-        const int x0 = std::max(x + rc.x0, 0), x1 = std::min(x + rc.x1, w - 1);
-        if (x1 < x0) continue;
-        for (int yy = std::max(y + rc.y0, 0); yy <= std::min(y + rc.y1, h - 1); ++yy)
-          for (int c = 0; c < 3; ++c) {
-            const uint32_t v = wt[c] * uint32_t(mult);  // wraps for a negative mult: the planes are modular
-            uint32_t* row = out + size_t(c) * n + size_t(yy) * size_t(w);
-            row[x0] += v;
-            if (x1 + 1 < w) row[x1 + 1] -= v;
-          }
-      }
-    }
-    return;
-  }
-  const ApertureTable ap = aperture_table(shape, max_r);
-  for (size_t k = 0; k < s.index.size(); ++k) {
+  // One sprite: rows of its aperture's rectangles (turned in front of focus for a picture), each adding its
+  // component's mult times the pixel weight (wrapping for a negative mult: the planes are modular).
+  const auto splat_sprite = [&](size_t k, const dof::Rect* rects, const dof::SpreadInfo& in) {
     const uint32_t i = s.index[k];
     const int x = int(i % uint32_t(w)), y = int(i / uint32_t(w));
-    const int r = dof::shaped_radius(coc.data[i], max_r);
-    const dof::Rect* rects = ap.rects.data() + size_t(r) * dof::kMaxRects;
-    const int nr = ap.counts[size_t(r)];
-    const bool turn = ap.flip_front && coc.data[i] > 0.f;  // a picture in front of the focus plane
-    const uint32_t area = hl::clipped_area(rects, nr, x, y, w, h, turn);
+    const bool turn = in.flip && coc.data[i] > 0.f;
+    const uint32_t area = hl::profiled_area(rects, in, x, y, w, h, turn);
     const uint8_t* px = image.data.data() + size_t(i) * 4;
     const bool clipped = px[0] == 255 || px[1] == 255 || px[2] == 255;
     uint32_t wt[3];
     for (int c = 0; c < 3; ++c) wt[c] = hl::weight(lin[px[c]], clipped ? clip_boost : 1.0, area);
     uint32_t* out = planes.data() + (s.key[k] < hl::kNearKey ? 0 : 3 * n);
-    for (int q = 0; q < nr; ++q) {
+    for (int q = 0; q < in.count; ++q) {
+      const uint32_t mult = uint32_t(int(in.mult[hl::component_of(in, q)]));
       const dof::Rect rc = turn ? dof::flipped(rects[q]) : rects[q];
       const int x0 = std::max(x + rc.x0, 0), x1 = std::min(x + rc.x1, w - 1);
       if (x1 < x0) continue;
       for (int yy = std::max(y + rc.y0, 0); yy <= std::min(y + rc.y1, h - 1); ++yy)
         for (int c = 0; c < 3; ++c) {
+          const uint32_t v = wt[c] * mult;
           uint32_t* row = out + size_t(c) * n + size_t(yy) * size_t(w);
-          row[x0] += wt[c];
-          if (x1 + 1 < w) row[x1 + 1] -= wt[c];
+          row[x0] += v;
+          if (x1 + 1 < w) row[x1 + 1] -= v;
         }
     }
+  };
+  if (highlight_profiled(p, m)) {  // the spread's apertures, components and all
+    const SpreadApertures sa = spread_apertures(shape, max_r);
+    for (size_t k = 0; k < s.index.size(); ++k) {
+      const int r = dof::shaped_radius(coc.data[s.index[k]], max_r);
+      splat_sprite(k, sa.rects.data() + size_t(r) * dof::kMaxSpreadRects, sa.info[size_t(r)]);
+    }
+    return;
+  }
+  const ApertureTable ap = aperture_table(shape, max_r);
+  for (size_t k = 0; k < s.index.size(); ++k) {
+    const int r = dof::shaped_radius(coc.data[s.index[k]], max_r);
+    splat_sprite(k, ap.rects.data() + size_t(r) * dof::kMaxRects, hl::flat_info(ap.counts[size_t(r)], ap.flip_front));
   }
 }
 

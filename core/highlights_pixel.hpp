@@ -65,6 +65,13 @@ SATLAB_HD uint32_t profiled_area(const dof::Rect* rects, const dof::SpreadInfo& 
     a += (long long)in.mult[c] * (long long)clipped_area(rects + q0, in.end[c] - q0, x, y, w, h, turn);
   return a > 0 ? uint32_t(a) : 1u;
 }
+// A flat sprite's aperture (aperture_table's count rectangles) as one component of mult 1: its
+// profiled_area is its clipped_area, its values the pixel weight.
+SATLAB_HD dof::SpreadInfo flat_info(int count, bool flip) {
+  dof::SpreadInfo in{};
+  in.count = uint8_t(count), in.comps = 1, in.end[0] = uint8_t(count), in.mult[0] = 1, in.flip = flip ? 1 : 0;
+  return in;
+}
 // The component of rectangle q.
 SATLAB_HD int component_of(const dof::SpreadInfo& in, int q) {
   int c = 0;

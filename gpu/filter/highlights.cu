@@ -83,12 +83,17 @@ __global__ void split_kernel(const uint32_t* __restrict__ keys, uint32_t cap, ui
   stats[1] = kept, stats[2] = lo;
 }
 
+// A warp per sprite. Profiled (highlight_profiled): the spread's apertures, a dof::SpreadInfo per radius in
+// `infos`; else aperture_table's kMaxRects per radius, `counts` of them (hl::flat_info). Each rectangle adds
+// its component's mult times the pixel weight (uint32 wrap-around for a negative mult, as the CPU's planes).
+template <bool Profiled>
 __global__ void __launch_bounds__(kBlock)
     splat_kernel(const uint32_t* __restrict__ stats, const uint32_t* __restrict__ vals,
                  const uchar4* __restrict__ img, const float* __restrict__ coc,
                  const uint16_t* __restrict__ lin, const dof::Rect* __restrict__ rect_table,
-                 const uint8_t* __restrict__ rect_counts, int max_r, bool flip_front, double clip_boost, int w,
-                 int h, size_t n, uint32_t* __restrict__ planes, uint32_t* __restrict__ rows) {
+                 const uint8_t* __restrict__ rect_counts, const dof::SpreadInfo* __restrict__ infos, int max_r,
+                 bool flip_front, double clip_boost, int w, int h, size_t n, uint32_t* __restrict__ planes,
+                 uint32_t* __restrict__ rows) {
   const uint32_t k = (blockIdx.x * kBlock + threadIdx.x) >> 5;
   const int lane = int(threadIdx.x & 31);
   if (k >= __ldg(stats + 1)) return;  // warp-uniform
@@ -96,54 +101,9 @@ __global__ void __launch_bounds__(kBlock)
   const int x = int(i % uint32_t(w)), y = int(i / uint32_t(w));
   const float ci = __ldg(coc + i);
   const int r = dof::shaped_radius(ci, max_r);
-  const dof::Rect* rects = rect_table + r * dof::kMaxRects;
-  const int nr = __ldg(rect_counts + r);
-  const bool turn = flip_front && ci > 0.f;  // a picture in front of the focus plane (ApertureTable::flip_front)
-  const uint32_t area = hl::clipped_area(rects, nr, x, y, w, h, turn);
-  const uchar4 p = __ldg(img + i);
-  const double boost = (p.x == 255 || p.y == 255 || p.z == 255) ? clip_boost : 1.0;
-  const uint32_t wt[3] = {hl::weight(__ldg(lin + p.x), boost, area),
-                          hl::weight(__ldg(lin + p.y), boost, area),
-                          hl::weight(__ldg(lin + p.z), boost, area)};
-  uint32_t* out = planes + (k < __ldg(stats + 2) ? size_t(0) : 3 * n);
-  int total = 0;
-  for (int q = 0; q < nr; ++q) total += rects[q].y1 - rects[q].y0 + 1;
-  for (int t = lane; t < total; t += 32) {
-    int q = 0, first = 0;
-    while (t - first >= rects[q].y1 - rects[q].y0 + 1) first += rects[q].y1 - rects[q].y0 + 1, ++q;
-    const dof::Rect rc = turn ? dof::flipped(rects[q]) : rects[q];
-    const int yy = y + rc.y0 + (t - first);
-    if (yy < 0 || yy >= h) continue;
-    const int x0 = max(x + rc.x0, 0), x1 = min(x + rc.x1, w - 1);
-    if (x1 < x0) continue;
-    const size_t row = size_t(yy) * size_t(w);
-    for (int c = 0; c < 3; ++c) {
-      atomicAdd(out + size_t(c) * n + row + size_t(x0), wt[c]);
-      if (x1 + 1 < w) atomicAdd(out + size_t(c) * n + row + size_t(x1 + 1), 0u - wt[c]);
-    }
-    rows[yy] = 1u;
-  }
-}
-
-// The profiled sprites (hl::profiled_area, core/highlights.cpp's profiled path): the spread's apertures,
-// each rectangle adding its component's mult times the pixel weight (uint32 wrap-around for a negative
-// mult, as the CPU's planes do).
-__global__ void __launch_bounds__(kBlock)
-    splat_profile_kernel(const uint32_t* __restrict__ stats, const uint32_t* __restrict__ vals,
-                         const uchar4* __restrict__ img, const float* __restrict__ coc,
-                         const uint16_t* __restrict__ lin, const dof::Rect* __restrict__ rect_table,
-                         const dof::SpreadInfo* __restrict__ infos, int max_r, double clip_boost, int w, int h,
-                         size_t n, uint32_t* __restrict__ planes, uint32_t* __restrict__ rows) {
-  const uint32_t k = (blockIdx.x * kBlock + threadIdx.x) >> 5;
-  const int lane = int(threadIdx.x & 31);
-  if (k >= __ldg(stats + 1)) return;  // warp-uniform
-  const uint32_t i = __ldg(vals + k);
-  const int x = int(i % uint32_t(w)), y = int(i / uint32_t(w));
-  const float ci = __ldg(coc + i);
-  const int r = dof::shaped_radius(ci, max_r);
-  const dof::Rect* rects = rect_table + r * dof::kMaxSpreadRects;
-  const dof::SpreadInfo in = infos[r];
-  const bool turn = in.flip && ci > 0.f;
+  const dof::Rect* rects = rect_table + r * (Profiled ? dof::kMaxSpreadRects : dof::kMaxRects);
+  const dof::SpreadInfo in = Profiled ? infos[r] : hl::flat_info(__ldg(rect_counts + r), flip_front);
+  const bool turn = in.flip && ci > 0.f;  // a picture in front of the focus plane (ApertureTable::flip_front)
   const uint32_t area = hl::profiled_area(rects, in, x, y, w, h, turn);
   const uchar4 p = __ldg(img + i);
   const double boost = (p.x == 255 || p.y == 255 || p.z == 255) ? clip_boost : 1.0;
@@ -322,21 +282,19 @@ const void* highlights_prepare(const HighlightArgs& a) {
   const auto* rect_counts =
       reinterpret_cast<const uint8_t*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
   const unsigned blocks = unsigned((size_t(cap) * 32 + kBlock - 1) / kBlock);
-  if (profiled) {
-    const auto* infos = reinterpret_cast<const dof::SpreadInfo*>(static_cast<const char*>(ws.rects.p) +
-                                                                 spread_rect_bytes);
-    splat_profile_kernel<<<blocks, kBlock, 0, st>>>(stats, vals_out, img, a.coc, lin, rects, infos, max_r,
-                                                     highlight_clip_boost(p), w, h, n,
-                                                     static_cast<uint32_t*>(ws.planes.p),
-                                                     static_cast<uint32_t*>(ws.rows.p));
-    SATLAB_LAUNCHED("highlight splat_profile_kernel", size);
-  } else {
-    splat_kernel<<<blocks, kBlock, 0, st>>>(
-        stats, vals_out, img, a.coc, lin, rects, rect_counts, max_r, !shape.aperture_image.empty(),
-        highlight_clip_boost(p), w, h, n,
-        static_cast<uint32_t*>(ws.planes.p), static_cast<uint32_t*>(ws.rows.p));
-    SATLAB_LAUNCHED("highlight splat_kernel", size);
-  }
+  const auto* infos = profiled ? reinterpret_cast<const dof::SpreadInfo*>(static_cast<const char*>(ws.rects.p) +
+                                                                          spread_rect_bytes)
+                                : nullptr;
+  auto* planes = static_cast<uint32_t*>(ws.planes.p);
+  auto* rows = static_cast<uint32_t*>(ws.rows.p);
+  const bool flip = !shape.aperture_image.empty();
+  if (profiled)
+    splat_kernel<true><<<blocks, kBlock, 0, st>>>(stats, vals_out, img, a.coc, lin, rects, nullptr, infos, max_r,
+                                                  flip, highlight_clip_boost(p), w, h, n, planes, rows);
+  else
+    splat_kernel<false><<<blocks, kBlock, 0, st>>>(stats, vals_out, img, a.coc, lin, rects, rect_counts, nullptr,
+                                                   max_r, flip, highlight_clip_boost(p), w, h, n, planes, rows);
+  SATLAB_LAUNCHED("highlight splat_kernel", size);
   return masked;
 }
 

@@ -45,29 +45,6 @@ bool covers(const dof::Rect* q, int n, int x, int y) {
   return false;
 }
 
-// A point light's spread weight (its layer's integrated deltas, channel 0) at CoC c.
-std::vector<double> point_psf(const Params& p, int w, int h, float c) {
-  ImageRGBA8 img(w, h);
-  for (size_t i = 0; i < img.pixels(); ++i) img.data[i * 4 + 3] = 255;
-  img.px(w / 2, h / 2)[0] = 255;
-  ImageF coc(w, h, 1);
-  for (auto& v : coc.data) v = c;
-  const dof::Layers layers = make_layers(p, 2);
-  const SpreadApertures ap = spread_apertures(p, int(p.max_radius));
-  std::vector<std::vector<uint32_t>> deltas;
-  spread_deltas(img, coc, layers, ap, 0.f, deltas, 1);
-  const std::vector<uint32_t>& d = deltas[size_t(dof::layer_of(c, layers))];
-  std::vector<double> psf(size_t(w) * size_t(h), 0.0), col(size_t(w), 0.0);
-  for (int y = 0; y < h; ++y) {
-    double run = 0;
-    for (int x = 0; x < w; ++x) {
-      run += double(int32_t(d[(size_t(y) * size_t(w) + size_t(x)) * 4]));
-      col[size_t(x)] += run;
-      psf[size_t(y) * size_t(w) + size_t(x)] = col[size_t(x)];
-    }
-  }
-  return psf;
-}
 
 }  // namespace
 
@@ -163,7 +140,7 @@ TEST(ApertureImage, APointLightShowsThePictureUprightBehindAndTurnedInFront) {
   register_aperture_image("test:apex", aperture_image_from_pixels(grey_picture(128, apex_up), "test apex"));
   const int w = 41, h = 41, R = 14;
   const Params p = picture_params("test:apex", float(R));
-  const std::vector<double> behind = point_psf(p, w, h, -float(R)), front = point_psf(p, w, h, float(R));
+  const std::vector<double> behind = test::spread_point_psf(p, w, h, -float(R)), front = test::spread_point_psf(p, w, h, float(R));
   double cy_b = 0, sb = 0, cy_f = 0, sf = 0;
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
@@ -176,7 +153,7 @@ TEST(ApertureImage, APointLightShowsThePictureUprightBehindAndTurnedInFront) {
   // The built-in disc is not turned (its table does not flip): its two bokehs are equal.
   Params d = p;
   d.aperture_image.clear();
-  EXPECT_EQ(point_psf(d, w, h, -float(R)), point_psf(d, w, h, float(R)));
+  EXPECT_EQ(test::spread_point_psf(d, w, h, -float(R)), test::spread_point_psf(d, w, h, float(R)));
 }
 
 TEST(ApertureImage, BadPicturesAreRefusedWithOneLine) {

@@ -871,25 +871,7 @@ TEST(SpreadProfile, APointLightShowsTheProfile) {
        {std::pair{0.f, 0.f}, std::pair{1.f, 0.f}, std::pair{-1.f, 0.f}, std::pair{0.f, 0.45f}}) {
     Params p = spread_params(float(R));
     p.bokeh_profile = profile, p.catadioptric = hole;
-    ImageRGBA8 img(w, h);
-    for (size_t i = 0; i < img.pixels(); ++i) img.data[i * 4 + 3] = 255;
-    img.px(w / 2, h / 2)[0] = 255;
-    ImageF coc(w, h, 1);
-    for (auto& v : coc.data) v = -float(R);
-    const dof::Layers layers = make_layers(p, 2);
-    const SpreadApertures ap = spread_apertures(p, R);
-    std::vector<std::vector<uint32_t>> deltas;
-    spread_deltas(img, coc, layers, ap, 0.f, deltas, 1);
-    const std::vector<uint32_t>& d = deltas[size_t(dof::layer_of(-float(R), layers))];
-    std::vector<double> psf(size_t(w) * size_t(h), 0.0), col(size_t(w), 0.0);
-    for (int y = 0; y < h; ++y) {
-      double run = 0;
-      for (int x = 0; x < w; ++x) {
-        run += double(int32_t(d[(size_t(y) * size_t(w) + size_t(x)) * 4]));
-        col[size_t(x)] += run;
-        psf[size_t(y) * size_t(w) + size_t(x)] = col[size_t(x)];
-      }
-    }
+    const std::vector<double> psf = test::spread_point_psf(p, w, h, -float(R));
     const ApertureTable flat = aperture_table(p, R);
     double middle = 0, rim = 0;
     int nm = 0, nr = 0;

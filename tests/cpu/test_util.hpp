@@ -10,6 +10,7 @@
 #include <random>
 #include <string>
 
+#include "core/dof_spread.hpp"
 #include "core/error.hpp"
 #include "core/image.hpp"
 #include "core/params.hpp"
@@ -176,6 +177,31 @@ void write_wav(const std::string& path, uint32_t samples, Sample sample) {
   f.write("RIFF", 4), u32(36 + bytes), f.write("WAVEfmt ", 8), u32(16), u16(1), u16(1), u32(rate), u32(rate * 2), u16(2),
       u16(16), f.write("data", 4), u32(bytes);
   for (uint32_t i = 0; i < samples; ++i) u16(uint16_t(int16_t(sample(i))));
+}
+
+// A point light's spread weight: a white pixel at the centre of a w x h black frame, every CoC c, the spread's
+// deltas of its layer (core/dof_spread.hpp) integrated, channel 0.
+inline std::vector<double> spread_point_psf(const Params& p, int w, int h, float c) {
+  ImageRGBA8 img(w, h);
+  for (size_t i = 0; i < img.pixels(); ++i) img.data[i * 4 + 3] = 255;
+  img.px(w / 2, h / 2)[0] = 255;
+  ImageF coc(w, h, 1);
+  for (auto& v : coc.data) v = c;
+  const dof::Layers layers = make_layers(p, 2);
+  const SpreadApertures ap = spread_apertures(p, int(p.max_radius));
+  std::vector<std::vector<uint32_t>> deltas;
+  spread_deltas(img, coc, layers, ap, 0.f, deltas, 1);
+  const std::vector<uint32_t>& d = deltas[size_t(dof::layer_of(c, layers))];
+  std::vector<double> psf(size_t(w) * size_t(h), 0.0), col(size_t(w), 0.0);
+  for (int y = 0; y < h; ++y) {
+    double run = 0;
+    for (int x = 0; x < w; ++x) {
+      run += double(int32_t(d[(size_t(y) * size_t(w) + size_t(x)) * 4]));
+      col[size_t(x)] += run;
+      psf[size_t(y) * size_t(w) + size_t(x)] = col[size_t(x)];
+    }
+  }
+  return psf;
 }
 
 }  // namespace satlab::test
