@@ -19,6 +19,7 @@ namespace satlab::dof {
 struct Lens {
   float aperture, max_radius, near_depth, far_depth;
   bool disparity;
+  float offset;  // added to every CoC before the clamp (Params::coc_offset: chromatic aberration's red and blue)
 };
 
 // 1/z of normalised depth d (Params: z = near + d (far - near), or disparity 1/z = 1/far + d (1/near -
@@ -49,7 +50,7 @@ SATLAB_HD FocusBand focus_band(float focus, float near, float far, float ramp_ne
   return FocusBand{lo, hi, inverse_depth(lo, p), inverse_depth(hi, p), ramp_near, ramp_far};
 }
 
-// Signed CoC in pixels (> 0 in front of the band), clamped to +-max_radius; 0 inside the band. fmaxf/fminf
+// Signed CoC in pixels (> 0 in front of the band), plus the lens's offset, clamped to +-max_radius; 0 inside the band. fmaxf/fminf
 // semantics: a NaN depth gives the bound -max_radius, never a NaN radius.
 SATLAB_HD float coc_of(float d, const Lens& p, const FocusBand& band) {
   const float inv = inverse_depth(d, p);
@@ -60,6 +61,7 @@ SATLAB_HD float coc_of(float d, const Lens& p, const FocusBand& band) {
   const float out = d < band.lo ? band.lo - d : d > band.hi ? d - band.hi : 0.f;
   const float ramp = d < band.lo ? band.ramp_lo : band.ramp_hi;
   if (out < ramp) c = c * (out / ramp);
+  c = c + p.offset;
   return fminf(fmaxf(c, -p.max_radius), p.max_radius);
 }
 

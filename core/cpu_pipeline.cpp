@@ -11,6 +11,7 @@
 #include "core/dof.hpp"
 #include "core/dof_modes.hpp"
 #include "core/error.hpp"
+#include "core/chromatic.hpp"
 #include "core/grain.hpp"
 #include "core/highlights.hpp"
 #include "core/parallel.hpp"
@@ -185,6 +186,9 @@ class CpuPipeline final : public Pipeline {
     }
     if (highlights) time("highlights_add", 0,
                        [&] { highlight_add(planes_, coc_, params_.response_shoulder, result_, threads_); });
+    // Chromatic aberration (core/chromatic.hpp): red and blue from a second pass of the same mode, its CoC
+    // green's plus the offset; one stage (its CoC, highlights, filter and the merge).
+    if (dof && uses_chromatic(params_)) time("chromatic", 0, [&] { red_blue_pass(); });
     // Grain (core/grain.hpp): the frame's noise, estimated once per image, re-added where the blur took it
     // (tiled runs refuse grain: core/tiled.cpp).
     if (dof && params_.grain > 0.f) {
@@ -193,6 +197,28 @@ class CpuPipeline final : public Pipeline {
         apply_grain(result_, coc_, params_.grain, grain_, threads_);
       });
     }
+  }
+
+  // Red and blue's pass (core/chromatic.hpp) into result_rb_, merged into result_. The highlights' buffers
+  // are reused: the first pass has added its own.
+  void red_blue_pass() {
+    const Params q = chromatic_pass(params_);
+    coc_map(depth_norm_, q, coc_rb_, threads_);
+    const bool highlights = q.highlights;
+    if (highlights) {
+      HighlightSprites s = highlight_compact(image_, coc_rb_, q);
+      highlight_mask(image_, s, masked_);
+      highlight_sort(coc_rb_, s);
+      highlight_splat(image_, coc_rb_, s, q, planes_, mode_);
+    }
+    if (result_rb_.width != image_.width || result_rb_.height != image_.height)
+      result_rb_ = ImageRGBA8(image_.width, image_.height);
+    DofCpuArgs a;
+    a.image = highlights ? &masked_ : &image_, a.coc = &coc_rb_, a.params = &q, a.out = &result_rb_;
+    a.threads = threads_, a.depth = hist(), a.workspace = &dof_ws_;
+    mode_->run_cpu(a);
+    if (highlights) highlight_add(planes_, coc_rb_, q.response_shoulder, result_rb_, threads_);
+    merge_red_blue(result_, result_rb_, threads_);
   }
 
   // Allocation failures become satlab::Error naming what did not fit (the state stays usable).
@@ -216,14 +242,14 @@ class CpuPipeline final : public Pipeline {
   }
 
   int threads_;
-  ImageRGBA8 image_, result_;
+  ImageRGBA8 image_, result_, result_rb_;  // result_rb_: the red and blue pass's frame (chromatic aberration)
   GrainNoise grain_;
   bool grain_known_ = false;
   const DepthHistogram* hist() const { return hist_.count.empty() ? nullptr : &hist_; }
   // Whole-frame statistics apply (set_frame_stats) where the frame has a depth map.
   bool given() const { return frame_.valid && frame_.has_depth && !depth_raw_.empty(); }
   FrameStats frame_;
-  ImageF depth_raw_, depth_norm_, coc_;
+  ImageF depth_raw_, depth_norm_, coc_, coc_rb_;  // coc_rb_: red and blue's (chromatic aberration)
   DepthHistogram hist_;
   std::vector<uint32_t> sat_;     // the box filter's SAT
   DofCpuWorkspace dof_ws_;        // the DoF mode's buffers

@@ -485,7 +485,7 @@ namespace {
 struct LayersMemo {
   bool valid = false;
   std::vector<uint32_t> count;
-  float aperture = 0, max_radius = 0, near_depth = 0, far_depth = 0, focus = 0;
+  float aperture = 0, max_radius = 0, near_depth = 0, far_depth = 0, focus = 0, offset = 0;
   float range[4] = {0, 0, 0, 0};  // focus_range, focus_range_far, focus_ramp_near, focus_ramp_far
   bool disparity = false;
   int layers = 0;
@@ -497,7 +497,7 @@ struct LayersMemo {
     const std::array<float, 4> r = range_of(p);
     return valid && layers == n && aperture == p.aperture && max_radius == p.max_radius &&
            near_depth == p.near_depth && far_depth == p.far_depth && focus == p.focus &&
-           std::equal(r.begin(), r.end(), range) && disparity == p.disparity && count == h.count;
+           offset == p.coc_offset && std::equal(r.begin(), r.end(), range) && disparity == p.disparity && count == h.count;
   }
 };
 
@@ -505,12 +505,16 @@ struct LayersMemo {
 
 dof::Layers frame_layers(const Params& p, int count, const DepthHistogram* h) {
   if (!h || h->count.size() != size_t(kDepthBins + 1)) return make_layers(p, count);
-  thread_local LayersMemo memo;
-  if (memo.same(p, count, *h)) return memo.result;
+  // Two results per thread: a frame with chromatic aberration asks for green's and red and blue's in turn.
+  thread_local LayersMemo memos[2];
+  thread_local int last = 0;
+  for (int i = 0; i < 2; ++i)
+    if (memos[i].same(p, count, *h)) return memos[last = i].result;
+  LayersMemo& memo = memos[last ^= 1];
   memo.result = histogram_layers(p, count, *h);
   memo.count = h->count;
   memo.aperture = p.aperture, memo.max_radius = p.max_radius, memo.near_depth = p.near_depth;
-  memo.far_depth = p.far_depth, memo.focus = p.focus;
+  memo.far_depth = p.far_depth, memo.focus = p.focus, memo.offset = p.coc_offset;
   const std::array<float, 4> r = LayersMemo::range_of(p);
   std::copy(r.begin(), r.end(), memo.range);
   memo.disparity = p.disparity, memo.layers = count;

@@ -164,6 +164,8 @@ void validate(const Params& p) {
   if (!(p.highlight_gain >= 1.f && p.highlight_gain <= 16.f)) bad("highlight_gain (--highlight-gain) must be in [1, 16]");
   if (p.highlight_cap < 1 || p.highlight_cap > (1 << 20)) bad("highlight_cap (--highlight-cap) must be in [1, 1048576]");
   if (!(p.grain >= 0.f && p.grain <= 4.f)) bad("grain (--grain) must be in [0, 4]");
+  if (!(p.chromatic >= -0.5f && p.chromatic <= 0.5f)) bad("chromatic (--chromatic) must be in [-0.5, 0.5]");
+  if (!std::isfinite(p.coc_offset)) bad("coc_offset must be finite");
 }
 
 }  // namespace satlab

@@ -75,6 +75,15 @@ struct Params {
   // Grain (core/grain.hpp), [0, 4]: the photo's own noise times this re-added where the dof filter blurred
   // it away (0 none, 1 the photo's level).
   float grain = 0.0f;
+
+  // Axial chromatic aberration (core/chromatic.hpp), in [-0.5, 0.5]: red and blue are focused where 1/z is
+  // (1 - chromatic) / z_focus, green at the focus: their CoC is green's plus chromatic times K / z_focus (the
+  // blur of a point at infinity). Positive: purple fringes in front of the focus plane, green ones behind
+  // (an achromat's secondary spectrum); 0 none. Every dof mode carries it (a second pass for red and blue).
+  float chromatic = 0.0f;
+  // Added to every CoC before the clamp (core/coc_pixel.hpp): the red and blue pass's (chromatic_pass),
+  // 0 otherwise. Not a user parameter: presets and the CLI leave it out.
+  float coc_offset = 0.0f;
 };
 
 // The symmetric focus range +-t: both inner widths t, no ramps.

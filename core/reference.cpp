@@ -172,7 +172,7 @@ ImageF normalise_depth(const ImageF& raw, int threads) {
 }
 
 dof::Lens lens_of(const Params& p) {
-  return dof::Lens{p.aperture, p.max_radius, p.near_depth, p.far_depth, p.disparity};
+  return dof::Lens{p.aperture, p.max_radius, p.near_depth, p.far_depth, p.disparity, p.coc_offset};
 }
 
 dof::FocusBand focus_band_of(const Params& p) {

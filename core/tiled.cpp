@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/chromatic.hpp"
 #include "core/coc_pixel.hpp"
 #include "core/dof_modes.hpp"
 #include "core/error.hpp"
@@ -260,6 +261,10 @@ TiledReport run_tiled(const RowSource& image, const DepthRowSource* depth, const
   check_size(image.width, image.height, "image");
   if (!image.read || !out.write || !make_pipeline) throw Error("tiled run: no row source, sink or pipeline");
   if (p.filter == FilterKind::Dof && p.grain > 0.f) throw Error(kGrainWholeImage);
+  // Red and blue's pass takes the whole image's histogram but not its layer sums (core/chromatic.hpp).
+  if (uses_chromatic(p) && dof_mode_of(p).id == DofModeId::Layered)
+    throw Error("--chromatic: a tiled or streamed render of the layered mode cannot carry it (its layer means "
+                "are the whole image's); use another mode or a whole-image render");
   const uint32_t W = image.width, H = image.height;
   const bool dof = p.filter == FilterKind::Dof;
   if (!dof) depth = nullptr;  // the box filter reads no depth

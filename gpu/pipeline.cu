@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/chromatic.hpp"
 #include "core/dof.hpp"
 #include "core/dof_modes.hpp"
 #include "core/error.hpp"
@@ -24,6 +25,7 @@
 #include "core/reference.hpp"
 #include "gpu/device.hpp"
 #include "gpu/fault.hpp"
+#include "gpu/filter/chromatic_gpu.hpp"
 #include "gpu/filter/filter.hpp"
 #include "gpu/filter/grain_gpu.hpp"
 #include "gpu/filter/highlights_gpu.hpp"
@@ -276,6 +278,7 @@ class GpuPipeline final : public Pipeline {
       // allocation failure leaves the previous image and state. Only where the old ones' memory is needed
       // to fit do they go first; a failure then leaves no image.
       DeviceMemory* mine[] = {&img_, &table_, &out_, &dnorm_, &coc_, &raw_};
+      coc_rb_.release(), out_rb_.release();  // allocated again by the first frame with chromatic aberration
       if (need > free_b) {
         for (DeviceMemory* m : mine) m->release();
         width_ = height_ = 0;
@@ -480,6 +483,9 @@ class GpuPipeline final : public Pipeline {
       });
       sat_valid_ = false;  // the table may hold gather_box's SAT (of a masked image, with highlights)
       add_highlights();
+      // Chromatic aberration (core/chromatic.hpp): red and blue from a second pass of the same mode, its CoC
+      // green's plus the offset; one stage (its CoC, highlights, filter and the merge).
+      if (uses_chromatic(params_)) stage(f, "chromatic", 0, [&] { red_blue_pass(); });
       // Grain (core/grain.hpp): the frame's noise, estimated once per image (a wait for its sums).
       if (params_.grain > 0.f)
         stage(f, "grain", 9 * dn, [&] {
@@ -592,6 +598,34 @@ class GpuPipeline final : public Pipeline {
   }
 
  private:
+  // Red and blue's pass (core/chromatic.hpp) into out_rb_, merged into out_. The highlights' and the
+  // mode's buffers are reused: the stream has passed the first pass's use of them.
+  void red_blue_pass() {
+    const size_t n = size_t(width_) * size_t(height_);
+    const Params q = chromatic_pass(params_);
+    coc_rb_.reset(n * sizeof(float), "red and blue CoC map");
+    out_rb_.reset(n * 4, "red and blue result");
+    coc_map(dnorm_.as<float>(), coc_rb_.as<float>(), n, q, stream_);
+    const bool highlights = q.highlights;
+    const void* gather_in = img_.p;
+    HighlightArgs hl;
+    if (highlights) {
+      hl.image = img_.p, hl.coc = coc_rb_.as<float>(), hl.width = width_, hl.height = height_, hl.params = &q;
+      hl.mode = mode_, hl.ws = &hl_ws_, hl.stream = stream_;
+      gather_in = highlights_prepare(hl);
+    }
+    DofArgs a;
+    a.image = gather_in, a.coc = coc_rb_.p, a.out = out_rb_.p, a.width = width_, a.height = height_;
+    a.params = &q, a.sat = sat_, a.workspace = &dof_ws_, a.stream = stream_;
+    a.depth = has_depth_ && hist_valid_ ? &hist_host_ : nullptr;
+    a.input_id = highlights ? 0 : image_id_;
+    a.rebuild = every_stage_;
+    dof_ws_.box.borrowed = table_.p, dof_ws_.box.borrowed_bytes = table_.bytes;
+    dof_->dof(a);
+    if (highlights) highlights_add(hl, out_rb_.p);
+    merge_red_blue_gpu(out_.p, out_rb_.p, n, stream_);
+  }
+
   cudaEvent_t record(FrameEvents& f) {
     cudaEvent_t e = f.next();
     check(cudaEventRecord(e, stream_), "event record");
@@ -672,6 +706,7 @@ class GpuPipeline final : public Pipeline {
   cudaStream_t stream_ = nullptr;
   int width_ = 0, height_ = 0;
   DeviceMemory img_, table_, out_, raw_, dnorm_, coc_, mm_, hist_, grain_scratch_;
+  DeviceMemory coc_rb_, out_rb_;  // red and blue's CoC map and result (chromatic aberration)
   GrainNoise grain_;
   bool grain_known_ = false;
   DepthHistogram hist_host_;  // hist_'s copy, read back once per depth map (or the given one)

@@ -53,7 +53,8 @@ const char* to_string(KeyPattern p);
 std::vector<uint32_t> sort_keys(size_t n, KeyPattern p, uint64_t seed);
 
 // The k-th lens of the DoF sweeps (verify_dof, tests/gpu/dof_spread_test): disc, polygon and square
-// apertures, 5 to 8 blades and their rotation, 2 to 8 layers, squeezes, focus ranges and profiles in turn;
+// apertures, 5 to 8 blades and their rotation, 2 to 8 layers, squeezes, focus ranges, profiles, aperture
+// images, grain and chromatic aberration in turn;
 // aperture 3 r, focus 0.4.
 inline Params dof_sweep_params(const std::string& mode, int k, float max_radius) {
   Params p;
@@ -76,6 +77,8 @@ inline Params dof_sweep_params(const std::string& mode, int k, float max_radius)
   if (m && m->profile && (k % 6 == 2 || k % 6 == 5)) p.aperture_image = k % 12 < 6 ? "star" : "heart";
   // Grain (core/grain.hpp) in every mode: the noise estimate's sums and the per-pixel grain.
   if (k % 7 == 3) p.grain = 1.5f;
+  // Chromatic aberration (core/chromatic.hpp) in every mode, both signs: red and blue's second pass.
+  if (k % 8 == 5) p.chromatic = k % 16 < 8 ? 0.08f : -0.06f;
   return p;
 }
 

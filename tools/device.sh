@@ -27,7 +27,8 @@
 #                 both backends, the GPU rows against the CPU's there and docs/quality/holdout-cpu.json
 #   lens          the lens's features (docs/lens.md): the spread, shaped-mode and CoC GPU = CPU tests, memcheck and
 #                 racecheck on spread, `verify --families dof`; thin-lens truth (LENS samples, default 24) for
-#                 each of TRUTHS (default "plain oval-0.5-0 oval-2-30"; also profile-P, hole-H) into DIR
+#                 each of TRUTHS (default "plain oval-0.5-0 oval-2-30"; also profile-P, hole-H, chromatic-C,
+#                 holdout-NAME) into DIR
 #                 (default /tmp/satlab-lens), `satlab quality --backend gpu` on each; `bench sat --pipeline-only
 #                 --dof-modes spread` (the feature rows beside plain spread)
 #   layers        spread's and layered's 4K frames and GPU scores at 6, 7 and 8 depth layers (LAYERS="...")
@@ -291,13 +292,16 @@ part_holdout() {
 }
 
 part_lens() {
-  # Each truth by name: plain, oval-SQUEEZE-DEGREES, profile-P (--bokeh-profile), hole-H (--catadioptric).
+  # Each truth by name: plain, oval-SQUEEZE-DEGREES, profile-P (--bokeh-profile), hole-H (--catadioptric),
+  # chromatic-C (--chromatic); holdout-NAME: NAME's on the held-out cases.
   local dir=${DIR:-/tmp/satlab-lens} lens=${LENS:-24} truths=${TRUTHS:-"plain oval-0.5-0 oval-2-30"} t pids=()
   flags_of() {
     case $1 in
       oval-*) local a=${1#oval-}; echo "--anamorphic ${a%-*} --rotation ${a##*-}" ;;
       profile-*) echo "--bokeh-profile ${1#profile-}" ;;
       hole-*) echo "--catadioptric ${1#hole-}" ;;
+      chromatic-*) echo "--chromatic ${1#chromatic-}" ;;
+      holdout-*) echo "--holdout $(flags_of "${1#holdout-}")" ;;
     esac
   }
   # The truth renders on the host's cores while the GPU tests run.

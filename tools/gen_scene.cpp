@@ -7,7 +7,7 @@
 //   gen_scene [--scene NAME] [OUT_DIR] [WIDTH HEIGHT]
 // With --truth, writes the thin-lens ground truth of `satlab quality` instead (tools/scene/lens_truth.hpp):
 //   gen_scene --truth OUT_DIR [--scene NAME] [--size W H] [--lens N] [--case NAME] [--holdout]
-//             [--anamorphic SQUEEZE] [--rotation DEGREES] [--bokeh-profile P] [--catadioptric H] [--aperture-image NAME|FILE]
+//             [--anamorphic SQUEEZE] [--rotation DEGREES] [--bokeh-profile P] [--catadioptric H] [--aperture-image NAME|FILE] [--chromatic C]
 // (default 384 x 216, 48 x 48 samples; --holdout: the held-out cases, which no DoF rule was fitted on;
 // --anamorphic and --rotation: an oval aperture; --bokeh-profile and --catadioptric: a weighted lens and
 // a central hole; each recorded in each case as satlab's parameters; --scene points: the point lights'
@@ -59,6 +59,8 @@ int main(int argc, char** argv) try {
       truth.hole = std::atof(argv[++i]);
     } else if (a == "--aperture-image" && i + 1 < argc) {
       truth.aperture_image = argv[++i];
+    } else if (a == "--chromatic" && i + 1 < argc) {
+      truth.chromatic = std::atof(argv[++i]);
     } else if (a == "--lens" && i + 1 < argc) {
       truth.lens = std::atoi(argv[++i]);
     } else if (a.size() > 1 && a[0] == '-') {

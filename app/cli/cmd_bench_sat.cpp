@@ -98,10 +98,11 @@ const LensFeature kLensFeatures[] = {
     {"catadioptric", [](Params& p) { p.catadioptric = 0.45f; }},
     {"aperture_image", [](Params& p) { p.aperture_image = "star"; }},
     {"grain", [](Params& p) { p.grain = 1.f; }},
+    {"chromatic", [](Params& p) { p.chromatic = 0.05f; }},
     {"all", [](Params& p) {  // every feature built so far at once
        p.anamorphic = 0.5f, p.blade_rotation = 30.f;
        set_focus_range(p, FocusRange{p.focus - 0.3f, p.focus - 0.1f, p.focus + 0.1f, p.focus + 0.4f});
-       p.bokeh_profile = -0.5f, p.catadioptric = 0.45f;
+       p.bokeh_profile = -0.5f, p.catadioptric = 0.45f, p.chromatic = 0.05f;
      }},
 };
 std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int runs,

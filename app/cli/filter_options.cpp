@@ -85,6 +85,11 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
                      "Grain: the photo's own noise (estimated on its flat regions) times G re-added where the "
                      "dof filter blurred it away, so the blur does not look like plastic (0 none, 1 the photo's)"))
       ->check(CLI::Range(0.0, 4.0));
+  add(app.add_option("--chromatic", p.chromatic,
+                     "Axial chromatic aberration: red and blue focused where 1/z is (1 - C) of the focus's, "
+                     "their blur green's plus C times that of infinity (C > 0: purple fringes in front of "
+                     "the focus, green behind; 0 none)"))
+      ->check(CLI::Range(-0.5, 0.5));
   for (CLI::Option* opt : added) opt->capture_default_str()->group("Filter parameters");
 }
 

@@ -21,7 +21,8 @@ struct FilterOptions {
 
 // Adds --filter, --radius, --focus, --focus-range, --aperture, --max-radius, --near, --far, --disparity,
 // --fractional-radius, --dof-mode, --aperture-shape, --blades, --blade-rotation, --anamorphic,
-// --bokeh-profile, --catadioptric, --aperture-image, --layers, --highlights, --highlight-threshold, --highlight-gain, --highlight-cap, --response-shoulder and --grain (param_option_names())
+// --bokeh-profile, --catadioptric, --aperture-image, --layers, --highlights, --highlight-threshold, --highlight-gain, --highlight-cap, --response-shoulder, --grain and
+// --chromatic (param_option_names())
 // to `app`, writing into `o` (which must outlive the parse). Their help shows the defaults.
 void add_filter_options(CLI::App& app, FilterOptions& o);
 

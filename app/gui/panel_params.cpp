@@ -227,6 +227,11 @@ void draw_params_panel(AppState& s) {
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("the photo's own noise (estimated on its flat regions) re-added where the blur took it away, "
                         "times this: 1 the photo's level, 0 none (a blurred background without it looks like plastic)");
+    c |= ImGui::SliderFloat("chromatic", &p.chromatic, -0.2f, 0.2f, "%.3f", ImGuiSliderFlags_AlwaysClamp);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("axial chromatic aberration: red and blue focused a little behind green (> 0), so "
+                        "blurred edges get purple fringes in front of the focus and green ones behind; their "
+                        "blur is green's plus this times the blur of infinity. A second pass of the filter");
     // Bokeh highlights (core/highlights.hpp).
     c |= ImGui::Checkbox("bokeh highlights", &p.highlights);
     if (ImGui::IsItemHovered())

@@ -43,7 +43,8 @@ constexpr Field<float> kFloatFields[] = {{"focus", &Params::focus},
                                          {"highlight_threshold", &Params::highlight_threshold},
                                          {"highlight_gain", &Params::highlight_gain},
                                          {"response_shoulder", &Params::response_shoulder},
-                                         {"grain", &Params::grain}};
+                                         {"grain", &Params::grain},
+                                         {"chromatic", &Params::chromatic}};
 constexpr Field<int> kIntFields[] = {
     {"box_radius", &Params::box_radius}, {"blades", &Params::blades}, {"dof_layers", &Params::dof_layers},
     {"highlight_cap", &Params::highlight_cap}};

@@ -43,6 +43,7 @@ const ParamOption kParamOptions[] = {
     {"--highlight-cap", [](const Params& f, Params& t) { t.highlight_cap = f.highlight_cap; }},
     {"--response-shoulder", [](const Params& f, Params& t) { t.response_shoulder = f.response_shoulder; }},
     {"--grain", [](const Params& f, Params& t) { t.grain = f.grain; }},
+    {"--chromatic", [](const Params& f, Params& t) { t.chromatic = f.chromatic; }},
 };
 
 const ParamOption* find_option(const std::string& name) {

@@ -85,6 +85,7 @@ Preset unusual_preset() {
   p.params.highlight_cap = 1234;
   p.params.response_shoulder = 0.375f;
   p.params.grain = 1.25f;
+  p.params.chromatic = -0.0625f;
   p.synthetic = satlab::parse_synthetic_depth("radial:x=0.2,y=0.9,radius=0.33");
   p.view = "coc";
   p.compare = "split:0.25";
@@ -106,6 +107,7 @@ void expect_same(const Preset& a, const Preset& b) {
   EXPECT_EQ(a.params.catadioptric, b.params.catadioptric);
   EXPECT_EQ(a.params.aperture_image, b.params.aperture_image);
   EXPECT_EQ(a.params.grain, b.params.grain);
+  EXPECT_EQ(a.params.chromatic, b.params.chromatic);
   EXPECT_EQ(a.params.aperture, b.params.aperture);
   EXPECT_EQ(a.params.max_radius, b.params.max_radius);
   EXPECT_EQ(a.params.near_depth, b.params.near_depth);
@@ -133,7 +135,8 @@ void expect_same(const Preset& a, const Preset& b) {
 
 TEST(Preset, CoversEveryFieldOfParams) {
   static_assert(std::is_aggregate_v<satlab::Params>, "Params must stay an aggregate for this count");
-  EXPECT_EQ(satlab::io::preset_param_field_count(), field_count<satlab::Params>())
+  EXPECT_EQ(satlab::io::preset_param_field_count() + satlab::io::kPresetInternalFields,
+            field_count<satlab::Params>())
       << "core Params gained (or lost) a field: add it to the tables in app/io/preset.cpp, the round trip "
          "below and the preset section of the README";
 }
@@ -148,7 +151,7 @@ TEST(Preset, RoundTripKeepsEveryValueExactly) {
         "max_radius", "near_depth",          "far_depth",      "disparity",      "fractional_radius",
         "dof_mode",   "aperture_shape",      "blades",         "blade_rotation", "dof_layers",
         "highlights", "highlight_threshold", "highlight_gain", "highlight_cap",  "response_shoulder",
-        "focus_range_far", "focus_ramp_near", "focus_ramp_far", "anamorphic", "bokeh_profile", "catadioptric"})
+        "focus_range_far", "focus_ramp_near", "focus_ramp_far", "anamorphic", "bokeh_profile", "catadioptric", "chromatic"})
     EXPECT_NE(json.find(std::string("\"") + name + "\""), std::string::npos) << name << " missing in\n"
                                                                              << json;
   EXPECT_NE(json.find("\"focus\": 0.731"), std::string::npos) << "floats written in their shortest form:\n"

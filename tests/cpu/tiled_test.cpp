@@ -155,6 +155,26 @@ TEST(Tiled, LayeredAndSpreadEqualTheWholeImageOnStrips) {
   }
 }
 
+// Chromatic aberration's red and blue pass takes the whole image's histogram: tiles equal the whole image
+// in spread and gather_shape; the layered mode, whose layer means would be the tile's, refuses it.
+TEST(Tiled, ChromaticAberrationEqualsTheWholeImageOrIsRefused) {
+  const Scene s = make_scene(83, 47, test::fresh_seed());
+  for (const char* mode : {"spread", "gather_shape"}) {
+    Params p = dof_params(mode, 6.f);
+    p.chromatic = 0.2f;
+    SCOPED_TRACE(mode);
+    expect_tiles_equal_whole(s, p, true, {{32u, 24u}});
+  }
+  Params p = dof_params("layered", 6.f);
+  p.chromatic = 0.2f;
+  try {
+    tiled(s.image, &s.depth, p, 32, 24, tiled_halo(p));
+    ADD_FAILURE() << "the layered mode took chromatic aberration in tiles";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--chromatic"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Tiled, HighlightsEqualTheWholeImageWhileUnderTheCap) {
   const uint32_t seed = test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));

@@ -11,6 +11,7 @@
 
 #include "app/io/aperture_files.hpp"
 #include "app/io/image_io.hpp"
+#include "core/chromatic.hpp"
 #include "core/error.hpp"
 #include "core/params.hpp"
 #include "core/reference.hpp"
@@ -93,6 +94,7 @@ void write_ground_truth(const TruthOptions& o) {
   if (!(o.anamorphic >= 0.25 && o.anamorphic <= 4)) throw Error("--anamorphic must be in [0.25, 4]");
   if (!(o.profile >= -1 && o.profile <= 1)) throw Error("--bokeh-profile must be in [-1, 1]");
   if (!(o.hole >= 0 && o.hole <= 0.8)) throw Error("--catadioptric must be in [0, 0.8]");
+  if (!(o.chromatic >= -0.5 && o.chromatic <= 0.5)) throw Error("--chromatic must be in [-0.5, 0.5]");
   std::shared_ptr<const ApertureImage> picture;
   if (!o.aperture_image.empty()) {
     if (o.profile != 0 || o.hole != 0) throw Error("--aperture-image takes no --bokeh-profile or --catadioptric");
@@ -128,12 +130,15 @@ void write_ground_truth(const TruthOptions& o) {
         p.focus = float((f.z - view.lo) / (view.hi - view.lo));
         p.aperture = float(cam.focal_px() * a.radius);
         p.max_radius = 2047.f;
+        p.chromatic = float(o.chromatic);
+        const Params rb = chromatic_pass(p);  // red and blue's CoC (the same as p's without chromatic)
         float largest = 0.f;
-        for (float v : d.data) largest = std::max(largest, std::fabs(coc_from_depth(v, p)));
+        for (float v : d.data)
+          largest = std::max({largest, std::fabs(coc_from_depth(v, p)), std::fabs(coc_from_depth(v, rb))});
         p.max_radius = std::ceil(largest);
         const auto t0 = std::chrono::steady_clock::now();
         io::save_png(o.out_dir + "/" + name + ".png", render_thin_lens(s, cam, a.radius, f.z, o.lens,
-                                                                     LensShape{o.anamorphic, o.rotation, o.profile, o.hole, picture.get()}));
+                                                                     LensShape{o.anamorphic, o.rotation, o.profile, o.hole, picture.get(), o.chromatic}));
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const int cw = std::max(4, int(std::lround(kCropW * o.width))),
                   ch = std::max(4, int(std::lround(kCropH * o.height)));
@@ -179,6 +184,7 @@ void write_ground_truth(const TruthOptions& o) {
         if (o.profile != 0) cases.back()["bokeh_profile"] = o.profile;
         if (o.hole != 0) cases.back()["catadioptric"] = o.hole;
         if (picture) cases.back()["aperture_image"] = o.aperture_image;
+        if (o.chromatic != 0) cases.back()["chromatic"] = o.chromatic;
         if (!o.quiet)
           std::printf("%-24s focus %.3f (z %.1f)  K %.2f px  largest CoC %.2f px  (%.1f s)\n", name.c_str(),
                       p.focus, f.z, p.aperture, largest, secs);

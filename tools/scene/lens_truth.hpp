@@ -21,6 +21,7 @@ struct TruthOptions {
   double anamorphic = 1, rotation = 0;  // the aperture's squeeze and turn (render.hpp, LensShape)
   double profile = 0, hole = 0;         // its profile and central hole (LensShape; Params::bokeh_profile, catadioptric)
   std::string aperture_image;           // a picture as the aperture (LensShape::image; Params::aperture_image)
+  double chromatic = 0;                 // red and blue's focus (LensShape::chromatic; Params::chromatic)
 };
 
 // Writes OUT/SCENE.png, OUT/SCENE_depth.png, OUT/SCENE_right.png (the stereo right view), OUT/CASE.png

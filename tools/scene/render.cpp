@@ -91,6 +91,7 @@ ImageRGBA8 render_thin_lens(const Scene& s, const Camera& cam, double lens_radiu
   const double q = shape.squeeze, sx = q >= 1 ? 1 : q, sy = q >= 1 ? 1 / q : 1;
   const double rot = shape.rotation_deg * M_PI / 180, cr = std::cos(rot), sr = std::sin(rot);
   const double h2 = shape.hole * shape.hole;
+  const double focus_rb = focus_z / (1 - shape.chromatic);
   ImageRGBA8 img(W, H);
   for_rows(H, [&](int y) {
     std::vector<int> perm(size_t(n) * size_t(n));
@@ -127,7 +128,13 @@ ImageRGBA8 render_thin_lens(const Scene& s, const Camera& cam, double lens_radiu
           const int si = perm[k] % n, sj = perm[k] / n;
           const double px = x + (si + hash01(pixel, k, 3)) / n, py = y + (sj + hash01(pixel, k, 4)) / n;
           const Ray r = cam.thin_lens(px, py, lu, lv, lens_radius, focus_z);
-          acc = acc + radiance(s, r.o, r.d) * wt;
+          V c = radiance(s, r.o, r.d);
+          if (shape.chromatic != 0) {  // red and blue through their own focus
+            const Ray rb = cam.thin_lens(px, py, lu, lv, lens_radius, focus_rb);
+            const V q = radiance(s, rb.o, rb.d);
+            c.x = q.x, c.z = q.z;
+          }
+          acc = acc + c * wt;
           weights += wt;
         }
       store(img.px(x, y), weights > 0 ? acc * (1.0 / weights) : V{});  // a picture missed by every sample: none

@@ -30,10 +30,14 @@ PinholeView render_pinhole(const Scene& s, const Camera& cam, int ss = 4);
 // the square circumscribing the disc, each weighted by the picture's grey there (the picture's x right, y
 // down; a lens point (lu, lv), right and up, reads it at (lu, -lv), so a point behind the focus plane
 // shows it upright), then squeezed and turned as the oval is; profile and hole do not apply.
+// `chromatic` C focuses red and blue at the depth z_f / (1 - C) (Params::chromatic: 1/z there is (1 - C) /
+// z_f), green at z_f: each lens sample traces two rays through the same lens point and sub-pixel position,
+// green's radiance from the one and red and blue's from the other.
 struct LensShape {
   double squeeze = 1, rotation_deg = 0;
   double profile = 0, hole = 0;
   const ApertureImage* image = nullptr;
+  double chromatic = 0;
 };
 ImageRGBA8 render_thin_lens(const Scene& s, const Camera& cam, double lens_radius, double focus_z, int n,
                             const LensShape& shape = {});
