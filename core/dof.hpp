@@ -71,8 +71,8 @@ dof::Layers make_layers(const Params& p, int count);
 // those of least variance within that work (Lagrangian relaxation: the same dynamic programme with the work's
 // multiple added, its multiplier found by bisection), or make_layers' where none of less variance fits. With
 // no histogram (nullptr: no depth map), make_layers. Depends only on the histogram and Params, so the CPU and
-// GPU backends get the same edges from the same counts. The last two results are kept per thread and reused for the
-// same histogram and lens.
+// GPU backends get the same edges from the same counts. The last two results are kept per thread and reused
+// for the same histogram and lens (chromatic aberration's two passes ask for two in turn).
 // The spread mode's GPU tile (gpu/filter/dof_spread.cu): each tile of a layer is spread in a window of
 // the tile grown by the layer's largest aperture radius, layer_radius: the outer layers' is max_r (their
 // CoCs reach the clamp), the others' that of their farther edge.
