@@ -113,6 +113,7 @@ void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers
                   const uint32_t share = share_of(f, m, hb);
                   const float c = fragment_coc(f, m, hb, vx, vy);
                   const dof::Splat sp = dof::splat_of(c, max_r);
+                  const int bin = ap.bins > 1 ? dof::cat_eye_bin(vx, vy, w, h, sp.front) : 0;
                   uint32_t l[3];
                   if (f < 2)
                     dof::fragment_colour(f, m, lin_at, vx, vy, l);
@@ -122,7 +123,7 @@ void spread_deltas(const ImageRGBA8& image, const ImageF& coc, const dof::Layers
                       [&](int X, int Y, int k, uint32_t v) {
                         d[(size_t(Y) * size_t(w) + size_t(X)) * 4 + size_t(k)] += v;
                       },
-                      l, sp, share, ap.rects.data(), ap.info.data(), vx, vy, w, h);
+                      l, sp, share, ap.rects_of(bin), ap.info_of(bin), vx, vy, w, h);
                 }
               }
           }
@@ -217,6 +218,34 @@ SpreadApertures empty_apertures(int max_r, uint32_t one, bool flip_front) {
   return a;
 }
 
+// The cat-eye bins (dof::cat_eye_bin) after bin 0, a's flat apertures: each radius's rectangles cut to the
+// bin's disc.
+void add_cat_eye(SpreadApertures& a, const ApertureTable& t, const Params& p) {
+  const int R1 = a.max_r + 1;
+  a.bins = dof::kCatEyeBins;
+  a.rects.resize(size_t(a.bins) * size_t(R1) * dof::kMaxSpreadRects, dof::Rect{0, 0, 0, 0});
+  a.info.resize(size_t(a.bins) * size_t(R1));
+  for (int k = 1; k <= dof::kCatEyeSteps; ++k)
+    for (int m = 0; m < dof::kCatEyeDirections; ++m) {
+      const int bin = 1 + (k - 1) * dof::kCatEyeDirections + m;
+      const double shift = double(p.cat_eye) * k / dof::kCatEyeSteps, ang = 2 * M_PI * m / dof::kCatEyeDirections;
+      for (int r = 0; r < R1; ++r) {
+        const double sx = -shift * r * std::cos(ang), sy = -shift * r * std::sin(ang);
+        const double R = double(p.cat_eye_scale) * r + 0.5;
+        Rects clip;
+        for (int y = int(std::floor(sy - R)); y <= int(std::ceil(sy + R)); ++y) {
+          const double dy = y - sy;
+          if (dy * dy > R * R) continue;
+          const double hw = std::sqrt(R * R - dy * dy);
+          const int x0 = int(std::ceil(sx - hw)), x1 = int(std::floor(sx + hw));
+          if (x0 <= x1) clip.push_back(dof::Rect{int16_t(x0), int16_t(x1), int16_t(y), int16_t(y)});
+        }
+        const Rects c = nested(rects_at(t, r), clip, dof::kMaxRects);
+        put(a, bin * R1 + r, {{c, 1}}, std::max(pixels_of(c), 1u));
+      }
+    }
+}
+
 }  // namespace
 
 SpreadApertures spread_apertures(const ApertureTable& t) {
@@ -233,7 +262,11 @@ SpreadApertures spread_apertures(const Params& p, int max_r) {
   const ApertureTable t = merge_bands(!p.aperture_image.empty() && !uses_aperture_profile(p)
                                           ? image_aperture_table(p, max_r, kSpreadImageRects)
                                           : aperture_table(p, max_r));
-  if (!uses_aperture_profile(p)) return spread_apertures(t);
+  if (!uses_aperture_profile(p)) {
+    SpreadApertures a = spread_apertures(t);
+    if (p.cat_eye > 0.f) add_cat_eye(a, t, p);
+    return a;
+  }
   const double P = p.bokeh_profile, h2 = double(p.catadioptric) * double(p.catadioptric);
   const int K = dof::kMaxSpreadComponents;
   // The integral of the lens's weight from u = 0 to u (0 inside the hole, 1 + P (2 u' - 1) beyond it).
@@ -345,9 +378,9 @@ uint32_t spread_one(const Params& p) {
 }
 
 std::string spread_aperture_key(const Params& p, int max_r) {
-  char tail[64];
-  std::snprintf(tail, sizeof tail, "/profile %.9g/hole %.9g", double(p.bokeh_profile),
-                double(p.catadioptric));
+  char tail[96];
+  std::snprintf(tail, sizeof tail, "/profile %.9g/hole %.9g/cat-eye %.9g %.9g", double(p.bokeh_profile),
+                double(p.catadioptric), double(p.cat_eye), double(p.cat_eye_scale));
   return aperture_key(p, max_r) + tail;
 }
 

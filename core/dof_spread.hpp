@@ -17,12 +17,19 @@ namespace satlab {
 // every splat of a uniform CoC covers: kSpreadOne over the budget factor (1 for flat apertures,
 // kProfileBudget with a profile or a hole, whose weight peaks above its mean: the budget of
 // core/dof_spread_pixel.hpp then holds with the peak; tests/cpu/dof_spread_test.cpp computes it).
+// With cat-eye (Params::cat_eye), `bins` = dof::kCatEyeBins tables of max_r + 1 radii each, one after another
+// (dof::cat_eye_bin); else one.
 struct SpreadApertures {
   int max_r = 0;
   bool flip_front = false;  // ApertureTable::flip_front (each SpreadInfo's flip)
   uint32_t one = dof::kSpreadOne;
+  int bins = 1;
   std::vector<dof::Rect> rects;
   std::vector<dof::SpreadInfo> info;
+  const dof::Rect* rects_of(int bin) const {
+    return rects.data() + size_t(bin) * size_t(max_r + 1) * size_t(dof::kMaxSpreadRects);
+  }
+  const dof::SpreadInfo* info_of(int bin) const { return info.data() + size_t(bin) * size_t(max_r + 1); }
 };
 constexpr uint32_t kProfileBudget = 4;
 // SpreadApertures::one for a frame of `p` (what spread_apertures(p, ...) sets).
@@ -36,6 +43,9 @@ SpreadApertures spread_apertures(const ApertureTable& t);
 // kMaxSpreadComponents nested outlines: radius r's rings (aperture k less aperture k - 1) each take the
 // weight's mean over their area fractions; the regions (runs of rings) are those that fit the rings best
 // in least squares up to radius 64, equal steps of u beyond; each region weighs its rings' mean, in 32nds.
+// With Params::cat_eye, the flat aperture's kCatEyeBins tables (dof::cat_eye_bin): bin 0 the plain one, the
+// others each radius's aperture cut to the bin's disc (at most kMaxRects rectangles: the cut rows, then the
+// adjacent pieces that lose the fewest pixels merged).
 // Each inner outline is the aperture of its radius cut to the one outside it (so the weight is nowhere
 // negative), its mult the step in weight there; the centre and the rim keep at least a 32nd (a pixel's own
 // splat covers it; the outline stays the flat aperture's). A radius left with one component is flat.

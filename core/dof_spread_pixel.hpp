@@ -375,6 +375,47 @@ SATLAB_HD void splat_fragment(const Add& add, const uint32_t l[3], Splat sp, uin
   }
 }
 
+// Cat-eye bokeh (Params::cat_eye): a lens's barrel cuts the aperture of points away from the frame's centre,
+// so their bokeh narrows along the radius and keeps its width across it (mechanical vignetting; swirl, where
+// it is strong). The spread draws it with one aperture table per bin: a point's bin is that of its
+// kCatEyeTile x kCatEyeTile tile (the frame's own tiles from its origin; a virtual point beyond the frame
+// takes the clamped point's), from the tile's centre relative to the frame's: step k, the nearest of 0 ..
+// kCatEyeSteps to kCatEyeSteps times its distance over the half-diagonal, and, for k > 0, direction m, the
+// nearest of kCatEyeDirections angles m 2 pi / kCatEyeDirections (atan2 of the offset, x right, y down),
+// turned by half a turn in front of the focus plane (the stop is seen from the other side). Bin 0 (k = 0)
+// is the plain aperture; bin 1 + (k - 1) kCatEyeDirections + m the aperture cut by a disc of radius
+// cat_eye_scale r + 1/2 centred -(cat_eye k / kCatEyeSteps) r (cos, sin)(m 2 pi / kCatEyeDirections)
+// (core/dof_spread.cpp, spread_apertures). Integer arithmetic throughout, so both backends agree.
+constexpr int kCatEyeTile = 32, kCatEyeSteps = 6, kCatEyeDirections = 16;
+constexpr int kCatEyeBins = 1 + kCatEyeSteps * kCatEyeDirections;
+
+SATLAB_HD int cat_eye_bin(int x, int y, int w, int h, bool front) {
+  const int tx = clamp_to(x, w) / kCatEyeTile * kCatEyeTile, ty = clamp_to(y, h) / kCatEyeTile * kCatEyeTile;
+  const int tw = w - tx < kCatEyeTile ? w - tx : kCatEyeTile, th = h - ty < kCatEyeTile ? h - ty : kCatEyeTile;
+  // Twice the tile centre's offset from the frame's centre (exact in integers).
+  const long long dx = 2LL * tx + tw - w, dy = 2LL * ty + th - h;
+  const long long d2 = dx * dx + dy * dy, D2 = (long long)w * w + (long long)h * h;  // (2 half-diagonal)^2
+  int k = 0;
+  for (int j = 1; j <= kCatEyeSteps; ++j)
+    if (4LL * kCatEyeSteps * kCatEyeSteps * d2 >= (2LL * j - 1) * (2LL * j - 1) * D2) k = j;
+  if (k == 0) return 0;
+  // The sector between the boundary angles (m - 1/2) and (m + 1/2) 2 pi / 16: boundary b_m at (m + 1/2) 2 pi / 16,
+  // 2^20 (cos, sin) rounded; v lies past b_{m-1} and not past b_m (cross products, counter-clockwise in (x, y)).
+  static_assert(kCatEyeDirections == 16, "the boundary table has 16 directions");
+  constexpr long long b[16][2] = {{1028428, 204567},   {871859, 582558},    {582558, 871859},    {204567, 1028428},
+                                  {-204567, 1028428},  {-582558, 871859},   {-871859, 582558},   {-1028428, 204567},
+                                  {-1028428, -204567}, {-871859, -582558},  {-582558, -871859},  {-204567, -1028428},
+                                  {204567, -1028428},  {582558, -871859},   {871859, -582558},   {1028428, -204567}};
+  int m = 0;
+  for (int i = 0; i < 16; ++i) {
+    const long long* a = b[(i + 15) % 16];
+    const long long* c = b[i];
+    if (a[0] * dy - a[1] * dx >= 0 && c[0] * dy - c[1] * dx < 0) m = i;
+  }
+  if (front) m = (m + kCatEyeDirections / 2) % kCatEyeDirections;
+  return 1 + (k - 1) * kCatEyeDirections + m;
+}
+
 // The fill tables' blocks (spread_pixel): kFillBlock x kFillBlock pixels per element, a quarter of the
 // tables' bytes at 2 (the GPU builds them beside the spread, bound by memory bandwidth: docs/performance.md,
 // "What the spread's quality features cost"); 1 takes the pixels themselves. A block's sums are at most

@@ -72,7 +72,7 @@ void highlight_mask(const ImageRGBA8& image, const HighlightSprites& s, ImageRGB
 }
 
 bool highlight_profiled(const Params& p, const DofMode& mode) {
-  return mode.profile && uses_aperture_profile(p);
+  return mode.profile && (uses_aperture_profile(p) || p.cat_eye > 0.f);
 }
 
 void highlight_splat(const ImageRGBA8& image, const ImageF& coc, const HighlightSprites& s, const Params& p,
@@ -114,8 +114,12 @@ void highlight_splat(const ImageRGBA8& image, const ImageF& coc, const Highlight
   if (highlight_profiled(p, m)) {  // the spread's apertures, components and all
     const SpreadApertures sa = spread_apertures(shape, max_r);
     for (size_t k = 0; k < s.index.size(); ++k) {
-      const int r = dof::shaped_radius(coc.data[s.index[k]], max_r);
-      splat_sprite(k, sa.rects.data() + size_t(r) * dof::kMaxSpreadRects, sa.info[size_t(r)]);
+      const uint32_t i = s.index[k];
+      const int r = dof::shaped_radius(coc.data[i], max_r);
+      const int bin = sa.bins > 1 ? dof::cat_eye_bin(int(i % uint32_t(w)), int(i / uint32_t(w)), w, h,
+                                                     coc.data[i] > 0.f)
+                                  : 0;
+      splat_sprite(k, sa.rects_of(bin) + size_t(r) * dof::kMaxSpreadRects, sa.info_of(bin)[r]);
     }
     return;
   }

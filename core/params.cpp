@@ -48,6 +48,8 @@ const std::vector<LensPreset>& lens_presets() {
        0.f, "heart"},
       {"vintage-blades", "five rounded iris blades (spread)", ApertureShape::Disc, 6, 0.f, 1.f, 0.f, 0.f,
        "blades5"},
+      {"vintage-swirl", "cat's-eye bokeh toward the corners, a swirl (spread)", ApertureShape::Disc, 6, 0.f, 1.f,
+       0.f, 0.f, "", 0.6f},
   };
   return presets;
 }
@@ -91,6 +93,22 @@ void set_focus_range(Params& p, const FocusRange& r) {
     }
   p.focus_range = p.focus - r.near_inner, p.focus_range_far = r.far_inner - p.focus;
   p.focus_ramp_near = r.near_inner - r.near_outer, p.focus_ramp_far = r.far_outer - r.far_inner;
+}
+
+void parse_cat_eye(const std::string& s, Params& p) {
+  std::vector<float> v;
+  size_t at = 0;
+  while (at <= s.size()) {
+    const size_t end = std::min(s.find(',', at), s.size());
+    const std::string part = s.substr(at, end - at);
+    char* stop = nullptr;
+    const float x = std::strtof(part.c_str(), &stop);
+    if (part.empty() || *stop != '\0' || !std::isfinite(x) || v.size() == 2)
+      throw Error("--cat-eye: '" + s + "' is not AMOUNT or AMOUNT,SCALE");
+    v.push_back(x);
+    at = end + 1;
+  }
+  p.cat_eye = v[0], p.cat_eye_scale = v.size() > 1 ? v[1] : 1.f;
 }
 
 FocusRange parse_focus_range(const std::string& s, float focus) {
@@ -165,6 +183,15 @@ void validate(const Params& p) {
   if (p.highlight_cap < 1 || p.highlight_cap > (1 << 20)) bad("highlight_cap (--highlight-cap) must be in [1, 1048576]");
   if (!(p.grain >= 0.f && p.grain <= 4.f)) bad("grain (--grain) must be in [0, 4]");
   if (!(p.chromatic >= -0.5f && p.chromatic <= 0.5f)) bad("chromatic (--chromatic) must be in [-0.5, 0.5]");
+  if (!(p.cat_eye >= 0.f && p.cat_eye <= 0.8f)) bad("cat_eye (--cat-eye AMOUNT) must be in [0, 0.8]");
+  if (!(p.cat_eye_scale >= 1.f && p.cat_eye_scale <= 2.f)) bad("cat_eye_scale (--cat-eye AMOUNT,SCALE) must be in [1, 2]");
+  if (p.filter == FilterKind::Dof && p.cat_eye > 0.f) {
+    if (!mode->profile)
+      throw Error("--cat-eye needs the spread dof mode, not " + p.dof_mode +
+                  ": a gather mode's boxes are the same at every point of the frame");
+    if (uses_aperture_profile(p) || !p.aperture_image.empty())
+      throw Error("--cat-eye takes no --bokeh-profile, --catadioptric or --aperture-image (not built together)");
+  }
   if (!std::isfinite(p.coc_offset)) bad("coc_offset must be finite");
 }
 

@@ -81,6 +81,12 @@ struct Params {
   // blur of a point at infinity). Positive: purple fringes in front of the focus plane, green ones behind
   // (an achromat's secondary spectrum); 0 none. Every dof mode carries it (a second pass for red and blue).
   float chromatic = 0.0f;
+  // Cat-eye bokeh (mechanical vignetting; core/dof_spread_pixel.hpp, cat_eye_bin; spread): the aperture cut
+  // by a round stop cat_eye_scale times its radius, displaced from it by cat_eye times the point's distance
+  // from the frame's centre over the half-diagonal, times the radius, toward the centre (away from it in
+  // front of the focus plane). cat_eye in [0, 0.8] (0 none), cat_eye_scale in [1, 2].
+  float cat_eye = 0.0f;
+  float cat_eye_scale = 1.0f;
   // Added to every CoC before the clamp (core/coc_pixel.hpp): the red and blue pass's (chromatic_pass),
   // 0 otherwise. Not a user parameter: presets and the CLI leave it out.
   float coc_offset = 0.0f;
@@ -95,11 +101,14 @@ struct FocusRange {
 };
 FocusRange focus_range_of(const Params& p);
 void set_focus_range(Params& p, const FocusRange& r);
+// Parses --cat-eye's "AMOUNT" or "AMOUNT,SCALE" into p.cat_eye and cat_eye_scale (validate() checks the
+// ranges); throws satlab::Error with the form expected.
+void parse_cat_eye(const std::string& s, Params& p);
 // Parses "T" (+-T) or "NO,NI,FI,FO"; throws satlab::Error with the form expected.
 FocusRange parse_focus_range(const std::string& s, float focus);
 
 // Lenses by name (--lens, the app's Lens presets): each sets the aperture's fields (shape, blades,
-// rotation, anamorphic squeeze, profile, catadioptric hole, aperture image) and nothing else.
+// rotation, anamorphic squeeze, profile, catadioptric hole, aperture image, cat-eye) and nothing else.
 struct LensPreset {
   const char* name;
   const char* description;
@@ -107,9 +116,11 @@ struct LensPreset {
   int blades;
   float rotation, anamorphic, profile, catadioptric;
   const char* image = "";  // a built-in aperture image's name (core/aperture_image.hpp), "" none
+  float cat_eye = 0.f;     // Params::cat_eye (its scale 1)
   void apply(Params& p) const {
     p.aperture_shape = shape, p.blades = blades, p.blade_rotation = rotation, p.anamorphic = anamorphic;
     p.bokeh_profile = profile, p.catadioptric = catadioptric, p.aperture_image = image;
+    p.cat_eye = cat_eye, p.cat_eye_scale = 1.f;
   }
 };
 // The aperture features only the modes with DofMode::profile carry (bokeh_profile, catadioptric): true

@@ -79,6 +79,9 @@ inline Params dof_sweep_params(const std::string& mode, int k, float max_radius)
   if (k % 7 == 3) p.grain = 1.5f;
   // Chromatic aberration (core/chromatic.hpp) in every mode, both signs: red and blue's second pass.
   if (k % 8 == 5) p.chromatic = k % 16 < 8 ? 0.08f : -0.06f;
+  // Cat-eye (dof::cat_eye_bin) in spread, flat apertures only (validate refuses it with the rest).
+  if (m && m->profile && k % 5 == 4 && !uses_aperture_profile(p) && p.aperture_image.empty())
+    p.cat_eye = k % 10 < 5 ? 0.6f : 0.8f, p.cat_eye_scale = k % 3 == 0 ? 1.5f : 1.f;
   return p;
 }
 

@@ -301,6 +301,7 @@ part_lens() {
       profile-*) echo "--bokeh-profile ${1#profile-}" ;;
       hole-*) echo "--catadioptric ${1#hole-}" ;;
       chromatic-*) echo "--chromatic ${1#chromatic-}" ;;
+      cateye-*) echo "--cat-eye ${1#cateye-}" ;;
       holdout-*) echo "--holdout $(flags_of "${1#holdout-}")" ;;
     esac
   }

@@ -7,7 +7,7 @@
 //   gen_scene [--scene NAME] [OUT_DIR] [WIDTH HEIGHT]
 // With --truth, writes the thin-lens ground truth of `satlab quality` instead (tools/scene/lens_truth.hpp):
 //   gen_scene --truth OUT_DIR [--scene NAME] [--size W H] [--lens N] [--case NAME] [--holdout]
-//             [--anamorphic SQUEEZE] [--rotation DEGREES] [--bokeh-profile P] [--catadioptric H] [--aperture-image NAME|FILE] [--chromatic C]
+//             [--anamorphic SQUEEZE] [--rotation DEGREES] [--bokeh-profile P] [--catadioptric H] [--aperture-image NAME|FILE] [--chromatic C] [--cat-eye A[,S]]
 // (default 384 x 216, 48 x 48 samples; --holdout: the held-out cases, which no DoF rule was fitted on;
 // --anamorphic and --rotation: an oval aperture; --bokeh-profile and --catadioptric: a weighted lens and
 // a central hole; each recorded in each case as satlab's parameters; --scene points: the point lights'
@@ -22,6 +22,7 @@
 
 #include "app/io/image_io.hpp"
 #include "core/error.hpp"
+#include "core/params.hpp"
 #include "tools/scene/lens_truth.hpp"
 #include "tools/scene/render.hpp"
 
@@ -61,6 +62,10 @@ int main(int argc, char** argv) try {
       truth.aperture_image = argv[++i];
     } else if (a == "--chromatic" && i + 1 < argc) {
       truth.chromatic = std::atof(argv[++i]);
+    } else if (a == "--cat-eye" && i + 1 < argc) {
+      satlab::Params c;
+      satlab::parse_cat_eye(argv[++i], c);
+      truth.cat_eye = c.cat_eye, truth.cat_eye_scale = c.cat_eye_scale;
     } else if (a == "--lens" && i + 1 < argc) {
       truth.lens = std::atoi(argv[++i]);
     } else if (a.size() > 1 && a[0] == '-') {

@@ -99,6 +99,7 @@ const LensFeature kLensFeatures[] = {
     {"aperture_image", [](Params& p) { p.aperture_image = "star"; }},
     {"grain", [](Params& p) { p.grain = 1.f; }},
     {"chromatic", [](Params& p) { p.chromatic = 0.05f; }},
+    {"cat_eye", [](Params& p) { p.cat_eye = 0.6f; }},
     {"all", [](Params& p) {  // every feature built so far at once
        p.anamorphic = 0.5f, p.blade_rotation = 30.f;
        set_focus_range(p, FocusRange{p.focus - 0.3f, p.focus - 0.1f, p.focus + 0.1f, p.focus + 0.4f});

@@ -85,6 +85,10 @@ void add_filter_options(CLI::App& app, FilterOptions& o) {
                      "Grain: the photo's own noise (estimated on its flat regions) times G re-added where the "
                      "dof filter blurred it away, so the blur does not look like plastic (0 none, 1 the photo's)"))
       ->check(CLI::Range(0.0, 4.0));
+  add(app.add_option("--cat-eye", o.cat_eye,
+                     "AMOUNT[,SCALE]: cat-eye bokeh (spread): the aperture cut by a round stop SCALE (1-2, "
+                     "default 1) times its size, displaced by AMOUNT (0-0.8) times the point's distance from "
+                     "the centre over the half-diagonal, times the radius (0 none)"));
   add(app.add_option("--chromatic", p.chromatic,
                      "Axial chromatic aberration: red and blue focused where 1/z is (1 - C) of the focus's, "
                      "their blur green's plus C times that of infinity (C > 0: purple fringes in front of "
@@ -101,6 +105,9 @@ ParamOverlay filter_overlay(const CLI::App& app, const FilterOptions& o) {
     overlay.values.aperture_shape = aperture_from_string(o.aperture_shape);
     overlay.values.highlights = o.highlights == "on";
     overlay.values.aperture_image = io::use_aperture_image(o.aperture_image);
+    if (app.get_option("--cat-eye")->count()) {
+      parse_cat_eye(o.cat_eye, overlay.values);
+    }
     if (app.get_option("--focus-range")->count()) {
       Params& v = overlay.values;
       const FocusRange r = parse_focus_range(o.focus_range, v.focus);
@@ -124,7 +131,7 @@ ParamOverlay filter_overlay(const CLI::App& app, const FilterOptions& o) {
     ParamOverlay from_lens;
     lens->apply(from_lens.values);
     for (const char* name : {"--aperture-shape", "--blades", "--blade-rotation", "--anamorphic", "--bokeh-profile",
-                             "--catadioptric", "--aperture-image"})
+                             "--catadioptric", "--aperture-image", "--cat-eye"})
       if (!overlay.has(name)) from_lens.give(name), overlay.give(name);
     overlay.values = from_lens.over(overlay.values);
   }

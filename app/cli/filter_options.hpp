@@ -17,6 +17,7 @@ struct FilterOptions {
   std::string focus_range = "0";  // T or NO,NI,FI,FO (parse_focus_range)
   std::string lens;               // a lens preset's name (lens_presets); empty: none
   std::string aperture_image;     // a built-in picture's name or an image file (io::use_aperture_image)
+  std::string cat_eye = "0";      // AMOUNT or AMOUNT,SCALE (Params::cat_eye, cat_eye_scale)
 };
 
 // Adds --filter, --radius, --focus, --focus-range, --aperture, --max-radius, --near, --far, --disparity,

@@ -137,7 +137,7 @@ void draw_params_panel(AppState& s) {
         if (ImGui::Selectable(m.label, p.dof_mode == m.name)) {
           p.dof_mode = m.name, c = true;
           // A mode that carries no aperture profile (validate refuses one) takes the flat aperture.
-          if (!m.profile) p.bokeh_profile = p.catadioptric = 0.f, p.aperture_image.clear();
+          if (!m.profile) p.bokeh_profile = p.catadioptric = p.cat_eye = 0.f, p.aperture_image.clear();
         }
         if (ImGui::IsItemHovered())
           ImGui::SetTooltip("%s: %s%s", m.name, m.description,
@@ -156,12 +156,13 @@ void draw_params_panel(AppState& s) {
         if (q.aperture_shape == p.aperture_shape && (!polygon || q.blades == p.blades) &&
             (!turns || q.blade_rotation == p.blade_rotation) && q.anamorphic == p.anamorphic &&
             q.bokeh_profile == p.bokeh_profile && q.catadioptric == p.catadioptric &&
-            q.aperture_image == p.aperture_image)
+            q.aperture_image == p.aperture_image && q.cat_eye == p.cat_eye)
           now = &l;
       }
       if (ImGui::BeginCombo("lens", now ? now->name : "(own)")) {
         for (const LensPreset& l : lens_presets()) {
-          const bool can = mode->profile || (l.profile == 0.f && l.catadioptric == 0.f && !*l.image);
+          const bool can =
+              mode->profile || (l.profile == 0.f && l.catadioptric == 0.f && !*l.image && l.cat_eye == 0.f);
           if (ImGui::Selectable(l.name, now == &l, can ? 0 : ImGuiSelectableFlags_Disabled)) l.apply(p), c = true;
           if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
             ImGui::SetTooltip("%s%s", l.description, can ? "" : " (needs the spread dof mode)");
@@ -179,6 +180,17 @@ void draw_params_panel(AppState& s) {
       if (p.aperture_shape == ApertureShape::Polygon || p.anamorphic != 1.f)
         c |= ImGui::SliderFloat("rotation", &p.blade_rotation, 0.f, 360.f, "%.0f deg");
       if (mode->profile) {
+        // Cat-eye (not built with the profile, hole or picture: the last one set wins).
+        const bool eye = ImGui::SliderFloat("cat-eye", &p.cat_eye, 0.f, 0.8f, "%.2f", ImGuiSliderFlags_AlwaysClamp);
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip("mechanical vignetting: toward the frame's corners the bokeh is cut by the lens's barrel "
+                            "into cat's eyes, narrow along the radius (0 none; clears the profile, hole and picture)");
+        if (p.cat_eye > 0.f)
+          c |= ImGui::SliderFloat("cat-eye stop", &p.cat_eye_scale, 1.f, 2.f, "%.2f", ImGuiSliderFlags_AlwaysClamp);
+        if (eye && p.cat_eye > 0.f) p.bokeh_profile = p.catadioptric = 0.f, p.aperture_image.clear();
+        c |= eye;
+        const float profile_was = p.bokeh_profile, hole_was = p.catadioptric;
+        const std::string image_was = p.aperture_image;
         c |= ImGui::SliderFloat("bokeh profile", &p.bokeh_profile, -1.f, 1.f, "%.2f", ImGuiSliderFlags_AlwaysClamp);
         if (ImGui::IsItemHovered())
           ImGui::SetTooltip("the brightness across each bokeh disc: -1 a bright centre (soft, spherical aberration), "
@@ -210,6 +222,8 @@ void draw_params_panel(AppState& s) {
           }
         }
         if (!file_error.empty()) ImGui::TextColored(ImVec4(1.f, 0.45f, 0.35f, 1.f), "%s", file_error.c_str());
+        if (p.bokeh_profile != profile_was || p.catadioptric != hole_was || p.aperture_image != image_was)
+          p.cat_eye = 0.f;
       }
       if (mode->occlusion) {
         c |= ImGui::SliderInt("depth layers", &p.dof_layers, 2, 8);

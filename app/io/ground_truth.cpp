@@ -83,6 +83,8 @@ std::vector<TruthCase> load_truth_cases(const std::string& manifest) {
     if (c.contains("bokeh_profile")) t.params.bokeh_profile = float(number("bokeh_profile"));
     if (c.contains("catadioptric")) t.params.catadioptric = float(number("catadioptric"));
     if (c.contains("chromatic")) t.params.chromatic = float(number("chromatic"));
+    if (c.contains("cat_eye")) t.params.cat_eye = float(number("cat_eye"));
+    if (c.contains("cat_eye_scale")) t.params.cat_eye_scale = float(number("cat_eye_scale"));
     if (c.contains("aperture_image")) {  // a built-in's name, or a file beside the manifest
       const std::string a = text_of("aperture_image");
       try {

@@ -44,7 +44,9 @@ constexpr Field<float> kFloatFields[] = {{"focus", &Params::focus},
                                          {"highlight_gain", &Params::highlight_gain},
                                          {"response_shoulder", &Params::response_shoulder},
                                          {"grain", &Params::grain},
-                                         {"chromatic", &Params::chromatic}};
+                                         {"chromatic", &Params::chromatic},
+                                         {"cat_eye", &Params::cat_eye},
+                                         {"cat_eye_scale", &Params::cat_eye_scale}};
 constexpr Field<int> kIntFields[] = {
     {"box_radius", &Params::box_radius}, {"blades", &Params::blades}, {"dof_layers", &Params::dof_layers},
     {"highlight_cap", &Params::highlight_cap}};

@@ -44,6 +44,7 @@ const ParamOption kParamOptions[] = {
     {"--response-shoulder", [](const Params& f, Params& t) { t.response_shoulder = f.response_shoulder; }},
     {"--grain", [](const Params& f, Params& t) { t.grain = f.grain; }},
     {"--chromatic", [](const Params& f, Params& t) { t.chromatic = f.chromatic; }},
+    {"--cat-eye", [](const Params& f, Params& t) { t.cat_eye = f.cat_eye, t.cat_eye_scale = f.cat_eye_scale; }},
 };
 
 const ParamOption* find_option(const std::string& name) {

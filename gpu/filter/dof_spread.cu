@@ -158,7 +158,11 @@ __device__ __forceinline__ void splat_point(const Add& add, const uchar4* __rest
                                             unsigned only, int x, int y, int w, int h, int max_r,
                                             const dof::Rect* __restrict__ rects,
                                             const dof::SpreadInfo* __restrict__ info,
-                                            const uint16_t* __restrict__ lin) {
+                                            const uint16_t* __restrict__ lin, bool cat_eye) {
+  // With cat-eye, the table of the point's bin (dof::cat_eye_bin): max_r + 1 radii a bin.
+  const auto slot = [&](const dof::Splat& sp) {
+    return cat_eye ? dof::cat_eye_bin(x, y, w, h, sp.front) * (max_r + 1) : 0;
+  };
   if constexpr (!Mixed) {
     // One fragment, the whole pixel.
     const size_t i = size_t(dof::clamp_to(y, h)) * size_t(w) + size_t(dof::clamp_to(x, w));
@@ -169,8 +173,9 @@ __device__ __forceinline__ void splat_point(const Add& add, const uchar4* __rest
     if (dof::outside(x, y, w, h) > dof::splat_reach(sp)) return;
     const uchar4 p = img[i];
     const uint32_t l[3] = {__ldg(lin + p.x), __ldg(lin + p.y), __ldg(lin + p.z)};
-    dof::splat_fragment([&](int X, int Y, int k, uint32_t v) { add(j, X, Y, k, v); }, l, sp, 256u, rects,
-                        info, x, y, w, h);
+    const int s = slot(sp);
+    dof::splat_fragment([&](int X, int Y, int k, uint32_t v) { add(j, X, Y, k, v); }, l, sp, 256u,
+                        rects + s * dof::kMaxSpreadRects, info + s, x, y, w, h);
     return;
   }
   mixed_fragments(img, coc, mixed, splits, lin, x, y, w, h, only,
@@ -181,8 +186,9 @@ __device__ __forceinline__ void splat_point(const Add& add, const uchar4* __rest
                     if (dof::outside(x, y, w, h) > dof::splat_reach(sp)) return;
                     uint32_t l[3];
                     colour(l);
+                    const int s = slot(sp);
                     dof::splat_fragment([&](int X, int Y, int k, uint32_t v) { add(j, X, Y, k, v); }, l, sp,
-                                        share, rects, info, x, y, w, h);
+                                        share, rects + s * dof::kMaxSpreadRects, info + s, x, y, w, h);
                   });
 }
 
@@ -192,7 +198,7 @@ __global__ void __launch_bounds__(kBlock)
     spread_kernel(const uchar4* __restrict__ img, const float* __restrict__ coc,
                   const uint32_t* __restrict__ mixed, const uint8_t* __restrict__ splits, int w, int h,
                   dof::Layers layers, unsigned only, int max_r, const dof::Rect* __restrict__ rects,
-                  const dof::SpreadInfo* __restrict__ info, const uint16_t* __restrict__ lin,
+                  const dof::SpreadInfo* __restrict__ info, const uint16_t* __restrict__ lin, bool cat_eye,
                   uint32_t* __restrict__ deltas) {
   const int x = int(blockIdx.x * blockDim.x + threadIdx.x) - max_r,
             y = int(blockIdx.y * blockDim.y + threadIdx.y) - max_r;
@@ -202,7 +208,7 @@ __global__ void __launch_bounds__(kBlock)
       [&](int j, int X, int Y, int k, uint32_t v) {
         atomicAdd(deltas + size_t(j) * n * 4 + (size_t(Y) * size_t(w) + size_t(X)) * 4 + k, v);
       },
-      img, coc, mixed, splits, layers, only, x, y, w, h, max_r, rects, info, lin);
+      img, coc, mixed, splits, layers, only, x, y, w, h, max_r, rects, info, lin, cat_eye);
 }
 
 // Tiles of 32 x 32 pixels (a block of 32 x 8 threads, 4 rows each).
@@ -546,7 +552,7 @@ __global__ void __launch_bounds__(kBlock)
                        int max_r, const dof::Rect* __restrict__ rects, const dof::SpreadInfo* __restrict__ info,
                        const uint16_t* __restrict__ lin, const uint8_t* __restrict__ present,
                        const uint8_t* __restrict__ splits, const unsigned* __restrict__ split_list,
-                       const char* __restrict__ table, uint32_t* __restrict__ d) {
+                       const char* __restrict__ table, bool cat_eye, uint32_t* __restrict__ d) {
   int tx0, ty0;
   if (Mixed) {
     const int tile = int(split_list[blockIdx.x]), tx = (w + kTile - 1) / kTile;
@@ -573,7 +579,8 @@ __global__ void __launch_bounds__(kBlock)
   // (splat_corners, unmoved), at the offsets of layer j's corner table, to each of the four planes
   // (splat_point and splat_fragment's deltas: 2 instructions per shared add against 6 through the clipping
   // path, measured in the SASS).
-  const bool interior = tx0 >= R && ty0 >= R && tx0 + kTile + R < w && ty0 + kTile + R < h;
+  // (With cat-eye every tile takes the path below, each point its bin's table.)
+  const bool interior = !cat_eye && tx0 >= R && ty0 >= R && tx0 + kTile + R < w && ty0 + kTile + R < h;
   if (interior) {
     const int4* corners = corner_offsets(table, j);
     const uint4* infos = corner_infos(table, j);
@@ -645,7 +652,8 @@ __global__ void __launch_bounds__(kBlock)
       for (int x = xa + int(threadIdx.x); x <= xb; x += 32)
         splat_point<Mixed>([&](int, int X, int Y, int k,
                                uint32_t v) { atomicAdd(win + k * W.plane + (Y - oy) * W.ww + (X - ox), v); },
-                           img, coc, mixed, splits, layers, 1u << j, x, y, w, h, max_r, rects, info, lin);
+                           img, coc, mixed, splits, layers, 1u << j, x, y, w, h, max_r, rects, info, lin,
+                           cat_eye);
   }
   __syncthreads();
   // The window's SAT: rows, a thread per window row and channel (a warp's rows ww apart, ww odd: no bank
@@ -932,6 +940,7 @@ struct SpreadFrame {
   std::string size;
   const dof::Rect* rects;
   const dof::SpreadInfo* info;
+  bool cat_eye;  // SpreadApertures::bins > 1: each point's table is its bin's (dof::cat_eye_bin)
   uint32_t one;  // SpreadApertures::one
   const uint16_t* lin;
   const float* coc;
@@ -968,10 +977,12 @@ SpreadFrame spread_frame(const DofArgs& a) {
   // bands merged, fewer corners for the same deltas, and the profile's components), under a key of their
   // own: kMaxSpreadRects rectangles per radius, then a dof::SpreadInfo per radius.
   const std::string key = "spread/" + spread_aperture_key(p, max_r);
-  const size_t rect_bytes = size_t(dof::kMaxShapedRadius + 1) * dof::kMaxSpreadRects * sizeof(dof::Rect);
+  // With cat-eye, kCatEyeBins tables of max_r + 1 radii each (SpreadApertures::bins).
+  const size_t slots = p.cat_eye > 0.f ? size_t(dof::kCatEyeBins) * size_t(max_r + 1) : size_t(dof::kMaxShapedRadius + 1);
+  const size_t rect_bytes = slots * dof::kMaxSpreadRects * sizeof(dof::Rect);
   SpreadApertures ap;  // kept until upload_shape has waited for the copies
   upload_shape(ws.rects, ws.luts, ws.shape_key, key, p.response_shoulder, a.stream,
-               rect_bytes + size_t(dof::kMaxShapedRadius + 1) * sizeof(dof::SpreadInfo),
+               rect_bytes + slots * sizeof(dof::SpreadInfo),
                [&](DofBuffer& b, void* stream) {
                  const cudaStream_t s = cudaStream_t(stream);
                  ap = spread_apertures(p, max_r);
@@ -984,6 +995,7 @@ SpreadFrame spread_frame(const DofArgs& a) {
                              "spread apertures");
                });
   f.one = spread_one(p);
+  f.cat_eye = p.cat_eye > 0.f;
   // images: spread images (16 B per pixel and layer), fill slices (8 B per block of each table's box);
   // tables: fill tables (32 B per block of each table's box), band sums (16 B per column, band and layer),
   // the tiles' present and cover sets and whether they hold a split pixel (1 B each), the layers' tile
@@ -1051,7 +1063,7 @@ void tile_pass(const SpreadFrame& f, bool mixed_tiles, unsigned count) {
     mixed_tiles ? allow_window_bytes<true>(bytes) : allow_window_bytes<false>(bytes);
     kernel<<<mixed_tiles ? dim3(count) : f.tiles, f.block, bytes, cudaStream_t(f.ws.layer[j].stream)>>>(
         f.img, f.coc, f.mixed, f.w, f.h, f.layers, j, R, f.max_r, f.rects, f.info, f.lin, f.present,
-        f.splits, f.split_list, f.corner_table, f.spread + size_t(j) * f.n * 4);
+        f.splits, f.split_list, f.corner_table, f.cat_eye, f.spread + size_t(j) * f.n * 4);
     SATLAB_LAUNCHED("spread_tile_kernel", f.size + " layer " + std::to_string(j));
   }
 }
@@ -1123,7 +1135,7 @@ void spread_tiles(SpreadFrame& f) {
   if (f.global_layers) {
     const dim3 plane((unsigned(f.w + 2 * f.max_r) + 31) / 32, (unsigned(f.h + 2 * f.max_r) + 7) / 8);
     spread_kernel<<<plane, f.block, 0, st>>>(f.img, f.coc, f.mixed, f.splits, f.w, f.h, f.layers, f.global_layers,
-                                             f.max_r, f.rects, f.info, f.lin, f.spread);
+                                             f.max_r, f.rects, f.info, f.lin, f.cat_eye, f.spread);
     SATLAB_LAUNCHED("spread_kernel", f.size);
   }
 }

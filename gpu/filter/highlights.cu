@@ -92,7 +92,7 @@ __global__ void __launch_bounds__(kBlock)
                  const uchar4* __restrict__ img, const float* __restrict__ coc,
                  const uint16_t* __restrict__ lin, const dof::Rect* __restrict__ rect_table,
                  const uint8_t* __restrict__ rect_counts, const dof::SpreadInfo* __restrict__ infos, int max_r,
-                 bool flip_front, double clip_boost, int w, int h, size_t n, uint32_t* __restrict__ planes,
+                 bool flip_front, bool cat_eye, double clip_boost, int w, int h, size_t n, uint32_t* __restrict__ planes,
                  uint32_t* __restrict__ rows) {
   const uint32_t k = (blockIdx.x * kBlock + threadIdx.x) >> 5;
   const int lane = int(threadIdx.x & 31);
@@ -101,8 +101,10 @@ __global__ void __launch_bounds__(kBlock)
   const int x = int(i % uint32_t(w)), y = int(i / uint32_t(w));
   const float ci = __ldg(coc + i);
   const int r = dof::shaped_radius(ci, max_r);
-  const dof::Rect* rects = rect_table + r * (Profiled ? dof::kMaxSpreadRects : dof::kMaxRects);
-  const dof::SpreadInfo in = Profiled ? infos[r] : hl::flat_info(__ldg(rect_counts + r), flip_front);
+  // With cat-eye, the bin's table (dof::cat_eye_bin).
+  const int slot = Profiled && cat_eye ? dof::cat_eye_bin(x, y, w, h, ci > 0.f) * (max_r + 1) + r : r;
+  const dof::Rect* rects = rect_table + slot * (Profiled ? dof::kMaxSpreadRects : dof::kMaxRects);
+  const dof::SpreadInfo in = Profiled ? infos[slot] : hl::flat_info(__ldg(rect_counts + r), flip_front);
   const bool turn = in.flip && ci > 0.f;  // a picture in front of the focus plane (ApertureTable::flip_front)
   const uint32_t area = hl::profiled_area(rects, in, x, y, w, h, turn);
   const uchar4 p = __ldg(img + i);
@@ -232,12 +234,14 @@ const void* highlights_prepare(const HighlightArgs& a) {
   Params shape = p;
   shape.aperture_shape = a.mode->aperture(p);
   const bool profiled = highlight_profiled(p, *a.mode);
-  const size_t spread_rect_bytes = size_t(dof::kMaxShapedRadius + 1) * dof::kMaxSpreadRects * sizeof(dof::Rect);
+  // The spread's tables: kCatEyeBins of them with cat-eye (dof::cat_eye_bin), each of max_r + 1 radii.
+  const size_t slots = size_t(p.cat_eye > 0.f ? dof::kCatEyeBins : 1) * size_t(max_r + 1);
+  const size_t spread_rect_bytes = slots * dof::kMaxSpreadRects * sizeof(dof::Rect);
   if (profiled) {  // the spread's apertures: rectangles, then a SpreadInfo per radius
     SpreadApertures sa;  // kept until upload_shape has waited for the copies
     upload_shape(ws.rects, ws.luts, ws.shape_key, "highlights/" + spread_aperture_key(shape, max_r),
                  p.response_shoulder, a.stream,
-                 spread_rect_bytes + size_t(dof::kMaxShapedRadius + 1) * sizeof(dof::SpreadInfo),
+                 spread_rect_bytes + slots * sizeof(dof::SpreadInfo),
                  [&](DofBuffer& b, void* stream) {
                    const cudaStream_t s2 = cudaStream_t(stream);
                    sa = spread_apertures(shape, max_r);
@@ -290,10 +294,12 @@ const void* highlights_prepare(const HighlightArgs& a) {
   const bool flip = !shape.aperture_image.empty();
   if (profiled)
     splat_kernel<true><<<blocks, kBlock, 0, st>>>(stats, vals_out, img, a.coc, lin, rects, nullptr, infos, max_r,
-                                                  flip, highlight_clip_boost(p), w, h, n, planes, rows);
+                                                  flip, p.cat_eye > 0.f, highlight_clip_boost(p), w, h, n, planes,
+                                                  rows);
   else
     splat_kernel<false><<<blocks, kBlock, 0, st>>>(stats, vals_out, img, a.coc, lin, rects, rect_counts, nullptr,
-                                                   max_r, flip, highlight_clip_boost(p), w, h, n, planes, rows);
+                                                   max_r, flip, false, highlight_clip_boost(p), w, h, n, planes,
+                                                   rows);
   SATLAB_LAUNCHED("highlight splat_kernel", size);
   return masked;
 }

@@ -86,6 +86,8 @@ Preset unusual_preset() {
   p.params.response_shoulder = 0.375f;
   p.params.grain = 1.25f;
   p.params.chromatic = -0.0625f;
+  p.params.cat_eye = 0.375f;
+  p.params.cat_eye_scale = 1.5f;
   p.synthetic = satlab::parse_synthetic_depth("radial:x=0.2,y=0.9,radius=0.33");
   p.view = "coc";
   p.compare = "split:0.25";
@@ -108,6 +110,8 @@ void expect_same(const Preset& a, const Preset& b) {
   EXPECT_EQ(a.params.aperture_image, b.params.aperture_image);
   EXPECT_EQ(a.params.grain, b.params.grain);
   EXPECT_EQ(a.params.chromatic, b.params.chromatic);
+  EXPECT_EQ(a.params.cat_eye, b.params.cat_eye);
+  EXPECT_EQ(a.params.cat_eye_scale, b.params.cat_eye_scale);
   EXPECT_EQ(a.params.aperture, b.params.aperture);
   EXPECT_EQ(a.params.max_radius, b.params.max_radius);
   EXPECT_EQ(a.params.near_depth, b.params.near_depth);
@@ -151,7 +155,7 @@ TEST(Preset, RoundTripKeepsEveryValueExactly) {
         "max_radius", "near_depth",          "far_depth",      "disparity",      "fractional_radius",
         "dof_mode",   "aperture_shape",      "blades",         "blade_rotation", "dof_layers",
         "highlights", "highlight_threshold", "highlight_gain", "highlight_cap",  "response_shoulder",
-        "focus_range_far", "focus_ramp_near", "focus_ramp_far", "anamorphic", "bokeh_profile", "catadioptric", "chromatic"})
+        "focus_range_far", "focus_ramp_near", "focus_ramp_far", "anamorphic", "bokeh_profile", "catadioptric", "chromatic", "cat_eye", "cat_eye_scale"})
     EXPECT_NE(json.find(std::string("\"") + name + "\""), std::string::npos) << name << " missing in\n"
                                                                              << json;
   EXPECT_NE(json.find("\"focus\": 0.731"), std::string::npos) << "floats written in their shortest form:\n"

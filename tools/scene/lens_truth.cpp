@@ -95,6 +95,8 @@ void write_ground_truth(const TruthOptions& o) {
   if (!(o.profile >= -1 && o.profile <= 1)) throw Error("--bokeh-profile must be in [-1, 1]");
   if (!(o.hole >= 0 && o.hole <= 0.8)) throw Error("--catadioptric must be in [0, 0.8]");
   if (!(o.chromatic >= -0.5 && o.chromatic <= 0.5)) throw Error("--chromatic must be in [-0.5, 0.5]");
+  if (!(o.cat_eye >= 0 && o.cat_eye <= 0.8) || !(o.cat_eye_scale >= 1 && o.cat_eye_scale <= 2))
+    throw Error("--cat-eye must be AMOUNT in [0, 0.8] and SCALE in [1, 2]");
   std::shared_ptr<const ApertureImage> picture;
   if (!o.aperture_image.empty()) {
     if (o.profile != 0 || o.hole != 0) throw Error("--aperture-image takes no --bokeh-profile or --catadioptric");
@@ -138,7 +140,7 @@ void write_ground_truth(const TruthOptions& o) {
         p.max_radius = std::ceil(largest);
         const auto t0 = std::chrono::steady_clock::now();
         io::save_png(o.out_dir + "/" + name + ".png", render_thin_lens(s, cam, a.radius, f.z, o.lens,
-                                                                     LensShape{o.anamorphic, o.rotation, o.profile, o.hole, picture.get(), o.chromatic}));
+                                                                     LensShape{o.anamorphic, o.rotation, o.profile, o.hole, picture.get(), o.chromatic, o.cat_eye, o.cat_eye_scale}));
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         const int cw = std::max(4, int(std::lround(kCropW * o.width))),
                   ch = std::max(4, int(std::lround(kCropH * o.height)));
@@ -185,6 +187,7 @@ void write_ground_truth(const TruthOptions& o) {
         if (o.hole != 0) cases.back()["catadioptric"] = o.hole;
         if (picture) cases.back()["aperture_image"] = o.aperture_image;
         if (o.chromatic != 0) cases.back()["chromatic"] = o.chromatic;
+        if (o.cat_eye != 0) cases.back()["cat_eye"] = o.cat_eye, cases.back()["cat_eye_scale"] = o.cat_eye_scale;
         if (!o.quiet)
           std::printf("%-24s focus %.3f (z %.1f)  K %.2f px  largest CoC %.2f px  (%.1f s)\n", name.c_str(),
                       p.focus, f.z, p.aperture, largest, secs);

@@ -22,6 +22,7 @@ struct TruthOptions {
   double profile = 0, hole = 0;         // its profile and central hole (LensShape; Params::bokeh_profile, catadioptric)
   std::string aperture_image;           // a picture as the aperture (LensShape::image; Params::aperture_image)
   double chromatic = 0;                 // red and blue's focus (LensShape::chromatic; Params::chromatic)
+  double cat_eye = 0, cat_eye_scale = 1;  // the cat-eye stop (LensShape; Params::cat_eye, cat_eye_scale)
 };
 
 // Writes OUT/SCENE.png, OUT/SCENE_depth.png, OUT/SCENE_right.png (the stereo right view), OUT/CASE.png

@@ -102,6 +102,10 @@ ImageRGBA8 render_thin_lens(const Scene& s, const Camera& cam, double lens_radiu
       for (int k = 0; k < n * n; ++k) perm[size_t(k)] = k;
       for (int k = n * n - 1; k > 0; --k)
         std::swap(perm[size_t(k)], perm[size_t(std::min(k, int(hash01(pixel, uint64_t(k), 5) * (k + 1))))]);
+      // The cat-eye stop's centre for this pixel (as drawn behind focus): -A rho u.
+      const double ox = x + 0.5 - 0.5 * W, oy = y + 0.5 - 0.5 * H, half = 0.5 * std::sqrt(double(W) * W + double(H) * H);
+      const double stop_x = -shape.cat_eye * ox / half, stop_y = -shape.cat_eye * oy / half;
+      const double stop_r2 = shape.cat_eye_scale * shape.cat_eye_scale;
       V acc;
       double weights = 0;
       for (int i = 0; i < n; ++i)
@@ -124,6 +128,10 @@ ImageRGBA8 render_thin_lens(const Scene& s, const Camera& cam, double lens_radiu
           if (q != 1 || (shape.image && shape.rotation_deg != 0)) {  // the lens point as image coordinates (u, v), squeezed, turned, back to right/up
             const double u = sx * lu, v = sy * -lv;
             lu = cr * u - sr * v, lv = -(sr * u + cr * v);
+          }
+          if (shape.cat_eye > 0) {
+            const double ex = lu - stop_x, ey = -lv - stop_y;
+            if (ex * ex + ey * ey > stop_r2) continue;
           }
           const int si = perm[k] % n, sj = perm[k] / n;
           const double px = x + (si + hash01(pixel, k, 3)) / n, py = y + (sj + hash01(pixel, k, 4)) / n;

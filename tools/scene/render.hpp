@@ -33,11 +33,15 @@ PinholeView render_pinhole(const Scene& s, const Camera& cam, int ss = 4);
 // `chromatic` C focuses red and blue at the depth z_f / (1 - C) (Params::chromatic: 1/z there is (1 - C) /
 // z_f), green at z_f: each lens sample traces two rays through the same lens point and sub-pixel position,
 // green's radiance from the one and red and blue's from the other.
+// `cat_eye` A and `cat_eye_scale` S cut the lens by a round stop (Params::cat_eye): a pixel at distance rho
+// (over the half-diagonal) from the frame's centre, in direction u (x right, y down), keeps the lens samples
+// whose point (lu, -lv) (as drawn behind the focus plane) lies within S of -A rho u.
 struct LensShape {
   double squeeze = 1, rotation_deg = 0;
   double profile = 0, hole = 0;
   const ApertureImage* image = nullptr;
   double chromatic = 0;
+  double cat_eye = 0, cat_eye_scale = 1;
 };
 ImageRGBA8 render_thin_lens(const Scene& s, const Camera& cam, double lens_radius, double focus_z, int n,
                             const LensShape& shape = {});
