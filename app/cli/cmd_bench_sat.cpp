@@ -105,6 +105,11 @@ const LensFeature kLensFeatures[] = {
        set_focus_range(p, FocusRange{p.focus - 0.3f, p.focus - 0.1f, p.focus + 0.1f, p.focus + 0.4f});
        p.bokeh_profile = -0.5f, p.catadioptric = 0.45f, p.chromatic = 0.05f;
      }},
+    {"all_cat_eye", [](Params& p) {  // the same with cat-eye for the profile and hole (not built together)
+       p.anamorphic = 0.5f, p.blade_rotation = 30.f;
+       set_focus_range(p, FocusRange{p.focus - 0.3f, p.focus - 0.1f, p.focus + 0.1f, p.focus + 0.4f});
+       p.cat_eye = 0.6f, p.chromatic = 0.05f;
+     }},
 };
 std::vector<Row> bench_pipeline(int w, int h, FilterKind filter, int warmup, int runs,
                                 const DofMode& mode = dof_mode(DofModeId::GatherBox), int lights = 0,
