@@ -62,6 +62,9 @@ ApertureImage aperture_image_from_pixels(const ImageRGBA8& img, const std::strin
   char d[24];
   std::snprintf(d, sizeof d, "%016llx", static_cast<unsigned long long>(h));
   im.digest = d;
+  size_t lit = 0, mid = 0;
+  for (const float g : im.v) lit += g > 0.05f, mid += g >= 0.2f && g <= 0.8f;
+  im.grey = double(mid) >= kGreyShare * double(lit);
   return im;
 }
 
@@ -133,6 +136,24 @@ const Builtin kBuiltins[] = {
          const double q = x * x + y * y;
          return q <= 1 && q >= 0.25;
        });
+     }},
+    {"bubble",
+     [] {
+       ImageRGBA8 img(kBuiltinSide, kBuiltinSide);
+       for (int y = 0; y < kBuiltinSide; ++y)
+         for (int x = 0; x < kBuiltinSide; ++x) {
+           double s = 0;
+           for (int j = 0; j < 4; ++j)
+             for (int i = 0; i < 4; ++i) {
+               const double ax = (x + (i + 0.5) / 4) / kBuiltinSide * 2 - 1,
+                            ay = (y + (j + 0.5) / 4) / kBuiltinSide * 2 - 1, q = ax * ax + ay * ay;
+               s += q > 1 ? 0 : q >= 0.64 ? 1 : 0.45;
+             }
+           uint8_t* px = img.px(x, y);
+           px[0] = px[1] = px[2] = uint8_t(std::lround(s / 16 * 255));
+           px[3] = 255;
+         }
+       return aperture_image_from_pixels(img, "bubble");
      }},
     {"blades5", [] { return blades(5); }},
     {"blades6", [] { return blades(6); }},
@@ -378,6 +399,30 @@ int rects_of_cells(const std::vector<float>& cov, int r, float threshold, int mo
 
 int image_rects_at(const ApertureImage& im, const Params& p, int r, double R, int most, dof::Rect* out) {
   return rects_of_cells(image_cells(im, p, r, R), r, 0.5f, most, out);
+}
+
+void image_grey_levels(const ApertureImage& im, const Params& p, int r, int most, dof::Rect* out, int* counts,
+                       int* mults) {
+  if (most < 2 || most > 64) throw Error("image_grey_levels: a budget of 2 to 64 rectangles");
+  std::vector<float> cov = image_cells(im, p, r, double(r));
+  // The centre cell reaches level 0 at least, so level 0 holds the pixel itself.
+  float& centre = cov[size_t(r) * size_t(2 * r + 1) + size_t(r)];
+  centre = std::max(centre, kGreyThreshold[0]);
+  double sum[kGreyLevels] = {}, n[kGreyLevels] = {};
+  for (const float c : cov) {
+    int l = -1;
+    while (l + 1 < kGreyLevels && c >= kGreyThreshold[l + 1]) ++l;
+    if (l >= 0) sum[l] += c, n[l] += 1;
+  }
+  int below = 0;  // the 32nds reached so far
+  for (int l = 0; l < kGreyLevels; ++l) {
+    mults[l] = 0;
+    counts[l] = 0;
+    if (n[l] == 0) continue;
+    const int level = std::clamp(int(std::lround(32.0 * sum[l] / n[l])), below + 1, 32);
+    mults[l] = level - below, below = level;
+    counts[l] = rects_of_cells(cov, r, kGreyThreshold[l], most, out + l * most);
+  }
 }
 
 int image_aperture(const ApertureImage& im, const Params& p, int r, dof::Rect* out, int most) {

@@ -31,10 +31,19 @@ struct ApertureImage {
   int size = 0;          // size x size
   std::vector<float> v;  // weights in [0, 1], row-major, y down; the largest is 1
   std::string digest;    // what the rectangles depend on (a hash of v), for the tables' keys
+  // Grey levels (a scan's bright rim, a soft edge): at least kGreyShare of the pixels that let light
+  // through (above 1/20) lie between 0.2 and 0.8. Spread then draws the picture in kGreyLevels levels
+  // (image_grey_levels); a picture of one level is drawn flat, its cells in when at least half covered.
+  bool grey = false;
   float at(double ax, double ay) const;  // the weight at (ax, ay) in [-1, 1]^2 (nearest texel; 0 outside)
 };
 
 constexpr int kMaxApertureImageSide = 4096;
+constexpr double kGreyShare = 0.1;
+// The levels of a grey picture: a cell's weight (the mean of its samples) is drawn by the highest of the
+// thresholds kGreyThreshold it reaches, at the mean weight of the cells of that level (image_grey_levels).
+constexpr int kGreyLevels = 3;
+constexpr float kGreyThreshold[kGreyLevels] = {1.f / 6.f, 0.5f, 5.f / 6.f};
 constexpr int kImageMomentSearch = 32;
 
 // A picture as an aperture: greyscale (R = G = B within 2 levels, alpha multiplying), at most
@@ -44,7 +53,8 @@ constexpr int kImageMomentSearch = 32;
 ApertureImage aperture_image_from_pixels(const ImageRGBA8& img, const std::string& what);
 
 // The built-in pictures: star (five points, one up), heart, ring (a mirror lens: hole 0.5), blades5 ..
-// blades8 (rounded iris blades). nullptr for another name.
+// blades8 (rounded iris blades), bubble (grey levels: a disc at 0.45 with a bright rim from 0.8 of the
+// radius, as a scan of a soap-bubble lens's bokeh). nullptr for another name.
 std::shared_ptr<const ApertureImage> builtin_aperture_image(const std::string& name);
 std::string builtin_aperture_list();  // "star, heart, ..."
 std::vector<std::string> builtin_aperture_names();
@@ -64,5 +74,13 @@ double aperture_image_moment(const ApertureImage& im, double squeeze);
 int image_aperture(const ApertureImage& im, const Params& p, int r, dof::Rect* out, int most = dof::kMaxRects);
 // The rectangles a picture's cells at radius R give (the band merging above), at most `most`.
 int image_rects_at(const ApertureImage& im, const Params& p, int r, double R, int most, dof::Rect* out);
+// A grey picture's aperture r under p's squeeze and rotation (the cells at radius r, no moment search: the
+// square's half-side is the CoC): level l's rectangles, the cells of weight at least kGreyThreshold[l], at
+// most `most` of them, into out + l * most, their count in counts[l], and mults[l], the step in 32nds from
+// the mean weight of the cells whose highest level is l - 1 to that of those whose is l (0: none; a level
+// with no cells of its own takes none). Level 0 holds the centre pixel (a pixel's own splat covers it);
+// each level's cells lie within the level's below.
+void image_grey_levels(const ApertureImage& im, const Params& p, int r, int most, dof::Rect* out, int* counts,
+                       int* mults);
 
 }  // namespace satlab

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/aperture_image.hpp"
 #include "core/dof.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
@@ -257,7 +258,37 @@ SpreadApertures spread_apertures(const ApertureTable& t) {
   return a;
 }
 
+bool spread_grey_image(const Params& p) {
+  if (p.aperture_image.empty() || uses_aperture_profile(p)) return false;
+  const auto im = find_aperture_image(p.aperture_image);
+  return im && im->grey;
+}
+
+bool spread_components(const Params& p) {
+  return uses_aperture_profile(p) || spread_grey_image(p);
+}
+
 SpreadApertures spread_apertures(const Params& p, int max_r) {
+  if (spread_grey_image(p)) {  // a grey picture's levels, each a component
+    const auto im = find_aperture_image(p.aperture_image);
+    SpreadApertures a = empty_apertures(max_r, spread_one(p), true);
+    dof::Rect q[kGreyLevels * dof::kMaxRects];
+    int counts[kGreyLevels], mults[kGreyLevels];
+    for (int r = 0; r <= max_r; ++r) {
+      image_grey_levels(*im, p, r, dof::kMaxRects, q, counts, mults);
+      std::vector<std::pair<Rects, int>> comps;
+      int64_t total = 0;
+      for (int l = 0; l < kGreyLevels; ++l) {
+        if (!counts[l] || !mults[l]) continue;
+        comps.push_back({Rects(q + l * dof::kMaxRects, q + l * dof::kMaxRects + counts[l]), mults[l]});
+        total += int64_t(mults[l]) * int64_t(pixels_of(comps.back().first));
+      }
+      total *= kProfileBudget;
+      if (total > int64_t(1) << 31) throw Error("spread_apertures: aperture too large for its weights");
+      put(a, r, comps, uint32_t(total));
+    }
+    return a;
+  }
   // A picture without a profile takes more rectangles than the profile's outlines leave room for.
   const ApertureTable t = merge_bands(!p.aperture_image.empty() && !uses_aperture_profile(p)
                                           ? image_aperture_table(p, max_r, kSpreadImageRects)
@@ -374,7 +405,7 @@ SpreadApertures spread_apertures(const Params& p, int max_r) {
 }
 
 uint32_t spread_one(const Params& p) {
-  return uses_aperture_profile(p) ? dof::kSpreadOne / kProfileBudget : dof::kSpreadOne;
+  return spread_components(p) ? dof::kSpreadOne / kProfileBudget : dof::kSpreadOne;
 }
 
 std::string spread_aperture_key(const Params& p, int max_r) {

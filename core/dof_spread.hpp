@@ -34,6 +34,12 @@ struct SpreadApertures {
 constexpr uint32_t kProfileBudget = 4;
 // SpreadApertures::one for a frame of `p` (what spread_apertures(p, ...) sets).
 uint32_t spread_one(const Params& p);
+// A grey aperture image (ApertureImage::grey) without a profile or hole: spread_apertures draws its
+// kGreyLevels levels as components (core/aperture_image.hpp, image_grey_levels), each its step in 32nds,
+// at most kMaxRects rectangles a level.
+bool spread_grey_image(const Params& p);
+// Whether a frame of p's apertures have several components (a profile, a hole, a grey picture).
+bool spread_components(const Params& p);
 
 // The flat apertures of a table: each radius one component of mult 1 (its rectangles as they are).
 SpreadApertures spread_apertures(const ApertureTable& t);

@@ -72,7 +72,7 @@ void highlight_mask(const ImageRGBA8& image, const HighlightSprites& s, ImageRGB
 }
 
 bool highlight_profiled(const Params& p, const DofMode& mode) {
-  return mode.profile && (uses_aperture_profile(p) || p.cat_eye > 0.f);
+  return mode.profile && (spread_components(p) || p.cat_eye > 0.f);
 }
 
 void highlight_splat(const ImageRGBA8& image, const ImageF& coc, const HighlightSprites& s, const Params& p,

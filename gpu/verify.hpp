@@ -74,7 +74,8 @@ inline Params dof_sweep_params(const std::string& mode, int k, float max_radius)
   if (m && m->profile && k % 4 == 1) p.bokeh_profile = 0.8f;
   if (m && m->profile && k % 4 == 3) p.bokeh_profile = -0.5f, p.catadioptric = 0.4f;
   // An aperture image (upright behind focus, turned in front), alone and with the profiles above.
-  if (m && m->profile && (k % 6 == 2 || k % 6 == 5)) p.aperture_image = k % 12 < 6 ? "star" : "heart";
+  if (m && m->profile && (k % 6 == 2 || k % 6 == 5))
+    p.aperture_image = k % 18 < 6 ? "star" : k % 18 < 12 ? "heart" : "bubble";  // bubble: grey levels
   // Grain (core/grain.hpp) in every mode: the noise estimate's sums and the per-pixel grain.
   if (k % 7 == 3) p.grain = 1.5f;
   // Chromatic aberration (core/chromatic.hpp) in every mode, both signs: red and blue's second pass.

@@ -49,8 +49,8 @@ bool covers(const dof::Rect* q, int n, int x, int y) {
 }  // namespace
 
 TEST(ApertureImage, BuiltinsAreNamedNormalisedAndKeyed) {
-  EXPECT_EQ(builtin_aperture_list(), "star, heart, ring, blades5, blades6, blades7, blades8");
-  for (const char* name : {"star", "heart", "ring", "blades5", "blades6", "blades7", "blades8"}) {
+  EXPECT_EQ(builtin_aperture_list(), "star, heart, ring, bubble, blades5, blades6, blades7, blades8");
+  for (const char* name : {"star", "heart", "ring", "bubble", "blades5", "blades6", "blades7", "blades8"}) {
     const auto im = find_aperture_image(name);
     ASSERT_NE(im, nullptr) << name;
     EXPECT_GT(im->size, 200) << name;
@@ -196,4 +196,55 @@ TEST(ApertureImage, ValidateRefusesGatherModesAndUnknownPictures) {
   EXPECT_EQ(q.aperture_image, "star");
   find_lens_preset("modern-prime")->apply(q);
   EXPECT_EQ(q.aperture_image, "");
+}
+
+// Grey levels (ApertureImage::grey, image_grey_levels): the built-in bubble is grey and the binary pictures
+// are not; spread draws the bubble in levels, its rim at least twice as bright as its middle, the centre
+// pixel in, the weighted area the components' (times the budget factor), and the spread's weight budget
+// (as for the profiles, tests/cpu/dof_spread_test.cpp) below 100 over every radius.
+TEST(ApertureImage, AGreyPictureIsDrawnInLevels) {
+  for (const std::string& name : builtin_aperture_names())
+    EXPECT_EQ(find_aperture_image(name)->grey, name == "bubble") << name;
+  Params p;
+  p.aperture_image = "bubble";
+  ASSERT_TRUE(spread_grey_image(p));
+  ASSERT_TRUE(spread_components(p));
+  const int R = 96;
+  const SpreadApertures ap = spread_apertures(p, R);
+  ASSERT_EQ(ap.one, dof::kSpreadOne / kProfileBudget);
+  double most = 0;
+  std::vector<double> m(size_t(R) + 1, 0.0);
+  for (int r = 0; r <= R; ++r) {
+    const dof::SpreadInfo& in = ap.info[size_t(r)];
+    const dof::Rect* q = ap.rects.data() + size_t(r) * dof::kMaxSpreadRects;
+    ASSERT_GE(in.comps, 1);
+    ASSERT_TRUE(in.flip) << "a picture turns in front of the focus plane";
+    const int n = 2 * r + 1;
+    std::vector<int> weight(size_t(n) * size_t(n), 0);
+    int64_t total = 0, peak = 0, run = 0;
+    for (int c = 0, i = 0; c < in.comps; ++c) {
+      ASSERT_GT(in.mult[c], 0);
+      run += in.mult[c], peak = std::max(peak, run);
+      for (; i < in.end[c]; ++i)
+        for (int y = q[i].y0; y <= q[i].y1; ++y)
+          for (int x = q[i].x0; x <= q[i].x1; ++x) {
+            ASSERT_LE(std::abs(x), r);
+            ASSERT_LE(std::abs(y), r);
+            weight[size_t(y + r) * size_t(n) + size_t(x + r)] += in.mult[c], total += in.mult[c];
+          }
+    }
+    ASSERT_EQ(total * int64_t(kProfileBudget), int64_t(in.area)) << "radius " << r;
+    ASSERT_GT(weight[size_t(r) * size_t(n) + size_t(r)], 0) << "radius " << r << ": the centre pixel left out";
+    m[size_t(r)] = double(peak) / double(in.area);
+    if (r >= 12) {  // the rim (0.9 of the radius) against the middle (0.4)
+      const int rim = weight[size_t(r) * size_t(n) + size_t(r + int(0.9 * r))];
+      const int mid = weight[size_t(r) * size_t(n) + size_t(r + int(0.4 * r))];
+      EXPECT_GE(rim, 2 * mid) << "radius " << r;
+      EXPECT_GT(mid, 0) << "radius " << r;
+    }
+  }
+  for (int r = 0; r <= R; ++r) most = std::max(most, m[size_t(r)]);
+  double sum = most, beyond = 0;
+  for (int d = R; d >= 1; --d) beyond = std::max(beyond, m[size_t(d)]), sum += 8.0 * d * beyond;
+  EXPECT_LT(sum, 100.0);
 }

@@ -61,7 +61,7 @@ TEST(Params, ProfileNeedsAModeThatCarriesIt) {
     l.apply(q);
     EXPECT_NO_THROW(satlab::validate(q)) << l.name;
     q.dof_mode = "gather_shape";
-    if (l.profile == 0.f && l.catadioptric == 0.f && !*l.image)
+    if (l.profile == 0.f && l.catadioptric == 0.f && !*l.image && l.cat_eye == 0.f)
       EXPECT_NO_THROW(satlab::validate(q)) << l.name;
     else
       EXPECT_THROW(satlab::validate(q), satlab::Error) << l.name;
