@@ -97,6 +97,7 @@ const LensFeature kLensFeatures[] = {
     {"profile", [](Params& p) { p.bokeh_profile = 1.f; }},
     {"catadioptric", [](Params& p) { p.catadioptric = 0.45f; }},
     {"aperture_image", [](Params& p) { p.aperture_image = "star"; }},
+    {"grey_image", [](Params& p) { p.aperture_image = "bubble"; }},
     {"grain", [](Params& p) { p.grain = 1.f; }},
     {"chromatic", [](Params& p) { p.chromatic = 0.05f; }},
     {"cat_eye", [](Params& p) { p.cat_eye = 0.6f; }},
