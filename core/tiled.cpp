@@ -262,6 +262,10 @@ TiledReport run_tiled(const RowSource& image, const DepthRowSource* depth, const
   if (!image.read || !out.write || !make_pipeline) throw Error("tiled run: no row source, sink or pipeline");
   if (p.filter == FilterKind::Dof && p.grain > 0.f) throw Error(kGrainWholeImage);
   // Red and blue's pass takes the whole image's histogram but not its layer sums (core/chromatic.hpp).
+  // Cat-eye's bins are the frame's (dof::cat_eye_bin), a tile's own there.
+  if (p.filter == FilterKind::Dof && p.cat_eye > 0.f)
+    throw Error("--cat-eye: a tiled or streamed render cannot carry it (its bokeh depends on the place in the "
+                "whole frame); use a whole-image render");
   if (uses_chromatic(p) && dof_mode_of(p).id == DofModeId::Layered)
     throw Error("--chromatic: a tiled or streamed render of the layered mode cannot carry it (its layer means "
                 "are the whole image's); use another mode or a whole-image render");

@@ -529,7 +529,10 @@ int run_quality(const QualityOptions& o) {
       const std::string depth_tag = source == "exact" && refiner == "none" ? "" : source + "_" + refiner + "_";
       for (const DofMode* m : modes)
       for (const bool hl : highlights) {
-      if (uses_aperture_profile(lc.c.params) && !m->profile) {  // validate would refuse it: a skip, said
+      // A feature only spread carries (a profile, a hole, a picture, cat-eye): validate would refuse the
+      // other modes, so they are skipped, and said.
+      const Params& cp = lc.c.params;
+      if ((uses_aperture_profile(cp) || !cp.aperture_image.empty() || cp.cat_eye > 0.f) && !m->profile) {
         skipped.insert(std::string(m->name));
         continue;
       }
@@ -603,8 +606,8 @@ int run_quality(const QualityOptions& o) {
     for (const std::string& n : skipped) names += (names.empty() ? "" : ", ") + n;
     for (const DofMode& m : dof_modes())
       if (m.profile) can += (can.empty() ? "" : ", ") + std::string(m.name);
-    std::printf("skipped %s on the cases with an aperture profile or hole: only %s carries them\n", names.c_str(),
-                can.c_str());
+    std::printf("skipped %s on the cases with an aperture profile, hole, picture or cat-eye: only %s carries them\n",
+                names.c_str(), can.c_str());
   }
   if (!o.json.empty()) {
     nlohmann::json j = {
@@ -627,7 +630,7 @@ int run_quality(const QualityOptions& o) {
          "refiner's CPU time"},
         {"edge_jump_px", kDepthEdgeJump},
         {"rows", rows}};
-    if (!skipped.empty()) j["skipped_modes"] = skipped;  // on the cases with an aperture profile or hole
+    if (!skipped.empty()) j["skipped_modes"] = skipped;  // on the cases with a profile, hole, picture or cat-eye
     io::save_text(o.json, j.dump(1) + "\n");
   }
   return 0;

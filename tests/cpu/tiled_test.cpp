@@ -156,7 +156,8 @@ TEST(Tiled, LayeredAndSpreadEqualTheWholeImageOnStrips) {
 }
 
 // Chromatic aberration's red and blue pass takes the whole image's histogram: tiles equal the whole image
-// in spread and gather_shape; the layered mode, whose layer means would be the tile's, refuses it.
+// in spread and gather_shape; the layered mode, whose layer means would be the tile's, refuses it, and
+// cat-eye, whose bins are the whole frame's, is refused in every mode.
 TEST(Tiled, ChromaticAberrationEqualsTheWholeImageOrIsRefused) {
   const Scene s = make_scene(83, 47, test::fresh_seed());
   for (const char* mode : {"spread", "gather_shape"}) {
@@ -165,14 +166,21 @@ TEST(Tiled, ChromaticAberrationEqualsTheWholeImageOrIsRefused) {
     SCOPED_TRACE(mode);
     expect_tiles_equal_whole(s, p, true, {{32u, 24u}});
   }
+  // Refused with one line naming the flag.
+  const auto refused = [&](const Params& p, const std::string& flag) {
+    try {
+      tiled(s.image, &s.depth, p, 32, 24, tiled_halo(p));
+      ADD_FAILURE() << flag << " taken in tiles";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(flag), std::string::npos) << e.what();
+    }
+  };
   Params p = dof_params("layered", 6.f);
   p.chromatic = 0.2f;
-  try {
-    tiled(s.image, &s.depth, p, 32, 24, tiled_halo(p));
-    ADD_FAILURE() << "the layered mode took chromatic aberration in tiles";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("--chromatic"), std::string::npos) << e.what();
-  }
+  refused(p, "--chromatic");
+  Params q = dof_params("spread", 6.f);
+  q.cat_eye = 0.5f;
+  refused(q, "--cat-eye");
 }
 
 TEST(Tiled, HighlightsEqualTheWholeImageWhileUnderTheCap) {
