@@ -512,14 +512,17 @@ __device__ __forceinline__ const uint4* corner_infos(const char* table, int j) {
 struct WindowRadii {
   int R[dof::kMaxLayers];
 };
+// With cat-eye, grid (layers, bins): table j * bins + b from bin b's apertures (max_r + 1 radii a bin).
 __global__ void __launch_bounds__(kBlock)
     corner_table_kernel(const dof::Rect* __restrict__ rects, const dof::SpreadInfo* __restrict__ info,
-                        WindowRadii radii, char* __restrict__ table) {
-  const int j = blockIdx.x, R = radii.R[j];
+                        WindowRadii radii, int max_r, char* __restrict__ table) {
+  const int j = blockIdx.x, b = blockIdx.y, R = radii.R[j];
   if (R < 0) return;
+  rects += size_t(b) * size_t(max_r + 1) * dof::kMaxSpreadRects, info += size_t(b) * size_t(max_r + 1);
+  const int t_at = j * int(gridDim.y) + b;
   const int ww = kTile + 2 * R + 1;
-  int4* off = const_cast<int4*>(corner_offsets(table, j));
-  dof::SpreadInfo* in = reinterpret_cast<dof::SpreadInfo*>(const_cast<uint4*>(corner_infos(table, j)));
+  int4* off = const_cast<int4*>(corner_offsets(table, t_at));
+  dof::SpreadInfo* in = reinterpret_cast<dof::SpreadInfo*>(const_cast<uint4*>(corner_infos(table, t_at)));
   for (int t = threadIdx.x; t < (R + 1) * dof::kMaxSpreadRects; t += kBlock) {
     const dof::Rect q = rects[t];
     const int y0 = q.y0 * ww, y1 = (q.y1 + 1) * ww;
@@ -579,11 +582,13 @@ __global__ void __launch_bounds__(kBlock)
   // (splat_corners, unmoved), at the offsets of layer j's corner table, to each of the four planes
   // (splat_point and splat_fragment's deltas: 2 instructions per shared add against 6 through the clipping
   // path, measured in the SASS).
-  // (With cat-eye every tile takes the path below, each point its bin's table.)
-  const bool interior = !cat_eye && tx0 >= R && ty0 >= R && tx0 + kTile + R < w && ty0 + kTile + R < h;
+  const bool interior = tx0 >= R && ty0 >= R && tx0 + kTile + R < w && ty0 + kTile + R < h;
   if (interior) {
-    const int4* corners = corner_offsets(table, j);
-    const uint4* infos = corner_infos(table, j);
+    // With cat-eye, the tile's bins' tables (a tile is one bin: kTile == kCatEyeTile), behind and in front.
+    static_assert(kTile == dof::kCatEyeTile, "a spread tile lies in one cat-eye bin");
+    const int bins = cat_eye ? dof::kCatEyeBins : 1;
+    const int back = cat_eye ? j * bins + dof::cat_eye_bin(tx0, ty0, w, h, false) : j,
+              fore = cat_eye ? j * bins + dof::cat_eye_bin(tx0, ty0, w, h, true) : j;
     const uint32_t plane = 4u * uint32_t(W.plane), base = uint32_t(__cvta_generic_to_shared(win));
     // One fragment (colour l, splat sp, share of the pixel in 256ths) of the pixel whose own word is at a0.
     const auto splat = [&](const uint32_t l[3], dof::Splat sp, uint32_t share, uint32_t a0) {
@@ -592,9 +597,10 @@ __global__ void __launch_bounds__(kBlock)
         const uint32_t part = a ? sp.q : 256u - sp.q;
         if (!part) continue;
         const int r = sp.r + a;
-        const uint4 raw = __ldg(infos + r);
+        const int at = sp.front ? fore : back;
+        const uint4 raw = __ldg(corner_infos(table, at) + r);
         const dof::SpreadInfo an = *reinterpret_cast<const dof::SpreadInfo*>(&raw);
-        const int4* cr = corners + r * dof::kMaxSpreadRects;
+        const int4* cr = corner_offsets(table, at) + r * dof::kMaxSpreadRects;
         // A picture's aperture in front of the focus plane: each rectangle turned by 180 degrees (dof::flipped),
         // its corners' offsets k - the opposite corner's, k the offset of (1, 1).
         const bool turn = an.flip && sp.front;
@@ -1013,7 +1019,9 @@ SpreadFrame spread_frame(const DofArgs& a) {
   const size_t boxes_at = fill_bytes + sums_bytes + (3 * tile_count + 3) / 4 * 4,
                mixed_at = boxes_at + (4 * dof::kMaxLayers + 2 + 2 * tile_count) * 4;
   const size_t corners_at = (mixed_at + (n + 2 * size_t(w) + 2 * size_t(h)) * 4 + 15) / 16 * 16;
-  grow(ws.tables, corners_at + kCornerTable * dof::kMaxLayers, "spread tables");
+  // With cat-eye, a corner table per layer and bin.
+  grow(ws.tables, corners_at + kCornerTable * dof::kMaxLayers * size_t(p.cat_eye > 0.f ? dof::kCatEyeBins : 1),
+       "spread tables");
   f.rects = static_cast<const dof::Rect*>(ws.rects.p);
   f.info = reinterpret_cast<const dof::SpreadInfo*>(static_cast<const char*>(ws.rects.p) + rect_bytes);
   f.lin = static_cast<const uint16_t*>(ws.luts.p);
@@ -1118,7 +1126,8 @@ void spread_tiles(SpreadFrame& f) {
   clear_kernel<<<dim3(unsigned(f.tx), unsigned(f.ty), unsigned(f.L)), f.block, 0, st>>>(
       f.cover, f.w, f.h, reinterpret_cast<uint4*>(f.spread));
   SATLAB_LAUNCHED("clear_kernel", f.size);
-  corner_table_kernel<<<unsigned(f.L), kBlock, 0, st>>>(f.rects, f.info, f.radii, f.corner_table);
+  corner_table_kernel<<<dim3(unsigned(f.L), f.cat_eye ? unsigned(dof::kCatEyeBins) : 1u), kBlock, 0, st>>>(
+      f.rects, f.info, f.radii, f.max_r, f.corner_table);
   SATLAB_LAUNCHED("corner_table_kernel", f.size);
   static_assert(sizeof(f.ws.layer) / sizeof(f.ws.layer[0]) >= size_t(dof::kMaxLayers), "a stream per layer");
   const cudaEvent_t cleared = [&] {
