@@ -32,10 +32,12 @@
 #include <vector>
 
 #include "app/cli/commands.hpp"
+#include "app/io/aperture_files.hpp"
 #include "app/io/ground_truth.hpp"
 #include "app/io/image_io.hpp"
 #include "app/io/output_names.hpp"
 #include "app/ops/backend_choice.hpp"
+#include "app/ops/param_overlay.hpp"
 #include "core/depth_sources.hpp"
 #include "core/dof_modes.hpp"
 #include "core/error.hpp"
@@ -57,6 +59,15 @@ struct QualityOptions {
   float focus_range = 0.f;           // in the case's normalised depth units, mapped like the focus
   bool video = false;                // --video: the manifest's sequences, frame by frame (run_quality_video)
   std::string temporal = "off;gated";  // --video: the temporal depth filters, a row each (';' between)
+  // The lens flags given (--lens, --anamorphic, ..., --cat-eye), laid over every case's own lens: a lens
+  // scored against a truth traced with another (spread without cat-eye against the cat-eye truth).
+  ParamOverlay lens;
+};
+
+// The lens flags of `render`, with the same names and ranges, each overriding the case's value where given.
+struct LensFlags {
+  Params p;
+  std::string lens, aperture_image, cat_eye = "0";
 };
 
 struct LoadedCase {
@@ -319,6 +330,10 @@ int run_quality_video(const QualityOptions& o) {
     }
     const std::string name = c.sequence;
     lc.c = std::move(c);
+    if (!o.lens.empty()) {  // the lens flags, as for stills
+      lc.c.params = o.lens.over(lc.c.params);
+      validate(lc.c.params);
+    }
     seqs[name].push_back(std::move(lc));
   }
   if (seqs.empty()) throw Error(manifest + ": no sequences (cases with \"sequence\": tools/gen_cutouts --sequence)");
@@ -467,6 +482,10 @@ int run_quality(const QualityOptions& o) {
         throw Error(manifest + ": case " + c.name + ": the right view differs in size from the image");
     }
     lc.c = std::move(c);
+    if (!o.lens.empty()) {
+      lc.c.params = o.lens.over(lc.c.params);
+      validate(lc.c.params);  // a flag beside the case's lens (a profile beside its cat-eye): one line
+    }
     cases.push_back(std::move(lc));
   }
   std::string note;
@@ -675,7 +694,47 @@ void add_quality_command(CLI::App& app, Action& action) {
   sub->add_option("--temporal", o->temporal,
                   "With --video: temporal depth filters, a row each; ';' between them (off; gated[:history=H,depth=S,colour=C])");
   sub->add_option("--runs", o->runs, "Timed frames per mode and case (median)")->check(CLI::Range(1, 1000));
-  sub->callback([o, &action] { action = [o] { return run_quality(*o); }; });
+  // The lens (docs/lens.md), over each case's own (the truth's, from its manifest) where given.
+  auto f = std::make_shared<LensFlags>();
+  std::vector<std::pair<CLI::Option*, const char*>> lens;
+  const auto add = [&](CLI::Option* opt, const char* name) { lens.push_back({opt, name}), opt->group("Lens (over each case's)"); };
+  add(sub->add_option("--lens", f->lens, "A lens preset (" + lens_preset_list() + ")"), "");
+  add(sub->add_option("--anamorphic", f->p.anamorphic, "The aperture's width over its height")
+          ->check(CLI::Range(0.25, 4.0)), "--anamorphic");
+  add(sub->add_option("--blade-rotation", f->p.blade_rotation, "The aperture's turn, degrees"), "--blade-rotation");
+  add(sub->add_option("--bokeh-profile", f->p.bokeh_profile, "-1 a bright centre, 0 flat, 1 a bright rim")
+          ->check(CLI::Range(-1.0, 1.0)), "--bokeh-profile");
+  add(sub->add_option("--catadioptric", f->p.catadioptric, "A mirror lens's hole, a fraction of the radius")
+          ->check(CLI::Range(0.0, 0.8)), "--catadioptric");
+  add(sub->add_option("--aperture-image", f->aperture_image, "A built-in picture's name (none: the shape)"),
+      "--aperture-image");
+  add(sub->add_option("--chromatic", f->p.chromatic, "Axial chromatic aberration")->check(CLI::Range(-0.5, 0.5)),
+      "--chromatic");
+  add(sub->add_option("--cat-eye", f->cat_eye, "Cat-eye AMOUNT[,SCALE] (0: none)"), "--cat-eye");
+  add(sub->add_option("--grain", f->p.grain, "Grain")->check(CLI::Range(0.0, 4.0)), "--grain");
+  sub->callback([o, f, lens, &action] {
+    ParamOverlay& ov = o->lens;
+    ov.values = f->p;
+    try {
+      ov.values.aperture_image = f->aperture_image == "none" ? "" : io::use_aperture_image(f->aperture_image);
+      parse_cat_eye(f->cat_eye, ov.values);
+    } catch (const Error& e) {
+      throw CLI::ValidationError(e.what());
+    }
+    for (const auto& [opt, name] : lens)
+      if (opt->count() && *name) ov.give(name);
+    if (!f->lens.empty()) {
+      const LensPreset* l = find_lens_preset(f->lens);
+      if (!l) throw CLI::ValidationError("--lens: '" + f->lens + "' is not one of " + lens_preset_list());
+      ParamOverlay from;
+      l->apply(from.values);
+      for (const char* name : {"--aperture-shape", "--blades", "--blade-rotation", "--anamorphic", "--bokeh-profile",
+                               "--catadioptric", "--aperture-image", "--cat-eye"})
+        if (!ov.has(name)) from.give(name), ov.give(name);
+      ov.values = from.over(ov.values);
+    }
+    action = [o] { return run_quality(*o); };
+  });
 }
 
 }  // namespace satlab::cli

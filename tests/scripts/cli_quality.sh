@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # satlab quality on tiny ground-truth cases rendered on the fly by gen_scene --truth: the JSON's
 # structure, the crops, the equal-images path (PSNR "inf", SSIM 1), --modes, the depth sources and
-# refiners (--depth, --refine, --save-depth), and bad manifests (exit 1 with one line).
+# refiners (--depth, --refine, --save-depth), the lens flags over the cases' lenses, and bad manifests and
+# flags (exit 1 with one line).
 . "$(dirname "$0")/lib/common.sh"
 need_gen_scene
 need_python3 "to read the JSON and crops"
@@ -167,14 +168,40 @@ for s in ("stereo", "brush"):
 assert [r["depth_size"] for r in rows if r["depth"] == "phone"][0] == [10, 6]
 PY
 
+# The lens flags lay a lens over each case's: spread with cat-eye against the plain truth differs from plain
+# spread and skips the modes that cannot carry it (said once); 0 is the case's own lens again.
+lensq() {
+  "$bin" quality --cases "$tmp/cases.json" --backend cpu --runs 1 --modes spread,gather_box --json "$tmp/$1.json" \
+    "${@:2}" >"$tmp/$1.txt" 2>&1 || { cat "$tmp/$1.txt"; fail "quality $*"; }
+}
+lensq plain
+lensq eye --cat-eye 0.6
+lensq noeye --cat-eye 0
+lensq swirl --lens vintage-swirl --chromatic 0.1
+grep -q "skipped gather_box on the cases with an aperture profile, hole, picture or cat-eye" "$tmp/eye.txt" ||
+  fail "no skip said: $(cat "$tmp/eye.txt")"
+python3 - "$tmp" <<'PY' || fail "lens flags"
+import json, sys
+tmp = sys.argv[1]
+def scores(name):
+    return {(r["case"], r["mode"]): r["whole"]["psnr"] for r in json.load(open(f"{tmp}/{name}.json"))["rows"]}
+plain, eye, noeye, swirl = (scores(n) for n in ("plain", "eye", "noeye", "swirl"))
+assert noeye == plain, (noeye, plain)
+assert all(m == "spread" for _, m in eye) and len(eye) == 6, eye
+assert any(eye[k] != plain[k] for k in eye), "cat-eye changed nothing"
+assert any(swirl[k] != eye[k] for k in swirl), "the preset and chromatic changed nothing"
+print("ok: lens flags over the cases")
+PY
+
 # Bad input: one line on stderr, exit 1, nothing on stdout.
+# A flag's bad value is a usage error: want=2.
 bad() {
-  local what=$1
+  local want=${want:-1} what=$1
   shift
   local err rc
   err=$("$bin" quality --backend cpu --runs 1 "$@" 2>&1 >/dev/null)
   rc=$?
-  [ $rc -eq 1 ] || fail "$what: exit $rc (expected 1): $err"
+  [ $rc -eq "$want" ] || fail "$what: exit $rc (expected $want): $err"
   [ "$(printf '%s\n' "$err" | grep -vc '^satlab: note:')" -eq 1 ] || fail "$what: not one line: $err"
   echo "ok: $what: $err"
 }
@@ -195,4 +222,7 @@ bad "unknown depth source" --cases "$tmp/same.json" --depth exact,lidar
 bad "unknown refiner" --cases "$tmp/same.json" --refine none,magic
 bad "stereo without a right view" --cases "$tmp/same.json" --depth stereo
 bad "--save-depth without --images" --cases "$tmp/same.json" --save-depth
+bad "cat-eye beside a profile" --cases "$tmp/cases.json" --cat-eye 0.5 --bokeh-profile 0.5
+want=2 bad "a bad cat-eye" --cases "$tmp/cases.json" --cat-eye 0.5,1,2
+want=2 bad "an unknown lens" --cases "$tmp/cases.json" --lens nosuch
 echo "PASS"
