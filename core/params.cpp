@@ -95,7 +95,10 @@ void set_focus_range(Params& p, const FocusRange& r) {
   p.focus_ramp_near = r.near_inner - r.near_outer, p.focus_ramp_far = r.far_outer - r.far_inner;
 }
 
-void parse_cat_eye(const std::string& s, Params& p) {
+namespace {
+
+// The comma-separated finite numbers of s; `bad` (the form expected) for anything else.
+std::vector<float> parse_numbers(const std::string& s, const std::string& bad) {
   std::vector<float> v;
   size_t at = 0;
   while (at <= s.size()) {
@@ -103,27 +106,25 @@ void parse_cat_eye(const std::string& s, Params& p) {
     const std::string part = s.substr(at, end - at);
     char* stop = nullptr;
     const float x = std::strtof(part.c_str(), &stop);
-    if (part.empty() || *stop != '\0' || !std::isfinite(x) || v.size() == 2)
-      throw Error("--cat-eye: '" + s + "' is not AMOUNT or AMOUNT,SCALE");
+    if (part.empty() || *stop != '\0' || !std::isfinite(x)) throw Error(bad);
     v.push_back(x);
     at = end + 1;
   }
+  return v;
+}
+
+}  // namespace
+
+void parse_cat_eye(const std::string& s, Params& p) {
+  const std::string bad = "--cat-eye: '" + s + "' is not AMOUNT or AMOUNT,SCALE";
+  const std::vector<float> v = parse_numbers(s, bad);
+  if (v.size() > 2) throw Error(bad);
   p.cat_eye = v[0], p.cat_eye_scale = v.size() > 1 ? v[1] : 1.f;
 }
 
 FocusRange parse_focus_range(const std::string& s, float focus) {
-  std::vector<float> v;
-  size_t at = 0;
-  while (at <= s.size()) {
-    const size_t end = std::min(s.find(',', at), s.size());
-    const std::string part = s.substr(at, end - at);
-    char* stop = nullptr;
-    const float x = std::strtof(part.c_str(), &stop);
-    if (part.empty() || *stop != '\0' || !std::isfinite(x))
-      throw Error("--focus-range: '" + s + "' is not T or NO,NI,FI,FO (normalised depths)");
-    v.push_back(x);
-    at = end + 1;
-  }
+  const std::vector<float> v =
+      parse_numbers(s, "--focus-range: '" + s + "' is not T or NO,NI,FI,FO (normalised depths)");
   if (v.size() == 1) {
     if (!(v[0] >= 0.f && v[0] <= 1.f)) throw Error("--focus-range: T must be in [0, 1]");
     return {focus - v[0], focus - v[0], focus + v[0], focus + v[0]};

@@ -726,12 +726,7 @@ void add_quality_command(CLI::App& app, Action& action) {
     if (!f->lens.empty()) {
       const LensPreset* l = find_lens_preset(f->lens);
       if (!l) throw CLI::ValidationError("--lens: '" + f->lens + "' is not one of " + lens_preset_list());
-      ParamOverlay from;
-      l->apply(from.values);
-      for (const char* name : {"--aperture-shape", "--blades", "--blade-rotation", "--anamorphic", "--bokeh-profile",
-                               "--catadioptric", "--aperture-image", "--cat-eye"})
-        if (!ov.has(name)) from.give(name), ov.give(name);
-      ov.values = from.over(ov.values);
+      ov.take_lens(*l);
     }
     action = [o] { return run_quality(*o); };
   });

@@ -126,15 +126,7 @@ ParamOverlay filter_overlay(const CLI::App& app, const FilterOptions& o) {
   }
   for (const std::string& name : param_option_names())
     if (app.get_option(name)->count()) overlay.give(name);
-  if (const LensPreset* lens = find_lens_preset(o.lens)) {
-    // The preset's fields, but those given as flags beside it.
-    ParamOverlay from_lens;
-    lens->apply(from_lens.values);
-    for (const char* name : {"--aperture-shape", "--blades", "--blade-rotation", "--anamorphic", "--bokeh-profile",
-                             "--catadioptric", "--aperture-image", "--cat-eye"})
-      if (!overlay.has(name)) from_lens.give(name), overlay.give(name);
-    overlay.values = from_lens.over(overlay.values);
-  }
+  if (const LensPreset* lens = find_lens_preset(o.lens)) overlay.take_lens(*lens);
   return overlay;
 }
 

@@ -78,4 +78,13 @@ Params ParamOverlay::over(Params base) const {
   return base;
 }
 
+void ParamOverlay::take_lens(const LensPreset& l) {
+  ParamOverlay from;
+  l.apply(from.values);
+  for (const char* name : {"--aperture-shape", "--blades", "--blade-rotation", "--anamorphic", "--bokeh-profile",
+                           "--catadioptric", "--aperture-image", "--cat-eye"})
+    if (!has(name)) from.give(name), give(name);
+  values = from.over(values);
+}
+
 }  // namespace satlab

@@ -18,6 +18,9 @@ struct ParamOverlay {
   bool empty() const { return given.empty(); }
   // `base` with the given fields replaced.
   Params over(Params base) const;
+  // Lens preset l's fields (LensPreset::apply) for those of its options not given (the flags beside a
+  // --lens win), given from now on.
+  void take_lens(const LensPreset& l);
 };
 
 // The filter parameter options, each setting one Params field: --filter, --radius, --focus, ...
