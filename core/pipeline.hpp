@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/frame_stats.hpp"
 #include "core/highlights.hpp"
+#include "core/device_rgba.hpp"
 #include "core/image.hpp"
 #include "core/params.hpp"
 
@@ -104,6 +105,14 @@ class Pipeline {
   // was taken, and the caller gives set_image / set_depth an image instead. Errors as set_image/set_depth.
   virtual bool set_image_rows(const FrameRows& rows) {
     (void)rows;
+    return false;
+  }
+  // The image as RGBA8 in CUDA device memory (a frame decoded on the GPU), which must stay unchanged until
+  // this frame's run() returns. A backend that reads it there (the GPU backend: a copy on the device,
+  // timed as the upload) returns true; false, the default: the caller downloads it and gives set_image an
+  // image instead. Errors as set_image.
+  virtual bool set_image_device(const DeviceRGBA& image) {
+    (void)image;
     return false;
   }
   virtual bool set_depth_rows(const FrameRows& rows) {

@@ -1,5 +1,8 @@
 #include "core/yuv.hpp"
 
+#include <cmath>
+
+#include "core/error.hpp"
 #include "core/parallel.hpp"
 
 namespace satlab {
@@ -22,6 +25,65 @@ void rgba_to_yuv420(const ImageRGBA8& rgba, Yuv420& out, int threads) {
               }
             out.u[size_t(cy) * size_t(cw) + size_t(cx)] = yuv::chroma_b(r, g, b, n);
             out.v[size_t(cy) * size_t(cw) + size_t(cx)] = yuv::chroma_r(r, g, b, n);
+          }
+      },
+      threads);
+}
+
+namespace yuv {
+
+InCoeffs in_coeffs(Matrix m, bool full, int bits) {
+  if (bits < 8 || bits > 16) throw Error("yuv: " + std::to_string(bits) + " bits a sample (8..16)");
+  const double kr = m == Matrix::Bt709 ? 0.2126 : m == Matrix::Bt2020 ? 0.2627 : 0.299;
+  const double kb = m == Matrix::Bt709 ? 0.0722 : m == Matrix::Bt2020 ? 0.0593 : 0.114;
+  const double kg = 1.0 - kr - kb;
+  InCoeffs k;
+  k.bits = bits;
+  const int up = bits - 8;
+  const double max = double((1 << bits) - 1);
+  k.y_off = full ? 0 : 16 << up;
+  k.c_off = 1 << (bits - 1);
+  const double y_range = full ? max : double(219 << up), c_range = full ? max : double(224 << up);
+  const double s = 65536.0 * 255.0;
+  k.cy = int(std::lround(s / y_range));
+  k.crv = int(std::lround(s * 2.0 * (1.0 - kr) / c_range));
+  k.cbu = int(std::lround(s * 2.0 * (1.0 - kb) / c_range));
+  k.cgu = int(std::lround(s * 2.0 * kb * (1.0 - kb) / kg / c_range));
+  k.cgv = int(std::lround(s * 2.0 * kr * (1.0 - kr) / kg / c_range));
+  return k;
+}
+
+}  // namespace yuv
+
+void yuv420sp_to_rgba(const Yuv420SP& in, const yuv::InCoeffs& k, int rotation, ImageRGBA8& out, int threads) {
+  const int w = in.width, h = in.height, cw = in.chroma_width(), ch = in.chroma_height();
+  const bool side = rotation == 90 || rotation == 270;
+  const int ow = side ? h : w, oh = side ? w : h;
+  if (out.width != ow || out.height != oh) out = ImageRGBA8(ow, oh);
+  auto sample = [&](const uint8_t* row, int i) {
+    return in.bytes == 2 ? int(reinterpret_cast<const uint16_t*>(row)[i] >> in.shift) : int(row[i]);
+  };
+  parallel_for(
+      0, oh,
+      [&](long y0, long y1) {
+        for (int oy = int(y0); oy < int(y1); ++oy)
+          for (int ox = 0; ox < ow; ++ox) {
+            int x = 0, y = 0;
+            yuv::turned_source(rotation, ox, oy, w, h, &x, &y);
+            const yuv::AxisTaps h = yuv::axis_taps(x, cw, in.h_cosited), v = yuv::axis_taps(y, ch, in.v_cosited);
+            int c16[2];
+            for (int c = 0; c < 2; ++c) {
+              const uint8_t* plane = in.v && c == 1 ? in.v : in.uv;
+              const size_t pitch = in.v && c == 1 ? in.v_pitch : in.uv_pitch;
+              const int step = in.v ? 1 : 2, off = in.v ? 0 : c;
+              const uint8_t* ra = plane + size_t(v.a) * pitch;
+              const uint8_t* rb = plane + size_t(v.b) * pitch;
+              c16[c] = v.wa * (h.wa * sample(ra, step * h.a + off) + (4 - h.wa) * sample(ra, step * h.b + off)) +
+                       (4 - v.wa) * (h.wa * sample(rb, step * h.a + off) + (4 - h.wa) * sample(rb, step * h.b + off));
+            }
+            uint8_t* p = out.px(ox, oy);
+            yuv::to_rgb(k, sample(in.y + size_t(y) * in.y_pitch, x), c16[0], c16[1], p);
+            p[3] = 255;
           }
       },
       threads);

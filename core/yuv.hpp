@@ -42,4 +42,90 @@ struct Yuv420 {
 // `rgba` into `out` (made its size where it is not); rows split over `threads` (<= 0: all).
 void rgba_to_yuv420(const ImageRGBA8& rgba, Yuv420& out, int threads = 0);
 
+// The other way, for frames decoded on the GPU (NVDEC): semi-planar Y'CbCr 4:2:0 as the decoder leaves it
+// (a Y plane, then one plane of interleaved Cb Cr pairs at half the size; 1 byte a sample (NV12) or 2 with
+// the value in the high bits (P010, P016)) to full-range RGBA8 (alpha 255), turned as a display matrix
+// asks. Integer arithmetic in one source for the CPU reference and the GPU kernel (gpu/convert), which
+// agree bit for bit; FFmpeg's swscale (the CPU decoder's conversion) differs from it by its own rounding.
+// Chroma is sited as the stream says (Yuv420SP's h_cosited, v_cosited; H.264's and HEVC's default, MPEG-2's:
+// on the even columns, between the rows); each pixel's Cb and Cr are bilinear in it (weights in 1/16, edges
+// clamped).
+namespace yuv {
+
+enum class Matrix { Bt601, Bt709, Bt2020 };
+
+// The fixed-point conversion of one matrix, range and bit depth (made on the host, used as is on both sides).
+struct InCoeffs {
+  int bits = 8;         // bits a sample holds
+  int y_off = 16;       // black's Y'
+  int c_off = 128;      // the chroma zero
+  int cy = 0;           // 2^16 * 255 / Y' range
+  int crv = 0, cgu = 0, cgv = 0, cbu = 0;  // 2^16 * 255 * the matrix's chroma weights / chroma range
+};
+InCoeffs in_coeffs(Matrix m, bool full_range, int bits);
+
+// One channel from Y' and a chroma term (16 x the interpolated chroma's weighted sum, offset removed).
+SATLAB_HD uint8_t to_channel(int y_term, int c_term) {
+  const int v = (y_term + c_term + (1 << 19)) >> 20;
+  return uint8_t(v < 0 ? 0 : (v > 255 ? 255 : v));
+}
+// cb16, cr16: the chroma's weighted sums (weights summing to 16).
+SATLAB_HD void to_rgb(const InCoeffs& k, int y, int cb16, int cr16, uint8_t* rgb) {
+  const int yt = 16 * k.cy * (y - k.y_off), u = cb16 - 16 * k.c_off, v = cr16 - 16 * k.c_off;
+  rgb[0] = to_channel(yt, k.crv * v);
+  rgb[1] = to_channel(yt, -k.cgu * u - k.cgv * v);
+  rgb[2] = to_channel(yt, k.cbu * u);
+}
+
+// Source pixel of output pixel (x, y) of a w x h image turned counter-clockwise by deg (0, 90, 180, 270).
+SATLAB_HD void turned_source(int deg, int x, int y, int w, int h, int* sx, int* sy) {
+  *sx = x, *sy = y;
+  if (deg == 90) *sx = w - 1 - y, *sy = x;
+  if (deg == 180) *sx = w - 1 - x, *sy = h - 1 - y;
+  if (deg == 270) *sx = y, *sy = h - 1 - x;
+}
+
+// Along one axis, the two chroma samples (of n) that luma sample x lies between and the first one's weight
+// out of 4: sited on the even luma samples (`cosited`: 4 there, 2 and 2 between) or halfway between two (3
+// on the nearer, 1 on the other); edges clamped.
+struct AxisTaps {
+  int a, b, wa;
+};
+SATLAB_HD AxisTaps axis_taps(int x, int n, bool cosited) {
+  AxisTaps t;
+  t.a = x >> 1;
+  if (cosited) {
+    t.b = (x & 1) ? (t.a + 1 < n ? t.a + 1 : n - 1) : t.a;
+    t.wa = (x & 1) ? 2 : 4;
+  } else {
+    const int b = (x & 1) ? t.a + 1 : t.a - 1;
+    t.b = b < 0 ? 0 : (b >= n ? n - 1 : b);
+    t.wa = 3;
+  }
+  return t;
+}
+
+}  // namespace yuv
+
+// 4:2:0 planes in memory (host for the reference, device for the kernel): semi-planar (Cb Cr pairs in `uv`,
+// `v` null: NV12, P010, P016, as NVDEC leaves them) or planar (Cb in `uv`, Cr in `v`: FFmpeg's software
+// decoders' yuv420p and yuv420p10le).
+struct Yuv420SP {
+  const uint8_t* y = nullptr;
+  size_t y_pitch = 0;  // bytes
+  const uint8_t* uv = nullptr;
+  size_t uv_pitch = 0;
+  const uint8_t* v = nullptr;  // planar: the Cr plane (v_pitch apart); null: Cr follows each Cb in uv
+  size_t v_pitch = 0;
+  int width = 0, height = 0;  // luma, as stored (before turning)
+  int bytes = 1;              // a sample's bytes: 1, or 2 (little-endian)
+  int shift = 0;              // 2-byte samples: the value is the sample >> shift (P010: 6; yuv420p10le: 0)
+  bool h_cosited = true;      // chroma on the even columns (else halfway between two)
+  bool v_cosited = false;     // chroma on the even rows (else halfway between two)
+  SATLAB_HD int chroma_width() const { return (width + 1) / 2; }
+  SATLAB_HD int chroma_height() const { return (height + 1) / 2; }
+};
+// `in` into `out` (made its size, turned), rows split over `threads` (<= 0: all).
+void yuv420sp_to_rgba(const Yuv420SP& in, const yuv::InCoeffs& k, int rotation, ImageRGBA8& out, int threads = 0);
+
 }  // namespace satlab

@@ -10,6 +10,7 @@
 #include "gpu/select/select_gpu.hpp"
 #include "gpu/temporal/temporal_gpu.hpp"
 #include "gpu/convert/yuv_gpu.hpp"
+#include "gpu/convert/yuv_in_gpu.hpp"
 #include "gpu/verify.hpp"
 
 namespace satlab::gpu {
@@ -51,6 +52,12 @@ GpuYuv::GpuYuv() = default;
 GpuYuv::~GpuYuv() = default;
 void GpuYuv::read(const void*, void*, int, int, Yuv420&) { throw Error("built without CUDA"); }
 std::string check_yuv(int, int, uint64_t) { throw Error("built without CUDA"); }
+struct GpuFrameConverter::State {};
+GpuFrameConverter::GpuFrameConverter() { throw Error("built without CUDA"); }
+GpuFrameConverter::~GpuFrameConverter() = default;
+DeviceRGBA GpuFrameConverter::convert(const Yuv420SP&, const yuv::InCoeffs&, int) { throw Error("built without CUDA"); }
+void download(const DeviceRGBA&, ImageRGBA8&) { throw Error("built without CUDA"); }
+std::string check_yuv_in(int, int, int, int, yuv::Matrix, bool, int, bool, uint64_t) { throw Error("built without CUDA"); }
 
 std::unique_ptr<Pipeline> make_pipeline() { throw Error("built without CUDA"); }
 

@@ -163,6 +163,7 @@ class GpuPipeline final : public Pipeline {
   }
   ~GpuPipeline() override {
     cudaStreamSynchronize(stream_);  // no copy out of the pinned staging in flight as it is freed
+    if (device_copied_) cudaEventDestroy(device_copied_);
     cudaStreamDestroy(stream_);
   }
 
@@ -179,7 +180,20 @@ class GpuPipeline final : public Pipeline {
       throw;
     }
     image_rows_.clear();
+    release_device_image();
     new_image();
+  }
+
+  // Copied on the device in the next run() (the upload stage), from where the decoder left it.
+  bool set_image_device(const DeviceRGBA& image) override {
+    if (image.empty()) throw Error("empty image");
+    resize(image.width, image.height);
+    release_device_image();
+    if (!device_copied_) check(cudaEventCreateWithFlags(&device_copied_, cudaEventDisableTiming), "device image event");
+    image_device_ = image;  // held (its pool does not reuse it) until the copy is done
+    image_rows_.clear();
+    new_image();
+    return true;
   }
 
   // Uploaded in the next run() straight from the caller's rows (a 2D copy per stretch of evenly spaced
@@ -188,6 +202,7 @@ class GpuPipeline final : public Pipeline {
     if (rows.width <= 0 || rows.height <= 0) throw Error("empty image");
     resize(rows.width, rows.height);
     image_rows_ = row_runs(rows, size_t(rows.width) * 4);
+    release_device_image();
     new_image();
     return true;
   }
@@ -240,6 +255,13 @@ class GpuPipeline final : public Pipeline {
       runs.push_back({p, row_bytes, y, 1});
     }
     return runs;
+  }
+
+  // The last device image back to its pool once the stream has copied it.
+  void release_device_image() {
+    if (image_device_.empty()) return;
+    cudaEventSynchronize(device_copied_);
+    image_device_ = DeviceRGBA();
   }
 
   void new_image() {
@@ -379,9 +401,14 @@ class GpuPipeline final : public Pipeline {
     const size_t n = size_t(width_) * size_t(height_);
     const double dn = double(n);
     if (upload_pending_) {
-      stage(f, "upload", 4 * dn, [&] {
+      stage(f, "upload", (image_device_.empty() ? 4 : 8) * dn, [&] {
         const size_t pitch = size_t(width_) * 4;
-        if (image_rows_.empty())
+        if (!image_device_.empty()) {  // a frame decoded on the GPU: a copy on the device (read and write)
+          check(cudaMemcpy2DAsync(img_.p, pitch, image_device_.data, image_device_.pitch, pitch, size_t(height_),
+                                  cudaMemcpyDeviceToDevice, stream_),
+                "device image copy");
+          check(cudaEventRecord(device_copied_, stream_), "device image event");
+        } else if (image_rows_.empty())
           check(cudaMemcpyAsync(img_.p, staged_image_.p, n * 4, cudaMemcpyHostToDevice, stream_), "image upload");
         for (const RowRun& r : image_rows_)
           check(cudaMemcpy2DAsync(img_.as<uint8_t>() + size_t(r.y0) * pitch, pitch, r.p, r.stride, pitch,
@@ -723,6 +750,8 @@ class GpuPipeline final : public Pipeline {
   PinnedMemory staged_image_, staged_depth_, staged_result_;  // stage_in's and read_result's
   bool upload_pending_ = false;  // the next run() uploads staged_image_, or image_rows_ where any
   std::vector<RowRun> image_rows_;  // set_image_rows's rows, until this frame's run()
+  DeviceRGBA image_device_;         // set_image_device's image, until its copy is done (device_copied_)
+  cudaEvent_t device_copied_ = nullptr;
   ImageRGBA8 result_;
   ImageF depth_host_, coc_host_;
   bool has_depth_ = false, depth_valid_ = false, hist_valid_ = false, sat_valid_ = false, dirty_ = true;

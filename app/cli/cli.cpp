@@ -153,6 +153,9 @@ int run(int argc, char** argv) {
   app.add_flag("--sat-channels", gui.sat_channels, "SAT view per channel (RGB), not the luminance colour-mapped");
   app.add_flag("--sweep", gui.sweep, "Start with the focus sweeping near to far and back (key F)");
   app.add_flag("--play", gui.play, "A clip: start playing (key Space); the summary gives the playback rate");
+  app.add_option("--decoder", gui.decoder,
+                 "A video's decoder: auto (NVDEC into the GPU pipeline's memory on the GPU backend), cpu, nvdec")
+      ->check(CLI::IsMember({"auto", "cpu", "nvdec"}));
   app.add_option("--input-script", gui.input_script, "Keys and mouse events to feed at given frames (for tests)");
   app.add_option("--browse", gui.browse, "Start with the file browser open on this folder");
   app.add_option("--export-tile", gui.export_tile, "Tests: the app's export in tiles of at most this side, written by rows (as render --tile)")

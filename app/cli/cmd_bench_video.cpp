@@ -33,6 +33,7 @@
 #include "app/io/clip.hpp"
 #include "app/io/image_io.hpp"
 #include "app/ops/backend_choice.hpp"
+#include "app/ops/clip_decoder.hpp"
 #include "core/dof_modes.hpp"
 #include "core/error.hpp"
 #include "core/synthetic_depth.hpp"
@@ -48,6 +49,7 @@ double s_since(Clock::time_point t0) { return std::chrono::duration<double>(Cloc
 struct BenchVideoOptions {
   std::vector<std::string> sizes = {"1920x1080", "3840x2160"};
   std::vector<std::string> codecs = {"h264", "hevc"};
+  std::vector<std::string> decoders;  // empty: cpu, and nvdec too on a GPU backend
   int frames = 120;
   double fps = 60;
   std::string backend = "auto", mode, dir = std::filesystem::temp_directory_path().string(), json;
@@ -155,8 +157,11 @@ int run_bench_video(const BenchVideoOptions& o) {
   validate(p);
   std::printf("satlab bench video: %d frames a clip, %s%s\n", o.frames, gpu ? dev.name.c_str() : "CPU",
               gpu ? "" : " (no GPU backend)");
-  std::printf("%-10s %-5s %9s %9s %9s %9s | render: decode depth filter encode (ms/frame) | pipeline vs still\n",
-              "size", "codec", "decode/s", "transc/s", "synth/s", "dclip/s");
+  std::vector<std::string> decoders = o.decoders;
+  if (decoders.empty()) decoders = gpu ? std::vector<std::string>{"cpu", "nvdec"} : std::vector<std::string>{"cpu"};
+  for (const std::string& d : decoders) io::check_decoder(d);
+  std::printf("%-10s %-5s %-5s %9s %9s %9s %9s | render: decode depth filter encode (ms/frame) | pipeline vs still\n",
+              "size", "codec", "dec", "decode/s", "transc/s", "synth/s", "dclip/s");
   std::vector<std::string> made;
   for (const std::string& size : o.sizes) {
     int w = 0, h = 0;
@@ -171,44 +176,61 @@ int run_bench_video(const BenchVideoOptions& o) {
       make_clips(src, dsrc, w, h, o.frames, o.fps, source_codec(codec));
       io::ClipSpec spec;
       spec.codec = codec;
-      // Decode alone (satlab's reader: FFmpeg's decoder and the conversion to RGBA).
-      auto t0 = Clock::now();
-      long long decoded = 0;
-      {
-        auto r = io::read_ahead(io::open_clip(src));
-        for (io::ClipFrame f; r->next(f);) ++decoded;
-      }
-      const double decode_fps = double(decoded) / s_since(t0);
       // Transcode alone (FFmpeg's libraries, no conversion).
-      t0 = Clock::now();
+      auto t0 = Clock::now();
       const long long transcoded = io::transcode_clip(src, tout, spec);
       const double transcode_fps = double(transcoded) / s_since(t0);
-      // The render with synthetic depth, and with the depth clip.
-      ClipStats syn, dcl;
-      ClipRequest r;
-      r.input = src, r.output = rout, r.backend = o.backend, r.codec = codec, r.stats = &syn;
-      r.synthetic.mode = SyntheticDepth::Mode::Radial;
-      render_clip(r, p);
-      r.output = dout, r.depth = dsrc, r.stats = &dcl;
-      render_clip(r, p);
-      const double synth_fps = syn.frames / (syn.wall_ms / 1000.0), dclip_fps = dcl.frames / (dcl.wall_ms / 1000.0);
-      const double n = double(syn.frames);
-      const double pipe_ms = syn.warm ? syn.pipeline_ms / double(syn.warm) : 0;
-      std::printf("%-10s %-5s %9.1f %9.1f %9.1f %9.1f | %.2f %.2f %.2f %.2f | %.3f / %.3f ms = %.2fx; render/transcode %.2f\n",
-                  size.c_str(), codec.c_str(), decode_fps, transcode_fps, synth_fps, dclip_fps, syn.decode_ms / n,
-                  syn.depth_ms / n, syn.filter_ms / n, syn.encode_ms / n, pipe_ms, still_ms,
-                  still_ms > 0 ? pipe_ms / still_ms : 0.0, synth_fps / transcode_fps);
-      std::fflush(stdout);
-      out["rows"].push_back({{"size", size},
-                             {"codec", codec},
-                             {"decode_fps", decode_fps},
-                             {"transcode_fps", transcode_fps},
-                             {"render_synthetic", stats_json(syn)},
-                             {"render_depth_clip", stats_json(dcl)},
-                             {"still_pipeline_warm_ms", still_ms},
-                             {"pipeline_over_still", still_ms > 0 ? pipe_ms / still_ms : 0.0},
-                             {"render_over_transcode", synth_fps / transcode_fps},
-                             {"render_depth_clip_over_transcode", dclip_fps / transcode_fps}});
+      for (const std::string& decoder : decoders) {
+        // Decode alone (satlab's reader: FFmpeg's decoder and the conversion to RGBA, on the host or, with
+        // NVDEC, on the device).
+        t0 = Clock::now();
+        long long decoded = 0;
+        std::string used = "cpu";
+        {
+          auto r = io::read_ahead(io::open_clip(src, false, 24.0, clip_decoder(decoder, gpu)));
+          used = r->info().decoder;
+          for (io::ClipFrame f; r->next(f);) ++decoded;
+        }
+        const double decode_fps = double(decoded) / s_since(t0);
+        // The render with synthetic depth, and (CPU decoder) with the depth clip, whose refine reads the
+        // frames on the host.
+        ClipStats syn, dcl;
+        ClipRequest r;
+        r.input = src, r.output = rout, r.backend = o.backend, r.codec = codec, r.stats = &syn, r.decoder = decoder;
+        r.synthetic.mode = SyntheticDepth::Mode::Radial;
+        render_clip(r, p);
+        const bool with_dclip = decoder == "cpu";
+        if (with_dclip) {
+          r.output = dout, r.depth = dsrc, r.stats = &dcl;
+          render_clip(r, p);
+        }
+        const double synth_fps = syn.frames / (syn.wall_ms / 1000.0);
+        const double dclip_fps = with_dclip ? dcl.frames / (dcl.wall_ms / 1000.0) : 0.0;
+        const double n = double(syn.frames);
+        const double pipe_ms = syn.warm ? syn.pipeline_ms / double(syn.warm) : 0;
+        char dclip[32] = "-";
+        if (with_dclip) std::snprintf(dclip, sizeof(dclip), "%.1f", dclip_fps);
+        std::printf("%-10s %-5s %-5s %9.1f %9.1f %9.1f %9s | %.2f %.2f %.2f %.2f | %.3f / %.3f ms = %.2fx; render/transcode %.2f\n",
+                    size.c_str(), codec.c_str(), used.c_str(), decode_fps, transcode_fps, synth_fps,
+                    dclip, syn.decode_ms / n,
+                    syn.depth_ms / n, syn.filter_ms / n, syn.encode_ms / n, pipe_ms, still_ms,
+                    still_ms > 0 ? pipe_ms / still_ms : 0.0, synth_fps / transcode_fps);
+        std::fflush(stdout);
+        nlohmann::json row = {{"size", size},
+                              {"codec", codec},
+                              {"decoder", used},
+                              {"decode_fps", decode_fps},
+                              {"transcode_fps", transcode_fps},
+                              {"render_synthetic", stats_json(syn)},
+                              {"still_pipeline_warm_ms", still_ms},
+                              {"pipeline_over_still", still_ms > 0 ? pipe_ms / still_ms : 0.0},
+                              {"render_over_transcode", synth_fps / transcode_fps}};
+        if (with_dclip) {
+          row["render_depth_clip"] = stats_json(dcl);
+          row["render_depth_clip_over_transcode"] = dclip_fps / transcode_fps;
+        }
+        out["rows"].push_back(row);
+      }
       if (!o.keep)
         for (const std::string& f : {tout, rout, dout}) std::filesystem::remove(f);
     }
@@ -253,6 +275,9 @@ void add_bench_video_command(CLI::App& app, Action& action) {
   auto o = std::make_shared<BenchVideoOptions>();
   sub->add_option("--sizes", o->sizes, "Frame sizes WxH")->delimiter(',');
   sub->add_option("--codecs", o->codecs, "Encoders: h264, hevc, vp9, ffv1, h264_nvenc, hevc_nvenc")->delimiter(',');
+  sub->add_option("--decoders", o->decoders, "Video decoders: cpu, nvdec (default: both on a GPU backend)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"cpu", "nvdec", "auto"}));
   sub->add_option("--frames", o->frames, "Frames a clip")->check(CLI::Range(8, 100000));
   sub->add_option("--fps", o->fps, "The generated clips' frame rate")->check(CLI::Range(1.0, 1000.0));
   sub->add_option("--backend", o->backend, "Pipeline backend")->check(CLI::IsMember({"auto", "cpu", "gpu"}));

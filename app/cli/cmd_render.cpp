@@ -64,6 +64,7 @@ struct RenderOptions {
   // Clips (a video or a sequence pattern in and out: render_clip.hpp).
   std::string keys, frames, codec, temporal = "auto", right, stereo, z_channel;
   bool skip_bad_frames = false;
+  std::string decoder = "auto";
   double fps = 24.0;
   int quality = 18;
   std::vector<ParamKey> preset_keys;
@@ -308,13 +309,15 @@ int run_render(RenderOptions o) {
     r.input = o.inputs[0], r.output = o.out, r.depth = o.depth, r.synthetic = synthetic, r.refine = o.refine;
     r.backend = o.backend, r.algorithms = o.algorithms, r.fps = o.fps, r.codec = o.codec, r.quality = o.quality;
     r.temporal = o.temporal, r.right = o.right, r.stereo = o.stereo, r.skip_bad_frames = o.skip_bad_frames;
+    r.decoder = o.decoder;
     r.keys = o.keys.empty() ? o.preset_keys : io::load_keys(o.keys);
     if (!o.frames.empty()) parse_frame_range(o.frames, &r.first, &r.last);
     std::printf("wrote %s %s\n", o.out.c_str(), render_clip(r, p).c_str());
     return 0;
   }
-  if (!o.keys.empty() || !o.frames.empty() || !o.right.empty() || !o.stereo.empty() || o.skip_bad_frames)
-    throw Error("--keys, --frames, --right, --stereo and --skip-bad-frames are for clips (a video or a sequence "
+  if (!o.keys.empty() || !o.frames.empty() || !o.right.empty() || !o.stereo.empty() || o.skip_bad_frames ||
+      o.decoder != "auto")
+    throw Error("--keys, --frames, --right, --stereo, --skip-bad-frames and --decoder are for clips (a video or a sequence "
                 "pattern; a still pair: satlab depth stereo)");
   // No decoder allocates past the budget (a progressive JPEG's coefficients): a file that cannot fit is
   // refused, never decoded into swap.
@@ -453,6 +456,10 @@ void add_render_command(CLI::App& app, Action& action) {
                   "OpenEXR: the channel depth is read from (default: Z, else depth); an EXR with one gives its own depth");
   sub->add_flag("--skip-bad-frames", o->skip_bad_frames,
                 "Clips: a frame that does not decode repeats the last good one (the summary says how many)");
+  sub->add_option("--decoder", o->decoder,
+                  "Clips: the video decoder: auto (NVDEC into the GPU pipeline's memory where the frames need not "
+                  "come to the host), cpu, nvdec")
+      ->check(CLI::IsMember({"auto", "cpu", "nvdec"}));
   sub->add_option("--compression", o->compression, "TIFF output: deflate, or none (faster to write and read)")
       ->check(CLI::IsMember({"deflate", "none"}));
   sub->callback([o, sub, &action] {

@@ -15,6 +15,7 @@
 
 #include "app/cli/progress.hpp"
 #include "app/io/clip.hpp"
+#include "app/ops/clip_decoder.hpp"
 #include "app/io/exr.hpp"
 #include "app/io/image_io.hpp"
 #include "app/io/output_names.hpp"
@@ -206,8 +207,17 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
     throw Error("--stereo: '" + r.stereo + "' is not a layout (sbs: side by side, tb: top and bottom)");
   if (int(!r.stereo.empty()) + int(!r.right.empty()) + int(!r.depth.empty()) > 1)
     throw Error("--depth, --right and --stereo each give the depth: name one");
-  std::unique_ptr<io::ClipReader> in = io::read_ahead(io::open_clip(r.input, false, r.fps));
+  std::string backend_note;
+  std::unique_ptr<Pipeline> pipe = make_backend(r.backend, &backend_note);
+  if (!backend_note.empty()) std::fprintf(stderr, "satlab: note: %s\n", backend_note.c_str());
+  const bool gpu_pipe = pipe->backend_name().rfind("cpu", 0) != 0;
+  // Frames the host reads (a stereo pair's views, a depth clip's refine, the frame kept for a bad one).
+  const bool host_frames = !r.stereo.empty() || !r.right.empty() || r.skip_bad_frames ||
+                           (base.filter == FilterKind::Dof && !r.depth.empty() && io::is_clip_path(r.depth));
+  std::unique_ptr<io::ClipReader> in =
+      io::read_ahead(io::open_clip(r.input, false, r.fps, clip_decoder(r.decoder, gpu_pipe, host_frames)));
   const io::ClipInfo info = in->info();
+  if (!info.decoder_note.empty()) std::fprintf(stderr, "satlab: note: %s: %s\n", r.input.c_str(), info.decoder_note.c_str());
   const Timeline timeline(r.keys);
   const bool dof = base.filter == FilterKind::Dof;
   const bool stereo = dof && (!r.stereo.empty() || !r.right.empty());
@@ -253,9 +263,6 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
     if (!moving_synthetic) still_depth = make_synthetic_depth(r.synthetic, width, height);
     depth_from = "synthetic depth " + to_spec(r.synthetic) + (moving_synthetic ? " moved by the keys" : "");
   }
-  std::string backend_note;
-  std::unique_ptr<Pipeline> pipe = make_backend(r.backend, &backend_note);
-  if (!backend_note.empty()) std::fprintf(stderr, "satlab: note: %s\n", backend_note.c_str());
   pipe->set_algorithms(r.algorithms);
   io::ClipSpec spec;
   spec.width = width, spec.height = height;
@@ -278,7 +285,7 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
   bool filtering = r.temporal != "auto" && parse_temporal(r.temporal, &tp);
   TemporalFilter temporal(tp);
   // On the GPU backend the filter runs there too (bit for bit the CPU's: gpu/temporal).
-  const bool gpu_temporal = pipe->backend_name().rfind("cpu", 0) != 0;
+  const bool gpu_temporal = gpu_pipe;
   gpu::GpuTemporalFilter temporal_gpu(tp);
   StereoParams sp;
   sp.disparities = default_disparities(width);
@@ -326,10 +333,12 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
       ++written, ++replaced;
       continue;
     }
-    if (r.skip_bad_frames) last_good = frame.image;
+    if (r.skip_bad_frames) last_good = host_image(frame);
     t0 = Clock::now();
     ImageRGBA8 view;  // the left view of a packed stereo frame
     if (!r.stereo.empty()) {
+      host_image(frame);
+      frame.device = DeviceRGBA();  // the frame becomes its left view
       ImageRGBA8 second(width, height);
       view = ImageRGBA8(width, height);
       for (int y = 0; y < height; ++y) {
@@ -345,7 +354,7 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
     ImageF depth;                  // a depth clip's or the stereo pair's frame, refined
     const ImageF* used = &depth;   // the depth this frame takes
     if (stereo) {
-      const StereoResult m = match_stereo(frame.image, rframe.image, sp, r.backend);
+      const StereoResult m = match_stereo(host_image(frame), host_image(rframe), sp, r.backend);
       RefinedDepth rd = refine_disparity(frame.image, m, r.refine, r.backend);
       refiner = rd.refiner;
       depth = disparity_depth(rd.depth);
@@ -359,7 +368,7 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
         have_dnext = false;
       }
       if (dframe.depth.empty()) throw Error(depth_source + ": no depth frame for frame " + std::to_string(frame.index));
-      RefinedDepth rd = refine_for_image(frame.image, dframe.depth, nullptr, r.refine, origin, r.backend);
+      RefinedDepth rd = refine_for_image(host_image(frame), dframe.depth, nullptr, r.refine, origin, r.backend);
       refiner = rd.refiner;
       depth = std::move(rd.depth);
       if (r.temporal == "auto" && written == 0) filtering = refiner != "none";
@@ -367,22 +376,22 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
       depth = make_synthetic_depth(timeline.synthetic_at(r.synthetic, frame.time), width, height);
     } else if (!still_depth.empty()) {
       if (refined_still.empty()) {
-        RefinedDepth rd = refine_for_image(frame.image, still_depth, nullptr, r.refine, origin, r.backend);
+        RefinedDepth rd = refine_for_image(host_image(frame), still_depth, nullptr, r.refine, origin, r.backend);
         refiner = rd.refiner;
         refined_still = std::move(rd.depth);
       }
       used = &refined_still;  // no copy a frame
     }
     if (filtering && (stereo || depth_clip)) {
-      if (gpu_temporal) temporal_gpu.apply(depth, frame.image);
-      else temporal.apply(depth, frame.image);
+      if (gpu_temporal) temporal_gpu.apply(depth, host_image(frame));
+      else temporal.apply(depth, host_image(frame));
     }
     st.depth += ms_since(t0);
     t0 = Clock::now();
     // Focus points read this frame's depth.
     Params p = timeline.empty() ? base : timeline.at(base, frame.time, used->empty() ? nullptr : used);
     if (stereo) p.disparity = true;
-    pipe->set_image(frame.image);
+    if (frame.device.empty() || !pipe->set_image_device(frame.device)) pipe->set_image(host_image(frame));
     // A depth that is the same every frame is given once: the backend keeps it (and, on the GPU, its
     // normalisation) across images.
     if (!used->empty() && (used != &refined_still || !still_given)) pipe->set_depth(*used), still_given = used == &refined_still;

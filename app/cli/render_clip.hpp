@@ -49,6 +49,9 @@ struct ClipRequest {
   std::string right;              // the right views: a clip of as many frames (depth from stereo)
   std::string stereo;             // "sbs" | "tb": each frame holds both views, left (top) first; "": no
   bool skip_bad_frames = false;   // a frame that does not decode repeats the last good one (counted)
+  // The video decoder (app/ops/clip_decoder.hpp): auto (NVDEC into the GPU pipeline where the frames need
+  // not come to the host), cpu, nvdec.
+  std::string decoder = "auto";
   // The app's export: polled between frames (set: the render stops, leaving nothing), and told of every
   // frame written (frames done, frames in all or -1 where unknown).
   const std::atomic<bool>* cancel = nullptr;

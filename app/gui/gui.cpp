@@ -73,6 +73,7 @@ void report_ended_export(AppState& s) {
 
 // Opens what the command line named; a bad file is reported and the bundled scene opens instead.
 void open_initial(AppState& s, Session& session, Playback& playback, const Options& o) {
+  s.clip.decoder = o.decoder;
   try {
     if (is_clip_request(o.image_path)) return playback.open(s, session, o.image_path, o.depth_path);
     session.open(s, o.image_path, o.depth_path);
@@ -307,9 +308,10 @@ int run(const Options& o) {
                 s.clip.index, s.clip.time, s.clip.shown, s.clip.keys.keys().size(),
                 s.clip.note.empty() ? "" : "; ", s.clip.note.c_str());
     if (s.clip.played > 0 && s.clip.played_s > 0)  // frames shown while playing over the wall time they took
-      std::printf("satlab: clip playback: %lld frame intervals in %.3f s, %.1f frames/s (the clip's rate %.3g; %s)\n",
+      std::printf("satlab: clip playback: %lld frame intervals in %.3f s, %.1f frames/s (the clip's rate %.3g; %s; "
+                  "decoder %s)\n",
                   s.clip.played, s.clip.played_s, double(s.clip.played) / s.clip.played_s, s.clip.info.fps,
-                  s.backend_name.c_str());
+                  s.backend_name.c_str(), s.clip.info.decoder.c_str());
     for (const ParamKey& k : s.clip.keys.keys())
       std::printf("satlab: clip key %.3f s: focus %.4f aperture %.2f\n", k.time, double(k.focus), double(k.aperture));
   }

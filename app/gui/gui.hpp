@@ -32,6 +32,7 @@ struct Options {
   bool sat_channels = false;     // SAT view per channel (RGB), not the luminance through a colour map
   bool sweep = false;            // start the focus sweep (key F)
   bool play = false;             // a clip: start playing (key Space)
+  std::string decoder = "auto";  // a video's decoder: auto (NVDEC with the GPU backend), cpu, nvdec
   std::string input_script;      // keys and mouse events to feed at given frames (input_script.hpp)
   std::string browse;            // non-empty: start with the file browser open on this folder
   bool continuous = false;       // run the pipeline every frame, not only when something changes

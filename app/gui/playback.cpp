@@ -13,6 +13,7 @@
 #include "app/io/exr.hpp"
 #include "app/io/image_io.hpp"
 #include "app/io/output_names.hpp"
+#include "app/ops/clip_decoder.hpp"
 #include "core/error.hpp"
 
 namespace satlab::gui {
@@ -45,7 +46,11 @@ bool is_clip_request(const std::string& path) {
 }
 
 void Playback::open(AppState& s, Session& session, const std::string& path, const std::string& depth_path) {
-  std::unique_ptr<io::ClipReader> reader = io::read_ahead(io::open_clip(path, false));
+  // NVDEC where the pipeline is on the GPU: it reads the frame where the decoder left it, and the frame comes
+  // to the host on the reading thread (the session keeps its pixels).
+  const bool gpu = s.backend_name.rfind("gpu", 0) == 0;
+  std::unique_ptr<io::ClipReader> reader =
+      io::read_ahead(io::open_clip(path, false, 24.0, clip_decoder(s.clip.decoder, gpu, false, true)));
   std::unique_ptr<io::ClipReader> depth;
   ImageF still;  // one depth map for every frame
   if (depth_path.empty() && !reader->info().first_file.empty() && io::exr_has_depth(reader->info().first_file))
@@ -76,7 +81,7 @@ void Playback::open(AppState& s, Session& session, const std::string& path, cons
   c.index = first.index, c.time = first.time;
   c.playing = false, c.step = 0, c.seek = -1, c.toggle = c.set_key = c.delete_key = false;
   c.shown = 1, c.rate_fps = 0, c.decode_ms = c.frame_in_ms = 0, c.played = 0, c.played_s = 0;
-  c.note.clear();
+  c.note = c.info.decoder_note;
   apply_keys(s, session);
 }
 
@@ -112,7 +117,7 @@ void Playback::show_frame(AppState& s, Session& session) {
     if (depth_frame_.depth.empty()) throw Error(c.depth_path + ": no depth frame for frame " + std::to_string(frame.index));
     raw = depth_frame_.depth;
   }
-  session.set_frame(s, frame.image, std::move(raw));
+  session.set_frame(s, frame.image, std::move(raw), &frame.device);
   c.frame_in_ms = ms_since(t0);
   // Host work of the main thread for this frame, in the display's rows: the wait for the decoder (ahead on
   // its own thread) and handing the frame (and its depth) to the session.
@@ -304,7 +309,8 @@ float draw_timeline(AppState& s, float x, float bottom, float width) {
     if (c.playing && c.rate_fps > 0)
       ImGui::Text("  playing %.1f fps (the clip's %.3g)", c.rate_fps, c.info.fps);
     else
-      ImGui::Text("  %.3g fps, %s", c.info.fps, c.info.codec.c_str());
+      ImGui::Text("  %.3g fps, %s, decoded %s", c.info.fps, c.info.codec.c_str(),
+                  c.info.decoder == "nvdec" ? "by NVDEC on the GPU" : "on the CPU");
     ImGui::SameLine();
     if (ImGui::Button("Key")) c.set_key = true;
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("set a key at the playhead from the sliders (K); Ctrl+K deletes it");

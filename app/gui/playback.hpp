@@ -38,6 +38,7 @@ struct ClipState {
   std::string path;        // the clip
   std::string depth_path;  // its depth clip, matched by time ("": the session's depth: synthetic or one map)
   io::ClipInfo info;
+  std::string decoder = "auto";  // asked for (--decoder): auto, cpu, nvdec; info.decoder says which decodes
   long long index = -1;    // the frame shown
   double time = 0;         // its time in seconds
   bool playing = false;

@@ -40,7 +40,7 @@ class Session {
   // stay; the pipeline is given the new image (and `raw`, where not empty: the frame's own depth, refined
   // as the depth section says). `frame` gets the image it replaces back, for the decoder to decode into
   // again. Throws satlab::Error for a frame of another size.
-  void set_frame(AppState& s, ImageRGBA8& frame, ImageF raw);
+  void set_frame(AppState& s, ImageRGBA8& frame, ImageF raw, const DeviceRGBA* device = nullptr);
   // Regenerates the synthetic depth map from s.synthetic where no depth map file is open.
   void apply_synthetic_depth(AppState& s);  // throws satlab::Error
   void set_backend(AppState& s);                                // throws satlab::Error

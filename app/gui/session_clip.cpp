@@ -38,12 +38,13 @@ void Session::open_clip(AppState& s, const std::string& name, ImageRGBA8 first, 
   opened_at_ = opened, first_view_pending_ = true;
 }
 
-void Session::set_frame(AppState& s, ImageRGBA8& frame, ImageF raw) {
+void Session::set_frame(AppState& s, ImageRGBA8& frame, ImageF raw, const DeviceRGBA* device) {
   if (frame.width != image_.width || frame.height != image_.height)
     throw Error("a frame of " + std::to_string(frame.width) + "x" + std::to_string(frame.height) + " in a clip of " +
                 std::to_string(image_.width) + "x" + std::to_string(image_.height));
   if (large_.factor) throw Error("a clip's frame cannot replace an image open as an overview");
-  full(s).set_image(frame);
+  // A frame NVDEC decoded: the GPU pipeline reads it on the device (no upload); else the host image.
+  if (!device || device->empty() || !full(s).set_image_device(*device)) full(s).set_image(frame);
   std::swap(image_, frame);
   ++image_inputs_, ++inputs_, ++generation_;
   ++s.image_generation;

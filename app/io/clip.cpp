@@ -16,11 +16,13 @@
 #include <regex>
 #include <thread>
 #include <unistd.h>
+#include <utility>
 
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/display.h>
+#include <libavutil/hwcontext.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
@@ -50,6 +52,10 @@ std::string time_text(double t) {
   return b;
 }
 
+// AV_CUDA_USE_PRIMARY_CONTEXT of libavutil/hwcontext_cuda.h (which needs CUDA's cuda.h, and this library
+// builds without CUDA): FFmpeg's CUDA device on the primary context, the CUDA runtime's.
+constexpr int kCudaUsePrimaryContext = 1 << 0;
+
 // FFmpeg's libraries (Debian 12: libavformat59, libavcodec59, libavutil57, libswscale6), opened once.
 struct Av {
   DynLib util{"libavutil.so.57"}, codec{"libavcodec.so.59"}, format{"libavformat.so.59"}, scale{"libswscale.so.6"};
@@ -58,7 +64,8 @@ struct Av {
   X(util, av_frame_alloc) X(util, av_frame_free) X(util, av_frame_get_buffer) X(util, av_strerror)              \
   X(util, av_frame_make_writable)              \
   X(util, av_display_rotation_get) X(util, av_log_set_level) X(util, av_opt_set) X(util, av_dict_set)           \
-  X(util, av_dict_free) X(util, av_pix_fmt_desc_get)                                                            \
+  X(util, av_dict_free) X(util, av_pix_fmt_desc_get) X(util, av_hwdevice_ctx_create) X(util, av_buffer_ref)     \
+  X(util, av_buffer_unref) X(util, av_get_pix_fmt_name) X(codec, avcodec_get_hw_config)                          \
   X(codec, avcodec_find_decoder) X(codec, avcodec_find_encoder_by_name) X(codec, avcodec_alloc_context3)         \
   X(codec, avcodec_free_context) X(codec, avcodec_parameters_to_context)                                        \
   X(codec, avcodec_parameters_from_context) X(codec, avcodec_open2) X(codec, avcodec_send_packet)               \
@@ -71,7 +78,7 @@ struct Av {
   X(format, av_interleaved_write_frame) X(format, av_write_trailer) X(format, avformat_free_context)            \
   X(format, av_stream_get_side_data) X(format, av_seek_frame) X(format, avformat_query_codec)                                                                             \
   X(scale, sws_getContext) X(scale, sws_scale) X(scale, sws_freeContext) X(scale, sws_setColorspaceDetails)     \
-  X(scale, sws_getCoefficients)
+  X(scale, sws_getCoefficients) X(scale, sws_alloc_context) X(scale, sws_init_context) X(util, av_opt_set_int)
   SATLAB_AV_FUNCTIONS(SATLAB_AV)
 #undef SATLAB_AV
   std::string error;
@@ -112,15 +119,26 @@ const Av& av() {
 // are whole; the chroma of a band's edge rows is interpolated within the band.
 class BandScaler {
  public:
+  // chroma_pos: the source's chroma siting for swscale (src_h_chr_pos, src_v_chr_pos in 1/256 of a luma
+  // sample; -513 each: swscale's own default, centred).
   BandScaler(const Av& a, int w, int h, AVPixelFormat from, AVPixelFormat to, int flags,
-             const std::function<void(SwsContext*)>& setup)
+             const std::function<void(SwsContext*)>& setup, std::pair<int, int> chroma_pos = {-513, -513})
       : a_(a), from_(from), to_(to) {
     const int threads = int(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
     const int bands = std::max(1, std::min(threads, h / 64));
     const int step = (h / bands + 15) / 16 * 16;
     for (int y = 0; y < h; y += step) {
       const int rows = std::min(step, h - y);
-      SwsContext* c = a_.sws_getContext(w, rows, from, w, rows, to, flags, nullptr, nullptr, nullptr);
+      SwsContext* c = a_.sws_alloc_context();
+      if (c) {
+        const std::pair<const char*, int64_t> opts[] = {{"srcw", w}, {"srch", rows}, {"src_format", from},
+                                                       {"dstw", w}, {"dsth", rows}, {"dst_format", to},
+                                                       {"sws_flags", flags}, {"src_h_chr_pos", chroma_pos.first},
+                                                       {"src_v_chr_pos", chroma_pos.second}};
+        bool ok = true;
+        for (const auto& o : opts) ok = ok && a_.av_opt_set_int(c, o.first, o.second, 0) >= 0;
+        if (!ok || a_.sws_init_context(c, nullptr, nullptr) < 0) a_.sws_freeContext(c), c = nullptr;
+      }
       if (!c) {
         release();
         throw Error("cannot convert pixel format " + std::to_string(int(from)) + " to " + std::to_string(int(to)));
@@ -204,7 +222,8 @@ ImageF rotated(const ImageF& in, int deg) {
 
 class VideoReader final : public ClipReader {
  public:
-  VideoReader(const std::string& path, bool depth) : a_(av()), path_(path), depth_(depth) {
+  VideoReader(const std::string& path, bool depth, const ClipOptions& options = {})
+      : a_(av()), path_(path), depth_(depth), options_(options) {
     try {
       open();
     } catch (...) {
@@ -230,6 +249,9 @@ class VideoReader final : public ClipReader {
     if (!ctx_ || a_.avcodec_parameters_to_context(ctx_, st->codecpar) < 0) throw Error(path + ": out of memory");
     ctx_->thread_count = 0;  // FFmpeg's own frame and slice threads
     ctx_->pkt_timebase = st->time_base;
+    const bool want_gpu = !depth_ && options_.decoder != "cpu";
+    std::string why_not;  // why NVDEC is not used where it was asked for
+    if (want_gpu) why_not = setup_nvdec(dec);
     if (int r = a_.avcodec_open2(ctx_, dec, nullptr); r < 0)
       throw Error(path + ": cannot open the " + dec->name + " decoder (" + a_.what(r) + ")");
     size_t n = 0;
@@ -256,18 +278,76 @@ class VideoReader final : public ClipReader {
     start_ = st->start_time != AV_NOPTS_VALUE ? st->start_time : 0;
     if (st->duration > 0) info_.duration = double(st->duration) * tb_;
     else if (fmt_->duration > 0) info_.duration = double(fmt_->duration) / AV_TIME_BASE;
+    if (want_gpu && why_not.empty()) {
+      // FFmpeg falls back to its CPU decoder where the card's cannot open (the codec's profile, the size,
+      // no libnvcuvid): the first frame says which one decodes.
+      try {
+        peeked_ = decode();
+      } catch (const Error& e) {
+        why_not = e.what();
+      }
+      if (peeked_ && frame_->format == AV_PIX_FMT_CUDA) info_.decoder = "nvdec";
+      else if (why_not.empty()) why_not = peeked_ ? "FFmpeg's NVDEC path did not open for this stream (SATLAB_FFMPEG_LOG=1 says why)" : "no frame decoded";
+    }
+    if (want_gpu && info_.decoder != "nvdec") {
+      if (options_.decoder == "nvdec") throw Error(path + ": NVDEC: " + why_not);
+      info_.decoder_note = "decoded on the CPU: NVDEC " + why_not;
+    }
   }
+
+  // Sets the decoder up for NVDEC (FFmpeg's CUDA frames on the CUDA runtime's primary context, so that
+  // their device pointers are the pipeline's); "" where it did, else why not.
+  std::string setup_nvdec(const AVCodec* dec) {
+    if (!options_.to_device) return "is not available in this build (no CUDA)";
+    bool cuda = false;
+    for (int i = 0;; ++i) {
+      const AVCodecHWConfig* c = a_.avcodec_get_hw_config(dec, i);
+      if (!c) break;
+      cuda = cuda || (c->device_type == AV_HWDEVICE_TYPE_CUDA && (c->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX));
+    }
+    if (!cuda) return std::string("has no path for the ") + dec->name + " decoder";
+    const AVPixelFormat f = ctx_->pix_fmt;
+    if (f != AV_PIX_FMT_YUV420P && f != AV_PIX_FMT_YUVJ420P && f != AV_PIX_FMT_YUV420P10LE && f != AV_PIX_FMT_YUV420P12LE) {
+      const char* n = a_.av_get_pix_fmt_name(f);
+      return std::string("is used for 4:2:0 only, and the stream is ") + (n ? n : "of an unknown pixel format");
+    }
+    if (int r = a_.av_hwdevice_ctx_create(&hw_, AV_HWDEVICE_TYPE_CUDA, nullptr, nullptr, kCudaUsePrimaryContext); r < 0)
+      return "cannot open the CUDA device (" + a_.what(r) + ")";
+    ctx_->hw_device_ctx = a_.av_buffer_ref(hw_);
+    if (!ctx_->hw_device_ctx) return "out of memory";
+    ctx_->opaque = this;
+    ctx_->get_format = &VideoReader::pick_format;
+    ctx_->thread_count = 1;  // the card decodes; FFmpeg's frame threads would each hold surfaces
+    return "";
+  }
+  // CUDA frames where the decoder offers them, else its first software format.
+  static AVPixelFormat pick_format(AVCodecContext* c, const AVPixelFormat* fmts) {
+    const VideoReader* self = static_cast<const VideoReader*>(c->opaque);
+    for (const AVPixelFormat* f = fmts; *f != AV_PIX_FMT_NONE; ++f)
+      if (*f == AV_PIX_FMT_CUDA) return *f;
+    for (const AVPixelFormat* f = fmts; *f != AV_PIX_FMT_NONE; ++f) {
+      const AVPixFmtDescriptor* d = self->a_.av_pix_fmt_desc_get(*f);
+      if (d && !(d->flags & AV_PIX_FMT_FLAG_HWACCEL)) return *f;
+    }
+    return AV_PIX_FMT_NONE;
+  }
+
   void release() {
     sws_.reset();
     a_.av_frame_free(&frame_);
     a_.av_packet_free(&pkt_);
     a_.avcodec_free_context(&ctx_);
+    if (hw_) a_.av_buffer_unref(&hw_);
     if (fmt_) a_.avformat_close_input(&fmt_);
   }
 
  public:
   bool next(ClipFrame& out) override {
-    if (!decode()) return false;
+    if (peeked_) {
+      peeked_ = false;
+    } else if (!decode()) {
+      return false;
+    }
     convert(out);
     return true;
   }
@@ -330,6 +410,7 @@ class VideoReader final : public ClipReader {
     if (int r = a_.av_seek_frame(fmt_, stream_, ts, AVSEEK_FLAG_BACKWARD); r < 0)
       throw Error(path_ + ": cannot seek to " + time_text(time) + " (" + a_.what(r) + ")");
     a_.avcodec_flush_buffers(ctx_);
+    peeked_ = false;
     flushed_ = dead_ = false;
     skip_before_ = time - slack;
     last_ = std::max(0.0, time);
@@ -350,6 +431,11 @@ class VideoReader final : public ClipReader {
       throw Error(path_ + ": frame " + std::to_string(index_) + " at " + time_text(t) + " is " + std::to_string(w) + "x" +
                   std::to_string(h) + ", the clip's first " + std::to_string(side ? info_.height : info_.width) + "x" +
                   std::to_string(side ? info_.width : info_.height) + ": frames of mixed sizes are not read");
+    if (frame_->format == AV_PIX_FMT_CUDA) {
+      to_device(out, t);
+      return;
+    }
+    if (!depth_ && options_.reference_conversion && reference_convert(out, t)) return;
     const AVPixelFormat want = depth_ ? AV_PIX_FMT_GRAY16LE : AV_PIX_FMT_RGBA;
     if (!sws_ || AVPixelFormat(frame_->format) != sws_->from()) {
       // The matrix and range the stream states (BT.601 where it states none), to full-range sRGB.
@@ -365,13 +451,15 @@ class VideoReader final : public ClipReader {
                                               a.sws_setColorspaceDetails(c, a.sws_getCoefficients(cs), full,
                                                                          a.sws_getCoefficients(SWS_CS_DEFAULT), 1, 0,
                                                                          1 << 16, 1 << 16);
-                                            });
+                                            },
+                                            std::pair<int, int>{siting().first ? 0 : 128, siting().second ? 0 : 128});
       } catch (const Error& e) {
         throw Error(path_ + ": " + e.what());
       }
     }
     out.index = out.number = index_;
     out.time = t;
+    out.device = DeviceRGBA();
     if (depth_) {
       std::vector<uint16_t> g(size_t(w) * size_t(h));
       uint8_t* dst[4] = {reinterpret_cast<uint8_t*>(g.data()), nullptr, nullptr, nullptr};
@@ -401,9 +489,78 @@ class VideoReader final : public ClipReader {
     ++index_;
   }
 
+  // The stream's chroma siting: (on the even columns, on the even rows); H.264's and HEVC's default where it
+  // states none: (true, false).
+  std::pair<bool, bool> siting() const {
+    return {frame_->chroma_location != AVCHROMA_LOC_CENTER && frame_->chroma_location != AVCHROMA_LOC_TOP &&
+                frame_->chroma_location != AVCHROMA_LOC_BOTTOM,
+            frame_->chroma_location == AVCHROMA_LOC_TOPLEFT || frame_->chroma_location == AVCHROMA_LOC_TOP};
+  }
+
+  // The matrix and range the stream states (BT.601 where it states none), as the CPU path's swscale takes them.
+  yuv::InCoeffs frame_coeffs(bool jpeg_format, int bits) const {
+    const yuv::Matrix m = frame_->colorspace == AVCOL_SPC_BT709 ? yuv::Matrix::Bt709
+                          : frame_->colorspace == AVCOL_SPC_BT2020_NCL || frame_->colorspace == AVCOL_SPC_BT2020_CL ? yuv::Matrix::Bt2020
+                                                                                                                   : yuv::Matrix::Bt601;
+    return yuv::in_coeffs(m, jpeg_format || frame_->color_range == AVCOL_RANGE_JPEG, bits);
+  }
+
+  // ClipOptions::reference_conversion: a CPU decoder's planar 4:2:0 frame converted as NVDEC's are; false
+  // for other formats (swscale converts them).
+  bool reference_convert(ClipFrame& out, double t) {
+    const AVPixelFormat f = AVPixelFormat(frame_->format);
+    const int bits = f == AV_PIX_FMT_YUV420P10LE ? 10 : f == AV_PIX_FMT_YUV420P12LE ? 12 : 8;
+    if (f != AV_PIX_FMT_YUV420P && f != AV_PIX_FMT_YUVJ420P && bits == 8) return false;
+    Yuv420SP in;
+    in.y = frame_->data[0], in.uv = frame_->data[1], in.v = frame_->data[2];
+    in.y_pitch = size_t(frame_->linesize[0]), in.uv_pitch = size_t(frame_->linesize[1]), in.v_pitch = size_t(frame_->linesize[2]);
+    in.width = frame_->width, in.height = frame_->height;
+    in.bytes = bits > 8 ? 2 : 1, in.shift = 0;
+    in.h_cosited = siting().first, in.v_cosited = siting().second;
+    out.index = out.number = index_;
+    out.time = t;
+    yuv420sp_to_rgba(in, frame_coeffs(f == AV_PIX_FMT_YUVJ420P, bits), info_.rotation, out.image);
+    out.device = DeviceRGBA();
+    out.depth = ImageF();
+    last_ = t;
+    ++index_;
+    return true;
+  }
+
+  // A frame NVDEC decoded (its planes in device memory) converted there: the matrix and range the stream
+  // states, as the CPU path's.
+  void to_device(ClipFrame& out, double t) {
+    const auto* fc = reinterpret_cast<const AVHWFramesContext*>(frame_->hw_frames_ctx->data);
+    Yuv420SP in;
+    in.y = frame_->data[0], in.uv = frame_->data[1];
+    in.y_pitch = size_t(frame_->linesize[0]), in.uv_pitch = size_t(frame_->linesize[1]);
+    in.width = frame_->width, in.height = frame_->height;
+    int bits = 8;
+    if (fc->sw_format == AV_PIX_FMT_NV12) in.bytes = 1;
+    else if (fc->sw_format == AV_PIX_FMT_P010LE) in.bytes = 2, bits = 10;
+    else if (fc->sw_format == AV_PIX_FMT_P016LE) in.bytes = 2, bits = std::clamp(info_.bits, 10, 16);
+    else {
+      const char* n = a_.av_get_pix_fmt_name(fc->sw_format);
+      throw Error(path_ + ": NVDEC gave frames of " + (n ? n : "an unknown format") + ", which are not read");
+    }
+    in.shift = in.bytes == 2 ? 16 - bits : 0;
+    in.h_cosited = siting().first, in.v_cosited = siting().second;
+    out.index = out.number = index_;
+    out.time = t;
+    out.device = options_.to_device(in, frame_coeffs(false, bits), info_.rotation);
+    if (options_.host_copy && options_.to_host) options_.to_host(out.device, out.image);  // into the recycled image
+    else out.image = ImageRGBA8();
+    out.depth = ImageF();
+    last_ = t;
+    ++index_;
+  }
+
   const Av& a_;
   std::string path_;
   bool depth_;
+  ClipOptions options_;
+  AVBufferRef* hw_ = nullptr;  // the CUDA device FFmpeg decodes on (NVDEC)
+  bool peeked_ = false;        // frame_ holds the first frame, decoded to learn which decoder runs
   AVFormatContext* fmt_ = nullptr;
   AVCodecContext* ctx_ = nullptr;
   AVPacket* pkt_ = nullptr;
@@ -971,8 +1128,13 @@ std::string sequence_file(const std::string& pattern, long long number) {
   return dir + m.prefix().str() + (number < 0 ? "-" : "") + digits + m.suffix().str();
 }
 
-std::unique_ptr<ClipReader> open_clip(const std::string& path, bool depth, double fps) {
-  if (is_video_path(path) && !is_dir(path)) return std::make_unique<VideoReader>(path, depth);
+void check_decoder(const std::string& name) {
+  if (name != "cpu" && name != "nvdec" && name != "auto") throw Error("unknown decoder '" + name + "' (cpu, nvdec, auto)");
+}
+
+std::unique_ptr<ClipReader> open_clip(const std::string& path, bool depth, double fps, const ClipOptions& options) {
+  check_decoder(options.decoder);
+  if (is_video_path(path) && !is_dir(path)) return std::make_unique<VideoReader>(path, depth, options);
   if (is_sequence_pattern(path) || is_dir(path)) return std::make_unique<SequenceReader>(path, depth, fps);
   throw Error(path + ": not a clip (a video .mp4/.mov/.mkv/.webm/.avi, a pattern such as shot_%04d.png, or a folder)");
 }

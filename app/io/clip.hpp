@@ -4,10 +4,12 @@
 // with their times (variable frame rate kept), turned by the stream's rotation. Every failure throws
 // satlab::Error with one line naming the file, and the frame and its time where one is at fault.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/device_rgba.hpp"
 #include "core/image.hpp"
 #include "core/yuv.hpp"
 
@@ -33,13 +35,16 @@ struct ClipInfo {
   double duration = 0;        // seconds where known (a sequence: frames / fps; a video: its header's), else 0
   std::string audio;          // a video's audio codec ("aac", ...); "": none
   std::string first_file;     // a sequence's first frame's file
+  std::string decoder = "cpu";  // "nvdec": frames come decoded on the GPU (ClipFrame::device); else "cpu"
+  std::string decoder_note;     // why NVDEC was not used where it was asked for with "auto" ("": it was, or not asked)
 };
 
 struct ClipFrame {
   long long index = 0;  // 0-based order in the clip
   long long number = 0; // a sequence's frame number (shot_0007: 7); a video's: index
   double time = 0;      // seconds from the clip's start
-  ImageRGBA8 image;     // colour clips
+  ImageRGBA8 image;     // colour clips decoded on the CPU
+  DeviceRGBA device;    // colour clips decoded on the GPU (ClipInfo::decoder "nvdec"): image is then empty
   ImageF depth;         // depth clips (open_clip(..., true)): the first channel in [0,1], 16-bit where stored so
 };
 
@@ -57,9 +62,32 @@ class ClipReader {
   ClipInfo info_;
 };
 
+// How a colour video's frames are decoded.
+struct ClipOptions {
+  // "cpu": FFmpeg's software decoders, frames in host memory. "nvdec": NVIDIA's decoder through FFmpeg's
+  // CUDA frames (H.264, HEVC, VP9, AV1 as the card decodes them; 4:2:0, 8 to 12 bits), converted on the
+  // device by `to_device` and kept there (ClipFrame::device); one line where it cannot. "auto": nvdec
+  // where it opens and decodes the first frame, else cpu with ClipInfo::decoder_note saying why.
+  // Depth clips and sequences are decoded on the CPU whatever this says.
+  std::string decoder = "cpu";
+  // The conversion of a decoded frame's device planes (the GPU library's GpuFrameConverter), which this
+  // CUDA-free library cannot do itself. Without it, "nvdec" is refused and "auto" means cpu.
+  std::function<DeviceRGBA(const Yuv420SP&, const yuv::InCoeffs&, int rotation)> to_device;
+  // The CPU decoders' 4:2:0 frames converted as NVDEC's are (core/yuv.hpp's yuv420sp_to_rgba) instead of by
+  // swscale: the two decoders' frames then agree bit for bit (tests/gpu/yuv_test.cpp). Slower.
+  bool reference_conversion = false;
+  // NVDEC's frames also downloaded into ClipFrame::image by `to_host`, on the reading thread (the app, which
+  // keeps the frame's pixels on the host, while its GPU pipeline reads the device image).
+  bool host_copy = false;
+  std::function<void(const DeviceRGBA&, ImageRGBA8&)> to_host;
+};
+// "cpu", "nvdec", "auto"; else throws satlab::Error naming them.
+void check_decoder(const std::string& name);
+
 // A video, a pattern or a folder. `depth`: frames as depth maps (ClipFrame::depth). `fps`: a sequence's rate.
 // A sequence whose numbering has a gap, or whose frames differ in size, is refused with one line.
-std::unique_ptr<ClipReader> open_clip(const std::string& path, bool depth = false, double fps = 24.0);
+std::unique_ptr<ClipReader> open_clip(const std::string& path, bool depth = false, double fps = 24.0,
+                                      const ClipOptions& options = {});
 // Decodes `r` ahead on a thread of its own, up to `ahead` frames, while the caller works on earlier ones.
 std::unique_ptr<ClipReader> read_ahead(std::unique_ptr<ClipReader> r, int ahead = 3);
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "app/io/image_io.hpp"
 #include "test_util.hpp"
@@ -56,6 +57,58 @@ double psnr(const ImageRGBA8& a, const ImageRGBA8& b) {
     std::string why;                                                  \
     if (!video_available(&why)) GTEST_SKIP() << "no video: " << why;  \
   } while (0)
+
+// The conversion NVDEC's frames get (core/yuv.hpp), run on the CPU decoder's frames, against swscale's on
+// smooth frames (where the two chroma upsamplings agree; at sharp chroma edges they differ by tens of
+// levels: docs/clips.md): the same matrix and range. Without CUDA, nvdec is refused with one line and auto
+// decodes on the CPU.
+TEST(Clip, ReferenceConversionAgreesWithSwscaleOnSmoothFrames) {
+  NEED_VIDEO();
+  TempDir d;
+  auto smooth = [](int w, int h, int k) {
+    ImageRGBA8 img(w, h);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        uint8_t* p = img.px(x, y);
+        p[0] = uint8_t(30 + (x + k) * 150 / w), p[1] = uint8_t(200 - y * 120 / h), p[2] = uint8_t(60 + (x + y) * 60 / (w + h)), p[3] = 255;
+      }
+    return img;
+  };
+  for (auto [codec, w, h] : {std::tuple{"h264", 256, 192}, {"hevc", 230, 130}}) {
+    const std::string path = d / (std::string(codec) + ".mp4");
+    {
+      ClipSpec spec;
+      spec.width = w, spec.height = h, spec.fps = 25, spec.codec = codec;
+      auto out = open_clip_writer(path, spec);
+      for (int k = 0; k < 5; ++k) out->write(smooth(w, h, k), k / 25.0, k);
+      out->finish();
+    }
+    ClipOptions exact;
+    exact.reference_conversion = true;
+    auto a = open_clip(path, false, 24.0, exact), b = open_clip(path);
+    int worst = 0, n = 0;
+    double sum = 0, count = 0;
+    for (ClipFrame fa, fb; a->next(fa); ++n) {
+      ASSERT_TRUE(b->next(fb));
+      ASSERT_EQ(fa.image.data.size(), fb.image.data.size());
+      for (size_t i = 0; i < fa.image.data.size(); ++i) {
+        const int e = std::abs(int(fa.image.data[i]) - int(fb.image.data[i]));
+        worst = std::max(worst, e), sum += e, ++count;
+      }
+    }
+    EXPECT_EQ(n, 5);
+    EXPECT_LE(worst, 3) << codec;
+    EXPECT_LE(sum / count, 0.3) << codec;
+    std::printf("%s: reference conversion against swscale: worst %d, mean %.3f\n", codec, worst, sum / count);
+    ClipOptions nvdec;
+    nvdec.decoder = "nvdec";  // no to_device: this library alone cannot
+    EXPECT_THROW(open_clip(path, false, 24.0, nvdec), Error);
+    nvdec.decoder = "auto";
+    EXPECT_EQ(open_clip(path, false, 24.0, nvdec)->info().decoder, "cpu");
+    nvdec.decoder = "vdpau";
+    EXPECT_THROW(open_clip(path, false, 24.0, nvdec), Error);
+  }
+}
 
 TEST(Clip, PathsArePatternsVideosOrFolders) {
   EXPECT_TRUE(is_video_path("a/b.MP4"));

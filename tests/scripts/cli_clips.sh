@@ -172,6 +172,12 @@ w, h, f = png_util.read('back_$n.png'); print([f(x, y) for y in range(0, h, 7) f
 import sys; sys.path.insert(0, '$src/tests/scripts'); import png_util
 w, h, f = png_util.read('in_$((n + 7)).png'); print([f(x, y) for y in range(0, h, 7) for x in range(0, w, 5)])") ||
   fail "frame $n did not survive FFV1"; done
+# NVDEC decodes into the GPU pipeline's memory: asked for with the CPU backend, or a still, it is one line.
+refuse "backend is the CPU" "$bin" render v.mkv --decoder nvdec --backend cpu --out 'nv_%d.png'
+ls nv_* >/dev/null 2>&1 && fail "a refused decoder left frames"
+refuse "are for clips" "$bin" render in_7.png --decoder cpu --out x.png
+"$bin" render v.mkv --decoder cpu --filter box --radius 0 --backend cpu --out 'dec_%d.png' >log 2>&1 || { cat log; fail "--decoder cpu"; }
+cmp -s dec_0.png back_0.png || fail "--decoder cpu differs from the default on the CPU backend"
 head -c 20000 v.mkv >cut.mkv
 refuse "cut.mkv" "$bin" render cut.mkv --backend cpu --out 'cut_%d.png'
 ls cut_* >/dev/null 2>&1 && fail "a cut video left frames"
