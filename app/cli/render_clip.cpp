@@ -268,6 +268,13 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
   spec.width = width, spec.height = height;
   spec.fps = info.fps > 0 ? info.fps : r.fps;
   spec.codec = r.codec, spec.quality = r.quality;
+  // A video's orientation and colour tags go into a video out as they came (a packed stereo frame's view is
+  // written upright: its layout is not the input's).
+  if (io::is_video_path(r.input) && io::is_video_path(r.output)) {
+    if (r.stereo.empty()) spec.rotation = info.rotation;
+    if (info.color_primaries != 2) spec.color_primaries = info.color_primaries;
+    if (info.color_trc != 2) spec.color_trc = info.color_trc;
+  }
   // A video's audio goes into a video out as it is, over the frames rendered (--frames: their times).
   if (!info.audio.empty() && io::is_video_path(r.input) && io::is_video_path(r.output)) {
     spec.audio_from = r.input;

@@ -76,7 +76,8 @@ struct Av {
   X(format, av_read_frame) X(format, avformat_close_input) X(format, avformat_alloc_output_context2)            \
   X(format, avformat_new_stream) X(format, avio_open) X(format, avio_closep) X(format, avformat_write_header)    \
   X(format, av_interleaved_write_frame) X(format, av_write_trailer) X(format, avformat_free_context)            \
-  X(format, av_stream_get_side_data) X(format, av_seek_frame) X(format, avformat_query_codec)                                                                             \
+  X(format, av_stream_get_side_data) X(format, av_stream_new_side_data) X(util, av_display_rotation_set)             \
+  X(format, av_seek_frame) X(format, avformat_query_codec)                                                                             \
   X(scale, sws_getContext) X(scale, sws_scale) X(scale, sws_freeContext) X(scale, sws_setColorspaceDetails)     \
   X(scale, sws_getCoefficients) X(scale, sws_alloc_context) X(scale, sws_init_context) X(util, av_opt_set_int)
   SATLAB_AV_FUNCTIONS(SATLAB_AV)
@@ -272,6 +273,7 @@ class VideoReader final : public ClipReader {
     info_.fps = fr.num > 0 && fr.den > 0 ? av_q2d(fr) : 0;
     info_.frames = st->nb_frames > 0 ? st->nb_frames : -1;
     info_.bits = ctx_->bits_per_raw_sample > 0 ? ctx_->bits_per_raw_sample : 8;
+    info_.color_primaries = int(st->codecpar->color_primaries), info_.color_trc = int(st->codecpar->color_trc);
     if (const int as = a_.av_find_best_stream(fmt_, AVMEDIA_TYPE_AUDIO, -1, stream_, nullptr, 0); as >= 0)
       info_.audio = a_.avcodec_get_name(fmt_->streams[as]->codecpar->codec_id);
     tb_ = av_q2d(st->time_base);
@@ -817,7 +819,10 @@ class VideoWriter final : public ClipWriter {
     if (!enc) throw Error(path + ": no encoder '" + name + "' in this FFmpeg (try --codec ffv1 into .mkv, or mpeg4)");
     ctx_ = a_.avcodec_alloc_context3(enc);
     if (!ctx_) throw Error(path + ": out of memory");
-    ctx_->width = spec.width, ctx_->height = spec.height;
+    if (spec.rotation != 0 && spec.rotation != 90 && spec.rotation != 180 && spec.rotation != 270)
+      throw Error(path + ": a turn of " + std::to_string(spec.rotation) + " degrees (0, 90, 180, 270)");
+    const bool side = spec.rotation == 90 || spec.rotation == 270;  // stored with its sides swapped
+    ctx_->width = side ? spec.height : spec.width, ctx_->height = side ? spec.width : spec.height;
     ctx_->time_base = AVRational{1, 90000};
     ctx_->framerate = AVRational{int(std::lround(spec.fps * 1000)), 1000};
     const bool even = spec.width % 2 == 0 && spec.height % 2 == 0;
@@ -850,12 +855,20 @@ class VideoWriter final : public ClipWriter {
                std::to_string(spec.quality) + (even ? "" : ", 4:4:4 for odd sides") + ")";
     }
     ctx_->color_range = AVCOL_RANGE_MPEG;
-    ctx_->colorspace = AVCOL_SPC_BT709, ctx_->color_primaries = AVCOL_PRI_BT709, ctx_->color_trc = AVCOL_TRC_IEC61966_2_1;
+    ctx_->colorspace = AVCOL_SPC_BT709;
+    ctx_->color_primaries = spec.color_primaries >= 0 ? AVColorPrimaries(spec.color_primaries) : AVCOL_PRI_BT709;
+    ctx_->color_trc = spec.color_trc >= 0 ? AVColorTransferCharacteristic(spec.color_trc) : AVCOL_TRC_IEC61966_2_1;
     if (fmt_->oformat->flags & AVFMT_GLOBALHEADER) ctx_->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     if (int r = a_.avcodec_open2(ctx_, enc, nullptr); r < 0) throw Error(path + ": cannot open the " + name + " encoder (" + a_.what(r) + ")");
     st_ = a_.avformat_new_stream(fmt_, nullptr);
     if (!st_ || a_.avcodec_parameters_from_context(st_->codecpar, ctx_) < 0) throw Error(path + ": out of memory");
     st_->time_base = ctx_->time_base;
+    if (spec.rotation != 0) {  // the display matrix that turns the stored frames upright, as the input's did
+      uint8_t* m = a_.av_stream_new_side_data(st_, AV_PKT_DATA_DISPLAYMATRIX, 9 * sizeof(int32_t));
+      if (!m) throw Error(path + ": out of memory");
+      // av_display_rotation_set's angle is clockwise, av_display_rotation_get's (the reader's) counter-clockwise.
+      a_.av_display_rotation_set(reinterpret_cast<int32_t*>(m), -double(spec.rotation));
+    }
     if (!spec.audio_from.empty()) open_audio(spec.audio_from);
     if (int r = a_.avio_open(&fmt_->pb, tmp_.tmp().c_str(), AVIO_FLAG_WRITE); r < 0)
       throw Error(tmp_.tmp() + ": cannot create (" + a_.what(r) + ")");
@@ -863,11 +876,11 @@ class VideoWriter final : public ClipWriter {
     frame_ = a_.av_frame_alloc();
     pkt_ = a_.av_packet_alloc();
     if (!frame_ || !pkt_) throw Error(path + ": out of memory");
-    frame_->format = ctx_->pix_fmt, frame_->width = spec.width, frame_->height = spec.height;
+    frame_->format = ctx_->pix_fmt, frame_->width = ctx_->width, frame_->height = ctx_->height;
     if (a_.av_frame_get_buffer(frame_, 0) < 0) throw Error(path + ": out of memory");
     const Av& a = a_;
     try {
-      sws_ = std::make_unique<BandScaler>(a_, spec.width, spec.height, AV_PIX_FMT_RGBA, ctx_->pix_fmt,
+      sws_ = std::make_unique<BandScaler>(a_, ctx_->width, ctx_->height, AV_PIX_FMT_RGBA, ctx_->pix_fmt,
                                           SWS_BILINEAR | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, [&a](SwsContext* c) {
                                             a.sws_setColorspaceDetails(c, a.sws_getCoefficients(SWS_CS_DEFAULT), 1,
                                                                        a.sws_getCoefficients(SWS_CS_ITU709), 0, 0,
@@ -955,8 +968,10 @@ class VideoWriter final : public ClipWriter {
     if (img.width != spec_.width || img.height != spec_.height)
       throw Error(path_ + ": frame " + std::to_string(frames_) + " is " + std::to_string(img.width) + "x" +
                   std::to_string(img.height) + ", the clip's " + std::to_string(spec_.width) + "x" + std::to_string(spec_.height));
-    const uint8_t* src[4] = {img.data.data(), nullptr, nullptr, nullptr};
-    const int stride[4] = {img.width * 4, 0, 0, 0};
+    // Turned back to the stored orientation (the display matrix turns it upright again).
+    const ImageRGBA8& stored = spec_.rotation == 0 ? img : (turned_ = rotated(img, (360 - spec_.rotation) % 360));
+    const uint8_t* src[4] = {stored.data.data(), nullptr, nullptr, nullptr};
+    const int stride[4] = {stored.width * 4, 0, 0, 0};
     // The encoder may still hold the last frame's buffer: a fresh one where it is shared.
     if (a_.av_frame_make_writable(frame_) < 0) throw Error(path_ + ": out of memory");
     sws_->scale(src, stride, frame_->data, frame_->linesize);
@@ -970,7 +985,7 @@ class VideoWriter final : public ClipWriter {
 
   // A frame in the encoder's own pixel format and size (a transcode's decoded frame): sent as it is.
   void write_raw(const AVFrame* f, double time) {
-    if (f->format != ctx_->pix_fmt || f->width != spec_.width || f->height != spec_.height)
+    if (f->format != ctx_->pix_fmt || f->width != ctx_->width || f->height != ctx_->height)
       throw Error(path_ + ": a decoded frame of another format or size than the encoder's");
     AVFrame* g = const_cast<AVFrame*>(f);
     int64_t pts = std::llround(time * 90000.0);
@@ -983,7 +998,7 @@ class VideoWriter final : public ClipWriter {
   }
   int pixel_format() const { return ctx_->pix_fmt; }
 
-  bool takes_yuv420() const override { return ctx_->pix_fmt == AV_PIX_FMT_YUV420P; }
+  bool takes_yuv420() const override { return ctx_->pix_fmt == AV_PIX_FMT_YUV420P && spec_.rotation == 0; }
   void write_yuv420(const Yuv420& f, double time, long long number) override {
     if (!takes_yuv420()) return ClipWriter::write_yuv420(f, time, number);
     if (f.width != spec_.width || f.height != spec_.height)
@@ -1013,7 +1028,10 @@ class VideoWriter final : public ClipWriter {
     tmp_.commit();
   }
 
-  std::string summary() const override { return label_ + ", " + std::to_string(frames_) + " frames" + audio_label_; }
+  std::string summary() const override {
+    return label_ + ", " + std::to_string(frames_) + " frames" + audio_label_ +
+           (spec_.rotation ? ", stored turned, a display matrix of " + std::to_string(spec_.rotation) + " degrees" : "");
+  }
 
  private:
   void send(AVFrame* f) {
@@ -1046,6 +1064,7 @@ class VideoWriter final : public ClipWriter {
   AVFrame* frame_ = nullptr;
   AVPacket* pkt_ = nullptr;
   std::unique_ptr<BandScaler> sws_;
+  ImageRGBA8 turned_;  // a frame turned back to the stored orientation (spec_.rotation)
   long long frames_ = 0;
   int64_t last_pts_ = 0;
   // The audio copied (open_audio): its source, stream there and here, the packet read ahead.

@@ -35,6 +35,8 @@ struct ClipInfo {
   double duration = 0;        // seconds where known (a sequence: frames / fps; a video: its header's), else 0
   std::string audio;          // a video's audio codec ("aac", ...); "": none
   std::string first_file;     // a sequence's first frame's file
+  int color_primaries = 2, color_trc = 2;  // a video's primaries and transfer as stated (FFmpeg's AVColorPrimaries,
+                                           // AVColorTransferCharacteristic; 2: unspecified)
   std::string decoder = "cpu";  // "nvdec": frames come decoded on the GPU (ClipFrame::device); else "cpu"
   std::string decoder_note;     // why NVDEC was not used where it was asked for with "auto" ("": it was, or not asked)
 };
@@ -101,6 +103,12 @@ struct ClipSpec {
   // seconds (< 0: its end), with its own times; the container must hold that codec (else one line).
   std::string audio_from;
   double audio_start = 0, audio_end = -1;
+  // A video's orientation and colour kept from its input: frames are given upright (as read), written turned
+  // back by `rotation` (ClipInfo::rotation: 0, 90, 180, 270) with the display matrix that turns them upright
+  // again, so the file is laid out as the input was. Primaries and transfer as stated (FFmpeg's values; -1:
+  // BT.709 and sRGB); the matrix is the one encoded (BT.709, limited range). A sequence is written upright.
+  int rotation = 0;
+  int color_primaries = -1, color_trc = -1;
 };
 
 // Writes frames in order. A video goes to PATH.tmp-PID and is renamed by finish(); a sequence's frames are

@@ -110,6 +110,44 @@ TEST(Clip, ReferenceConversionAgreesWithSwscaleOnSmoothFrames) {
   }
 }
 
+// Orientation and colour kept: a turned video is written laid out as its input (its frames turned back, a
+// display matrix), so reading it gives the upright frames again; its primaries and transfer stay as stated.
+TEST(Clip, RotationAndColourTagsAreWrittenAsTheInputHadThem) {
+  NEED_VIDEO();
+  TempDir d;
+  const int w = 48, h = 64;  // upright: taller than wide
+  for (int rot : {90, 180, 270}) {
+    const std::string path = d / ("turned_" + std::to_string(rot) + ".mp4");
+    {
+      ClipSpec spec;
+      spec.width = w, spec.height = h, spec.fps = 25, spec.codec = "h264", spec.quality = 10;
+      spec.rotation = rot, spec.color_primaries = 6, spec.color_trc = 6;  // SMPTE 170M (BT.601)
+      auto out = open_clip_writer(path, spec);
+      EXPECT_FALSE(out->takes_yuv420()) << "the GPU's planes are upright";
+      for (int k = 0; k < 3; ++k) out->write(frame(w, h, k), k / 25.0, k);
+      out->finish();
+      EXPECT_NE(out->summary().find("display matrix of " + std::to_string(rot)), std::string::npos) << out->summary();
+    }
+    auto r = open_clip(path);
+    EXPECT_EQ(r->info().rotation, rot);
+    EXPECT_EQ(r->info().width, w);
+    EXPECT_EQ(r->info().height, h);
+    EXPECT_EQ(r->info().color_primaries, 6);
+    EXPECT_EQ(r->info().color_trc, 6);
+    int n = 0;
+    for (ClipFrame f; r->next(f); ++n) {
+      ASSERT_EQ(f.image.width, w);
+      EXPECT_GT(psnr(f.image, frame(w, h, n)), 30.0) << rot << " frame " << n;
+    }
+    EXPECT_EQ(n, 3);
+    ClipSpec spec;  // a transcode refuses it: the stream itself is turned
+    EXPECT_THROW(transcode_clip(path, d / "t.mp4", spec), Error);
+  }
+  ClipSpec bad;
+  bad.width = bad.height = 16, bad.fps = 25, bad.rotation = 45;
+  EXPECT_THROW(open_clip_writer(d / "bad.mp4", bad), Error);
+}
+
 TEST(Clip, PathsArePatternsVideosOrFolders) {
   EXPECT_TRUE(is_video_path("a/b.MP4"));
   EXPECT_TRUE(is_video_path("x.webm"));

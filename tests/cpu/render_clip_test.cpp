@@ -94,6 +94,50 @@ TEST(RenderClip, KeepsTheAudioOfAVideo) {
   EXPECT_FALSE(fs::exists(f / "out.webm"));
 }
 
+// A turned video with colour tags renders to a video laid out and tagged as it was (the frames upright on
+// reading both), and `--decoder nvdec` on the CPU backend is one line, nothing written.
+TEST(RenderClip, KeepsTheRotationAndColourTagsOfAVideo) {
+  if (!io::video_available()) GTEST_SKIP() << "no FFmpeg libraries";
+  Frames f(4);
+  {
+    io::ClipSpec spec;
+    spec.width = 24, spec.height = 16, spec.fps = 24, spec.codec = "h264", spec.quality = 8;
+    spec.rotation = 270, spec.color_primaries = 9, spec.color_trc = 14;  // BT.2020, BT.2020 10-bit transfer
+    auto w = io::open_clip_writer(f / "in.mp4", spec);
+    for (int k = 0; k < 4; ++k) {
+      ImageRGBA8 img(24, 16);
+      for (int y = 0; y < 16; ++y)
+        for (int x = 0; x < 24; ++x) {
+          uint8_t* p = img.px(x, y);
+          p[0] = uint8_t(x * 10), p[1] = uint8_t(y * 15), p[2] = uint8_t(40 + k * 20), p[3] = 255;
+        }
+      w->write(img, k / 24.0, k);
+    }
+    w->finish();
+  }
+  ClipRequest r;
+  r.input = f / "in.mp4", r.output = f / "out.mp4", r.backend = "cpu", r.codec = "h264", r.quality = 8;
+  Params box;
+  box.filter = FilterKind::Box, box.box_radius = 0;
+  const std::string line = render_clip(r, box);
+  EXPECT_NE(line.find("display matrix of 270"), std::string::npos) << line;
+  auto in = io::open_clip(f / "in.mp4"), out = io::open_clip(f / "out.mp4");
+  EXPECT_EQ(out->info().rotation, 270);
+  EXPECT_EQ(out->info().width, 24);
+  EXPECT_EQ(out->info().color_primaries, 9);
+  EXPECT_EQ(out->info().color_trc, 14);
+  int n = 0;
+  for (io::ClipFrame a, b; in->next(a) && out->next(b); ++n) {
+    double se = 0;
+    for (size_t i = 0; i < a.image.data.size(); ++i) se += (a.image.data[i] - b.image.data[i]) * (a.image.data[i] - b.image.data[i]);
+    EXPECT_LT(se / double(a.image.data.size()), 40.0) << "frame " << n << ": not laid out as the input";  // PSNR > 32
+  }
+  EXPECT_EQ(n, 4);
+  r.output = f / "nv.mp4", r.decoder = "nvdec";
+  EXPECT_THROW(render_clip(r, box), Error);
+  EXPECT_FALSE(fs::exists(f / "nv.mp4"));
+}
+
 TEST(RenderClip, RefusesTwoDepthSourcesAndAnUnknownLayout) {
   Frames f(2);
   ClipRequest r;
