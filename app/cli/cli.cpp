@@ -41,6 +41,7 @@ constexpr AddCommand kCommands[] = {
     add_bench_depth_command,       // satlab bench depth
     add_depth_stereo_command,      // satlab depth stereo
     add_depth_select_command,      // satlab depth select
+    add_depth_pack_command,        // satlab depth pack
     add_bench_stereo_command,      // satlab bench stereo
     add_quality_command,           // satlab quality
     add_bench_stream_command,      // satlab bench stream

@@ -37,6 +37,7 @@ void add_depth_command(CLI::App& app, Action& action);             // satlab dep
 void add_bench_depth_command(CLI::App& app, Action& action);       // satlab bench depth
 void add_depth_stereo_command(CLI::App& app, Action& action);      // satlab depth stereo
 void add_depth_select_command(CLI::App& app, Action& action);      // satlab depth select
+void add_depth_pack_command(CLI::App& app, Action& action);        // satlab depth pack
 void add_bench_stereo_command(CLI::App& app, Action& action);      // satlab bench stereo
 void add_quality_command(CLI::App& app, Action& action);           // satlab quality
 void add_bench_stream_command(CLI::App& app, Action& action);      // satlab bench stream

@@ -15,6 +15,7 @@
 
 #include "app/cli/progress.hpp"
 #include "app/io/clip.hpp"
+#include "app/io/depth_track.hpp"
 #include "app/ops/clip_decoder.hpp"
 #include "app/io/exr.hpp"
 #include "app/io/image_io.hpp"
@@ -212,7 +213,16 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
   if (!backend_note.empty()) std::fprintf(stderr, "satlab: note: %s\n", backend_note.c_str());
   const bool gpu_pipe = pipe->backend_name().rfind("cpu", 0) != 0;
   // Frames the host reads (a stereo pair's views, a depth clip's refine, the frame kept for a bad one).
-  const bool host_frames = !r.stereo.empty() || !r.right.empty() || r.skip_bad_frames ||
+  // A video's own depth track (Android's MP4-AT) is its depth where no other is named.
+  bool own_depth = false;
+  if (base.filter == FilterKind::Dof && r.depth.empty() && r.stereo.empty() && r.right.empty() && io::is_video_path(r.input)) {
+    try {
+      own_depth = io::find_mp4at(r.input).depth_track >= 0;
+    } catch (const Error&) {  // damaged: opening it as the depth clip below says so
+      own_depth = true;
+    }
+  }
+  const bool host_frames = !r.stereo.empty() || !r.right.empty() || r.skip_bad_frames || own_depth ||
                            (base.filter == FilterKind::Dof && !r.depth.empty() && io::is_clip_path(r.depth));
   std::unique_ptr<io::ClipReader> in =
       io::read_ahead(io::open_clip(r.input, false, r.fps, clip_decoder(r.decoder, gpu_pipe, host_frames)));
@@ -226,6 +236,7 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
   if (width < 1 || height < 1) throw Error(r.input + ": frames of " + std::to_string(info.width) + "x" + std::to_string(info.height) + " hold no two views");
   // Depth: a clip matched by time, a stereo pair, one map for all frames, or the synthetic depth.
   std::unique_ptr<io::ClipReader> depth_clip, right_clip;
+  bool inverse_track = false;  // a depth track of inverse depth (MP4-AT)
   ImageF still_depth;
   DepthOrigin origin = DepthOrigin::Synthetic;
   std::string depth_from;
@@ -233,6 +244,7 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
   std::string depth_source = r.depth;
   if (dof && depth_source.empty() && !stereo && !info.first_file.empty() && io::exr_has_depth(info.first_file))
     depth_source = r.input;
+  if (own_depth) depth_source = r.input;
   const bool moving_synthetic = dof && depth_source.empty() && !stereo && timeline.moves_synthetic();
   if (dof && !r.right.empty()) {
     right_clip = io::read_ahead(io::open_clip(r.right, false, r.fps));
@@ -250,7 +262,9 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
       depth_clip = io::read_ahead(io::open_clip(depth_source, true, r.fps));
       origin = DepthOrigin::File;
       const io::ClipInfo& d = depth_clip->info();
-      depth_from = "depth clip " + io::file_stem(depth_source) + " (" + std::to_string(d.width) + "x" + std::to_string(d.height) + ")";
+      depth_from = (d.depth_track.empty() ? "depth clip " + io::file_stem(depth_source) : "its " + d.depth_track) + " (" +
+                   std::to_string(d.width) + "x" + std::to_string(d.height) + ")";
+      inverse_track = d.inverse_depth;
       if (d.frames >= 0 && info.frames >= 0 && d.frames != info.frames)
         std::fprintf(stderr, "satlab: note: %s has %lld frames, %s %lld: depth frames are matched by time\n",
                      depth_source.c_str(), d.frames, r.input.c_str(), info.frames);
@@ -397,7 +411,7 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
     t0 = Clock::now();
     // Focus points read this frame's depth.
     Params p = timeline.empty() ? base : timeline.at(base, frame.time, used->empty() ? nullptr : used);
-    if (stereo) p.disparity = true;
+    if (stereo || inverse_track) p.disparity = true;  // larger is nearer
     if (frame.device.empty() || !pipe->set_image_device(frame.device)) pipe->set_image(host_image(frame));
     // A depth that is the same every frame is given once: the backend keeps it (and, on the GPU, its
     // normalisation) across images.

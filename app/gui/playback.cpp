@@ -55,6 +55,10 @@ void Playback::open(AppState& s, Session& session, const std::string& path, cons
   ImageF still;  // one depth map for every frame
   if (depth_path.empty() && !reader->info().first_file.empty() && io::exr_has_depth(reader->info().first_file))
     return open(s, session, path, path);  // an OpenEXR sequence with its Z pass: its own depth clip
+  if (depth_path.empty() && !reader->info().depth_track.empty()) {  // a video with its own depth track (MP4-AT)
+    if (reader->info().inverse_depth) s.params.disparity = true;  // larger is nearer
+    return open(s, session, path, path);
+  }
   if (!depth_path.empty()) {
     if (is_clip_request(depth_path)) depth = io::read_ahead(io::open_clip(depth_path, true));
     else still = io::load_depth(depth_path);

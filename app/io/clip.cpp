@@ -30,6 +30,7 @@ extern "C" {
 }
 
 #include "app/io/atomic_file.hpp"
+#include "app/io/depth_track.hpp"
 #include "app/io/dynlib.hpp"
 #include "app/io/image_io.hpp"
 #include "app/io/output_names.hpp"
@@ -79,7 +80,9 @@ struct Av {
   X(format, av_stream_get_side_data) X(format, av_stream_new_side_data) X(util, av_display_rotation_set)             \
   X(format, av_seek_frame) X(format, avformat_query_codec)                                                                             \
   X(scale, sws_getContext) X(scale, sws_scale) X(scale, sws_freeContext) X(scale, sws_setColorspaceDetails)     \
-  X(scale, sws_getCoefficients) X(scale, sws_alloc_context) X(scale, sws_init_context) X(util, av_opt_set_int)
+  X(scale, sws_getCoefficients) X(scale, sws_alloc_context) X(scale, sws_init_context) X(util, av_opt_set_int)     \
+  X(util, av_malloc) X(util, av_freep) X(format, avformat_alloc_context) X(format, avio_alloc_context)                \
+  X(format, avio_context_free)
   SATLAB_AV_FUNCTIONS(SATLAB_AV)
 #undef SATLAB_AV
   std::string error;
@@ -221,6 +224,58 @@ ImageF rotated(const ImageF& in, int deg) {
   return out;
 }
 
+struct FileSizeProbe {
+  uint64_t size = 0;
+  explicit FileSizeProbe(const std::string& path) {
+    std::error_code ec;
+    const auto n = std::filesystem::file_size(path, ec);
+    if (!ec) size = n;
+  }
+};
+
+// A byte range of a file with patches laid over it, as FFmpeg's input (an MP4-AT file's auxiliary MP4:
+// app/io/depth_track.hpp's mp4at_view).
+class ViewFile {
+ public:
+  ViewFile(const std::string& path, Mp4AtView v) : f_(std::fopen(path.c_str(), "rb")), v_(std::move(v)) {
+    if (!f_) throw Error(path + ": cannot open (" + std::strerror(errno) + ")");
+  }
+  ~ViewFile() { std::fclose(f_); }
+  ViewFile(const ViewFile&) = delete;
+  ViewFile& operator=(const ViewFile&) = delete;
+  static int read(void* opaque, uint8_t* buf, int n) {
+    auto* self = static_cast<ViewFile*>(opaque);
+    const uint64_t len = self->v_.end - self->v_.start;
+    if (self->pos_ >= len || n <= 0) return AVERROR_EOF;
+    const size_t want = size_t(std::min<uint64_t>(uint64_t(n), len - self->pos_));
+    const uint64_t at = self->v_.start + self->pos_;
+    if (std::fseek(self->f_, long(at), SEEK_SET) != 0) return AVERROR(EIO);
+    const size_t got = std::fread(buf, 1, want, self->f_);
+    if (got == 0) return AVERROR_EOF;
+    for (const auto& [off, bytes] : self->v_.patches)  // the patches within [at, at + got)
+      for (size_t i = 0; i < bytes.size(); ++i)
+        if (off + i >= at && off + i < at + got) buf[off + i - at] = bytes[i];
+    self->pos_ += got;
+    return int(got);
+  }
+  static int64_t seek(void* opaque, int64_t offset, int whence) {
+    auto* self = static_cast<ViewFile*>(opaque);
+    const int64_t len = int64_t(self->v_.end - self->v_.start);
+    whence &= ~AVSEEK_FORCE;
+    if (whence == AVSEEK_SIZE) return len;
+    const int64_t to = whence == SEEK_SET ? offset : whence == SEEK_CUR ? int64_t(self->pos_) + offset
+                                                   : whence == SEEK_END ? len + offset : -1;
+    if (to < 0) return AVERROR(EINVAL);
+    self->pos_ = uint64_t(to);
+    return to;
+  }
+
+ private:
+  std::FILE* f_;
+  Mp4AtView v_;
+  uint64_t pos_ = 0;
+};
+
 class VideoReader final : public ClipReader {
  public:
   VideoReader(const std::string& path, bool depth, const ClipOptions& options = {})
@@ -237,12 +292,45 @@ class VideoReader final : public ClipReader {
  private:
   void open() {
     const std::string& path = path_;
+    // Its own depth track (Android's MP4-AT): a depth clip reads it, a colour clip says it is there.
+    Mp4AtInfo at;
+    try {
+      at = find_mp4at(path);
+    } catch (const Error& e) {
+      if (depth_) throw;
+      info_.decoder_note = e.what();  // the primary tracks still play
+    }
+    if (at.found && at.depth_track >= 0)
+      info_.depth_track = at.describe(), info_.inverse_depth = at.inverse;
+    const bool track = depth_ && at.found;
+    if (track && at.depth_track < 0) throw Error(path + ": its MP4-AT auxiliary tracks hold no depth track");
+    if (track) {  // FFmpeg reads the auxiliary MP4 through a view of the file
+      FileSizeProbe probe(path);
+      view_ = std::make_unique<ViewFile>(path, mp4at_view(at, probe.size));
+      fmt_ = a_.avformat_alloc_context();
+      auto* buf = static_cast<uint8_t*>(a_.av_malloc(1 << 16));
+      if (fmt_ && buf) pb_ = a_.avio_alloc_context(buf, 1 << 16, 0, view_.get(), &ViewFile::read, nullptr, &ViewFile::seek);
+      if (!pb_) {
+        a_.av_freep(&buf);
+        throw Error(path + ": out of memory");
+      }
+      fmt_->pb = pb_;
+      fmt_->flags |= AVFMT_FLAG_CUSTOM_IO;
+    }
     if (int r = a_.avformat_open_input(&fmt_, path.c_str(), nullptr, nullptr); r < 0)
-      throw Error(path + ": cannot open as a video (" + a_.what(r) + ")");
+      throw Error(path + ": cannot open " + (track ? "its depth track" : "as a video") + " (" + a_.what(r) + ")");
     if (int r = a_.avformat_find_stream_info(fmt_, nullptr); r < 0)
       throw Error(path + ": no stream information (" + a_.what(r) + "): the file may be cut short");
     const AVCodec* dec = nullptr;
-    stream_ = a_.av_find_best_stream(fmt_, AVMEDIA_TYPE_VIDEO, -1, -1, &dec, 0);
+    if (track) {
+      stream_ = at.depth_track;
+      if (stream_ >= int(fmt_->nb_streams) || fmt_->streams[stream_]->codecpar->codec_type != AVMEDIA_TYPE_VIDEO)
+        throw Error(path + ": " + at.describe() + " is not a video track of its auxiliary MP4");
+      dec = a_.avcodec_find_decoder(fmt_->streams[stream_]->codecpar->codec_id);
+      info_.depth_track = at.describe();
+    } else {
+      stream_ = a_.av_find_best_stream(fmt_, AVMEDIA_TYPE_VIDEO, -1, -1, &dec, 0);
+    }
     if (stream_ < 0) throw Error(path + ": no video stream");
     AVStream* st = fmt_->streams[stream_];
     if (!dec) throw Error(path + ": no decoder for its video codec (id " + std::to_string(int(st->codecpar->codec_id)) + ")");
@@ -341,6 +429,10 @@ class VideoReader final : public ClipReader {
     a_.avcodec_free_context(&ctx_);
     if (hw_) a_.av_buffer_unref(&hw_);
     if (fmt_) a_.avformat_close_input(&fmt_);
+    if (pb_) {  // a custom input stays the caller's: its buffer (perhaps FFmpeg's own by now) and context
+      a_.av_freep(&pb_->buffer);
+      a_.avio_context_free(&pb_);
+    }
   }
 
  public:
@@ -562,6 +654,8 @@ class VideoReader final : public ClipReader {
   bool depth_;
   ClipOptions options_;
   AVBufferRef* hw_ = nullptr;  // the CUDA device FFmpeg decodes on (NVDEC)
+  std::unique_ptr<ViewFile> view_;  // an MP4-AT depth track: the auxiliary MP4 as FFmpeg sees it
+  AVIOContext* pb_ = nullptr;
   bool peeked_ = false;        // frame_ holds the first frame, decoded to learn which decoder runs
   AVFormatContext* fmt_ = nullptr;
   AVCodecContext* ctx_ = nullptr;

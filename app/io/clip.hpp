@@ -37,6 +37,9 @@ struct ClipInfo {
   std::string first_file;     // a sequence's first frame's file
   int color_primaries = 2, color_trc = 2;  // a video's primaries and transfer as stated (FFmpeg's AVColorPrimaries,
                                            // AVColorTransferCharacteristic; 2: unspecified)
+  std::string depth_track;   // a video's own depth track (app/io/depth_track.hpp: Android's MP4-AT), "" none;
+                             // open_clip(path, true) reads it
+  bool inverse_depth = false;  // that track holds inverse depth (larger is nearer: a disparity)
   std::string decoder = "cpu";  // "nvdec": frames come decoded on the GPU (ClipFrame::device); else "cpu"
   std::string decoder_note;     // why NVDEC was not used where it was asked for with "auto" ("": it was, or not asked)
 };
@@ -86,7 +89,8 @@ struct ClipOptions {
 // "cpu", "nvdec", "auto"; else throws satlab::Error naming them.
 void check_decoder(const std::string& name);
 
-// A video, a pattern or a folder. `depth`: frames as depth maps (ClipFrame::depth). `fps`: a sequence's rate.
+// A video, a pattern or a folder. `depth`: frames as depth maps (ClipFrame::depth); a video with its own depth
+// track (ClipInfo::depth_track) gives that track's frames. `fps`: a sequence's rate.
 // A sequence whose numbering has a gap, or whose frames differ in size, is refused with one line.
 std::unique_ptr<ClipReader> open_clip(const std::string& path, bool depth = false, double fps = 24.0,
                                       const ClipOptions& options = {});
