@@ -57,11 +57,12 @@
 #                 dof, GPX sizes, default "0.25 1 4"; FILTERS, default "box dof"), the inputs kept in DIR
 #                 (default /tmp/satlab-stream), then libvips convsep (box r 10) 3 times on each, from
 #                 VIPS_TAR (tools/pack_vips.sh, made on a Debian 12 machine) where given
-#   video [AV_TAR] clips (docs/clips.md): FFmpeg's libraries from AV_TAR (the .so files of Debian 12's
-#                 libavcodec59, libavformat59, libswscale6 and what they need, tar.xz of one folder) on
-#                 LD_LIBRARY_PATH; `bench video --backend gpu` at 1920x1080 and 3840x2160, H.264 and HEVC, with
-#                 --memory, the clips kept; then the headless app playing the 4K and 1080p H.264 clips
-#                 (--play, 600 frames; the summary's playback rate)
+#   video [AV_TAR] clips (docs/clips.md): FFmpeg's libraries from AV_TAR (tools/pack_av.sh: the .so files of
+#                 Debian 12's libavcodec59, libavformat59, libswscale6 and what they need) on LD_LIBRARY_PATH;
+#                 the NVDEC and conversion tests, memcheck on them; `bench video --backend gpu` at 1920x1080
+#                 and 3840x2160, H.264 and HEVC, both decoders (cpu, nvdec), with --memory, the clips kept;
+#                 then the headless app playing the 4K and 1080p H.264 clips with each decoder (--play, 600
+#                 frames; the summary's playback rate)
 #   timings       truthful timings: pipeline tests, memcheck on the every-stage test, headless Timings panel
 #                 screenshots and exports at 4K (run every frame: all warm; focus sweep: reduce and sat
 #                 "not run"), and in a window where Xvfb was carried (DEVICE.md's window recipe)
@@ -637,16 +638,22 @@ part_video() {
     mkdir -p "$dir/av" && tar -xJf "$av_tar" -C "$dir/av" --strip-components=1 || { status=1; return; }
     export LD_LIBRARY_PATH=$dir/av${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   fi
-  step "bench video (gpu)"
+  step "NVDEC and the device conversion (tests; memcheck)"
+  gpu_tests --no-skip 200 nvdec-tests.log 'YuvInGpu.*:NvdecGpu.*:YuvGpu.*'
+  sanitizer memcheck 4000000 200 sanitizer-nvdec.log 'YuvInGpu.*:NvdecGpu.*'
+  step "bench video (gpu; decoders cpu and nvdec)"
   run 0 bench-video.log "$SATLAB" bench video --backend gpu --sizes ${SIZES:-1920x1080,3840x2160} \
-    --codecs ${CODECS:-h264,hevc} --frames ${FRAMES:-120} --fps 240 --memory --keep --dir "$dir" \
-    --json "$OUT/bench-video-gpu.json"
+    --codecs ${CODECS:-h264,hevc} --decoders cpu,nvdec --frames ${FRAMES:-120} --fps 240 --memory --keep \
+    --dir "$dir" --json "$OUT/bench-video-gpu.json"
   cat "$OUT/bench-video.log" | tee -a "$LOG" >/dev/null
   for f in "$dir"/satlab_bench_video_*_3840x2160_h264.mp4 "$dir"/satlab_bench_video_*_1920x1080_h264.mp4; do
     [ -f "$f" ] || continue
-    step "the app plays $(basename "$f") (headless, gpu)"
-    run 0 play.log "$SATLAB" --headless "$f" --play --frames ${PLAY_FRAMES:-600} --backend gpu --size 1920x1080
-    grep "clip playback\|median" "$OUT/play.log" | tail -3 | tee -a "$LOG"
+    for d in cpu nvdec; do
+      step "the app plays $(basename "$f") (headless, gpu, decoder $d)"
+      run 0 "play-$d.log" "$SATLAB" --headless "$f" --play --frames ${PLAY_FRAMES:-600} --backend gpu --size 1920x1080 \
+        --decoder "$d"
+      grep "clip playback\|median" "$OUT/play-$d.log" | tail -3 | tee -a "$LOG"
+    done
   done
 }
 
