@@ -41,11 +41,11 @@ struct SelectClick {
 
 struct SelectParams {
   int work_side = 1024;         // the working image's long side at most (stage 1), 16..kMaxWorkSide
-  int edge_floor = 24;          // colour steps (|dR|+|dG|+|dB| of the working image) up to this cost nothing
+  int edge_floor = 32;          // colour steps (|dR|+|dG|+|dB| of the working image) up to this cost nothing
   int edge_threshold = 24;      // contrast units above the floor that make an edge (stage 3)
   int iterations = 4;           // raster pass iterations (rows both ways, then columns both ways)
-  float model_radius = 0.03f;   // colour model discs, a fraction of the working image's diagonal
-  int likelihood_weight = 8;    // soft seed cost per bit, contrast units (0: no colour models)
+  float model_radius = 0.04f;   // colour model discs, a fraction of the working image's diagonal
+  int likelihood_weight = 4;    // soft seed cost per bit, contrast units (0: no colour models)
   int matte_radius = 0;         // guided filter window radius at full resolution; 0: max(3, 2 s)
   float matte_eps = 1e-3f;      // guided filter regularisation (guide in [0,1])
 };
