@@ -291,7 +291,9 @@ std::vector<ParamKey> parse_keys(const json& v) {
     if (!o.is_object()) bad(where, "not an object (time, focus or focus_point, aperture, focus_range, max_radius, ease)");
     ParamKey k;
     bool has_time = false, sets = false;
-    for (const auto& [f, x] : o.items()) {
+    for (const auto& item : o.items()) {
+      const std::string& f = item.key();  // not a structured binding: a lambda below captures them (C++17)
+      const json& x = item.value();
       auto number = [&]() {
         if (!x.is_number() || !std::isfinite(x.get<double>())) bad(where + "." + f, "not a finite number: " + x.dump());
         sets = sets || f != "time";
