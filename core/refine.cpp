@@ -190,7 +190,9 @@ std::string refiner_list() {
 std::string resolve_refiner(const std::string& choice, DepthOrigin origin, bool lower_resolution) {
   if (choice == "auto") {
     const bool exact = (origin == DepthOrigin::File && !lower_resolution) || origin == DepthOrigin::Synthetic;
-    return exact ? "none" : kDefaultRefiner;
+    // Painted depth: on both tuning sets (the bundled scenes, the tuning cut-outs) every refiner lowers it on
+    // the mean (docs/quality.md, "Photographs as planes and cut-outs").
+    return exact || origin == DepthOrigin::Brush ? "none" : kDefaultRefiner;
   }
   if (!find_refiner(choice)) throw Error("unknown refiner '" + choice + "' (valid: auto, " + refiner_list() + ")");
   return choice;

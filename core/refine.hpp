@@ -52,9 +52,10 @@ std::string refiner_list();  // "none, guided, wmedian, jbu, snap"
 // The refiner `auto` picks wherever the depth is not exact.
 constexpr const char* kDefaultRefiner = "wmedian";
 
-// Where a depth map came from; `auto` refines every origin but an exact, full-size file.
+// Where a depth map came from; `auto` refines every origin but an exact, full-size file, a synthetic map and
+// painted depth.
 enum class DepthOrigin { File, Embedded, Stereo, Brush, Synthetic };
-// "auto" -> kDefaultRefiner, or "none" for a full-size File or a Synthetic map; any other name is
+// "auto" -> kDefaultRefiner, or "none" for a full-size File, a Synthetic map or a Brush's; any other name is
 // checked and returned. Throws satlab::Error naming the valid choices for an unknown name.
 std::string resolve_refiner(const std::string& choice, DepthOrigin origin, bool lower_resolution);
 

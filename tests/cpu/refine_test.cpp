@@ -72,13 +72,13 @@ TEST(Refine, TableNamesEveryRefinerOnce) {
   EXPECT_EQ(find_refiner("auto"), nullptr);
 }
 
-TEST(Refine, AutoRefinesEverythingButAnExactFullSizeFile) {
+TEST(Refine, AutoRefinesEverythingButExactFullSizeSyntheticAndPaintedDepth) {
   EXPECT_EQ(resolve_refiner("auto", DepthOrigin::File, false), "none");
   EXPECT_EQ(resolve_refiner("auto", DepthOrigin::Synthetic, false), "none");
   EXPECT_EQ(resolve_refiner("auto", DepthOrigin::File, true), kDefaultRefiner);
   EXPECT_EQ(resolve_refiner("auto", DepthOrigin::Embedded, true), kDefaultRefiner);
   EXPECT_EQ(resolve_refiner("auto", DepthOrigin::Stereo, false), kDefaultRefiner);
-  EXPECT_EQ(resolve_refiner("auto", DepthOrigin::Brush, false), kDefaultRefiner);
+  EXPECT_EQ(resolve_refiner("auto", DepthOrigin::Brush, false), "none");  // lowered by every refiner on tuning
   EXPECT_EQ(resolve_refiner("jbu", DepthOrigin::File, false), "jbu");
   try {
     resolve_refiner("bilateral", DepthOrigin::File, false);
