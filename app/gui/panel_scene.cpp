@@ -56,6 +56,8 @@ void draw_scene_panel(AppState& s) {
     ImGui::TextDisabled("no depth map: synthetic depth %s", to_spec(s.synthetic).c_str());
   else if (s.depth_path == s.image_path && !s.depth_source.empty())
     ImGui::TextWrapped("depth: %s", s.depth_source.c_str());
+  else if (s.clip.open && s.depth_path == s.image_path && !s.clip.info.depth_track.empty())
+    ImGui::TextWrapped("depth: its %s", s.clip.info.depth_track.c_str());
   else
     ImGui::TextDisabled("depth: %s", file_name(s.depth_path).c_str());
   if (s.depth_source.rfind("embedded depth not used", 0) == 0)
