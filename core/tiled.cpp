@@ -21,6 +21,7 @@
 #include "core/coc_pixel.hpp"
 #include "core/dof_modes.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "core/grain.hpp"
 #include "core/highlights.hpp"
 #include "core/highlights_pixel.hpp"
@@ -108,6 +109,51 @@ DepthHistogram histogram_of_counts(const std::vector<uint64_t>& count) {
   return h;
 }
 
+namespace {
+
+// A 16-bit depth file's values are k / 65535 (io::load_depth and the streamed rows alike; an 8-bit one's k / 255
+// are the same floats: both divisions are correctly rounded quotients of one real). Where every value of a map
+// lies on that grid, a count per k taken with the range gives the histogram without a second pass.
+constexpr int kGridSteps = 65535;
+const std::vector<float>& grid_values() {
+  static const std::vector<float> v = [] {
+    std::vector<float> g(kGridSteps + 1);
+    for (int k = 0; k <= kGridSteps; ++k) g[size_t(k)] = float(k) / float(kGridSteps);
+    return g;
+  }();
+  return v;
+}
+// Adds n values' counts per grid step to `count` (per thread, then summed); false, `count` unspecified, at the
+// first value off the grid (NaN, infinities, a float depth).
+bool grid_counts(const float* v, size_t n, std::vector<uint64_t>& count) {
+  const std::vector<float>& g = grid_values();
+  const int chunks = int(std::min<size_t>(size_t(std::max(1, default_threads())), std::max<size_t>(1, n / 65536)));
+  std::vector<std::vector<uint64_t>> part(static_cast<size_t>(chunks));
+  std::atomic<bool> on{true};
+  parallel_for(
+      0, chunks,
+      [&](long c0, long c1) {
+        for (long c = c0; c < c1; ++c) {
+          std::vector<uint64_t>& mine = part[size_t(c)];
+          mine.assign(size_t(kGridSteps) + 1, 0);
+          for (size_t i = n * size_t(c) / size_t(chunks), e = n * size_t(c + 1) / size_t(chunks); i < e; ++i) {
+            const float x = v[i];
+            if (!(x >= 0.f && x <= 1.f)) return on.store(false);
+            const int k = int(x * float(kGridSteps) + 0.5f);
+            if (g[size_t(k)] != x) return on.store(false);
+            ++mine[size_t(k)];
+          }
+        }
+      },
+      chunks);
+  if (!on) return false;
+  for (const auto& q : part)
+    for (size_t k = 0; k < q.size(); ++k) count[k] += q[k];
+  return true;
+}
+
+}  // namespace
+
 FrameStats depth_frame_stats(const DepthRowSource& depth, uint32_t band_rows, const Params* p) {
   check_size(depth.width, depth.height, "depth map");
   if (!depth.read) throw Error("depth source has no reader");
@@ -163,22 +209,34 @@ FrameStats depth_frame_stats(const DepthRowSource& depth, uint32_t band_rows, co
     s.histogram = known.histogram;
     mm = {known.depth_min, known.depth_max};
   } else {
-    // 1. The range, as minmax_reduce takes it over the whole image (NaN skipped wherever it lies).
+    // 1. The range, as minmax_reduce takes it over the whole image (NaN skipped wherever it lies), and the
+    //    counts per grid step while every value lies on the 16-bit grid.
     const float inf = INFINITY;
     mm = {inf, -inf};
+    std::vector<uint64_t> grid(size_t(kGridSteps) + 1, 0);
+    bool on_grid = true;
     pass([&](const ImageF& b) {
       const MinMax r = minmax_reduce(b.data.data(), b.data.size());
       if (r.min == r.min) mm.min = std::min(mm.min, r.min), mm.max = std::max(mm.max, r.max);
+      on_grid = on_grid && grid_counts(b.data.data(), b.data.size(), grid);
     });
     if (mm.min > mm.max) mm.min = mm.max = NAN;
     // 2. The histogram of the normalised depth: normalise_depth's and depth_histogram's own arithmetic
-    //    (depth_histogram of the raw band, normalised value by value), so that the band is read once.
+    //    (depth_histogram of the raw band, normalised value by value), so that the band is read once; on the
+    //    grid, the same arithmetic on each step's value, its count at once (no second pass).
     std::vector<uint64_t> count(kDepthBins + 1, 0);
-    DepthHistogram part;
-    pass([&](const ImageF& b) {
-      depth_histogram(b.data.data(), b.data.size(), mm.min, mm.max, part);
-      for (int k = 0; k <= kDepthBins; ++k) count[size_t(k)] += part.count[size_t(k)];
-    });
+    if (on_grid) {
+      const float lo = mm.min, range = mm.max - mm.min;  // as normalise_depth
+      const std::vector<float>& g = grid_values();
+      for (size_t k = 0; k < grid.size(); ++k)
+        if (grid[k]) count[size_t(depth_bin(normalised_depth(g[k], lo, range)))] += grid[k];
+    } else {
+      DepthHistogram part;
+      pass([&](const ImageF& b) {
+        depth_histogram(b.data.data(), b.data.size(), mm.min, mm.max, part);
+        for (int k = 0; k <= kDepthBins; ++k) count[size_t(k)] += part.count[size_t(k)];
+      });
+    }
     s.histogram = histogram_of_counts(count);
   }
   s.depth_min = mm.min, s.depth_max = mm.max;

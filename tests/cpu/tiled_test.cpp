@@ -235,18 +235,35 @@ TEST(Tiled, DepthStatisticsReproduceTheWholeImagesNormalisation) {
   for (size_t i = 0; i < d.data.size(); ++i) d.data[i] = i % 2 ? 0.f : -0.f;
   d.data[11] = 1.f;
   depths.push_back({"signed zeros", d});
+  // A 16-bit depth file's values (k / 65535) and an 8-bit one's (k / 255): read once, their counts per grid
+  // step taken with the range; one value off the grid and the histogram takes its own pass again.
+  std::mt19937 rng(seed);
+  d = s.depth;
+  for (auto& v : d.data) v = float(rng() % 65536) / 65535.f;
+  depths.push_back({"16-bit grid", d});
+  for (auto& v : d.data) v = float(rng() % 256) / 255.f;
+  depths.push_back({"8-bit grid", d});
+  for (auto& v : d.data) v = float(rng() % 3 + 40000) / 65535.f;  // three steps: a narrow range
+  depths.push_back({"16-bit grid, narrow", d});
+  d.data[d.data.size() / 2] = 0.5f + 1e-7f;
+  depths.push_back({"16-bit grid and one value off it", d});
   for (const auto& [name, depth] : depths) {
     SCOPED_TRACE(name);
     const uint32_t w = uint32_t(depth.width), h = uint32_t(depth.height);
     for (const uint32_t rows : {1u, 7u, 1024u}) {
+      uint32_t rows_read = 0;
       const FrameStats st = depth_frame_stats(
           DepthRowSource{w, h,
                       [&](uint32_t y0, uint32_t y1, float* out, size_t stride) {
+                        rows_read += y1 - y0;
                         for (uint32_t y = y0; y < y1; ++y)
                           std::memcpy(out + (y - y0) * stride, depth.data.data() + size_t(y) * w, w * 4);
                       },
                       {}},
           rows);
+      const bool grid = (name.find("grid") != std::string::npos && name.find("off it") == std::string::npos) ||
+                        name == "signed zeros";  // 0, -0 and 1 lie on the grid too
+      EXPECT_EQ(rows_read, (grid ? 1u : 2u) * h) << "passes over the depth";
       const MinMax mm = minmax_reduce(depth.data.data(), depth.data.size(), 3);
       ImageF want, got;
       normalise_depth(depth, want, 3);
