@@ -57,6 +57,7 @@ GpuFrameConverter::GpuFrameConverter() { throw Error("built without CUDA"); }
 GpuFrameConverter::~GpuFrameConverter() = default;
 DeviceRGBA GpuFrameConverter::convert(const Yuv420SP&, const yuv::InCoeffs&, int) { throw Error("built without CUDA"); }
 void download(const DeviceRGBA&, ImageRGBA8&) { throw Error("built without CUDA"); }
+void* primary_context() { throw Error("built without CUDA"); }
 std::string check_yuv_in(int, int, int, int, yuv::Matrix, bool, int, bool, uint64_t) { throw Error("built without CUDA"); }
 
 std::unique_ptr<Pipeline> make_pipeline() { throw Error("built without CUDA"); }

@@ -56,6 +56,14 @@ std::string time_text(double t) {
 // AV_CUDA_USE_PRIMARY_CONTEXT of libavutil/hwcontext_cuda.h (which needs CUDA's cuda.h, and this library
 // builds without CUDA): FFmpeg's CUDA device on the primary context, the CUDA runtime's.
 constexpr int kCudaUsePrimaryContext = 1 << 0;
+// AVCUDADeviceContext's layout (libavutil/hwcontext_cuda.h, libavutil57's ABI): a CUDA device made on a
+// context of the caller's (FFmpeg's own on the primary context refuses one that is already active with other
+// flags than blocking sync, as the CUDA runtime's is).
+struct FfCudaDeviceContext {
+  void* cuda_ctx;  // CUcontext
+  void* stream;    // CUstream; null: the legacy default stream
+  void* internal;  // FFmpeg's, made by av_hwdevice_ctx_init
+};
 
 // FFmpeg's libraries (Debian 12: libavformat59, libavcodec59, libavutil57, libswscale6), opened once.
 struct Av {
@@ -66,6 +74,7 @@ struct Av {
   X(util, av_frame_make_writable)              \
   X(util, av_display_rotation_get) X(util, av_log_set_level) X(util, av_opt_set) X(util, av_dict_set)           \
   X(util, av_dict_free) X(util, av_pix_fmt_desc_get) X(util, av_hwdevice_ctx_create) X(util, av_buffer_ref)     \
+  X(util, av_hwdevice_ctx_alloc) X(util, av_hwdevice_ctx_init)                                                   \
   X(util, av_buffer_unref) X(util, av_get_pix_fmt_name) X(codec, avcodec_get_hw_config)                          \
   X(codec, avcodec_find_decoder) X(codec, avcodec_find_encoder_by_name) X(codec, avcodec_alloc_context3)         \
   X(codec, avcodec_free_context) X(codec, avcodec_parameters_to_context)                                        \
@@ -338,7 +347,7 @@ class VideoReader final : public ClipReader {
     if (!ctx_ || a_.avcodec_parameters_to_context(ctx_, st->codecpar) < 0) throw Error(path + ": out of memory");
     ctx_->thread_count = 0;  // FFmpeg's own frame and slice threads
     ctx_->pkt_timebase = st->time_base;
-    const bool want_gpu = !depth_ && options_.decoder != "cpu";
+    const bool want_gpu = !depth_ && options_.decoder != "cpu" && !cpu_only_;
     std::string why_not;  // why NVDEC is not used where it was asked for
     if (want_gpu) why_not = setup_nvdec(dec);
     if (int r = a_.avcodec_open2(ctx_, dec, nullptr); r < 0)
@@ -381,7 +390,14 @@ class VideoReader final : public ClipReader {
     }
     if (want_gpu && info_.decoder != "nvdec") {
       if (options_.decoder == "nvdec") throw Error(path + ": NVDEC: " + why_not);
-      info_.decoder_note = "decoded on the CPU: NVDEC " + why_not;
+      // A decoder set up for NVDEC that did not take it (one thread, the first frame taken): opened again on the
+      // CPU, from the start.
+      const std::string note = "decoded on the CPU: NVDEC " + why_not;
+      release();
+      cpu_only_ = true, peeked_ = flushed_ = dead_ = false, index_ = 0, last_ = 0;
+      info_ = ClipInfo();
+      open();
+      info_.decoder_note = note;
     }
   }
 
@@ -401,8 +417,17 @@ class VideoReader final : public ClipReader {
       const char* n = a_.av_get_pix_fmt_name(f);
       return std::string("is used for 4:2:0 only, and the stream is ") + (n ? n : "of an unknown pixel format");
     }
-    if (int r = a_.av_hwdevice_ctx_create(&hw_, AV_HWDEVICE_TYPE_CUDA, nullptr, nullptr, kCudaUsePrimaryContext); r < 0)
+    if (options_.cuda_context) {  // the pipeline's own context: FFmpeg's device pointers are then its
+      hw_ = a_.av_hwdevice_ctx_alloc(AV_HWDEVICE_TYPE_CUDA);
+      if (!hw_) return "out of memory";
+      auto* dc = reinterpret_cast<AVHWDeviceContext*>(hw_->data);
+      auto* cu = static_cast<FfCudaDeviceContext*>(dc->hwctx);
+      cu->cuda_ctx = options_.cuda_context, cu->stream = nullptr;
+      if (int r = a_.av_hwdevice_ctx_init(hw_); r < 0) return "cannot use the CUDA context (" + a_.what(r) + ")";
+    } else if (int r = a_.av_hwdevice_ctx_create(&hw_, AV_HWDEVICE_TYPE_CUDA, nullptr, nullptr, kCudaUsePrimaryContext);
+               r < 0) {
       return "cannot open the CUDA device (" + a_.what(r) + ")";
+    }
     ctx_->hw_device_ctx = a_.av_buffer_ref(hw_);
     if (!ctx_->hw_device_ctx) return "out of memory";
     ctx_->opaque = this;
@@ -519,7 +544,9 @@ class VideoReader final : public ClipReader {
       last_ = t;
       throw Error(path_ + ": frame " + std::to_string(bad) + " at " + time_text(t) + " is damaged");
     }
-    const int w = frame_->width, h = frame_->height;
+    // FFmpeg crops hardware frames at the right and bottom only: the left and top crop are to_device's.
+    const bool cuda = frame_->format == AV_PIX_FMT_CUDA;
+    const int w = frame_->width - (cuda ? int(frame_->crop_left) : 0), h = frame_->height - (cuda ? int(frame_->crop_top) : 0);
     const bool side = info_.rotation == 90 || info_.rotation == 270;
     if ((side ? h : w) != info_.width || (side ? w : h) != info_.height)
       throw Error(path_ + ": frame " + std::to_string(index_) + " at " + time_text(t) + " is " + std::to_string(w) + "x" +
@@ -626,9 +653,7 @@ class VideoReader final : public ClipReader {
   void to_device(ClipFrame& out, double t) {
     const auto* fc = reinterpret_cast<const AVHWFramesContext*>(frame_->hw_frames_ctx->data);
     Yuv420SP in;
-    in.y = frame_->data[0], in.uv = frame_->data[1];
     in.y_pitch = size_t(frame_->linesize[0]), in.uv_pitch = size_t(frame_->linesize[1]);
-    in.width = frame_->width, in.height = frame_->height;
     int bits = 8;
     if (fc->sw_format == AV_PIX_FMT_NV12) in.bytes = 1;
     else if (fc->sw_format == AV_PIX_FMT_P010LE) in.bytes = 2, bits = 10;
@@ -639,6 +664,12 @@ class VideoReader final : public ClipReader {
     }
     in.shift = in.bytes == 2 ? 16 - bits : 0;
     in.h_cosited = siting().first, in.v_cosited = siting().second;
+    // The left and top crop (FFmpeg leaves them on hardware frames): the planes from there (the chroma from the
+    // sample pair holding it; an odd crop moves the chroma half a sample).
+    const size_t cl = size_t(frame_->crop_left), ct = size_t(frame_->crop_top);
+    in.y = frame_->data[0] + ct * in.y_pitch + cl * size_t(in.bytes);
+    in.uv = frame_->data[1] + (ct / 2) * in.uv_pitch + (cl / 2) * 2 * size_t(in.bytes);
+    in.width = frame_->width - int(cl), in.height = frame_->height - int(ct);
     out.index = out.number = index_;
     out.time = t;
     out.device = options_.to_device(in, frame_coeffs(false, bits), info_.rotation);
@@ -657,6 +688,7 @@ class VideoReader final : public ClipReader {
   std::unique_ptr<ViewFile> view_;  // an MP4-AT depth track: the auxiliary MP4 as FFmpeg sees it
   AVIOContext* pb_ = nullptr;
   bool peeked_ = false;        // frame_ holds the first frame, decoded to learn which decoder runs
+  bool cpu_only_ = false;      // NVDEC was asked for and did not open: reopened without it
   AVFormatContext* fmt_ = nullptr;
   AVCodecContext* ctx_ = nullptr;
   AVPacket* pkt_ = nullptr;

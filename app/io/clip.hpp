@@ -78,6 +78,10 @@ struct ClipOptions {
   // The conversion of a decoded frame's device planes (the GPU library's GpuFrameConverter), which this
   // CUDA-free library cannot do itself. Without it, "nvdec" is refused and "auto" means cpu.
   std::function<DeviceRGBA(const Yuv420SP&, const yuv::InCoeffs&, int rotation)> to_device;
+  // The CUDA context (a CUcontext) FFmpeg's CUDA device is made on: the pipeline's, so that the frames'
+  // device pointers are valid there (the GPU library's primary_context). Null: FFmpeg makes its own on the
+  // primary context, which it refuses where that is already active with flags other than blocking sync.
+  void* cuda_context = nullptr;
   // The CPU decoders' 4:2:0 frames converted as NVDEC's are (core/yuv.hpp's yuv420sp_to_rgba) instead of by
   // swscale: the two decoders' frames then agree bit for bit (tests/gpu/yuv_test.cpp). Slower.
   bool reference_conversion = false;

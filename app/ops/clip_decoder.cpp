@@ -18,6 +18,12 @@ io::ClipOptions clip_decoder(const std::string& name, bool gpu, bool host_frames
     if (name == "nvdec") throw Error("--decoder nvdec: no GPU (" + dev.reason + ")");
     return o;
   }
+  try {
+    o.cuda_context = gpu::primary_context();  // the pipeline's: FFmpeg's frames are then its device memory
+  } catch (const Error& e) {
+    if (name == "nvdec") throw Error(std::string("--decoder nvdec: ") + e.what());
+    return o;
+  }
   o.decoder = name;
   auto converter = std::make_shared<gpu::GpuFrameConverter>();
   o.to_device = [converter](const Yuv420SP& in, const yuv::InCoeffs& k, int rotation) {

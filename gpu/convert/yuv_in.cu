@@ -48,6 +48,7 @@ __global__ void yuv_in_kernel(Yuv420SP in, yuv::InCoeffs k, int rotation, int ow
 struct Buffer {
   void* p = nullptr;
   size_t bytes = 0;
+  bool held = false;  // given out (the pool's lock guards it)
   ~Buffer() {
     if (p) cudaFree(p);
   }
@@ -61,7 +62,7 @@ struct GpuFrameConverter::State {
   std::mutex m;
 };
 
-GpuFrameConverter::GpuFrameConverter() : s_(std::make_unique<State>()) {
+GpuFrameConverter::GpuFrameConverter() : s_(std::make_shared<State>()) {
   SATLAB_CUDA(cudaStreamCreate(&s_->stream), "frame converter stream");
 }
 GpuFrameConverter::~GpuFrameConverter() {
@@ -83,14 +84,14 @@ DeviceRGBA GpuFrameConverter::convert(const Yuv420SP& in, const yuv::InCoeffs& k
   std::shared_ptr<Buffer> buf;
   {
     std::lock_guard<std::mutex> l(s_->m);
-    for (auto& b : s_->pool)  // an image no one holds any more (only the pool: one reference)
-      if (b.use_count() == 1 && b->bytes == bytes) {
+    for (auto& b : s_->pool)  // an image no one holds any more
+      if (!b->held && b->bytes == bytes) {
         buf = b;
         break;
       }
     if (!buf) {
       for (size_t i = 0; i < s_->pool.size(); ++i)  // images of another size, free: given back
-        if (s_->pool[i].use_count() == 1 && s_->pool[i]->bytes != bytes) s_->pool.erase(s_->pool.begin() + long(i--));
+        if (!s_->pool[i]->held && s_->pool[i]->bytes != bytes) s_->pool.erase(s_->pool.begin() + long(i--));
       if (int(s_->pool.size()) >= kMaxImages)
         throw Error("frame conversion: " + std::to_string(kMaxImages) + " decoded frames are held at once");
       buf = std::make_shared<Buffer>();
@@ -98,7 +99,17 @@ DeviceRGBA GpuFrameConverter::convert(const Yuv420SP& in, const yuv::InCoeffs& k
       buf->bytes = bytes;
       s_->pool.push_back(buf);
     }
+    buf->held = true;
   }
+  // Given back when the last copy of the handle goes (on whichever thread): marked free under the pool's lock;
+  // the buffer itself lives as long as the handle, the converter or not.
+  const std::weak_ptr<State> pool = s_;
+  std::shared_ptr<const void> hold(buf->p, [buf, pool](const void*) {
+    if (const std::shared_ptr<State> st = pool.lock()) {
+      std::lock_guard<std::mutex> l(st->m);
+      buf->held = false;
+    }
+  });
   const dim3 block(32, 8), grid(unsigned((ow + 31) / 32), unsigned((oh + 7) / 8));
   if (in.bytes == 2)
     yuv_in_kernel<2><<<grid, block, 0, s_->stream>>>(in, k, rotation, ow, oh, static_cast<uchar4*>(buf->p), pitch);
@@ -108,8 +119,24 @@ DeviceRGBA GpuFrameConverter::convert(const Yuv420SP& in, const yuv::InCoeffs& k
   SATLAB_CUDA(cudaStreamSynchronize(s_->stream), "yuv to rgba " + ctx);
   DeviceRGBA d;
   d.data = buf->p, d.pitch = pitch, d.width = ow, d.height = oh;
-  d.hold = std::shared_ptr<const void>(buf, buf->p);
+  d.hold = std::move(hold);
   return d;
+}
+
+void* primary_context() {
+  SATLAB_CUDA(cudaSetDevice(0), "cudaSetDevice");
+  SATLAB_CUDA(cudaFree(nullptr), "CUDA context");  // the runtime's primary context, made current
+  using GetCurrent = int (*)(void**);               // cuCtxGetCurrent(CUcontext*)
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+      found != cudaDriverEntryPointSuccess || !fn) {
+    cudaGetLastError();
+    throw Error("the CUDA driver has no cuCtxGetCurrent");
+  }
+  void* c = nullptr;
+  if (reinterpret_cast<GetCurrent>(fn)(&c) != 0 || !c) throw Error("no current CUDA context");
+  return c;
 }
 
 void download(const DeviceRGBA& image, ImageRGBA8& out) {
@@ -137,9 +164,13 @@ std::string check_yuv_in(int width, int height, int bytes, int bits, yuv::Matrix
   if (bytes == 2 && planar)  // low-bit samples hold `bits` bits
     for (std::vector<uint8_t>* v : {&y, &uv})
       for (size_t i = 1; i < v->size(); i += 2) (*v)[i] = uint8_t((*v)[i] & ((1u << (bits - 8)) - 1));
-  if (width * height > 4) {  // all-maximum samples: the top-left corner of both planes
-    std::fill(y.begin(), y.begin() + long(std::min(y.size(), size_t(8))), uint8_t(255));
-    std::fill(uv.begin(), uv.begin() + long(std::min(uv.size(), size_t(8))), uint8_t(255));
+  if (width * height > 4) {  // the largest valid samples: the top-left corner of both planes
+    const uint16_t top = uint16_t(bytes == 1 ? 255 : ((1u << bits) - 1) << in.shift);
+    for (std::vector<uint8_t>* v : {&y, &uv})
+      for (size_t i = 0; i + 1 < std::min(v->size(), size_t(8)); i += size_t(bytes)) {
+        (*v)[i] = uint8_t(top & 0xFF);
+        if (bytes == 2) (*v)[i + 1] = uint8_t(top >> 8);
+      }
   }
   const yuv::InCoeffs k = yuv::in_coeffs(m, full, bits);
   ImageRGBA8 want;
@@ -159,8 +190,10 @@ std::string check_yuv_in(int width, int height, int bytes, int bits, yuv::Matrix
     SATLAB_CUDA(cudaMemset(const_cast<void*>(a.data), 0xA5, a.pitch * size_t(a.height)), "poison");
     DeviceRGBA b = g.convert(d, k, rotation);  // another image: the first is still held
     if (b.data == a.data) diff = "the pool gave out an image that is still held";
+    const void* poisoned = a.data;
     a = DeviceRGBA();
     DeviceRGBA c = g.convert(d, k, rotation);  // the poisoned one again, written over
+    if (diff.empty() && c.data != poisoned) diff = "the pool did not give the free image out again";
     ImageRGBA8 got;
     download(c, got);
     if (diff.empty() && (got.width != want.width || got.height != want.height)) diff = "size differs";

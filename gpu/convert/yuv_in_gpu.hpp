@@ -26,8 +26,12 @@ class GpuFrameConverter {
 
  private:
   struct State;
-  std::unique_ptr<State> s_;
+  std::shared_ptr<State> s_;  // shared: a handle given out marks its image free again even after the converter
 };
+
+// The CUDA runtime's primary context of device 0 (a CUcontext), made current: the context FFmpeg's NVDEC
+// device is built on (io::ClipOptions::cuda_context). Throws satlab::Error where there is none.
+void* primary_context();
 
 // A device image to the host (made its size).
 void download(const DeviceRGBA& image, ImageRGBA8& out);
