@@ -186,10 +186,15 @@ int run_bench_video(const BenchVideoOptions& o) {
         t0 = Clock::now();
         long long decoded = 0;
         std::string used = "cpu";
-        {
+        try {
           auto r = io::read_ahead(io::open_clip(src, false, 24.0, clip_decoder(decoder, gpu)));
           used = r->info().decoder;
           for (io::ClipFrame f; r->next(f);) ++decoded;
+        } catch (const Error& e) {
+          if (decoder == "cpu") throw;
+          std::printf("%-10s %-5s %-5s not available: %s\n", size.c_str(), codec.c_str(), decoder.c_str(), e.what());
+          out["rows"].push_back({{"size", size}, {"codec", codec}, {"decoder", decoder}, {"not_available", e.what()}});
+          continue;
         }
         const double decode_fps = double(decoded) / s_since(t0);
         // The render with synthetic depth, and (CPU decoder) with the depth clip, whose refine reads the
