@@ -4,7 +4,7 @@
 # too); stereo frames (side by side, top and bottom, or a right clip) agree; --skip-bad-frames repeats the
 # frame before a damaged one and counts it; an OpenEXR sequence's Z pass is its depth; a lossless video (FFV1) carries the
 # frames exactly; a gap in the numbering, a cut video, bad keys and a still output are one line, exit 1,
-# nothing written. The video checks skip (and say so) where FFmpeg's libraries are not installed.
+# nothing written; a depth video packed into its colour video (MP4-AT) renders as with --depth. The video checks skip (and say so) where FFmpeg's libraries are not installed.
 # Usage: cli_clips.sh SATLAB_BINARY SOURCE_DIR. Exit 77: skipped (reason printed).
 . "$(dirname "$0")/lib/common.sh"
 bundled_scene
@@ -178,6 +178,19 @@ ls nv_* >/dev/null 2>&1 && fail "a refused decoder left frames"
 refuse "are for clips" "$bin" render in_7.png --decoder cpu --out x.png
 "$bin" render v.mkv --decoder cpu --filter box --radius 0 --backend cpu --out 'dec_%d.png' >log 2>&1 || { cat log; fail "--decoder cpu"; }
 cmp -s dec_0.png back_0.png || fail "--decoder cpu differs from the default on the CPU backend"
+# A depth video packed into its colour video (MP4-AT): render takes the track as the depth where no other is
+# named, as it takes the same depth video given with --depth; a still or another container is one line.
+"$bin" render 'in_%d.png' --filter box --radius 0 --backend cpu --out c.mp4 --codec h264 >log 2>&1 || { cat log; fail "colour mp4"; }
+for n in 7 8 9 10 11; do cp "$scene_depth" "z_$n.png"; done
+"$bin" render 'z_%d.png' --filter box --radius 0 --backend cpu --out z.mp4 --codec h264 --crf 0 >log 2>&1 || { cat log; fail "depth mp4"; }
+"$bin" depth pack c.mp4 z.mp4 --out at.mp4 >log 2>&1 || { cat log; fail "depth pack"; }
+grep -q "MP4-AT depth track 0 (linear depth)" log || { cat log; fail "depth pack's line"; }
+"$bin" render at.mp4 --backend cpu --out 'own_%d.png' >log 2>&1 || { cat log; fail "render of the packed file"; }
+grep -q "its MP4-AT depth track 0" log || { cat log; fail "the depth track not taken"; }
+"$bin" render c.mp4 --depth z.mp4 --backend cpu --out 'given_%d.png' >/dev/null 2>&1 || fail "render with --depth"
+for n in 0 1 2 3 4; do cmp -s "own_$n.png" "given_$n.png" || fail "frame $n: the track's render differs from --depth's"; done
+refuse "reads and writes .mp4" "$bin" depth pack c.mp4 in_7.png --out x.mp4
+[ -e x.mp4 ] && fail "a refused pack left a file"
 head -c 20000 v.mkv >cut.mkv
 refuse "cut.mkv" "$bin" render cut.mkv --backend cpu --out 'cut_%d.png'
 ls cut_* >/dev/null 2>&1 && fail "a cut video left frames"
