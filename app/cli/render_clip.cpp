@@ -461,7 +461,8 @@ std::string render_clip(const ClipRequest& r, const Params& base) {
                 dof && (depth_clip || stereo) ? (filtering ? (gpu_temporal ? ", temporal filter gated (gpu)" : ", temporal filter gated (cpu)")
                                                           : ", no temporal filter")
                                              : "",
-                pipe->backend_name().c_str(), (out->summary() + (writer.yuv() ? ", 4:2:0 made on the GPU" : "")).c_str(),
+                (pipe->backend_name() + (info.decoder == "nvdec" ? ", decoded by NVDEC" : "")).c_str(),
+                (out->summary() + (writer.yuv() ? ", 4:2:0 made on the GPU" : "")).c_str(),
                 replaced ? (", " + std::to_string(replaced) + " bad frame(s) replaced by the one before").c_str() : "",
                 st.decode / n, st.depth / rendered, st.filter / rendered,
                 st.warm ? (fmt2(st.pipeline / st.warm) + " warm").c_str() : "all cold", st.encode / n, st.encode_wait / n,
