@@ -56,7 +56,7 @@ InCoeffs in_coeffs(Matrix m, bool full, int bits) {
 }  // namespace yuv
 
 void yuv420sp_to_rgba(const Yuv420SP& in, const yuv::InCoeffs& k, int rotation, ImageRGBA8& out, int threads) {
-  const int w = in.width, h = in.height, cw = in.chroma_width(), ch = in.chroma_height();
+  const int w = in.width, h = in.height;
   const bool side = rotation == 90 || rotation == 270;
   const int ow = side ? h : w, oh = side ? w : h;
   if (out.width != ow || out.height != oh) out = ImageRGBA8(ow, oh);
@@ -68,21 +68,8 @@ void yuv420sp_to_rgba(const Yuv420SP& in, const yuv::InCoeffs& k, int rotation, 
       [&](long y0, long y1) {
         for (int oy = int(y0); oy < int(y1); ++oy)
           for (int ox = 0; ox < ow; ++ox) {
-            int x = 0, y = 0;
-            yuv::turned_source(rotation, ox, oy, w, h, &x, &y);
-            const yuv::AxisTaps h = yuv::axis_taps(x, cw, in.h_cosited), v = yuv::axis_taps(y, ch, in.v_cosited);
-            int c16[2];
-            for (int c = 0; c < 2; ++c) {
-              const uint8_t* plane = in.v && c == 1 ? in.v : in.uv;
-              const size_t pitch = in.v && c == 1 ? in.v_pitch : in.uv_pitch;
-              const int step = in.v ? 1 : 2, off = in.v ? 0 : c;
-              const uint8_t* ra = plane + size_t(v.a) * pitch;
-              const uint8_t* rb = plane + size_t(v.b) * pitch;
-              c16[c] = v.wa * (h.wa * sample(ra, step * h.a + off) + (4 - h.wa) * sample(ra, step * h.b + off)) +
-                       (4 - v.wa) * (h.wa * sample(rb, step * h.a + off) + (4 - h.wa) * sample(rb, step * h.b + off));
-            }
             uint8_t* p = out.px(ox, oy);
-            yuv::to_rgb(k, sample(in.y + size_t(y) * in.y_pitch, x), c16[0], c16[1], p);
+            yuv::pixel_rgb(in, k, rotation, ox, oy, sample, p);
             p[3] = 255;
           }
       },

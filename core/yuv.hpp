@@ -125,6 +125,29 @@ struct Yuv420SP {
   SATLAB_HD int chroma_width() const { return (width + 1) / 2; }
   SATLAB_HD int chroma_height() const { return (height + 1) / 2; }
 };
+namespace yuv {
+// Output pixel (ox, oy) of `in` turned by `rotation`: its RGB, the CPU reference's and the kernel's one step.
+// `sample(row, i)`: the i-th sample of a plane's row, its value (1 or 2 bytes, shifted).
+template <class Sample>
+SATLAB_HD void pixel_rgb(const Yuv420SP& in, const InCoeffs& k, int rotation, int ox, int oy, const Sample& sample,
+                         uint8_t* rgb) {
+  int x = 0, y = 0;
+  turned_source(rotation, ox, oy, in.width, in.height, &x, &y);
+  const AxisTaps h = axis_taps(x, in.chroma_width(), in.h_cosited), v = axis_taps(y, in.chroma_height(), in.v_cosited);
+  int c16[2];
+  for (int c = 0; c < 2; ++c) {
+    const uint8_t* plane = in.v && c == 1 ? in.v : in.uv;
+    const size_t pitch = in.v && c == 1 ? in.v_pitch : in.uv_pitch;
+    const int step = in.v ? 1 : 2, off = in.v ? 0 : c;
+    const uint8_t* ra = plane + size_t(v.a) * pitch;
+    const uint8_t* rb = plane + size_t(v.b) * pitch;
+    c16[c] = v.wa * (h.wa * sample(ra, step * h.a + off) + (4 - h.wa) * sample(ra, step * h.b + off)) +
+             (4 - v.wa) * (h.wa * sample(rb, step * h.a + off) + (4 - h.wa) * sample(rb, step * h.b + off));
+  }
+  to_rgb(k, sample(in.y + size_t(y) * in.y_pitch, x), c16[0], c16[1], rgb);
+}
+}  // namespace yuv
+
 // `in` into `out` (made its size, turned), rows split over `threads` (<= 0: all).
 void yuv420sp_to_rgba(const Yuv420SP& in, const yuv::InCoeffs& k, int rotation, ImageRGBA8& out, int threads = 0);
 

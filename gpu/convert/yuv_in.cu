@@ -24,23 +24,8 @@ __global__ void yuv_in_kernel(Yuv420SP in, yuv::InCoeffs k, int rotation, int ow
   const int ox = int(blockIdx.x * blockDim.x + threadIdx.x), oy = int(blockIdx.y * blockDim.y + threadIdx.y);
   if (ox >= ow || oy >= oh) return;
   const int shift = in.shift;
-  int x = 0, y = 0;
-  yuv::turned_source(rotation, ox, oy, in.width, in.height, &x, &y);
-  const yuv::AxisTaps h = yuv::axis_taps(x, in.chroma_width(), in.h_cosited);
-  const yuv::AxisTaps v = yuv::axis_taps(y, in.chroma_height(), in.v_cosited);
-  int c16[2];
-#pragma unroll
-  for (int c = 0; c < 2; ++c) {
-    const uint8_t* plane = in.v && c == 1 ? in.v : in.uv;
-    const size_t pitch = in.v && c == 1 ? in.v_pitch : in.uv_pitch;
-    const int step = in.v ? 1 : 2, off = in.v ? 0 : c;
-    const uint8_t* ra = plane + size_t(v.a) * pitch;
-    const uint8_t* rb = plane + size_t(v.b) * pitch;
-    c16[c] = v.wa * (h.wa * sample<Bytes>(ra, step * h.a + off, shift) + (4 - h.wa) * sample<Bytes>(ra, step * h.b + off, shift)) +
-             (4 - v.wa) * (h.wa * sample<Bytes>(rb, step * h.a + off, shift) + (4 - h.wa) * sample<Bytes>(rb, step * h.b + off, shift));
-  }
   uint8_t rgb[3];
-  yuv::to_rgb(k, sample<Bytes>(in.y + size_t(y) * in.y_pitch, x, shift), c16[0], c16[1], rgb);
+  yuv::pixel_rgb(in, k, rotation, ox, oy, [shift](const uint8_t* row, int i) { return sample<Bytes>(row, i, shift); }, rgb);
   reinterpret_cast<uchar4*>(reinterpret_cast<uint8_t*>(out) + size_t(oy) * out_pitch)[ox] =
       make_uchar4(rgb[0], rgb[1], rgb[2], 255);
 }
