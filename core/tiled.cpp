@@ -123,34 +123,48 @@ const std::vector<float>& grid_values() {
   }();
   return v;
 }
-// Adds n values' counts per grid step to `count` (per thread, then summed); false, `count` unspecified, at the
-// first value off the grid (NaN, infinities, a float depth).
-bool grid_counts(const float* v, size_t n, std::vector<uint64_t>& count) {
-  const std::vector<float>& g = grid_values();
-  const int chunks = int(std::min<size_t>(size_t(std::max(1, default_threads())), std::max<size_t>(1, n / 65536)));
-  std::vector<std::vector<uint64_t>> part(static_cast<size_t>(chunks));
-  std::atomic<bool> on{true};
-  parallel_for(
-      0, chunks,
-      [&](long c0, long c1) {
-        for (long c = c0; c < c1; ++c) {
-          std::vector<uint64_t>& mine = part[size_t(c)];
-          mine.assign(size_t(kGridSteps) + 1, 0);
-          for (size_t i = n * size_t(c) / size_t(chunks), e = n * size_t(c + 1) / size_t(chunks); i < e; ++i) {
-            const float x = v[i];
-            if (!(x >= 0.f && x <= 1.f)) return on.store(false);
-            const int k = int(x * float(kGridSteps) + 0.5f);
-            if (g[size_t(k)] != x) return on.store(false);
-            ++mine[size_t(k)];
+// Counts per grid step over the bands of a pass, one table per worker kept across the bands and summed once
+// at the end; off for good at the first value off the grid (NaN, infinities, a float depth).
+class GridCounts {
+ public:
+  GridCounts() : chunks_(std::max(1, default_threads())), part_(size_t(chunks_)) {}
+  bool on() const { return on_; }
+  void add(const float* v, size_t n) {
+    if (!on_) return;
+    const std::vector<float>& g = grid_values();
+    const int chunks = int(std::min<size_t>(size_t(chunks_), std::max<size_t>(1, n / 65536)));
+    std::atomic<bool> ok{true};
+    parallel_for(
+        0, chunks,
+        [&](long c0, long c1) {
+          for (long c = c0; c < c1; ++c) {
+            std::vector<uint64_t>& mine = part_[size_t(c)];
+            if (mine.empty()) mine.assign(size_t(kGridSteps) + 1, 0);
+            for (size_t i = n * size_t(c) / size_t(chunks), e = n * size_t(c + 1) / size_t(chunks); i < e; ++i) {
+              const float x = v[i];
+              if (!(x >= 0.f && x <= 1.f)) return ok.store(false);
+              const int k = int(x * float(kGridSteps) + 0.5f);
+              if (g[size_t(k)] != x) return ok.store(false);
+              ++mine[size_t(k)];
+            }
           }
-        }
-      },
-      chunks);
-  if (!on) return false;
-  for (const auto& q : part)
-    for (size_t k = 0; k < q.size(); ++k) count[k] += q[k];
-  return true;
-}
+        },
+        chunks);
+    on_ = ok;
+  }
+  // Count per step over everything added (on() only).
+  std::vector<uint64_t> total() const {
+    std::vector<uint64_t> t(size_t(kGridSteps) + 1, 0);
+    for (const auto& q : part_)
+      for (size_t k = 0; k < q.size(); ++k) t[k] += q[k];
+    return t;
+  }
+
+ private:
+  int chunks_;
+  std::vector<std::vector<uint64_t>> part_;
+  bool on_ = true;
+};
 
 }  // namespace
 
@@ -213,13 +227,13 @@ FrameStats depth_frame_stats(const DepthRowSource& depth, uint32_t band_rows, co
     //    counts per grid step while every value lies on the 16-bit grid.
     const float inf = INFINITY;
     mm = {inf, -inf};
-    std::vector<uint64_t> grid(size_t(kGridSteps) + 1, 0);
-    bool on_grid = true;
+    GridCounts counts;
     pass([&](const ImageF& b) {
       const MinMax r = minmax_reduce(b.data.data(), b.data.size());
       if (r.min == r.min) mm.min = std::min(mm.min, r.min), mm.max = std::max(mm.max, r.max);
-      on_grid = on_grid && grid_counts(b.data.data(), b.data.size(), grid);
+      counts.add(b.data.data(), b.data.size());
     });
+    const bool on_grid = counts.on();
     if (mm.min > mm.max) mm.min = mm.max = NAN;
     // 2. The histogram of the normalised depth: normalise_depth's and depth_histogram's own arithmetic
     //    (depth_histogram of the raw band, normalised value by value), so that the band is read once; on the
@@ -228,6 +242,7 @@ FrameStats depth_frame_stats(const DepthRowSource& depth, uint32_t band_rows, co
     if (on_grid) {
       const float lo = mm.min, range = mm.max - mm.min;  // as normalise_depth
       const std::vector<float>& g = grid_values();
+      const std::vector<uint64_t> grid = counts.total();
       for (size_t k = 0; k < grid.size(); ++k)
         if (grid[k]) count[size_t(depth_bin(normalised_depth(g[k], lo, range)))] += grid[k];
     } else {

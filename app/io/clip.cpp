@@ -390,9 +390,13 @@ class VideoReader final : public ClipReader {
     }
     if (want_gpu && info_.decoder != "nvdec") {
       if (options_.decoder == "nvdec") throw Error(path + ": NVDEC: " + why_not);
+      const std::string note = "decoded on the CPU: NVDEC " + why_not;
+      if (!hw_) {  // never set up: the decoder is the CPU's as it stands
+        info_.decoder_note = note;
+        return;
+      }
       // A decoder set up for NVDEC that did not take it (one thread, the first frame taken): opened again on the
       // CPU, from the start.
-      const std::string note = "decoded on the CPU: NVDEC " + why_not;
       release();
       cpu_only_ = true, peeked_ = flushed_ = dead_ = false, index_ = 0, last_ = 0;
       info_ = ClipInfo();
