@@ -35,15 +35,17 @@ std::string ctx(const Variant& v, size_t n, DType t) { return v.name + " n=" + s
 
 }  // namespace
 
-void run_reduce(const Variant& v, const void* in, size_t n, DType t, ReduceOp op, void* result) {
+void run_reduce(const Variant& v, const void* in, size_t n, DType t, ReduceOp op, void* result,
+                size_t offset) {
   require(v, n, t);
   if (!v.reduce) throw Error(v.name + " is not a reduction");
   const size_t es = dtype_size(t);
-  DeviceBuffer din(n * es), dout(es);
-  SATLAB_CUDA(cudaMemcpy(din.p, in, n * es, cudaMemcpyHostToDevice), ctx(v, n, t));
+  DeviceBuffer din((n + offset) * es), dout(es);
+  char* d_in = static_cast<char*>(din.p) + offset * es;
+  SATLAB_CUDA(cudaMemcpy(d_in, in, n * es, cudaMemcpyHostToDevice), ctx(v, n, t));
   SATLAB_CUDA(cudaMemset(dout.p, 0xA5, es), ctx(v, n, t));
   ReduceArgs a;
-  a.in = din.p;
+  a.in = d_in;
   a.out = dout.p;
   a.n = n;
   a.dtype = t;
@@ -53,22 +55,24 @@ void run_reduce(const Variant& v, const void* in, size_t n, DType t, ReduceOp op
   SATLAB_CUDA(cudaMemcpy(result, dout.p, es, cudaMemcpyDeviceToHost), ctx(v, n, t));
 }
 
-void run_scan(const Variant& v, const void* in, size_t n, DType t, bool inclusive, void* out) {
+void run_scan(const Variant& v, const void* in, size_t n, DType t, bool inclusive, void* out, size_t offset) {
   require(v, n, t);
   if (!v.scan) throw Error(v.name + " is not a scan");
   const size_t es = dtype_size(t);
-  DeviceBuffer din(n * es), dout(n * es);
-  SATLAB_CUDA(cudaMemcpy(din.p, in, n * es, cudaMemcpyHostToDevice), ctx(v, n, t));
-  SATLAB_CUDA(cudaMemset(dout.p, 0xA5, n * es), ctx(v, n, t));
+  DeviceBuffer din((n + offset) * es), dout((n + offset) * es);
+  char* d_in = static_cast<char*>(din.p) + offset * es;
+  char* d_out = static_cast<char*>(dout.p) + offset * es;
+  SATLAB_CUDA(cudaMemcpy(d_in, in, n * es, cudaMemcpyHostToDevice), ctx(v, n, t));
+  SATLAB_CUDA(cudaMemset(dout.p, 0xA5, (n + offset) * es), ctx(v, n, t));
   ScanArgs a;
-  a.in = din.p;
-  a.out = dout.p;
+  a.in = d_in;
+  a.out = d_out;
   a.n = n;
   a.dtype = t;
   a.inclusive = inclusive;
   v.scan(a);
   SATLAB_CUDA(cudaDeviceSynchronize(), ctx(v, n, t));
-  SATLAB_CUDA(cudaMemcpy(out, dout.p, n * es, cudaMemcpyDeviceToHost), ctx(v, n, t));
+  SATLAB_CUDA(cudaMemcpy(out, d_out, n * es, cudaMemcpyDeviceToHost), ctx(v, n, t));
 }
 
 uint32_t run_compact(const Variant& v, const int32_t* in, size_t n, int32_t threshold, int32_t* out) {

@@ -16,11 +16,13 @@
 namespace satlab::gpu {
 
 // One launch of `v` on n host elements of type t: upload, poison the device output, run, download
-// into `result` (one element of t). Throws satlab::Error on refusal or a CUDA error.
-void run_reduce(const Variant& v, const void* in, size_t n, DType t, ReduceOp op, void* result);
+// into `result` (one element of t). Throws satlab::Error on refusal or a CUDA error. `offset`: the device
+// input (and a scan's output) start that many elements into their allocations (1: not 16-byte aligned).
+void run_reduce(const Variant& v, const void* in, size_t n, DType t, ReduceOp op, void* result,
+                size_t offset = 0);
 // Likewise for a scan; `out` receives n elements (the device output is poisoned with 0xA5 bytes first,
 // so an element the variant did not write shows up as a mismatch).
-void run_scan(const Variant& v, const void* in, size_t n, DType t, bool inclusive, void* out);
+void run_scan(const Variant& v, const void* in, size_t n, DType t, bool inclusive, void* out, size_t offset = 0);
 
 // One compaction (keep x >= threshold) of n host int32: upload, poison the device output and count with
 // 0xA5 bytes, run with scratch of the variant's temp_bytes, download. Returns the count; `out` (room for

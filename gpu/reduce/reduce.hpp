@@ -19,6 +19,7 @@ Variant atomic_variant();
 Variant warp_shuffle_variant();
 Variant vectorized_variant();
 Variant single_pass_variant();
+Variant bulk_ring_variant();
 Variant cub_variant();
 
 }  // namespace satlab::gpu::reduce

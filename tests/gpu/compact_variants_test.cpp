@@ -1,5 +1,5 @@
 // Every registered compaction against std::stable_partition (the kept part, in input order) on int32 in
-// [-1000, 1000] at the sizes (0, 1, odd, tile edges, 2^20+7, 2^26) with thresholds keeping about
+// [-1000, 1000] at the sizes (0, 1, odd, tile edges, 2^20+7, 9000011, 2^26) with thresholds keeping about
 // 10%, half, all and none, and on patterns that stress the ranks: alternating, runs across tile edges,
 // one kept element per 33. Outputs and count are poisoned before every run (gpu::run_compact).
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // Every registered reduction against the CPU reference: sum, min and max over int32 and float, on
 // random inputs (int32 in [-1000, 1000], float in [-1, 1): negative values, no NaN) of sizes 0, 1, 31,
-// 32, 33, 1023, 1024, 1025, 2^20+7 and 2^26, the output poisoned before every run. Int32 sums wrap
+// 32, 33, 1023, 1024, 1025, 2^20+7, 9000011 and 2^26, the output poisoned before every run. Int32 sums wrap
 // modulo 2^32 and must match bit for bit; float sums are compared within gpu::kFloatSumRelTol * sum|x|
 // (the bound is justified in gpu/verify.cpp); min and max are exact.
 #include <gtest/gtest.h>
@@ -24,6 +24,20 @@ TEST_P(ReduceVariant, MatchesCpuReferenceOnAwkwardSizesAndPoisonedOutput) {
       EXPECT_EQ(gpu::check_reduce(in.data(), n, t, op, &result), "");
     }
   });
+}
+
+// The input one element past an allocation's start (not 16-byte aligned): vector and bulk loads give way.
+TEST_P(ReduceVariant, MatchesOnAnInputOffItsAlignment) {
+  uint64_t seed = 101;
+  for (size_t n : {size_t(1), size_t(4097), size_t(70001), (size_t(1) << 20) + 7})
+    for (DType t : v->dtypes) {
+      if (n > test::test_max_n() || !v->refuses(n, t).empty()) continue;
+      const auto in = gpu::random_input(n, t, seed++);
+      SCOPED_TRACE(v->name + " n=" + std::to_string(n) + " " + to_string(t) + " offset 1");
+      uint32_t result = 0;
+      gpu::run_reduce(*v, in.data(), n, t, ReduceOp::Sum, &result, 1);
+      EXPECT_EQ(gpu::check_reduce(in.data(), n, t, ReduceOp::Sum, &result), "");
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, ReduceVariant, test::variants_of(Family::Reduce),

@@ -1,6 +1,6 @@
 // Every registered scan, inclusive and exclusive, against the CPU reference over int32, uint32 (full
-// range: sums wrap around) and float ([-1, 1)), on sizes 0, 1, 31, 32, 33, 1023, 1024, 1025, 2^20+7
-// and 2^26, the output poisoned with 0xA5 bytes before every run so unwritten elements fail. Integer
+// range: sums wrap around) and float ([-1, 1)), on sizes 0, 1, 31, 32, 33, 1023, 1024, 1025, 2^20+7,
+// 9000011 and 2^26, the output poisoned with 0xA5 bytes before every run so unwritten elements fail. Integer
 // scans match bit for bit; float prefixes within gpu::kFloatSumRelTol * sum|x| of the prefix (the
 // bound is justified in gpu/verify.cpp).
 #include <gtest/gtest.h>
@@ -24,6 +24,21 @@ TEST_P(ScanVariant, MatchesCpuReferenceOnAwkwardSizesAndPoisonedOutput) {
       EXPECT_EQ(gpu::check_scan(in.data(), n, t, inclusive, out.data()), "");
     }
   });
+}
+
+// Input and output one element past an allocation's start (4-byte but not 16-byte aligned), as a caller's
+// sub-range is: variants with 16-byte vector loads or bulk copies take their scalar paths and still match.
+TEST_P(ScanVariant, MatchesOnInputAndOutputOffTheirAlignment) {
+  uint64_t seed = 101;
+  for (size_t n : {size_t(1), size_t(4097), size_t(70001), (size_t(1) << 20) + 7})
+    for (DType t : v->dtypes) {
+      if (n > test::test_max_n() || !v->refuses(n, t).empty()) continue;
+      const auto in = gpu::random_input(n, t, seed++);
+      std::vector<uint32_t> out(n);
+      SCOPED_TRACE(v->name + " n=" + std::to_string(n) + " " + to_string(t) + " offset 1");
+      gpu::run_scan(*v, in.data(), n, t, true, out.data(), 1);
+      EXPECT_EQ(gpu::check_scan(in.data(), n, t, true, out.data()), "");
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, ScanVariant, test::variants_of(Family::Scan), test::variant_param_name);

@@ -32,7 +32,8 @@ inline const bool kFirstPollForced = [] {
 }();
 
 inline std::vector<size_t> variant_test_sizes() {
-  const size_t all[] = {0, 1, 31, 32, 33, 1023, 1024, 1025, (size_t(1) << 20) + 7, size_t(1) << 26};
+  // 9000011: several rounds of tiles of every persistent grid (each block's ring of stages wraps around).
+  const size_t all[] = {0, 1, 31, 32, 33, 1023, 1024, 1025, (size_t(1) << 20) + 7, 9000011, size_t(1) << 26};
   const size_t max = test_max_n();
   std::vector<size_t> s;
   for (size_t n : all)

@@ -1,0 +1,228 @@
+// Single-pass decoupled look-back scan fed by Hopper's copy engine (sm_90). lookback_pipelined keeps one
+// tile in flight per block in registers (two buffers of 32 values a thread); here the tiles stream through
+// a ring of kStages shared-memory stages: one thread hands each tile's 16 KB to a bulk asynchronous copy
+// (cp.async.bulk, tracked by an mbarrier's transaction count), kStages - 1 tiles ahead of the one being
+// scanned, and writes each scanned tile back with a bulk store from the same stage. Loads in flight cost no
+// registers, so a block keeps 48 KB in flight where lookback_pipelined keeps 8 KB. The scan itself is
+// lookback_pipelined's: tiles warp-striped (lane l holds the 16-byte chunks l, l + 32, ... of its warp's
+// segment, so its shared-memory reads and writes are conflict-free), chunk totals scanned across lanes with
+// shuffles, the tile's prefix from gpu/common/lookback.cuh's look-back (Merrill & Garland 2016). Persistent
+// (a cooperative launch: every block resident), tiles round-robin (block b takes b, b + G, ...), so every
+// predecessor of a tile is some block's current tile of the same or an earlier round.
+// The copies need 16-byte alignment at both ends: the last tile when partial, and every tile of an
+// unaligned input or output, are loaded and stored by the threads directly. Bytes: reads n, writes n
+// (+ 8 bytes of status per tile). Sources: the CUDA programming guide's "Asynchronous Data Copies using the
+// Tensor Memory Accelerator", CUTLASS's SM90 TMA pipelines (the mbarrier protocol), Merrill & Garland 2016.
+#include "gpu/common/bulk.cuh"
+#include "gpu/common/lookback.cuh"
+#include "gpu/common/warp.cuh"
+#include "gpu/scan/block_scan.cuh"
+#include "gpu/scan/first_poll.cuh"
+#include "gpu/scan/scan.hpp"
+#include "gpu/scan/scan_common.cuh"
+
+namespace satlab::gpu::scan {
+namespace {
+
+template <typename T, int kBlock, int kVec, int kStages>
+struct Ring {
+  static constexpr int kWarps = kBlock / 32;
+  static constexpr int kSize = kBlock * 4 * kVec;  // elements a tile
+  static constexpr unsigned kBytes = unsigned(kSize * sizeof(T));
+  static constexpr size_t kSmem = size_t(kStages) * kBytes;
+  using Items = T[kVec][4];
+  using Word = gpu::lookback::Word64<T>;
+
+  // Element offset (within the tile) of this thread's chunk 0; chunk j is 128 * j further.
+  __device__ static int base() {
+    return (int(threadIdx.x) >> 5) * (128 * kVec) + (int(threadIdx.x) & 31) * 4;
+  }
+  __device__ static void read(const T* buf, Items& x) {  // a stage, 16-byte chunks
+    const uint4* p = reinterpret_cast<const uint4*>(buf + base());
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) {
+      const uint4 r = p[32 * j];
+      x[j][0] = Word::from_bits(r.x), x[j][1] = Word::from_bits(r.y), x[j][2] = Word::from_bits(r.z);
+      x[j][3] = Word::from_bits(r.w);
+    }
+  }
+  __device__ static void write(T* buf, const Items& x) {
+    uint4* p = reinterpret_cast<uint4*>(buf + base());
+#pragma unroll
+    for (int j = 0; j < kVec; ++j)
+      p[32 * j] = make_uint4(Word::to_bits(x[j][0]), Word::to_bits(x[j][1]), Word::to_bits(x[j][2]),
+                             Word::to_bits(x[j][3]));
+  }
+  __device__ static void load_direct(const T* in, int valid, Items& x) {  // global, bounds-checked
+    const int b = base();
+#pragma unroll
+    for (int j = 0; j < kVec; ++j)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) x[j][c] = b + 128 * j + c < valid ? in[b + 128 * j + c] : T(0);
+  }
+  __device__ static void store_direct(T* out, int valid, const Items& x) {
+    const int b = base();
+#pragma unroll
+    for (int j = 0; j < kVec; ++j)
+#pragma unroll
+      for (int c = 0; c < 4; ++c)
+        if (b + 128 * j + c < valid) out[b + 128 * j + c] = x[j][c];
+  }
+};
+
+template <typename T, int kBlock, int kVec, int kStages>
+__global__ void __launch_bounds__(kBlock)
+    kernel(const T* __restrict__ in, T* __restrict__ out, size_t n, unsigned tiles, bool inclusive, bool aligned,
+           unsigned long long* status, unsigned first_poll_ns) {
+  using R = Ring<T, kBlock, kVec, kStages>;
+  extern __shared__ __align__(128) unsigned char smem[];
+  T* const ring = reinterpret_cast<T*>(smem);
+  __shared__ uint64_t bar[kStages];
+  __shared__ T s_warp[R::kWarps];
+  __shared__ T s_prefix;
+  const unsigned grid = gridDim.x;
+  const unsigned mine = tiles > blockIdx.x ? (tiles - blockIdx.x + grid - 1) / grid : 0;  // local tiles
+  const auto tile_of = [&](unsigned k) { return blockIdx.x + k * grid; };
+  const auto valid = [&](unsigned t) {
+    const size_t first = size_t(t) * R::kSize;
+    return int(n - first < size_t(R::kSize) ? n - first : R::kSize);
+  };
+  const auto by_copy = [&](unsigned t) { return aligned && valid(t) == R::kSize; };
+  const auto issue = [&](unsigned k) {  // one thread: local tile k into its stage
+    const unsigned t = tile_of(k);
+    if (!by_copy(t)) return;
+    uint64_t* b = &bar[k % kStages];
+    bulk::arrive_expect_tx(b, R::kBytes);
+    bulk::load(ring + size_t(k % kStages) * R::kSize, in + size_t(t) * R::kSize, R::kBytes, b);
+  };
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int s = 0; s < kStages; ++s) bulk::init(&bar[s], 1);
+    bulk::fence_init();
+    for (unsigned k = 0; k < unsigned(kStages - 1) && k < mine; ++k) issue(k);
+  }
+  __syncthreads();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  for (unsigned k = 0; k < mine; ++k) {
+    const unsigned t = tile_of(k);
+    const bool copy = by_copy(t);
+    T* const buf = ring + size_t(k % kStages) * R::kSize;
+    typename R::Items x;
+    if (copy) {
+      bulk::wait(&bar[k % kStages], (k / kStages) & 1);
+      R::read(buf, x);
+    } else {
+      R::load_direct(in + size_t(t) * R::kSize, valid(t), x);
+    }
+    // Warp level: each column j of chunk totals scanned across the lanes, columns in order.
+    T off[kVec];
+    T carry = T(0);
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) {
+      const T tot = (x[j][0] + x[j][1]) + (x[j][2] + x[j][3]);
+      const T incl = warp::inclusive_scan(tot);
+      off[j] = carry + warp::shift_up(incl, 1, T(0));
+      carry = carry + warp::broadcast(incl, 31);
+    }
+    if (lane == 31) s_warp[warp] = carry;
+    __syncthreads();
+    const T wi = warp::inclusive_scan(lane < R::kWarps ? s_warp[lane] : T(0));
+    const T before = warp::broadcast(wi, (warp + 31) & 31);
+    const T warp_prefix = warp ? before : T(0);
+    const T aggregate = warp::broadcast(wi, R::kWarps - 1);
+    if (warp == 0) {
+      const T prefix = gpu::lookback::tile_prefix(status, t, aggregate, typename R::Word{}, first_poll_ns);
+      if (lane == 0) s_prefix = prefix;
+    }
+    __syncthreads();
+    const T base = s_prefix + warp_prefix;
+#pragma unroll
+    for (int j = 0; j < kVec; ++j) thread_scan(x[j], base + off[j], inclusive);
+    if (copy) {
+      R::write(buf, x);
+      bulk::fence_proxy_async();  // the stage's new contents visible to the bulk store
+    } else {
+      R::store_direct(out + size_t(t) * R::kSize, valid(t), x);
+    }
+    __syncthreads();  // the stage written (and s_prefix, s_warp read) by every thread
+    if (threadIdx.x == 0) {
+      if (copy) {
+        bulk::store(out + size_t(t) * R::kSize, buf, R::kBytes);
+        bulk::commit();
+      }
+      if (k + kStages - 1 < mine) {
+        bulk::wait_read<1>();  // the previous tile's store has read its stage, the one refilled now
+        issue(k + kStages - 1);
+      }
+    }
+  }
+  if (threadIdx.x == 0) bulk::wait_read<0>();  // the block's shared memory is read before it is released
+}
+
+template <int kBlock, int kVec, int kStages>
+struct Impl {
+  template <typename T>
+  static void run(const T* in, T* out, size_t n, bool inclusive, cudaStream_t s) {
+    using R = Ring<T, kBlock, kVec, kStages>;
+    const size_t tiles = (n + R::kSize - 1) / R::kSize;
+    const std::string ctx = "n=" + std::to_string(n);
+    if (tiles > 0x7fffffffu) throw Error("bulk look-back scan: " + ctx + " needs more than 2^31 tiles");
+    auto* k = kernel<T, kBlock, kVec, kStages>;
+    const std::string why = bulk::unsupported(k, "lookback_bulk");
+    if (!why.empty()) throw Error(why);
+    int device = 0, sms = 0, per_sm = 0;
+    SATLAB_CUDA(cudaGetDevice(&device), ctx);
+    SATLAB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), ctx);
+    SATLAB_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(R::kSmem)), ctx);
+    SATLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kBlock, R::kSmem), ctx);
+    if (per_sm < 1) throw Error("bulk look-back scan: no block of " + std::to_string(kBlock) + " threads fits");
+    const unsigned grid = unsigned(std::min<size_t>(tiles, size_t(sms) * per_sm));
+    const size_t bytes = tiles * sizeof(unsigned long long);
+    Scratch scratch(bytes, s);
+    auto* status = scratch.as<unsigned long long>();
+    SATLAB_CUDA(cudaMemsetAsync(status, 0, bytes, s), ctx);
+    bool aligned = (reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) % 16 == 0;
+    unsigned tiles32 = unsigned(tiles);
+    unsigned first_poll = lookback::first_poll_ns(tiles, grid, 3000);
+    void* args[] = {&in, &out, &n, &tiles32, &inclusive, &aligned, &status, &first_poll};
+    SATLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(k), dim3(grid), dim3(kBlock), args,
+                                            R::kSmem, s),
+                ctx + " grid=" + std::to_string(grid));
+    SATLAB_LAUNCHED("bulk look-back scan", ctx + " grid=" + std::to_string(grid));
+  }
+};
+
+template <int kBlock, int kVec, int kStages>
+Variant bulk_variant(std::string name, std::string label) {
+  Variant v = make_scan_variant<Impl<kBlock, kVec, kStages>>(
+      std::move(name), std::move(label),
+      "CUDA programming guide (TMA bulk copies), CUTLASS SM90 pipelines, Merrill & Garland 2016");
+  v.refuses = [inner = v.refuses](size_t n, DType t) -> std::string {
+    std::string why = inner(n, t);
+    if (!why.empty()) return why;
+    static const std::string device = bulk::unsupported(kernel<uint32_t, kBlock, kVec, kStages>, "lookback_bulk");
+    return device;
+  };
+  return v;
+}
+
+}  // namespace
+
+Variant lookback_bulk_variant() {
+  return bulk_variant<128, 8, 4>("lookback_bulk",
+                                 "single pass, decoupled look-back, 128x32 tiles through 4 shared-memory stages "
+                                 "by bulk async copies (sm_90)");
+}
+Variant lookback_bulk_256_variant() {
+  return bulk_variant<256, 8, 3>("lookback_bulk_256x3",
+                                 "single pass, decoupled look-back, 256x32 tiles through 3 shared-memory stages "
+                                 "by bulk async copies (sm_90)");
+}
+
+Variant lookback_bulk_512_variant() {
+  return bulk_variant<512, 8, 3>("lookback_bulk_512x3",
+                                 "single pass, decoupled look-back, 512x32 tiles through 3 shared-memory stages "
+                                 "by bulk async copies (sm_90)");
+}
+
+}  // namespace satlab::gpu::scan
