@@ -58,7 +58,8 @@
 #                 (default /tmp/satlab-stream), then libvips convsep (box r 10) 3 times on each, from
 #                 VIPS_TAR (tools/pack_vips.sh, made on a Debian 12 machine) where given
 #   video [AV_TAR] clips (docs/clips.md): FFmpeg's libraries from AV_TAR (tools/pack_av.sh: the .so files of
-#                 Debian 12's libavcodec59, libavformat59, libswscale6 and what they need) on LD_LIBRARY_PATH;
+#                 Debian 12's libavcodec59, libavformat59, libswscale6 and what they need; `tools/pack_av.sh OUT
+#                 --device-libs tools/gpu-machine-libs.txt` packs them in 9 MB, the rest stand-ins) on LD_LIBRARY_PATH;
 #                 the NVDEC and conversion tests, memcheck on them; `bench video --backend gpu` at 1920x1080
 #                 and 3840x2160, H.264 and HEVC, both decoders (cpu, nvdec), with --memory, the clips kept;
 #                 then the headless app playing the 4K and 1080p H.264 clips with each decoder (--play, 600
@@ -82,6 +83,7 @@ BIN=${2:-}
 [ -n "$BIN" ] || { echo "tools/device.sh $PART: BIN_DIR missing (tools/device.sh help)" >&2; exit 2; }
 shift 2
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+export SATLAB_ASSETS=${SATLAB_ASSETS:-$ROOT/assets}  # the bundled scene (bench video pans it)
 SAN=${COMPUTE_SANITIZER:-/usr/local/cuda/bin/compute-sanitizer}
 NCU=${NCU:-/usr/local/cuda/bin/ncu}
 if [ $DRY = 1 ]; then

@@ -15,6 +15,7 @@
 #include "app/io/output_names.hpp"
 #include "app/ops/clip_decoder.hpp"
 #include "core/error.hpp"
+#include "gpu/device.hpp"
 
 namespace satlab::gui {
 namespace {
@@ -48,7 +49,10 @@ bool is_clip_request(const std::string& path) {
 void Playback::open(AppState& s, Session& session, const std::string& path, const std::string& depth_path) {
   // NVDEC where the pipeline is on the GPU: it reads the frame where the decoder left it, and the frame comes
   // to the host on the reading thread (the session keeps its pixels).
-  const bool gpu = s.backend_name.rfind("gpu", 0) == 0;
+  // Before the first image the session has no pipeline yet: then the one it is about to make (auto takes
+  // the GPU where one is found).
+  const bool gpu = !s.backend_name.empty() ? s.backend_name.rfind("gpu", 0) == 0
+                                           : s.backend != "cpu" && gpu::probe().available;
   std::unique_ptr<io::ClipReader> reader =
       io::read_ahead(io::open_clip(path, false, 24.0, clip_decoder(s.clip.decoder, gpu, false, true)));
   std::unique_ptr<io::ClipReader> depth;
