@@ -1,10 +1,11 @@
 // Single-pass decoupled look-back scan fed by Hopper's copy engine (sm_90). lookback_pipelined keeps one
 // tile in flight per block in registers (two buffers of 32 values a thread); here the tiles stream through
-// a ring of kStages shared-memory stages: one thread hands each tile's 16 KB to a bulk asynchronous copy
+// a ring of kStages shared-memory stages: one thread hands each tile (64 KB) to a bulk asynchronous copy
 // (cp.async.bulk, tracked by an mbarrier's transaction count), kStages - 1 tiles ahead of the one being
 // scanned, and writes each scanned tile back with a bulk store from the same stage. Loads in flight cost no
-// registers, so a block keeps 48 KB in flight where lookback_pipelined keeps 8 KB. The scan itself is
-// lookback_pipelined's: tiles warp-striped (lane l holds the 16-byte chunks l, l + 32, ... of its warp's
+// registers, so a block keeps 128 KB in flight where lookback_pipelined keeps 8 KB (512 threads, 64 KB
+// tiles, 3 stages, one block an SM; 128x8 tiles in 4 stages and 256x8 in 3 lost: docs/performance.md).
+// The scan itself is lookback_pipelined's: tiles warp-striped (lane l holds the 16-byte chunks l, l + 32, ... of its warp's
 // segment, so its shared-memory reads and writes are conflict-free), chunk totals scanned across lanes with
 // shuffles, the tile's prefix from gpu/common/lookback.cuh's look-back (Merrill & Garland 2016). Persistent
 // (a cooperative launch: every block resident), tiles round-robin (block b takes b, b + G, ...), so every
@@ -207,17 +208,6 @@ Variant bulk_variant(std::string name, std::string label) {
 }
 
 }  // namespace
-
-Variant lookback_bulk_variant() {
-  return bulk_variant<128, 8, 4>("lookback_bulk",
-                                 "single pass, decoupled look-back, 128x32 tiles through 4 shared-memory stages "
-                                 "by bulk async copies (sm_90)");
-}
-Variant lookback_bulk_256_variant() {
-  return bulk_variant<256, 8, 3>("lookback_bulk_256x3",
-                                 "single pass, decoupled look-back, 256x32 tiles through 3 shared-memory stages "
-                                 "by bulk async copies (sm_90)");
-}
 
 Variant lookback_bulk_512_variant() {
   return bulk_variant<512, 8, 3>("lookback_bulk_512x3",

@@ -147,11 +147,6 @@ Variant cluster_variant(std::string name, std::string label) {
 
 }  // namespace
 
-Variant lookback_cluster4_variant() {
-  return cluster_variant<128, 8, 4>("lookback_cluster4",
-                                    "single pass, look-back across clusters of 4 blocks, totals exchanged in "
-                                    "distributed shared memory (sm_90)");
-}
 Variant lookback_cluster8_variant() {
   return cluster_variant<128, 8, 8>("lookback_cluster8",
                                     "single pass, look-back across clusters of 8 blocks, totals exchanged in "

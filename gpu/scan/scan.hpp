@@ -19,10 +19,7 @@ Variant lookback_512x8_variant();
 Variant lookback_speculative_variant();
 Variant lookback_speculative_128x24_variant();
 Variant lookback_pipelined_variant();
-Variant lookback_bulk_variant();
-Variant lookback_bulk_256_variant();
 Variant lookback_bulk_512_variant();
-Variant lookback_cluster4_variant();
 Variant lookback_cluster8_variant();
 Variant cub_device_scan_variant();
 
