@@ -15,6 +15,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 
 namespace satlab::gpu::bulk {
@@ -139,6 +141,23 @@ std::string unsupported(Kernel* kernel, const char* who) {
   if (fa.ptxVersion < 90)  // the virtual architecture it was compiled for
     return std::string(who) + ": built without sm_90 code (CMAKE_CUDA_ARCHITECTURES 90 or later)";
   return "";
+}
+
+// Wraps a registry row's `refuses` so that it also refuses devices and builds where `kernel` cannot run
+// (`unsupported`, asked once per row). The row's own reasons come first.
+template <typename Variant, typename Kernel>
+void refuse_without_sm90(Variant& v, Kernel* kernel, const char* who) {
+  struct Once {
+    std::once_flag flag;
+    std::string why;
+  };
+  auto once = std::make_shared<Once>();
+  v.refuses = [inner = v.refuses, kernel, who, once](size_t n, auto t) -> std::string {
+    std::string why = inner(n, t);
+    if (!why.empty()) return why;
+    std::call_once(once->flag, [&] { once->why = unsupported(kernel, who); });
+    return once->why;
+  };
 }
 
 }  // namespace satlab::gpu::bulk

@@ -93,12 +93,7 @@ struct Impl {
 Variant bulk_ring_variant() {
   Variant v = make_variant<Impl>("bulk_ring", "16 KB tiles through 4 shared-memory stages by bulk async copies (sm_90)",
                                  "CUDA programming guide (TMA bulk copies), CUTLASS SM90 pipelines");
-  v.refuses = [inner = v.refuses](size_t n, DType t) -> std::string {
-    std::string why = inner(n, t);
-    if (!why.empty()) return why;
-    static const std::string device = bulk::unsupported(kernel<int32_t, Sum<int32_t>>, "bulk_ring");
-    return device;
-  };
+  bulk::refuse_without_sm90(v, kernel<int32_t, Sum<int32_t>>, "bulk_ring");
   return v;
 }
 

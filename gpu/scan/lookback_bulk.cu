@@ -5,9 +5,9 @@
 // scanned, and writes each scanned tile back with a bulk store from the same stage. Loads in flight cost no
 // registers, so a block keeps 128 KB in flight where lookback_pipelined keeps 8 KB (512 threads, 64 KB
 // tiles, 3 stages, one block an SM; 128x8 tiles in 4 stages and 256x8 in 3 lost: docs/performance.md).
-// The scan itself is lookback_pipelined's: tiles warp-striped (lane l holds the 16-byte chunks l, l + 32, ... of its warp's
-// segment, so its shared-memory reads and writes are conflict-free), chunk totals scanned across lanes with
-// shuffles, the tile's prefix from gpu/common/lookback.cuh's look-back (Merrill & Garland 2016). Persistent
+// The scan itself is lookback_pipelined's: tiles warp-striped (gpu/scan/striped_tile.cuh: conflict-free
+// shared-memory reads and writes, chunk totals scanned across lanes with shuffles), the tile's prefix from
+// gpu/common/lookback.cuh's look-back (Merrill & Garland 2016). Persistent
 // (a cooperative launch: every block resident), tiles round-robin (block b takes b, b + G, ...), so every
 // predecessor of a tile is some block's current tile of the same or an earlier round.
 // The copies need 16-byte alignment at both ends: the last tile when partial, and every tile of an
@@ -21,54 +21,15 @@
 #include "gpu/scan/first_poll.cuh"
 #include "gpu/scan/scan.hpp"
 #include "gpu/scan/scan_common.cuh"
+#include "gpu/scan/striped_tile.cuh"
 
 namespace satlab::gpu::scan {
 namespace {
 
 template <typename T, int kBlock, int kVec, int kStages>
-struct Ring {
-  static constexpr int kWarps = kBlock / 32;
-  static constexpr int kSize = kBlock * 4 * kVec;  // elements a tile
-  static constexpr unsigned kBytes = unsigned(kSize * sizeof(T));
+struct Ring : StripedTile<T, kBlock, kVec> {
+  static constexpr unsigned kBytes = unsigned(StripedTile<T, kBlock, kVec>::kSize * sizeof(T));
   static constexpr size_t kSmem = size_t(kStages) * kBytes;
-  using Items = T[kVec][4];
-  using Word = gpu::lookback::Word64<T>;
-
-  // Element offset (within the tile) of this thread's chunk 0; chunk j is 128 * j further.
-  __device__ static int base() {
-    return (int(threadIdx.x) >> 5) * (128 * kVec) + (int(threadIdx.x) & 31) * 4;
-  }
-  __device__ static void read(const T* buf, Items& x) {  // a stage, 16-byte chunks
-    const uint4* p = reinterpret_cast<const uint4*>(buf + base());
-#pragma unroll
-    for (int j = 0; j < kVec; ++j) {
-      const uint4 r = p[32 * j];
-      x[j][0] = Word::from_bits(r.x), x[j][1] = Word::from_bits(r.y), x[j][2] = Word::from_bits(r.z);
-      x[j][3] = Word::from_bits(r.w);
-    }
-  }
-  __device__ static void write(T* buf, const Items& x) {
-    uint4* p = reinterpret_cast<uint4*>(buf + base());
-#pragma unroll
-    for (int j = 0; j < kVec; ++j)
-      p[32 * j] = make_uint4(Word::to_bits(x[j][0]), Word::to_bits(x[j][1]), Word::to_bits(x[j][2]),
-                             Word::to_bits(x[j][3]));
-  }
-  __device__ static void load_direct(const T* in, int valid, Items& x) {  // global, bounds-checked
-    const int b = base();
-#pragma unroll
-    for (int j = 0; j < kVec; ++j)
-#pragma unroll
-      for (int c = 0; c < 4; ++c) x[j][c] = b + 128 * j + c < valid ? in[b + 128 * j + c] : T(0);
-  }
-  __device__ static void store_direct(T* out, int valid, const Items& x) {
-    const int b = base();
-#pragma unroll
-    for (int j = 0; j < kVec; ++j)
-#pragma unroll
-      for (int c = 0; c < 4; ++c)
-        if (b + 128 * j + c < valid) out[b + 128 * j + c] = x[j][c];
-  }
 };
 
 template <typename T, int kBlock, int kVec, int kStages>
@@ -111,26 +72,12 @@ __global__ void __launch_bounds__(kBlock)
     typename R::Items x;
     if (copy) {
       bulk::wait(&bar[k % kStages], (k / kStages) & 1);
-      R::read(buf, x);
+      R::read_shared(buf, x);
     } else {
-      R::load_direct(in + size_t(t) * R::kSize, valid(t), x);
+      R::load(in + size_t(t) * R::kSize, valid(t), false, x);
     }
-    // Warp level: each column j of chunk totals scanned across the lanes, columns in order.
-    T off[kVec];
-    T carry = T(0);
-#pragma unroll
-    for (int j = 0; j < kVec; ++j) {
-      const T tot = (x[j][0] + x[j][1]) + (x[j][2] + x[j][3]);
-      const T incl = warp::inclusive_scan(tot);
-      off[j] = carry + warp::shift_up(incl, 1, T(0));
-      carry = carry + warp::broadcast(incl, 31);
-    }
-    if (lane == 31) s_warp[warp] = carry;
-    __syncthreads();
-    const T wi = warp::inclusive_scan(lane < R::kWarps ? s_warp[lane] : T(0));
-    const T before = warp::broadcast(wi, (warp + 31) & 31);
-    const T warp_prefix = warp ? before : T(0);
-    const T aggregate = warp::broadcast(wi, R::kWarps - 1);
+    T off[kVec], warp_prefix;
+    const T aggregate = R::offsets(x, off, warp_prefix, s_warp);
     if (warp == 0) {
       const T prefix = gpu::lookback::tile_prefix(status, t, aggregate, typename R::Word{}, first_poll_ns);
       if (lane == 0) s_prefix = prefix;
@@ -140,10 +87,10 @@ __global__ void __launch_bounds__(kBlock)
 #pragma unroll
     for (int j = 0; j < kVec; ++j) thread_scan(x[j], base + off[j], inclusive);
     if (copy) {
-      R::write(buf, x);
+      R::write_shared(buf, x);
       bulk::fence_proxy_async();  // the stage's new contents visible to the bulk store
     } else {
-      R::store_direct(out + size_t(t) * R::kSize, valid(t), x);
+      R::store(out + size_t(t) * R::kSize, valid(t), false, x);
     }
     __syncthreads();  // the stage written (and s_prefix, s_warp read) by every thread
     if (threadIdx.x == 0) {
@@ -198,12 +145,7 @@ Variant bulk_variant(std::string name, std::string label) {
   Variant v = make_scan_variant<Impl<kBlock, kVec, kStages>>(
       std::move(name), std::move(label),
       "CUDA programming guide (TMA bulk copies), CUTLASS SM90 pipelines, Merrill & Garland 2016");
-  v.refuses = [inner = v.refuses](size_t n, DType t) -> std::string {
-    std::string why = inner(n, t);
-    if (!why.empty()) return why;
-    static const std::string device = bulk::unsupported(kernel<uint32_t, kBlock, kVec, kStages>, "lookback_bulk");
-    return device;
-  };
+  bulk::refuse_without_sm90(v, kernel<uint32_t, kBlock, kVec, kStages>, "lookback_bulk");
   return v;
 }
 

@@ -19,6 +19,7 @@
 #include "gpu/scan/first_poll.cuh"
 #include "gpu/scan/scan.hpp"
 #include "gpu/scan/scan_common.cuh"
+#include "gpu/scan/striped_tile.cuh"
 
 namespace satlab::gpu::scan {
 namespace {
@@ -30,9 +31,9 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kBlock)
     kernel(const T* __restrict__ in, T* __restrict__ out, size_t n, bool inclusive, bool vec,
            unsigned long long* status, unsigned* ticket, unsigned first_poll_ns) {
 #if SATLAB_BULK_SM90
-  constexpr int kWarps = kBlock / 32, kSize = kBlock * 4 * kVec;
+  constexpr int kSize = kBlock * 4 * kVec;
   using Word = gpu::lookback::Word64<T>;
-  __shared__ T s_warp[kWarps];
+  __shared__ T s_warp[kBlock / 32];
   __shared__ T s_total[kCluster];  // the first block's: every block's tile total
   __shared__ T s_prefix;           // the first block's: the cluster's prefix
   __shared__ unsigned s_ticket;    // the first block's: the cluster's number
@@ -45,37 +46,11 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kBlock)
   const size_t first = (size_t(c) * kCluster + rank) * kSize;
   const int valid = first >= n ? 0 : int(n - first < size_t(kSize) ? n - first : kSize);
   const T* src = in + first;
-  T x[kVec][4];
-  const int b = warp * (128 * kVec) + lane * 4;
-  if (vec && valid == kSize) {
-    const uint4* p = reinterpret_cast<const uint4*>(src + b);
-#pragma unroll
-    for (int j = 0; j < kVec; ++j) {
-      const uint4 r = __ldg(p + 32 * j);
-      x[j][0] = Word::from_bits(r.x), x[j][1] = Word::from_bits(r.y), x[j][2] = Word::from_bits(r.z);
-      x[j][3] = Word::from_bits(r.w);
-    }
-  } else {
-#pragma unroll
-    for (int j = 0; j < kVec; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) x[j][e] = b + 128 * j + e < valid ? src[b + 128 * j + e] : T(0);
-  }
-  T off[kVec];
-  T carry = T(0);
-#pragma unroll
-  for (int j = 0; j < kVec; ++j) {
-    const T tot = (x[j][0] + x[j][1]) + (x[j][2] + x[j][3]);
-    const T incl = warp::inclusive_scan(tot);
-    off[j] = carry + warp::shift_up(incl, 1, T(0));
-    carry = carry + warp::broadcast(incl, 31);
-  }
-  if (lane == 31) s_warp[warp] = carry;
-  __syncthreads();
-  const T wi = warp::inclusive_scan(lane < kWarps ? s_warp[lane] : T(0));
-  const T before = warp::broadcast(wi, (warp + 31) & 31);
-  const T warp_prefix = warp ? before : T(0);
-  const T aggregate = warp::broadcast(wi, kWarps - 1);
+  using Tl = StripedTile<T, kBlock, kVec>;
+  typename Tl::Items x;
+  Tl::load(src, valid, vec, x);
+  T off[kVec], warp_prefix;
+  const T aggregate = Tl::offsets(x, off, warp_prefix, s_warp);
   T* const totals = cluster.map_shared_rank(s_total, 0);
   if (threadIdx.x == 0) totals[rank] = aggregate;
   cluster.sync();
@@ -90,20 +65,7 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kBlock)
   base = base + warp_prefix;
 #pragma unroll
   for (int j = 0; j < kVec; ++j) thread_scan(x[j], base + off[j], inclusive);
-  T* dst = out + first;
-  if (vec && valid == kSize) {
-    uint4* p = reinterpret_cast<uint4*>(dst + b);
-#pragma unroll
-    for (int j = 0; j < kVec; ++j)
-      __stcs(p + 32 * j, make_uint4(Word::to_bits(x[j][0]), Word::to_bits(x[j][1]), Word::to_bits(x[j][2]),
-                                    Word::to_bits(x[j][3])));
-  } else {
-#pragma unroll
-    for (int j = 0; j < kVec; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e)
-        if (b + 128 * j + e < valid) dst[b + 128 * j + e] = x[j][e];
-  }
+  Tl::store(out + first, valid, vec, x);
   cluster.sync();  // the first block's shared memory outlives every read of it
 #endif
 }
@@ -136,12 +98,7 @@ Variant cluster_variant(std::string name, std::string label) {
   Variant v = make_scan_variant<Impl<kBlock, kVec, kCluster>>(
       std::move(name), std::move(label),
       "CUDA programming guide (thread block clusters, distributed shared memory), Merrill & Garland 2016");
-  v.refuses = [inner = v.refuses](size_t n, DType t) -> std::string {
-    std::string why = inner(n, t);
-    if (!why.empty()) return why;
-    static const std::string device = bulk::unsupported(kernel<uint32_t, kBlock, kVec, kCluster>, "lookback_cluster");
-    return device;
-  };
+  bulk::refuse_without_sm90(v, kernel<uint32_t, kBlock, kVec, kCluster>, "lookback_cluster");
   return v;
 }
 

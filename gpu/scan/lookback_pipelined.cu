@@ -2,10 +2,9 @@
 // blocks as fit on the device at once (so every block is resident: the launch fails rather than hang);
 // block b scans tiles b, b + G, b + 2G, ... and, while its current tile is scanned and waits on its
 // look-back, already has the next tile's loads in flight (two register buffers, so the memory system
-// never waits on the look-back chain). Tiles are warp-striped:
-// lane l of a warp holds the 16-byte chunks l, l + 32, ... of its warp's segment, so loads and (streaming)
-// stores are coalesced 16-byte accesses with no shared-memory transpose; the warp scans each column of
-// chunk totals with shuffles. Two barriers per tile (warp totals; tile prefix). The tile status and the
+// never waits on the look-back chain). Tiles are warp-striped (gpu/scan/striped_tile.cuh: coalesced
+// 16-byte loads and streaming stores, no shared-memory transpose, chunk totals scanned with shuffles). Two
+// barriers per tile (warp totals; tile prefix). The tile status and the
 // look-back are gpu/common/lookback.cuh's (Merrill & Garland 2016). Tiles go round-robin, not from an atomic
 // counter: with a counter, a tile a block holds as its prefetch publishes nothing until the block's
 // current tile is done, and its successors wait on it (measured: the blocks serialise, ~1 us per tile);
@@ -17,64 +16,14 @@
 #include "gpu/scan/first_poll.cuh"
 #include "gpu/scan/scan.hpp"
 #include "gpu/scan/scan_common.cuh"
+#include "gpu/scan/striped_tile.cuh"
 
 namespace satlab::gpu::scan {
 namespace {
 
-// One tile: kBlock threads x kVec chunks of 4 elements, warp-striped.
-template <typename T, int kBlock, int kVec>
-struct Tile {
-  static constexpr int kWarps = kBlock / 32;
-  static constexpr int kSize = kBlock * 4 * kVec;
-  using Items = T[kVec][4];
-  using Word = gpu::lookback::Word64<T>;  // the status words; also the elements' bits for 16-byte accesses
-
-  // Element offset (within the tile) of this thread's chunk 0; chunk j is 128 * j further.
-  __device__ static int base() {
-    return (int(threadIdx.x) >> 5) * (128 * kVec) + (int(threadIdx.x) & 31) * 4;
-  }
-
-  __device__ static void load(const T* in, int valid, bool vec, Items& x) {
-    const int b = base();
-    if (vec && valid == kSize) {
-      const uint4* p = reinterpret_cast<const uint4*>(in + b);
-#pragma unroll
-      for (int j = 0; j < kVec; ++j) {
-        const uint4 r = __ldg(p + 32 * j);
-        x[j][0] = Word::from_bits(r.x), x[j][1] = Word::from_bits(r.y), x[j][2] = Word::from_bits(r.z);
-        x[j][3] = Word::from_bits(r.w);
-      }
-    } else {
-#pragma unroll
-      for (int j = 0; j < kVec; ++j)
-#pragma unroll
-        for (int c = 0; c < 4; ++c) x[j][c] = b + 128 * j + c < valid ? in[b + 128 * j + c] : T(0);
-    }
-  }
-
-  __device__ static void store(T* out, int valid, bool vec, const Items& x) {
-    const int b = base();
-    if (vec && valid == kSize) {
-      uint4* p = reinterpret_cast<uint4*>(out + b);
-#pragma unroll
-      for (int j = 0; j < kVec; ++j) {
-        const uint4 r = make_uint4(Word::to_bits(x[j][0]), Word::to_bits(x[j][1]), Word::to_bits(x[j][2]),
-                                   Word::to_bits(x[j][3]));
-        __stcs(p + 32 * j, r);  // streaming: the output is not read again
-      }
-    } else {
-#pragma unroll
-      for (int j = 0; j < kVec; ++j)
-#pragma unroll
-        for (int c = 0; c < 4; ++c)
-          if (b + 128 * j + c < valid) out[b + 128 * j + c] = x[j][c];
-    }
-  }
-};
-
 template <typename T, int kBlock, int kVec>
 struct Pipeline {
-  using Tl = Tile<T, kBlock, kVec>;
+  using Tl = StripedTile<T, kBlock, kVec>;
   const T* in;
   T* out;
   size_t n;
@@ -95,23 +44,8 @@ struct Pipeline {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const unsigned next = tile + gridDim.x;
     if (next < tiles) Tl::load(in + size_t(next) * Tl::kSize, valid(next), vec, nxt);
-    // Warp level: each column j of chunk totals scanned across the lanes, columns in order.
-    T off[kVec];
-    T carry = T(0);
-#pragma unroll
-    for (int j = 0; j < kVec; ++j) {
-      const T t = (cur[j][0] + cur[j][1]) + (cur[j][2] + cur[j][3]);
-      const T incl = warp::inclusive_scan(t);
-      off[j] = carry + warp::shift_up(incl, 1, T(0));
-      carry = carry + warp::broadcast(incl, 31);
-    }
-    if (lane == 31) s_warp[warp] = carry;
-    __syncthreads();
-    // Block level: every warp scans the warp totals itself (no second round through shared memory).
-    const T wi = warp::inclusive_scan(lane < Tl::kWarps ? s_warp[lane] : T(0));
-    const T before = warp::broadcast(wi, (warp + 31) & 31);
-    const T warp_prefix = warp ? before : T(0);
-    const T aggregate = warp::broadcast(wi, Tl::kWarps - 1);
+    T off[kVec], warp_prefix;
+    const T aggregate = Tl::offsets(cur, off, warp_prefix, s_warp);
     if (warp == 0) {
       const T prefix = gpu::lookback::tile_prefix(status, tile, aggregate, typename Tl::Word{}, first_poll_ns);
       if (lane == 0) *s_prefix = prefix;
