@@ -63,4 +63,16 @@ void for_each_input(const Variant& v, Check check) {
     }
 }
 
+// The sizes of the alignment tests (below, across and well past one tile), each dtype the variant takes:
+// `check(n, t, in)` on fresh random inputs; sizes over SATLAB_TEST_MAX_N and refused ones are left out.
+template <typename Check>
+void for_each_offset_input(const Variant& v, Check check) {
+  uint64_t seed = 101;
+  for (size_t n : {size_t(1), size_t(4097), size_t(70001), (size_t(1) << 20) + 7})
+    for (DType t : v.dtypes) {
+      if (n > test_max_n() || !v.refuses(n, t).empty()) continue;
+      check(n, t, gpu::random_input(n, t, seed++));
+    }
+}
+
 }  // namespace satlab::test

@@ -28,16 +28,12 @@ TEST_P(ReduceVariant, MatchesCpuReferenceOnAwkwardSizesAndPoisonedOutput) {
 
 // The input one element past an allocation's start (not 16-byte aligned): vector and bulk loads give way.
 TEST_P(ReduceVariant, MatchesOnAnInputOffItsAlignment) {
-  uint64_t seed = 101;
-  for (size_t n : {size_t(1), size_t(4097), size_t(70001), (size_t(1) << 20) + 7})
-    for (DType t : v->dtypes) {
-      if (n > test::test_max_n() || !v->refuses(n, t).empty()) continue;
-      const auto in = gpu::random_input(n, t, seed++);
-      SCOPED_TRACE(v->name + " n=" + std::to_string(n) + " " + to_string(t) + " offset 1");
-      uint32_t result = 0;
-      gpu::run_reduce(*v, in.data(), n, t, ReduceOp::Sum, &result, 1);
-      EXPECT_EQ(gpu::check_reduce(in.data(), n, t, ReduceOp::Sum, &result), "");
-    }
+  test::for_each_offset_input(*v, [&](size_t n, DType t, const std::vector<uint32_t>& in) {
+    SCOPED_TRACE(v->name + " n=" + std::to_string(n) + " " + to_string(t) + " offset 1");
+    uint32_t result = 0;
+    gpu::run_reduce(*v, in.data(), n, t, ReduceOp::Sum, &result, 1);
+    EXPECT_EQ(gpu::check_reduce(in.data(), n, t, ReduceOp::Sum, &result), "");
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, ReduceVariant, test::variants_of(Family::Reduce),

@@ -29,16 +29,12 @@ TEST_P(ScanVariant, MatchesCpuReferenceOnAwkwardSizesAndPoisonedOutput) {
 // Input and output one element past an allocation's start (4-byte but not 16-byte aligned), as a caller's
 // sub-range is: variants with 16-byte vector loads or bulk copies take their scalar paths and still match.
 TEST_P(ScanVariant, MatchesOnInputAndOutputOffTheirAlignment) {
-  uint64_t seed = 101;
-  for (size_t n : {size_t(1), size_t(4097), size_t(70001), (size_t(1) << 20) + 7})
-    for (DType t : v->dtypes) {
-      if (n > test::test_max_n() || !v->refuses(n, t).empty()) continue;
-      const auto in = gpu::random_input(n, t, seed++);
-      std::vector<uint32_t> out(n);
-      SCOPED_TRACE(v->name + " n=" + std::to_string(n) + " " + to_string(t) + " offset 1");
-      gpu::run_scan(*v, in.data(), n, t, true, out.data(), 1);
-      EXPECT_EQ(gpu::check_scan(in.data(), n, t, true, out.data()), "");
-    }
+  test::for_each_offset_input(*v, [&](size_t n, DType t, const std::vector<uint32_t>& in) {
+    std::vector<uint32_t> out(n);
+    SCOPED_TRACE(v->name + " n=" + std::to_string(n) + " " + to_string(t) + " offset 1");
+    gpu::run_scan(*v, in.data(), n, t, true, out.data(), 1);
+    EXPECT_EQ(gpu::check_scan(in.data(), n, t, true, out.data()), "");
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, ScanVariant, test::variants_of(Family::Scan), test::variant_param_name);
