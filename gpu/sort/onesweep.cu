@@ -19,6 +19,9 @@
 // look-back is its look_back_chain, SpinOnWord. A tile waits only on tiles with smaller
 // ids, which were all started before it (they took their ids first) and publish their counts without
 // waiting on anyone: forward progress needs nothing else of the scheduler.
+// Shapes: 256 threads x kItems pairs a tile, built for kMinBlocks blocks an SM (radix_onesweep and the
+// device-level sort: 16 x 3; the registry's _24x2 and _32x2 rows: larger tiles, fewer of them), shared
+// memory dynamic.
 // Bytes: 4 bytes a key for the histogram, then 16 bytes a pair per pass (read and write key and value),
 // plus 4 KB of status per tile and pass.
 #include "gpu/sort/onesweep.hpp"
@@ -38,7 +41,6 @@ constexpr unsigned kMaxPasses = 4;
 constexpr int kLookBackWindow = 8;  // predecessors' words a thread reads at once
 constexpr int kHistBlocksPerSm = 8;
 using tile::kBlock;
-using tile::kTile;
 
 // Each thread reads 4 x 16 bytes (16 keys) per step, all loads first, so that enough bytes are in flight
 // to run at memory speed (one 4-byte key per step ran at ~0.9 TB/s); keys before a 16-byte boundary and
@@ -98,32 +100,39 @@ __global__ void __launch_bounds__(kBlock)
 
 constexpr unsigned kLanesAll = 0xffffffffu;
 
+// A pass's tile: kBlock threads x kItems pairs. Its shared memory is dynamic (tiles of more than 4096
+// pairs need more than the 48 KB of static shared memory).
+template <int kItems>
 struct TileTemp {
+  static constexpr int kSize = kBlock * kItems, kWarpItems = 32 * kItems;
   union {
     unsigned warp_offset[tile::kWarps][kDigits];  // histogram, then first position of (warp, digit)
     struct {
-      uint32_t keys[kTile], values[kTile];
+      uint32_t keys[kSize], values[kSize];
     } exchange;  // the tile in sorted order
   };
   unsigned base[kDigits];  // global position of the tile's digit d run, minus its start in the tile
   typename tile::DigitScan::TempStorage scan;
+  unsigned tile_id;
 };
 
-__global__ void __launch_bounds__(kBlock, tile::kMinBlocksPerSm)
+template <int kItems, int kMinBlocks>
+__global__ void __launch_bounds__(kBlock, kMinBlocks)
     onesweep_pass(const uint32_t* __restrict__ keys_in, const uint32_t* __restrict__ values_in,
                   uint32_t* __restrict__ keys_out, uint32_t* __restrict__ values_out, size_t n, int shift,
                   unsigned mask, const unsigned* __restrict__ start, unsigned* status, unsigned* counter) {
-  constexpr int kItems = tile::kItems;
-  __shared__ TileTemp t;
-  __shared__ unsigned s_tile;
+  using Temp = TileTemp<kItems>;
+  constexpr int kTileSize = Temp::kSize;
+  extern __shared__ __align__(16) unsigned char smem[];
+  Temp& t = *reinterpret_cast<Temp*>(smem);
   const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5, d = int(threadIdx.x);
-  if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
+  if (threadIdx.x == 0) t.tile_id = atomicAdd(counter, 1u);
   for (int i = lane; i < kDigits; i += 32) t.warp_offset[warp][i] = 0;
   __syncthreads();
-  const unsigned id = s_tile;
-  const size_t first = size_t(id) * kTile;
-  const int valid = int(n - first < size_t(kTile) ? n - first : size_t(kTile));
-  const int at = warp * tile::kWarpItems + lane;  // item k: at + 32k (warp-striped, input order)
+  const unsigned id = t.tile_id;
+  const size_t first = size_t(id) * kTileSize;
+  const int valid = int(n - first < size_t(kTileSize) ? n - first : size_t(kTileSize));
+  const int at = warp * Temp::kWarpItems + lane;  // item k: at + 32k (warp-striped, input order)
   uint32_t keys[kItems], values[kItems];
   unsigned ranks[kItems];
 #pragma unroll
@@ -200,9 +209,14 @@ __global__ void __launch_bounds__(kBlock, tile::kMinBlocksPerSm)
   }
 }
 
-size_t tiles_of(size_t n) {
-  return (n + kTile - 1) / kTile;
-}
+// A pass's shape: pairs a thread (a tile is 256 x kItems pairs) and blocks an SM it is built for.
+template <int kItems, int kMinBlocks>
+struct Shape {
+  static constexpr int kTileSize = kBlock * kItems;
+  static size_t tiles(size_t n) { return (n + kTileSize - 1) / kTileSize; }
+};
+// The public sort's (and the registry's radix_onesweep): 16 pairs a thread, 3 blocks an SM.
+using DefaultShape = Shape<tile::kItems, tile::kMinBlocksPerSm>;
 
 // Temp layout, in uint32 words: alternate keys [n], alternate values [n], starts [4 x 256], then the
 // part cleared before every sort: histograms [4 x 256], tile counters [32], status [passes x tiles x 256].
@@ -223,19 +237,20 @@ void check_args(size_t n, int end_bit) {
     throw Error("onesweep sort: end_bit " + std::to_string(end_bit) + " outside 0..32");
 }
 
-}  // namespace
-
-size_t onesweep_temp_bytes(size_t n, int end_bit) {
+template <typename S>
+size_t temp_bytes_of(size_t n, int end_bit) {
   check_args(n, end_bit);
-  return Layout{n, tiles_of(n), passes_of(end_bit)}.words() * sizeof(uint32_t);
+  return Layout{n, S::tiles(n), passes_of(end_bit)}.words() * sizeof(uint32_t);
 }
 
-void onesweep_sort_pairs(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* keys_out,
-                         uint32_t* values_out, size_t n, void* temp, cudaStream_t s, int end_bit) {
+template <int kItems, int kMinBlocks>
+void sort_pairs(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* keys_out, uint32_t* values_out,
+                size_t n, void* temp, cudaStream_t s, int end_bit) {
+  using S = Shape<kItems, kMinBlocks>;
   check_args(n, end_bit);
   const std::string ctx = "onesweep sort n=" + std::to_string(n) + " end_bit=" + std::to_string(end_bit);
   if (n == 0) return;
-  const Layout l{n, tiles_of(n), passes_of(end_bit)};
+  const Layout l{n, S::tiles(n), passes_of(end_bit)};
   if (l.passes == 0) {
     SATLAB_CUDA(cudaMemcpyAsync(keys_out, keys_in, n * 4, cudaMemcpyDeviceToDevice, s), ctx);
     SATLAB_CUDA(cudaMemcpyAsync(values_out, values_in, n * 4, cudaMemcpyDeviceToDevice, s), ctx);
@@ -252,6 +267,13 @@ void onesweep_sort_pairs(const uint32_t* keys_in, const uint32_t* values_in, uin
     cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
     return count > 0 ? count : 1;
   }();
+  auto* pass = onesweep_pass<kItems, kMinBlocks>;
+  constexpr size_t kSmem = sizeof(TileTemp<kItems>);
+  static const bool sized = [&] {  // once per shape: shared memory past 48 KB is opted into
+    SATLAB_CUDA(cudaFuncSetAttribute(pass, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem)), ctx);
+    return true;
+  }();
+  (void)sized;
   const unsigned hist_grid = unsigned(std::min<size_t>(l.tiles, size_t(sms) * kHistBlocksPerSm));
   digit_histograms<<<hist_grid, kBlock, 0, s>>>(keys_in, n, end_bit, hist);
   SATLAB_LAUNCHED("onesweep digit_histograms", ctx);
@@ -262,28 +284,53 @@ void onesweep_sort_pairs(const uint32_t* keys_in, const uint32_t* values_in, uin
     const bool to_out = pass_writes_output(p, l.passes);
     uint32_t* dst_keys = to_out ? keys_out : alt_keys;
     uint32_t* dst_values = to_out ? values_out : alt_values;
-    onesweep_pass<<<unsigned(l.tiles), kBlock, 0, s>>>(
-        src_keys, src_values, dst_keys, dst_values, n, kDigitBits * p, digit_mask(p, end_bit),
-        start + p * kDigits, status + size_t(p) * l.tiles * kDigits, counters + p);
+    pass<<<unsigned(l.tiles), kBlock, kSmem, s>>>(src_keys, src_values, dst_keys, dst_values, n, kDigitBits * p,
+                                                  digit_mask(p, end_bit), start + p * kDigits,
+                                                  status + size_t(p) * l.tiles * kDigits, counters + p);
     SATLAB_LAUNCHED("onesweep pass " + std::to_string(p), ctx);
     src_keys = dst_keys, src_values = dst_values;
   }
 }
 
+}  // namespace
+
+size_t onesweep_temp_bytes(size_t n, int end_bit) { return temp_bytes_of<DefaultShape>(n, end_bit); }
+
+void onesweep_sort_pairs(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* keys_out,
+                         uint32_t* values_out, size_t n, void* temp, cudaStream_t s, int end_bit) {
+  sort_pairs<tile::kItems, tile::kMinBlocksPerSm>(keys_in, values_in, keys_out, values_out, n, temp, s, end_bit);
+}
+
 namespace {
+template <int kItems, int kMinBlocks>
 struct Impl {
-  static size_t temp_bytes(size_t n) { return onesweep_temp_bytes(n); }
+  using S = Shape<kItems, kMinBlocks>;
+  static size_t temp_bytes(size_t n) { return temp_bytes_of<S>(n, 32); }
   static void run(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* keys_out,
                   uint32_t* values_out, size_t n, void* temp, cudaStream_t s) {
-    onesweep_sort_pairs(keys_in, values_in, keys_out, values_out, n, temp, s);
+    sort_pairs<kItems, kMinBlocks>(keys_in, values_in, keys_out, values_out, n, temp, s, 32);
   }
 };
 }  // namespace
 
 Variant onesweep_variant() {
-  return make_sort_variant<Impl>("radix_onesweep",
-                                 "one sweep: digit counts published before ranking, windowed look-back (ours)",
-                                 "Adinets & Merrill 2022", (size_t(1) << 30) - 1);
+  return make_sort_variant<Impl<tile::kItems, tile::kMinBlocksPerSm>>(
+      "radix_onesweep", "one sweep: digit counts published before ranking, windowed look-back (ours)",
+      "Adinets & Merrill 2022", (size_t(1) << 30) - 1);
+}
+
+// Larger tiles (CUB's SM90 tuning for 4-byte pairs: 384 threads x ~18-21 items): fewer tiles, so less of
+// each tile's fixed work (counter clears, the digit scan and its barriers, the look-back, 1 KB of status)
+// a pair, at 2 blocks an SM.
+Variant onesweep_24_variant() {
+  return make_sort_variant<Impl<24, 2>>("radix_onesweep_24x2",
+                                        "one sweep, 6144-pair tiles (256 x 24), 2 blocks an SM (ours)",
+                                        "Adinets & Merrill 2022", (size_t(1) << 30) - 1);
+}
+Variant onesweep_32_variant() {
+  return make_sort_variant<Impl<32, 2>>("radix_onesweep_32x2",
+                                        "one sweep, 8192-pair tiles (256 x 32), 2 blocks an SM (ours)",
+                                        "Adinets & Merrill 2022", (size_t(1) << 30) - 1);
 }
 
 }  // namespace satlab::gpu::sort
