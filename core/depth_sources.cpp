@@ -278,7 +278,7 @@ DepthSource stereo_depth(const ImageRGBA8& left, const ImageRGBA8& right, double
 }
 
 DepthSource selection_depth(const ImageRGBA8& image, const ImageF& exact, const std::vector<SelectClick>& clicks,
-                            int threads) {
+                            int threads, const SelectParams& p) {
   check_depth(exact, "exact depth");
   if (image.width != exact.width || image.height != exact.height)
     throw Error("depth source selection: the image and the depth differ in size");
@@ -289,7 +289,7 @@ DepthSource selection_depth(const ImageRGBA8& image, const ImageF& exact, const 
   std::vector<Object> objects;
   for (const SelectClick& c : clicks) {
     const int x = std::clamp(int(c.x), 0, exact.width - 1), y = std::clamp(int(c.y), 0, exact.height - 1);
-    objects.push_back({exact.at(x, y), select_subject_cpu(image, {c}, SelectParams{}, threads).alpha});
+    objects.push_back({exact.at(x, y), select_subject_cpu(image, {c}, p, threads).alpha});
   }
   std::vector<float> rest;
   for (size_t i = 0; i < exact.pixels(); ++i)
@@ -323,7 +323,7 @@ DepthSource make_depth_source(const std::string& name, const DepthSourceInput& i
   if (name == "selection") {
     if (!in.left || in.clicks.empty())
       throw Error("depth source selection: the case has no clicks (tools/gen_cutouts writes them)");
-    return selection_depth(*in.left, *in.exact, in.clicks, threads);
+    return selection_depth(*in.left, *in.exact, in.clicks, threads, in.select);
   }
   if (!in.left || !in.right || in.right->empty())
     throw Error("depth source stereo: the case has no right view (gen_scene --truth writes one)");

@@ -67,6 +67,7 @@ struct DepthSourceInput {
   const ImageRGBA8* right = nullptr;  // stereo: the right view, camera moved right
   double disparity_scale = 0;         // stereo: disparity = disparity_scale / z px (focal_px * baseline)
   std::vector<SelectClick> clicks;    // selection: one click inside each object (on `left`)
+  SelectParams select;                // selection: the selector's parameters
   uint64_t seed = kDepthSourceSeed;
 };
 
@@ -91,7 +92,7 @@ DepthSource brush_depth(const ImageF& exact, float near_depth, float far_depth,
 DepthSource stereo_depth(const ImageRGBA8& left, const ImageRGBA8& right, double disparity_scale,
                          float near_depth, float far_depth, int threads = 0);
 DepthSource selection_depth(const ImageRGBA8& image, const ImageF& exact, const std::vector<SelectClick>& clicks,
-                            int threads = 0);
+                            int threads = 0, const SelectParams& p = {});
 
 // Area average onto w x h (footprints as for phone).
 ImageF area_downsample(const ImageF& depth, int width, int height);

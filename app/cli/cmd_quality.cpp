@@ -51,6 +51,7 @@ namespace {
 struct QualityOptions {
   std::string cases, json, backend = "auto", modes, crops, images, highlights = "off";
   std::string depth = "exact", refine = "auto";
+  std::string select_params;  // --select-params: the selection source's selector (depth select --params)
   bool save_depth = false;  // each source's depth, raw and refined, into --images
   float highlight_threshold = Params{}.highlight_threshold, highlight_gain = Params{}.highlight_gain;
   int runs = 5;
@@ -211,8 +212,9 @@ std::vector<std::string> chosen_refiners(const std::string& list) {
 }
 
 // What a depth source needs of a case: its exact depth, depths, views and clicks (the default seed).
-DepthSourceInput source_input(const LoadedCase& lc) {
+DepthSourceInput source_input(const LoadedCase& lc, const SelectParams& select) {
   DepthSourceInput in;
+  in.select = select;
   in.exact = &lc.depth;
   in.near_depth = lc.c.params.near_depth, in.far_depth = lc.c.params.far_depth;
   in.left = &lc.image;
@@ -291,6 +293,7 @@ double error_flicker(const ImageRGBA8& out, const ImageRGBA8& ref, const ImageRG
 // not), rendered by the first mode of --modes (spread by default) and scored per frame, whole and band,
 // with the error's flicker in the regions the truth holds still.
 int run_quality_video(const QualityOptions& o) {
+  const SelectParams select = parse_select_params(o.select_params);
   const std::string manifest = o.cases.empty() ? io::default_truth_cases() : o.cases;
   const DofMode* mode = o.modes.empty() ? find_dof_mode("spread") : chosen_modes(o.modes).front();
   const std::vector<std::string> sources = chosen_sources(o.depth), refines = chosen_refiners(o.refine);
@@ -363,7 +366,7 @@ int run_quality_video(const QualityOptions& o) {
           nlohmann::json warps = nlohmann::json::array();
           for (size_t k = 0; k < frames.size(); ++k) {
             const LoadedCase& lc = frames[k];
-            DepthSourceInput in = source_input(lc);
+            DepthSourceInput in = source_input(lc, select);
             in.seed = kDepthSourceSeed + uint64_t(lc.c.frame) * 0x9e3779b97f4a7c15ull;  // its own noise
             SourceDepth sd = make_source_depth(lc, make_depth_source(source, in), refiner);
             if (filtering) {
@@ -451,6 +454,7 @@ nlohmann::json dot_shapes(const LoadedCase& lc, const ImageRGBA8& out) {
 }
 
 int run_quality(const QualityOptions& o) {
+  const SelectParams select = parse_select_params(o.select_params);
   if (o.video) return run_quality_video(o);
   const std::string manifest = o.cases.empty() ? io::default_truth_cases() : o.cases;
   const std::vector<const DofMode*> modes = chosen_modes(o.modes);
@@ -529,7 +533,7 @@ int run_quality(const QualityOptions& o) {
                                     std::to_string(lc.c.params.far_depth) + "|" + lc.c.right + "|" + source;
       auto src = made.find(scene_key);
       if (src == made.end()) {
-        src = made.emplace(scene_key, make_depth_source(source, source_input(lc))).first;
+        src = made.emplace(scene_key, make_depth_source(source, source_input(lc, select))).first;
         if (o.save_depth) {
           const std::string base = o.images + "/" + lc.c.scene + "_" + source;
           io::save_png16(base + "_depth.png", viewable(src->second.depth));
@@ -675,6 +679,9 @@ void add_quality_command(CLI::App& app, Action& action) {
   sub->add_option("--refine", o->refine,
                   "Refiners for each source's depth, comma-separated (a row each): auto, none or a refiner "
                   "(default auto)");
+  sub->add_option("--select-params", o->select_params,
+                  "The selection source's selector parameters, as depth select --params "
+                  "(work=N,floor=N,threshold=N,iterations=N,model=F,likelihood=N,matte=N,eps=F)");
   sub->add_flag("--save-depth", o->save_depth,
                 "Write each scene's source depth (SCENE_SOURCE_depth.png, its own size, 16-bit), its confidence "
                 "and its refined depth (SCENE_SOURCE_REFINER_depth.png) into --images");
