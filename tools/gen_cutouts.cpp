@@ -1,7 +1,7 @@
 // Thin-lens ground truth of photographs as planes and cut-outs (issue 43's truth set), for `satlab
 // quality --cases DIR/cases.json`: each scene is a photograph as the background plane and cut-outs at
-// nearer depths (discs, rounded boxes, stars, a furry blob, grass blades, a thin pole), textured with other
-// photographs or stripes, with soft edges where fur and blades have them. Every plane faces the camera, so
+// nearer depths (discs, rounded boxes, stars, a furry blob, a head of hair, leaves, grass blades, a thin
+// pole), textured with other photographs or stripes, with soft edges where fur, hair and blades have them. Every plane faces the camera, so
 // a thin lens shows each through a lens point u as the pinhole view shifted by its CoC c = K (1/z - 1/z_f)
 // times u: the reference averages those composites (front to back, by alpha) over lens samples, in linear
 // light, then applies the camera response of the other cases (tone(), shoulder 0.4). Exact depth: the
@@ -14,7 +14,7 @@
 // each frame a case with "sequence", "frame", "fps" and (after the first) "motion", for `satlab quality --video`.
 //
 // PHOTO_DIR holds the photographs (Debian's python3-skimage data: rocket.jpg, astronaut.png, gravel.png,
-// brick.png for the tuning set; hubble_deep_field.jpg, chelsea.png, grass.png, coffee.png for the held-out
+// brick.png, ihc.png, camera.png, motorcycle_left.png for the tuning set; hubble_deep_field.jpg, chelsea.png, grass.png, coffee.png for the held-out
 // set; all public domain or CC0). No photograph and no shape generator is in both sets. Writes SCENE.png,
 // SCENE_depth.png, SCENE_objects.png (0 background, k object k), CASE.png and cases.json, whose cases also
 // give one click inside each object ("clicks") for subject select.
@@ -140,6 +140,44 @@ auto blades(double x0, double x1, int n, double height) {
     return c;
   };
 }
+// A head of long hair (tuning set; fur is held out): an ellipse from whose upper half n strands fall,
+// each a sub-pixel-wide curve (0.35-0.8 px) that sways as it hangs, with an opacity of its own (0.5-1), so
+// the silhouette is strands over the background with gaps between them, up to `length` px below the head.
+auto hair(double cx, double cy, double rx, double ry, int n, double length) {
+  return [=](double x, double y) {
+    const double d = std::hypot((x - cx) / rx, (y - cy) / ry);
+    if (d <= 1) return 1.0;
+    double c = 0;
+    for (int i = 0; i < n; ++i) {
+      const double a = M_PI * (1.05 + 0.9 * (i + hash(i + 31)) / n);  // roots across the upper half
+      const double x0 = cx + rx * std::cos(a), y0 = cy + ry * std::sin(a) * 0.2;  // root, near the head's middle
+      const double side = x0 < cx ? -1 : 1;
+      const double t = (y - y0) / length;  // 0 at the root, 1 at the tip
+      if (t < 0 || t > 0.4 + 0.6 * hash(i + 5)) continue;
+      // The strand leaves the head sideways, then hangs, swaying.
+      const double sx = x0 + side * rx * 0.35 * std::sqrt(t) + 6 * std::sin(9 * t + 6.3 * hash(i + 77)) * t;
+      const double w = 0.35 + 0.45 * hash(i + 13);
+      const double cov = std::clamp(w / 2 + 0.5 - std::fabs(x - sx), 0.0, 1.0);
+      c = std::max(c, cov * (0.5 + 0.5 * hash(i + 211)));
+    }
+    return c;
+  };
+}
+// A cluster of leaves (tuning set): n small ellipses around (cx, cy) at random turns, so the silhouette is
+// ragged, with background between the leaves.
+auto leaves(double cx, double cy, double r, int n, double leaf) {
+  return [=](double x, double y) {
+    for (int i = 0; i < n; ++i) {
+      const double a = 2 * M_PI * hash(i + 401), q = r * std::sqrt(hash(i + 809));
+      const double lx = cx + q * std::cos(a), ly = cy + q * std::sin(a), turn = M_PI * hash(i + 1201);
+      const double u = (x - lx) * std::cos(turn) + (y - ly) * std::sin(turn);
+      const double v = -(x - lx) * std::sin(turn) + (y - ly) * std::cos(turn);
+      const double len = leaf * (0.7 + 0.6 * hash(i + 1601));
+      if (u * u / (len * len) + v * v / (0.16 * len * len) <= 1) return 1.0;
+    }
+    return 0.0;
+  };
+}
 auto pole(double cx, double w) {
   return [=](double x, double) { return std::fabs(x - cx) <= w / 2 ? 1.0 : 0.0; };
 }
@@ -229,7 +267,8 @@ std::vector<Scene> scenes(const std::string& dir, bool heldout) {
   const double one[3] = {1, 1, 1}, warm[3] = {1.0, 0.8, 0.6}, cool[3] = {0.6, 0.8, 1.0}, green[3] = {0.5, 1.0, 0.4};
   const double red[3] = {0.8, 0.08, 0.05}, cream[3] = {0.9, 0.85, 0.6};
   std::vector<Scene> out;
-  if (!heldout) {  // photographs rocket, astronaut, gravel, brick; discs, rounded boxes, a pole
+  if (!heldout) {  // photographs rocket, astronaut, gravel, brick, ihc, camera, motorcycle_left; discs,
+                   // rounded boxes, a pole, hair, leaves
     Scene a{"rocket_discs", {}, {2.5, 10.0, 4.0}, 30, {"astronaut.png", "gravel.png", "rocket.jpg"}};
     a.layers.push_back(layer(photo(dir + "/astronaut.png", one), coverage(disc(150, 130, 70)), 2.5));
     a.layers.push_back(layer(photo(dir + "/gravel.png", warm), coverage(rounded_box(200, 60, 340, 200, 18)), 4.0));
@@ -241,6 +280,11 @@ std::vector<Scene> scenes(const std::string& dir, bool heldout) {
     b.layers.push_back(layer(photo(dir + "/gravel.png", green), coverage(disc(280, 110, 60)), 3.5));
     b.layers.push_back(background(photo(dir + "/brick.png", warm), 8.0));
     out.push_back(std::move(b));
+    Scene e{"motorcycle_hair", {}, {2.4, 9.0, 4.0}, 28, {"ihc.png", "camera.png", "motorcycle_left.png"}};
+    e.layers.push_back(layer(photo(dir + "/ihc.png", warm), coverage(hair(120, 105, 60, 58, 260, 120)), 2.4));
+    e.layers.push_back(layer(photo(dir + "/camera.png", green), coverage(leaves(290, 120, 58, 70, 16)), 4.0));
+    e.layers.push_back(background(photo(dir + "/motorcycle_left.png", one), 9.0));
+    out.push_back(std::move(e));
   } else {  // photographs hubble, chelsea, grass, coffee; a furry blob, stars, grass blades, stripes
     Scene c{"hubble_cat", {}, {2.2, 12.0, 4.0}, 30, {"grass.png", "chelsea.png", "hubble_deep_field.jpg"}};
     c.layers.push_back(layer(photo(dir + "/grass.png", green), coverage(blades(250, 380, 14, 110)), 1.6));
