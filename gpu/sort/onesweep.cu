@@ -3,7 +3,7 @@
 //   1. one histogram pass reads every key once and counts the digits of all passes at once; one small
 //      kernel turns each pass's 256 counts into the digits' start positions;
 //   2. per digit pass, one kernel: each block takes the next tile id from an atomic counter (so every
-//      predecessor is already running) and loads its 4096 pairs (256 threads x 16, warp-striped). The
+//      predecessor is already running) and loads its tile of pairs (256 threads x kItems, warp-striped). The
 //      tile's digit counts come first, from per-warp shared-memory histograms, and thread d publishes
 //      the count of digit d before any ranking (CUB's order: successors find it sooner). The per-warp
 //      counters become each warp's first position of each digit in the sorted tile; ranking then walks
@@ -23,7 +23,7 @@
 // device-level sort: 16 x 3; the registry's _24x2 and _32x2 rows: larger tiles, fewer of them), shared
 // memory dynamic.
 // Bytes: 4 bytes a key for the histogram, then 16 bytes a pair per pass (read and write key and value),
-// plus 4 KB of status per tile and pass.
+// plus 1 KB of status (256 words) per tile and pass.
 #include "gpu/sort/onesweep.hpp"
 
 #include <algorithm>
@@ -274,7 +274,8 @@ void sort_pairs(const uint32_t* keys_in, const uint32_t* values_in, uint32_t* ke
     return true;
   }();
   (void)sized;
-  const unsigned hist_grid = unsigned(std::min<size_t>(l.tiles, size_t(sms) * kHistBlocksPerSm));
+  // The histogram's grid by 4096-key chunks whatever the pass's tiles, so that every shape counts alike.
+  const unsigned hist_grid = unsigned(std::min<size_t>(DefaultShape::tiles(n), size_t(sms) * kHistBlocksPerSm));
   digit_histograms<<<hist_grid, kBlock, 0, s>>>(keys_in, n, end_bit, hist);
   SATLAB_LAUNCHED("onesweep digit_histograms", ctx);
   digit_starts<<<unsigned(l.passes), kBlock, 0, s>>>(hist, start);
