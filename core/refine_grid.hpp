@@ -27,5 +27,9 @@ Grid make_grid(const RefineInput& in);
 std::vector<Sample> make_samples(const Grid& g, const ImageRGBA8& image);
 ImageF refine_samples(const Grid& g, const std::vector<Sample>& samples, const ImageRGBA8& image, Reduce r,
                       int threads = 0);
+// refine_pixel (core/refine_pixel.hpp) with weight()'s factors from tables, as refine_samples runs it: equal
+// to refine_pixel bit for bit (tests/cpu/refine_test.cpp).
+float refine_pixel_tables(const Window& win, int ci, int cj, int u, int v, const uint8_t rgb[3], Reduce r, float lo,
+                          float hi, float polish_tol);
 
 }  // namespace satlab::refine

@@ -72,29 +72,45 @@ SATLAB_HD uint32_t flatness(float d, const float n[8], float tol2) {
   return uint32_t(w);
 }
 
+// weight()'s two factors (0..65536): the squared Cauchy kernel of the squared distance ds2 (1/16-sample
+// units) and of the squared colour difference dc2 (0..3 * 255^2). The CPU takes both from tables of these
+// functions (core/refine.cpp), the GPU the first.
+SATLAB_HD uint32_t spatial_factor(long long ds2) {
+  const long long s2 = (long long)kSpatialSigma16 * kSpatialSigma16;
+  const long long ws = (65536LL * s2) / (s2 + ds2);
+  return uint32_t((ws * ws) >> 16);
+}
+SATLAB_HD uint32_t colour_factor(int dc2) {
+  const long long k2 = 3LL * kColourSigma * kColourSigma;
+  const long long wc = (65536LL * k2) / (k2 + dc2);
+  return uint32_t((wc * wc) >> 16);
+}
+constexpr int kMaxColourDistance2 = 3 * 255 * 255;
+// The squared colour difference of rgb to the nearer of the sample's two colours.
+SATLAB_HD int colour_distance2(const Sample& s, const uint8_t rgb[3]) {
+  int dc2 = 0;
+  for (int t = 0; t < 2; ++t) {
+    int e = 0;
+    for (int c = 0; c < 3; ++c) {
+      const int dc = int(rgb[c]) - int(s.rgb[t][c]);
+      e += dc * dc;
+    }
+    dc2 = (t == 0 || e < dc2) ? e : dc2;
+  }
+  return dc2;
+}
+// The weight from the factors: (spatial x colour) >> 16 (spatial alone without colour), times the base.
+SATLAB_HD uint32_t combine_weight(uint32_t spatial, uint32_t colour, bool with_colour, uint32_t base) {
+  const long long w = with_colour ? ((long long)spatial * colour) >> 16 : (long long)spatial;
+  return uint32_t(w * base);
+}
+
 // A window sample's weight for a pixel at grid position (u, v) (1/16 sample) of colour rgb: squared
 // Cauchy kernels of the distance and of the colour difference, times the sample's base. < 2^25.
 SATLAB_HD uint32_t weight(const Sample& s, int i, int j, int u, int v, const uint8_t rgb[3], bool colour) {
   const int du = u - i * kSubSample, dv = v - j * kSubSample;
   const long long ds2 = (long long)du * du + (long long)dv * dv;
-  const long long s2 = (long long)kSpatialSigma16 * kSpatialSigma16;
-  const long long ws = (65536LL * s2) / (s2 + ds2);
-  long long w = (ws * ws) >> 16;
-  if (colour) {
-    int dc2 = 0;
-    for (int t = 0; t < 2; ++t) {
-      int e = 0;
-      for (int c = 0; c < 3; ++c) {
-        const int dc = int(rgb[c]) - int(s.rgb[t][c]);
-        e += dc * dc;
-      }
-      dc2 = (t == 0 || e < dc2) ? e : dc2;
-    }
-    const long long k2 = 3LL * kColourSigma * kColourSigma;
-    const long long wc = (65536LL * k2) / (k2 + dc2);
-    w = (w * ((wc * wc) >> 16)) >> 16;
-  }
-  return uint32_t(w * s.base);
+  return combine_weight(spatial_factor(ds2), colour ? colour_factor(colour_distance2(s, rgb)) : 0u, colour, s.base);
 }
 
 // A regridded cell: its pixels' confidence-weighted depth sum, confidence sum and count (float64, row-major).
@@ -352,18 +368,10 @@ SATLAB_HD float weighted_median(const float* p_in, const uint32_t* w_in, int n, 
 //  - Max (snap): the prediction of the first sample of largest weight.
 // Weights without colour are used where every colour weight vanished; NaN when no sample has weight.
 // Means are float64 sums in row-major window order.
-SATLAB_HD float refine_pixel(const Window& win, int ci, int cj, int u, int v, const uint8_t rgb[3], Reduce r,
-                             float lo, float hi, float polish_tol) {
-  uint32_t w[kWindowSamples];
+// refine_pixel's second half: the window's weights w (total their sum) reduced.
+SATLAB_HD float reduce_window(const Window& win, int ci, int cj, int u, int v, const uint32_t* w,
+                              unsigned long long total, Reduce r, float lo, float hi, float polish_tol) {
   const int n = win.n;
-  unsigned long long total = 0;
-  for (int pass = 0; pass < 2 && total == 0; ++pass) {
-    total = 0;
-    for (int k = 0; k < n; ++k) {
-      w[k] = weight(win.s[k], ci + win.i[k], cj + win.j[k], u, v, rgb, pass == 0);
-      total += w[k];
-    }
-  }
   if (total == 0) return __builtin_nanf("");
   if (r == Reduce::Mean) {
     double acc = 0.0;
@@ -385,6 +393,21 @@ SATLAB_HD float refine_pixel(const Window& win, int ci, int cj, int u, int v, co
     if (g <= polish_tol && w[k] != 0) acc += double(w[k]) * double(p[k]), sum += double(w[k]);
   }
   return float(acc / sum);
+}
+
+SATLAB_HD float refine_pixel(const Window& win, int ci, int cj, int u, int v, const uint8_t rgb[3], Reduce r,
+                             float lo, float hi, float polish_tol) {
+  uint32_t w[kWindowSamples];
+  const int n = win.n;
+  unsigned long long total = 0;
+  for (int pass = 0; pass < 2 && total == 0; ++pass) {
+    total = 0;
+    for (int k = 0; k < n; ++k) {
+      w[k] = weight(win.s[k], ci + win.i[k], cj + win.j[k], u, v, rgb, pass == 0);
+      total += w[k];
+    }
+  }
+  return reduce_window(win, ci, cj, u, v, w, total, r, lo, hi, polish_tol);
 }
 
 // Depth at (or above half) the image's size with a confidence map (stereo's checks, a brush's strokes):

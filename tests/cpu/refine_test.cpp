@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -64,6 +65,64 @@ double mean_abs_error(const ImageF& a, const ImageF& b) {
   double e = 0;
   for (size_t i = 0; i < a.data.size(); ++i) e += std::fabs(double(a.data[i]) - double(b.data[i]));
   return e / double(a.data.size());
+}
+
+// The CPU loop takes weight()'s factors from tables: on random windows (clipped ones, samples of base 0,
+// colours near and far, pixels at every 1/16-sample offset and past the grid's last centre) it gives
+// refine_pixel's value bit for bit, for every reduction, the no-colour fallback and NaN (no weight) included.
+TEST(Refine, TableWeightsEqualTheReferencePixel) {
+  using namespace refine;
+  std::mt19937 rng(4242);
+  std::uniform_int_distribution<int> byte(0, 255), off(-12, 27), coin(0, 3);
+  std::uniform_real_distribution<float> depth(0.f, 1.f), slope(-0.05f, 0.05f);
+  int fallback = 0, nan = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    Window win;
+    win.n = 0;
+    const int clip = coin(rng);  // 0: whole window; else some rows or columns left out
+    for (int dj = -kWindow; dj <= kWindow; ++dj)
+      for (int di = -kWindow; di <= kWindow; ++di) {
+        if (clip == 1 && di < -1) continue;
+        if (clip == 2 && dj > 1) continue;
+        Sample& sm = win.s[win.n];
+        sm.d = depth(rng), sm.gx = slope(rng), sm.gy = slope(rng);
+        for (int t = 0; t < 2; ++t)
+          for (int c = 0; c < 3; ++c) sm.rgb[t][c] = uint8_t(byte(rng));
+        sm.base = coin(rng) == 0 ? 0u : uint32_t(byte(rng) + 1);
+        if (trial % 7 == 0) sm.base = 0;  // every base 0: no weight at all
+        win.i[win.n] = int8_t(di), win.j[win.n] = int8_t(dj);
+        ++win.n;
+      }
+    const int ci = 5, cj = 7;
+    const int u = ci * kSubSample + off(rng), v = cj * kSubSample + off(rng);
+    uint8_t rgb[3] = {uint8_t(byte(rng)), uint8_t(byte(rng)), uint8_t(byte(rng))};
+    if (trial % 5 == 0) rgb[0] = rgb[1] = rgb[2] = 255, win.s[0].rgb[0][0] = 0;
+    if (trial % 11 == 0) {  // black samples, a white pixel, the near ones of no base: only the fallback weighs
+      rgb[0] = rgb[1] = rgb[2] = 255;
+      for (int k = 0; k < win.n; ++k) {
+        for (int t = 0; t < 2; ++t) win.s[k].rgb[t][0] = win.s[k].rgb[t][1] = win.s[k].rgb[t][2] = 0;
+        win.s[k].base = std::abs(win.i[k]) <= 1 && std::abs(win.j[k]) <= 1 ? 0u : 1u;
+      }
+    }
+    for (Reduce r : {Reduce::Median, Reduce::Mean, Reduce::Max}) {
+      const float want = refine_pixel(win, ci, cj, u, v, rgb, r, 0.f, 1.f, 0.03f);
+      const float got = refine_pixel_tables(win, ci, cj, u, v, rgb, r, 0.f, 1.f, 0.03f);
+      if (std::isnan(want)) {
+        ++nan;
+        EXPECT_TRUE(std::isnan(got)) << "trial " << trial;
+      } else {
+        EXPECT_EQ(std::memcmp(&want, &got, 4), 0) << "trial " << trial << ": " << got << " vs " << want;
+      }
+    }
+    unsigned long long with_colour = 0, without = 0;
+    for (int k = 0; k < win.n; ++k) {
+      with_colour += weight(win.s[k], ci + win.i[k], cj + win.j[k], u, v, rgb, true);
+      without += weight(win.s[k], ci + win.i[k], cj + win.j[k], u, v, rgb, false);
+    }
+    fallback += with_colour == 0 && without > 0;
+  }
+  EXPECT_GT(nan, 0);  // the cases were reached: no weight at all, and weights only without colour
+  EXPECT_GT(fallback, 0);
 }
 
 TEST(Refine, TableNamesEveryRefinerOnce) {
