@@ -136,7 +136,22 @@ float refine_pixel_tables(const Window& win, int ci, int cj, int u, int v, const
       total += w[k];
     }
   }
-  return reduce_window(win, ci, cj, u, v, w, total, r, lo, hi, polish_tol);
+  if (r != Reduce::Median || total == 0) return reduce_window(win, ci, cj, u, v, w, total, r, lo, hi, polish_tol);
+  // The median over the samples of non-zero weight only, in window order: a weighted median is always the
+  // value of one of them (the largest of weight at or below a zero-weight one holds as much below it), and
+  // the polish sums them alone, in the same order, so the value is reduce_window's.
+  float p[kWindowSamples];
+  uint32_t wn[kWindowSamples];
+  int m = 0;
+  for (int k = 0; k < n; ++k)
+    if (w[k] != 0) p[m] = predict(win.s[k], ci + win.i[k], cj + win.j[k], u, v, lo, hi), wn[m] = w[k], ++m;
+  const float med = weighted_median(p, wn, m, total);
+  double acc = 0.0, sum = 0.0;
+  for (int k = 0; k < m; ++k) {
+    const float g = p[k] > med ? p[k] - med : med - p[k];
+    if (g <= polish_tol) acc += double(wn[k]) * double(p[k]), sum += double(wn[k]);
+  }
+  return float(acc / sum);
 }
 
 ImageF refine_samples(const Grid& g, const std::vector<Sample>& samples, const ImageRGBA8& image, Reduce r,
