@@ -384,13 +384,19 @@ SATLAB_HD float reduce_window(const Window& win, int ci, int cj, int u, int v, c
       if (w[k] > w[best]) best = k;
     return predict(win.s[best], ci + win.i[best], cj + win.j[best], u, v, lo, hi);
   }
+  // The median over the samples of non-zero weight only, in window order: a weighted median is always the
+  // value of one of them (the largest of weight at or below a zero-weight one holds as much below it), and
+  // the polish sums them alone, in the same order.
   float p[kWindowSamples];
-  for (int k = 0; k < n; ++k) p[k] = predict(win.s[k], ci + win.i[k], cj + win.j[k], u, v, lo, hi);
-  const float m = weighted_median(p, w, n, total);
+  uint32_t wn[kWindowSamples];
+  int m = 0;
+  for (int k = 0; k < n; ++k)
+    if (w[k] != 0) p[m] = predict(win.s[k], ci + win.i[k], cj + win.j[k], u, v, lo, hi), wn[m] = w[k], ++m;
+  const float med = weighted_median(p, wn, m, total);
   double acc = 0.0, sum = 0.0;
-  for (int k = 0; k < n; ++k) {
-    const float g = p[k] > m ? p[k] - m : m - p[k];
-    if (g <= polish_tol && w[k] != 0) acc += double(w[k]) * double(p[k]), sum += double(w[k]);
+  for (int k = 0; k < m; ++k) {
+    const float g = p[k] > med ? p[k] - med : med - p[k];
+    if (g <= polish_tol) acc += double(wn[k]) * double(p[k]), sum += double(wn[k]);
   }
   return float(acc / sum);
 }

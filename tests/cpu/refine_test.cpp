@@ -69,13 +69,14 @@ double mean_abs_error(const ImageF& a, const ImageF& b) {
 
 // The CPU loop takes weight()'s factors from tables: on random windows (clipped ones, samples of base 0,
 // colours near and far, pixels at every 1/16-sample offset and past the grid's last centre) it gives
-// refine_pixel's value bit for bit, for every reduction, the no-colour fallback and NaN (no weight) included.
+// refine_pixel's value bit for bit, for every reduction, the no-colour fallback and NaN (no weight) included;
+// and the weighted median over the samples of non-zero weight equals the one over all of them.
 TEST(Refine, TableWeightsEqualTheReferencePixel) {
   using namespace refine;
   std::mt19937 rng(4242);
   std::uniform_int_distribution<int> byte(0, 255), off(-12, 27), coin(0, 3);
   std::uniform_real_distribution<float> depth(0.f, 1.f), slope(-0.05f, 0.05f);
-  int fallback = 0, nan = 0;
+  int fallback = 0, nan = 0, compacted = 0;
   for (int trial = 0; trial < 20000; ++trial) {
     Window win;
     win.n = 0;
@@ -120,7 +121,22 @@ TEST(Refine, TableWeightsEqualTheReferencePixel) {
       without += weight(win.s[k], ci + win.i[k], cj + win.j[k], u, v, rgb, false);
     }
     fallback += with_colour == 0 && without > 0;
+    // reduce_window's median runs over the samples of non-zero weight only: the same value as over all.
+    if (with_colour > 0) {
+      float p[kWindowSamples], pn[kWindowSamples];
+      uint32_t w[kWindowSamples], wn[kWindowSamples];
+      int m = 0;
+      for (int k = 0; k < win.n; ++k) {
+        p[k] = predict(win.s[k], ci + win.i[k], cj + win.j[k], u, v, 0.f, 1.f);
+        w[k] = weight(win.s[k], ci + win.i[k], cj + win.j[k], u, v, rgb, true);
+        if (w[k]) pn[m] = p[k], wn[m] = w[k], ++m;
+      }
+      const float all = weighted_median(p, w, win.n, with_colour), some = weighted_median(pn, wn, m, with_colour);
+      EXPECT_EQ(std::memcmp(&all, &some, 4), 0) << "trial " << trial;
+      compacted += m < win.n;
+    }
   }
+  EXPECT_GT(compacted, 0);
   EXPECT_GT(nan, 0);  // the cases were reached: no weight at all, and weights only without colour
   EXPECT_GT(fallback, 0);
 }
