@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "core/bilinear.hpp"
@@ -12,6 +13,11 @@
 #include "core/parallel.hpp"
 #include "core/refine_grid.hpp"
 #include "core/refine_pixel.hpp"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define SATLAB_REFINE_AVX2 1
+#endif
 
 namespace satlab {
 
@@ -140,27 +146,231 @@ float refine_pixel_tables(const Window& win, int ci, int cj, int u, int v, const
   return reduce_window(win, ci, cj, u, v, w, total, r, lo, hi, polish_tol);
 }
 
+void fill_lanes(const Window& win, int ci, int cj, WindowLanes& l) {
+  l.n = win.n;
+  for (int k = 0; k < WindowLanes::kPad; ++k) {
+    const bool in = k < win.n;
+    l.gu[k] = (ci + (in ? win.i[k] : 0)) * kSubSample, l.gv[k] = (cj + (in ? win.j[k] : 0)) * kSubSample;
+    l.base[k] = in ? int32_t(win.s[k].base) : 0;
+    for (int c = 0; c < 6; ++c) l.pal[c][k] = in ? win.s[k].rgb[c / 3][c % 3] : 0;
+    l.d[k] = in ? win.s[k].d : 0.f, l.gx[k] = in ? win.s[k].gx : 0.f, l.gy[k] = in ? win.s[k].gy : 0.f;
+  }
+}
+
+namespace {
+
+// The tables' squared distances are those of a window's samples from a pixel whose nearest sample is the
+// window's centre (|du|, |dv| <= kWindow kSubSample + kSubSample / 2); farther pixels take the scalar path.
+static_assert(2 * (kWindow * kSubSample + kSubSample / 2) * (kWindow * kSubSample + kSubSample / 2) <
+                  2 * WeightTables::kReach * WeightTables::kReach + 1,
+              "the spatial table misses a window's distances");
+
+#ifdef SATLAB_REFINE_AVX2
+// The weights of refine_pixel_tables' first pass, 8 samples a step, into sp (spatial factors) and w; their
+// sum, or -1 where a distance lies beyond the spatial table (the caller then runs the scalar loop).
+__attribute__((target("avx2"))) long long lane_weights(const WindowLanes& l, int u, int v, const uint8_t rgb[3],
+                                                       const WeightTables& t, uint32_t* sp, uint32_t* w) {
+  const __m256i U = _mm256_set1_epi32(u), V = _mm256_set1_epi32(v);
+  const __m256i C[3] = {_mm256_set1_epi32(rgb[0]), _mm256_set1_epi32(rgb[1]), _mm256_set1_epi32(rgb[2])};
+  const __m256i last = _mm256_set1_epi32(int(t.spatial.size()) - 1);
+  const int* spatial = reinterpret_cast<const int*>(t.spatial.data());
+  const int* colour = reinterpret_cast<const int*>(t.colour.data());
+  __m256i total = _mm256_setzero_si256(), beyond = _mm256_setzero_si256();
+  for (int k = 0; k < l.n; k += 8) {
+    const __m256i du = _mm256_sub_epi32(U, _mm256_load_si256(reinterpret_cast<const __m256i*>(l.gu + k)));
+    const __m256i dv = _mm256_sub_epi32(V, _mm256_load_si256(reinterpret_cast<const __m256i*>(l.gv + k)));
+    const __m256i ds2 = _mm256_add_epi32(_mm256_mullo_epi32(du, du), _mm256_mullo_epi32(dv, dv));
+    beyond = _mm256_or_si256(beyond, _mm256_cmpgt_epi32(ds2, last));
+    const __m256i s = _mm256_i32gather_epi32(spatial, _mm256_min_epi32(ds2, last), 4);
+    __m256i e[2];
+    for (int p = 0; p < 2; ++p) {
+      e[p] = _mm256_setzero_si256();
+      for (int c = 0; c < 3; ++c) {
+        const __m256i d = _mm256_sub_epi32(C[c], _mm256_load_si256(reinterpret_cast<const __m256i*>(l.pal[3 * p + c] + k)));
+        e[p] = _mm256_add_epi32(e[p], _mm256_mullo_epi32(d, d));
+      }
+    }
+    const __m256i cw = _mm256_i32gather_epi32(colour, _mm256_min_epi32(e[0], e[1]), 4);
+    // combine_weight: ((s * cw) >> 16) * base, s and cw <= 65536 (their product up to 2^32: 64-bit lanes).
+    const __m256i even = _mm256_srli_epi64(_mm256_mul_epu32(s, cw), 16);
+    const __m256i odd = _mm256_srli_epi64(_mm256_mul_epu32(_mm256_srli_epi64(s, 32), _mm256_srli_epi64(cw, 32)), 16);
+    const __m256i sc = _mm256_blend_epi32(even, _mm256_slli_epi64(odd, 32), 0xAA);
+    const __m256i wk = _mm256_mullo_epi32(sc, _mm256_load_si256(reinterpret_cast<const __m256i*>(l.base + k)));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(sp + k), s);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(w + k), wk);
+    total = _mm256_add_epi32(total, wk);  // each weight < 2^25, 56 of them < 2^31
+  }
+  if (!_mm256_testz_si256(beyond, beyond)) return -1;
+  alignas(32) uint32_t lanes[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), total);
+  long long sum = 0;
+  for (uint32_t x : lanes) sum += x;
+  return sum;
+}
+
+// predict() of every lane: the same float operations in the same order (no fused multiply-add: AVX2 alone).
+__attribute__((target("avx2"))) void lane_predictions(const WindowLanes& l, int u, int v, float lo, float hi,
+                                                      float* p) {
+  const __m256i U = _mm256_set1_epi32(u), V = _mm256_set1_epi32(v);
+  const __m256 inv = _mm256_set1_ps(1.f / kSubSample), LO = _mm256_set1_ps(lo), HI = _mm256_set1_ps(hi);
+  for (int k = 0; k < l.n; k += 8) {
+    const __m256 du = _mm256_mul_ps(
+        _mm256_cvtepi32_ps(_mm256_sub_epi32(U, _mm256_load_si256(reinterpret_cast<const __m256i*>(l.gu + k)))), inv);
+    const __m256 dv = _mm256_mul_ps(
+        _mm256_cvtepi32_ps(_mm256_sub_epi32(V, _mm256_load_si256(reinterpret_cast<const __m256i*>(l.gv + k)))), inv);
+    __m256 q = _mm256_add_ps(_mm256_load_ps(l.d + k), _mm256_mul_ps(_mm256_load_ps(l.gx + k), du));
+    q = _mm256_add_ps(q, _mm256_mul_ps(_mm256_load_ps(l.gy + k), dv));
+    // p < lo ? lo : (p > hi ? hi : p)
+    const __m256 high = _mm256_blendv_ps(q, HI, _mm256_cmp_ps(q, HI, _CMP_GT_OQ));
+    q = _mm256_blendv_ps(high, LO, _mm256_cmp_ps(q, LO, _CMP_LT_OQ));
+    _mm256_storeu_ps(p + k, q);
+  }
+}
+
+// reduce_window's median (Reduce::Median) without its branches: the predictions of non-zero weight in window
+// order, their weighted median by value through partitions into separate arrays (no data-dependent
+// branches; the value, as every selection's, is the one weighted_median finds), then the same polish in the
+// same order (adding 0.0 where a sample is out leaves the float64 sums as they are: they are never -0.0).
+float median_branchless(const float* p_all, const uint32_t* w_all, int n, unsigned long long total,
+                        float polish_tol) {
+  float p[kWindowSamples], a[kWindowSamples], b[kWindowSamples];
+  uint32_t w[kWindowSamples], wa[kWindowSamples], wb[kWindowSamples];
+  int m = 0;
+  for (int k = 0; k < n; ++k) {
+    p[m] = p_all[k], w[m] = w_all[k];
+    m += w_all[k] != 0;
+  }
+  const float* cp = p;
+  const uint32_t* cw = w;
+  int count = m;
+  unsigned long long below = 0;
+  float med = cp[0];
+  while (true) {
+    if (count == 1) {
+      med = cp[0];
+      break;
+    }
+    const float pivot = cp[count / 2];
+    int nl = 0, nr = 0;
+    unsigned long long wl = 0, we = 0;
+    float* lp = cp == a ? b : a;  // the smaller-than part goes where the candidates are not
+    uint32_t* lw = cp == a ? wb : wa;
+    float rp[kWindowSamples];
+    uint32_t rw[kWindowSamples];
+    for (int k = 0; k < count; ++k) {
+      const float x = cp[k];
+      const uint32_t y = cw[k];
+      const bool lt = x < pivot, gt = x > pivot;
+      lp[nl] = x, lw[nl] = y, nl += lt;
+      rp[nr] = x, rw[nr] = y, nr += gt;
+      wl += lt ? y : 0u;
+      we += (!lt && !gt) ? y : 0u;
+    }
+    if (2 * (below + wl) >= total) {
+      cp = lp, cw = lw, count = nl;
+    } else if (2 * (below + wl + we) >= total) {
+      med = pivot;
+      break;
+    } else {
+      below += wl + we;
+      float* dp = lp == a ? b : a;
+      uint32_t* dw = lp == a ? wb : wa;
+      std::memcpy(dp, rp, sizeof(float) * size_t(nr));
+      std::memcpy(dw, rw, sizeof(uint32_t) * size_t(nr));
+      cp = dp, cw = dw, count = nr;
+    }
+  }
+  double acc = 0.0, sum = 0.0;
+  for (int k = 0; k < m; ++k) {
+    const float g = p[k] > med ? p[k] - med : med - p[k];
+    acc += g <= polish_tol ? double(w[k]) * double(p[k]) : 0.0;
+    sum += g <= polish_tol ? double(w[k]) : 0.0;
+  }
+  return float(acc / sum);
+}
+#endif
+
+}  // namespace
+
+bool lanes_supported() {
+#ifdef SATLAB_REFINE_AVX2
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return avx2;
+#else
+  return false;
+#endif
+}
+
+float refine_pixel_lanes(const Window& win, const WindowLanes& lanes, int ci, int cj, int u, int v,
+                         const uint8_t rgb[3], Reduce r, float lo, float hi, float polish_tol) {
+#ifdef SATLAB_REFINE_AVX2
+  if (lanes_supported()) {
+    const WeightTables& t = weight_tables();
+    uint32_t sp[WindowLanes::kPad], w[WindowLanes::kPad];
+    long long total = lane_weights(lanes, u, v, rgb, t, sp, w);
+    if (total >= 0) {
+      if (total == 0) {  // every colour weight vanished: the weights without colour
+        for (int k = 0; k < win.n; ++k) {
+          w[k] = combine_weight(sp[k], 0u, false, win.s[k].base);
+          total += w[k];
+        }
+      }
+      if (r != Reduce::Median || total == 0)
+        return reduce_window(win, ci, cj, u, v, w, (unsigned long long)total, r, lo, hi, polish_tol);
+      float p[WindowLanes::kPad];
+      lane_predictions(lanes, u, v, lo, hi, p);
+      return median_branchless(p, w, win.n, (unsigned long long)total, polish_tol);
+    }
+  }
+#else
+  (void)lanes;
+#endif
+  return refine_pixel_tables(win, ci, cj, u, v, rgb, r, lo, hi, polish_tol);
+}
+
 ImageF refine_samples(const Grid& g, const std::vector<Sample>& samples, const ImageRGBA8& image, Reduce r,
                       int threads) {
   (void)weight_tables();  // made before the threads start
+  (void)lanes_supported();
   ImageF out(g.W, g.H, 1);
+  // Each column's and row's grid position and nearest sample, once; then the pixels a cell at a time (each
+  // run of rows and columns with the same nearest sample shares its window).
+  std::vector<int> pos(size_t(g.W) + size_t(g.H)), near(pos.size());
+  for (int x = 0; x < g.W; ++x) pos[size_t(x)] = grid_pos(x, g.gw, g.W), near[size_t(x)] = nearest_sample(pos[size_t(x)], g.gw);
+  for (int y = 0; y < g.H; ++y) {
+    const size_t k = size_t(g.W) + size_t(y);
+    pos[k] = grid_pos(y, g.gh, g.H), near[k] = nearest_sample(pos[k], g.gh);
+  }
+  const int* us = pos.data();
+  const int* vs = pos.data() + g.W;
+  const int* cis = near.data();
+  const int* cjs = near.data() + g.W;
   parallel_for(
       0, g.H,
       [&](long y0, long y1) {
         Window win;
-        int have_ci = -1, have_cj = -1;
-        for (int y = int(y0); y < int(y1); ++y) {
-          const int v = grid_pos(y, g.gh, g.H), cj = nearest_sample(v, g.gh);
-          for (int x = 0; x < g.W; ++x) {
-            const int u = grid_pos(x, g.gw, g.W), ci = nearest_sample(u, g.gw);
-            if (ci != have_ci || cj != have_cj) {
-              gather_window(samples.data(), g.gw, g.gh, ci, cj, win);
-              have_ci = ci, have_cj = cj;
-            }
-            const float q = refine_pixel_tables(win, ci, cj, u, v, image.px(x, y), r, g.lo, g.hi, g.polish_tol);
-            const size_t p = size_t(y) * size_t(g.W) + size_t(x);
-            out.data[p] = g.full_confidence.empty() ? q : keep_confident(g.full_depth[p], g.full_confidence[p], q);
+        WindowLanes lanes;
+        for (int ya = int(y0); ya < int(y1);) {
+          const int cj = cjs[ya];
+          int yb = ya + 1;
+          while (yb < int(y1) && cjs[yb] == cj) ++yb;
+          for (int xa = 0; xa < g.W;) {
+            const int ci = cis[xa];
+            int xb = xa + 1;
+            while (xb < g.W && cis[xb] == ci) ++xb;
+            gather_window(samples.data(), g.gw, g.gh, ci, cj, win);
+            fill_lanes(win, ci, cj, lanes);
+            for (int y = ya; y < yb; ++y)
+              for (int x = xa; x < xb; ++x) {
+                const float q = refine_pixel_lanes(win, lanes, ci, cj, us[x], vs[y], image.px(x, y), r, g.lo, g.hi,
+                                                   g.polish_tol);
+                const size_t p = size_t(y) * size_t(g.W) + size_t(x);
+                out.data[p] =
+                    g.full_confidence.empty() ? q : keep_confident(g.full_depth[p], g.full_confidence[p], q);
+              }
+            xa = xb;
           }
+          ya = yb;
         }
       },
       threads);

@@ -32,4 +32,20 @@ ImageF refine_samples(const Grid& g, const std::vector<Sample>& samples, const I
 float refine_pixel_tables(const Window& win, int ci, int cj, int u, int v, const uint8_t rgb[3], Reduce r, float lo,
                           float hi, float polish_tol);
 
+// A window's samples as 8-lane columns for the weights and predictions on AVX2: each sample's grid position
+// (ci + i, cj + j) in 1/kSubSample, its palette's six channels, base, depth and slopes; padded to whole lanes
+// with base 0.
+struct WindowLanes {
+  static constexpr int kPad = (kWindowSamples + 7) / 8 * 8;
+  alignas(32) int32_t gu[kPad], gv[kPad], base[kPad], pal[6][kPad];
+  alignas(32) float d[kPad], gx[kPad], gy[kPad];
+  int n = 0;  // win.n
+};
+void fill_lanes(const Window& win, int ci, int cj, WindowLanes& lanes);
+// Whether this CPU runs refine_pixel_lanes' 8-lane weights (AVX2); without, it is refine_pixel_tables.
+bool lanes_supported();
+// refine_pixel_tables with the weights 8 samples at a time where lanes_supported(): equal bit for bit.
+float refine_pixel_lanes(const Window& win, const WindowLanes& lanes, int ci, int cj, int u, int v,
+                         const uint8_t rgb[3], Reduce r, float lo, float hi, float polish_tol);
+
 }  // namespace satlab::refine

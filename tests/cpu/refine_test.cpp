@@ -70,7 +70,8 @@ double mean_abs_error(const ImageF& a, const ImageF& b) {
 // The CPU loop takes weight()'s factors from tables: on random windows (clipped ones, samples of base 0,
 // colours near and far, pixels at every 1/16-sample offset and past the grid's last centre) it gives
 // refine_pixel's value bit for bit, for every reduction, the no-colour fallback and NaN (no weight) included;
-// and the weighted median over the samples of non-zero weight equals the one over all of them.
+// and the weighted median over the samples of non-zero weight equals the one over all of them. The 8-lane
+// weights (refine_pixel_lanes, AVX2) too: pixels past the spatial table's reach take its scalar loop.
 TEST(Refine, TableWeightsEqualTheReferencePixel) {
   using namespace refine;
   std::mt19937 rng(4242);
@@ -105,14 +106,19 @@ TEST(Refine, TableWeightsEqualTheReferencePixel) {
         win.s[k].base = std::abs(win.i[k]) <= 1 && std::abs(win.j[k]) <= 1 ? 0u : 1u;
       }
     }
+    WindowLanes lanes;
+    fill_lanes(win, ci, cj, lanes);
     for (Reduce r : {Reduce::Median, Reduce::Mean, Reduce::Max}) {
       const float want = refine_pixel(win, ci, cj, u, v, rgb, r, 0.f, 1.f, 0.03f);
       const float got = refine_pixel_tables(win, ci, cj, u, v, rgb, r, 0.f, 1.f, 0.03f);
+      const float lane = refine_pixel_lanes(win, lanes, ci, cj, u, v, rgb, r, 0.f, 1.f, 0.03f);
       if (std::isnan(want)) {
         ++nan;
         EXPECT_TRUE(std::isnan(got)) << "trial " << trial;
+        EXPECT_TRUE(std::isnan(lane)) << "trial " << trial;
       } else {
         EXPECT_EQ(std::memcmp(&want, &got, 4), 0) << "trial " << trial << ": " << got << " vs " << want;
+        EXPECT_EQ(std::memcmp(&want, &lane, 4), 0) << "trial " << trial << " (8 lanes): " << lane << " vs " << want;
       }
     }
     unsigned long long with_colour = 0, without = 0;
@@ -139,6 +145,39 @@ TEST(Refine, TableWeightsEqualTheReferencePixel) {
   EXPECT_GT(compacted, 0);
   EXPECT_GT(nan, 0);  // the cases were reached: no weight at all, and weights only without colour
   EXPECT_GT(fallback, 0);
+}
+
+// The whole pass with the 8-lane weights equals refine_pixel at every pixel, on odd sizes and every scale
+// (the windows clipped at the borders, regridded depth included). Without AVX2 the lanes are not run.
+TEST(Refine, LaneWeightsEqualTheReferencePixelOverWholeImages) {
+  using namespace refine;
+  if (!lanes_supported()) GTEST_SKIP() << "this CPU has no AVX2: refine_pixel_lanes runs refine_pixel_tables";
+  const uint32_t seed = test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const int sizes[][2] = {{1, 1}, {1, 17}, {23, 1}, {31, 37}, {61, 29}, {97, 53}};
+  for (const auto& sz : sizes)
+    for (int k : {1, 2, 3, 4, 8}) {
+      const int W = sz[0], H = sz[1];
+      const ImageRGBA8 img = test::random_image(W, H, seed + uint32_t(k));
+      const ImageF d = random_depth(std::max(1, W / k), std::max(1, H / k), seed ^ uint32_t(W * 131 + k), 0.25f, 0.75f);
+      const Grid g = make_grid({&img, &d, nullptr});
+      const std::vector<Sample> samples = make_samples(g, img);
+      for (Reduce r : {Reduce::Median, Reduce::Mean, Reduce::Max}) {
+        const ImageF got = refine_samples(g, samples, img, r, 2);
+        Window win;
+        for (int y = 0; y < H; ++y)
+          for (int x = 0; x < W; ++x) {
+            const int u = grid_pos(x, g.gw, W), v = grid_pos(y, g.gh, H);
+            const int ci = nearest_sample(u, g.gw), cj = nearest_sample(v, g.gh);
+            gather_window(samples.data(), g.gw, g.gh, ci, cj, win);
+            const float want = refine_pixel(win, ci, cj, u, v, img.px(x, y), r, g.lo, g.hi, g.polish_tol);
+            const float have = got.at(x, y);
+            ASSERT_TRUE(std::memcmp(&want, &have, 4) == 0 || (std::isnan(want) && std::isnan(have)))
+                << W << "x" << H << " /" << k << " reduce " << int(r) << " at (" << x << ", " << y << "): " << have
+                << " vs " << want;
+          }
+      }
+    }
 }
 
 TEST(Refine, TableNamesEveryRefinerOnce) {
