@@ -64,7 +64,6 @@ const std::vector<Variant>& variants() {
       compact::cub_select_variant(),
       sort::radix_scan_variant(),
       sort::onesweep_variant(),
-      sort::onesweep_24_variant(),
       sort::onesweep_32_variant(),
       sort::cub_sort_variant(),
     };

@@ -275,9 +275,14 @@ __device__ __forceinline__ float refine_one(const TileSample* win, const uint2* 
   }
 }
 
-// At most 128 registers (4 blocks per SM): the unrolled window loops would otherwise hoist every load.
+// Registers bounded (blocks per SM: kPixMinBlocks<R>): the unrolled window loops would otherwise hoist every
+// load. wmedian keeps 49 predictions and 49 weights live: at 4 blocks an SM (128 registers) it spilled 524
+// bytes a thread, at 3 (168 registers) 188 bytes: 4K from 960x540 on an H100, the whole refine 2.621 ->
+// 1.985 ms (2 blocks, 240 registers, no spill: 2.394; the weights in shared memory at 4 blocks: 2.195).
 template <Reduce R>
-__global__ void __launch_bounds__(kPixThreads, 4)
+constexpr int kPixMinBlocks = R == Reduce::Median ? 3 : 4;
+template <Reduce R>
+__global__ void __launch_bounds__(kPixThreads, kPixMinBlocks<R>)
     pixels_kernel(const uint32_t* __restrict__ image, const Sample* __restrict__ samples, int gw, int gh,
                   int W, int H, const Span* __restrict__ span_in, Tables tables,
                   const float* __restrict__ keep_d, const float* __restrict__ keep_c, float* __restrict__ out,

@@ -7,7 +7,6 @@ namespace satlab::gpu::sort {
 
 Variant radix_scan_variant();
 Variant onesweep_variant();
-Variant onesweep_24_variant();
 Variant onesweep_32_variant();
 Variant cub_sort_variant();
 

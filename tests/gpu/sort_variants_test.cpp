@@ -21,7 +21,7 @@ std::vector<size_t> sort_sizes() {
   std::vector<size_t> s;
   for (size_t n : test::variant_test_sizes())
     if (n <= (size_t(1) << 21)) s.push_back(n);
-  // Tile edges of every shape: 4096 (radix_scan, radix_onesweep), 6144 and 8192 pairs (the larger one-sweeps).
+  // Tile edges of every shape: 4096 (radix_scan, radix_onesweep), 8192 pairs (radix_onesweep_32x2); 6144 too.
   for (size_t n : {size_t(4095), size_t(4096), size_t(4097), size_t(3 * 4096 + 17), size_t(6143), size_t(6144),
                    size_t(6145), size_t(2 * 6144 + 17), size_t(8191), size_t(8192), size_t(8193),
                    size_t(2 * 8192 + 17)})
