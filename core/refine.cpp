@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 #include "core/bilinear.hpp"
@@ -122,6 +121,17 @@ const WeightTables& weight_tables() {
   return t;
 }
 
+// Where every colour weight vanished (total 0), weight()'s fallback: the weights without colour, from the
+// spatial factors sp; their sum.
+unsigned long long without_colour(const Window& win, const uint32_t* sp, uint32_t* w) {
+  unsigned long long total = 0;
+  for (int k = 0; k < win.n; ++k) {
+    w[k] = combine_weight(sp[k], 0u, false, win.s[k].base);
+    total += w[k];
+  }
+  return total;
+}
+
 }  // namespace
 
 // refine_pixel with weight() through the tables: the same weights, bit for bit.
@@ -137,12 +147,7 @@ float refine_pixel_tables(const Window& win, int ci, int cj, int u, int v, const
     w[k] = combine_weight(sp[k], t.colour[size_t(colour_distance2(win.s[k], rgb))], true, win.s[k].base);
     total += w[k];
   }
-  if (total == 0) {  // every colour weight vanished: the weights without colour
-    for (int k = 0; k < n; ++k) {
-      w[k] = combine_weight(sp[k], 0u, false, win.s[k].base);
-      total += w[k];
-    }
-  }
+  if (total == 0) total = without_colour(win, sp, w);
   return reduce_window(win, ci, cj, u, v, w, total, r, lo, hi, polish_tol);
 }
 
@@ -227,67 +232,6 @@ __attribute__((target("avx2"))) void lane_predictions(const WindowLanes& l, int 
   }
 }
 
-// reduce_window's median (Reduce::Median) without its branches: the predictions of non-zero weight in window
-// order, their weighted median by value through partitions into separate arrays (no data-dependent
-// branches; the value, as every selection's, is the one weighted_median finds), then the same polish in the
-// same order (adding 0.0 where a sample is out leaves the float64 sums as they are: they are never -0.0).
-float median_branchless(const float* p_all, const uint32_t* w_all, int n, unsigned long long total,
-                        float polish_tol) {
-  float p[kWindowSamples], a[kWindowSamples], b[kWindowSamples];
-  uint32_t w[kWindowSamples], wa[kWindowSamples], wb[kWindowSamples];
-  int m = 0;
-  for (int k = 0; k < n; ++k) {
-    p[m] = p_all[k], w[m] = w_all[k];
-    m += w_all[k] != 0;
-  }
-  const float* cp = p;
-  const uint32_t* cw = w;
-  int count = m;
-  unsigned long long below = 0;
-  float med = cp[0];
-  while (true) {
-    if (count == 1) {
-      med = cp[0];
-      break;
-    }
-    const float pivot = cp[count / 2];
-    int nl = 0, nr = 0;
-    unsigned long long wl = 0, we = 0;
-    float* lp = cp == a ? b : a;  // the smaller-than part goes where the candidates are not
-    uint32_t* lw = cp == a ? wb : wa;
-    float rp[kWindowSamples];
-    uint32_t rw[kWindowSamples];
-    for (int k = 0; k < count; ++k) {
-      const float x = cp[k];
-      const uint32_t y = cw[k];
-      const bool lt = x < pivot, gt = x > pivot;
-      lp[nl] = x, lw[nl] = y, nl += lt;
-      rp[nr] = x, rw[nr] = y, nr += gt;
-      wl += lt ? y : 0u;
-      we += (!lt && !gt) ? y : 0u;
-    }
-    if (2 * (below + wl) >= total) {
-      cp = lp, cw = lw, count = nl;
-    } else if (2 * (below + wl + we) >= total) {
-      med = pivot;
-      break;
-    } else {
-      below += wl + we;
-      float* dp = lp == a ? b : a;
-      uint32_t* dw = lp == a ? wb : wa;
-      std::memcpy(dp, rp, sizeof(float) * size_t(nr));
-      std::memcpy(dw, rw, sizeof(uint32_t) * size_t(nr));
-      cp = dp, cw = dw, count = nr;
-    }
-  }
-  double acc = 0.0, sum = 0.0;
-  for (int k = 0; k < m; ++k) {
-    const float g = p[k] > med ? p[k] - med : med - p[k];
-    acc += g <= polish_tol ? double(w[k]) * double(p[k]) : 0.0;
-    sum += g <= polish_tol ? double(w[k]) : 0.0;
-  }
-  return float(acc / sum);
-}
 #endif
 
 }  // namespace
@@ -305,21 +249,15 @@ float refine_pixel_lanes(const Window& win, const WindowLanes& lanes, int ci, in
                          const uint8_t rgb[3], Reduce r, float lo, float hi, float polish_tol) {
 #ifdef SATLAB_REFINE_AVX2
   if (lanes_supported()) {
-    const WeightTables& t = weight_tables();
     uint32_t sp[WindowLanes::kPad], w[WindowLanes::kPad];
-    long long total = lane_weights(lanes, u, v, rgb, t, sp, w);
-    if (total >= 0) {
-      if (total == 0) {  // every colour weight vanished: the weights without colour
-        for (int k = 0; k < win.n; ++k) {
-          w[k] = combine_weight(sp[k], 0u, false, win.s[k].base);
-          total += w[k];
-        }
-      }
+    const long long lane_total = lane_weights(lanes, u, v, rgb, weight_tables(), sp, w);
+    if (lane_total >= 0) {
+      const unsigned long long total = lane_total > 0 ? (unsigned long long)lane_total : without_colour(win, sp, w);
       if (r != Reduce::Median || total == 0)
-        return reduce_window(win, ci, cj, u, v, w, (unsigned long long)total, r, lo, hi, polish_tol);
+        return reduce_window(win, ci, cj, u, v, w, total, r, lo, hi, polish_tol);
       float p[WindowLanes::kPad];
       lane_predictions(lanes, u, v, lo, hi, p);
-      return median_branchless(p, w, win.n, (unsigned long long)total, polish_tol);
+      return polished_median(p, w, win.n, total, polish_tol);
     }
   }
 #else

@@ -318,44 +318,63 @@ SATLAB_HD float predict(const Sample& s, int i, int j, int u, int v, float lo, f
 enum class Reduce { Median, Mean, Max };
 
 // The weighted median by value of p[0..n) under weights w (total > 0 their sum): the smallest p[k] such
-// that the samples with p <= p[k] hold at least half of total. A quickselect on copies (expected O(n));
-// the result depends on the values alone, not on the pivots.
+// that the samples with p <= p[k] hold at least half of total. A quickselect whose partitions copy the
+// candidates below and above the pivot into separate arrays without data-dependent branches (expected
+// O(n)); the result depends on the values alone, not on the pivots.
 SATLAB_HD float weighted_median(const float* p_in, const uint32_t* w_in, int n, unsigned long long total) {
-  float p[kWindowSamples];
-  uint32_t w[kWindowSamples];
-  for (int k = 0; k < n; ++k) p[k] = p_in[k], w[k] = w_in[k];
-  int lo = 0, hi = n;  // the candidates p[lo..hi)
+  float pa[kWindowSamples], pb[kWindowSamples], pr[kWindowSamples];
+  uint32_t wa[kWindowSamples], wb[kWindowSamples], wr[kWindowSamples];
+  const float* p = p_in;  // the candidates p[0..count)
+  const uint32_t* w = w_in;
+  int count = n;
   unsigned long long below = 0;  // weight of the values below every candidate
-  while (hi - lo > 1) {
-    const float pivot = p[lo + (hi - lo) / 2];
-    // Three-way partition: [lo, a) < pivot, [a, b) == pivot, [b, hi) > pivot.
-    int a = lo, b = lo, c = hi;
+  while (count > 1) {
+    const float pivot = p[count / 2];
+    float* lp = p == pa ? pb : pa;  // the part below the pivot goes where the candidates are not
+    uint32_t* lw = p == pa ? wb : wa;
+    int nl = 0, nr = 0;
     unsigned long long wl = 0, we = 0;
-    while (b < c) {
-      if (p[b] < pivot) {
-        const float tp = p[a]; p[a] = p[b]; p[b] = tp;
-        const uint32_t tw = w[a]; w[a] = w[b]; w[b] = tw;
-        wl += w[a];
-        ++a, ++b;
-      } else if (p[b] > pivot) {
-        --c;
-        const float tp = p[c]; p[c] = p[b]; p[b] = tp;
-        const uint32_t tw = w[c]; w[c] = w[b]; w[b] = tw;
-      } else {
-        we += w[b];
-        ++b;
-      }
+    for (int k = 0; k < count; ++k) {
+      const float x = p[k];
+      const uint32_t y = w[k];
+      const bool lt = x < pivot, gt = x > pivot;
+      lp[nl] = x, lw[nl] = y, nl += lt;
+      pr[nr] = x, wr[nr] = y, nr += gt;
+      wl += lt ? y : 0u;
+      we += (lt || gt) ? 0u : y;
     }
     if (2 * (below + wl) >= total) {
-      hi = a;
+      p = lp, w = lw, count = nl;
     } else if (2 * (below + wl + we) >= total) {
       return pivot;
-    } else {
+    } else {  // the part above, moved where the part below is not
       below += wl + we;
-      lo = b;
+      float* rp = lp == pa ? pb : pa;
+      uint32_t* rw = lp == pa ? wb : wa;
+      for (int k = 0; k < nr; ++k) rp[k] = pr[k], rw[k] = wr[k];
+      p = rp, w = rw, count = nr;
     }
   }
-  return p[lo];
+  return p[0];
+}
+
+// wmedian's reduction of a window's predictions p and weights w (total > 0 their sum): the weighted median
+// of the samples of non-zero weight, in window order (a weighted median is always the value of one of them:
+// the largest of weight at or below a zero-weight one holds as much below it), then the polish: the weighted
+// mean of those within polish_tol of it, float64 sums in the same order.
+SATLAB_HD float polished_median(const float* p_all, const uint32_t* w_all, int n, unsigned long long total,
+                                float polish_tol) {
+  float p[kWindowSamples];
+  uint32_t w[kWindowSamples];
+  int m = 0;
+  for (int k = 0; k < n; ++k) p[m] = p_all[k], w[m] = w_all[k], m += w_all[k] != 0;
+  const float med = weighted_median(p, w, m, total);
+  double acc = 0.0, sum = 0.0;
+  for (int k = 0; k < m; ++k) {
+    const float g = p[k] > med ? p[k] - med : med - p[k];
+    if (g <= polish_tol) acc += double(w[k]) * double(p[k]), sum += double(w[k]);
+  }
+  return float(acc / sum);
 }
 
 // One pixel's refined depth from its window. (u, v): the pixel's grid position, (ci, cj) its window's
@@ -384,21 +403,9 @@ SATLAB_HD float reduce_window(const Window& win, int ci, int cj, int u, int v, c
       if (w[k] > w[best]) best = k;
     return predict(win.s[best], ci + win.i[best], cj + win.j[best], u, v, lo, hi);
   }
-  // The median over the samples of non-zero weight only, in window order: a weighted median is always the
-  // value of one of them (the largest of weight at or below a zero-weight one holds as much below it), and
-  // the polish sums them alone, in the same order.
   float p[kWindowSamples];
-  uint32_t wn[kWindowSamples];
-  int m = 0;
-  for (int k = 0; k < n; ++k)
-    if (w[k] != 0) p[m] = predict(win.s[k], ci + win.i[k], cj + win.j[k], u, v, lo, hi), wn[m] = w[k], ++m;
-  const float med = weighted_median(p, wn, m, total);
-  double acc = 0.0, sum = 0.0;
-  for (int k = 0; k < m; ++k) {
-    const float g = p[k] > med ? p[k] - med : med - p[k];
-    if (g <= polish_tol) acc += double(wn[k]) * double(p[k]), sum += double(wn[k]);
-  }
-  return float(acc / sum);
+  for (int k = 0; k < n; ++k) p[k] = predict(win.s[k], ci + win.i[k], cj + win.j[k], u, v, lo, hi);
+  return polished_median(p, w, n, total, polish_tol);
 }
 
 SATLAB_HD float refine_pixel(const Window& win, int ci, int cj, int u, int v, const uint8_t rgb[3], Reduce r,

@@ -147,6 +147,35 @@ TEST(Refine, TableWeightsEqualTheReferencePixel) {
   EXPECT_GT(fallback, 0);
 }
 
+// weighted_median against its definition, by brute force: the smallest value whose samples at or below it
+// hold at least half the total; ties, zero weights and single samples included.
+TEST(Refine, WeightedMedianIsTheSmallestValueHoldingHalfTheWeight) {
+  using namespace refine;
+  std::mt19937 rng(test::fresh_seed());
+  std::uniform_int_distribution<int> len(1, kWindowSamples), level(0, 9), coin(0, 3);
+  std::uniform_int_distribution<uint32_t> weight(1, 1u << 24);
+  for (int trial = 0; trial < 20000; ++trial) {
+    const int n = len(rng);
+    float p[kWindowSamples];
+    uint32_t w[kWindowSamples];
+    unsigned long long total = 0;
+    for (int k = 0; k < n; ++k) {
+      p[k] = trial % 2 ? float(level(rng)) * 0.1f : std::uniform_real_distribution<float>(-1.f, 1.f)(rng);
+      w[k] = coin(rng) == 0 ? 0u : weight(rng);
+      total += w[k];
+    }
+    if (total == 0) w[0] = 1, total = 1;
+    float want = INFINITY;
+    for (int k = 0; k < n; ++k) {
+      unsigned long long at_or_below = 0;
+      for (int q = 0; q < n; ++q) at_or_below += p[q] <= p[k] ? w[q] : 0u;
+      if (2 * at_or_below >= total) want = std::min(want, p[k]);
+    }
+    const float got = weighted_median(p, w, n, total);
+    ASSERT_EQ(std::memcmp(&want, &got, 4), 0) << "trial " << trial << ": " << got << " vs " << want;
+  }
+}
+
 // The whole pass with the 8-lane weights equals refine_pixel at every pixel, on odd sizes and every scale
 // (the windows clipped at the borders, regridded depth included). Without AVX2 the lanes are not run.
 TEST(Refine, LaneWeightsEqualTheReferencePixelOverWholeImages) {
